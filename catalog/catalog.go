@@ -1,0 +1,318 @@
+// Package catalog is the one list of everything an agent can be offered
+// (C1): plugins, MCP tools, skills, CLI tools and builtins, each with one
+// id, a tier (C2) and a connected state. Before every turn it decides, with
+// no model call, which of them the model gets (C3): grant, deny, focus and
+// the per-turn MCP gate (C5), with the never-list (C4) applied first.
+//
+// Data flows one way. Sources register capabilities and MCP servers in a
+// Catalog; View freezes them into an immutable, indexed snapshot; Plan
+// resolves steps 1-3 for one agent once; Plan.Turn runs step 4 for one
+// message. Nothing here knows a chat platform or a model.
+package catalog
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// Server is an MCP server as the catalog routes to it.
+type Server struct {
+	ID           string   // "github", "notebooklm-mcp"
+	Title        string   // "GitHub"
+	Plugin       string   // the store plugin it belongs to, "" if added by hand
+	Aliases      []string // other names the owner uses for it
+	Card         []string // usage card: words that point at it (from its manual or config)
+	Instructions string   // what the server said at initialize
+	Trusted      bool     // the owner trusts its annotations to lower tiers
+	Connected    bool
+}
+
+// Catalog is the registry that sources write to. It is safe for concurrent
+// use; readers take a View.
+type Catalog struct {
+	mu      sync.Mutex
+	caps    map[string]Capability
+	servers map[string]Server
+	tiers   map[string]Tier // owner overrides, by capability id
+	view    *View           // cached until the next change
+}
+
+// New returns an empty catalog.
+func New() *Catalog {
+	return &Catalog{caps: map[string]Capability{}, servers: map[string]Server{}, tiers: map[string]Tier{}}
+}
+
+// Add registers or replaces a capability.
+func (c *Catalog) Add(cp Capability) error {
+	kind, _, err := ParseID(cp.ID)
+	if err != nil {
+		return err
+	}
+	if cp.Kind == "" {
+		cp.Kind = kind
+	}
+	if cp.Kind != kind {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "capability %s: kind %q does not match its id", cp.ID, cp.Kind)
+	}
+	if cp.Tier == "" {
+		cp.Tier = TierMonitor
+	}
+	if len(cp.InputSchema) == 0 {
+		cp.InputSchema = defaultSchema
+	}
+	if cp.Name == "" {
+		_, cp.Name, _ = ParseID(cp.ID)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.caps[cp.ID] = cp
+	c.view = nil
+	return nil
+}
+
+// SetServer registers an MCP server with its tools, replacing what the
+// server had before (a re-list after tools/list_changed is the same call).
+func (c *Catalog) SetServer(s Server, tools []SnapshotTool) error {
+	if err := ValidServerName(s.ID); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
+	}
+	caps := make([]Capability, 0, len(tools))
+	for _, t := range tools {
+		if err := validToolName(t.Name); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: %w", s.ID, err)
+		}
+		desc := t.Description
+		caps = append(caps, Capability{
+			ID:          MCPID(s.ID, t.Name),
+			Kind:        KindMCP,
+			Source:      s.ID,
+			Name:        t.Name,
+			Description: desc,
+			InputSchema: compactSchema(t.InputSchema),
+			Tier:        toolTier(t.Annotations, s.Trusted),
+			Connected:   s.Connected,
+			Server:      s.ID,
+			Tool:        t.Name,
+			title:       toolTitle(t),
+			annotations: t.Annotations,
+		})
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, cp := range c.caps {
+		if cp.Kind == KindMCP && cp.Server == s.ID {
+			delete(c.caps, id)
+		}
+	}
+	for _, cp := range caps {
+		c.caps[cp.ID] = cp
+	}
+	c.servers[s.ID] = s
+	c.view = nil
+	return nil
+}
+
+func toolTitle(t SnapshotTool) string {
+	if t.Title != "" {
+		return t.Title
+	}
+	if t.Annotations != nil {
+		return t.Annotations.Title
+	}
+	return ""
+}
+
+// SetConnected marks a server's tools connected or not (M3): a server that
+// stops answering leaves every agent's list at once.
+func (c *Catalog) SetConnected(server string, connected bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.servers[server]
+	if !ok {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server %q in the catalog", server)
+	}
+	s.Connected = connected
+	c.servers[server] = s
+	for id, cp := range c.caps {
+		if cp.Server == server {
+			cp.Connected = connected
+			c.caps[id] = cp
+		}
+	}
+	c.view = nil
+	return nil
+}
+
+// LoadSnapshot registers every server of a snapshot as connected.
+func (c *Catalog) LoadSnapshot(s *Snapshot) error {
+	for _, srv := range s.MCPServers {
+		err := c.SetServer(Server{
+			ID: srv.Name, Title: srv.Title, Plugin: srv.Plugin, Aliases: srv.Aliases,
+			Card: srv.Card, Instructions: srv.Instructions, Trusted: srv.Trusted, Connected: true,
+		}, srv.Tools)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetTier records the owner's tier for a capability id; the owner's word
+// wins over every default and annotation.
+func (c *Catalog) SetTier(id string, t Tier) error {
+	if _, _, err := ParseID(id); err != nil {
+		return err
+	}
+	if _, err := ParseTier(string(t)); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tiers[id] = t
+	c.view = nil
+	return nil
+}
+
+// UpdateServer changes the routing data of a known server (title, aliases,
+// card) without touching its tools: the config and the plugin manuals
+// supply these after the server itself is known.
+func (c *Catalog) UpdateServer(id string, fn func(*Server)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.servers[id]
+	if !ok {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server %q in the catalog", id)
+	}
+	fn(&s)
+	s.ID = id
+	c.servers[id] = s
+	c.view = nil
+	return nil
+}
+
+// View returns the current immutable snapshot of the catalog, building its
+// index if anything changed since the last call.
+func (c *Catalog) View() *View {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.view != nil {
+		return c.view
+	}
+	caps := make([]Capability, 0, len(c.caps))
+	for _, cp := range c.caps {
+		if t, ok := c.tiers[cp.ID]; ok {
+			cp.Tier = t
+			cp.ActionTiers = nil
+		}
+		caps = append(caps, cp)
+	}
+	servers := make([]Server, 0, len(c.servers))
+	for _, s := range c.servers {
+		servers = append(servers, s)
+	}
+	c.view = newView(caps, servers)
+	return c.view
+}
+
+// kindOrder fixes where each kind sits in a tool list: builtins and
+// plugins first, MCP tools last, so the prefix that never changes between
+// turns comes first.
+func kindOrder(k Kind) int {
+	switch k {
+	case KindBuiltin:
+		return 0
+	case KindPlugin:
+		return 1
+	case KindCLI:
+		return 2
+	case KindSkill:
+		return 3
+	}
+	return 4
+}
+
+func compareCaps(a, b *Capability) int {
+	if c := cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// View is an immutable snapshot of the catalog with its gate index. It is
+// safe for concurrent use.
+type View struct {
+	caps    []Capability // in the fixed order of compareCaps
+	byID    map[string]int
+	servers []Server // by id
+	srvIdx  map[string]int
+	never   []bool // caps[i] is on the never-list (C4)
+	gate    *Gate
+}
+
+func newView(caps []Capability, servers []Server) *View {
+	slices.SortFunc(caps, func(a, b Capability) int { return compareCaps(&a, &b) })
+	slices.SortFunc(servers, func(a, b Server) int { return cmp.Compare(a.ID, b.ID) })
+	v := &View{caps: caps, servers: servers, byID: make(map[string]int, len(caps)), srvIdx: map[string]int{}, never: make([]bool, len(caps))}
+	for i := range caps {
+		v.byID[caps[i].ID] = i
+		v.never[i] = OnNeverList(caps[i].Name) || OnNeverList(caps[i].ID[len(caps[i].Kind)+1:])
+	}
+	for i, s := range servers {
+		v.srvIdx[s.ID] = i
+	}
+	v.gate = buildGate(v)
+	return v
+}
+
+// Capabilities returns every capability in the fixed order. The slice is
+// shared: do not modify it.
+func (v *View) Capabilities() []Capability { return v.caps }
+
+// Capability returns the capability with the given id.
+func (v *View) Capability(id string) (*Capability, bool) {
+	i, ok := v.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return &v.caps[i], true
+}
+
+// Servers returns the MCP servers by id. Do not modify the slice.
+func (v *View) Servers() []Server { return v.servers }
+
+// Server returns the MCP server with the given id.
+func (v *View) Server(id string) (*Server, bool) {
+	i, ok := v.srvIdx[id]
+	if !ok {
+		return nil, false
+	}
+	return &v.servers[i], true
+}
+
+// Gate returns the view's MCP gate.
+func (v *View) Gate() *Gate { return v.gate }
+
+// Snapshot returns the view's MCP servers and tools in snapshot form, the
+// format `catalog export` writes and `route --catalog` reads.
+func (v *View) Snapshot(about string) *Snapshot {
+	s := &Snapshot{Format: SnapshotFormat, About: about, MCPServers: []SnapshotServer{}}
+	for _, srv := range v.servers {
+		out := SnapshotServer{Name: srv.ID, Title: srv.Title, Plugin: srv.Plugin, Aliases: srv.Aliases,
+			Card: srv.Card, Instructions: srv.Instructions, Trusted: srv.Trusted, Tools: []SnapshotTool{}}
+		for i := range v.caps {
+			cp := &v.caps[i]
+			if cp.Kind != KindMCP || cp.Server != srv.ID {
+				continue
+			}
+			out.Tools = append(out.Tools, SnapshotTool{Name: cp.Tool, Title: cp.title, Description: cp.Description, InputSchema: cp.InputSchema, Annotations: cp.annotations})
+		}
+		s.MCPServers = append(s.MCPServers, out)
+	}
+	return s
+}
+
+func (s Server) String() string { return fmt.Sprintf("%s (%s)", s.ID, s.Title) }

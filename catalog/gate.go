@@ -1,0 +1,402 @@
+package catalog
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/jarvisbot/jarvisbot/internal/words"
+)
+
+// The MCP gate (C5). Connected does not mean offered: before every turn,
+// with no model call, a server's tools are offered only when the message
+// carries evidence for that server. Evidence comes in kinds, each with a
+// weight; a server is offered when its evidence adds up to OfferAt.
+//
+//   - name (3): the server's id, title, alias or plugin, in any spelling
+//     ("NotebookLM", "notebook lm", "notebook-lm", "notebooklm-mcp").
+//   - card word (2, everyday words 1): a word of the server's usage card,
+//     from its plugin's manual or the config ("repo", "pull request").
+//   - tool word (2, everyday words 1): a distinctive word from the server's
+//     own tool names ("flashcards" from flashcards_create).
+//   - tool pair (2): two words that one tool name joins, near each other in
+//     the message ("create ... event" for create-event, "mind map").
+//   - description word (1, at most 1 per server): for servers without a
+//     card, a word their tool descriptions repeat or their instructions use.
+//
+// Generic words ("create", "list", "report") are never evidence. Everyday
+// words ("issue", "release", "drive") weigh 1, so one of them alone never
+// offers a server while a second signal does: "I have an issue with my
+// internet" offers nothing, "which issues are open in the website repo"
+// offers GitHub. A word shared by the tools of three or more servers says
+// little about any one of them and weighs 1 too. Matching is by whole
+// words after folding and light stemming, so "repo" never fires inside
+// "report" and "Termin" never inside "Terminals"; German compounds match by
+// their head ("Kundentermine" -> "termin") when the head is long enough
+// to be safe.
+//
+// The known gap of the design note is closed by construction: NotebookLM's
+// "website" appears in one tool description only, so it is not part of the
+// server's vocabulary, and a GitHub question that says "website" does not
+// offer NotebookLM.
+
+// OfferAt is the evidence a server needs to be offered.
+const OfferAt = 2
+
+// Weights of the evidence kinds.
+const (
+	weightName     = 3
+	weightStrong   = 2
+	weightWeak     = 1
+	maxDescPerTurn = 1
+	// compoundHead is the shortest word matched as the head of a compound:
+	// "termin" in "Kundentermine" is safe, "repo" or "song" would not be.
+	compoundHead = 5
+	// pairWindow is how far apart (in non-function words) the two words of
+	// a tool pair may stand: "create a new calendar event" still pairs.
+	pairWindow = 3
+	// descMinTools is how many of a server's tool descriptions must use a
+	// word before it joins the derived card.
+	descMinTools = 2
+)
+
+// EvidenceKind says where a piece of evidence came from.
+type EvidenceKind uint8
+
+// Evidence kinds, in the order explanations prefer them.
+const (
+	EvName EvidenceKind = iota
+	EvCard
+	EvPair
+	EvTool
+	EvTitleWord
+	EvDesc
+)
+
+func (k EvidenceKind) String() string {
+	switch k {
+	case EvName:
+		return "name"
+	case EvCard:
+		return "card word"
+	case EvPair:
+		return "tool pair"
+	case EvTool:
+		return "tool word"
+	case EvTitleWord:
+		return "title word"
+	}
+	return "description word"
+}
+
+type term struct {
+	server int32
+	kind   EvidenceKind
+	weight int8
+	phrase string // as indexed: stems joined by spaces
+	label  string // as shown: the word or phrase as the source wrote it
+	source string // the tool it came from, "" for names and cards
+}
+
+// Gate is the per-turn MCP check of one catalog view. It is immutable and
+// safe for concurrent use.
+type Gate struct {
+	servers []string // view server index -> id
+	conn    []bool
+	terms   []term
+	names   map[string][]int32 // name key (letters and digits only) -> terms
+	uni     map[string][]int32 // stem -> terms
+	pairs   map[string][]int32 // "stem stem" -> terms
+	lex     *words.Lexicon
+	pool    sync.Pool
+}
+
+type scratch struct {
+	z       words.Tokenizer
+	content []int32  // positions of the non-function words
+	seen    []uint32 // per term: gen when counted this turn
+	gen     uint32
+	score   []int16
+	desc    []int8
+	ev      [][maxEvidence]Evidence
+	nev     []uint8
+	best    []int32 // per server: best term for the current position, -1 none
+	buf     []byte
+}
+
+// maxEvidence is how much evidence a decision keeps for its explanation.
+const maxEvidence = 4
+
+// Evidence is one reason a server was (or was not) offered.
+type Evidence struct {
+	Kind   EvidenceKind
+	Weight int
+	Word   string // what the message said
+	Term   string // the vocabulary entry it matched
+	Source string // the tool that brought the entry, if any
+}
+
+// Decision is the gate's verdict on one server for one message.
+type Decision struct {
+	Server    string
+	Connected bool
+	Offered   bool
+	Score     int
+	evidence  [maxEvidence]Evidence
+	nEvidence uint8
+}
+
+// Evidence returns what the decision rests on, strongest first.
+func (d *Decision) Evidence() []Evidence { return d.evidence[:d.nEvidence] }
+
+// Because explains the decision in one line, for people and for
+// `route --json`.
+func (d *Decision) Because() string {
+	if !d.Connected {
+		return "not connected"
+	}
+	ev := d.Evidence()
+	if len(ev) == 0 {
+		return "no word of the message points at this server"
+	}
+	var b strings.Builder
+	if !d.Offered {
+		fmt.Fprintf(&b, "weak evidence only (%d of %d): ", d.Score, OfferAt)
+	}
+	for i, e := range ev {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(e.String())
+	}
+	if !d.Offered && d.Score > 0 {
+		b.WriteString("; an everyday word alone does not offer a server")
+	}
+	return b.String()
+}
+
+func (e Evidence) String() string {
+	s := fmt.Sprintf("%s %q", e.Kind, e.Word)
+	if e.Term != "" && e.Term != e.Word {
+		s += fmt.Sprintf(" (as %q)", e.Term)
+	}
+	if e.Source != "" {
+		s += " from " + e.Source
+	}
+	if e.Weight == weightWeak {
+		s += " [everyday]"
+	}
+	return s
+}
+
+// Check decides every server of the view for msg. It appends to out (pass
+// a reused slice to keep the call allocation-light) in server id order.
+func (g *Gate) Check(msg string, out []Decision) []Decision {
+	sc, _ := g.pool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	defer g.pool.Put(sc)
+	g.reset(sc)
+	toks := sc.z.Tokenize(msg)
+
+	sc.content = sc.content[:0]
+	for i, t := range toks {
+		if g.lex.Class(t.Stem) != words.Stop {
+			sc.content = append(sc.content, int32(i))
+		}
+	}
+	g.matchNames(sc, toks)
+	g.matchWords(sc, toks)
+	g.matchPairs(sc, toks)
+
+	for si, id := range g.servers {
+		d := Decision{Server: id, Connected: g.conn[si], Score: int(sc.score[si])}
+		d.Offered = d.Connected && d.Score >= OfferAt
+		d.evidence = sc.ev[si]
+		d.nEvidence = sc.nev[si]
+		out = append(out, d)
+	}
+	return out
+}
+
+func (g *Gate) reset(sc *scratch) {
+	n := len(g.servers)
+	if cap(sc.score) < n {
+		sc.score = make([]int16, n)
+		sc.desc = make([]int8, n)
+		sc.ev = make([][maxEvidence]Evidence, n)
+		sc.nev = make([]uint8, n)
+		sc.best = make([]int32, n)
+	}
+	sc.score, sc.desc, sc.ev, sc.nev, sc.best = sc.score[:n], sc.desc[:n], sc.ev[:n], sc.nev[:n], sc.best[:n]
+	clear(sc.score)
+	clear(sc.desc)
+	clear(sc.nev)
+	if len(sc.seen) != len(g.terms) {
+		sc.seen = make([]uint32, len(g.terms))
+		sc.gen = 0
+	}
+	sc.gen++
+	if sc.gen == 0 { // wrapped: old marks could look current
+		clear(sc.seen)
+		sc.gen = 1
+	}
+}
+
+// count adds a term's weight to its server once per turn.
+func (g *Gate) count(sc *scratch, id int32, word string) {
+	if sc.seen[id] == sc.gen {
+		return
+	}
+	sc.seen[id] = sc.gen
+	t := &g.terms[id]
+	w := int16(t.weight)
+	if t.kind == EvDesc {
+		if sc.desc[t.server] >= maxDescPerTurn {
+			return
+		}
+		sc.desc[t.server]++
+	}
+	sc.score[t.server] += w
+	ev := Evidence{Kind: t.kind, Weight: int(t.weight), Word: word, Term: t.label, Source: t.source}
+	list := &sc.ev[t.server]
+	n := int(sc.nev[t.server])
+	// Keep the strongest evidence: insert in order of weight, then kind.
+	pos := n
+	for pos > 0 && stronger(ev, list[pos-1]) {
+		pos--
+	}
+	if pos >= maxEvidence {
+		return
+	}
+	if n == maxEvidence {
+		n--
+	}
+	copy(list[pos+1:n+1], list[pos:n])
+	list[pos] = ev
+	sc.nev[t.server] = uint8(n + 1)
+}
+
+func stronger(a, b Evidence) bool {
+	if a.Weight != b.Weight {
+		return a.Weight > b.Weight
+	}
+	return a.Kind < b.Kind
+}
+
+// matchNames looks for server names in windows of one to three words,
+// joined without separators: "notebook lm" and "Notebook-LM" are the key
+// "notebooklm".
+func (g *Gate) matchNames(sc *scratch, toks []words.Token) {
+	for i := range toks {
+		sc.buf = sc.buf[:0]
+		for w := 0; w < 3 && i+w < len(toks); w++ {
+			sc.buf = append(sc.buf, toks[i+w].Fold...)
+			if ids, ok := g.names[string(sc.buf)]; ok {
+				word := toks[i].Fold
+				if w > 0 {
+					word = joinFolds(toks[i : i+w+1])
+				}
+				for _, id := range ids {
+					g.count(sc, id, word)
+				}
+			}
+		}
+	}
+}
+
+func joinFolds(toks []words.Token) string {
+	var b strings.Builder
+	for i, t := range toks {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.Fold)
+	}
+	return b.String()
+}
+
+// matchWords counts single words. One message word gives each server at
+// most one term (its heaviest), so a word that sits in a server's card and
+// in its tool names is not counted twice.
+func (g *Gate) matchWords(sc *scratch, toks []words.Token) {
+	for _, p := range sc.content {
+		t := toks[p]
+		for i := range sc.best {
+			sc.best[i] = -1
+		}
+		g.bestOf(sc, g.uni[t.Stem])
+		if len(t.Stem) >= compoundHead+3 {
+			// German compounds put the head last: "Kundentermine" ends in
+			// "termin". Prefixes are never tried: "Terminals" is no "Termin".
+			for k := 3; k <= len(t.Stem)-compoundHead; k++ {
+				if ids, ok := g.uni[t.Stem[k:]]; ok {
+					g.bestOf(sc, ids)
+				}
+			}
+		}
+		for _, id := range sc.best {
+			if id >= 0 {
+				g.count(sc, id, t.Fold)
+			}
+		}
+	}
+}
+
+func (g *Gate) bestOf(sc *scratch, ids []int32) {
+	for _, id := range ids {
+		if sc.seen[id] == sc.gen {
+			continue
+		}
+		t := &g.terms[id]
+		if b := sc.best[t.server]; b < 0 || t.weight > g.terms[b].weight {
+			sc.best[t.server] = id
+		}
+	}
+}
+
+// matchPairs counts tool pairs and multi-word card phrases: two words no
+// more than pairWindow non-function words apart.
+func (g *Gate) matchPairs(sc *scratch, toks []words.Token) {
+	for a := 0; a < len(sc.content); a++ {
+		ta := toks[sc.content[a]]
+		for b := a + 1; b < len(sc.content) && b <= a+pairWindow; b++ {
+			tb := toks[sc.content[b]]
+			sc.buf = append(append(append(sc.buf[:0], ta.Stem...), ' '), tb.Stem...)
+			if ids, ok := g.pairs[string(sc.buf)]; ok {
+				for _, id := range ids {
+					g.count(sc, id, ta.Fold+" "+tb.Fold)
+				}
+			}
+		}
+	}
+}
+
+// Vocabulary returns a server's derived usage card: every term the gate
+// matches for it, strongest first. This is what the owner reads (and edits
+// through the card in the config) for a server added by hand.
+func (g *Gate) Vocabulary(server string) []Evidence {
+	si := slices.Index(g.servers, server)
+	if si < 0 {
+		return nil
+	}
+	var out []Evidence
+	for _, t := range g.terms {
+		if int(t.server) == si {
+			out = append(out, Evidence{Kind: t.kind, Weight: int(t.weight), Word: t.label, Term: t.label, Source: t.source})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Evidence) int {
+		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Word, b.Word)
+	})
+	return out
+}

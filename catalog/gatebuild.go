@@ -1,0 +1,343 @@
+package catalog
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/jarvisbot/jarvisbot/internal/words"
+)
+
+// gateBuilder collects each server's vocabulary, deduplicated by phrase,
+// and then indexes it. Building happens once per catalog change, never per
+// turn.
+type gateBuilder struct {
+	g       *Gate
+	z       words.Tokenizer // for messages-like text: titles, cards, descriptions
+	zc      words.Tokenizer // camel-splitting, for tool names
+	byKey   map[termKey]int32
+	toolSrv map[string]map[int32]bool // tool word stem -> servers that have it
+	// otherNames holds the words of every server's names; they never join
+	// a derived card from descriptions.
+	otherNames map[string]bool
+}
+
+type termKey struct {
+	server int32
+	phrase string
+	kind   EvidenceKind
+}
+
+func buildGate(v *View) *Gate {
+	g := &Gate{
+		servers: make([]string, len(v.servers)),
+		conn:    make([]bool, len(v.servers)),
+		names:   map[string][]int32{},
+		uni:     map[string][]int32{},
+		pairs:   map[string][]int32{},
+		lex:     words.Default(),
+	}
+	b := &gateBuilder{g: g, byKey: map[termKey]int32{}, toolSrv: map[string]map[int32]bool{}, zc: words.Tokenizer{Camel: true}, otherNames: map[string]bool{}}
+	// Words of server names: a description that mentions "Google Drive"
+	// does not make its server a Google Drive server.
+	for _, s := range v.servers {
+		for _, n := range append([]string{s.ID, s.Title, s.Plugin}, s.Aliases...) {
+			for _, t := range b.z.Tokenize(n) {
+				b.otherNames[strings.Clone(t.Stem)] = true
+			}
+		}
+	}
+	tools := map[string][]*Capability{}
+	for i := range v.caps {
+		if cp := &v.caps[i]; cp.Kind == KindMCP && !v.never[i] {
+			tools[cp.Server] = append(tools[cp.Server], cp)
+		}
+	}
+	for si, s := range v.servers {
+		g.servers[si] = s.ID
+		g.conn[si] = s.Connected
+		b.addServer(int32(si), s, tools[s.ID])
+	}
+	b.demoteShared()
+	return g
+}
+
+func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
+	lex := b.g.lex
+	// Names, in every spelling the owner may use. An id like
+	// "notebooklm-mcp" is also known without its "-mcp".
+	nameWords := map[string]bool{}
+	for _, n := range append([]string{s.ID, trimMCPAffixes(s.ID), s.Title, s.Plugin}, s.Aliases...) {
+		key := words.Key(n)
+		if len(key) < 2 {
+			continue
+		}
+		for _, t := range b.z.Tokenize(n) {
+			nameWords[t.Stem] = true
+		}
+		w := weightName
+		switch lex.Class(words.Stem(key)) {
+		case words.Generic, words.Stop:
+			continue // a server called "search" is not named by "search"
+		case words.Everyday:
+			w = weightWeak // "memory": my computer's memory is not the memory server
+		}
+		id := b.term(si, key, n, "", EvName, w)
+		b.index(b.g.names, key, id)
+	}
+	// Single words of a multi-word title ("Brave" of "Brave Search") are a
+	// weak hint: a second signal is still needed.
+	if toks := b.z.Tokenize(s.Title); len(toks) > 1 {
+		for _, t := range toks {
+			if lex.Class(t.Stem) == words.Content && len(t.Stem) >= 3 && !isNumber(t.Stem) {
+				b.word(si, t.Stem, strings.Clone(t.Fold), "", EvTitleWord, weightWeak)
+			}
+		}
+	}
+	// The usage card: the words the plugin's manual (or the owner) chose.
+	for _, c := range s.Card {
+		phrase := words.PhraseOf(&b.z, c)
+		switch {
+		case phrase == "":
+		case strings.Contains(phrase, " "):
+			b.phrase(si, phrase, c, "", EvCard, weightStrong)
+		default:
+			if w := classWeight(lex.Class(phrase)); w > 0 {
+				b.word(si, phrase, c, "", EvCard, w)
+			}
+		}
+	}
+	// Tool names: their distinctive words, and the pairs they join.
+	for _, cp := range tools {
+		var parts []words.Token
+		for _, t := range b.zc.Tokenize(cp.Tool) {
+			if len(t.Stem) < 2 || isNumber(t.Stem) || nameWords[t.Stem] {
+				continue // "slack" in slack_post_message says nothing new
+			}
+			parts = append(parts, words.Token{Fold: strings.Clone(t.Fold), Stem: strings.Clone(t.Stem)})
+		}
+		for i, p := range parts {
+			cls := lex.Class(p.Stem)
+			if w := classWeight(cls); w > 0 && len(p.Stem) >= 3 {
+				b.word(si, p.Stem, p.Fold, cp.Tool, EvTool, w)
+				if b.toolSrv[p.Stem] == nil {
+					b.toolSrv[p.Stem] = map[int32]bool{}
+				}
+				b.toolSrv[p.Stem][si] = true
+			}
+			for j := i + 1; j < len(parts) && j <= i+2; j++ {
+				q := parts[j]
+				cq := lex.Class(q.Stem)
+				if cls == words.Stop || cq == words.Stop || cls == words.Generic && cq == words.Generic || p.Stem == q.Stem {
+					continue
+				}
+				b.pair(si, p, q, cp.Tool)
+			}
+		}
+	}
+	// A server without a card gets one derived from what its tools say
+	// about themselves: words that several descriptions repeat, and the
+	// instructions it sent. One description's passing word ("website") is
+	// not enough.
+	if len(s.Card) == 0 {
+		df := map[string]int{}
+		label := map[string]string{}
+		for _, cp := range tools {
+			seen := map[string]bool{}
+			for _, t := range b.z.Tokenize(cp.Description + " " + cp.title) {
+				if b.descWord(t) && !seen[t.Stem] && !nameWords[t.Stem] {
+					seen[t.Stem] = true
+					df[t.Stem]++
+					if label[t.Stem] == "" {
+						label[t.Stem] = strings.Clone(t.Fold)
+					}
+				}
+			}
+		}
+		for _, t := range b.z.Tokenize(s.Instructions) {
+			if b.descWord(t) && !nameWords[t.Stem] {
+				df[t.Stem] += descMinTools
+				if label[t.Stem] == "" {
+					label[t.Stem] = strings.Clone(t.Fold)
+				}
+			}
+		}
+		for stem, n := range df {
+			if n >= descMinTools {
+				b.word(si, stem, label[stem], "", EvDesc, weightWeak)
+			}
+		}
+	}
+}
+
+func (b *gateBuilder) descWord(t words.Token) bool {
+	return len(t.Stem) >= 4 && !isNumber(t.Stem) && b.g.lex.Class(t.Stem) == words.Content && !b.otherNames[t.Stem]
+}
+
+// classWeight is the weight a single word of a card or tool name carries.
+func classWeight(c words.Class) int {
+	switch c {
+	case words.Content:
+		return weightStrong
+	case words.Everyday:
+		return weightWeak
+	}
+	return 0
+}
+
+// term returns the id of a server's term, creating it or raising its
+// weight. The same phrase from two sources (card and tool name) is one
+// term, so one message word cannot count twice.
+func (b *gateBuilder) term(si int32, phrase, label, source string, kind EvidenceKind, w int) int32 {
+	k := termKey{si, phrase, kindGroup(kind)}
+	if id, ok := b.byKey[k]; ok {
+		t := &b.g.terms[id]
+		if int(t.weight) < w || int(t.weight) == w && kind < t.kind {
+			t.weight, t.kind, t.label, t.source = int8(w), kind, label, source
+		}
+		return id
+	}
+	id := int32(len(b.g.terms))
+	b.g.terms = append(b.g.terms, term{server: si, kind: kind, weight: int8(w), phrase: phrase, label: label, source: source})
+	b.byKey[k] = id
+	return id
+}
+
+// kindGroup puts names in their own namespace (they are matched by key,
+// not by stem); every other kind shares one, so a phrase is one term.
+func kindGroup(k EvidenceKind) EvidenceKind {
+	if k == EvName {
+		return EvName
+	}
+	return EvCard
+}
+
+// word adds a single-word term and the words that mean the same.
+func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKind, w int) int32 {
+	id := b.term(si, stem, label, source, kind, w)
+	b.index(b.g.uni, stem, id)
+	for _, rel := range b.g.lex.Related(stem) {
+		if strings.Contains(rel, " ") {
+			b.indexPhrase(rel, id)
+			continue
+		}
+		// A synonym weighs what it says on its own: "event" is everyday,
+		// its German "Termin" is not; "ticket" would be, "issue" is.
+		rw := w
+		if kind == EvTool || kind == EvCard {
+			if rw = classWeight(b.g.lex.Class(rel)); rw == 0 {
+				continue
+			}
+		}
+		b.index(b.g.uni, rel, b.term(si, rel, label, source, kind, rw))
+	}
+	return id
+}
+
+// phrase adds a multi-word term ("pull request") and its synonyms.
+func (b *gateBuilder) phrase(si int32, phrase, label, source string, kind EvidenceKind, w int) int32 {
+	id := b.term(si, phrase, label, source, kind, w)
+	b.indexPhrase(phrase, id)
+	for _, rel := range b.g.lex.Related(phrase) {
+		if strings.Contains(rel, " ") {
+			b.indexPhrase(rel, id)
+		} else {
+			b.index(b.g.uni, rel, id) // "pr" stands for "pull request"
+		}
+	}
+	return id
+}
+
+// pair adds a tool pair, matched in either order ("issue read" and "read
+// the issue"), also when the message uses a synonym of either word.
+func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
+	lex := b.g.lex
+	phrase := p.Stem + " " + q.Stem
+	id := b.term(si, phrase, p.Fold+" "+q.Fold, tool, EvPair, weightStrong)
+	ps := append([]string{p.Stem}, singleWords(lex.Related(p.Stem))...)
+	qs := append([]string{q.Stem}, singleWords(lex.Related(q.Stem))...)
+	for _, a := range ps {
+		for _, c := range qs {
+			b.index(b.g.pairs, a+" "+c, id)
+			b.index(b.g.pairs, c+" "+a, id)
+		}
+	}
+	// A two-word pair is also a phrase people write as one word sometimes
+	// ("mindmap", "flashcard"): the glossary covers the known ones.
+	if rel := lex.Related(phrase); len(rel) > 0 {
+		for _, r := range rel {
+			if strings.Contains(r, " ") {
+				b.indexPhrase(r, id)
+			} else {
+				b.index(b.g.uni, r, id)
+			}
+		}
+	}
+}
+
+func singleWords(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !strings.Contains(s, " ") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// indexPhrase indexes a phrase of two or more words by its consecutive
+// pairs; three-word phrases are rare enough that any of their pairs counts.
+func (b *gateBuilder) indexPhrase(phrase string, id int32) {
+	ws := strings.Fields(phrase)
+	for i := 0; i+1 < len(ws); i++ {
+		b.index(b.g.pairs, ws[i]+" "+ws[i+1], id)
+	}
+}
+
+func (b *gateBuilder) index(m map[string][]int32, key string, id int32) {
+	for _, x := range m[key] {
+		if x == id {
+			return
+		}
+	}
+	m[key] = append(m[key], id)
+}
+
+// demoteShared lowers tool words that the tools of three or more servers
+// share ("project", "branch" in a large catalog): they cannot tell the
+// servers apart, so alone they must not offer any of them.
+func (b *gateBuilder) demoteShared() {
+	for stem, srv := range b.toolSrv {
+		if len(srv) < 3 {
+			continue
+		}
+		for si := range srv {
+			if id, ok := b.byKey[termKey{si, stem, EvCard}]; ok {
+				if t := &b.g.terms[id]; t.kind == EvTool && t.weight > weightWeak {
+					t.weight = weightWeak
+				}
+			}
+		}
+	}
+}
+
+// trimMCPAffixes drops the "mcp"/"server" decorations of server ids:
+// "notebooklm-mcp" -> "notebooklm", "mcp-server-git" -> "git".
+func trimMCPAffixes(id string) string {
+	parts := strings.FieldsFunc(strings.ToLower(id), func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	var keep []string
+	for _, p := range parts {
+		if p != "mcp" && p != "server" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "-")
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return s != ""
+}

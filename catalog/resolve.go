@@ -1,0 +1,222 @@
+package catalog
+
+import (
+	"strings"
+)
+
+// Policy is what an agent's definition says about its tools (C3).
+type Policy struct {
+	Agent string
+	// Allow, when not empty, is the agent's short allow-list: only matching
+	// capabilities are granted. Block removes matching capabilities.
+	// Focus names the agent's own tools (C6). Each entry is a capability
+	// id, "mcp:SERVER" or "mcp:SERVER/*" for a whole server, or a prefix
+	// ending in "*" ("plugin:*").
+	Allow []string
+	Block []string
+	Focus []string
+}
+
+// Reason says why a capability is not in an agent's list.
+type Reason string
+
+// Reasons for withholding, in the order the steps apply them.
+const (
+	ReasonNever        Reason = "never-list"            // C4: app control, never offered
+	ReasonNotAllowed   Reason = "not on the allow-list" // step 1
+	ReasonBlocked      Reason = "on the block-list"     // step 2
+	ReasonNotConnected Reason = "not connected"         // step 2
+	ReasonSkill        Reason = "skills enter as instructions, not tools"
+)
+
+// Withheld is a capability left out of an agent's list, and why.
+type Withheld struct {
+	ID     string
+	Reason Reason
+}
+
+// Plan is steps 1-3 of C3 resolved for one agent on one view: everything
+// that does not change from turn to turn. It is immutable and safe for
+// concurrent use.
+type Plan struct {
+	view   *View
+	policy Policy
+	// prefix is the stable part of every turn's list: focus first, then
+	// the rest in the catalog's fixed order, then the tools of MCP servers
+	// in the agent's focus. It is byte-identical from turn to turn, so
+	// providers can cache it.
+	prefix []*Capability
+	// gated holds, per view server, the granted tools that the gate offers
+	// turn by turn; nil for a server in focus (always offered) or with no
+	// granted tool.
+	gated    [][]*Capability
+	srvState []serverState
+	withheld []Withheld
+}
+
+type serverState uint8
+
+const (
+	srvGated   serverState = iota // granted tools, decided by the gate each turn
+	srvFocus                      // in the agent's focus: always offered
+	srvNone                       // no granted tool (blocked, not allowed, never-list)
+	srvOffline                    // not connected
+)
+
+// Plan resolves steps 1-3 for an agent.
+func (v *View) Plan(p Policy) *Plan {
+	pl := &Plan{view: v, policy: p, gated: make([][]*Capability, len(v.servers)), srvState: make([]serverState, len(v.servers))}
+	var focus, rest, focusMCP []*Capability
+	focusedServer := make([]bool, len(v.servers))
+	for i, s := range v.servers {
+		if matchAny(p.Focus, "mcp:"+s.ID+"/*", s.ID) {
+			focusedServer[i] = true
+		}
+	}
+	for i := range v.caps {
+		cp := &v.caps[i]
+		var why Reason
+		switch {
+		case v.never[i]:
+			why = ReasonNever
+		case len(p.Allow) > 0 && !matchAny(p.Allow, cp.ID, cp.Server):
+			why = ReasonNotAllowed
+		case matchAny(p.Block, cp.ID, cp.Server):
+			why = ReasonBlocked
+		case !cp.Connected:
+			why = ReasonNotConnected
+		case cp.Kind == KindSkill:
+			why = ReasonSkill
+		}
+		if why != "" {
+			pl.withheld = append(pl.withheld, Withheld{ID: cp.ID, Reason: why})
+			continue
+		}
+		switch {
+		case cp.Kind == KindMCP:
+			si := v.srvIdx[cp.Server]
+			if focusedServer[si] || matchAny(p.Focus, cp.ID, "") {
+				focusMCP = append(focusMCP, cp)
+				focusedServer[si] = true
+			} else {
+				pl.gated[si] = append(pl.gated[si], cp)
+			}
+		case matchAny(p.Focus, cp.ID, ""):
+			focus = append(focus, cp)
+		default:
+			rest = append(rest, cp)
+		}
+	}
+	pl.prefix = make([]*Capability, 0, len(focus)+len(focusMCP)+len(rest))
+	pl.prefix = append(append(append(pl.prefix, focus...), focusMCP...), rest...)
+	for i, s := range v.servers {
+		switch {
+		case !s.Connected:
+			pl.srvState[i] = srvOffline
+		case focusedServer[i]:
+			pl.srvState[i] = srvFocus
+			pl.gated[i] = nil
+		case len(pl.gated[i]) == 0:
+			pl.srvState[i] = srvNone
+		}
+	}
+	return pl
+}
+
+// matchAny reports whether any pattern matches a capability id (or, for
+// MCP tools, their server).
+func matchAny(patterns []string, id, server string) bool {
+	for _, p := range patterns {
+		switch {
+		case p == id:
+			return true
+		case server != "" && (p == "mcp:"+server || p == "mcp:"+server+"/*"):
+			return true
+		case strings.HasSuffix(p, "*") && strings.HasPrefix(id, p[:len(p)-1]):
+			return true
+		}
+	}
+	return false
+}
+
+// Prefix returns the stable part of the agent's tool list. Do not modify.
+func (pl *Plan) Prefix() []*Capability { return pl.prefix }
+
+// Withheld returns what steps 1-2 left out, and why.
+func (pl *Plan) Withheld() []Withheld { return pl.withheld }
+
+// Policy returns the policy the plan was made from.
+func (pl *Plan) Policy() Policy { return pl.policy }
+
+// Turn is one turn's resolution: the exact ordered tool list and the gate's
+// decisions. Reuse a Turn across calls to keep resolution allocation-light.
+type Turn struct {
+	Tools     []*Capability
+	Decisions []Decision
+	plan      *Plan
+}
+
+// Turn runs step 4, the MCP gate, for one message and fills t: the stable
+// prefix first, then the tools of each offered server in server order.
+func (pl *Plan) Turn(msg string, t *Turn) {
+	t.plan = pl
+	t.Tools = append(t.Tools[:0], pl.prefix...)
+	t.Decisions = pl.view.gate.Check(msg, t.Decisions[:0])
+	for i := range t.Decisions {
+		d := &t.Decisions[i]
+		switch pl.srvState[i] {
+		case srvFocus:
+			d.Offered = true
+		case srvNone, srvOffline:
+			d.Offered = false
+		default:
+			if d.Offered {
+				t.Tools = append(t.Tools, pl.gated[i]...)
+			}
+		}
+	}
+}
+
+// ServerChoice is the explained gate decision on one server for `route`.
+type ServerChoice struct {
+	Server  string `json:"server"`
+	Offered bool   `json:"offered"`
+	Because string `json:"because"`
+	Tools   int    `json:"tools"`
+}
+
+// Explain returns, per MCP server, whether its tools were offered this turn
+// and why.
+func (t *Turn) Explain() []ServerChoice {
+	pl := t.plan
+	out := make([]ServerChoice, 0, len(t.Decisions))
+	for i := range t.Decisions {
+		d := &t.Decisions[i]
+		c := ServerChoice{Server: d.Server, Offered: d.Offered}
+		switch pl.srvState[i] {
+		case srvFocus:
+			c.Because = "in the focus of agent " + quote(pl.policy.Agent) + ": always offered"
+			for _, cp := range pl.prefix {
+				if cp.Server == d.Server {
+					c.Tools++
+				}
+			}
+		case srvOffline:
+			c.Because = "not connected"
+		case srvNone:
+			c.Because = "no tool of this server is granted to agent " + quote(pl.policy.Agent)
+		default:
+			c.Because = d.Because()
+			if d.Offered {
+				c.Tools = len(pl.gated[i])
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// View returns the catalog view the plan was made on.
+func (pl *Plan) View() *View { return pl.view }

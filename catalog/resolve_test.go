@@ -1,0 +1,336 @@
+package catalog_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+func ids(tools []*catalog.Capability) []string {
+	out := make([]string, len(tools))
+	for i, c := range tools {
+		out[i] = c.ID
+	}
+	return out
+}
+
+// seedWithBuiltins is the design note's catalog: the seed snapshot's 77 MCP
+// tools plus builtins, the app-control tools and a plugin.
+func seedWithBuiltins(t testing.TB) *catalog.Catalog {
+	c := loadSnapshot(t, "catalog-seed.json")
+	for _, cp := range append(catalog.AppControlTools(),
+		catalog.Capability{ID: "builtin:wiki", Description: "Markdown notes", Connected: true, Tier: catalog.TierMonitor},
+		catalog.Capability{ID: "plugin:gmail", Description: "Read and send Gmail", Connected: true},
+		catalog.Capability{ID: "plugin:spotify", Description: "Play music", Connected: false},
+		catalog.Capability{ID: "cli:gh", Description: "GitHub CLI", Connected: true, Tier: catalog.TierAsk},
+		catalog.Capability{ID: "skill:humanizer", Description: "Write like a person", Connected: true},
+	) {
+		if err := c.Add(cp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// TestResolveStepsC3 pins the four steps and their order.
+func TestResolveStepsC3(t *testing.T) {
+	c := seedWithBuiltins(t)
+	v := c.View()
+	var turn catalog.Turn
+
+	t.Run("grant all, deny not connected, never-list and skills", func(t *testing.T) {
+		pl := v.Plan(catalog.Policy{Agent: "default"})
+		pl.Turn("What's the weather tomorrow?", &turn)
+		want := []string{"builtin:wiki", "plugin:gmail", "cli:gh"}
+		if got := ids(turn.Tools); !slices.Equal(got, want) {
+			t.Errorf("tools = %v, want %v", got, want)
+		}
+	})
+	t.Run("allow-list", func(t *testing.T) {
+		pl := v.Plan(catalog.Policy{Agent: "a", Allow: []string{"builtin:wiki", "mcp:github"}})
+		pl.Turn("open a pull request", &turn)
+		got := ids(turn.Tools)
+		if got[0] != "builtin:wiki" || slices.Contains(got, "plugin:gmail") || len(got) != 1+45 {
+			t.Errorf("tools = %v (%d), want the wiki and GitHub's 45", got[:min(len(got), 3)], len(got))
+		}
+	})
+	t.Run("block-list", func(t *testing.T) {
+		pl := v.Plan(catalog.Policy{Agent: "a", Block: []string{"mcp:github/merge_pull_request", "cli:*"}})
+		pl.Turn("open a pull request", &turn)
+		got := ids(turn.Tools)
+		if slices.Contains(got, "mcp:github/merge_pull_request") || slices.Contains(got, "cli:gh") || !slices.Contains(got, "mcp:github/create_pull_request") {
+			t.Errorf("block-list not applied: %v", got)
+		}
+	})
+	t.Run("whole server blocked", func(t *testing.T) {
+		pl := v.Plan(catalog.Policy{Agent: "a", Block: []string{"mcp:github/*"}})
+		pl.Turn("open a pull request", &turn)
+		for _, ch := range turn.Explain() {
+			if ch.Server == "github" && (ch.Offered || !strings.Contains(ch.Because, "no tool")) {
+				t.Errorf("github: %+v", ch)
+			}
+		}
+	})
+	t.Run("focus first, MCP after the stable prefix", func(t *testing.T) {
+		pl := v.Plan(catalog.Policy{Agent: "mail", Focus: []string{"plugin:gmail"}})
+		pl.Turn("Make some flashcards about the French Revolution", &turn)
+		got := ids(turn.Tools)
+		if got[0] != "plugin:gmail" {
+			t.Errorf("first tool %s, want the focus plugin:gmail", got[0])
+		}
+		n := len(pl.Prefix())
+		for i, id := range got {
+			if isMCP := strings.HasPrefix(id, "mcp:"); isMCP != (i >= n) {
+				t.Errorf("tool %d %s on the wrong side of the prefix (%d)", i, id, n)
+			}
+		}
+		if len(got)-n != 32 {
+			t.Errorf("%d MCP tools, want NotebookLM's 32", len(got)-n)
+		}
+	})
+	t.Run("focused server is always offered and part of the prefix", func(t *testing.T) {
+		pl := v.Plan(catalog.Policy{Agent: "reviewer", Focus: []string{"mcp:github/*"}})
+		pl.Turn("Tell me a joke", &turn)
+		if len(turn.Tools) != len(pl.Prefix()) || !slices.Contains(ids(turn.Tools), "mcp:github/create_pull_request") {
+			t.Errorf("focused server's tools missing from the prefix: %d tools", len(turn.Tools))
+		}
+	})
+}
+
+// TestPrefixByteIdenticalC3: the stable part of the list is the same bytes
+// on every turn, whatever the message, so providers can cache it.
+func TestPrefixByteIdenticalC3(t *testing.T) {
+	c := seedWithBuiltins(t)
+	pl := c.View().Plan(catalog.Policy{Agent: "default", Focus: []string{"plugin:gmail"}})
+	render := func(tools []*catalog.Capability) string {
+		var b strings.Builder
+		for _, cp := range tools {
+			j, _ := json.Marshal(map[string]any{"name": cp.Name, "description": cp.Description, "input_schema": cp.InputSchema})
+			b.Write(j)
+		}
+		return b.String()
+	}
+	var first string
+	for i, msg := range []string{"Tell me a joke", "open a pull request", "make flashcards in NotebookLM", ""} {
+		var turn catalog.Turn
+		pl.Turn(msg, &turn)
+		got := render(turn.Tools[:len(pl.Prefix())])
+		if i == 0 {
+			first = got
+		} else if got != first {
+			t.Fatalf("prefix for %q differs from the first turn's", msg)
+		}
+	}
+	// A fresh view of an unchanged catalog gives the same bytes too.
+	c2 := seedWithBuiltins(t)
+	var turn catalog.Turn
+	c2.View().Plan(catalog.Policy{Agent: "default", Focus: []string{"plugin:gmail"}}).Turn("x", &turn)
+	if render(turn.Tools) != first {
+		t.Error("a rebuilt catalog orders its prefix differently")
+	}
+}
+
+// TestNeverListEverySpellingC4: tools that spawn workers, switch providers,
+// add MCP servers or control the app never reach an agent, however their
+// name is written and wherever they come from.
+func TestNeverListEverySpellingC4(t *testing.T) {
+	spellings := []string{"spawn-worker", "spawn_worker", "spawnWorker", "Spawn Worker", "SPAWN_WORKER", "SpawnWorker",
+		"switch-provider", "switchProvider", "Switch Provider", "add_mcp_server", "addMcpServer", "Add MCP Server",
+		"control-app", "controlApp", "Control App"}
+	for _, s := range spellings {
+		if !catalog.OnNeverList(s) {
+			t.Errorf("OnNeverList(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"spawn", "worker_status", "create_pull_request", "switch", ""} {
+		if catalog.OnNeverList(s) {
+			t.Errorf("OnNeverList(%q) = true", s)
+		}
+	}
+	c := seedWithBuiltins(t)
+	var tools []catalog.SnapshotTool
+	for _, s := range spellings {
+		tools = append(tools, catalog.SnapshotTool{Name: s})
+	}
+	tools = append(tools, catalog.SnapshotTool{Name: "worker_status"})
+	if err := c.SetServer(catalog.Server{ID: "rogue", Title: "Rogue", Connected: true}, tools); err != nil {
+		t.Fatal(err)
+	}
+	v := c.View()
+	for _, pol := range []catalog.Policy{
+		{Agent: "default"},
+		{Agent: "allow-all", Allow: []string{"*"}, Focus: []string{"mcp:rogue/*", "builtin:spawn_worker"}},
+	} {
+		var turn catalog.Turn
+		v.Plan(pol).Turn("ask rogue to spawn a worker, switch provider, add mcp server, control app", &turn)
+		got := ids(turn.Tools)
+		for _, id := range got {
+			name := id[strings.LastIndexAny(id, ":/")+1:]
+			if catalog.OnNeverList(name) {
+				t.Errorf("agent %s was offered %s", pol.Agent, id)
+			}
+		}
+		if !slices.Contains(got, "mcp:rogue/worker_status") {
+			t.Errorf("agent %s: harmless rogue tool missing: %v", pol.Agent, got)
+		}
+	}
+}
+
+// TestTiersC2: monitor by default; annotations only raise unless trusted;
+// the owner's word wins.
+func TestTiersC2(t *testing.T) {
+	yes, no := true, false
+	tools := []catalog.SnapshotTool{
+		{Name: "plain"},
+		{Name: "destroy", Annotations: &catalog.Annotations{DestructiveHint: &yes}},
+		{Name: "look", Annotations: &catalog.Annotations{ReadOnlyHint: &yes}},
+		{Name: "safeclaim", Annotations: &catalog.Annotations{ReadOnlyHint: &yes, DestructiveHint: &no}},
+	}
+	tests := []struct {
+		trusted  bool
+		override map[string]catalog.Tier
+		want     map[string]catalog.Tier
+	}{
+		{false, nil, map[string]catalog.Tier{"plain": "monitor", "destroy": "ask", "look": "monitor", "safeclaim": "monitor"}},
+		{true, nil, map[string]catalog.Tier{"plain": "monitor", "destroy": "ask", "look": "safe", "safeclaim": "safe"}},
+		{false, map[string]catalog.Tier{"mcp:s/destroy": "safe", "mcp:s/plain": "ask"},
+			map[string]catalog.Tier{"plain": "ask", "destroy": "safe", "look": "monitor"}},
+	}
+	for i, tt := range tests {
+		c := catalog.New()
+		if err := c.SetServer(catalog.Server{ID: "s", Trusted: tt.trusted, Connected: true}, tools); err != nil {
+			t.Fatal(err)
+		}
+		for id, tier := range tt.override {
+			if err := c.SetTier(id, tier); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v := c.View()
+		for name, want := range tt.want {
+			cp, _ := v.Capability(catalog.MCPID("s", name))
+			if cp.Tier != want {
+				t.Errorf("case %d: %s tier %s, want %s", i, name, cp.Tier, want)
+			}
+		}
+	}
+	if err := catalog.New().SetTier("mcp:s/x", "maybe"); err == nil {
+		t.Error("SetTier accepted an unknown tier")
+	}
+}
+
+// TestFocusC6: focus comes from the agent's name and description, no model.
+func TestFocusC6(t *testing.T) {
+	v := seedWithBuiltins(t).View()
+	tests := []struct {
+		name, desc string
+		want       []string
+	}{
+		{"inbox", "a daily overview of my Gmail inbox", []string{"plugin:gmail"}},
+		{"reviewer", "reviews pull requests in my GitHub repos", []string{"mcp:github/*"}},
+		{"student", "turns my notes into flashcards with NotebookLM", []string{"mcp:notebooklm-mcp/*"}},
+		{"helper", "a friendly general assistant", nil},
+	}
+	for _, tt := range tests {
+		got := v.Focus(tt.name, tt.desc)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Focus(%q, %q) = %v, want %v", tt.name, tt.desc, got, tt.want)
+		}
+	}
+}
+
+func TestCapabilityIDs(t *testing.T) {
+	good := []string{"plugin:gmail", "mcp:github/create_pull_request", "skill:humanizer", "cli:gh", "builtin:wiki"}
+	for _, id := range good {
+		if _, _, err := catalog.ParseID(id); err != nil {
+			t.Errorf("ParseID(%q): %v", id, err)
+		}
+	}
+	for _, id := range []string{"", "gmail", "mcp:github", "mcp:/x", "tool:x", "plugin:"} {
+		if _, _, err := catalog.ParseID(id); err == nil {
+			t.Errorf("ParseID(%q) accepted", id)
+		}
+	}
+}
+
+// benchCatalog is ~200 capabilities: the seed's 77 MCP tools plus plugins,
+// skills, CLI tools and builtins, as in the design note.
+func benchCatalog(b *testing.B) *catalog.View {
+	c := seedWithBuiltins(b)
+	for i := 0; i < 40; i++ {
+		_ = c.Add(catalog.Capability{ID: fmt.Sprintf("plugin:p%02d", i), Description: "a plugin tool", Connected: i%5 != 0})
+		_ = c.Add(catalog.Capability{ID: fmt.Sprintf("skill:s%02d", i), Description: "a skill", Connected: true})
+	}
+	for i := 0; i < 30; i++ {
+		_ = c.Add(catalog.Capability{ID: fmt.Sprintf("cli:tool%02d", i), Description: "a CLI", Connected: true, Tier: catalog.TierAsk})
+	}
+	for i := 0; i < 10; i++ {
+		_ = c.Add(catalog.Capability{ID: fmt.Sprintf("builtin:b%02d", i), Description: "a builtin", Connected: true})
+	}
+	v := c.View()
+	if n := len(v.Capabilities()); n < 190 {
+		b.Fatalf("bench catalog has %d capabilities", n)
+	}
+	return v
+}
+
+var benchMessages = []string{
+	"Which issues are still open in the website repo?",
+	"What's the weather tomorrow?",
+	"Mach mir ein Quiz aus meinem Notizbuch zur Statistik in NotebookLM",
+	"Open a pull request for the login fix",
+}
+
+// BenchmarkRoute is one turn's full resolution for an agent whose steps
+// 1-3 are planned (the plan changes only with the catalog or the agent).
+func BenchmarkRoute(b *testing.B) {
+	pl := benchCatalog(b).Plan(catalog.Policy{Agent: "default", Block: []string{"cli:tool01"}, Focus: []string{"plugin:gmail"}})
+	var turn catalog.Turn
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		pl.Turn(benchMessages[i%len(benchMessages)], &turn)
+		i++
+	}
+}
+
+// BenchmarkRouteCold plans steps 1-3 from scratch on every turn as well.
+func BenchmarkRouteCold(b *testing.B) {
+	v := benchCatalog(b)
+	pol := catalog.Policy{Agent: "default", Block: []string{"cli:tool01"}, Focus: []string{"plugin:gmail"}}
+	var turn catalog.Turn
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		v.Plan(pol).Turn(benchMessages[i%len(benchMessages)], &turn)
+		i++
+	}
+}
+
+// BenchmarkGate is step 4 alone.
+func BenchmarkGate(b *testing.B) {
+	g := benchCatalog(b).Gate()
+	out := make([]catalog.Decision, 0, 8)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		out = g.Check(benchMessages[i%len(benchMessages)], out[:0])
+		i++
+	}
+}
+
+// BenchmarkGateExtended is the gate over 17 servers and 294 tools.
+func BenchmarkGateExtended(b *testing.B) {
+	g := loadSnapshot(b, "catalog-extended.json").View().Gate()
+	out := make([]catalog.Decision, 0, 32)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		out = g.Check(benchMessages[i%len(benchMessages)], out[:0])
+		i++
+	}
+}

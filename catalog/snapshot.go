@@ -1,0 +1,238 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// SnapshotFormat is the format tag of catalog snapshots: MCP servers with
+// their tools in the tools/list shape. `route --catalog` reads it and
+// `catalog export` writes it.
+const SnapshotFormat = "jarvisbot-catalog-snapshot/1"
+
+// Limits on a snapshot, so a hostile or broken file costs an error, not the
+// process's memory.
+const (
+	MaxSnapshotBytes = 64 << 20
+	MaxServerTools   = 5000
+)
+
+// Snapshot is the file form of a set of MCP servers and their tools.
+type Snapshot struct {
+	Format     string           `json:"format"`
+	About      string           `json:"about,omitempty"`
+	MCPServers []SnapshotServer `json:"mcp_servers"`
+}
+
+// SnapshotServer is one MCP server in a snapshot.
+type SnapshotServer struct {
+	Name         string         `json:"name"`
+	Title        string         `json:"title,omitempty"`
+	Plugin       string         `json:"plugin,omitempty"`
+	Aliases      []string       `json:"aliases,omitempty"`
+	Card         []string       `json:"card,omitempty"`
+	Instructions string         `json:"instructions,omitempty"`
+	Trusted      bool           `json:"trusted,omitempty"`
+	Transport    string         `json:"transport,omitempty"`
+	URL          string         `json:"url,omitempty"`
+	Command      string         `json:"command,omitempty"`
+	Package      string         `json:"package,omitempty"`
+	Tools        []SnapshotTool `json:"tools"`
+}
+
+// SnapshotTool is a tool as an MCP server lists it. Fields the catalog does
+// not use are kept in Extra so that an export writes them back.
+type SnapshotTool struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations *Annotations    `json:"annotations,omitempty"`
+}
+
+// Annotations are the MCP tool hints the catalog reads for tiers (C2).
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ReadSnapshot parses and validates a snapshot. Every problem is reported
+// with where it is ("mcp_servers[1] (notebooklm-mcp) tools[4]: ..."), and
+// the error code is EINVALID.
+func ReadSnapshot(r io.Reader, name string) (*Snapshot, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSnapshotBytes+1))
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "read catalog snapshot %s: %w", name, err)
+	}
+	if len(data) > MaxSnapshotBytes {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "catalog snapshot %s is larger than %d MiB", name, MaxSnapshotBytes>>20)
+	}
+	if !utf8.Valid(data) {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "catalog snapshot %s is not valid UTF-8 JSON", name)
+	}
+	var s Snapshot
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&s); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "catalog snapshot %s is not valid: %s", name, describeJSONError(data, err))
+	}
+	if dec.More() {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "catalog snapshot %s has data after its JSON object", name)
+	}
+	if err := s.validate(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "catalog snapshot %s: %w", name, err)
+	}
+	return &s, nil
+}
+
+// describeJSONError turns a decoder error into line:column words.
+func describeJSONError(data []byte, err error) string {
+	var off int64 = -1
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		off = e.Offset
+	case *json.UnmarshalTypeError:
+		off = e.Offset
+		if e.Field != "" {
+			return fmt.Sprintf("field %q should be %s, not JSON %s (line %d)", e.Field, e.Type, e.Value, lineOf(data, off))
+		}
+	}
+	if off >= 0 {
+		return fmt.Sprintf("%v (line %d)", err, lineOf(data, off))
+	}
+	return err.Error()
+}
+
+func lineOf(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+func (s *Snapshot) validate() error {
+	if s.Format == "" {
+		return fmt.Errorf(`missing "format": want %q`, SnapshotFormat)
+	}
+	if s.Format != SnapshotFormat {
+		return fmt.Errorf("format %q is not supported: want %q", s.Format, SnapshotFormat)
+	}
+	seen := map[string]bool{}
+	for i := range s.MCPServers {
+		srv := &s.MCPServers[i]
+		where := fmt.Sprintf("mcp_servers[%d]", i)
+		if err := ValidServerName(srv.Name); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		where += " (" + srv.Name + ")"
+		if seen[srv.Name] {
+			return fmt.Errorf("%s: server listed twice", where)
+		}
+		seen[srv.Name] = true
+		if len(srv.Tools) > MaxServerTools {
+			return fmt.Errorf("%s: %d tools, more than the %d a server may bring", where, len(srv.Tools), MaxServerTools)
+		}
+		tools := map[string]bool{}
+		for j := range srv.Tools {
+			t := &srv.Tools[j]
+			tw := fmt.Sprintf("%s tools[%d]", where, j)
+			if err := validToolName(t.Name); err != nil {
+				return fmt.Errorf("%s: %w", tw, err)
+			}
+			if tools[t.Name] {
+				return fmt.Errorf("%s: tool %q listed twice", tw, t.Name)
+			}
+			tools[t.Name] = true
+			if len(t.InputSchema) > 0 {
+				var obj map[string]json.RawMessage
+				if err := json.Unmarshal(t.InputSchema, &obj); err != nil || obj == nil {
+					return fmt.Errorf("%s (%s): inputSchema must be a JSON object", tw, t.Name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ValidServerName checks an MCP server id: it becomes part of capability
+// ids (mcp:SERVER/TOOL), so it is kept to letters, digits, '.', '-', '_'.
+func ValidServerName(name string) error {
+	if name == "" {
+		return fmt.Errorf("server name is empty")
+	}
+	if len(name) > 64 {
+		return fmt.Errorf("server name %q is longer than 64 characters", name)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return fmt.Errorf("server name %q may only hold letters, digits, '.', '-' and '_'", name)
+		}
+	}
+	return nil
+}
+
+func validToolName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("tool name is empty")
+	}
+	if len(name) > 128 {
+		return fmt.Errorf("tool name %.40q... is longer than 128 characters", name)
+	}
+	for _, r := range name {
+		if r < ' ' || r == 0x7f || r == '/' {
+			return fmt.Errorf("tool name %q holds a control character or '/'", name)
+		}
+	}
+	return nil
+}
+
+// WriteSnapshot writes s as indented JSON.
+func WriteSnapshot(w io.Writer, s *Snapshot) error {
+	if s.Format == "" {
+		s.Format = SnapshotFormat
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(s)
+}
+
+// defaultSchema is what a tool without an inputSchema takes: no arguments.
+var defaultSchema = json.RawMessage(`{"type":"object"}`)
+
+// toolTier derives a tool's tier from its annotations (C2): monitor by
+// default; a destructive hint raises it to ask; only a trusted server's
+// read-only hint may lower it to safe.
+func toolTier(a *Annotations, trusted bool) Tier {
+	if a == nil {
+		return TierMonitor
+	}
+	if a.DestructiveHint != nil && *a.DestructiveHint && (a.ReadOnlyHint == nil || !*a.ReadOnlyHint) {
+		return TierAsk
+	}
+	if trusted && a.ReadOnlyHint != nil && *a.ReadOnlyHint {
+		return TierSafe
+	}
+	return TierMonitor
+}
+
+// compactSchema returns the schema in compact form: the model gets the same
+// meaning in fewer bytes, and identical bytes from turn to turn.
+func compactSchema(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return defaultSchema
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return defaultSchema
+	}
+	return b.Bytes()
+}

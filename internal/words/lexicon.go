@@ -1,0 +1,151 @@
+package words
+
+import (
+	"bufio"
+	"embed"
+	"strings"
+	"sync"
+)
+
+//go:embed lists/*.txt
+var lists embed.FS
+
+// Class says how much a word can tell about a request's subject.
+type Class uint8
+
+// Word classes, from most telling to least.
+const (
+	Content  Class = iota // a word that can point at a service: "flashcards", "repository"
+	Everyday              // a service's subject, but used about anything: "issue", "drive"
+	Generic               // never evidence: "create", "list", "report"
+	Stop                  // function words: "the", "und"
+)
+
+func (c Class) String() string {
+	switch c {
+	case Everyday:
+		return "everyday"
+	case Generic:
+		return "generic"
+	case Stop:
+		return "stop"
+	}
+	return "content"
+}
+
+// Lexicon is the parsed, immutable word lists: classes by stem and groups of
+// phrases that mean the same thing. It is safe for concurrent use.
+type Lexicon struct {
+	class  map[string]Class
+	groups map[string][]string // stem phrase -> the other phrases of its groups
+}
+
+// Default returns the lexicon built from the embedded lists. It is parsed
+// once and never changes.
+var Default = sync.OnceValue(func() *Lexicon {
+	l, err := parse()
+	if err != nil {
+		panic("words: embedded lists are broken: " + err.Error()) // a build defect, caught by every test
+	}
+	return l
+})
+
+func parse() (*Lexicon, error) {
+	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}}
+	var z Tokenizer
+	// Later lists win: a word that is both everyday and generic is generic.
+	for _, f := range []struct {
+		file  string
+		class Class
+	}{{"everyday.txt", Everyday}, {"generic.txt", Generic}, {"stop.txt", Stop}} {
+		err := eachLine(f.file, func(line string) {
+			for _, t := range z.Tokenize(line) {
+				l.class[t.Stem] = f.class
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	err := eachLine("glossary.txt", func(line string) {
+		var members []string
+		for _, m := range strings.Split(line, ",") {
+			if p := PhraseOf(&z, m); p != "" {
+				members = append(members, p)
+			}
+		}
+		for _, m := range members {
+			for _, o := range members {
+				if o != m && !contains(l.groups[m], o) {
+					l.groups[m] = append(l.groups[m], o)
+				}
+			}
+		}
+	})
+	return l, err
+}
+
+func eachLine(file string, fn func(string)) error {
+	f, err := lists.Open("lists/" + file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fn(line)
+	}
+	return sc.Err()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Class returns the class of a stem; unknown words are Content.
+func (l *Lexicon) Class(stem string) Class { return l.class[stem] }
+
+// Related returns the phrases (stems joined by single spaces) that mean the
+// same as phrase, not including phrase itself.
+func (l *Lexicon) Related(phrase string) []string { return l.groups[phrase] }
+
+// PhraseOf returns the stems of s joined by single spaces: the form in which
+// the gate's index stores multi-word terms ("Pull Requests" -> "pull request").
+func PhraseOf(z *Tokenizer, s string) string {
+	toks := z.Tokenize(s)
+	switch len(toks) {
+	case 0:
+		return ""
+	case 1:
+		return strings.Clone(toks[0].Stem)
+	}
+	var b strings.Builder
+	for i, t := range toks {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.Stem)
+	}
+	return b.String()
+}
+
+// Key returns the folded letters and digits of s with every separator
+// removed: the form in which names are compared, so that "NotebookLM",
+// "notebook lm", "Notebook-LM" and "notebooklm" are one name.
+func Key(s string) string {
+	var z Tokenizer
+	var b strings.Builder
+	for _, t := range z.Tokenize(s) {
+		b.WriteString(t.Fold)
+	}
+	return b.String()
+}

@@ -1,0 +1,100 @@
+package words
+
+// Stem returns the stem of a folded word (see StemBytes).
+func Stem(s string) string {
+	b := StemBytes([]byte(s))
+	return string(b)
+}
+
+// StemBytes reduces a folded, lower-case word to the stem that its English
+// and German inflected forms share, in place, and returns the shortened
+// slice: "issues" and "issue", "repositories" and "repository", "Termine"
+// and "Termin", "Mails" and "Mail" meet.
+//
+// It is a light stemmer on purpose (plural and case endings only, in the
+// manner of the S-stemmer and Savoy's light German stemmer): the gate
+// matches nouns, and aggressive stemmers conflate words it must keep apart
+// ("general"/"generic", "university"/"universe"). Because every text, the
+// message and the vocabulary alike, goes through the same function, a stem
+// only has to be consistent, not a real word. No stem is shorter than four
+// letters, which keeps "user", "note" and "open" intact. It allocates
+// nothing.
+func StemBytes(b []byte) []byte {
+	b = englishPlural(b)
+	return germanEnding(b)
+}
+
+const minStem = 4
+
+func englishPlural(b []byte) []byte {
+	n := len(b)
+	if n < minStem || b[n-1] != 's' || !isASCIIWord(b) {
+		return b
+	}
+	switch b[n-2] {
+	case 'u', 's':
+		return b // "status", "class": not plurals
+	case 'e':
+		if n > 4 && b[n-3] == 'i' && b[n-4] != 'a' && b[n-4] != 'e' {
+			b[n-3] = 'y' // "repositories" -> "repository"
+			return b[:n-2]
+		}
+		if n > 5 && b[n-3] == 'z' && b[n-4] == 'z' {
+			return b[:n-3] // "quizzes" -> "quiz"
+		}
+		if n > 4 && (b[n-3] == 'x' || b[n-3] == 'h' && (b[n-4] == 'c' || b[n-4] == 's')) {
+			return b[:n-2] // "boxes", "branches", "pushes"
+		}
+		if b[n-3] == 'a' || b[n-3] == 'e' || b[n-3] == 'o' {
+			return b
+		}
+	case 'i', 'a':
+		if n <= 4 {
+			return b // "this", "has"
+		}
+	}
+	if n-1 < minStem {
+		return b
+	}
+	return b[:n-1]
+}
+
+// germanEnding removes one German inflection ending (-ern, -en, -em, -er,
+// -es, -e, -n after e-stems is left alone, -s after a consonant that takes
+// it), keeping at least minStem letters.
+func germanEnding(b []byte) []byte {
+	n := len(b)
+	if n <= minStem || !isASCIIWord(b) {
+		return b
+	}
+	if n-3 >= minStem && b[n-3] == 'e' && b[n-2] == 'r' && b[n-1] == 'n' {
+		return b[:n-3]
+	}
+	if n-2 >= minStem && b[n-2] == 'e' {
+		switch b[n-1] {
+		case 'n', 'm', 'r', 's':
+			return b[:n-2]
+		}
+	}
+	if n-1 >= minStem && b[n-1] == 'e' {
+		return b[:n-1]
+	}
+	if n-1 >= minStem && b[n-1] == 's' {
+		switch b[n-2] {
+		case 'b', 'd', 'f', 'g', 'h', 'k', 'l', 'm', 'n', 'r', 't':
+			return b[:n-1]
+		}
+	}
+	return b
+}
+
+// isASCIIWord reports whether b is letters a-z only; digits, other scripts
+// and mixed tokens ("v2", "ios17") are left as they are.
+func isASCIIWord(b []byte) bool {
+	for _, c := range b {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
