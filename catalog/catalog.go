@@ -250,7 +250,9 @@ type View struct {
 	servers []Server // by id
 	srvIdx  map[string]int
 	never   []bool // caps[i] is on the never-list (C4)
-	gate    *Gate
+	// srvTools counts each server's tools, so plans size their lists once.
+	srvTools []int
+	gate     *Gate
 }
 
 func newView(caps []Capability, servers []Server) *View {
@@ -263,6 +265,14 @@ func newView(caps []Capability, servers []Server) *View {
 	}
 	for i, s := range servers {
 		v.srvIdx[s.ID] = i
+	}
+	v.srvTools = make([]int, len(servers))
+	for i := range caps {
+		if caps[i].Kind == KindMCP {
+			if si, ok := v.srvIdx[caps[i].Server]; ok {
+				v.srvTools[si]++
+			}
+		}
 	}
 	v.gate = buildGate(v)
 	return v

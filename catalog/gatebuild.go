@@ -71,8 +71,11 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 		if len(key) < 2 {
 			continue
 		}
-		for _, t := range b.z.Tokenize(n) {
-			nameWords[t.Stem] = true
+		// A one-word name ("slack") says nothing new when a tool name
+		// repeats it; a word of a longer name ("calendar" of "Google
+		// Calendar") still counts as a tool word.
+		if toks := b.z.Tokenize(n); len(toks) == 1 {
+			nameWords[strings.Clone(toks[0].Stem)] = true
 		}
 		w := weightName
 		switch lex.Class(words.Stem(key)) {

@@ -66,7 +66,15 @@ const (
 // Plan resolves steps 1-3 for an agent.
 func (v *View) Plan(p Policy) *Plan {
 	pl := &Plan{view: v, policy: p, gated: make([][]*Capability, len(v.servers)), srvState: make([]serverState, len(v.servers))}
-	var focus, rest, focusMCP []*Capability
+	// One backing array for every list keeps planning to a handful of
+	// allocations: it runs again whenever the catalog or the agent changes.
+	all := make([]*Capability, 0, 2*len(v.caps))
+	for si, n := range v.srvTools {
+		pl.gated[si] = all[len(all) : len(all) : len(all)+n]
+		all = all[:len(all)+n]
+	}
+	var focus, focusMCP []*Capability
+	rest := make([]*Capability, 0, len(v.caps))
 	focusedServer := make([]bool, len(v.servers))
 	for i, s := range v.servers {
 		if matchAny(p.Focus, "mcp:"+s.ID+"/*", s.ID) {
@@ -107,8 +115,8 @@ func (v *View) Plan(p Policy) *Plan {
 			rest = append(rest, cp)
 		}
 	}
-	pl.prefix = make([]*Capability, 0, len(focus)+len(focusMCP)+len(rest))
-	pl.prefix = append(append(append(pl.prefix, focus...), focusMCP...), rest...)
+	pl.prefix = append(all[len(all):len(all):cap(all)], focus...)
+	pl.prefix = append(append(pl.prefix, focusMCP...), rest...)
 	for i, s := range v.servers {
 		switch {
 		case !s.Connected:
@@ -130,7 +138,7 @@ func matchAny(patterns []string, id, server string) bool {
 		switch {
 		case p == id:
 			return true
-		case server != "" && (p == "mcp:"+server || p == "mcp:"+server+"/*"):
+		case server != "" && isServerPattern(p, server):
 			return true
 		case strings.HasSuffix(p, "*") && strings.HasPrefix(id, p[:len(p)-1]):
 			return true
@@ -220,3 +228,14 @@ func quote(s string) string { return `"` + s + `"` }
 
 // View returns the catalog view the plan was made on.
 func (pl *Plan) View() *View { return pl.view }
+
+// isServerPattern reports whether p is "mcp:SERVER" or "mcp:SERVER/*",
+// without building either string: planning runs it for every capability.
+func isServerPattern(p, server string) bool {
+	rest, ok := strings.CutPrefix(p, "mcp:")
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutPrefix(rest, server)
+	return ok && (rest == "" || rest == "/*")
+}
