@@ -78,7 +78,7 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 			z.joinedNext = len(z.spans) > 0 && sep == 1 && (sepRune == '-' || sepRune == '/')
 		}
 		prevRune = r
-		z.fold = appendFolded(z.fold, r)
+		z.fold = AppendFold(z.fold, r)
 	}
 	if start >= 0 && len(z.spans) < MaxTokens {
 		z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext})
@@ -121,55 +121,77 @@ func isCamelBreak(prev, cur rune, rest string) bool {
 	return false
 }
 
-// appendFolded appends r lower-cased with its diacritics removed, so that
+// AppendFold appends r lower-cased with its diacritics removed, so that
 // "München", "Munchen" and "MÜNCHEN" meet. German umlauts fold to the base
-// vowel, ß to ss.
-func appendFolded(b []byte, r rune) []byte {
+// vowel, ß to ss; a combining mark (decomposed text) is dropped, since the
+// base letter is already there.
+func AppendFold(b []byte, r rune) []byte {
 	if r < utf8.RuneSelf {
 		if 'A' <= r && r <= 'Z' {
 			r += 'a' - 'A'
 		}
 		return append(b, byte(r))
 	}
-	r = unicode.ToLower(r)
-	switch r {
-	case 'à', 'á', 'â', 'ã', 'ä', 'å', 'ā', 'ă', 'ą':
-		return append(b, 'a')
-	case 'æ':
-		return append(b, 'a', 'e')
-	case 'ç', 'ć', 'č':
-		return append(b, 'c')
-	case 'ď', 'đ':
-		return append(b, 'd')
-	case 'è', 'é', 'ê', 'ë', 'ē', 'ė', 'ę', 'ě':
-		return append(b, 'e')
-	case 'ì', 'í', 'î', 'ï', 'ī', 'į', 'ı':
-		return append(b, 'i')
-	case 'ł', 'ľ', 'ĺ':
-		return append(b, 'l')
-	case 'ñ', 'ń', 'ň':
-		return append(b, 'n')
-	case 'ò', 'ó', 'ô', 'õ', 'ö', 'ø', 'ō', 'ő':
-		return append(b, 'o')
-	case 'œ':
-		return append(b, 'o', 'e')
-	case 'ř':
-		return append(b, 'r')
-	case 'ś', 'š', 'ş':
-		return append(b, 's')
-	case 'ß':
-		return append(b, 's', 's')
-	case 'ť', 'ţ':
-		return append(b, 't')
-	case 'ù', 'ú', 'û', 'ü', 'ū', 'ů', 'ű', 'ų':
-		return append(b, 'u')
-	case 'ý', 'ÿ':
-		return append(b, 'y')
-	case 'ź', 'ż', 'ž':
-		return append(b, 'z')
-	}
 	if unicode.Is(unicode.Mn, r) {
-		return b // a combining accent: drop it, the base letter is already there
+		return b
+	}
+	r = unicode.ToLower(r)
+	if s := foldLatin(r); s != "" {
+		return append(b, s...)
 	}
 	return utf8.AppendRune(b, r)
+}
+
+// foldLatin returns the ASCII letters a lower-case Latin letter with
+// diacritics stands for, or "" for any other rune.
+func foldLatin(r rune) string {
+	switch r {
+	case 'à', 'á', 'â', 'ã', 'ä', 'å', 'ā', 'ă', 'ą', 'ǎ':
+		return "a"
+	case 'æ':
+		return "ae"
+	case 'ç', 'ć', 'ĉ', 'ċ', 'č':
+		return "c"
+	case 'ď', 'đ', 'ð':
+		return "d"
+	case 'è', 'é', 'ê', 'ë', 'ē', 'ĕ', 'ė', 'ę', 'ě':
+		return "e"
+	case 'ĝ', 'ğ', 'ġ', 'ģ':
+		return "g"
+	case 'ĥ', 'ħ':
+		return "h"
+	case 'ì', 'í', 'î', 'ï', 'ĩ', 'ī', 'ĭ', 'į', 'ı', 'ǐ':
+		return "i"
+	case 'ĵ':
+		return "j"
+	case 'ķ':
+		return "k"
+	case 'ĺ', 'ļ', 'ľ', 'ŀ', 'ł':
+		return "l"
+	case 'ñ', 'ń', 'ņ', 'ň':
+		return "n"
+	case 'ò', 'ó', 'ô', 'õ', 'ö', 'ø', 'ō', 'ŏ', 'ő', 'ǒ':
+		return "o"
+	case 'œ':
+		return "oe"
+	case 'ŕ', 'ŗ', 'ř':
+		return "r"
+	case 'ß':
+		return "ss"
+	case 'ś', 'ŝ', 'ş', 'š', 'ș':
+		return "s"
+	case 'ţ', 'ť', 'ŧ', 'ț':
+		return "t"
+	case 'þ':
+		return "th"
+	case 'ù', 'ú', 'û', 'ü', 'ũ', 'ū', 'ŭ', 'ů', 'ű', 'ų', 'ǔ':
+		return "u"
+	case 'ŵ':
+		return "w"
+	case 'ý', 'ÿ', 'ŷ':
+		return "y"
+	case 'ź', 'ż', 'ž':
+		return "z"
+	}
+	return ""
 }
