@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/builtin/wiki"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/config"
+)
+
+// buildCatalog assembles the catalog a command works on: the builtins,
+// the MCP servers of a snapshot (as if connected) when one is given, the
+// config's routing data for servers (title, aliases, usage card) and the
+// owner's tier overrides.
+func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, error) {
+	c := catalog.New()
+	builtins := append([]catalog.Capability{wiki.New(filepath.Join(cfg.DataDir, "wiki")).Capability()}, catalog.AppControlTools()...)
+	for _, cp := range builtins {
+		if err := c.Add(cp); err != nil {
+			return nil, err
+		}
+	}
+	if snapshotPath != "" {
+		snap, err := readSnapshotFile(snapshotPath)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.LoadSnapshot(snap); err != nil {
+			return nil, err
+		}
+	}
+	for id, s := range cfg.MCP {
+		err := c.UpdateServer(id, func(srv *catalog.Server) {
+			if s.Title != "" {
+				srv.Title = s.Title
+			}
+			srv.Aliases = append(srv.Aliases, s.Aliases...)
+			if len(s.Card) > 0 {
+				srv.Card = s.Card // the owner's card replaces the derived one
+			}
+		})
+		// Routing data for a server that is not connected now is kept in
+		// the config for when it is; it is not an error.
+		if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+			return nil, err
+		}
+	}
+	ids := make([]string, 0, len(cfg.Tiers))
+	for id := range cfg.Tiers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		t, err := catalog.ParseTier(cfg.Tiers[id])
+		if err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "config %s: tiers: %s: %w", cfg.Path, id, err)
+		}
+		if err := c.SetTier(id, t); err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "config %s: tiers: %w", cfg.Path, err)
+		}
+	}
+	return c, nil
+}
+
+func readSnapshotFile(path string) (*catalog.Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "open catalog snapshot: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "catalog snapshot %s is a directory, not a JSON file", path)
+	}
+	return catalog.ReadSnapshot(f, path)
+}
+
+// cmdCatalog: jarvisbot catalog list|export|card.
+func cmdCatalog(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "catalog", "catalog list|export|card SERVER [--catalog SNAPSHOT.json] [-o FILE]")
+	snapshot := fs.String("catalog", "", "load MCP servers from a catalog snapshot, as if connected")
+	outPath := fs.String("o", "", "export: write to FILE instead of stdout")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "name a subcommand: list, export or card")
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	c, err := buildCatalog(cfg, *snapshot)
+	if err != nil {
+		return err
+	}
+	v := c.View()
+	switch pos[0] {
+	case "list":
+		for _, cp := range v.Capabilities() {
+			state := "connected"
+			switch {
+			case catalog.OnNeverList(cp.Name):
+				state = "never offered (C4)"
+			case !cp.Connected:
+				state = "not connected"
+			}
+			fmt.Fprintf(a.stdout, "%-50s %-8s %s\n", cp.ID, cp.Tier, state)
+		}
+		return nil
+	case "export":
+		w := a.stdout
+		if *outPath != "" {
+			f, err := os.OpenFile(*outPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+			if err != nil {
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "export: %w", err)
+			}
+			defer f.Close()
+			w = f
+		}
+		return catalog.WriteSnapshot(w, v.Snapshot("MCP servers of the jarvisbot catalog"))
+	case "card":
+		if len(pos) != 2 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot catalog card SERVER")
+		}
+		srv, ok := v.Server(pos[1])
+		if !ok {
+			return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server %q in the catalog (servers: %s)", pos[1], serverNames(v))
+		}
+		src := "derived from its tools (no manual); set mcp." + srv.ID + ".card in the config to replace it"
+		if len(srv.Card) > 0 {
+			src = "usage card: " + strings.Join(srv.Card, ", ")
+		}
+		fmt.Fprintf(a.stdout, "%s (%s): %s\n", srv.ID, srv.Title, src)
+		for _, e := range v.Gate().Vocabulary(srv.ID) {
+			from := ""
+			if e.Source != "" {
+				from = " from " + e.Source
+			}
+			fmt.Fprintf(a.stdout, "  %d  %-17s %s%s\n", e.Weight, e.Kind, e.Word, from)
+		}
+		return nil
+	}
+	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown catalog subcommand %q: use list, export or card", pos[0])
+}
+
+func serverNames(v *catalog.View) string {
+	var ids []string
+	for _, s := range v.Servers() {
+		ids = append(ids, s.ID)
+	}
+	if len(ids) == 0 {
+		return "none; pass --catalog SNAPSHOT.json"
+	}
+	return strings.Join(ids, ", ")
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/evalset"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// cmdEval: jarvisbot eval gate SET.jsonl --catalog SNAPSHOT.json.
+func cmdEval(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "eval", "eval gate SET.jsonl --catalog SNAPSHOT.json [--agent NAME] [--json]")
+	snapshot := fs.String("catalog", "", "catalog snapshot whose MCP servers the set is run against")
+	agentName := fs.String("agent", store.DefaultAgent, "the agent whose turns to resolve")
+	asJSON := fs.Bool("json", false, "print the figures as one JSON object")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 || pos[0] != "gate" {
+		fs.Usage()
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot eval gate SET.jsonl --catalog SNAPSHOT.json")
+	}
+	if *snapshot == "" {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "eval gate needs --catalog SNAPSHOT.json: the MCP servers to route to")
+	}
+	f, err := os.Open(pos[1])
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "open request set: %w", err)
+	}
+	defer f.Close()
+	cases, err := evalset.Read(f, pos[1])
+	if err != nil {
+		return err
+	}
+	pl, err := a.plan(ctx, *agentName, *snapshot)
+	if err != nil {
+		return err
+	}
+	rep := evalset.Run(pl, cases)
+	if *asJSON {
+		b, err := json.Marshal(rep.Summary())
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+		return err
+	}
+	rep.Write(a.stdout)
+	return nil
+}

@@ -1,0 +1,139 @@
+// Command jarvisbot is the personal assistant service and its command line.
+// main only wires packages together: every behaviour lives in a package
+// named for it (catalog, store, secrets, config, builtin/...), and each
+// subcommand here parses flags, builds what it needs and reports errors.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// app is what every subcommand gets: its streams and environment, passed in
+// so tests run commands in-process without touching the real ones.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+type command struct {
+	summary string
+	run     func(ctx context.Context, a *app, args []string) error
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"init":    {"write a commented config file and create the data directory", cmdInit},
+		"route":   {"explain which tools an agent would be offered for a message (C7)", cmdRoute},
+		"eval":    {"evaluate the MCP gate on a labelled request set", cmdEval},
+		"catalog": {"show or export the catalog", cmdCatalog},
+		"secrets": {"store secrets in the keyring (set NAME reads stdin)", cmdSecrets},
+		"wiki":    {"read, search and write the Markdown wiki", cmdWiki},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the process exit status:
+// 0 success, 2 usage error, 1 anything else.
+func run(ctx context.Context, args []string, a *app) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(a.stdout)
+		return 0
+	}
+	cmd, ok := commands()[args[0]]
+	if !ok {
+		fmt.Fprintf(a.stderr, "jarvisbot: unknown command %q\n\n", args[0])
+		usage(a.stderr)
+		return 2
+	}
+	err := cmd.run(ctx, a, args[1:])
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	}
+	fmt.Fprintf(a.stderr, "jarvisbot %s: %v\n", args[0], err)
+	if jarvisbot.ErrorCode(err) == jarvisbot.EINVALID {
+		return 2
+	}
+	return 1
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: jarvisbot COMMAND [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	cmds := commands()
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'jarvisbot COMMAND -h' for a command's flags.")
+}
+
+// newFlagSet returns a flag set that reports to the app's stderr and whose
+// parse errors become usage errors (exit 2) instead of exiting the process.
+func newFlagSet(a *app, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(a.stderr, "usage: jarvisbot %s\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, allowing flags after positional arguments
+// ("route MESSAGE --json"), which is how people type.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+		if len(args) == 0 || !strings.HasPrefix(args[0], "-") || args[0] == "-" {
+			// Keep consuming positionals until the next flag.
+			for len(args) > 0 && (!strings.HasPrefix(args[0], "-") || args[0] == "-") {
+				pos = append(pos, args[0])
+				args = args[1:]
+			}
+			if len(args) == 0 {
+				return pos, nil
+			}
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/evalset"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// maxRouteLine bounds one message read from stdin by `route -`.
+const maxRouteLine = 4 << 20
+
+// routeOutput is one line of `route --json`. Evaluations parse it: keep
+// the field names stable.
+type routeOutput struct {
+	Message      string                 `json:"message"`
+	Agent        string                 `json:"agent"`
+	MCP          []catalog.ServerChoice `json:"mcp"`
+	Tools        []string               `json:"tools"`
+	Skills       []routeSkill           `json:"skills"`
+	SchemaTokens int                    `json:"schema_tokens"`
+}
+
+// routeSkill is a matched skill; the skills engine fills these.
+type routeSkill struct {
+	ID     string  `json:"id"`
+	Plugin string  `json:"plugin"`
+	Score  float64 `json:"score"`
+	Entry  string  `json:"entry"`
+}
+
+// cmdRoute explains a turn without running it (C7).
+func cmdRoute(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "route", "route [--agent NAME] [--catalog SNAPSHOT.json] [--json] MESSAGE | -")
+	agentName := fs.String("agent", store.DefaultAgent, "the agent whose turn to explain")
+	snapshot := fs.String("catalog", "", "load MCP servers from a catalog snapshot, as if connected")
+	asJSON := fs.Bool("json", false, "one JSON object per message, one per line")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "give a message, or - to read one message per line from stdin")
+	}
+	pl, err := a.plan(ctx, *agentName, *snapshot)
+	if err != nil {
+		return err
+	}
+	answer := func(msg string) error {
+		msg = strings.ToValidUTF8(msg, "\uFFFD")
+		var t catalog.Turn
+		pl.Turn(msg, &t)
+		out := routeOutput{Message: msg, Agent: pl.Policy().Agent, MCP: t.Explain(), Tools: make([]string, 0, len(t.Tools)), Skills: []routeSkill{}}
+		for _, cp := range t.Tools {
+			out.Tools = append(out.Tools, cp.ID)
+			out.SchemaTokens += evalset.Tokens(cp)
+		}
+		if *asJSON {
+			b, err := json.Marshal(out)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+			return err
+		}
+		writeRoute(a.stdout, out, t.Tools, pl)
+		return nil
+	}
+	if len(pos) == 1 && pos[0] == "-" {
+		sc := bufio.NewScanner(a.stdin)
+		sc.Buffer(make([]byte, 64<<10), maxRouteLine)
+		for sc.Scan() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := answer(strings.TrimRight(sc.Text(), "\r")); err != nil {
+				return err
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "read messages from stdin (one per line, at most %d MiB each): %w", maxRouteLine>>20, err)
+		}
+		return nil
+	}
+	return answer(strings.Join(pos, " "))
+}
+
+// plan builds the catalog and resolves steps 1-3 for the named agent.
+func (a *app) plan(ctx context.Context, agentName, snapshot string) (*catalog.Plan, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	c, err := buildCatalog(cfg, snapshot)
+	if err != nil {
+		return nil, err
+	}
+	view := c.View()
+	db, err := a.openStoreWith(ctx, cfg, view)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	ag, err := db.Agent(ctx, agentName)
+	if err != nil {
+		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+			return nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no agent named %q (add it under agents: in the config, or use --agent %s)", agentName, store.DefaultAgent)
+		}
+		return nil, err
+	}
+	return view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus}), nil
+}
+
+func writeRoute(w io.Writer, out routeOutput, tools []*catalog.Capability, pl *catalog.Plan) {
+	fmt.Fprintf(w, "Message: %q\n", out.Message)
+	pol := pl.Policy()
+	fmt.Fprintf(w, "Agent:   %s", out.Agent)
+	if len(pol.Focus) > 0 {
+		fmt.Fprintf(w, " (focus: %s)", strings.Join(pol.Focus, ", "))
+	}
+	fmt.Fprintln(w)
+	if len(out.MCP) == 0 {
+		fmt.Fprintln(w, "\nMCP servers: none connected (load a snapshot with --catalog)")
+	} else {
+		fmt.Fprintln(w, "\nMCP servers:")
+		for _, m := range out.MCP {
+			if m.Offered {
+				fmt.Fprintf(w, "  + %s: offered, %d tools, because %s\n", m.Server, m.Tools, m.Because)
+			} else {
+				fmt.Fprintf(w, "  - %s: not offered: %s\n", m.Server, m.Because)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nTools the model gets, in order (%d, ~%d schema tokens):\n", len(tools), out.SchemaTokens)
+	prefix := len(pl.Prefix())
+	for i, cp := range tools {
+		if i == prefix && prefix > 0 && prefix < len(tools) {
+			fmt.Fprintln(w, "  -- per-turn MCP tools (after the cached prefix) --")
+		}
+		fmt.Fprintf(w, "  %3d. %s [%s]\n", i+1, cp.ID, cp.Tier)
+	}
+	byReason := map[catalog.Reason][]string{}
+	var order []catalog.Reason
+	for _, wh := range pl.Withheld() {
+		if byReason[wh.Reason] == nil {
+			order = append(order, wh.Reason)
+		}
+		byReason[wh.Reason] = append(byReason[wh.Reason], wh.ID)
+	}
+	if len(order) > 0 {
+		fmt.Fprintln(w, "\nWithheld:")
+		for _, r := range order {
+			ids := byReason[r]
+			more := ""
+			if len(ids) > 6 {
+				more = fmt.Sprintf(" and %d more", len(ids)-6)
+				ids = ids[:6]
+			}
+			fmt.Fprintf(w, "  %s: %s%s\n", r, strings.Join(ids, ", "), more)
+		}
+	}
+	fmt.Fprintln(w, "\nSkills: none matched")
+}

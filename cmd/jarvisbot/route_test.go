@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// testEnv is a fake environment whose every directory is a temp dir.
+type testEnv struct {
+	vars map[string]string
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	dir := t.TempDir()
+	return &testEnv{vars: map[string]string{
+		"HOME":                    filepath.Join(dir, "home"),
+		"XDG_CONFIG_HOME":         filepath.Join(dir, "config"),
+		"XDG_DATA_HOME":           filepath.Join(dir, "data"),
+		"JARVIS_DATA_DIR":         filepath.Join(dir, "jarvis"),
+		"JARVIS_KEYRING_BACKEND":  "file",
+		"JARVIS_KEYRING_PASSWORD": "test-passphrase",
+	}}
+}
+
+func (e *testEnv) getenv(k string) string { return e.vars[k] }
+
+// writeConfig writes a config file and points JARVIS_CONFIG at it.
+func (e *testEnv) writeConfig(t *testing.T, yaml string) {
+	t.Helper()
+	p := filepath.Join(filepath.Dir(e.vars["JARVIS_DATA_DIR"]), "config.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.vars["JARVIS_CONFIG"] = p
+}
+
+// jarvis runs one command line in-process and returns exit code, stdout
+// and stderr.
+func (e *testEnv) jarvis(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: e.getenv})
+	return code, out.String(), errb.String()
+}
+
+func fixturePath(t *testing.T, name string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "fixtures", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("fixture %s not found: %v", name, err)
+	}
+	return p
+}
+
+func decodeRoutes(t *testing.T, out string) []routeOutput {
+	t.Helper()
+	var res []routeOutput
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r routeOutput
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("route --json printed a line that is not JSON: %q: %v", line, err)
+		}
+		res = append(res, r)
+	}
+	return res
+}
+
+// TestRouteJSONC7 pins the documented `route --json` interface.
+func TestRouteJSONC7(t *testing.T) {
+	e := newTestEnv(t)
+	seed := fixturePath(t, "catalog-seed.json")
+	code, out, errOut := e.jarvis(t, "", "route", "--catalog", seed, "--json", "Open a pull request for the login fix")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"message", "agent", "mcp", "tools", "skills"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("route --json lacks %q: %s", k, out)
+		}
+	}
+	r := decodeRoutes(t, out)[0]
+	if r.Agent != "default" || r.Message != "Open a pull request for the login fix" {
+		t.Errorf("agent %q message %q", r.Agent, r.Message)
+	}
+	if !slices.Contains(r.Tools, "mcp:github/create_pull_request") || slices.Contains(r.Tools, "mcp:notebooklm-mcp/notebook_list") {
+		t.Errorf("tools = %v", r.Tools)
+	}
+	if r.Tools[0] != "builtin:wiki" {
+		t.Errorf("first tool %s, want builtin:wiki (the stable prefix comes first)", r.Tools[0])
+	}
+	for _, id := range r.Tools {
+		if strings.Contains(id, "spawn_worker") || strings.Contains(id, "control_app") {
+			t.Errorf("never-list tool %s offered", id)
+		}
+	}
+	got := map[string]bool{}
+	for _, m := range r.MCP {
+		got[m.Server] = m.Offered
+		if m.Because == "" {
+			t.Errorf("%s: no reason given", m.Server)
+		}
+	}
+	if !got["github"] || got["notebooklm-mcp"] {
+		t.Errorf("mcp = %+v", r.MCP)
+	}
+}
+
+// TestRouteStdinC7: `-` answers one message per line, in order, including
+// empty lines, invalid UTF-8 and a 100 KB line.
+func TestRouteStdinC7(t *testing.T) {
+	e := newTestEnv(t)
+	seed := fixturePath(t, "catalog-seed.json")
+	lines := []string{"In NotebookLM, make flashcards", "", "Tell me a joke", "bad \xff utf8 repo", strings.Repeat("word ", 20000), "ctl\x01\x02 chars"}
+	code, out, errOut := e.jarvis(t, strings.Join(lines, "\n")+"\n", "route", "--catalog", seed, "--json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	res := decodeRoutes(t, out)
+	if len(res) != len(lines) {
+		t.Fatalf("%d answers for %d lines", len(res), len(lines))
+	}
+	if !slices.Contains(res[0].Tools, "mcp:notebooklm-mcp/flashcards_create") {
+		t.Errorf("line 1 tools %v", res[0].Tools)
+	}
+	for i, r := range res[1:3] {
+		for _, id := range r.Tools {
+			if strings.HasPrefix(id, "mcp:") {
+				t.Errorf("line %d %q offered %s", i+2, lines[i+1], id)
+			}
+		}
+	}
+}
+
+func TestRouteHumanOutput(t *testing.T) {
+	e := newTestEnv(t)
+	seed := fixturePath(t, "catalog-seed.json")
+	code, out, _ := e.jarvis(t, "", "route", "--catalog", seed, "Which issues are still open in the website repo?")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"+ github: offered", "- notebooklm-mcp: not offered", "never-list", "Tools the model gets"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRouteAgentsFromConfig(t *testing.T) {
+	e := newTestEnv(t)
+	e.writeConfig(t, `
+agents:
+  reviewer:
+    description: reviews pull requests in my GitHub repos
+    block: [mcp:github/merge_pull_request]
+  narrow:
+    description: only notes
+    allow: [builtin:wiki]
+mcp:
+  notebooklm-mcp:
+    aliases: [nlm]
+tiers:
+  builtin:wiki: ask
+`)
+	seed := fixturePath(t, "catalog-seed.json")
+	_, out, errOut := e.jarvis(t, "", "route", "--catalog", seed, "--agent", "reviewer", "--json", "Tell me a joke")
+	r := decodeRoutes(t, out)[0]
+	if !slices.Contains(r.Tools, "mcp:github/create_pull_request") || slices.Contains(r.Tools, "mcp:github/merge_pull_request") {
+		t.Errorf("reviewer (focus GitHub, merge blocked) got %d tools: %v %s", len(r.Tools), r.Tools, errOut)
+	}
+	_, out, _ = e.jarvis(t, "", "route", "--catalog", seed, "--agent", "narrow", "--json", "open a pull request")
+	if r := decodeRoutes(t, out)[0]; !slices.Equal(r.Tools, []string{"builtin:wiki"}) {
+		t.Errorf("narrow agent got %v", r.Tools)
+	}
+	_, out, _ = e.jarvis(t, "", "route", "--catalog", seed, "--json", "ask nlm for a summary")
+	if r := decodeRoutes(t, out)[0]; !slices.Contains(r.Tools, "mcp:notebooklm-mcp/notebook_query") {
+		t.Errorf("config alias nlm did not reach NotebookLM: %v", r.Tools)
+	}
+	code, _, errOut := e.jarvis(t, "", "route", "--agent", "nobody", "hi")
+	if code == 0 || !strings.Contains(errOut, `no agent named "nobody"`) {
+		t.Errorf("unknown agent: exit %d, %q", code, errOut)
+	}
+}
+
+func TestRouteBadInput(t *testing.T) {
+	e := newTestEnv(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"format":"jarvisbot-catalog-snapshot/1","mcp_servers":[{"name":"x y"}]}`), 0o600)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no message", []string{"route"}, "give a message"},
+		{"missing snapshot", []string{"route", "--catalog", filepath.Join(dir, "nope.json"), "hi"}, "open catalog snapshot"},
+		{"directory snapshot", []string{"route", "--catalog", dir, "hi"}, "directory"},
+		{"invalid snapshot", []string{"route", "--catalog", bad, "hi"}, "mcp_servers[0]"},
+		{"unknown flag", []string{"route", "--bogus", "hi"}, "bogus"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := e.jarvis(t, "", tt.args...)
+			if code != 2 || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, tt.want)
+			}
+		})
+	}
+}
+
+func TestEvalGate(t *testing.T) {
+	e := newTestEnv(t)
+	code, out, errOut := e.jarvis(t, "", "eval", "gate", fixturePath(t, "gate-dev.jsonl"), "--catalog", fixturePath(t, "catalog-seed.json"), "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Cases     int     `json:"cases"`
+		Exact     float64 `json:"exact_match_rate"`
+		Recall    float64 `json:"server_recall"`
+		AllTools  int     `json:"all_mcp_tools"`
+		ToolsTurn float64 `json:"mean_mcp_tools_per_turn"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Cases == 0 || s.AllTools != 77 || s.ToolsTurn >= 77 || s.Recall < 100 {
+		t.Errorf("eval figures %+v", s)
+	}
+	code, out, _ = e.jarvis(t, "", "eval", "gate", fixturePath(t, "gate-dev.jsonl"), "--catalog", fixturePath(t, "catalog-seed.json"))
+	if code != 0 || !strings.Contains(out, "exact match:") || !strings.Contains(out, "schema tokens per turn") {
+		t.Errorf("eval text output:\n%s", out)
+	}
+}
+
+func TestCatalogExportRoundTrip(t *testing.T) {
+	e := newTestEnv(t)
+	out := filepath.Join(t.TempDir(), "export.json")
+	if code, _, errOut := e.jarvis(t, "", "catalog", "export", "--catalog", fixturePath(t, "catalog-seed.json"), "-o", out); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	code, got, errOut := e.jarvis(t, "", "route", "--catalog", out, "--json", "Make some flashcards about the French Revolution")
+	if code != 0 || !strings.Contains(got, "mcp:notebooklm-mcp/flashcards_create") {
+		t.Errorf("route on the export: exit %d %s %s", code, got, errOut)
+	}
+	code, card, _ := e.jarvis(t, "", "catalog", "card", "notebooklm-mcp", "--catalog", fixturePath(t, "catalog-seed.json"))
+	if code != 0 || !strings.Contains(card, "flashcards") || strings.Contains(card, "website") {
+		t.Errorf("derived card:\n%s", card)
+	}
+}

@@ -1,0 +1,454 @@
+// Package config reads jarvisbot's settings: one YAML file (written by
+// `jarvisbot init`, see Template) and a few environment variables that win
+// over it, so a service manager can change the data directory, log level or
+// keyring backend without editing the file.
+//
+// Load returns a Config whose paths are absolute and whose values have been
+// checked; packages further down receive the fields they need and never
+// read the environment themselves.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Environment variables Load reads.
+const (
+	EnvConfig         = "JARVIS_CONFIG"          // config file path
+	EnvDataDir        = "JARVIS_DATA_DIR"        // overrides data_dir
+	EnvLogLevel       = "JARVIS_LOG_LEVEL"       // overrides log_level
+	EnvKeyringBackend = "JARVIS_KEYRING_BACKEND" // overrides keyring.backend
+)
+
+// maxFileSize bounds what Load reads: a config file is a few kilobytes, and
+// anything far larger is a wrong path, not a config.
+const maxFileSize = 1 << 20
+
+// Config is the whole configuration.
+type Config struct {
+	DataDir  string               `yaml:"data_dir"`  // "" = default
+	LogLevel string               `yaml:"log_level"` // debug|info|warn|error, default info
+	Keyring  Keyring              `yaml:"keyring"`
+	Agents   map[string]Agent     `yaml:"agents"` // seeds agents by name
+	MCP      map[string]MCPServer `yaml:"mcp"`    // per MCP server routing data
+	Tiers    map[string]string    `yaml:"tiers"`  // capability id -> safe|monitor|ask (owner overrides)
+	Path     string               `yaml:"-"`      // file loaded, "" if none
+}
+
+// Keyring says where secrets live.
+type Keyring struct {
+	Backend string `yaml:"backend"` // "" auto, file, secret-service, keyctl, pass, kwallet
+	Dir     string `yaml:"dir"`     // file backend dir, default <data_dir>/keyring
+}
+
+// Agent seeds an agent at start-up; an agent that already exists in the
+// store is left as the owner last changed it.
+type Agent struct {
+	Description string   `yaml:"description"`
+	Allow       []string `yaml:"allow"`
+	Block       []string `yaml:"block"`
+}
+
+// MCPServer is the owner's routing data for one MCP server.
+type MCPServer struct {
+	Title   string   `yaml:"title"`
+	Aliases []string `yaml:"aliases"`
+	Card    []string `yaml:"card"`
+}
+
+// Log levels, in increasing severity.
+var logLevels = []string{"debug", "info", "warn", "error"}
+
+// Keyring backends the secrets package knows; "" picks one automatically.
+var keyringBackends = []string{"file", "secret-service", "keyctl", "pass", "kwallet"}
+
+var tierValues = []string{"safe", "monitor", "ask"}
+
+// capabilityKinds are the prefixes of capability ids (catalog.Kind*); kept
+// here as strings so config does not depend on the catalog.
+var capabilityKinds = []string{"plugin", "mcp", "skill", "cli", "builtin"}
+
+// DefaultPath returns the config file path: $JARVIS_CONFIG, else
+// $XDG_CONFIG_HOME/jarvisbot/config.yaml, else
+// $HOME/.config/jarvisbot/config.yaml. It returns "" when none is set.
+func DefaultPath(getenv func(string) string) string {
+	if p := getenv(EnvConfig); p != "" {
+		return p
+	}
+	// The XDG spec says relative values are invalid and to be ignored.
+	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "jarvisbot", "config.yaml")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "jarvisbot", "config.yaml")
+	}
+	return ""
+}
+
+// DefaultDataDir returns $XDG_DATA_HOME/jarvisbot, else
+// $HOME/.local/share/jarvisbot, or "" when neither is set.
+func DefaultDataDir(getenv func(string) string) string {
+	if x := getenv("XDG_DATA_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "jarvisbot")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "share", "jarvisbot")
+	}
+	return ""
+}
+
+// Load reads the config file at DefaultPath, applies the environment
+// overrides and checks the result. A missing file at the default location
+// means defaults; a missing file that JARVIS_CONFIG names is an error.
+func Load(getenv func(string) string) (Config, error) {
+	path := DefaultPath(getenv)
+	explicit := getenv(EnvConfig) != ""
+	var cfg Config
+	if path != "" {
+		data, err := readFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !explicit:
+			// No file yet: defaults, and the owner can run `jarvisbot init`.
+		case errors.Is(err, fs.ErrNotExist):
+			return Config{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND,
+				"config file %s (from %s) does not exist: run `jarvisbot init` to write one, or fix %s", path, EnvConfig, EnvConfig)
+		case err != nil:
+			return Config{}, err
+		default:
+			if cfg, err = parse(path, data); err != nil {
+				return Config{}, err
+			}
+			if abs, err := filepath.Abs(path); err == nil {
+				cfg.Path = abs
+			} else {
+				cfg.Path = path
+			}
+		}
+	}
+	if err := cfg.applyEnv(getenv); err != nil {
+		return Config{}, err
+	}
+	if err := cfg.resolve(getenv); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// readFile reads a config file, refusing what cannot be one.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "cannot read config file %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "cannot read config file %s: %w", path, err)
+	}
+	if fi.IsDir() {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "config path %s is a directory, not a file: point %s at the file, or remove the directory and run `jarvisbot init`", path, EnvConfig)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "cannot read config file %s: %w", path, err)
+	}
+	if len(data) > maxFileSize {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "config file %s is larger than %d bytes: is it the right file?", path, maxFileSize)
+	}
+	return data, nil
+}
+
+// parse decodes and validates the YAML of a config file; path only labels
+// errors. It never panics: a panic in the YAML library becomes an error.
+func parse(path string, data []byte) (cfg Config, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cfg, err = Config{}, jarvisbot.Errorf(jarvisbot.EINVALID, "config file %s could not be parsed as YAML (%v)", path, r)
+		}
+	}()
+	if bytes.IndexByte(data, 0) >= 0 {
+		return Config{}, jarvisbot.Errorf(jarvisbot.EINVALID, "config file %s contains NUL bytes: it is not a YAML text file", path)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Config{}, nil // empty file, or comments only: all defaults
+		}
+		return Config{}, yamlError(path, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return Config{}, jarvisbot.Errorf(jarvisbot.EINVALID, "config file %s holds more than one YAML document (a second '---'): keep one", path)
+	}
+	// The tree again, only to give validation errors a line number.
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root)
+	if err := cfg.validate(path, &root); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+var (
+	unknownField = regexp.MustCompile(`^line (\d+): field (.+) not found in type (\S+)$`)
+	lineMsg      = regexp.MustCompile(`^line (\d+): (.*)$`)
+	yamlPrefix   = regexp.MustCompile(`^yaml: (line (\d+): )?`)
+)
+
+// yamlError rewrites the YAML library's errors as "PATH:LINE: what", with
+// unknown keys named together with the keys allowed at that place.
+func yamlError(path string, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		msg := err.Error()
+		if m := yamlPrefix.FindStringSubmatch(msg); m != nil {
+			msg = msg[len(m[0]):]
+			if m[2] != "" {
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "%s:%s: malformed YAML: %s", path, m[2], msg)
+			}
+		}
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: malformed YAML: %s", path, msg)
+	}
+	var lines []string
+	for _, e := range te.Errors {
+		if m := unknownField.FindStringSubmatch(e); m != nil {
+			where, known := section(m[3])
+			lines = append(lines, fmt.Sprintf("%s:%s: unknown key %q %s (known keys: %s)", path, m[1], m[2], where, known))
+		} else if m := lineMsg.FindStringSubmatch(e); m != nil {
+			lines = append(lines, fmt.Sprintf("%s:%s: %s", path, m[1], m[2]))
+		} else {
+			lines = append(lines, fmt.Sprintf("%s: %s", path, e))
+		}
+	}
+	return jarvisbot.Errorf(jarvisbot.EINVALID, "%s", strings.Join(lines, "; "))
+}
+
+// section names the place in the file a Go type decodes, and its keys.
+func section(typeName string) (where, known string) {
+	var t reflect.Type
+	switch typeName {
+	case "config.Config":
+		where, t = "at the top level", reflect.TypeFor[Config]()
+	case "config.Keyring":
+		where, t = "under keyring", reflect.TypeFor[Keyring]()
+	case "config.Agent":
+		where, t = "in an agents entry", reflect.TypeFor[Agent]()
+	case "config.MCPServer":
+		where, t = "in an mcp entry", reflect.TypeFor[MCPServer]()
+	default:
+		return "in " + typeName, "see `jarvisbot init`"
+	}
+	return where, strings.Join(yamlKeys(t), ", ")
+}
+
+// yamlKeys lists the YAML keys of a struct type, in field order.
+func yamlKeys(t reflect.Type) []string {
+	var keys []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// validate checks the values the file set. root is the parsed tree, used
+// only to find line numbers.
+func (c *Config) validate(path string, root *yaml.Node) error {
+	at := func(keys ...string) string {
+		if l := lineOf(root, keys...); l > 0 {
+			return path + ":" + strconv.Itoa(l)
+		}
+		return path
+	}
+	if c.LogLevel != "" {
+		lv, err := parseLogLevel(c.LogLevel)
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: log_level: %w", at("log_level"), err)
+		}
+		c.LogLevel = lv
+	}
+	if c.Keyring.Backend != "" {
+		b, err := parseBackend(c.Keyring.Backend)
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: keyring.backend: %w", at("keyring", "backend"), err)
+		}
+		c.Keyring.Backend = b
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
+		if err := store.ValidAgentName(name); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: agents: %w", at("agents", name), err)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.MCP)) {
+		if strings.TrimSpace(name) == "" {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: mcp: an entry has an empty server name", at("mcp"))
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.Tiers)) {
+		if err := checkCapabilityID(id); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: tiers: %w", at("tiers", id), err)
+		}
+		tier := strings.ToLower(strings.TrimSpace(c.Tiers[id]))
+		if !slices.Contains(tierValues, tier) {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: tiers: %q has tier %q: use safe, monitor or ask", at("tiers", id), id, c.Tiers[id])
+		}
+		c.Tiers[id] = tier
+	}
+	return nil
+}
+
+// checkCapabilityID accepts "KIND:NAME" (NAME may be a pattern such as
+// "mcp:github/*"); the catalog does the full check when it applies tiers.
+func checkCapabilityID(id string) error {
+	kind, name, ok := strings.Cut(id, ":")
+	if !ok || !slices.Contains(capabilityKinds, kind) || name == "" || strings.ContainsAny(id, " \t\r\n") {
+		return fmt.Errorf("%q is not a capability id: write KIND:NAME with KIND one of %s (for example builtin:wiki)", id, strings.Join(capabilityKinds, ", "))
+	}
+	return nil
+}
+
+// lineOf finds the line of the key at the given path in a YAML tree, 0 if
+// it is not there.
+func lineOf(n *yaml.Node, keys ...string) int {
+	if n == nil {
+		return 0
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line := 0
+	for _, k := range keys {
+		if n.Kind != yaml.MappingNode {
+			return line
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				line, next = n.Content[i].Line, n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+	}
+	return line
+}
+
+// applyEnv lets the environment win over the file.
+func (c *Config) applyEnv(getenv func(string) string) error {
+	if v := getenv(EnvDataDir); v != "" {
+		abs, err := expandPath(v, "", getenv)
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: %w", EnvDataDir, v, err)
+		}
+		c.DataDir = abs
+	}
+	if v := getenv(EnvLogLevel); v != "" {
+		lv, err := parseLogLevel(v)
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", EnvLogLevel, err)
+		}
+		c.LogLevel = lv
+	}
+	if v := getenv(EnvKeyringBackend); v != "" {
+		b, err := parseBackend(v)
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", EnvKeyringBackend, err)
+		}
+		c.Keyring.Backend = b
+	}
+	return nil
+}
+
+// resolve fills defaults and makes the paths absolute. Relative paths in the
+// file are taken from the file's directory, so the file means the same thing
+// whatever directory jarvisbot starts in.
+func (c *Config) resolve(getenv func(string) string) error {
+	base := ""
+	if c.Path != "" {
+		base = filepath.Dir(c.Path)
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+	if c.DataDir == "" {
+		c.DataDir = DefaultDataDir(getenv)
+		if c.DataDir == "" {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "cannot choose a data directory: set HOME, XDG_DATA_HOME or %s, or data_dir in the config file", EnvDataDir)
+		}
+	}
+	var err error
+	if c.DataDir, err = expandPath(c.DataDir, base, getenv); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "data_dir %q: %w", c.DataDir, err)
+	}
+	if c.Keyring.Dir == "" {
+		c.Keyring.Dir = filepath.Join(c.DataDir, "keyring")
+	} else if c.Keyring.Dir, err = expandPath(c.Keyring.Dir, base, getenv); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "keyring.dir %q: %w", c.Keyring.Dir, err)
+	}
+	return nil
+}
+
+// expandPath expands a leading "~/" to $HOME and makes p absolute, relative
+// to base when it is set, else to the working directory.
+func expandPath(p, base string, getenv func(string) string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home := getenv("HOME")
+		if home == "" {
+			return "", errors.New("it starts with ~ but HOME is not set")
+		}
+		p = filepath.Join(home, p[1:])
+	}
+	if !filepath.IsAbs(p) && base != "" {
+		p = filepath.Join(base, p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+func parseLogLevel(s string) (string, error) {
+	lv := strings.ToLower(strings.TrimSpace(s))
+	if !slices.Contains(logLevels, lv) {
+		return "", fmt.Errorf("unknown log level %q: use %s", s, strings.Join(logLevels, ", "))
+	}
+	return lv, nil
+}
+
+func parseBackend(s string) (string, error) {
+	b := strings.ToLower(strings.TrimSpace(s))
+	if b == "auto" {
+		return "", nil
+	}
+	if !slices.Contains(keyringBackends, b) {
+		return "", fmt.Errorf("unknown keyring backend %q: use %s, or leave it empty to choose automatically", s, strings.Join(keyringBackends, ", "))
+	}
+	return b, nil
+}

@@ -1,0 +1,295 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// env returns a getenv func over a map, so tests never read the real
+// environment.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func writeFile(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDefaultPaths(t *testing.T) {
+	tests := []struct {
+		name          string
+		env           map[string]string
+		path, dataDir string
+	}{
+		{"home only", map[string]string{"HOME": "/h"}, "/h/.config/jarvisbot/config.yaml", "/h/.local/share/jarvisbot"},
+		{"xdg", map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d"}, "/c/jarvisbot/config.yaml", "/d/jarvisbot"},
+		{"relative xdg ignored", map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "c", "XDG_DATA_HOME": "d"}, "/h/.config/jarvisbot/config.yaml", "/h/.local/share/jarvisbot"},
+		{"explicit config", map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "/c", "JARVIS_CONFIG": "/etc/j.yaml"}, "/etc/j.yaml", "/h/.local/share/jarvisbot"},
+		{"nothing", map[string]string{}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DefaultPath(env(tt.env)); got != tt.path {
+				t.Errorf("DefaultPath = %q, want %q", got, tt.path)
+			}
+			if got := DefaultDataDir(env(tt.env)); got != tt.dataDir {
+				t.Errorf("DefaultDataDir = %q, want %q", got, tt.dataDir)
+			}
+		})
+	}
+}
+
+func TestLoadWithoutFileUsesDefaults(t *testing.T) {
+	home := t.TempDir()
+	cfg, err := Load(env(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		DataDir:  filepath.Join(home, ".local", "share", "jarvisbot"),
+		LogLevel: "info",
+		Keyring:  Keyring{Dir: filepath.Join(home, ".local", "share", "jarvisbot", "keyring")},
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("Load() = %+v, want %+v", cfg, want)
+	}
+}
+
+func TestLoadExplicitMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nope.yaml")
+	_, err := Load(env(map[string]string{"JARVIS_CONFIG": path, "HOME": t.TempDir()}))
+	if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		t.Fatalf("code = %s (%v), want %s", jarvisbot.ErrorCode(err), err, jarvisbot.ENOTFOUND)
+	}
+	for _, want := range []string{path, "jarvisbot init"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestLoadFile(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, filepath.Join(dir, "conf", "config.yaml"), `
+data_dir: data
+log_level: DEBUG
+keyring:
+  backend: file
+  dir: ~/keys
+agents:
+  research:
+    description: Reads papers.
+    allow: ["mcp:arxiv/*"]
+    block: [cli:rm]
+mcp:
+  github:
+    title: GitHub
+    aliases: [gh]
+    card: [issues]
+tiers:
+  builtin:wiki: Safe
+  mcp:github/*: ask
+`)
+	cfg, err := Load(env(map[string]string{"JARVIS_CONFIG": path, "HOME": "/home/owner"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		DataDir:  filepath.Join(dir, "conf", "data"),
+		LogLevel: "debug",
+		Keyring:  Keyring{Backend: "file", Dir: "/home/owner/keys"},
+		Agents:   map[string]Agent{"research": {Description: "Reads papers.", Allow: []string{"mcp:arxiv/*"}, Block: []string{"cli:rm"}}},
+		MCP:      map[string]MCPServer{"github": {Title: "GitHub", Aliases: []string{"gh"}, Card: []string{"issues"}}},
+		Tiers:    map[string]string{"builtin:wiki": "safe", "mcp:github/*": "ask"},
+		Path:     path,
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("Load() =\n%+v\nwant\n%+v", cfg, want)
+	}
+}
+
+func TestEnvironmentWins(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, filepath.Join(dir, "config.yaml"), "data_dir: /from/file\nlog_level: warn\nkeyring:\n  backend: pass\n")
+	tests := []struct {
+		name string
+		env  map[string]string
+		want Config
+	}{
+		{"file only", map[string]string{}, Config{DataDir: "/from/file", LogLevel: "warn", Keyring: Keyring{Backend: "pass", Dir: "/from/file/keyring"}}},
+		{"env overrides", map[string]string{"JARVIS_DATA_DIR": "~/env", "JARVIS_LOG_LEVEL": "error", "JARVIS_KEYRING_BACKEND": "keyctl"},
+			Config{DataDir: "/home/o/env", LogLevel: "error", Keyring: Keyring{Backend: "keyctl", Dir: "/home/o/env/keyring"}}},
+		{"auto backend", map[string]string{"JARVIS_KEYRING_BACKEND": "auto"}, Config{DataDir: "/from/file", LogLevel: "warn", Keyring: Keyring{Dir: "/from/file/keyring"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.env["JARVIS_CONFIG"] = path
+			tt.env["HOME"] = "/home/o"
+			cfg, err := Load(env(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.want.Path = path
+			if !reflect.DeepEqual(cfg, tt.want) {
+				t.Errorf("got %+v, want %+v", cfg, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		content string            // written to config.yaml unless file is set
+		env     map[string]string // added to JARVIS_CONFIG and HOME
+		want    []string          // substrings of the error, besides the path
+	}{
+		{"unknown top-level key", "log_level: info\nloglevel: debug\n", nil, []string{":2:", `unknown key "loglevel"`, "top level", "log_level"}},
+		{"unknown nested key", "keyring:\n  backend: file\n  password: x\n", nil, []string{":3:", `unknown key "password"`, "under keyring", "backend, dir"}},
+		{"unknown agent key", "agents:\n  a:\n    descripton: x\n", nil, []string{":3:", `"descripton"`, "agents entry"}},
+		{"bad log level", "log_level: verbose\n", nil, []string{":1:", "verbose", "debug, info, warn, error"}},
+		{"bad env log level", "", map[string]string{"JARVIS_LOG_LEVEL": "loud"}, []string{"JARVIS_LOG_LEVEL", "loud"}},
+		{"bad backend", "keyring:\n  backend: vault\n", nil, []string{":2:", "vault", "secret-service"}},
+		{"bad env backend", "", map[string]string{"JARVIS_KEYRING_BACKEND": "vault"}, []string{"JARVIS_KEYRING_BACKEND", "vault"}},
+		{"bad tier value", "tiers:\n  builtin:wiki: maybe\n", nil, []string{":2:", "maybe", "safe, monitor or ask"}},
+		{"bad tier kind", "tiers:\n  tool:wiki: safe\n", nil, []string{":2:", "tool:wiki", "KIND:NAME"}},
+		{"tier without kind", "tiers:\n  wiki: safe\n", nil, []string{":2:", `"wiki"`}},
+		{"tier without name", "tiers:\n  'mcp:': safe\n", nil, []string{":2:", `"mcp:"`}},
+		{"bad agent name", "agents:\n  My Agent:\n    description: x\n", nil, []string{":2:", "My Agent"}},
+		{"malformed yaml", "log_level: [info\n", nil, []string{"malformed YAML"}},
+		{"bad indentation", "keyring:\n  backend: file\n dir: x\n", nil, []string{":2:", "malformed YAML"}},
+		{"wrong type", "agents:\n  a:\n    allow: yes-please\n", nil, []string{":3:", "cannot unmarshal"}},
+		{"not a mapping", "- a\n- b\n", nil, []string{":1:", "cannot unmarshal"}},
+		{"binary garbage", "\x00\x01\x02\xff\xfe garbage", nil, []string{"NUL"}},
+		{"invalid utf-8", "log_level: \x80\x81", nil, []string{"malformed YAML"}},
+		{"two documents", "log_level: info\n---\nlog_level: debug\n", nil, []string{"more than one YAML document"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, filepath.Join(dir, tt.name, "config.yaml"), tt.content)
+			e := map[string]string{"JARVIS_CONFIG": path, "HOME": dir}
+			for k, v := range tt.env {
+				e[k] = v
+			}
+			_, err := Load(env(e))
+			if err == nil {
+				t.Fatal("Load succeeded")
+			}
+			if got := jarvisbot.ErrorCode(err); got != jarvisbot.EINVALID {
+				t.Errorf("code = %s, want %s (%v)", got, jarvisbot.EINVALID, err)
+			}
+			if tt.env == nil && !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q does not name the file", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadDirectoryInsteadOfFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, e := range []map[string]string{
+		{"JARVIS_CONFIG": dir, "HOME": dir},
+		// At the default location too: a directory there is not "no file".
+		{"XDG_CONFIG_HOME": dir, "HOME": dir},
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, "jarvisbot", "config.yaml"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(env(e))
+		if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "is a directory") {
+			t.Errorf("env %v: error = %v, want EINVALID saying it is a directory", e, err)
+		}
+	}
+}
+
+func TestLoadEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, content := range []string{"", "# only a comment\n", "---\n"} {
+		path := writeFile(t, filepath.Join(dir, "config.yaml"), content)
+		cfg, err := Load(env(map[string]string{"JARVIS_CONFIG": path, "HOME": dir}))
+		if err != nil {
+			t.Fatalf("content %q: %v", content, err)
+		}
+		if cfg.LogLevel != "info" || cfg.DataDir == "" || cfg.Path != path {
+			t.Errorf("content %q: got %+v", content, cfg)
+		}
+	}
+}
+
+func TestLoadNeedsSomeDataDir(t *testing.T) {
+	_, err := Load(env(map[string]string{}))
+	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "JARVIS_DATA_DIR") {
+		t.Errorf("error = %v, want EINVALID naming JARVIS_DATA_DIR", err)
+	}
+}
+
+func TestTemplateLoads(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, filepath.Join(dir, "config.yaml"), string(Template()))
+	cfg, err := Load(env(map[string]string{"JARVIS_CONFIG": path, "HOME": dir, "XDG_DATA_HOME": filepath.Join(dir, "share")}))
+	if err != nil {
+		t.Fatalf("the init template does not load: %v", err)
+	}
+	if cfg.DataDir != filepath.Join(dir, "share", "jarvisbot") || cfg.LogLevel != "info" || cfg.Keyring.Backend != "" {
+		t.Errorf("template gives %+v, want the defaults", cfg)
+	}
+}
+
+// Every key Config can hold is documented in the template, so the owner
+// never has to read the source to learn a setting.
+func TestTemplateDocumentsEveryKey(t *testing.T) {
+	tmpl := string(Template())
+	for _, typ := range []reflect.Type{reflect.TypeFor[Config](), reflect.TypeFor[Keyring](), reflect.TypeFor[Agent](), reflect.TypeFor[MCPServer]()} {
+		for _, key := range yamlKeys(typ) {
+			if !strings.Contains(tmpl, key+":") {
+				t.Errorf("template does not mention %s key %q", typ.Name(), key)
+			}
+		}
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	f.Add(Template())
+	for _, seed := range []string{
+		"", "log_level: info", "agents:\n  a:\n    allow: [x]\n", "tiers:\n  mcp:x: ask\n",
+		"keyring: {backend: file, dir: ~/k}", "- [", "&a [*a, *a]", "? a\n: b", "data_dir: !!binary AAAA",
+		"mcp:\n  s:\n    card: &c [x]\n    aliases: *c\n", "\xff\x00", "log_level: info\n---\nx: y",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := parse("fuzz.yaml", data)
+		if err != nil {
+			if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+				t.Fatalf("error with code %s: %v", jarvisbot.ErrorCode(err), err)
+			}
+			if !strings.Contains(err.Error(), "fuzz.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for id, tier := range cfg.Tiers {
+			if checkCapabilityID(id) != nil || (tier != "safe" && tier != "monitor" && tier != "ask") {
+				t.Fatalf("accepted tier %q: %q", id, tier)
+			}
+		}
+	})
+}

@@ -1,0 +1,65 @@
+package config
+
+// template is written by `jarvisbot init`. It sets every key to its default
+// so the owner sees the whole shape, and shows examples in comments; a test
+// checks that it loads and that it mentions every key Config has.
+const template = `# jarvisbot configuration.
+#
+# This file is read at start-up from $JARVIS_CONFIG, else
+# $XDG_CONFIG_HOME/jarvisbot/config.yaml, else ~/.config/jarvisbot/config.yaml.
+# Unknown keys are an error, so a typo is reported instead of ignored.
+# Relative paths are taken from the directory of this file; ~/ is your home.
+
+# data_dir holds the database (jarvisbot.db) and, with the file keyring, the
+# encrypted secrets. Empty means $XDG_DATA_HOME/jarvisbot, else
+# ~/.local/share/jarvisbot. The environment variable JARVIS_DATA_DIR wins.
+data_dir: ""
+
+# log_level is one of debug, info, warn, error. JARVIS_LOG_LEVEL wins.
+log_level: info
+
+# keyring says where secrets (API keys, bot tokens) are kept; they never go
+# into this file or the database. Store them with: jarvisbot secrets set NAME
+keyring:
+  # backend is one of file, secret-service, keyctl, pass, kwallet, or empty
+  # to choose automatically: the desktop Secret Service when a D-Bus session
+  # is running, else the encrypted file keyring.
+  # JARVIS_KEYRING_BACKEND wins. The file keyring reads its passphrase from
+  # JARVIS_KEYRING_PASSWORD.
+  backend: ""
+  # dir is the file keyring's directory. Empty means <data_dir>/keyring.
+  dir: ""
+
+# agents seeds agents by name when jarvisbot starts; an agent that already
+# exists is left as you last changed it. The agent "default" always exists.
+# Names are lowercase letters, digits, '-' and '_'.
+#   description: what the agent is for; its tools are chosen from it.
+#   allow: capability ids or patterns the agent may always use.
+#   block: capability ids or patterns the agent must never use.
+agents:
+  # research:
+  #   description: Finds and summarises papers and articles.
+  #   allow: ["mcp:arxiv/*", "builtin:wiki"]
+  #   block: ["cli:rm"]
+
+# mcp holds your routing hints for each MCP server, by server name, so the
+# right server is offered for a message.
+#   title: a human name for the server.
+#   aliases: other words you use for it.
+#   card: short phrases describing what it is for.
+mcp:
+  # github:
+  #   title: GitHub
+  #   aliases: [gh, repos]
+  #   card: ["issues and pull requests", "code review"]
+
+# tiers overrides the risk tier of a capability, by capability id
+# (KIND:NAME, KIND one of plugin, mcp, skill, cli, builtin):
+#   safe: runs; monitor: runs and is recorded; ask: waits for your approval.
+tiers:
+  # builtin:wiki: safe
+  # mcp:github/merge_pull_request: ask
+`
+
+// Template returns the commented YAML that `jarvisbot init` writes.
+func Template() []byte { return []byte(template) }

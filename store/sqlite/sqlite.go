@@ -1,0 +1,232 @@
+// Package sqlite implements the store interfaces on one SQLite file in the
+// data directory (ST1), with the pure-Go modernc.org/sqlite driver so the
+// binary builds without cgo.
+//
+// Open brings the file to the schema this binary knows by applying the
+// numbered migrations embedded from migrations/, each in its own
+// transaction and recorded in schema_migrations; a file written by a newer
+// jarvisbot is refused rather than guessed at.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// DB is an open jarvisbot database. It is safe for concurrent use.
+type DB struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time
+}
+
+// migration is one numbered schema step.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// Open opens (creating if needed) the database file at path, creating its
+// parent directory with mode 0700, and migrates it to the latest schema.
+func Open(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, migrationFiles)
+}
+
+// open is Open with the migrations taken from fsys, so tests can add steps.
+func open(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
+	if dbPath == "" {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "no database path given")
+	}
+	migs, err := loadMigrations(fsys)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dbPath)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "cannot resolve database path %s: %w", dbPath, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot create the directory for database %s: %w", abs, err)
+	}
+	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "database path %s is not a regular file: remove it or choose another data directory", abs)
+	}
+
+	sqldb, err := sql.Open("sqlite", dsn(abs))
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "cannot open database %s: %w", abs, err)
+	}
+	db := &DB{db: sqldb, path: abs, now: time.Now}
+	if err := sqldb.PingContext(ctx); err != nil {
+		sqldb.Close()
+		return nil, db.openError(err)
+	}
+	if err := db.migrate(ctx, migs); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// dsn builds the connection string. The pragmas apply to every pooled
+// connection: WAL lets readers run beside the writer, busy_timeout makes
+// writers queue instead of failing, and _txlock=immediate takes the write
+// lock at BEGIN so two transactions never deadlock upgrading a read lock.
+func dsn(abs string) string {
+	// The path is part of a SQLite URI, where '?', '#' and '%' are syntax.
+	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(abs))
+	return "file:" + esc +
+		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+}
+
+// openError explains a failure to reach the file, singling out the common
+// case of a path that holds something other than a SQLite database.
+func (db *DB) openError(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s is not a SQLite database (another kind of file, or damaged): move it aside or choose another data directory", db.path)
+	}
+	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot open database %s: %w", db.path, err)
+}
+
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing embedded migrations: %w", err)
+	}
+	var migs []migration
+	seen := map[int]string{}
+	for _, name := range names {
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "migration file %s is not named NNNN_description.sql", base)
+		}
+		if prev, dup := seen[v]; dup {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "migrations %s and %s share version %d", prev, base, v)
+		}
+		seen[v] = base
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading migration %s: %w", base, err)
+		}
+		migs = append(migs, migration{version: v, name: base, sql: string(body)})
+	}
+	sort.Slice(migs, func(i, j int) bool { return migs[i].version < migs[j].version })
+	return migs, nil
+}
+
+// migrate applies every migration newer than the file's version. Each runs
+// in its own immediate transaction and re-reads the version inside it, so
+// two processes opening the same new file apply each step once.
+func (db *DB) migrate(ctx context.Context, migs []migration) error {
+	if _, err := db.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		applied_at TEXT NOT NULL
+	)`); err != nil {
+		return db.openError(err)
+	}
+	latest := 0
+	if len(migs) > 0 {
+		latest = migs[len(migs)-1].version
+	}
+	current, err := db.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if current > latest {
+		return jarvisbot.Errorf(jarvisbot.ECONFLICT,
+			"database %s has schema version %d but this jarvisbot knows only up to %d: it was written by a newer jarvisbot, so upgrade jarvisbot (or point it at another data directory)",
+			db.path, current, latest)
+	}
+	for _, m := range migs {
+		if m.version <= current {
+			continue
+		}
+		if err := db.apply(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) apply(ctx context.Context, m migration) error {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot start migration %s on %s: %w", m.name, db.path, err)
+	}
+	defer tx.Rollback() // no-op after Commit
+
+	var done int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&done); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "checking migration %s on %s: %w", m.name, db.path, err)
+	}
+	if done > 0 {
+		return nil // another process applied it first
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "migration %s failed on %s: %w", m.name, db.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
+		m.version, formatTime(db.now())); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording migration %s on %s: %w", m.name, db.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "committing migration %s on %s: %w", m.name, db.path, err)
+	}
+	return nil
+}
+
+// SchemaVersion returns the highest migration applied to the file, 0 for a
+// file that has none.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := db.db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the schema version of %s: %w", db.path, err)
+	}
+	return v, nil
+}
+
+// Path returns the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database. Pending WAL content is checkpointed by SQLite
+// when the last connection closes.
+func (db *DB) Close() error {
+	if err := db.db.Close(); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "closing database %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// formatTime is the one text form of times in the file: RFC 3339 in UTC.
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad time %q: %w", s, err)
+	}
+	return t, nil
+}

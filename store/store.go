@@ -1,0 +1,76 @@
+// Package store defines what jarvisbot keeps between runs: the domain types
+// and the small interfaces the rest of the program consumes (ST1). It holds no
+// implementation and imports nothing but the standard library and the root
+// jarvisbot package, so every layer above can depend on it without dragging
+// in a database driver.
+//
+// Implementations live in subpackages named for what they depend on:
+// store/sqlite (the default, one file in the data directory) now, and
+// store/postgres (ST2) when one machine is no longer enough. Both must pass
+// the same behaviour: the error codes documented on each method are part of
+// the contract, because the edges (CLI, chat replies) map them to messages.
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// DefaultAgent is the agent every installation has; it answers when no other
+// agent is addressed.
+const DefaultAgent = "default"
+
+// MaxAgentNameLen bounds agent names so they fit in chat commands and buttons.
+const MaxAgentNameLen = 64
+
+// Agent is a named assistant with its own view of the catalog (A1).
+type Agent struct {
+	Name        string
+	Description string
+	// Allow and Block are capability ids or patterns the owner set for this
+	// agent; Focus is computed from the description by the catalog (C6).
+	Allow, Block, Focus []string
+	// CreatedAt and UpdatedAt are set by the store; values passed in are ignored.
+	CreatedAt, UpdatedAt time.Time
+}
+
+// Agents stores agents by name.
+type Agents interface {
+	// Agent returns the named agent, or an ENOTFOUND error.
+	Agent(ctx context.Context, name string) (Agent, error)
+	// Agents returns every agent sorted by name.
+	Agents(ctx context.Context) ([]Agent, error)
+	// CreateAgent adds a new agent: ECONFLICT if the name is taken, EINVALID
+	// if the name is not valid (see ValidAgentName).
+	CreateAgent(ctx context.Context, a Agent) error
+	// UpdateAgent replaces description, allow, block and focus of an existing
+	// agent, or returns ENOTFOUND.
+	UpdateAgent(ctx context.Context, a Agent) error
+	// DeleteAgent removes the named agent, or returns ENOTFOUND.
+	DeleteAgent(ctx context.Context, name string) error
+}
+
+// ValidAgentName reports, as an EINVALID error, why name cannot name an agent.
+// Names are typed in chats and commands, so they stay short and plain:
+// 1 to 64 lowercase letters, digits, '-' or '_', starting with a letter or digit.
+func ValidAgentName(name string) error {
+	if name == "" {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "agent name is empty: use 1 to %d lowercase letters, digits, '-' or '_'", MaxAgentNameLen)
+	}
+	if len(name) > MaxAgentNameLen {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "agent name %.20q... is %d characters long: use at most %d", name, len(name), MaxAgentNameLen)
+	}
+	for i, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+		case (r == '-' || r == '_') && i > 0:
+		case r == '-' || r == '_':
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "agent name %q starts with %q: start it with a lowercase letter or digit", name, r)
+		default:
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "agent name %q contains %q: use only lowercase letters, digits, '-' and '_'", name, r)
+		}
+	}
+	return nil
+}
