@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -145,7 +146,7 @@ func writeRoute(w io.Writer, out routeOutput, tools []*catalog.Capability, pl *c
 		if i == prefix && prefix > 0 && prefix < len(tools) {
 			fmt.Fprintln(w, "  -- per-turn MCP tools (after the cached prefix) --")
 		}
-		fmt.Fprintf(w, "  %3d. %s [%s]\n", i+1, cp.ID, cp.Tier)
+		fmt.Fprintf(w, "  %3d. %s [%s]\n", i+1, cp.ID, tierText(cp))
 	}
 	byReason := map[catalog.Reason][]string{}
 	var order []catalog.Reason
@@ -168,4 +169,24 @@ func writeRoute(w io.Writer, out routeOutput, tools []*catalog.Capability, pl *c
 		}
 	}
 	fmt.Fprintln(w, "\nSkills: none matched")
+}
+
+// tierText shows a capability's tier, with the per-action tiers of tools
+// like the wiki ("monitor; list, read, search: safe").
+func tierText(cp *catalog.Capability) string {
+	if len(cp.ActionTiers) == 0 {
+		return string(cp.Tier)
+	}
+	by := map[catalog.Tier][]string{}
+	for action, t := range cp.ActionTiers {
+		by[t] = append(by[t], action)
+	}
+	var parts []string
+	for _, t := range []catalog.Tier{catalog.TierSafe, catalog.TierMonitor, catalog.TierAsk} {
+		if acts := by[t]; len(acts) > 0 {
+			slices.Sort(acts)
+			parts = append(parts, strings.Join(acts, ", ")+": "+string(t))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -171,6 +171,8 @@ agents:
 mcp:
   notebooklm-mcp:
     aliases: [nlm]
+  github:
+    card: [kubernetes, pull request]
 tiers:
   builtin:wiki: ask
 `)
@@ -187,6 +189,10 @@ tiers:
 	_, out, _ = e.jarvis(t, "", "route", "--catalog", seed, "--json", "ask nlm for a summary")
 	if r := decodeRoutes(t, out)[0]; !slices.Contains(r.Tools, "mcp:notebooklm-mcp/notebook_query") {
 		t.Errorf("config alias nlm did not reach NotebookLM: %v", r.Tools)
+	}
+	_, out, _ = e.jarvis(t, "", "route", "--catalog", seed, "--json", "how is kubernetes doing")
+	if r := decodeRoutes(t, out)[0]; !slices.Contains(r.Tools, "mcp:github/create_pull_request") {
+		t.Errorf("config card word kubernetes did not reach GitHub: %v", r.Tools)
 	}
 	code, _, errOut := e.jarvis(t, "", "route", "--agent", "nobody", "hi")
 	if code == 0 || !strings.Contains(errOut, `no agent named "nobody"`) {
