@@ -226,6 +226,9 @@ func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKi
 		// A synonym weighs what it says on its own: "event" is everyday,
 		// its German "Termin" is not; "ticket" would be, "issue" is.
 		rw := w
+		if b.g.lex.IsVerb(rel) {
+			continue // "verschiebe" for move_file counts in a pair only
+		}
 		if kind == EvTool || kind == EvCard {
 			if rw = classWeight(b.g.lex.Class(rel)); rw == 0 {
 				continue

@@ -38,6 +38,7 @@ func (c Class) String() string {
 type Lexicon struct {
 	class  map[string]Class
 	groups map[string][]string // stem phrase -> the other phrases of its groups
+	verbs  map[string]bool     // stems of the verbs.txt groups
 }
 
 // Default returns the lexicon built from the embedded lists. It is parsed
@@ -51,7 +52,7 @@ var Default = sync.OnceValue(func() *Lexicon {
 })
 
 func parse() (*Lexicon, error) {
-	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}}
+	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}}
 	var z Tokenizer
 	// Later lists win: a word that is both everyday and generic is generic.
 	for _, f := range []struct {
@@ -67,23 +68,35 @@ func parse() (*Lexicon, error) {
 			return nil, err
 		}
 	}
-	err := eachLine("glossary.txt", func(line string) {
-		var members []string
-		for _, m := range strings.Split(line, ",") {
-			if p := PhraseOf(&z, m); p != "" {
-				members = append(members, p)
-			}
-		}
-		for _, m := range members {
-			for _, o := range members {
-				if o != m && !contains(l.groups[m], o) {
-					l.groups[m] = append(l.groups[m], o)
+	for _, file := range []string{"glossary.txt", "verbs.txt"} {
+		err := eachLine(file, func(line string) {
+			var members []string
+			for _, m := range strings.Split(line, ",") {
+				if p := PhraseOf(&z, m); p != "" {
+					members = append(members, p)
+					if file == "verbs.txt" {
+						l.verbs[p] = true
+					}
 				}
 			}
+			for _, m := range members {
+				for _, o := range members {
+					if o != m && !contains(l.groups[m], o) {
+						l.groups[m] = append(l.groups[m], o)
+					}
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
 		}
-	})
-	return l, err
+	}
+	return l, nil
 }
+
+// IsVerb reports whether a stem is one of the glossary's verbs: evidence in
+// a pair, never alone.
+func (l *Lexicon) IsVerb(stem string) bool { return l.verbs[stem] }
 
 func eachLine(file string, fn func(string)) error {
 	f, err := lists.Open("lists/" + file)

@@ -47,9 +47,27 @@ func TestGateClearRequestsC5(t *testing.T) {
 		{"Erstelle eine Aufgabe in Todoist", "todoist"},
 		{"Zeig mir meine Termine morgen", "google-calendar"},
 		{"Schreib eine E-Mail an Paul", "gmail"},
+		// German verbs pair with English tool names through the glossary.
+		{"Erstelle eine neue Aufgabe für morgen", "todoist"},
+		{"Lösche die E-Mail von Paul", "gmail"},
+		{"Suche in meinen Mails nach der Rechnung", "gmail"},
+		{"Erstelle einen Termin am Freitag", "google-calendar"},
+		{"Verschiebe die Datei in den Ordner Rechnungen", "filesystem"},
+		{"Antworte im Slack-Thread", "slack"},
 	} {
 		if got := offered(v, tt.msg); !slices.Contains(got, tt.want) {
 			t.Errorf("%q offered %v, want %s", tt.msg, got, tt.want)
+		}
+	}
+}
+
+// TestGateVerbsAloneC5: a verb pairs with a tool's noun, but alone it never
+// offers a server, in either language.
+func TestGateVerbsAloneC5(t *testing.T) {
+	v := loadSnapshot(t, "catalog-extended.json").View()
+	for _, m := range []string{"Verschiebe das bitte", "Antworte ihm freundlich", "Please move it", "Share it with me"} {
+		if got := offered(v, m); len(got) > 0 {
+			t.Errorf("%q offered %v", m, got)
 		}
 	}
 }
