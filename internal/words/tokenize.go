@@ -57,7 +57,7 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 	for i := 0; i < len(s) && len(z.spans) < MaxTokens; {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		if r == utf8.RuneError && size <= 1 || !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) {
+		if !isWordRune(r, size) {
 			if start >= 0 {
 				z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext})
 				start = -1
@@ -104,6 +104,19 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 		})
 	}
 	return z.tokens
+}
+
+// isWordRune reports whether r belongs to a word: letters, digits and
+// combining marks. ASCII is decided without the Unicode tables, since it is
+// most of what people type.
+func isWordRune(r rune, size int) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	if r == utf8.RuneError && size <= 1 {
+		return false // invalid UTF-8 separates words
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
 
 // isCamelBreak reports a word boundary inside an identifier: "fileContents"
