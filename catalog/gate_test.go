@@ -91,6 +91,7 @@ func cardCatalog(t *testing.T) *catalog.View {
 	add(catalog.Server{ID: "google-calendar", Title: "Google Calendar", Card: []string{"calendar", "Kalender", "Termin", "appointment"}},
 		"list-events", "create-event")
 	add(catalog.Server{ID: "google-drive", Title: "Google Drive", Card: []string{"drive"}}, "search")
+	add(catalog.Server{ID: "hass", Title: "HA", Card: []string{"the home automation of my flat"}}, "call_service")
 	return c.View()
 }
 
@@ -124,6 +125,7 @@ func TestGateRulesC5(t *testing.T) {
 		{"name spelled apart", "look in git hub", []string{"github"}},
 		{"tool pair with a generic verb", "create an event for Saturday", []string{"google-calendar"}},
 		{"generic words only", "create a new list and show the results", nil},
+		{"card phrase with function words", "is the home automation down?", []string{"hass"}},
 		{"empty", "", nil},
 		{"punctuation only", "?!… --- ...", nil},
 	}

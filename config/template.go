@@ -34,8 +34,9 @@ keyring:
 # exists is left as you last changed it. The agent "default" always exists.
 # Names are lowercase letters, digits, '-' and '_'.
 #   description: what the agent is for; its tools are chosen from it.
-#   allow: capability ids or patterns the agent may always use.
-#   block: capability ids or patterns the agent must never use.
+#   allow: a short allow-list: when set, the agent gets only these capability
+#          ids or patterns ("mcp:github/*", "plugin:*"); empty means all.
+#   block: capability ids or patterns removed from the agent.
 agents:
   # research:
   #   description: Finds and summarises papers and articles.
@@ -46,7 +47,8 @@ agents:
 # right server is offered for a message.
 #   title: a human name for the server.
 #   aliases: other words you use for it.
-#   card: short phrases describing what it is for.
+#   card: the usage card: words and short phrases that point at the server
+#         ("repo", "pull request"); it replaces the card derived from its tools.
 mcp:
   # github:
   #   title: GitHub
