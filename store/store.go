@@ -74,3 +74,15 @@ func ValidAgentName(name string) error {
 	}
 	return nil
 }
+
+// SkillSwitches keeps each skill's on/off switch (S5). A skill with no
+// recorded switch is in its default state, which the skills engine knows.
+type SkillSwitches interface {
+	// SetSkillEnabled records the owner's switch for a skill id ("skill:humanizer").
+	SetSkillEnabled(ctx context.Context, skill string, enabled bool) error
+	// SkillSwitches returns every recorded switch by skill id.
+	SkillSwitches(ctx context.Context) (map[string]bool, error)
+	// ClearSkillSwitch forgets the owner's switch: the skill returns to its
+	// default. Clearing a skill with no switch is not an error.
+	ClearSkillSwitch(ctx context.Context, skill string) error
+}
