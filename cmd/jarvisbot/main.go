@@ -41,6 +41,7 @@ func commands() map[string]command {
 		"catalog": {"show or export the catalog", cmdCatalog},
 		"secrets": {"store secrets in the keyring (set NAME reads stdin)", cmdSecrets},
 		"wiki":    {"read, search and write the Markdown wiki", cmdWiki},
+		"plugins": {"check a plugin folder in the Agent Plugins format (validate DIR)", cmdPlugins},
 	}
 }
 

@@ -1,0 +1,490 @@
+package plugins
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"strings"
+	"unicode"
+
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+// The MCP transports a server entry may name.
+const (
+	TransportStdio          = "stdio"
+	TransportStreamableHTTP = "streamable-http"
+	TransportSSE            = "sse"
+)
+
+// MCPConfig is mcp.json: the MCP servers a plugin brings, in the
+// "mcpServers" shape that Claude Desktop, Claude Code and Cursor use too.
+type MCPConfig struct {
+	Schema  string               `json:"$schema,omitempty"`
+	Servers map[string]MCPServer `json:"mcpServers"`
+}
+
+// MCPServer is one server entry. Type is always set after parsing: an entry
+// without one gets it from its fields (command → stdio, url → streamable
+// HTTP), and "http" reads as streamable-http, as those apps do.
+type MCPServer struct {
+	Type    string            `json:"type"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// keyringHint ends every message about a literal credential.
+const keyringHint = "a plugin's files are package data anyone can read, so keep the secret in the OS keyring (the sign-in puts it there) and write a ${VAR} reference instead, e.g. \"Bearer ${GITHUB_TOKEN}\""
+
+// ParseMCPConfig parses mcp.json. file names the file in every Problem.
+// The configuration holds the entries that passed; invalid ones are left
+// out and reported.
+func ParseMCPConfig(file string, data []byte) (*MCPConfig, []Problem) {
+	c := &checker{file: file}
+	cfg := c.mcpConfig(data)
+	return cfg, c.problems
+}
+
+func (c *checker) mcpConfig(data []byte) *MCPConfig {
+	raw, ok := c.document(data)
+	if !ok {
+		return nil
+	}
+	members, ok := c.object("", raw)
+	if !ok {
+		return nil
+	}
+	cfg := &MCPConfig{Servers: map[string]MCPServer{}}
+	hasSchema, hasServers := false, false
+	for _, mb := range members {
+		switch mb.key {
+		case "$schema":
+			hasSchema = true
+			if s, ok := c.str(mb.key, mb.raw); ok {
+				cfg.Schema = s
+				if s != MCPSchema {
+					c.fail(mb.key, "%.80q is not a supported Agent Plugins version: want %q", s, MCPSchema)
+				}
+			}
+		case "mcpServers":
+			hasServers = true
+			servers, ok := c.object(mb.key, mb.raw)
+			if !ok {
+				continue
+			}
+			for _, s := range servers {
+				f := field("mcpServers", s.key)
+				if err := catalog.ValidServerName(s.key); err != nil {
+					c.fail(f, "%v", err)
+					continue
+				}
+				if srv, ok := c.server(f, s.raw); ok {
+					cfg.Servers[s.key] = srv
+				}
+			}
+		default:
+			c.fail(field("", mb.key), "unknown field: mcp.json holds only $schema and mcpServers")
+		}
+	}
+	if !hasServers {
+		c.fail("mcpServers", "missing: mcp.json lists its servers under \"mcpServers\"")
+	}
+	if !hasSchema {
+		c.warn("$schema", "missing: other Agent Plugins apps reject the file without %q", MCPSchema)
+	}
+	return cfg
+}
+
+// server parses one entry; ok is false when it has a problem.
+func (c *checker) server(f string, raw json.RawMessage) (MCPServer, bool) {
+	var srv MCPServer
+	before := len(c.problems)
+	members, ok := c.object(f, raw)
+	if !ok {
+		return srv, false
+	}
+	has := map[string]bool{}
+	for _, mb := range members {
+		g := field(f, mb.key)
+		has[mb.key] = true
+		switch mb.key {
+		case "type":
+			srv.Type, _ = c.str(g, mb.raw)
+		case "command":
+			srv.Command, _ = c.str(g, mb.raw)
+		case "args":
+			srv.Args, _ = c.strs(g, mb.raw)
+		case "env":
+			srv.Env, _ = c.strMap(g, mb.raw)
+		case "cwd":
+			srv.Cwd, _ = c.str(g, mb.raw)
+		case "url":
+			srv.URL, _ = c.str(g, mb.raw)
+		case "headers":
+			srv.Headers, _ = c.strMap(g, mb.raw)
+		default:
+			c.fail(g, "unknown field: a stdio server has type, command, args, env and cwd; an HTTP or SSE server has type, url and headers")
+		}
+	}
+	tf := field(f, "type")
+	switch {
+	case has["type"] && srv.Type == "http":
+		c.warn(tf, "\"http\" read as %q, the name other Agent Plugins apps know", TransportStreamableHTTP)
+		srv.Type = TransportStreamableHTTP
+	case has["type"]:
+		if c.ok(tf) && srv.Type != TransportStdio && srv.Type != TransportStreamableHTTP && srv.Type != TransportSSE {
+			c.fail(tf, "unknown transport %.40q: use stdio, streamable-http or sse", srv.Type)
+		}
+	case has["command"] && has["url"]:
+		c.fail(f, "has both command and url: set type to stdio or streamable-http")
+	case has["command"]:
+		c.warn(tf, "missing: read as stdio because the entry has a command; other Agent Plugins apps need \"type\": \"stdio\"")
+		srv.Type = TransportStdio
+	case has["url"]:
+		c.warn(tf, "missing: read as %s because the entry has a url; other Agent Plugins apps need \"type\": %q", TransportStreamableHTTP, TransportStreamableHTTP)
+		srv.Type = TransportStreamableHTTP
+	default:
+		c.fail(f, "has neither command (a local stdio server) nor url (a server on the web)")
+	}
+
+	switch srv.Type {
+	case TransportStdio:
+		for _, k := range []string{"url", "headers"} {
+			if has[k] {
+				c.fail(field(f, k), "belongs to an HTTP server, not a stdio one")
+			}
+		}
+		if !has["command"] {
+			c.fail(field(f, "command"), "missing: a stdio server needs the program to start, e.g. \"npx\" or \"./bin/server\"")
+		} else if c.ok(field(f, "command")) {
+			c.command(field(f, "command"), srv.Command)
+		}
+		c.args(field(f, "args"), srv.Args)
+		for _, k := range sortedKeys(srv.Env) {
+			c.envVar(field(field(f, "env"), k), k, srv.Env[k])
+		}
+		if has["cwd"] && c.ok(field(f, "cwd")) {
+			c.cwd(field(f, "cwd"), srv.Cwd)
+		}
+	case TransportStreamableHTTP, TransportSSE:
+		for _, k := range []string{"command", "args", "env", "cwd"} {
+			if has[k] {
+				c.fail(field(f, k), "belongs to a stdio server, not an HTTP one")
+			}
+		}
+		uf := field(f, "url")
+		if !has["url"] {
+			c.fail(uf, "missing: an HTTP server needs its https address")
+		} else if c.ok(uf) {
+			if err := httpsURL(srv.URL, true); err != nil {
+				c.fail(uf, "%v", err)
+			} else if q := secretQuery(srv.URL); q != "" {
+				c.fail(uf, "query parameter %q holds what looks like a credential; %s", q, keyringHint)
+			}
+		}
+		c.headers(field(f, "headers"), srv.Headers)
+	}
+	return srv, len(c.errorsSince(before)) == 0
+}
+
+// command checks that command is one executable token: a bare name found on
+// PATH or a "./" path inside the plugin. The loader checks the file.
+func (c *checker) command(f, cmd string) {
+	switch {
+	case cmd == "":
+		c.fail(f, "is empty")
+	case strings.HasPrefix(cmd, "./"):
+		if !insideRoot(cmd) || strings.Contains(cmd, `\`) {
+			c.fail(f, "%.80q leads out of the plugin folder", cmd)
+		}
+	case strings.ContainsAny(cmd, `/\`):
+		c.fail(f, "%.80q must be a program name such as \"npx\" or a path inside the plugin starting with \"./\"", cmd)
+	case strings.ContainsFunc(cmd, unicode.IsSpace) || strings.ContainsAny(cmd, "$;&|<>`'\"*?(){}") || hasControl(cmd):
+		c.fail(f, "%.80q is not one program name: put arguments in \"args\" (no shell runs it)", cmd)
+	}
+}
+
+func (c *checker) args(f string, args []string) {
+	for i, a := range args {
+		g := fmt.Sprintf("%s[%d]", f, i)
+		if strings.ContainsRune(a, 0) {
+			c.fail(g, "holds a NUL byte")
+			continue
+		}
+		if looksLikeCredential(a) {
+			c.fail(g, "looks like a literal credential; %s", keyringHint)
+			continue
+		}
+		// mcp-remote and friends take headers as "Name: value" arguments.
+		if name, value, ok := strings.Cut(a, ":"); ok && validHeaderName(name) && secretName(name) && !isReference(strings.TrimSpace(value)) {
+			c.fail(g, "passes a literal %s header; %s", name, keyringHint)
+			continue
+		}
+		flag, ok := strings.CutPrefix(a, "-")
+		if !ok {
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(flag, "-"), "=")
+		if !secretName(name) {
+			continue
+		}
+		if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			value, hasValue = args[i+1], true
+		}
+		if hasValue && !isReference(value) {
+			c.fail(g, "passes a literal value to the flag %q, which looks like a credential; %s", name, keyringHint)
+		}
+	}
+}
+
+var reservedEnv = map[string]bool{"PLUGIN_ROOT": true, "PLUGIN_DATA": true}
+
+func (c *checker) envVar(f, k, v string) {
+	switch {
+	case k == "" || strings.ContainsAny(k, "=\x00"):
+		c.fail(f, "is not an environment variable name")
+	case reservedEnv[strings.ToUpper(k)]:
+		c.fail(f, "is set by jarvisbot itself for every plugin server")
+	case strings.ContainsRune(v, 0):
+		c.fail(f, "holds a NUL byte")
+	case secretName(k) && !isReference(v):
+		c.fail(f, "holds a literal value for what looks like a credential; %s", keyringHint)
+	case looksLikeCredential(v):
+		c.fail(f, "looks like a literal credential; %s", keyringHint)
+	}
+}
+
+// cwd checks the three forms Agent Plugins allows: "./dir",
+// "${PLUGIN_ROOT}[/dir]" and "${PLUGIN_DATA}[/dir]", each kept inside.
+func (c *checker) cwd(f, dir string) {
+	rest := ""
+	switch {
+	case strings.HasPrefix(dir, "./"):
+		rest = dir
+	case dir == "${PLUGIN_ROOT}" || dir == "${PLUGIN_DATA}":
+		return
+	case strings.HasPrefix(dir, "${PLUGIN_ROOT}/"):
+		rest = "." + strings.TrimPrefix(dir, "${PLUGIN_ROOT}")
+	case strings.HasPrefix(dir, "${PLUGIN_DATA}/"):
+		rest = "." + strings.TrimPrefix(dir, "${PLUGIN_DATA}")
+	default:
+		c.fail(f, "%.80q must start with \"./\", \"${PLUGIN_ROOT}\" or \"${PLUGIN_DATA}\"", dir)
+		return
+	}
+	if !insideRoot(rest) || strings.Contains(rest, `\`) {
+		c.fail(f, "%.80q leads out of its folder", dir)
+	}
+}
+
+func (c *checker) headers(f string, h map[string]string) {
+	seen := map[string]string{}
+	for _, k := range sortedKeys(h) {
+		v := h[k]
+		g := field(f, k)
+		lower := strings.ToLower(k)
+		switch {
+		case !validHeaderName(k):
+			c.fail(g, "is not a valid HTTP header name")
+		case seen[lower] != "":
+			c.fail(g, "repeats header %q in another case", seen[lower])
+		case strings.ContainsFunc(v, func(r rune) bool { return r != '\t' && (r < ' ' || r == 0x7f) }):
+			c.fail(g, "holds a control character; a header value is one line")
+		case secretName(k) && !isReference(v):
+			c.fail(g, "holds a literal credential; %s", keyringHint)
+		case looksLikeCredential(v):
+			c.fail(g, "looks like a literal credential; %s", keyringHint)
+		}
+		seen[lower] = k
+	}
+}
+
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		b := k[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// httpsURL checks an endpoint or logo address: absolute, https (plain http
+// only to this machine when loopback is true), no user info or fragment.
+func httpsURL(s string, loopback bool) error {
+	u, err := url.Parse(s)
+	switch {
+	case s == "":
+		return fmt.Errorf("is empty")
+	case err != nil:
+		return fmt.Errorf("%.80q is not a URL", s)
+	case u.Scheme == "" || u.Host == "" || u.Opaque != "":
+		return fmt.Errorf("%.80q is not an absolute URL such as https://mcp.example.com/mcp", s)
+	case u.User != nil:
+		return fmt.Errorf("has user information before the host; %s", keyringHint)
+	case u.Fragment != "" || strings.Contains(s, "#"):
+		return fmt.Errorf("%.80q has a #fragment", s)
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && loopback && isLoopback(u.Hostname()):
+		return nil
+	case u.Scheme == "http":
+		return fmt.Errorf("%.80q uses plain http: use https (http is only for localhost)", s)
+	}
+	return fmt.Errorf("%.80q is not an https URL", s)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// secretQuery returns the name of a query parameter that carries a
+// credential, or "".
+func secretQuery(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	for k, vs := range u.Query() {
+		for _, v := range vs {
+			if (secretName(k) && v != "" && !isReference(v)) || looksLikeCredential(v) {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// secretName reports whether an environment variable, header, flag or query
+// parameter name says it carries a credential: API_KEY, X-Api-Key,
+// accessToken, DB_PASSWORD. Names of files, ids and addresses of secrets
+// (TOKEN_FILE, AWS_ACCESS_KEY_ID, TOKEN_URL) do not.
+func secretName(name string) bool {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization", "cookie":
+		return true
+	}
+	parts := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	secret := false
+	for _, p := range parts {
+		p = strings.ToUpper(p)
+		switch p {
+		case "FILE", "PATH", "DIR", "ID", "URL", "URI", "NAME", "ENV", "VAR", "HEADER", "TYPE":
+			return false
+		case "PASS", "PASSWD", "CREDENTIAL", "CREDENTIALS":
+			secret = true
+		}
+		for _, s := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD"} {
+			if strings.HasSuffix(p, s) {
+				secret = true
+			}
+		}
+	}
+	return secret
+}
+
+// isReference reports whether v holds no literal secret: it is empty or one
+// ${NAME} reference, optionally after an auth scheme ("Bearer ${TOKEN}").
+func isReference(v string) bool {
+	if v == "" {
+		return true
+	}
+	if scheme, rest, ok := strings.Cut(v, " "); ok && authScheme(scheme) {
+		v = strings.TrimLeft(rest, " ")
+	}
+	name, ok := strings.CutPrefix(v, "${")
+	if !ok {
+		return false
+	}
+	name, ok = strings.CutSuffix(name, "}")
+	if !ok || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		b := name[i]
+		if !(b == '_' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || i > 0 && b >= '0' && b <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func authScheme(s string) bool {
+	switch strings.ToLower(s) {
+	case "bearer", "basic", "token", "bot", "digest":
+		return true
+	}
+	return false
+}
+
+// tokenPrefixes begin credentials that services issue; a value starting
+// with one is a secret whatever its key is called.
+var tokenPrefixes = []string{
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
+	"xoxb-", "xoxp-", "xoxa-", "xoxs-", "xapp-",
+	"sk-", "sk_live_", "sk_test_", "rk_live_", "rk_test_",
+	"AKIA", "ASIA", "AIza", "hf_", "npm_", "pypi-", "lin_api_", "ntn_", "secret_",
+}
+
+// looksLikeCredential reports whether v looks like a literal credential by
+// its shape alone: "Bearer abc…", a service's token prefix, a private key,
+// a JWT.
+func looksLikeCredential(v string) bool {
+	v = strings.TrimSpace(v)
+	if scheme, rest, ok := strings.Cut(v, " "); ok && authScheme(scheme) {
+		rest = strings.TrimSpace(rest)
+		return rest != "" && !isReference(rest)
+	}
+	if strings.Contains(v, "PRIVATE KEY-----") {
+		return true
+	}
+	if i := strings.LastIndexByte(v, '='); i >= 0 && strings.HasPrefix(v, "-") {
+		v = v[i+1:] // --flag=VALUE
+	}
+	if len(v) < 20 || strings.ContainsFunc(v, unicode.IsSpace) {
+		return false
+	}
+	for _, p := range tokenPrefixes {
+		if strings.HasPrefix(v, p) && tokenLike(v[len(p):]) {
+			return true
+		}
+	}
+	// A JWT: three base64url parts, the first a JSON header.
+	if strings.HasPrefix(v, "eyJ") && strings.Count(v, ".") == 2 && tokenLike(strings.ReplaceAll(v, ".", "")) {
+		return true
+	}
+	return false
+}
+
+// tokenLike reports whether s is made of the characters tokens use and is
+// long enough to be one.
+func tokenLike(s string) bool {
+	if len(s) < 12 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// insideRoot reports whether a "./" path stays inside its folder.
+func insideRoot(p string) bool {
+	clean := path.Clean(p)
+	return clean != ".." && !strings.HasPrefix(clean, "../") && !path.IsAbs(clean)
+}
