@@ -37,7 +37,7 @@ func cmdEval(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	pl, err := a.plan(ctx, *agentName, *snapshot)
+	pl, _, err := a.plan(ctx, *agentName, *snapshot)
 	if err != nil {
 		return err
 	}

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/evalset"
+	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -29,12 +31,28 @@ type routeOutput struct {
 	SchemaTokens int                    `json:"schema_tokens"`
 }
 
-// routeSkill is a matched skill; the skills engine fills these.
+// routeSkill is a matched skill and how it may enter the turn (S3, S4).
 type routeSkill struct {
 	ID     string  `json:"id"`
-	Plugin string  `json:"plugin"`
+	Plugin *string `json:"plugin"` // null for a skill of no plugin
 	Score  float64 `json:"score"`
 	Entry  string  `json:"entry"`
+}
+
+func skillMatches(r *skills.Ranker, msg string) []routeSkill {
+	out := []routeSkill{}
+	if r == nil {
+		return out
+	}
+	for _, m := range r.Rank(msg, nil) {
+		rs := routeSkill{ID: m.ID(), Score: math.Round(m.Score*1000) / 1000, Entry: string(m.Entry)}
+		if m.Skill.Plugin != "" {
+			p := m.Skill.Plugin
+			rs.Plugin = &p
+		}
+		out = append(out, rs)
+	}
+	return out
 }
 
 // cmdRoute explains a turn without running it (C7).
@@ -51,7 +69,7 @@ func cmdRoute(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "give a message, or - to read one message per line from stdin")
 	}
-	pl, err := a.plan(ctx, *agentName, *snapshot)
+	pl, ranker, err := a.plan(ctx, *agentName, *snapshot)
 	if err != nil {
 		return err
 	}
@@ -59,7 +77,7 @@ func cmdRoute(ctx context.Context, a *app, args []string) error {
 		msg = strings.ToValidUTF8(msg, "\uFFFD")
 		var t catalog.Turn
 		pl.Turn(msg, &t)
-		out := routeOutput{Message: msg, Agent: pl.Policy().Agent, MCP: t.Explain(), Tools: make([]string, 0, len(t.Tools)), Skills: []routeSkill{}}
+		out := routeOutput{Message: msg, Agent: pl.Policy().Agent, MCP: t.Explain(), Tools: make([]string, 0, len(t.Tools)), Skills: skillMatches(ranker, msg)}
 		for _, cp := range t.Tools {
 			out.Tools = append(out.Tools, cp.ID)
 			out.SchemaTokens += evalset.Tokens(cp)
@@ -94,30 +112,39 @@ func cmdRoute(ctx context.Context, a *app, args []string) error {
 	return answer(strings.Join(pos, " "))
 }
 
-// plan builds the catalog and resolves steps 1-3 for the named agent.
-func (a *app) plan(ctx context.Context, agentName, snapshot string) (*catalog.Plan, error) {
+// plan builds the catalog and resolves steps 1-3 for the named agent, and
+// ranks the owner's enabled skills.
+func (a *app) plan(ctx context.Context, agentName, snapshot string) (*catalog.Plan, *skills.Ranker, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := buildCatalog(cfg, snapshot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	view := c.View()
 	db, err := a.openStoreWith(ctx, cfg, view)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer db.Close()
 	ag, err := db.Agent(ctx, agentName)
 	if err != nil {
 		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-			return nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no agent named %q (add it under agents: in the config, or use --agent %s)", agentName, store.DefaultAgent)
+			return nil, nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no agent named %q (add it under agents: in the config, or use --agent %s)", agentName, store.DefaultAgent)
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus}), nil
+	list, err := loadSkills(ctx, cfg, db, a.stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ranker *skills.Ranker
+	if len(list) > 0 {
+		ranker = skills.NewRanker(list)
+	}
+	return view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus}), ranker, nil
 }
 
 func writeRoute(w io.Writer, out routeOutput, tools []*catalog.Capability, pl *catalog.Plan) {
@@ -168,7 +195,14 @@ func writeRoute(w io.Writer, out routeOutput, tools []*catalog.Capability, pl *c
 			fmt.Fprintf(w, "  %s: %s%s\n", r, strings.Join(ids, ", "), more)
 		}
 	}
-	fmt.Fprintln(w, "\nSkills: none matched")
+	if len(out.Skills) == 0 {
+		fmt.Fprintln(w, "\nSkills: none matched")
+		return
+	}
+	fmt.Fprintln(w, "\nSkills (best first):")
+	for _, sk := range out.Skills {
+		fmt.Fprintf(w, "  %s  score %.2f  entry %s\n", sk.ID, sk.Score, sk.Entry)
+	}
 }
 
 // tierText shows a capability's tier, with the per-action tiers of tools

@@ -266,3 +266,34 @@ func TestCatalogExportRoundTrip(t *testing.T) {
 		t.Errorf("derived card:\n%s", card)
 	}
 }
+
+// TestRouteSkillsS3: the owner's skills in the data dir are ranked for the
+// message and their entry follows what they do; a broken SKILL.md is
+// skipped with a warning, never a failure.
+func TestRouteSkillsS3(t *testing.T) {
+	e := newTestEnv(t)
+	dir := filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills")
+	write := func(name, body string) {
+		os.MkdirAll(filepath.Join(dir, name), 0o700)
+		os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(body), 0o600)
+	}
+	write("humanizer", "---\nname: humanizer\ndescription: Rewrite text so it sounds like a person wrote it.\nmetadata:\n  jarvisbot.words: humanize, sound human, less robotic\n---\nPrefer short sentences.\n")
+	write("calendar-brief", "---\nname: calendar-brief\ndescription: Summarise the owner's calendar.\nmetadata:\n  jarvisbot.plugin: google-calendar\n  jarvisbot.words: calendar, appointment\n  jarvisbot.does: tools\n---\nRead the calendar first.\n")
+	write("broken", "---\nname: other-name\n---\n")
+	code, out, errOut := e.jarvis(t, "", "route", "--json", "make this email sound human please")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r := decodeRoutes(t, out)[0]
+	if len(r.Skills) == 0 || r.Skills[0].ID != "skill:humanizer" || r.Skills[0].Entry != "take-over" || r.Skills[0].Plugin != nil {
+		t.Errorf("skills = %+v", r.Skills)
+	}
+	if !strings.Contains(errOut, "skipping skill broken") {
+		t.Errorf("no warning for the broken skill: %q", errOut)
+	}
+	_, out, _ = e.jarvis(t, "", "route", "--json", "what appointments are in my calendar?")
+	r = decodeRoutes(t, out)[0]
+	if len(r.Skills) == 0 || r.Skills[0].ID != "skill:calendar-brief" || r.Skills[0].Entry != "join" || r.Skills[0].Plugin == nil || *r.Skills[0].Plugin != "google-calendar" {
+		t.Errorf("skills = %+v", r.Skills)
+	}
+}

@@ -1,0 +1,95 @@
+package skills
+
+import (
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot/internal/lexrank"
+)
+
+// Entry says how a matched skill may enter a turn (S4).
+type Entry string
+
+// The entries, from strongest to none.
+const (
+	EntryTakeOver Entry = "take-over" // instruction-only: may take the turn by itself
+	EntryJoin     Entry = "join"      // uses tools: joins while the model can still decline it
+	EntryOffer    Entry = "offer"     // background or owner-only: offered by name, never fires by itself
+	EntryNone     Entry = "none"      // matched too weakly to enter
+)
+
+// Field weights of the scorer (S3). The author's trigger words say most;
+// the paraphrase words they list come next; the body is a weak field, so a
+// manual that mentions "calendar" once in passing does not win a calendar
+// question over the calendar manual.
+const (
+	weightName        = 3
+	weightWords       = 4
+	weightRelated     = 2
+	weightDescription = 1.5
+	weightHeadings    = 1
+	weightBody        = 0.3
+)
+
+// EnterAt is the score from which a matched skill enters a turn. Below it
+// a match is reported (entry "none") but does not change the turn.
+const EnterAt = 2.0
+
+// Match is one ranked skill.
+type Match struct {
+	Skill *Skill
+	Score float64
+	Entry Entry
+}
+
+// ID returns the skill's capability id.
+func (m Match) ID() string { return "skill:" + m.Skill.Name }
+
+// Ranker ranks a fixed set of enabled skills against messages with no
+// model call. It is immutable and safe for concurrent use; build a new one
+// when skills are switched, installed or their plugin (dis)connects.
+type Ranker struct {
+	skills []*Skill
+	ix     *lexrank.Index
+}
+
+// NewRanker indexes the skills' own words.
+func NewRanker(list []*Skill) *Ranker {
+	docs := make([]lexrank.Doc, len(list))
+	for i, s := range list {
+		trig := append(append([]string{}, s.Words...), s.WordsDE...)
+		docs[i] = lexrank.Doc{Fields: []lexrank.Field{
+			{Text: strings.ReplaceAll(s.Name, "-", " ") + " " + s.Plugin, Weight: weightName},
+			{Text: strings.Join(trig, " \n "), Weight: weightWords, Phrases: trig},
+			{Text: strings.Join(s.Related, " \n "), Weight: weightRelated, Phrases: s.Related},
+			{Text: s.Description + " \n " + s.WhenToUse, Weight: weightDescription},
+			{Text: strings.Join(s.Headings, " \n "), Weight: weightHeadings},
+			{Text: s.Body, Weight: weightBody},
+		}}
+	}
+	return &Ranker{skills: list, ix: lexrank.New(docs)}
+}
+
+// Rank returns every skill that matched msg, best first, with how it may
+// enter the turn.
+func (r *Ranker) Rank(msg string, out []Match) []Match {
+	var hits [16]lexrank.Hit
+	for _, h := range r.ix.Rank(msg, hits[:0]) {
+		s := r.skills[h.Doc]
+		out = append(out, Match{Skill: s, Score: h.Score, Entry: EntryFor(s, h.Score)})
+	}
+	return out
+}
+
+// EntryFor decides how a skill with a given score may enter (S4): by what
+// the skill does, never by what it claims.
+func EntryFor(s *Skill, score float64) Entry {
+	switch {
+	case score < EnterAt:
+		return EntryNone
+	case s.DisableModelInvocation || s.Does == KindBackground:
+		return EntryOffer
+	case s.Does == KindTools || s.Plugin != "" || len(s.AllowedTools) > 0:
+		return EntryJoin
+	}
+	return EntryTakeOver
+}

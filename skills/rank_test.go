@@ -1,0 +1,108 @@
+package skills
+
+import (
+	"fmt"
+	"testing"
+)
+
+func manual(name, plugin, does string, words, de, related []string, desc, body string) *Skill {
+	return &Skill{Name: name, Plugin: plugin, Does: Kind(does), Words: words, WordsDE: de, Related: related,
+		Description: desc, Body: body, Origin: Own}
+}
+
+func rankSet() []*Skill {
+	return []*Skill{
+		manual("google-calendar", "google-calendar", "tools",
+			[]string{"calendar", "event", "meeting", "appointment"}, []string{"Termin", "Kalender", "Besprechung"},
+			[]string{"free", "busy", "available", "schedule", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"},
+			"Read and change the owner's Google Calendar.", "Use the calendar tools. Read first."),
+		manual("github", "github", "tools", []string{"repo", "pull request", "issue"}, []string{"Repository"}, nil,
+			"Work with GitHub repositories.", "Read first, confirm before merging."),
+		manual("humanizer", "", "instructions", []string{"humanize", "sound human", "less robotic"}, []string{"menschlicher"}, nil,
+			"Rewrite text so it sounds like a person wrote it.", "Prefer short sentences."),
+		manual("nightly-backup", "", "background", []string{"backup"}, []string{"Sicherung"}, nil,
+			"Back up the wiki every night.", ""),
+	}
+}
+
+// TestRankEntryS3S4: the right skill ranks first, and how it may enter
+// follows from what it does, not what it claims.
+func TestRankEntryS3S4(t *testing.T) {
+	r := NewRanker(rankSet())
+	tests := []struct {
+		msg   string
+		want  string
+		entry Entry
+	}{
+		{"Am I free on Thursday evening?", "google-calendar", EntryJoin},
+		{"Welche Termine habe ich morgen?", "google-calendar", EntryJoin},
+		{"Was steht im Terminkalender?", "google-calendar", EntryJoin},
+		{"Open a pull request for the fix", "github", EntryJoin},
+		{"Can you make this email sound human?", "humanizer", EntryTakeOver},
+		{"Run the backup now", "nightly-backup", EntryOffer},
+		{"How do terminals work?", "", ""},
+		{"Tell me a joke", "", ""},
+	}
+	for _, tt := range tests {
+		ms := r.Rank(tt.msg, nil)
+		if tt.want == "" {
+			for _, m := range ms {
+				if m.Entry != EntryNone {
+					t.Errorf("%q: %s entered (%s, %.2f)", tt.msg, m.ID(), m.Entry, m.Score)
+				}
+			}
+			continue
+		}
+		if len(ms) == 0 || ms[0].Skill.Name != tt.want || ms[0].Entry != tt.entry {
+			t.Errorf("%q: got %v, want %s first with %s", tt.msg, ms, tt.want, tt.entry)
+		}
+	}
+}
+
+func TestEntryForS4(t *testing.T) {
+	tests := []struct {
+		s    Skill
+		want Entry
+	}{
+		{Skill{Does: KindInstructions}, EntryTakeOver},
+		{Skill{Does: KindTools}, EntryJoin},
+		{Skill{Does: KindInstructions, Plugin: "gmail"}, EntryJoin},
+		{Skill{Does: KindBackground}, EntryOffer},
+		{Skill{Does: KindInstructions, DisableModelInvocation: true}, EntryOffer},
+	}
+	for _, tt := range tests {
+		if got := EntryFor(&tt.s, EnterAt); got != tt.want {
+			t.Errorf("%+v: %s, want %s", tt.s, got, tt.want)
+		}
+		if got := EntryFor(&tt.s, EnterAt/2); got != EntryNone {
+			t.Errorf("%+v below the threshold: %s", tt.s, got)
+		}
+	}
+}
+
+func benchRanker(n int) *Ranker {
+	base := rankSet()
+	list := make([]*Skill, 0, n)
+	for i := 0; i < n; i++ {
+		s := *base[i%len(base)]
+		s.Name = fmt.Sprintf("%s-%d", s.Name, i)
+		list = append(list, &s)
+	}
+	return NewRanker(list)
+}
+
+func benchRank(b *testing.B, n int) {
+	r := benchRanker(n)
+	msgs := []string{"Am I free on Thursday evening?", "Open a pull request for the login fix", "Tell me a joke", "Was steht im Terminkalender?"}
+	out := make([]Match, 0, n)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		out = r.Rank(msgs[i%len(msgs)], out[:0])
+		i++
+	}
+}
+
+// BenchmarkSkillRank ranks a shipped-size set (~50 skills).
+func BenchmarkSkillRank(b *testing.B)     { benchRank(b, 52) }
+func BenchmarkSkillRank1000(b *testing.B) { benchRank(b, 1000) }
