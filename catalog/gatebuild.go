@@ -98,7 +98,7 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 	}
 	// The usage card: the words the plugin's manual (or the owner) chose.
 	for _, c := range s.Card {
-		phrase := b.contentPhrase(c)
+		phrase := b.g.lex.ContentPhrase(&b.z, c)
 		switch {
 		case phrase == "":
 		case strings.Contains(phrase, " "):
@@ -346,17 +346,4 @@ func isNumber(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// contentPhrase returns the stems of s without function words, joined by
-// spaces: "issues and pull requests" is matched as "issue pull request",
-// since the gate never sees the function words of a message either.
-func (b *gateBuilder) contentPhrase(s string) string {
-	var parts []string
-	for _, t := range b.z.Tokenize(s) {
-		if b.g.lex.Class(t.Stem) != words.Stop {
-			parts = append(parts, t.Stem)
-		}
-	}
-	return strings.Join(parts, " ")
 }

@@ -11,6 +11,7 @@ package lexrank
 import (
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/jarvisbot/jarvisbot/internal/words"
@@ -89,14 +90,14 @@ func New(docs []Doc) *Index {
 				sat := float64(n) / (float64(n) + 0.5)
 				w[stem] += f.Weight * sat
 				for _, rel := range ix.lex.Related(stem) {
-					if !containsSpace(rel) {
+					if !strings.Contains(rel, " ") {
 						w[rel] += f.Weight * sat * synonymWeight
 					}
 				}
 			}
 			for _, p := range f.Phrases {
-				ph := contentPhrase(&z, ix.lex, p)
-				if containsSpace(ph) {
+				ph := ix.lex.ContentPhrase(&z, p)
+				if strings.Contains(ph, " ") {
 					pw[ph] += f.Weight
 				}
 			}
@@ -119,15 +120,6 @@ func New(docs []Doc) *Index {
 	return ix
 }
 
-func containsSpace(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' {
-			return true
-		}
-	}
-	return false
-}
-
 // counts reports whether a stem can be evidence: function words and
 // generic words never are.
 func (ix *Index) counts(stem string) bool {
@@ -139,20 +131,6 @@ func (ix *Index) counts(stem string) bool {
 		return false
 	}
 	return true
-}
-
-func contentPhrase(z *words.Tokenizer, lex *words.Lexicon, s string) string {
-	var b []byte
-	for _, t := range z.Tokenize(s) {
-		if lex.Class(t.Stem) == words.Stop {
-			continue
-		}
-		if len(b) > 0 {
-			b = append(b, ' ')
-		}
-		b = append(b, t.Stem...)
-	}
-	return string(b)
 }
 
 // Rank scores every document against msg and returns the hits with a

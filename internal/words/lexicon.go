@@ -162,3 +162,21 @@ func Key(s string) string {
 	}
 	return b.String()
 }
+
+// ContentPhrase returns the stems of s without function words, joined by
+// single spaces: "issues and pull requests" -> "issue pull request". The
+// gate and the scorer match phrases this way, since they never see the
+// function words of a message either.
+func (l *Lexicon) ContentPhrase(z *Tokenizer, s string) string {
+	var b strings.Builder
+	for _, t := range z.Tokenize(s) {
+		if l.Class(t.Stem) == Stop {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.Stem)
+	}
+	return b.String()
+}
