@@ -90,6 +90,14 @@ func (w *Wiki) Read(ctx context.Context, name string) (Note, error) {
 // Write creates the named note or replaces its body. The file is replaced
 // atomically: a reader sees the old note or the new one, never a mix.
 func (w *Wiki) Write(ctx context.Context, name, body string) (Note, error) {
+	return w.modify(ctx, name, func(root *os.Root, n string) (Note, error) {
+		return writeNote(root, n, body)
+	})
+}
+
+// modify runs fn on the opened wiki for a cleaned note name, holding the
+// write lock, so that writes and appends never interleave.
+func (w *Wiki) modify(ctx context.Context, name string, fn func(root *os.Root, n string) (Note, error)) (Note, error) {
 	n, err := cleanName(name)
 	if err != nil {
 		return Note{}, err
@@ -104,42 +112,34 @@ func (w *Wiki) Write(ctx context.Context, name, body string) (Note, error) {
 		return Note{}, err
 	}
 	defer root.Close()
-	return writeNote(root, n, body)
+	return fn(root, n)
 }
 
 // Append adds text at the end of the named note, on a line of its own,
 // creating the note if it does not exist.
 func (w *Wiki) Append(ctx context.Context, name, text string) (Note, error) {
-	n, err := cleanName(name)
-	if err != nil {
-		return Note{}, err
-	}
 	if text == "" {
+		n, err := cleanName(name)
+		if err != nil {
+			return Note{}, err
+		}
 		return Note{}, jarvisbot.Errorf(jarvisbot.EINVALID, "nothing to append to note %q: the text is empty", n)
 	}
-	if err := ctx.Err(); err != nil {
-		return Note{}, err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	root, err := w.open(true)
-	if err != nil {
-		return Note{}, err
-	}
-	defer root.Close()
-	old, err := readNote(root, n)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Note{}, err
-	}
-	body := old.Body
-	if body != "" && !strings.HasSuffix(body, "\n") {
-		body += "\n"
-	}
-	body += text
-	if !strings.HasSuffix(body, "\n") {
-		body += "\n"
-	}
-	return writeNote(root, n, body)
+	return w.modify(ctx, name, func(root *os.Root, n string) (Note, error) {
+		old, err := readNote(root, n)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Note{}, err
+		}
+		body := old.Body
+		if body != "" && !strings.HasSuffix(body, "\n") {
+			body += "\n"
+		}
+		body += text
+		if !strings.HasSuffix(body, "\n") {
+			body += "\n"
+		}
+		return writeNote(root, n, body)
+	})
 }
 
 // List returns every note sorted by name, without bodies.
