@@ -144,6 +144,9 @@ type Decision struct {
 	Connected bool
 	Offered   bool
 	Score     int
+	// Manual is the store plugin whose manual entered the turn and brought
+	// this server with it (Plan.Turn); "" when the words alone decided.
+	Manual    string
 	evidence  [maxEvidence]Evidence
 	nEvidence uint8
 }
@@ -158,10 +161,17 @@ func (d *Decision) Because() string {
 		return "not connected"
 	}
 	ev := d.Evidence()
+	var b strings.Builder
+	if d.Manual != "" {
+		b.WriteString("the manual of plugin " + d.Manual + " entered the turn (skill:" + d.Manual + ")")
+		if len(ev) == 0 {
+			return b.String()
+		}
+		b.WriteString("; ")
+	}
 	if len(ev) == 0 {
 		return "no word of the message points at this server"
 	}
-	var b strings.Builder
 	if !d.Offered {
 		fmt.Fprintf(&b, "weak evidence only (%d of %d): ", d.Score, OfferAt)
 	}

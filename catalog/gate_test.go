@@ -29,7 +29,7 @@ func readCases(t *testing.T, name string) []evalset.Case {
 // reported.
 func TestGateDevSetC5(t *testing.T) {
 	c := loadSnapshot(t, "catalog-seed.json")
-	rep := evalset.Run(c.View().Plan(catalog.Policy{Agent: "default"}), readCases(t, "gate-dev.jsonl"))
+	rep := evalset.Run(c.View().Plan(catalog.Policy{Agent: "default"}), readCases(t, "gate-dev.jsonl"), nil)
 	for _, r := range rep.Results {
 		if r.Exact {
 			continue
@@ -51,7 +51,7 @@ func TestGateDevSetC5(t *testing.T) {
 // word of the server are reported, not required.
 func TestGateExtendedSetC5(t *testing.T) {
 	c := loadSnapshot(t, "catalog-extended.json")
-	rep := evalset.Run(c.View().Plan(catalog.Policy{Agent: "default"}), readCases(t, "gate-extended-dev.jsonl"))
+	rep := evalset.Run(c.View().Plan(catalog.Policy{Agent: "default"}), readCases(t, "gate-extended-dev.jsonl"), nil)
 	for _, r := range rep.Results {
 		if r.Exact {
 			continue

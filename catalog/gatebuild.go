@@ -19,6 +19,10 @@ type gateBuilder struct {
 	// otherNames holds the words of every server's names; they never join
 	// a derived card from descriptions.
 	otherNames map[string]bool
+	// carded is set while a server with a usage card is added: its author
+	// chose the words in each language, so its tool words are not also
+	// translated ("search_events" of an error tracker is not "Termine").
+	carded bool
 }
 
 type termKey struct {
@@ -97,6 +101,8 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 		}
 	}
 	// The usage card: the words the plugin's manual (or the owner) chose.
+	b.carded = len(s.Card) > 0
+	defer func() { b.carded = false }()
 	for _, c := range s.Card {
 		phrase := b.g.lex.ContentPhrase(&b.z, c)
 		switch {
@@ -218,6 +224,9 @@ func kindGroup(k EvidenceKind) EvidenceKind {
 func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKind, w int) int32 {
 	id := b.term(si, stem, label, source, kind, w)
 	b.index(b.g.uni, stem, id)
+	if kind == EvTool && b.carded {
+		return id
+	}
 	for _, rel := range b.g.lex.Related(stem) {
 		if strings.Contains(rel, " ") {
 			b.indexPhrase(rel, id)

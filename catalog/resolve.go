@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -166,10 +167,24 @@ type Turn struct {
 
 // Turn runs step 4, the MCP gate, for one message and fills t: the stable
 // prefix first, then the tools of each offered server in server order.
-func (pl *Plan) Turn(msg string, t *Turn) {
+//
+// manuals names the store plugins whose manual the skill scorer found for
+// the message (S3). When the message's words point at no server, the
+// servers of those plugins are offered: a paraphrase ("What do I have on
+// Wednesday?") says none of the calendar card's words but finds the
+// calendar manual by the words its author listed. When the words already
+// point somewhere, the manuals add nothing, so a weak manual match never
+// widens a turn the gate has decided.
+func (pl *Plan) Turn(msg string, t *Turn, manuals ...string) {
 	t.plan = pl
 	t.Tools = append(t.Tools[:0], pl.prefix...)
 	t.Decisions = pl.view.gate.Check(msg, t.Decisions[:0])
+	byWords := false
+	for i := range t.Decisions {
+		if pl.srvState[i] == srvGated && t.Decisions[i].Offered {
+			byWords = true
+		}
+	}
 	for i := range t.Decisions {
 		d := &t.Decisions[i]
 		switch pl.srvState[i] {
@@ -178,6 +193,11 @@ func (pl *Plan) Turn(msg string, t *Turn) {
 		case srvNone, srvOffline:
 			d.Offered = false
 		default:
+			if !byWords && len(manuals) > 0 {
+				if plugin := pl.view.servers[i].Plugin; plugin != "" && slices.Contains(manuals, plugin) {
+					d.Offered, d.Manual = true, plugin
+				}
+			}
 			if d.Offered {
 				t.Tools = append(t.Tools, pl.gated[i]...)
 			}

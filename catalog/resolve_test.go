@@ -334,3 +334,36 @@ func BenchmarkGateExtended(b *testing.B) {
 		i++
 	}
 }
+
+// TestTurnManualsS3: a manual found for the message brings its plugin's
+// servers only when the message's words point at no server.
+func TestTurnManualsS3(t *testing.T) {
+	pl := loadSnapshot(t, "catalog-extended.json").View().Plan(catalog.Policy{Agent: "default"})
+	offered := func(msg string, manuals ...string) map[string]string {
+		var tu catalog.Turn
+		pl.Turn(msg, &tu, manuals...)
+		out := map[string]string{}
+		for _, ch := range tu.Explain() {
+			if ch.Offered {
+				out[ch.Server] = ch.Because
+			}
+		}
+		return out
+	}
+	got := offered("What do I have on Wednesday?", "google-calendar")
+	if len(got) != 1 || !strings.Contains(got["google-calendar"], "manual of plugin google-calendar") {
+		t.Errorf("paraphrase with the calendar manual: %v", got)
+	}
+	if got := offered("What do I have on Wednesday?"); len(got) != 0 {
+		t.Errorf("no manual, no words: %v", got)
+	}
+	// The words point at GitHub: a manual of another plugin adds nothing.
+	got = offered("Open a pull request for the login fix", "google-calendar")
+	if _, ok := got["google-calendar"]; ok || got["github"] == "" {
+		t.Errorf("words decided, manual ignored: %v", got)
+	}
+	// A manual of a plugin with no server connected changes nothing.
+	if got := offered("What do I have on Wednesday?", "spotify"); len(got) != 0 {
+		t.Errorf("unconnected plugin: %v", got)
+	}
+}

@@ -22,7 +22,10 @@ const (
 // manual that mentions "calendar" once in passing does not win a calendar
 // question over the calendar manual.
 const (
-	weightName        = 3
+	weightName = 3
+	// phraseWordShare is what one word of a multi-word name or trigger
+	// phrase counts, as a share of the whole phrase's weight.
+	phraseWordShare   = 0.25
 	weightWords       = 4
 	weightRelated     = 2
 	weightDescription = 1.5
@@ -57,16 +60,40 @@ func NewRanker(list []*Skill) *Ranker {
 	docs := make([]lexrank.Doc, len(list))
 	for i, s := range list {
 		trig := append(append([]string{}, s.Words...), s.WordsDE...)
-		docs[i] = lexrank.Doc{Fields: []lexrank.Field{
-			{Text: strings.ReplaceAll(s.Name, "-", " ") + " " + s.Plugin, Weight: weightName},
-			{Text: strings.Join(trig, " \n "), Weight: weightWords, Phrases: trig},
-			{Text: strings.Join(s.Related, " \n "), Weight: weightRelated, Phrases: s.Related},
-			{Text: s.Description + " \n " + s.WhenToUse, Weight: weightDescription},
-			{Text: strings.Join(s.Headings, " \n "), Weight: weightHeadings},
-			{Text: s.Body, Weight: weightBody},
-		}}
+		fields := listFields(nil, []string{strings.ReplaceAll(s.Name, "-", " ")}, weightName)
+		fields = listFields(fields, trig, weightWords)
+		fields = listFields(fields, s.Related, weightRelated)
+		docs[i] = lexrank.Doc{Fields: append(fields,
+			lexrank.Field{Text: s.Description + " \n " + s.WhenToUse, Weight: weightDescription},
+			lexrank.Field{Text: strings.Join(s.Headings, " \n "), Weight: weightHeadings},
+			lexrank.Field{Text: s.Body, Weight: weightBody},
+		)}
 	}
 	return &Ranker{skills: list, ix: lexrank.New(docs)}
+}
+
+// listFields indexes a list of words and phrases the author wrote (a
+// name, trigger words, related words) with weight w. A single word counts
+// in full. A phrase counts in full when the message says the whole phrase;
+// one word of it is only a hint (phraseWordShare), as in the MCP gate:
+// "music" of "YouTube Music" belongs to every skill about music, the whole
+// name to one.
+func listFields(out []lexrank.Field, list []string, w float64) []lexrank.Field {
+	var single, multi []string
+	for _, item := range list {
+		if strings.ContainsAny(strings.TrimSpace(item), " -") {
+			multi = append(multi, item)
+		} else {
+			single = append(single, item)
+		}
+	}
+	if len(single) > 0 {
+		out = append(out, lexrank.Field{Text: strings.Join(single, " \n "), Weight: w})
+	}
+	if len(multi) > 0 {
+		out = append(out, lexrank.Field{Text: strings.Join(multi, " \n "), Weight: w * phraseWordShare, Phrases: multi, PhraseWeight: w})
+	}
+	return out
 }
 
 // Rank returns every skill that matched msg, best first, with how it may

@@ -16,6 +16,7 @@ import (
 
 // buildCatalog assembles the catalog a command works on: the builtins,
 // the MCP servers of a snapshot (as if connected) when one is given, the
+// usage cards of store plugins' servers (their manuals' words), the
 // config's routing data for servers (title, aliases, usage card) and the
 // owner's tier overrides.
 func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, error) {
@@ -32,6 +33,9 @@ func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, err
 			return nil, err
 		}
 		if err := c.LoadSnapshot(snap); err != nil {
+			return nil, err
+		}
+		if err := cardsFromManuals(c); err != nil {
 			return nil, err
 		}
 	}
@@ -66,6 +70,28 @@ func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, err
 		}
 	}
 	return c, nil
+}
+
+// cardsFromManuals gives every server of a store plugin that brings no card
+// of its own the words of the plugin's manual (S2, C5): connecting the
+// plugin turns its words on, because the server is in the catalog only
+// while it is connected.
+func cardsFromManuals(c *catalog.Catalog) error {
+	store, err := loadShipped()
+	if err != nil {
+		return err
+	}
+	for _, srv := range c.View().Servers() {
+		sp, ok := store[srv.Plugin]
+		if !ok || len(srv.Card) > 0 {
+			continue
+		}
+		card := sp.card()
+		if err := c.UpdateServer(srv.ID, func(s *catalog.Server) { s.Card = card }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func readSnapshotFile(path string) (*catalog.Snapshot, error) {

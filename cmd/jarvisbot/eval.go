@@ -37,11 +37,14 @@ func cmdEval(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	pl, _, err := a.plan(ctx, *agentName, *snapshot)
+	pl, ranker, err := a.plan(ctx, *agentName, *snapshot, false)
 	if err != nil {
 		return err
 	}
-	rep := evalset.Run(pl, cases)
+	rep := evalset.Run(pl, cases, func(msg string) []string {
+		_, manuals := skillMatches(ranker, msg)
+		return manuals
+	})
 	if *asJSON {
 		b, err := json.Marshal(rep.Summary())
 		if err != nil {

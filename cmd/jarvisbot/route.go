@@ -39,12 +39,29 @@ type routeSkill struct {
 	Entry  string  `json:"entry"`
 }
 
-func skillMatches(r *skills.Ranker, msg string) []routeSkill {
-	out := []routeSkill{}
+// manualLead is how far the best skill must lead the next one for its
+// plugin's servers to come with it (Plan.Turn): a tie between two manuals
+// ("What's the weather tomorrow?" touches calendar and tasks alike) brings
+// neither.
+const manualLead = 1.5
+
+// skillMatches ranks the enabled skills for msg. When the best match is a
+// plugin's manual that enters the turn and clearly leads, it also names
+// that plugin, so that its servers can come with it.
+func skillMatches(r *skills.Ranker, msg string) (out []routeSkill, manuals []string) {
+	out = []routeSkill{}
 	if r == nil {
-		return out
+		return out, nil
 	}
-	for _, m := range r.Rank(msg, nil) {
+	ms := r.Rank(msg, nil)
+	if len(ms) > 0 {
+		best := ms[0]
+		lead := len(ms) == 1 || best.Score >= manualLead*ms[1].Score
+		if best.Skill.Plugin != "" && best.Entry != skills.EntryNone && best.Entry != skills.EntryOffer && lead {
+			manuals = []string{best.Skill.Plugin}
+		}
+	}
+	for _, m := range ms {
 		rs := routeSkill{ID: m.ID(), Score: math.Round(m.Score*1000) / 1000, Entry: string(m.Entry)}
 		if m.Skill.Plugin != "" {
 			p := m.Skill.Plugin
@@ -52,14 +69,15 @@ func skillMatches(r *skills.Ranker, msg string) []routeSkill {
 		}
 		out = append(out, rs)
 	}
-	return out
+	return out, manuals
 }
 
 // cmdRoute explains a turn without running it (C7).
 func cmdRoute(ctx context.Context, a *app, args []string) error {
-	fs := newFlagSet(a, "route", "route [--agent NAME] [--catalog SNAPSHOT.json] [--json] MESSAGE | -")
+	fs := newFlagSet(a, "route", "route [--agent NAME] [--catalog SNAPSHOT.json] [--connect-all] [--json] MESSAGE | -")
 	agentName := fs.String("agent", store.DefaultAgent, "the agent whose turn to explain")
 	snapshot := fs.String("catalog", "", "load MCP servers from a catalog snapshot, as if connected")
+	connectAll := fs.Bool("connect-all", false, "treat every store plugin as connected: all manuals are on (for evaluation)")
 	asJSON := fs.Bool("json", false, "one JSON object per message, one per line")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -69,15 +87,16 @@ func cmdRoute(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "give a message, or - to read one message per line from stdin")
 	}
-	pl, ranker, err := a.plan(ctx, *agentName, *snapshot)
+	pl, ranker, err := a.plan(ctx, *agentName, *snapshot, *connectAll)
 	if err != nil {
 		return err
 	}
 	answer := func(msg string) error {
 		msg = strings.ToValidUTF8(msg, "\uFFFD")
 		var t catalog.Turn
-		pl.Turn(msg, &t)
-		out := routeOutput{Message: msg, Agent: pl.Policy().Agent, MCP: t.Explain(), Tools: make([]string, 0, len(t.Tools)), Skills: skillMatches(ranker, msg)}
+		matched, manuals := skillMatches(ranker, msg)
+		pl.Turn(msg, &t, manuals...)
+		out := routeOutput{Message: msg, Agent: pl.Policy().Agent, MCP: t.Explain(), Tools: make([]string, 0, len(t.Tools)), Skills: matched}
 		for _, cp := range t.Tools {
 			out.Tools = append(out.Tools, cp.ID)
 			out.SchemaTokens += evalset.Tokens(cp)
@@ -113,8 +132,10 @@ func cmdRoute(ctx context.Context, a *app, args []string) error {
 }
 
 // plan builds the catalog and resolves steps 1-3 for the named agent, and
-// ranks the owner's enabled skills.
-func (a *app) plan(ctx context.Context, agentName, snapshot string) (*catalog.Plan, *skills.Ranker, error) {
+// ranks the skills enabled for it: the manuals of connected plugins (those
+// of the snapshot's servers, or every store plugin with connectAll), the
+// shipped general skills, the owner's and the agent's own.
+func (a *app) plan(ctx context.Context, agentName, snapshot string, connectAll bool) (*catalog.Plan, *skills.Ranker, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return nil, nil, err
@@ -136,7 +157,13 @@ func (a *app) plan(ctx context.Context, agentName, snapshot string) (*catalog.Pl
 		}
 		return nil, nil, err
 	}
-	list, err := loadSkills(ctx, cfg, db, a.stderr)
+	sc := skillScope{agent: ag.Name, connected: map[string]bool{}, connectAll: connectAll}
+	for _, srv := range view.Servers() {
+		if srv.Connected && srv.Plugin != "" {
+			sc.connected[srv.Plugin] = true
+		}
+	}
+	list, err := enabledSkills(ctx, cfg, db, sc, a.stderr)
 	if err != nil {
 		return nil, nil, err
 	}

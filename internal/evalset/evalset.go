@@ -100,7 +100,11 @@ type Report struct {
 func Tokens(c *catalog.Capability) int { return (c.SchemaBytes() + 3) / 4 }
 
 // Run resolves every case with the plan and scores it.
-func Run(pl *catalog.Plan, cases []Case) Report {
+//
+// manuals, when not nil, names the store plugins whose manual enters the
+// turn for a message (the skill scorer's verdict): their servers are
+// offered with them, as in a real turn.
+func Run(pl *catalog.Plan, cases []Case, manuals func(msg string) []string) Report {
 	rep := Report{ByTag: map[string][2]int{}}
 	view := pl.View()
 	for i := range view.Capabilities() {
@@ -112,7 +116,11 @@ func Run(pl *catalog.Plan, cases []Case) Report {
 	}
 	var t catalog.Turn
 	for _, c := range cases {
-		pl.Turn(c.Text, &t)
+		var joined []string
+		if manuals != nil {
+			joined = manuals(c.Text)
+		}
+		pl.Turn(c.Text, &t, joined...)
 		r := Result{Case: c, Because: map[string]string{}}
 		for _, ch := range t.Explain() {
 			r.Because[ch.Server] = ch.Because

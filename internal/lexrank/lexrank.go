@@ -22,8 +22,10 @@ type Field struct {
 	Text   string
 	Weight float64
 	// Phrases, when set, are matched as whole phrases too (trigger words
-	// such as "pull request" count more as a phrase than as two words).
-	Phrases []string
+	// such as "pull request" count more as a phrase than as two words),
+	// with PhraseWeight, or Weight when that is zero.
+	Phrases      []string
+	PhraseWeight float64
 }
 
 // Doc is one document to rank.
@@ -56,12 +58,13 @@ type Index struct {
 }
 
 type scratch struct {
-	z     words.Tokenizer
-	score []float32
-	hits  []int32
-	seen  map[string]bool
-	buf   []byte
-	stems []string
+	z      words.Tokenizer
+	score  []float32
+	hits   []int32
+	seen   map[string]bool
+	buf    []byte
+	stems  []string
+	phrase []string
 }
 
 // synonymWeight is the share of a field's weight that a glossary synonym
@@ -95,10 +98,14 @@ func New(docs []Doc) *Index {
 					}
 				}
 			}
+			pwt := f.PhraseWeight
+			if pwt == 0 {
+				pwt = f.Weight
+			}
 			for _, p := range f.Phrases {
 				ph := ix.lex.ContentPhrase(&z, p)
 				if strings.Contains(ph, " ") {
-					pw[ph] += f.Weight
+					pw[ph] += pwt
 				}
 			}
 		}
@@ -151,9 +158,15 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	clear(matched)
 	clear(sc.seen)
 	sc.stems = sc.stems[:0]
+	sc.phrase = sc.phrase[:0]
 	for _, t := range sc.z.Tokenize(msg) {
 		if ix.counts(t.Stem) {
 			sc.stems = append(sc.stems, t.Stem)
+		}
+		// Phrases are matched on every word but function words, as
+		// ContentPhrase indexed them: "pull request" holds a generic word.
+		if ix.lex.Class(t.Stem) != words.Stop {
+			sc.phrase = append(sc.phrase, t.Stem)
 		}
 	}
 	for _, stem := range sc.stems {
@@ -167,8 +180,8 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 		}
 		ix.compound(sc, stem, matched)
 	}
-	for i := 0; i+1 < len(sc.stems); i++ {
-		sc.buf = append(append(append(sc.buf[:0], sc.stems[i]...), ' '), sc.stems[i+1]...)
+	for i := 0; i+1 < len(sc.phrase); i++ {
+		sc.buf = append(append(append(sc.buf[:0], sc.phrase[i]...), ' '), sc.phrase[i+1]...)
 		if ps, ok := ix.pairs[string(sc.buf)]; ok {
 			ix.add(sc, string(sc.buf), ps, matched)
 		}
