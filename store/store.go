@@ -86,3 +86,69 @@ type SkillSwitches interface {
 	// default. Clearing a skill with no switch is not an error.
 	ClearSkillSwitch(ctx context.Context, skill string) error
 }
+
+// PluginState is where an installed plugin stands (P2-P4).
+type PluginState string
+
+// The states of an installed plugin.
+const (
+	// PluginInstalled: installed, its manual's words are on; its sign-in or
+	// server connection has not been made yet.
+	PluginInstalled PluginState = "installed"
+	// PluginConnected: signed in and connected.
+	PluginConnected PluginState = "connected"
+	// PluginNeedsAttention: the sign-in expired or was revoked; its tools
+	// and words are off until it is renewed (P4).
+	PluginNeedsAttention PluginState = "needs-attention"
+)
+
+// InstalledPlugin is the owner's record of a store plugin.
+type InstalledPlugin struct {
+	Name  string
+	State PluginState
+	// InstalledAt and UpdatedAt are set by the store.
+	InstalledAt, UpdatedAt time.Time
+}
+
+// Plugins records which store plugins the owner installed.
+type Plugins interface {
+	// InstallPlugin records a plugin: ECONFLICT if it is installed already.
+	InstallPlugin(ctx context.Context, name string, state PluginState) error
+	// InstalledPlugin returns the record of a plugin, or ENOTFOUND.
+	InstalledPlugin(ctx context.Context, name string) (InstalledPlugin, error)
+	// InstalledPlugins returns every installed plugin sorted by name.
+	InstalledPlugins(ctx context.Context) ([]InstalledPlugin, error)
+	// SetPluginState changes an installed plugin's state, or returns ENOTFOUND.
+	SetPluginState(ctx context.Context, name string, state PluginState) error
+	// RemovePlugin forgets an installed plugin, or returns ENOTFOUND.
+	RemovePlugin(ctx context.Context, name string) error
+}
+
+// SkillOrigin says how a skill came into the owner's folder.
+type SkillOrigin string
+
+// The recorded origins; a skill the owner wrote has no record.
+const (
+	SkillImported SkillOrigin = "imported" // installed from a SKILL.md of another app (S6)
+	SkillPromoted SkillOrigin = "promoted" // written by an agent, made global (S7)
+)
+
+// SkillRecord is where a skill of the owner's folder came from.
+type SkillRecord struct {
+	Skill  string // "skill:NAME"
+	Origin SkillOrigin
+	Source string // the path or URL it was installed from, or the agent that wrote it
+	// Dropped lists the fields that were not honoured, as "field: reason".
+	Dropped    []string
+	RecordedAt time.Time // set by the store
+}
+
+// SkillRecords keeps the origin of imported and promoted skills.
+type SkillRecords interface {
+	// RecordSkill stores or replaces a skill's record.
+	RecordSkill(ctx context.Context, r SkillRecord) error
+	// SkillRecord returns a skill's record, or ENOTFOUND.
+	SkillRecord(ctx context.Context, skill string) (SkillRecord, error)
+	// ForgetSkill removes a skill's record; a skill without one is not an error.
+	ForgetSkill(ctx context.Context, skill string) error
+}

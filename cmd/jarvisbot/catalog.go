@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/builtin/skillbook"
 	"github.com/jarvisbot/jarvisbot/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/config"
@@ -21,7 +22,7 @@ import (
 // owner's tier overrides.
 func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, error) {
 	c := catalog.New()
-	builtins := append([]catalog.Capability{wiki.New(filepath.Join(cfg.DataDir, "wiki")).Capability()}, catalog.AppControlTools()...)
+	builtins := append([]catalog.Capability{wiki.New(filepath.Join(cfg.DataDir, "wiki")).Capability(), skillbook.Capability()}, catalog.AppControlTools()...)
 	for _, cp := range builtins {
 		if err := c.Add(cp); err != nil {
 			return nil, err

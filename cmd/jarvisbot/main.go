@@ -41,7 +41,8 @@ func commands() map[string]command {
 		"catalog": {"show or export the catalog", cmdCatalog},
 		"secrets": {"store secrets in the keyring (set NAME reads stdin)", cmdSecrets},
 		"wiki":    {"read, search and write the Markdown wiki", cmdWiki},
-		"plugins": {"check a plugin folder in the Agent Plugins format (validate DIR)", cmdPlugins},
+		"skills":  {"list, show, switch, install (from any app), promote and remove skills", cmdSkills},
+		"plugins": {"the plugin store: list, show, install, remove; validate DIR checks a plugin folder", cmdPlugins},
 	}
 }
 

@@ -2,24 +2,264 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// cmdPlugins: jarvisbot plugins validate DIR.
+const pluginsUsage = "plugins list [--json] | show NAME | install NAME | remove NAME | validate DIR"
+
+// cmdPlugins: the plugin store (P2) and the Agent Plugins checker (P1).
 func cmdPlugins(ctx context.Context, a *app, args []string) error {
-	fs := newFlagSet(a, "plugins", "plugins validate DIR")
+	fs := newFlagSet(a, "plugins", pluginsUsage)
+	asJSON := fs.Bool("json", false, "list: one JSON array")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 || pos[0] != "validate" {
+	if len(pos) == 0 {
 		fs.Usage()
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot plugins validate DIR")
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", pluginsUsage)
 	}
-	problems := plugins.Validate(pos[1])
+	need := func(n int, what string) error {
+		if len(pos) != n+1 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot plugins %s %s", pos[0], what)
+		}
+		return nil
+	}
+	switch pos[0] {
+	case "validate":
+		if err := need(1, "DIR"); err != nil {
+			return err
+		}
+		return validatePlugin(a.stdout, pos[1])
+	case "list":
+		if err := need(0, "[--json]"); err != nil {
+			return err
+		}
+		return a.listPlugins(ctx, *asJSON)
+	case "show", "install", "remove":
+		if err := need(1, "NAME"); err != nil {
+			return err
+		}
+	default:
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown plugins subcommand %q: use %s", pos[0], pluginsUsage)
+	}
+	all, err := loadShipped()
+	if err != nil {
+		return err
+	}
+	sp, ok := all[pos[1]]
+	if !ok {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "the store has no plugin %q (see jarvisbot plugins list)", pos[1])
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	name := sp.plugin.Manifest.Name
+	switch pos[0] {
+	case "install":
+		if err := db.InstallPlugin(ctx, name, store.PluginInstalled); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", sp.plugin.DisplayName(), name, quoteList(sp.manual.Words, 4))
+		if next := connectNote(sp.plugin); next != "" {
+			fmt.Fprintln(a.stdout, next)
+		}
+		return nil
+	case "remove":
+		if err := db.RemovePlugin(ctx, name); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it.\n", sp.plugin.DisplayName())
+		return nil
+	}
+	state := "not installed"
+	if ip, err := db.InstalledPlugin(ctx, name); err == nil {
+		state = string(ip.State) + " since " + ip.InstalledAt.Local().Format("2006-01-02 15:04")
+	} else if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		return err
+	}
+	showPlugin(a.stdout, sp, state)
+	return nil
+}
+
+// connectNote says what installing did not do yet: the sign-in and the
+// server connection, which the running service makes.
+func connectNote(p *plugins.Plugin) string {
+	si := p.Ext.SignIn
+	switch {
+	case p.Ext.Builtin:
+		return "Its tools are built into jarvisbot; they work once you sign in to " + p.DisplayName() + " (" + signInText(si) + ")."
+	case si == nil || si.Method == plugins.SignInNone:
+		return "jarvisbot connects to its MCP server when the service runs."
+	}
+	return "jarvisbot connects to its MCP server once you sign in (" + signInText(si) + "); until then its tools are not offered."
+}
+
+func signInText(si *plugins.SignIn) string {
+	switch {
+	case si == nil || si.Method == plugins.SignInNone:
+		return "no sign-in"
+	case si.Method == plugins.SignInOAuth && len(si.Scopes) > 0:
+		return "OAuth in the browser, scopes " + strings.Join(si.Scopes, " ")
+	case si.Method == plugins.SignInOAuth:
+		return "OAuth in the browser"
+	case si.Method == plugins.SignInAPIKey:
+		return "an API key, kept in the keyring"
+	}
+	return si.Method
+}
+
+// quoteList quotes the first n words: "repo", "pull request" and 3 more.
+func quoteList(words []string, n int) string {
+	var q []string
+	for i, w := range words {
+		if i == n {
+			q = append(q, fmt.Sprintf("and %d more", len(words)-n))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", w))
+	}
+	if len(q) == 0 {
+		return "its name"
+	}
+	return strings.Join(q, ", ")
+}
+
+// pluginRow is one line of `plugins list --json`.
+type pluginRow struct {
+	Name        string   `json:"name"`
+	DisplayName string   `json:"display_name"`
+	Description string   `json:"description"`
+	Kind        string   `json:"kind"` // "builtin" or "mcp"
+	MCP         []string `json:"mcp,omitempty"`
+	SignIn      string   `json:"sign_in"`
+	State       string   `json:"state"` // "not-installed", or a store.PluginState
+}
+
+func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
+	all, err := loadShipped()
+	if err != nil {
+		return err
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	installed, err := db.InstalledPlugins(ctx)
+	if err != nil {
+		return err
+	}
+	state := map[string]store.PluginState{}
+	for _, ip := range installed {
+		state[ip.Name] = ip.State
+	}
+	rows := make([]pluginRow, 0, len(all))
+	for _, name := range sortedKeys(all) {
+		p := all[name].plugin
+		r := pluginRow{Name: name, DisplayName: p.DisplayName(), Description: p.Manifest.Description, Kind: "builtin", SignIn: "none", State: "not-installed"}
+		if si := p.Ext.SignIn; si != nil {
+			r.SignIn = si.Method
+		}
+		if s, ok := state[name]; ok {
+			r.State = string(s)
+		}
+		if p.MCP != nil {
+			r.Kind = "mcp"
+			for _, id := range sortedKeys(p.MCP.Servers) {
+				srv := p.MCP.Servers[id]
+				r.MCP = append(r.MCP, srv.URL+srv.Command)
+			}
+		}
+		rows = append(rows, r)
+	}
+	if asJSON {
+		b, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+		return err
+	}
+	// The design note's Plugins tab: what needs attention first.
+	groups := []struct {
+		title string
+		match func(string) bool
+	}{
+		{"Needs attention", func(s string) bool { return s == string(store.PluginNeedsAttention) }},
+		{"Installed", func(s string) bool { return s == string(store.PluginInstalled) || s == string(store.PluginConnected) }},
+		{"In the store", func(s string) bool { return s == "not-installed" }},
+	}
+	for _, g := range groups {
+		tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+		n := 0
+		for _, r := range rows {
+			if !g.match(r.State) {
+				continue
+			}
+			if n == 0 {
+				fmt.Fprintf(a.stdout, "%s:\n", g.title)
+			}
+			n++
+			kind := "built in"
+			if r.Kind == "mcp" {
+				kind = "MCP server"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Name, r.DisplayName, kind, r.State)
+		}
+		tw.Flush()
+		if n > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+	}
+	fmt.Fprintf(a.stdout, "%d plugins in the store, %d installed. Install one with: jarvisbot plugins install NAME\n", len(rows), len(installed))
+	return nil
+}
+
+func showPlugin(w io.Writer, sp shipped, state string) {
+	p, m := sp.plugin, sp.manual
+	fmt.Fprintf(w, "%s (%s) %s\n%s\n\n", p.DisplayName(), p.Manifest.Name, p.Manifest.Version, p.Manifest.Description)
+	fmt.Fprintf(w, "State:    %s\n", state)
+	fmt.Fprintf(w, "Sign-in:  %s\n", signInText(p.Ext.SignIn))
+	if p.Ext.Builtin {
+		fmt.Fprintln(w, "Tools:    built into jarvisbot")
+	}
+	if p.MCP != nil {
+		for _, id := range sortedKeys(p.MCP.Servers) {
+			srv := p.MCP.Servers[id]
+			fmt.Fprintf(w, "MCP:      %s %s %s\n", id, srv.Type, srv.URL+srv.Command)
+		}
+	}
+	if p.Manifest.Homepage != "" {
+		fmt.Fprintf(w, "Homepage: %s\n", p.Manifest.Homepage)
+	}
+	fmt.Fprintf(w, "Manual:   skill:%s, tier %s\n", m.Name, m.Tier)
+	fmt.Fprintf(w, "Words:    %s\n", strings.Join(m.Words, ", "))
+	fmt.Fprintf(w, "German:   %s\n", strings.Join(m.WordsDE, ", "))
+	fmt.Fprintf(w, "\n%s", m.Body)
+}
+
+// validatePlugin checks a plugin folder and names every problem.
+func validatePlugin(w io.Writer, dir string) error {
+	problems := plugins.Validate(dir)
 	errs := 0
 	for _, p := range problems {
 		kind := "error"
@@ -28,15 +268,15 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 		} else {
 			errs++
 		}
-		fmt.Fprintf(a.stdout, "%s: %s\n", kind, p)
+		fmt.Fprintf(w, "%s: %s\n", kind, p)
 	}
 	if errs > 0 {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s is not a valid plugin: %d problem(s)", pos[1], errs)
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s is not a valid plugin: %d problem(s)", dir, errs)
 	}
-	fmt.Fprintf(a.stdout, "%s is a valid plugin", pos[1])
+	fmt.Fprintf(w, "%s is a valid plugin", dir)
 	if len(problems) > 0 {
-		fmt.Fprintf(a.stdout, " (%d warning(s))", len(problems))
+		fmt.Fprintf(w, " (%d warning(s))", len(problems))
 	}
-	fmt.Fprintln(a.stdout)
+	fmt.Fprintln(w)
 	return nil
 }

@@ -163,6 +163,9 @@ func (a *app) plan(ctx context.Context, agentName, snapshot string, connectAll b
 			sc.connected[srv.Plugin] = true
 		}
 	}
+	if err := installedPlugins(ctx, db, sc.connected); err != nil {
+		return nil, nil, err
+	}
 	list, err := enabledSkills(ctx, cfg, db, sc, a.stderr)
 	if err != nil {
 		return nil, nil, err

@@ -98,8 +98,8 @@ func TestRouteJSONC7(t *testing.T) {
 	if !slices.Contains(r.Tools, "mcp:github/create_pull_request") || slices.Contains(r.Tools, "mcp:notebooklm-mcp/notebook_list") {
 		t.Errorf("tools = %v", r.Tools)
 	}
-	if r.Tools[0] != "builtin:wiki" {
-		t.Errorf("first tool %s, want builtin:wiki (the stable prefix comes first)", r.Tools[0])
+	if len(r.Tools) < 2 || r.Tools[0] != "builtin:skills" || r.Tools[1] != "builtin:wiki" {
+		t.Errorf("first tools %v, want builtin:skills, builtin:wiki (the stable prefix comes first)", r.Tools[:2])
 	}
 	for _, id := range r.Tools {
 		if strings.Contains(id, "spawn_worker") || strings.Contains(id, "control_app") {

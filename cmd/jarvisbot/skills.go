@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 
 	"github.com/jarvisbot/jarvisbot/config"
@@ -35,57 +34,125 @@ type skillScope struct {
 	connectAll bool
 }
 
-// enabledSkills gathers the skills of a turn, in rising precedence: the
-// shipped general skills, the manuals of connected plugins, the owner's
-// skills and the agent's own. A later skill of the same name replaces an
-// earlier one (the owner's "humanizer" is used instead of the shipped one).
-// Skills the owner switched off are left out (S5).
-func enabledSkills(ctx context.Context, cfg config.Config, sw store.SkillSwitches, sc skillScope, warn io.Writer) ([]*skills.Skill, error) {
+// installedPlugins adds to on the plugins whose manual's words are on:
+// installed or connected, not waiting for a renewed sign-in (S2, P4).
+func installedPlugins(ctx context.Context, db store.Plugins, on map[string]bool) error {
+	list, err := db.InstalledPlugins(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range list {
+		if p.State != store.PluginNeedsAttention {
+			on[p.Name] = true
+		}
+	}
+	return nil
+}
+
+// Where a skill comes from, in rising precedence.
+const (
+	sourceShipped = "shipped" // a general skill in the binary
+	sourceManual  = "manual"  // a store plugin's manual
+	sourceOwner   = "yours"   // the owner's skills folder (written, imported, promoted)
+	sourceAgent   = "agent"   // the agent's own folder (S7)
+)
+
+// Why a skill is off.
+const (
+	whyNotInstalled = "plugin not installed"
+	whySwitchedOff  = "switched off"
+)
+
+// skillEntry is one skill with where it comes from and whether it is on.
+type skillEntry struct {
+	skill  *skills.Skill
+	source string
+	on     bool
+	why    string // why it is off
+}
+
+func (e skillEntry) state() string {
+	if e.on {
+		return "on"
+	}
+	return "off (" + e.why + ")"
+}
+
+// gatherSkills lists every skill a turn of the scope's agent could draw
+// on, in rising precedence: the shipped general skills, the store's
+// manuals (on when their plugin is connected), the owner's skills and the
+// agent's own. A later skill of the same name replaces an earlier one (the
+// owner's "humanizer" is used instead of the shipped one). The owner's
+// switch (S5) wins over every default.
+func gatherSkills(ctx context.Context, cfg config.Config, sw store.SkillSwitches, sc skillScope, warn io.Writer) ([]skillEntry, error) {
+	var all []skillEntry
 	general, err := skills.Shipped()
 	if err != nil {
 		return nil, err
 	}
-	all := general
-	store, err := loadShipped()
+	for _, s := range general {
+		all = append(all, skillEntry{skill: s, source: sourceShipped, on: true})
+	}
+	shop, err := loadShipped()
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range sortedKeys(store) {
-		if sc.connectAll || sc.connected[id] {
-			all = append(all, store[id].manual)
+	for _, id := range sortedKeys(shop) {
+		e := skillEntry{skill: shop[id].manual, source: sourceManual, on: sc.connectAll || sc.connected[id]}
+		if !e.on {
+			e.why = whyNotInstalled
 		}
+		all = append(all, e)
 	}
 	own, err := readSkillsDir(skillsDir(cfg), warn)
 	if err != nil {
 		return nil, err
 	}
-	all = append(all, own...)
+	for _, s := range own {
+		all = append(all, skillEntry{skill: s, source: sourceOwner, on: true})
+	}
 	if sc.agent != "" {
 		mine, err := readSkillsDir(agentSkillsDir(cfg, sc.agent), warn)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, mine...)
+		for _, s := range mine {
+			all = append(all, skillEntry{skill: s, source: sourceAgent, on: true})
+		}
 	}
 	switches, err := sw.SkillSwitches(ctx)
 	if err != nil {
 		return nil, err
 	}
 	byName := make(map[string]int, len(all))
-	var out []*skills.Skill
-	for _, s := range all {
-		if i, ok := byName[s.Name]; ok {
-			out[i] = s
+	var out []skillEntry
+	for _, e := range all {
+		if on, ok := switches["skill:"+e.skill.Name]; ok && !on {
+			e.on, e.why = false, whySwitchedOff
+		}
+		if i, ok := byName[e.skill.Name]; ok {
+			out[i] = e
 			continue
 		}
-		byName[s.Name] = len(out)
-		out = append(out, s)
+		byName[e.skill.Name] = len(out)
+		out = append(out, e)
 	}
-	out = slices.DeleteFunc(out, func(s *skills.Skill) bool {
-		on, ok := switches["skill:"+s.Name]
-		return ok && !on
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool { return out[i].skill.Name < out[j].skill.Name })
+	return out, nil
+}
+
+// enabledSkills returns the skills that are on for the scope (S2, S5, S7).
+func enabledSkills(ctx context.Context, cfg config.Config, sw store.SkillSwitches, sc skillScope, warn io.Writer) ([]*skills.Skill, error) {
+	all, err := gatherSkills(ctx, cfg, sw, sc, warn)
+	if err != nil {
+		return nil, err
+	}
+	var out []*skills.Skill
+	for _, e := range all {
+		if e.on {
+			out = append(out, e.skill)
+		}
+	}
 	return out, nil
 }
 

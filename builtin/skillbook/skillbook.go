@@ -1,0 +1,196 @@
+// Package skillbook is the builtin tool through which the model reaches
+// skills by name (S3) and an agent writes down a procedure as a skill of
+// its own (S7).
+//
+// Reading is safe: "list" names the skills enabled for the agent and "use"
+// returns one's instructions, so the model can ask for any enabled skill
+// even when the message did not match its words. Saving is recorded on the
+// activity board (monitor): "save" writes an instruction-only skill into the
+// agent's own folder, where it is active for that agent at once. A saved
+// skill can carry no tier, schedule, tools or background work: an agent
+// writes down how to do something, never what it may do. The owner makes
+// it global with `jarvisbot skills promote`, as a draft that starts off.
+package skillbook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/skills"
+)
+
+// ID is the tool's capability id.
+const ID = "builtin:skills"
+
+// maxBody bounds the instructions an agent may save in one skill.
+const maxBody = 32 << 10
+
+const schema = `{"type":"object",` +
+	`"properties":{` +
+	`"action":{"type":"string","enum":["list","use","save"],"description":"list the enabled skills, use one (get its instructions), or save a procedure as a new skill of your own"},` +
+	`"name":{"type":"string","description":"skill name: lowercase letters, digits and hyphens, e.g. weekly-report; for use and save"},` +
+	`"description":{"type":"string","description":"what the skill does and when to use it, one or two sentences; for save"},` +
+	`"body":{"type":"string","description":"the procedure as Markdown instructions, step by step; for save"},` +
+	`"words":{"type":"array","items":{"type":"string"},"description":"words an owner would say when they want this skill; for save"}},` +
+	`"required":["action"],"additionalProperties":false}`
+
+// Capability describes the tool for the catalog.
+func Capability() catalog.Capability {
+	return catalog.Capability{
+		ID:     ID,
+		Kind:   catalog.KindBuiltin,
+		Source: "builtin",
+		Name:   "skills",
+		Description: "Skills are short manuals for tasks. List the enabled skills, use one by name to get its " +
+			"instructions (also when the owner's words did not bring it), or save a repeatable procedure you " +
+			"worked out as a new skill of your own, active for you at once.",
+		InputSchema: json.RawMessage(schema),
+		Tier:        catalog.TierMonitor,
+		ActionTiers: map[string]catalog.Tier{
+			"list": catalog.TierSafe,
+			"use":  catalog.TierSafe,
+			"save": catalog.TierMonitor,
+		},
+		Connected: true,
+	}
+}
+
+// Book serves one agent: the skills enabled for it, and its own folder.
+type Book struct {
+	dir     string
+	enabled func(ctx context.Context) ([]*skills.Skill, error)
+}
+
+// New returns the tool for an agent whose own skills live in dir; enabled
+// lists the skills enabled for that agent now.
+func New(dir string, enabled func(ctx context.Context) ([]*skills.Skill, error)) *Book {
+	return &Book{dir: dir, enabled: enabled}
+}
+
+type callArgs struct {
+	Action      string   `json:"action"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Body        string   `json:"body"`
+	Words       []string `json:"words"`
+}
+
+// Call runs one tool call. Errors are EINVALID when the model can correct
+// its arguments and ENOTFOUND for an unknown skill; their messages are
+// written for the model.
+func (b *Book) Call(ctx context.Context, raw json.RawMessage) (string, error) {
+	var a callArgs
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, `skills arguments are not a JSON object with the fields action, name, description, body, words: %w`, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "skills arguments have text after the JSON object: send one object")
+	}
+	a.Name = strings.TrimPrefix(strings.TrimSpace(a.Name), "skill:")
+	switch strings.ToLower(strings.TrimSpace(a.Action)) {
+	case "list":
+		return b.list(ctx)
+	case "use":
+		return b.use(ctx, a.Name)
+	case "save":
+		return b.save(a)
+	case "":
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, `missing field "action": one of list, use, save`)
+	}
+	return "", jarvisbot.Errorf(jarvisbot.EINVALID, "unknown action %q: use list, use or save", a.Action)
+}
+
+func (b *Book) list(ctx context.Context) (string, error) {
+	all, err := b.enabled(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(all) == 0 {
+		return "no skills are enabled", nil
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "%d enabled skills (use one by name):\n", len(all))
+	for _, s := range all {
+		fmt.Fprintf(&out, "- %s: %s\n", s.Name, s.Description)
+	}
+	return out.String(), nil
+}
+
+func (b *Book) use(ctx context.Context, name string) (string, error) {
+	if name == "" {
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, `use needs the field "name"; list shows the enabled skills`)
+	}
+	all, err := b.enabled(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range all {
+		if s.Name == name {
+			return fmt.Sprintf("skill %s: %s\n\n%s", s.Name, s.Description, strings.TrimSpace(s.Body)), nil
+		}
+	}
+	return "", jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no enabled skill named %q; list shows the enabled skills", name)
+}
+
+// save writes an instruction-only skill into the agent's folder. The text
+// goes through the same parser as every skill, so a saved skill is valid
+// by construction and its errors name the field to fix.
+func (b *Book) save(a callArgs) (string, error) {
+	switch {
+	case a.Name == "":
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, `save needs the field "name", e.g. "weekly-report"`)
+	case strings.TrimSpace(a.Body) == "":
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, `save needs the field "body": the procedure as Markdown instructions`)
+	case len(a.Body) > maxBody:
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "the body is %d bytes; a skill is a short manual of at most %d KiB", len(a.Body), maxBody>>10)
+	}
+	s := &skills.Skill{Name: a.Name, Description: strings.TrimSpace(a.Description), Body: strings.TrimSpace(a.Body) + "\n", Words: a.Words, Does: skills.KindInstructions, Origin: skills.Own}
+	data := s.Render()
+	dir := filepath.Join(b.dir, a.Name)
+	if _, err := skills.Parse(filepath.Join(dir, skills.FileName), data); err != nil {
+		var je *jarvisbot.Error
+		if errors.As(err, &je) {
+			return "", jarvisbot.Errorf(jarvisbot.EINVALID, "the skill was not saved: %s", je.Message)
+		}
+		return "", err
+	}
+	if err := os.MkdirAll(b.dir, 0o700); err != nil {
+		return "", fmt.Errorf("create the agent's skills folder: %w", err)
+	}
+	root, err := os.OpenRoot(b.dir)
+	if err != nil {
+		return "", fmt.Errorf("open the agent's skills folder: %w", err)
+	}
+	defer root.Close()
+	if err := root.MkdirAll(a.Name, 0o700); err != nil {
+		return "", fmt.Errorf("create skill folder %s: %w", a.Name, err)
+	}
+	replaced := false
+	if _, err := root.Stat(filepath.Join(a.Name, skills.FileName)); err == nil {
+		replaced = true
+	}
+	tmp := filepath.Join(a.Name, ".SKILL.md.tmp")
+	if err := root.WriteFile(tmp, data, 0o600); err != nil {
+		return "", fmt.Errorf("write skill %s: %w", a.Name, err)
+	}
+	if err := root.Rename(tmp, filepath.Join(a.Name, skills.FileName)); err != nil {
+		root.Remove(tmp)
+		return "", fmt.Errorf("write skill %s: %w", a.Name, err)
+	}
+	verb := "saved"
+	if replaced {
+		verb = "updated"
+	}
+	return fmt.Sprintf("%s skill %s; it is active for you now. The owner can make it global with: jarvisbot skills promote %s", verb, a.Name, a.Name), nil
+}
