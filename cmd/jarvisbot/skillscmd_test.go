@@ -161,3 +161,41 @@ func TestSkillsSwitchAndPromoteS5S7(t *testing.T) {
 		t.Error("promoting twice succeeded")
 	}
 }
+
+// TestSkillsInstallBadInput: malformed, huge, binary, traversing or
+// linked-out skills give a clear error and write nothing.
+func TestSkillsInstallBadInput(t *testing.T) {
+	e := newTestEnv(t)
+	base := t.TempDir()
+	mk := func(folder, content string) string {
+		dir := filepath.Join(base, folder)
+		os.MkdirAll(dir, 0o700)
+		if content != "" {
+			os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(content), 0o600)
+		}
+		return dir
+	}
+	secret := filepath.Join(base, "secret.md")
+	os.WriteFile(secret, []byte("---\nname: linked\ndescription: x\n---\n"), 0o600)
+	linked := mk("linked", "")
+	os.Symlink(secret, filepath.Join(linked, "SKILL.md"))
+	cases := map[string]struct{ dir, want string }{
+		"bad yaml":      {mk("bad-yaml", "---\nname: bad-yaml\ndescription: [unclosed\n---\n"), "SKILL.md:"},
+		"no front":      {mk("no-front", "just text\n"), "front matter"},
+		"name mismatch": {mk("folder-a", "---\nname: other\ndescription: x\n---\n"), "does not match its folder"},
+		"traversal":     {mk("trav", "---\nname: ../../etc\ndescription: x\n---\n"), "name"},
+		"binary":        {mk("binary", "---\nname: binary\ndescription: x\n---\n\x00\x01"), "binary"},
+		"huge":          {mk("huge", "---\nname: huge\ndescription: x\n---\n"+strings.Repeat("a", 300<<10)), "too large"},
+		"missing":       {filepath.Join(base, "nowhere"), "does not exist"},
+		"symlink out":   {linked, "link"},
+	}
+	for name, c := range cases {
+		code, _, errOut := e.jarvis(t, "", "skills", "install", c.dir, "--yes")
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d %q, want it to mention %q", name, code, errOut, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills")); len(entries) != 0 {
+		t.Errorf("bad installs wrote %d entries", len(entries))
+	}
+}
