@@ -1,0 +1,204 @@
+// Command mcptestserver is a deliberately misbehaving-on-demand MCP server
+// that jarvisbot's tests build and run as a child process (stdio) or as an
+// HTTP server, to exercise the MCP client side against a real peer. It is
+// built on mark3labs/mcp-go's server package; nothing here speaks JSON-RPC
+// by hand.
+//
+// Its command line is a contract with those tests; change it only together
+// with them.
+//
+// Transports (exactly one is chosen):
+//
+//	(default)        MCP over stdin/stdout.
+//	-http ADDR       streamable HTTP at path /mcp (ADDR like 127.0.0.1:0).
+//	                 Once listening it prints exactly one line
+//	                 MCPTEST_URL=http://HOST:PORT/mcp to stdout, then serves
+//	                 until SIGTERM or SIGINT, which shut it down gracefully
+//	                 (exit status 0; in-flight requests get one second, then
+//	                 their connections are dropped). An unspecified listen
+//	                 host (0.0.0.0, [::]) is reported as 127.0.0.1.
+//	-http ADDR -sse  the legacy SSE transport instead: stream at /sse,
+//	                 messages at /message; prints MCPTEST_URL=http://HOST:PORT/sse.
+//	                 /mcp answers 404, so a client that tries streamable HTTP
+//	                 first falls back to SSE.
+//	-http ADDR -html no MCP at all: every request gets status 200 and
+//	                 <html><body>Welcome</body></html> as text/html; prints
+//	                 MCPTEST_URL=http://HOST:PORT/mcp.
+//
+// Server identity:
+//
+//	-name NAME          server name reported to clients (default "mcptest").
+//	-instructions TEXT  server instructions reported to clients.
+//
+// Tool lists:
+//
+//	-extra-tools N  add N generated tools tool_001, tool_002, … each described
+//	                "Generated test tool number N." (default 0).
+//	-page-size K    tools/list returns at most K tools per page with a
+//	                nextCursor (default 0: no pagination).
+//
+// Faults:
+//
+//	-garbage            write three lines "this is not json" to stdout before
+//	                    serving, like a server printing a banner. (In HTTP
+//	                    modes they come before the MCPTEST_URL line.)
+//	-exit-at-start CODE write "mcptest: fatal: cannot open database /nonexistent"
+//	                    to stderr and exit with CODE before serving anything.
+//	-hang-initialize    accept the connection but never answer the handshake:
+//	                    initialize and its 2026-07-28 replacement
+//	                    server/discover both block forever. Ping still works.
+//	-crash-after N      when the Nth tools/call arrives, write
+//	                    "mcptest: crashing after N calls" to stderr and exit
+//	                    with status 3.
+//
+// Tools, always present (argument types in braces):
+//
+//	echo {text string, required}  returns text. readOnlyHint true.
+//	add {a number, b number}      returns the sum, e.g. "5". readOnlyHint true.
+//	sleep {ms integer}            sleeps ms milliseconds and returns
+//	                              "slept N ms"; fails early when the request
+//	                              is cancelled.
+//	hang {}                       blocks forever, ignoring cancellation.
+//	fail {}                       a result with isError true and text
+//	                              "the test tool failed on purpose".
+//	crash {}                      writes "mcptest: crash tool called" to
+//	                              stderr and exits with status 3.
+//	big {bytes integer}           returns that many 'x' characters (at most
+//	                              64 MiB).
+//	env {name string}             the value of that environment variable in
+//	                              the server process, or "(unset)".
+//	add_tool {name string}        registers a tool of that name (it answers
+//	                              "NAME called"), returns "added NAME", and
+//	                              sends notifications/tools/list_changed to
+//	                              every connected client (on 2026-07-28
+//	                              streamable HTTP only to clients listening
+//	                              through subscriptions/listen). Names already
+//	                              taken are refused with a tool error.
+//	delete_everything {}          returns "deleted nothing (test)".
+//	                              destructiveHint true, readOnlyHint false.
+//
+// Every other tool is marked readOnlyHint false, destructiveHint false,
+// openWorldHint false, so only delete_everything looks dangerous.
+//
+// Generated tools (-extra-tools, add_tool) take an optional string "input"
+// and answer "NAME called".
+//
+// On stdio up to 16 tool calls run at once. The server stops when stdin
+// closes or on SIGTERM/SIGINT; it gives in-flight calls half a second and
+// then exits (status 0) even if one of them (hang) never will, so a client
+// closing its end is never left waiting.
+//
+// Command-line mistakes (-sse or -html without -http, both together, stray
+// arguments, unknown flags) exit with status 2 and a message on stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// exitFunc ends the process; crash paths call it so that a test of this
+// package could substitute it, and main passes os.Exit.
+type exitFunc func(code int)
+
+// options is the parsed command line.
+type options struct {
+	httpAddr       string
+	sse            bool
+	html           bool
+	name           string
+	instructions   string
+	extraTools     int
+	pageSize       int
+	garbage        bool
+	exitAtStart    int
+	hangInitialize bool
+	crashAfter     int
+}
+
+// errUsage reports a command line the flag package accepted but that makes
+// no sense; main exits 2 for it, as flag does for its own errors.
+var errUsage = errors.New("invalid command line")
+
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("mcptestserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.httpAddr, "http", "", "serve over HTTP on `ADDR` (e.g. 127.0.0.1:0) instead of stdio")
+	fs.BoolVar(&o.sse, "sse", false, "with -http: serve the legacy SSE transport at /sse")
+	fs.BoolVar(&o.html, "html", false, "with -http: answer every request with an HTML page, not MCP")
+	fs.StringVar(&o.name, "name", "mcptest", "server `NAME` reported in initialize")
+	fs.StringVar(&o.instructions, "instructions", "", "server instructions `TEXT`")
+	fs.IntVar(&o.extraTools, "extra-tools", 0, "add `N` generated tools tool_001…")
+	fs.IntVar(&o.pageSize, "page-size", 0, "tools/list page size `K` (0: no pagination)")
+	fs.BoolVar(&o.garbage, "garbage", false, "print non-JSON lines to stdout before serving")
+	fs.IntVar(&o.exitAtStart, "exit-at-start", -1, "print a fatal error and exit with `CODE` before serving")
+	fs.BoolVar(&o.hangInitialize, "hang-initialize", false, "never answer initialize or server/discover")
+	fs.IntVar(&o.crashAfter, "crash-after", 0, "exit with status 3 when the `N`th tools/call arrives (0: never)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("%w: unexpected argument %q; all settings are flags", errUsage, fs.Arg(0))
+	case (o.sse || o.html) && o.httpAddr == "":
+		return o, fmt.Errorf("%w: -sse and -html need -http ADDR", errUsage)
+	case o.sse && o.html:
+		return o, fmt.Errorf("%w: choose one of -sse and -html", errUsage)
+	case o.extraTools < 0 || o.pageSize < 0 || o.crashAfter < 0:
+		return o, fmt.Errorf("%w: -extra-tools, -page-size and -crash-after must not be negative", errUsage)
+	}
+	return o, nil
+}
+
+func main() {
+	o, err := parseOptions(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		if errors.Is(err, errUsage) {
+			fmt.Fprintf(os.Stderr, "mcptest: %v\n", err)
+		}
+		os.Exit(2)
+	}
+	if o.exitAtStart >= 0 {
+		fmt.Fprintln(os.Stderr, "mcptest: fatal: cannot open database /nonexistent")
+		os.Exit(o.exitAtStart)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, o, os.Stdin, os.Stdout, os.Stderr, os.Exit); err != nil {
+		fmt.Fprintf(os.Stderr, "mcptest: %v\n", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx ends (a signal) or, on stdio, until stdin closes.
+func run(ctx context.Context, o options, stdin io.Reader, stdout, stderr io.Writer, exit exitFunc) error {
+	if o.garbage {
+		for range 3 {
+			fmt.Fprintln(stdout, "this is not json")
+		}
+	}
+	if o.html {
+		return serveHTML(ctx, o.httpAddr, stdout)
+	}
+	srv := newTestServer(o, stderr, exit)
+	switch {
+	case o.sse:
+		return serveSSE(ctx, srv, o.httpAddr, stdout)
+	case o.httpAddr != "":
+		return serveStreamable(ctx, srv, o.httpAddr, stdout)
+	default:
+		return serveStdio(ctx, srv, stdin, stdout, stderr)
+	}
+}

@@ -1,0 +1,656 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// serverBin is the mcptestserver binary built once by TestMain, so the tests
+// exercise the same artefact (and command line) other packages' tests run.
+var serverBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcptestserver")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "create build dir:", err)
+		os.Exit(1)
+	}
+	serverBin = filepath.Join(dir, "mcptestserver")
+	build := exec.Command("go", "build", "-o", serverBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mcptestserver:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// waitTimeout bounds every wait in these tests; nothing should take long.
+const waitTimeout = 5 * time.Second
+
+// era selects the protocol generation the mcp-go client negotiates: by
+// default it probes server/discover (2026-07-28); legacy forces initialize.
+type era struct {
+	name string
+	opts []client.ClientOption
+}
+
+var eras = []era{
+	{"modern", nil},
+	{"legacy", []client.ClientOption{client.WithLegacyProtocolOnly()}},
+}
+
+// lockedBuffer collects a child's stderr, which the transport writes from
+// its own goroutine.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// eventually polls cond until it holds or waitTimeout passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func timeout(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// stdioServer is a started (not yet initialized) client on a child server.
+type stdioServer struct {
+	c      *client.Client
+	stderr *lockedBuffer
+	closed bool
+}
+
+// close ends the client and returns the child's exit error, if any.
+func (s *stdioServer) close() error {
+	s.closed = true
+	return s.c.Close()
+}
+
+func startStdio(t *testing.T, env []string, opts []client.ClientOption, args ...string) *stdioServer {
+	t.Helper()
+	s := &stdioServer{stderr: &lockedBuffer{}}
+	tr := transport.NewStdioWithOptions(serverBin, env, args, transport.WithCommandStderrWriter(s.stderr))
+	s.c = client.NewClient(tr, opts...)
+	// The transport ties the child to this context; it must outlive the test
+	// body so Close, not a kill, ends the child.
+	if err := s.c.Start(context.Background()); err != nil {
+		t.Fatalf("start %s: %v", serverBin, err)
+	}
+	t.Cleanup(func() {
+		if !s.closed {
+			s.c.Close()
+		}
+	})
+	return s
+}
+
+func initialize(ctx context.Context, c *client.Client) (*mcp.InitializeResult, error) {
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcptestserver-test", Version: "1"}
+	return c.Initialize(ctx, req)
+}
+
+func mustInitialize(t *testing.T, c *client.Client) *mcp.InitializeResult {
+	t.Helper()
+	res, err := initialize(timeout(t), c)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return res
+}
+
+func callTool(ctx context.Context, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	return c.CallTool(ctx, req)
+}
+
+// callText calls a tool that must succeed and returns its text.
+func callText(t *testing.T, c *client.Client, name string, args map[string]any) string {
+	t.Helper()
+	res, err := callTool(timeout(t), c, name, args)
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("call %s: tool error %q", name, resultText(res))
+	}
+	return resultText(res)
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func toolsByName(t *testing.T, c *client.Client) map[string]mcp.Tool {
+	t.Helper()
+	res, err := c.ListTools(timeout(t), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("list tools: %v", err)
+	}
+	tools := make(map[string]mcp.Tool, len(res.Tools))
+	for _, tool := range res.Tools {
+		if _, dup := tools[tool.Name]; dup {
+			t.Errorf("tool %q listed twice", tool.Name)
+		}
+		tools[tool.Name] = tool
+	}
+	return tools
+}
+
+var builtinNames = []string{"echo", "add", "sleep", "hang", "fail", "crash", "big", "env", "add_tool", "delete_everything"}
+
+func TestStdioServesToolsInBothProtocolEras(t *testing.T) {
+	t.Parallel()
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			s := startStdio(t, nil, e.opts, "-name", "unit", "-instructions", "be nice")
+			res := mustInitialize(t, s.c)
+			t.Logf("negotiated protocol %s", res.ProtocolVersion)
+			if res.ServerInfo.Name != "unit" || res.Instructions != "be nice" {
+				t.Errorf("initialize: server %q instructions %q, want unit / be nice", res.ServerInfo.Name, res.Instructions)
+			}
+			if res.Capabilities.Tools == nil || !res.Capabilities.Tools.ListChanged {
+				t.Errorf("tools capability %+v, want listChanged", res.Capabilities.Tools)
+			}
+
+			tools := toolsByName(t, s.c)
+			if len(tools) != len(builtinNames) {
+				t.Errorf("got %d tools, want %d", len(tools), len(builtinNames))
+			}
+			for _, name := range builtinNames {
+				if _, ok := tools[name]; !ok {
+					t.Errorf("tool %q missing", name)
+				}
+			}
+			if h := tools["echo"].Annotations.ReadOnlyHint; h == nil || !*h {
+				t.Errorf("echo readOnlyHint %v, want true", h)
+			}
+			del := tools["delete_everything"].Annotations
+			if del.DestructiveHint == nil || !*del.DestructiveHint || del.ReadOnlyHint == nil || *del.ReadOnlyHint {
+				t.Errorf("delete_everything annotations %+v, want destructive and not read-only", del)
+			}
+
+			if got := callText(t, s.c, "echo", map[string]any{"text": "hello"}); got != "hello" {
+				t.Errorf("echo = %q, want hello", got)
+			}
+		})
+	}
+}
+
+func TestToolResults(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, []string{"MCPTEST_VISIBLE=yes"}, nil)
+	mustInitialize(t, s.c)
+
+	tests := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"add", map[string]any{"a": 2, "b": 3}, "5"},
+		{"add", map[string]any{"a": 0.5, "b": 0.25}, "0.75"},
+		{"sleep", map[string]any{"ms": 1}, "slept 1 ms"},
+		{"env", map[string]any{"name": "MCPTEST_VISIBLE"}, "yes"},
+		{"env", map[string]any{"name": "MCPTEST_NOT_SET_ANYWHERE"}, "(unset)"},
+		{"delete_everything", nil, "deleted nothing (test)"},
+	}
+	for _, tt := range tests {
+		if got := callText(t, s.c, tt.tool, tt.args); got != tt.want {
+			t.Errorf("%s %v = %q, want %q", tt.tool, tt.args, got, tt.want)
+		}
+	}
+
+	if got := callText(t, s.c, "big", map[string]any{"bytes": 100000}); got != strings.Repeat("x", 100000) {
+		t.Errorf("big: got %d bytes, want 100000 'x'", len(got))
+	}
+
+	res, err := callTool(timeout(t), s.c, "fail", nil)
+	if err != nil {
+		t.Fatalf("call fail: %v", err)
+	}
+	if !res.IsError || resultText(res) != "the test tool failed on purpose" {
+		t.Errorf("fail = isError %v %q, want a tool error", res.IsError, resultText(res))
+	}
+}
+
+func TestCancelledCallsLeaveServerUsable(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, nil, nil)
+	mustInitialize(t, s.c)
+
+	for _, tool := range []string{"hang", "sleep"} {
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		start := time.Now()
+		_, err := callTool(ctx, s.c, tool, map[string]any{"ms": 60000})
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s past its deadline: err %v, want deadline exceeded", tool, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s returned after %v, want about the 100ms deadline", tool, d)
+		}
+	}
+	if got := callText(t, s.c, "echo", map[string]any{"text": "still here"}); got != "still here" {
+		t.Errorf("echo after cancelled calls = %q", got)
+	}
+
+	// A hung handler must not keep the child alive once its stdin closes:
+	// mcp-go's client would otherwise wait seconds before killing it.
+	start := time.Now()
+	if err := s.close(); err != nil {
+		t.Errorf("close with a hung call: %v", err)
+	}
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("close took %v, want under the client's 2s grace", d)
+	}
+}
+
+func TestPaginationReturnsEveryTool(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, nil, nil, "-page-size", "2", "-extra-tools", "5")
+	mustInitialize(t, s.c)
+
+	page, err := s.c.ListToolsByPage(timeout(t), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("first page: %v", err)
+	}
+	if len(page.Tools) != 2 || page.NextCursor == "" {
+		t.Errorf("first page: %d tools, cursor %q; want 2 and a cursor", len(page.Tools), page.NextCursor)
+	}
+
+	tools := toolsByName(t, s.c)
+	if want := len(builtinNames) + 5; len(tools) != want {
+		t.Errorf("ListTools over pages: %d tools, want %d", len(tools), want)
+	}
+	for i := 1; i <= 5; i++ {
+		name := fmt.Sprintf("tool_%03d", i)
+		tool, ok := tools[name]
+		if !ok {
+			t.Errorf("tool %q missing", name)
+			continue
+		}
+		if want := fmt.Sprintf("Generated test tool number %d.", i); tool.Description != want {
+			t.Errorf("%s description %q, want %q", name, tool.Description, want)
+		}
+		if tool.InputSchema.Type != "object" {
+			t.Errorf("%s schema type %q, want object", name, tool.InputSchema.Type)
+		}
+	}
+	if got := callText(t, s.c, "tool_003", nil); got != "tool_003 called" {
+		t.Errorf("tool_003 = %q", got)
+	}
+}
+
+// checkAddToolNotifies calls add_tool and expects list_changed, then the
+// new tool in the list. On a 2026-07-28 connection notifications are opt-in,
+// so it first opens subscriptions/listen and waits for the server's
+// acknowledgement, without which the notification could race the stream.
+func checkAddToolNotifies(t *testing.T, c *client.Client) {
+	t.Helper()
+	changed := make(chan struct{}, 10)
+	acked := make(chan struct{}, 1)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		switch n.Method {
+		case string(mcp.MethodNotificationToolsListChanged):
+			changed <- struct{}{}
+		case mcp.MethodNotificationSubscriptionsAcknowledged:
+			acked <- struct{}{}
+		}
+	})
+	if mcp.IsModernProtocol(c.ProtocolVersion()) {
+		stop, err := c.ListenAsync(t.Context(), mcp.SubscriptionFilter{ToolsListChanged: true},
+			func(err error) { t.Errorf("subscriptions/listen: %v", err) })
+		if err != nil {
+			t.Fatalf("subscriptions/listen: %v", err)
+		}
+		defer stop()
+		select {
+		case <-acked:
+		case <-time.After(waitTimeout):
+			t.Fatal("subscriptions/listen was not acknowledged")
+		}
+	}
+	if got := callText(t, c, "add_tool", map[string]any{"name": "late_tool"}); got != "added late_tool" {
+		t.Errorf("add_tool = %q", got)
+	}
+	select {
+	case <-changed:
+	case <-time.After(waitTimeout):
+		t.Fatal("no notifications/tools/list_changed after add_tool")
+	}
+	if _, ok := toolsByName(t, c)["late_tool"]; !ok {
+		t.Error("late_tool not listed after add_tool")
+	}
+	if got := callText(t, c, "late_tool", nil); got != "late_tool called" {
+		t.Errorf("late_tool = %q", got)
+	}
+}
+
+func TestAddToolSendsListChanged(t *testing.T) {
+	t.Parallel()
+	for _, e := range eras {
+		t.Run("stdio/"+e.name, func(t *testing.T) {
+			t.Parallel()
+			s := startStdio(t, nil, e.opts)
+			mustInitialize(t, s.c)
+			checkAddToolNotifies(t, s.c)
+		})
+	}
+	for _, e := range eras {
+		t.Run("http/"+e.name, func(t *testing.T) {
+			t.Parallel()
+			url := startHTTP(t, "-http", "127.0.0.1:0")
+			c := httpClient(t, url, e.opts)
+			mustInitialize(t, c)
+			checkAddToolNotifies(t, c)
+		})
+	}
+	// With a GET stream (legacy only) the notification may arrive on either
+	// stream; the client must see it once either way.
+	t.Run("http/listening", func(t *testing.T) {
+		t.Parallel()
+		url := startHTTP(t, "-http", "127.0.0.1:0")
+		c := httpClient(t, url, nil, transport.WithContinuousListening())
+		mustInitialize(t, c)
+		checkAddToolNotifies(t, c)
+	})
+}
+
+func TestGarbageBeforeServingIsSkipped(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, nil, nil, "-garbage")
+	mustInitialize(t, s.c)
+	if got := callText(t, s.c, "echo", map[string]any{"text": "ok"}); got != "ok" {
+		t.Errorf("echo = %q", got)
+	}
+}
+
+func TestExitAtStartReportsOnStderr(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, nil, nil, "-exit-at-start", "7")
+	if _, err := initialize(timeout(t), s.c); err == nil {
+		t.Fatal("initialize succeeded against a server that exited")
+	}
+	const want = "mcptest: fatal: cannot open database /nonexistent"
+	eventually(t, "the fatal message on stderr", func() bool { return strings.Contains(s.stderr.String(), want) })
+
+	var exit *exec.ExitError
+	if err := s.close(); !errors.As(err, &exit) || exit.ExitCode() != 7 {
+		t.Errorf("close: %v, want exit status 7", err)
+	}
+}
+
+func TestCrashToolEndsProcess(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, nil, nil)
+	mustInitialize(t, s.c)
+	if _, err := callTool(timeout(t), s.c, "crash", nil); err == nil {
+		t.Fatal("crash call succeeded")
+	}
+	eventually(t, "the crash message on stderr", func() bool {
+		return strings.Contains(s.stderr.String(), "mcptest: crash tool called")
+	})
+	var exit *exec.ExitError
+	if err := s.close(); !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Errorf("close: %v, want exit status 3", err)
+	}
+}
+
+func TestCrashAfterNthCall(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, nil, nil, "-crash-after", "2")
+	mustInitialize(t, s.c)
+	callText(t, s.c, "echo", map[string]any{"text": "one"})
+	if _, err := callTool(timeout(t), s.c, "echo", map[string]any{"text": "two"}); err == nil {
+		t.Fatal("second call succeeded, want the server to crash")
+	}
+	eventually(t, "the crash message on stderr", func() bool {
+		return strings.Contains(s.stderr.String(), "mcptest: crashing after 2 calls")
+	})
+	var exit *exec.ExitError
+	if err := s.close(); !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Errorf("close: %v, want exit status 3", err)
+	}
+}
+
+func TestHangInitializeNeverAnswers(t *testing.T) {
+	t.Parallel()
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			s := startStdio(t, nil, e.opts, "-hang-initialize")
+			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			if _, err := initialize(ctx, s.c); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("initialize: %v, want deadline exceeded", err)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("initialize gave up after %v, want about 200ms", d)
+			}
+		})
+	}
+}
+
+// startHTTP runs the server with args, returns the URL it announces and
+// stops it (SIGTERM, expecting a clean exit) when the test ends.
+func startHTTP(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd, url := runHTTP(t, args...)
+	t.Cleanup(func() { stopHTTP(t, cmd) })
+	return url
+}
+
+func runHTTP(t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(serverBin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &lockedBuffer{}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", serverBin, err)
+	}
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if url, ok := strings.CutPrefix(sc.Text(), "MCPTEST_URL="); ok {
+				lines <- url
+			}
+		}
+		close(lines)
+	}()
+	select {
+	case url, ok := <-lines:
+		if !ok {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("server exited without announcing its URL; stderr: %s", cmd.Stderr)
+		}
+		return cmd, url
+	case <-time.After(waitTimeout):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("server did not announce its URL")
+		return nil, ""
+	}
+}
+
+func stopHTTP(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Errorf("SIGTERM: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("server after SIGTERM: %v, want exit status 0; stderr: %s", err, cmd.Stderr)
+		}
+	case <-time.After(waitTimeout):
+		cmd.Process.Kill()
+		<-done
+		t.Error("server ignored SIGTERM")
+	}
+}
+
+func httpClient(t *testing.T, url string, opts []client.ClientOption, topts ...transport.StreamableHTTPCOption) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, topts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, opts...)
+	if err := c.Start(timeout(t)); err != nil {
+		t.Fatalf("start client on %s: %v", url, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestStreamableHTTP(t *testing.T) {
+	t.Parallel()
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			url := startHTTP(t, "-http", "127.0.0.1:0", "-name", "web", "-garbage")
+			if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
+				t.Errorf("announced URL %q, want http://127.0.0.1:PORT/mcp", url)
+			}
+			c := httpClient(t, url, e.opts)
+			res := mustInitialize(t, c)
+			t.Logf("negotiated protocol %s", res.ProtocolVersion)
+			if res.ServerInfo.Name != "web" {
+				t.Errorf("server name %q, want web", res.ServerInfo.Name)
+			}
+			if got := callText(t, c, "echo", map[string]any{"text": "over http"}); got != "over http" {
+				t.Errorf("echo = %q", got)
+			}
+		})
+	}
+}
+
+func TestSSE(t *testing.T) {
+	t.Parallel()
+	url := startHTTP(t, "-http", "127.0.0.1:0", "-sse")
+	base, ok := strings.CutSuffix(url, "/sse")
+	if !ok {
+		t.Fatalf("announced URL %q, want …/sse", url)
+	}
+
+	resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /mcp in SSE mode: status %d, want 404 or 405", resp.StatusCode)
+	}
+
+	c, err := client.NewSSEMCPClient(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The SSE stream lives as long as the Start context.
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatalf("start SSE client: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	mustInitialize(t, c)
+	if got := callText(t, c, "add", map[string]any{"a": 40, "b": 2}); got != "42" {
+		t.Errorf("add over SSE = %q, want 42", got)
+	}
+}
+
+func TestHTMLModeIsNotMCP(t *testing.T) {
+	t.Parallel()
+	url := startHTTP(t, "-http", "127.0.0.1:0", "-html")
+	if !strings.HasSuffix(url, "/mcp") {
+		t.Errorf("announced URL %q, want …/mcp", url)
+	}
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+		string(body) != "<html><body>Welcome</body></html>" {
+		t.Errorf("got %d %q %q, want 200 text/html Welcome page", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+
+	c := httpClient(t, url, nil)
+	if _, err := initialize(timeout(t), c); err == nil {
+		t.Error("initialize against an HTML page succeeded")
+	}
+}
+
+func TestBadCommandLineExitsTwo(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-sse"}, {"-html"}, {"-http", "127.0.0.1:0", "-sse", "-html"}, {"-no-such-flag"}, {"stray"}} {
+		cmd := exec.Command(serverBin, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || stderr.Len() == 0 {
+			t.Errorf("%v: %v, stderr %q; want exit status 2 with a message", args, err, stderr.String())
+		}
+	}
+}
