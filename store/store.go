@@ -152,3 +152,40 @@ type SkillRecords interface {
 	// ForgetSkill removes a skill's record; a skill without one is not an error.
 	ForgetSkill(ctx context.Context, skill string) error
 }
+
+// MCPServer is an MCP server the owner added (M1).
+type MCPServer struct {
+	Name      string
+	Transport string // "stdio", "streamable-http" or "sse"
+	Command   string
+	Args      []string
+	Env       map[string]string // values may be ${NAME} references
+	Cwd       string
+	URL       string
+	Headers   map[string]string // values may be ${NAME} references
+	Timeout   time.Duration     // per tool call; 0 means the default
+	Trusted   bool
+	Enabled   bool
+	Plugin    string
+	// Tools is the server's last tools/list, as JSON, for explaining turns
+	// without starting the server.
+	Tools []byte
+	// CreatedAt and UpdatedAt are set by the store.
+	CreatedAt, UpdatedAt time.Time
+}
+
+// MCPServers stores the owner's MCP servers.
+type MCPServers interface {
+	// AddMCPServer records a new server: ECONFLICT if the name is taken.
+	AddMCPServer(ctx context.Context, s MCPServer) error
+	// MCPServer returns a server, or ENOTFOUND.
+	MCPServer(ctx context.Context, name string) (MCPServer, error)
+	// MCPServers returns every server sorted by name.
+	MCPServers(ctx context.Context) ([]MCPServer, error)
+	// SetMCPServerEnabled switches a server on or off, or returns ENOTFOUND.
+	SetMCPServerEnabled(ctx context.Context, name string, enabled bool) error
+	// SetMCPServerTools caches a server's tool list, or returns ENOTFOUND.
+	SetMCPServerTools(ctx context.Context, name string, tools []byte) error
+	// RemoveMCPServer forgets a server, or returns ENOTFOUND.
+	RemoveMCPServer(ctx context.Context, name string) error
+}

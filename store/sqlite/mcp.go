@@ -1,0 +1,162 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+var _ store.MCPServers = (*DB)(nil)
+
+const mcpColumns = `name, transport, command, args, env, cwd, url, headers, timeout_ms, trusted, enabled, plugin, tools, created_at, updated_at`
+
+// AddMCPServer records a new server.
+func (db *DB) AddMCPServer(ctx context.Context, s store.MCPServer) error {
+	args, err := json.Marshal(nonNil(s.Args))
+	if err != nil {
+		return fmt.Errorf("encode args: %w", err)
+	}
+	env, err := json.Marshal(nonNilMap(s.Env))
+	if err != nil {
+		return fmt.Errorf("encode env: %w", err)
+	}
+	headers, err := json.Marshal(nonNilMap(s.Headers))
+	if err != nil {
+		return fmt.Errorf("encode headers: %w", err)
+	}
+	tools := s.Tools
+	if len(tools) == 0 {
+		tools = []byte("[]")
+	}
+	if !json.Valid(tools) {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "tools of MCP server %s are not JSON", s.Name)
+	}
+	now := formatTime(db.now())
+	res, err := db.db.ExecContext(ctx, `INSERT INTO mcp_servers (`+mcpColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		s.Name, s.Transport, s.Command, string(args), string(env), s.Cwd, s.URL, string(headers),
+		s.Timeout.Milliseconds(), boolInt(s.Trusted), boolInt(s.Enabled), s.Plugin, string(tools), now, now)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "adding MCP server %s to %s: %w", s.Name, db.path, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "an MCP server named %s exists already: remove it first or choose another name", s.Name)
+	}
+	return nil
+}
+
+// MCPServer returns one server.
+func (db *DB) MCPServer(ctx context.Context, name string) (store.MCPServer, error) {
+	s, err := scanMCP(db.db.QueryRowContext(ctx, `SELECT `+mcpColumns+` FROM mcp_servers WHERE name = ?`, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server named %s (see jarvisbot mcp list)", name)
+	}
+	if err != nil {
+		return s, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading MCP server %s from %s: %w", name, db.path, err)
+	}
+	return s, nil
+}
+
+// MCPServers returns every server sorted by name.
+func (db *DB) MCPServers(ctx context.Context) ([]store.MCPServer, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT `+mcpColumns+` FROM mcp_servers ORDER BY name`)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing MCP servers in %s: %w", db.path, err)
+	}
+	defer rows.Close()
+	var out []store.MCPServer
+	for rows.Next() {
+		s, err := scanMCP(rows)
+		if err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing MCP servers in %s: %w", db.path, err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing MCP servers in %s: %w", db.path, err)
+	}
+	return out, nil
+}
+
+func scanMCP(r interface{ Scan(...any) error }) (store.MCPServer, error) {
+	var s store.MCPServer
+	var args, env, headers, tools, created, updated string
+	var timeout int64
+	var trusted, enabled int
+	if err := r.Scan(&s.Name, &s.Transport, &s.Command, &args, &env, &s.Cwd, &s.URL, &headers, &timeout, &trusted, &enabled, &s.Plugin, &tools, &created, &updated); err != nil {
+		return s, err
+	}
+	for _, f := range []struct {
+		raw string
+		dst any
+	}{{args, &s.Args}, {env, &s.Env}, {headers, &s.Headers}} {
+		if err := json.Unmarshal([]byte(f.raw), f.dst); err != nil {
+			return s, err
+		}
+	}
+	s.Timeout = time.Duration(timeout) * time.Millisecond
+	s.Trusted, s.Enabled = trusted == 1, enabled == 1
+	s.Tools = []byte(tools)
+	var err error
+	if s.CreatedAt, err = parseTime(created); err != nil {
+		return s, err
+	}
+	s.UpdatedAt, err = parseTime(updated)
+	return s, err
+}
+
+// SetMCPServerEnabled switches a server on or off.
+func (db *DB) SetMCPServerEnabled(ctx context.Context, name string, enabled bool) error {
+	return db.updateMCP(ctx, name, `enabled = ?`, boolInt(enabled))
+}
+
+// SetMCPServerTools caches a server's tool list.
+func (db *DB) SetMCPServerTools(ctx context.Context, name string, tools []byte) error {
+	if !json.Valid(tools) {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "tools of MCP server %s are not JSON", name)
+	}
+	return db.updateMCP(ctx, name, `tools = ?`, string(tools))
+}
+
+func (db *DB) updateMCP(ctx context.Context, name, set string, v any) error {
+	res, err := db.db.ExecContext(ctx, `UPDATE mcp_servers SET `+set+`, updated_at = ? WHERE name = ?`, v, formatTime(db.now()), name)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "changing MCP server %s in %s: %w", name, db.path, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server named %s (see jarvisbot mcp list)", name)
+	}
+	return nil
+}
+
+// RemoveMCPServer forgets a server.
+func (db *DB) RemoveMCPServer(ctx context.Context, name string) error {
+	res, err := db.db.ExecContext(ctx, `DELETE FROM mcp_servers WHERE name = ?`, name)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "removing MCP server %s from %s: %w", name, db.path, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server named %s (see jarvisbot mcp list)", name)
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
