@@ -75,23 +75,83 @@ func (c *Catalog) Add(cp Capability) error {
 }
 
 // SetServer registers an MCP server with its tools, replacing what the
-// server had before (a re-list after tools/list_changed is the same call).
+// server had before, routing data included.
 func (c *Catalog) SetServer(s Server, tools []SnapshotTool) error {
 	if err := ValidServerName(s.ID); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
 	}
+	caps, err := serverCaps(s, tools)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.replaceTools(s.ID, caps)
+	c.servers[s.ID] = s
+	c.view = nil
+	return nil
+}
+
+// SetTools replaces a known server's tools and its connected state and
+// keeps its routing data (title, aliases, card): a re-list after
+// tools/list_changed, or a reconnect, is this call.
+func (c *Catalog) SetTools(id string, tools []SnapshotTool, connected bool) error {
+	c.mu.Lock()
+	s, ok := c.servers[id]
+	c.mu.Unlock()
+	if !ok {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server %q in the catalog", id)
+	}
+	s.Connected = connected
+	caps, err := serverCaps(s, tools)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.servers[id]; ok {
+		cur.Connected = connected
+		s = cur
+	}
+	c.replaceTools(id, caps)
+	c.servers[id] = s
+	c.view = nil
+	return nil
+}
+
+// RemoveServer takes a server and its tools out of the catalog.
+func (c *Catalog) RemoveServer(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.replaceTools(id, nil)
+	delete(c.servers, id)
+	c.view = nil
+}
+
+// replaceTools swaps a server's tools; c.mu is held.
+func (c *Catalog) replaceTools(server string, caps []Capability) {
+	for id, cp := range c.caps {
+		if cp.Kind == KindMCP && cp.Server == server {
+			delete(c.caps, id)
+		}
+	}
+	for _, cp := range caps {
+		c.caps[cp.ID] = cp
+	}
+}
+
+func serverCaps(s Server, tools []SnapshotTool) ([]Capability, error) {
 	caps := make([]Capability, 0, len(tools))
 	for _, t := range tools {
 		if err := validToolName(t.Name); err != nil {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: %w", s.ID, err)
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: %w", s.ID, err)
 		}
-		desc := t.Description
 		caps = append(caps, Capability{
 			ID:          MCPID(s.ID, t.Name),
 			Kind:        KindMCP,
 			Source:      s.ID,
 			Name:        t.Name,
-			Description: desc,
+			Description: t.Description,
 			InputSchema: compactSchema(t.InputSchema),
 			Tier:        toolTier(t.Annotations, s.Trusted),
 			Connected:   s.Connected,
@@ -101,19 +161,7 @@ func (c *Catalog) SetServer(s Server, tools []SnapshotTool) error {
 			annotations: t.Annotations,
 		})
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for id, cp := range c.caps {
-		if cp.Kind == KindMCP && cp.Server == s.ID {
-			delete(c.caps, id)
-		}
-	}
-	for _, cp := range caps {
-		c.caps[cp.ID] = cp
-	}
-	c.servers[s.ID] = s
-	c.view = nil
-	return nil
+	return caps, nil
 }
 
 func toolTitle(t SnapshotTool) string {

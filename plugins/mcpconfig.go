@@ -488,3 +488,13 @@ func insideRoot(p string) bool {
 	clean := path.Clean(p)
 	return clean != ".." && !strings.HasPrefix(clean, "../") && !path.IsAbs(clean)
 }
+
+// LiteralSecret reports whether a value given for an environment variable,
+// header or flag called name holds a literal credential rather than a
+// ${NAME} reference: by its name ("API_KEY", "Authorization") or by its
+// shape (a service's token prefix, "Bearer abc…", a JWT). Every place that
+// writes MCP settings to disk uses it, so that a secret goes to the
+// keyring instead.
+func LiteralSecret(name, value string) bool {
+	return secretName(name) && !isReference(value) || looksLikeCredential(value)
+}

@@ -19,6 +19,26 @@ go vet ./...
 echo "== build without cgo"
 CGO_ENABLED=0 go build -o /dev/null ./cmd/jarvisbot
 
+echo "== published MCP servers for the tests (npm, pinned, installed once)"
+export JARVIS_NPM_CACHE="${JARVIS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jarvisbot-test/npm}"
+pins=$(grep -v '^#' mcphost/testdata/published.txt | grep .)
+if ! command -v npm >/dev/null; then
+  echo "node/npm not installed: the tests against published MCP servers will skip"
+else
+  missing=""
+  for p in $pins; do
+    name=${p%@*}; version=${p##*@}
+    have=$(node -p "require('$JARVIS_NPM_CACHE/node_modules/$name/package.json').version" 2>/dev/null || true)
+    [ "$have" = "$version" ] || missing="$missing $p"
+  done
+  if [ -n "$missing" ]; then
+    mkdir -p "$JARVIS_NPM_CACHE"
+    npm install --no-audit --no-fund --prefix "$JARVIS_NPM_CACHE" $pins
+  else
+    echo "already installed in $JARVIS_NPM_CACHE"
+  fi
+fi
+
 echo "== go test -race"
 go test -race -count=1 ./...
 

@@ -1,0 +1,381 @@
+package mcphost
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+// DialOptions tune how a server is reached.
+type DialOptions struct {
+	// InitTimeout bounds starting the server, initialize and listing its
+	// tools; 0 means DefaultInitTimeout.
+	InitTimeout time.Duration
+	// Lookup resolves ${NAME} references in env and headers.
+	Lookup Lookup
+	// HTTPClient is used for HTTP servers; nil means a default client.
+	HTTPClient *http.Client
+	// Version is jarvisbot's version, sent in initialize.
+	Version string
+}
+
+// Conn is one live session with an MCP server.
+type Conn struct {
+	srv          Server
+	c            *client.Client
+	proc         *process // stdio only
+	rec          *recorder
+	Transport    string // what was spoken in the end (SSE after a fallback)
+	Info         mcp.Implementation
+	Instructions string
+
+	mu    sync.Mutex
+	tools []catalog.SnapshotTool
+
+	changed  chan struct{} // a list_changed arrived (capacity 1)
+	done     chan struct{}
+	doneOnce sync.Once
+	doneErr  error
+}
+
+// Dial starts or reaches the server, initializes within the deadline and
+// lists all its tools. The error says why a server that does not answer
+// did not: the command that was not found, the exit status and last stderr
+// lines, the HTTP status, TLS, or the timeout.
+func Dial(ctx context.Context, srv Server, opt DialOptions) (*Conn, error) {
+	if err := srv.Check(); err != nil {
+		return nil, err
+	}
+	limit := opt.InitTimeout
+	if limit <= 0 {
+		limit = DefaultInitTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cn := &Conn{srv: srv, changed: make(chan struct{}, 1), done: make(chan struct{}), Transport: srv.Transport}
+	if err := cn.open(ctx, opt); err != nil {
+		return nil, err
+	}
+	if err := cn.handshake(ctx, opt, limit); err != nil {
+		if srv.Transport == StreamableHTTP && cn.legacySSE(err) {
+			cn.c.Close()
+			cn.Transport = SSE
+			if err2 := cn.open(ctx, opt); err2 == nil {
+				if err2 = cn.handshake(ctx, opt, limit); err2 == nil {
+					return cn, nil
+				}
+				cn.Close()
+			}
+		} else {
+			cn.Close()
+		}
+		return nil, err
+	}
+	return cn, nil
+}
+
+// open builds the transport and client.
+func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
+	srv := &cn.srv
+	var tr transport.Interface
+	switch cn.Transport {
+	case Stdio:
+		env, err := childEnv(srv, opt.Lookup)
+		if err != nil {
+			return err
+		}
+		p, err := start(srv, env)
+		if err != nil {
+			return err
+		}
+		cn.proc = p
+		tr = transport.NewIO(p.stdout, p.stdin, nil)
+		go func() {
+			<-p.exited
+			cn.markDown(jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s %s", srv.Name, p.exitText()))
+		}()
+	case StreamableHTTP, SSE:
+		h, err := headers(srv, opt.Lookup)
+		if err != nil {
+			return err
+		}
+		base := opt.HTTPClient
+		if base == nil {
+			base = &http.Client{}
+		}
+		cn.rec = &recorder{next: base.Transport, skipGET: cn.Transport == StreamableHTTP}
+		hc := *base
+		hc.Transport = cn.rec
+		if cn.Transport == SSE {
+			t, err := transport.NewSSE(srv.URL, transport.WithHeaders(h), transport.WithHTTPClient(&hc))
+			if err != nil {
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: %w", srv.Name, err)
+			}
+			t.SetConnectionLostHandler(func(err error) {
+				cn.markDown(jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s: the SSE stream ended: %w", srv.Name, err))
+			})
+			tr = t
+		} else {
+			t, err := transport.NewStreamableHTTP(srv.URL, transport.WithHTTPHeaders(h), transport.WithHTTPBasicClient(&hc), transport.WithContinuousListening())
+			if err != nil {
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: %w", srv.Name, err)
+			}
+			tr = t
+		}
+	}
+	cn.c = client.NewClient(tr, client.WithLegacyProtocolOnly())
+	cn.c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+			select {
+			case cn.changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	// The SSE transport's stream outlives Start, so it takes the session's
+	// context rather than the dial deadline.
+	startCtx := ctx
+	if cn.Transport == SSE {
+		startCtx = context.WithoutCancel(ctx)
+	}
+	if err := cn.c.Start(startCtx); err != nil {
+		return cn.explain(ctx, "connect", err)
+	}
+	return nil
+}
+
+// handshake runs initialize and lists every page of tools.
+func (cn *Conn) handshake(ctx context.Context, opt DialOptions, limit time.Duration) error {
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "jarvisbot", Version: opt.Version}
+	res, err := cn.c.Initialize(ctx, req)
+	if err != nil {
+		return cn.explain(ctx, fmt.Sprintf("initialize (deadline %s)", limit), err)
+	}
+	cn.Info, cn.Instructions = res.ServerInfo, res.Instructions
+	if err := cn.relist(ctx); err != nil {
+		return cn.explain(ctx, "tools/list", err)
+	}
+	return nil
+}
+
+// legacySSE reports whether a streamable-HTTP failure means the server
+// speaks only the older SSE transport.
+func (cn *Conn) legacySSE(err error) bool {
+	if errors.Is(err, transport.ErrLegacySSEServer) {
+		return true
+	}
+	st, _ := cn.rec.last()
+	return st == http.StatusNotFound || st == http.StatusMethodNotAllowed
+}
+
+// relist fetches every page of tools/list.
+func (cn *Conn) relist(ctx context.Context) error {
+	res, err := cn.c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return err
+	}
+	tools := make([]catalog.SnapshotTool, 0, len(res.Tools))
+	for _, t := range res.Tools {
+		st, err := snapshotTool(t)
+		if err != nil {
+			return fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		tools = append(tools, st)
+	}
+	cn.mu.Lock()
+	cn.tools = tools
+	cn.mu.Unlock()
+	return nil
+}
+
+// Relist lists the tools again, after a list_changed.
+func (cn *Conn) Relist(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, DefaultInitTimeout)
+	defer cancel()
+	if err := cn.relist(ctx); err != nil {
+		return cn.explain(ctx, "tools/list", err)
+	}
+	return nil
+}
+
+// snapshotTool converts a listed tool to the catalog's form, keeping the
+// schema and annotations exactly as the server sent them.
+func snapshotTool(t mcp.Tool) (catalog.SnapshotTool, error) {
+	var st catalog.SnapshotTool
+	b, err := json.Marshal(t)
+	if err != nil {
+		return st, err
+	}
+	err = json.Unmarshal(b, &st)
+	return st, err
+}
+
+// Tools returns the server's tools as last listed.
+func (cn *Conn) Tools() []catalog.SnapshotTool {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.tools
+}
+
+// Server returns the settings the connection was made with.
+func (cn *Conn) Server() Server { return cn.srv }
+
+// Changed signals that the server announced a new tool list.
+func (cn *Conn) Changed() <-chan struct{} { return cn.changed }
+
+// Done is closed when the session ended; Err says why.
+func (cn *Conn) Done() <-chan struct{} { return cn.done }
+
+// Err is why the session ended, once Done is closed.
+func (cn *Conn) Err() error {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.doneErr
+}
+
+func (cn *Conn) markDown(err error) {
+	cn.doneOnce.Do(func() {
+		cn.mu.Lock()
+		cn.doneErr = err
+		cn.mu.Unlock()
+		close(cn.done)
+	})
+}
+
+// Ping checks that the server still answers.
+func (cn *Conn) Ping(ctx context.Context, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := cn.c.Ping(ctx); err != nil {
+		err = cn.explain(ctx, "ping", err)
+		cn.markDown(err)
+		return err
+	}
+	return nil
+}
+
+// Close ends the session and, for a stdio server, the child process.
+func (cn *Conn) Close() error {
+	cn.markDown(jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s: the session was closed", cn.srv.Name))
+	var err error
+	if cn.c != nil {
+		err = cn.c.Close()
+	}
+	if cn.proc != nil {
+		cn.proc.stop()
+	}
+	return err
+}
+
+// explain turns a failure into a sentence about this server. It waits a
+// moment for a stdio child that is exiting, so that its status and stderr
+// are part of the message.
+func (cn *Conn) explain(ctx context.Context, step string, err error) error {
+	name := cn.srv.Name
+	if je := (*jarvisbot.Error)(nil); errors.As(err, &je) && strings.Contains(je.Error(), "server "+name) {
+		return err
+	}
+	if cn.proc != nil {
+		if ctx.Err() == nil { // a broken pipe: the child is probably exiting
+			select {
+			case <-cn.proc.exited:
+			case <-time.After(time.Second):
+			}
+		}
+		select {
+		case <-cn.proc.exited:
+			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s %s during %s", name, cn.proc.exitText(), step)
+		default:
+		}
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			msg := fmt.Sprintf("server %s did not answer %s", name, step)
+			if n, first := cn.proc.sniff.garbage(); n > 0 {
+				msg += fmt.Sprintf("; it printed %d line(s) to stdout that are not MCP JSON-RPC, the first: %q (a stdio server must write only JSON-RPC to stdout, and logs to stderr)", n, first)
+			} else if last := cn.proc.stderr.lines(3); last != "" {
+				msg += "; its last stderr lines: " + last
+			}
+			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s", msg)
+		}
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s: %s failed: %w", name, step, err)
+	}
+	// HTTP: the status and content type the server answered with say most.
+	if cn.rec != nil {
+		if st, ct := cn.rec.last(); st != 0 {
+			switch {
+			case st == http.StatusUnauthorized || st == http.StatusForbidden:
+				return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s answered %d %s: it needs a sign-in or a token (add a header such as \"Authorization: Bearer ${TOKEN}\")", name, cn.srv.URL, st, http.StatusText(st))
+			case st >= 400:
+				return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s answered HTTP %d %s during %s", name, cn.srv.URL, st, http.StatusText(st), step)
+			case strings.HasPrefix(ct, "text/html"):
+				return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s answered with an HTML page (%d, %s), not MCP: is this the server's MCP endpoint (often ending in /mcp or /sse)?", name, cn.srv.URL, st, ct)
+			}
+		}
+		var ue x509.UnknownAuthorityError
+		var he x509.HostnameError
+		var ce *tls.CertificateVerificationError
+		switch {
+		case errors.As(err, &ue), errors.As(err, &he), errors.As(err, &ce):
+			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s: TLS: %w", name, cn.srv.URL, err)
+		}
+		var oe *net.OpError
+		if errors.As(err, &oe) {
+			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s cannot be reached: %w", name, cn.srv.URL, oe)
+		}
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s did not answer %s", name, cn.srv.URL, step)
+		}
+	}
+	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s: %s failed: %w", name, step, err)
+}
+
+// recorder remembers the status and content type of the last HTTP answer,
+// for error messages.
+type recorder struct {
+	next http.RoundTripper
+	// skipGET leaves out streamable HTTP's listening GET, which a server
+	// may refuse (405) without anything being wrong.
+	skipGET bool
+	mu     sync.Mutex
+	status int
+	ctype  string
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	next := r.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	resp, err := next.RoundTrip(req)
+	if err == nil && !(r.skipGET && req.Method == http.MethodGet) {
+		r.mu.Lock()
+		r.status, r.ctype = resp.StatusCode, resp.Header.Get("Content-Type")
+		r.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (r *recorder) last() (int, string) {
+	if r == nil {
+		return 0, ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status, r.ctype
+}

@@ -1,0 +1,302 @@
+package mcphost
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+// HostOptions tune supervision.
+type HostOptions struct {
+	Dial DialOptions
+	// MinBackoff and MaxBackoff bound the wait before restarting a server
+	// that crashed or could not be reached; it doubles from min to max and
+	// returns to min after a session that stayed up.
+	MinBackoff, MaxBackoff time.Duration
+	// PingEvery is how often an HTTP server is pinged to notice that it is
+	// gone (a stdio server's exit is noticed at once); 0 means 30 s.
+	PingEvery time.Duration
+	// MaxResult caps one tool result's text; 0 means DefaultMaxResult.
+	MaxResult int
+	// Routing, when set, fills a newly registered server's routing data
+	// (title, aliases, usage card) from the config and the plugin manuals.
+	Routing func(s *catalog.Server)
+	Logger  *slog.Logger
+}
+
+// State is where a supervised server stands.
+type State string
+
+// The states.
+const (
+	StateStarting State = "starting"
+	StateUp       State = "up"
+	StateDown     State = "down" // crashed or unreachable; a restart is pending
+)
+
+// Status is one server's state for `mcp list` and chat.
+type Status struct {
+	Name     string
+	State    State
+	Tools    int
+	Err      error // why it is down, or the last failure
+	Restarts int
+}
+
+// Host keeps one live session per enabled server and keeps the catalog in
+// step: a server's tools are connected exactly while it is up (M3).
+type Host struct {
+	cat *catalog.Catalog
+	opt HostOptions
+	log *slog.Logger
+
+	mu      sync.Mutex
+	servers map[string]*managed
+	wg      sync.WaitGroup
+}
+
+type managed struct {
+	srv    Server
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	conn     *Conn
+	state    State
+	err      error
+	restarts int
+}
+
+// NewHost returns a host that registers servers in cat.
+func NewHost(cat *catalog.Catalog, opt HostOptions) *Host {
+	if opt.MinBackoff <= 0 {
+		opt.MinBackoff = time.Second
+	}
+	if opt.MaxBackoff < opt.MinBackoff {
+		opt.MaxBackoff = max(time.Minute, opt.MinBackoff)
+	}
+	if opt.PingEvery <= 0 {
+		opt.PingEvery = 30 * time.Second
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Host{cat: cat, opt: opt, log: log, servers: map[string]*managed{}}
+}
+
+// Start begins supervising a server: it connects in the background and
+// keeps reconnecting after a crash. Starting a name that is already
+// supervised replaces it.
+func (h *Host) Start(ctx context.Context, srv Server) error {
+	if err := srv.Check(); err != nil {
+		return err
+	}
+	h.Stop(srv.Name)
+	ctx, cancel := context.WithCancel(ctx)
+	m := &managed{srv: srv, cancel: cancel, done: make(chan struct{}), state: StateStarting}
+	h.mu.Lock()
+	h.servers[srv.Name] = m
+	h.mu.Unlock()
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer close(m.done)
+		h.supervise(ctx, m)
+	}()
+	return nil
+}
+
+// Stop ends a server's session and takes its tools out of the catalog
+// (`mcp off`, `mcp remove`). Stopping an unknown name does nothing.
+func (h *Host) Stop(name string) {
+	h.mu.Lock()
+	m := h.servers[name]
+	delete(h.servers, name)
+	h.mu.Unlock()
+	if m == nil {
+		return
+	}
+	m.cancel()
+	<-m.done
+	h.cat.RemoveServer(name)
+}
+
+// Close stops every server and waits for their children to end.
+func (h *Host) Close() {
+	h.mu.Lock()
+	names := make([]string, 0, len(h.servers))
+	for n := range h.servers {
+		names = append(names, n)
+	}
+	h.mu.Unlock()
+	for _, n := range names {
+		h.Stop(n)
+	}
+	h.wg.Wait()
+}
+
+// Status returns every supervised server's state, sorted by name.
+func (h *Host) Status() []Status {
+	h.mu.Lock()
+	ms := make([]*managed, 0, len(h.servers))
+	for _, m := range h.servers {
+		ms = append(ms, m)
+	}
+	h.mu.Unlock()
+	out := make([]Status, 0, len(ms))
+	for _, m := range ms {
+		m.mu.Lock()
+		st := Status{Name: m.srv.Name, State: m.state, Err: m.err, Restarts: m.restarts}
+		if m.conn != nil && m.state == StateUp {
+			st.Tools = len(m.conn.Tools())
+		}
+		m.mu.Unlock()
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Call runs a tool of a server that is up. A server that is down answers
+// at once with why, so a dead server never costs a turn its deadline.
+func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessage) (Result, error) {
+	h.mu.Lock()
+	m := h.servers[server]
+	h.mu.Unlock()
+	if m == nil {
+		return Result{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server %q is connected", server)
+	}
+	m.mu.Lock()
+	conn, state, why := m.conn, m.state, m.err
+	m.mu.Unlock()
+	if conn == nil || state != StateUp {
+		if why != nil {
+			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s is not available (%v); jarvisbot is reconnecting", server, why)
+		}
+		return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s is still starting", server)
+	}
+	return conn.Call(ctx, tool, args, h.opt.MaxResult)
+}
+
+func (m *managed) set(state State, conn *Conn, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.state, m.conn = state, conn
+	if err != nil {
+		m.err = err
+	}
+	if state == StateUp {
+		m.err = nil
+	}
+}
+
+// supervise connects, serves and reconnects until ctx ends.
+func (h *Host) supervise(ctx context.Context, m *managed) {
+	name := m.srv.Name
+	wait := h.opt.MinBackoff
+	for {
+		conn, err := Dial(ctx, m.srv, h.opt.Dial)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			m.set(StateDown, nil, err)
+			h.offline(name)
+			h.log.Warn("MCP server unavailable", "server", name, "err", err, "retry_in", wait)
+		} else {
+			began := time.Now()
+			h.up(m, conn)
+			err = h.serve(ctx, m, conn)
+			conn.Close()
+			if ctx.Err() != nil {
+				return
+			}
+			m.set(StateDown, nil, err)
+			h.offline(name)
+			h.log.Warn("MCP server went down", "server", name, "err", err, "retry_in", wait)
+			if time.Since(began) > h.opt.MaxBackoff {
+				wait = h.opt.MinBackoff
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		m.mu.Lock()
+		m.restarts++
+		m.mu.Unlock()
+		wait = min(2*wait, h.opt.MaxBackoff)
+	}
+}
+
+// up registers the server's tools as connected.
+func (h *Host) up(m *managed, conn *Conn) {
+	srv := m.srv
+	err := h.cat.SetTools(srv.Name, conn.Tools(), true)
+	if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+		title := conn.Info.Title
+		if title == "" {
+			title = conn.Info.Name
+		}
+		cs := catalog.Server{
+			ID: srv.Name, Title: title, Plugin: srv.Plugin, Instructions: conn.Instructions,
+			Trusted: srv.Trusted, Connected: true,
+		}
+		if h.opt.Routing != nil {
+			h.opt.Routing(&cs)
+		}
+		err = h.cat.SetServer(cs, conn.Tools())
+	}
+	if err != nil {
+		h.log.Error("MCP server's tools rejected by the catalog", "server", srv.Name, "err", err)
+	}
+	m.set(StateUp, conn, nil)
+	h.log.Info("MCP server up", "server", srv.Name, "transport", conn.Transport, "tools", len(conn.Tools()))
+}
+
+// offline takes a server's tools away from every agent at once (M3).
+func (h *Host) offline(name string) {
+	if err := h.cat.SetConnected(name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		h.log.Error("marking MCP server offline", "server", name, "err", err)
+	}
+}
+
+// serve waits on a live session: re-lists on list_changed, pings HTTP
+// servers, and returns why the session ended.
+func (h *Host) serve(ctx context.Context, m *managed, conn *Conn) error {
+	var ping <-chan time.Time
+	if conn.Transport != Stdio {
+		t := time.NewTicker(h.opt.PingEvery)
+		defer t.Stop()
+		ping = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-conn.Done():
+			return conn.Err()
+		case <-conn.Changed():
+			if err := conn.Relist(ctx); err != nil {
+				h.log.Warn("re-listing MCP tools failed", "server", m.srv.Name, "err", err)
+				continue
+			}
+			if err := h.cat.SetTools(m.srv.Name, conn.Tools(), true); err != nil {
+				h.log.Error("MCP server's new tools rejected by the catalog", "server", m.srv.Name, "err", err)
+			}
+			h.log.Info("MCP tools changed", "server", m.srv.Name, "tools", len(conn.Tools()))
+		case <-ping:
+			if err := conn.Ping(ctx, 10*time.Second); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,191 @@
+package mcphost
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// process is a stdio server's child process. jarvisbot owns its pipes,
+// rather than leaving them to the transport, so that it knows at once when
+// the child exits, with which status, and what it said on stderr and on a
+// stdout that should carry only JSON-RPC.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Reader // the child's stdout, seen through sniff
+	stderr *tail
+	sniff  *sniffer
+	exited chan struct{}
+	err    error // from Wait; read after exited is closed
+}
+
+// stderrTail is how much of a child's last stderr output is kept for
+// error messages.
+const stderrTail = 4 << 10
+
+func start(s *Server, env []string) (*process, error) {
+	path, err := exec.LookPath(s.Command)
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: command %q not found (searched PATH=%s); install it or give its full path", s.Name, s.Command, os.Getenv("PATH"))
+		}
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: command %q cannot be run: %w", s.Name, s.Command, err)
+	}
+	cmd := exec.Command(path, s.Args...)
+	cmd.Env = env
+	cmd.Dir = s.Cwd
+	setProcessGroup(cmd)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("server %s: stdin pipe: %w", s.Name, err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("server %s: stdout pipe: %w", s.Name, err)
+	}
+	p := &process{cmd: cmd, stdin: inW, stderr: &tail{max: stderrTail}, exited: make(chan struct{})}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: start %s: %w", s.Name, s.Command, err)
+	}
+	// The child holds its own ends now; closing ours lets stdout reach EOF
+	// when the child exits.
+	inR.Close()
+	outW.Close()
+	p.sniff = &sniffer{}
+	p.stdout = io.TeeReader(outR, p.sniff)
+	go func() {
+		p.err = cmd.Wait()
+		outR.Close()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// stop ends the child: stdin closed first (the polite way for a stdio
+// server), then SIGTERM to its process group, then SIGKILL.
+func (p *process) stop() {
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+		return
+	case <-time.After(500 * time.Millisecond):
+	}
+	signalGroup(p.cmd, false)
+	select {
+	case <-p.exited:
+		return
+	case <-time.After(2 * time.Second):
+	}
+	signalGroup(p.cmd, true)
+	<-p.exited
+}
+
+// exitText describes how the child ended, with its last stderr lines.
+func (p *process) exitText() string {
+	var b strings.Builder
+	var ee *exec.ExitError
+	switch {
+	case p.err == nil:
+		b.WriteString("exited with status 0")
+	case errors.As(p.err, &ee) && ee.ExitCode() >= 0:
+		fmt.Fprintf(&b, "exited with status %d", ee.ExitCode())
+	default:
+		fmt.Fprintf(&b, "ended: %v", p.err)
+	}
+	if last := p.stderr.lines(5); last != "" {
+		b.WriteString("; its last stderr lines: " + last)
+	}
+	return b.String()
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// lines returns the last n non-empty lines, joined with " | ".
+func (t *tail) lines(n int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, l := range strings.Split(string(t.buf), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return strings.Join(out, " | ")
+}
+
+// sniffer watches a stdio server's stdout for lines that are not JSON-RPC,
+// which the transport skips silently: a server that prints a banner, or
+// only prints text, is named for what it does.
+type sniffer struct {
+	mu      sync.Mutex
+	partial []byte
+	bad     int
+	first   string
+}
+
+func (s *sniffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.partial) < 4096 {
+		s.partial = append(s.partial, p...)
+	}
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := bytes.TrimSpace(s.partial[:i])
+		s.partial = s.partial[i+1:]
+		if len(line) > 0 && line[0] != '{' {
+			s.bad++
+			if s.first == "" {
+				s.first = string(line[:min(len(line), 120)])
+			}
+		}
+	}
+	if len(s.partial) >= 4096 { // an endless line: keep only its start's verdict
+		s.partial = s.partial[:0]
+	}
+	return len(p), nil
+}
+
+// garbage returns how many non-JSON lines were seen, and the first.
+func (s *sniffer) garbage() (int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bad, s.first
+}
