@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/mcphost"
+	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
 // buildCatalog assembles the catalog a command works on: the builtins,
@@ -28,6 +32,9 @@ func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, err
 			return nil, err
 		}
 	}
+	if err := storedServers(c, cfg); err != nil {
+		return nil, err
+	}
 	if snapshotPath != "" {
 		snap, err := readSnapshotFile(snapshotPath)
 		if err != nil {
@@ -36,9 +43,9 @@ func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, err
 		if err := c.LoadSnapshot(snap); err != nil {
 			return nil, err
 		}
-		if err := cardsFromManuals(c); err != nil {
-			return nil, err
-		}
+	}
+	if err := cardsFromManuals(c); err != nil {
+		return nil, err
 	}
 	for id, s := range cfg.MCP {
 		err := c.UpdateServer(id, func(srv *catalog.Server) {
@@ -95,6 +102,98 @@ func cardsFromManuals(c *catalog.Catalog) error {
 	return nil
 }
 
+// storedServers adds the owner's enabled MCP servers with the tools they
+// listed when last seen, as connected: a command that explains a turn does
+// not start every server. The running service replaces them with the live
+// sessions. Nothing is read when no database exists yet.
+func storedServers(c *catalog.Catalog, cfg config.Config) error {
+	if _, err := os.Stat(dbPath(cfg)); err != nil {
+		return nil
+	}
+	db, err := sqlite.Open(context.Background(), dbPath(cfg))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	list, err := db.MCPServers(context.Background())
+	if err != nil {
+		return err
+	}
+	for _, s := range list {
+		if !s.Enabled {
+			continue
+		}
+		var tools []catalog.SnapshotTool
+		if err := json.Unmarshal(s.Tools, &tools); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINTERNAL, "tools of MCP server %s in %s: %w", s.Name, dbPath(cfg), err)
+		}
+		if err := c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Trusted: s.Trusted, Connected: true}, tools); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refreshStored connects to every enabled stored server at once and puts
+// its live tools in the catalog (and the cache); a server that does not
+// answer is left out, with the reason on stderr.
+func (a *app) refreshStored(ctx context.Context, cfg config.Config, c *catalog.Catalog) error {
+	db, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	list, err := db.MCPServers(ctx)
+	if err != nil {
+		return err
+	}
+	m := mcpCmd{a: a, cfg: cfg, db: db}
+	type live struct {
+		s    store.MCPServer
+		conn *mcphost.Conn
+		err  error
+	}
+	results := make(chan live)
+	n := 0
+	for _, s := range list {
+		if !s.Enabled {
+			continue
+		}
+		n++
+		m.progress(s)
+		go func() {
+			cn, err := m.dial(ctx, s)
+			results <- live{s, cn, err}
+		}()
+	}
+	for range n {
+		r := <-results
+		if r.err != nil {
+			fmt.Fprintf(a.stderr, "jarvisbot: leaving %s out of the export: %v\n", r.s.Name, r.err)
+			c.RemoveServer(r.s.Name)
+			continue
+		}
+		tools := r.conn.Tools()
+		err := c.SetTools(r.s.Name, tools, true)
+		if err == nil {
+			err = c.UpdateServer(r.s.Name, func(srv *catalog.Server) {
+				srv.Instructions = r.conn.Instructions
+				if srv.Title == "" {
+					srv.Title = r.conn.Info.Title
+				}
+			})
+		}
+		if err == nil {
+			err = db.SetMCPServerTools(ctx, r.s.Name, toolsJSON(tools))
+		}
+		r.conn.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func readSnapshotFile(path string) (*catalog.Snapshot, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -112,6 +211,7 @@ func cmdCatalog(ctx context.Context, a *app, args []string) error {
 	fs := newFlagSet(a, "catalog", "catalog list|export|card SERVER [--catalog SNAPSHOT.json] [-o FILE]")
 	snapshot := fs.String("catalog", "", "load MCP servers from a catalog snapshot, as if connected")
 	outPath := fs.String("o", "", "export: write to FILE instead of stdout")
+	cached := fs.Bool("cached", false, "export: write the tools your MCP servers listed when last seen, without connecting")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -143,6 +243,12 @@ func cmdCatalog(ctx context.Context, a *app, args []string) error {
 		}
 		return nil
 	case "export":
+		if !*cached {
+			if err := a.refreshStored(ctx, cfg, c); err != nil {
+				return err
+			}
+			v = c.View()
+		}
 		w := a.stdout
 		if *outPath != "" {
 			f, err := os.OpenFile(*outPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
