@@ -352,9 +352,9 @@ type recorder struct {
 	// skipGET leaves out streamable HTTP's listening GET, which a server
 	// may refuse (405) without anything being wrong.
 	skipGET bool
-	mu     sync.Mutex
-	status int
-	ctype  string
+	mu      sync.Mutex
+	status  int
+	ctype   string
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
