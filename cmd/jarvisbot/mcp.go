@@ -24,6 +24,7 @@ import (
 const mcpUsage = `mcp add NAME [--env K=V]... [--header "K: V"]... [--timeout 30s] [--trusted] -- COMMAND [ARGS...]
        jarvisbot mcp add NAME URL [--header "K: V"]... [--sse] [--timeout 30s] [--trusted]
        jarvisbot mcp list [--check] [--json] | show NAME | on NAME | off NAME | remove NAME
+       jarvisbot mcp call NAME TOOL ['{"arg": "value"}']
        jarvisbot mcp import FILE   (Claude Desktop, Claude Code, Cursor or VS Code mcp.json)`
 
 // listFlag collects a repeated flag.
@@ -132,6 +133,15 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 		}
 		fmt.Fprintf(a.stdout, "Removed MCP server %s.\n", name)
 		return nil
+	case "call":
+		if len(pos) < 3 || len(pos) > 4 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, `usage: jarvisbot mcp call NAME TOOL ['{"arg": "value"}']`)
+		}
+		argJSON := "{}"
+		if len(pos) == 4 {
+			argJSON = pos[3]
+		}
+		return m.call(ctx, pos[1], pos[2], argJSON)
 	case "import":
 		file, err := one()
 		if err != nil {
@@ -299,6 +309,28 @@ func (m mcpCmd) add(ctx context.Context, s store.MCPServer) error {
 			break
 		}
 		fmt.Fprintf(m.a.stdout, "  %s\n", t.Name)
+	}
+	return nil
+}
+
+// call runs one tool as the owner, to try a server by hand.
+func (m mcpCmd) call(ctx context.Context, name, tool, args string) error {
+	s, err := m.db.MCPServer(ctx, name)
+	if err != nil {
+		return err
+	}
+	cn, err := m.dialStored(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer cn.Close()
+	res, err := cn.Call(ctx, tool, json.RawMessage(args), 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(m.a.stdout, res.Text)
+	if res.IsError {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s reported an error (above)", name, tool)
 	}
 	return nil
 }

@@ -115,6 +115,12 @@ func TestMCPAddListOffM1(t *testing.T) {
 	if !offered(t, e, "ask testbox to echo hello")["testbox"] {
 		t.Error("switched back on, not offered")
 	}
+	if code, out, errOut := e.jarvis(t, "", "mcp", "call", "testbox", "add", `{"a": 40, "b": 2}`); code != 0 || strings.TrimSpace(out) != "42" {
+		t.Errorf("mcp call: exit %d %q %s", code, out, errOut)
+	}
+	if code, _, errOut := e.jarvis(t, "", "mcp", "call", "testbox", "fail"); code != 1 || !strings.Contains(errOut, "reported an error") {
+		t.Errorf("mcp call of a failing tool: exit %d %s", code, errOut)
+	}
 	code, out, _ = e.jarvis(t, "", "catalog", "export")
 	if code != 0 || !strings.Contains(out, `"name": "testbox"`) || !strings.Contains(out, "delete_everything") {
 		t.Errorf("live export: %s", out)

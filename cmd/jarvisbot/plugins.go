@@ -11,6 +11,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
 const pluginsUsage = "plugins list [--json] | show NAME | install NAME | remove NAME | validate DIR"
@@ -75,6 +76,9 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", sp.plugin.DisplayName(), name, quoteList(sp.manual.Words, 4))
+		if err := pluginServers(ctx, a, db, sp.plugin); err != nil {
+			return err
+		}
 		if next := connectNote(sp.plugin); next != "" {
 			fmt.Fprintln(a.stdout, next)
 		}
@@ -82,6 +86,17 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	case "remove":
 		if err := db.RemovePlugin(ctx, name); err != nil {
 			return err
+		}
+		servers, err := db.MCPServers(ctx)
+		if err != nil {
+			return err
+		}
+		for _, s := range servers {
+			if s.Plugin == name {
+				if err := db.RemoveMCPServer(ctx, s.Name); err != nil {
+					return err
+				}
+			}
 		}
 		fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it.\n", sp.plugin.DisplayName())
 		return nil
@@ -93,6 +108,34 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	showPlugin(a.stdout, sp, state)
+	return nil
+}
+
+// pluginServers records the MCP servers of a plugin's mcp.json among the
+// owner's servers, marked as the plugin's. A server that needs no sign-in
+// is on at once; one that needs a sign-in stays off until the owner signs
+// in. A server of the same name the owner added by hand is left alone.
+func pluginServers(ctx context.Context, a *app, db *sqlite.DB, p *plugins.Plugin) error {
+	if p.MCP == nil {
+		return nil
+	}
+	si := p.Ext.SignIn
+	open := si == nil || si.Method == plugins.SignInNone
+	for _, id := range sortedKeys(p.MCP.Servers) {
+		srv := p.MCP.Servers[id]
+		err := db.AddMCPServer(ctx, store.MCPServer{Name: id, Transport: srv.Type, Command: srv.Command, Args: srv.Args,
+			Env: srv.Env, Cwd: srv.Cwd, URL: srv.URL, Headers: srv.Headers, Enabled: open, Plugin: p.Manifest.Name})
+		switch {
+		case jarvisbot.ErrorCode(err) == jarvisbot.ECONFLICT:
+			fmt.Fprintf(a.stdout, "You already have an MCP server named %s; it is kept as it is.\n", id)
+		case err != nil:
+			return err
+		case open:
+			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", id, srv.URL+srv.Command)
+		default:
+			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is recorded, off until you sign in.\n", id, srv.URL+srv.Command)
+		}
+	}
 	return nil
 }
 

@@ -83,3 +83,32 @@ func TestPluginsInstallP2S2(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginInstallRecordsServers: a plugin's mcp.json servers join the
+// owner's servers, off until a sign-in when one is needed, and leave with
+// the plugin.
+func TestPluginInstallRecordsServers(t *testing.T) {
+	e := newTestEnv(t)
+	for _, p := range []string{"github", "deepwiki"} {
+		if code, out, errOut := e.jarvis(t, "", "plugins", "install", p); code != 0 {
+			t.Fatalf("install %s: %s %s", p, out, errOut)
+		}
+	}
+	_, out, _ := e.jarvis(t, "", "mcp", "list", "--json")
+	var rows []mcpRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("servers after install: %v %s", err, out)
+	}
+	on := map[string]bool{}
+	for _, r := range rows {
+		on[r.Name] = r.Enabled
+	}
+	if on["github"] || !on["deepwiki"] {
+		t.Errorf("enabled: %v (github needs a sign-in, deepwiki none)", on)
+	}
+	e.jarvis(t, "", "plugins", "remove", "github")
+	_, out, _ = e.jarvis(t, "", "mcp", "list", "--json")
+	if strings.Contains(out, `"github"`) {
+		t.Errorf("github's server outlived its plugin: %s", out)
+	}
+}
