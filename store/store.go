@@ -189,3 +189,23 @@ type MCPServers interface {
 	// RemoveMCPServer forgets a server, or returns ENOTFOUND.
 	RemoveMCPServer(ctx context.Context, name string) error
 }
+
+// CLITool is a connected command-line program (P5).
+type CLITool struct {
+	Name        string
+	Path        string
+	Env         map[string]string // values may be ${NAME} references
+	Timeout     time.Duration
+	Description string
+	CreatedAt   time.Time // set by the store
+}
+
+// CLITools stores the connected command-line programs.
+type CLITools interface {
+	// AddCLITool records a tool: ECONFLICT if the name is taken.
+	AddCLITool(ctx context.Context, t CLITool) error
+	// CLITools returns every tool sorted by name.
+	CLITools(ctx context.Context) ([]CLITool, error)
+	// RemoveCLITool forgets a tool, or returns ENOTFOUND.
+	RemoveCLITool(ctx context.Context, name string) error
+}

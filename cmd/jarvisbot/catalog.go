@@ -102,7 +102,7 @@ func cardsFromManuals(c *catalog.Catalog) error {
 	return nil
 }
 
-// storedServers adds the owner's enabled MCP servers with the tools they
+// storedServers adds the owner's connected CLI tools and enabled MCP servers with the tools they
 // listed when last seen, as connected: a command that explains a turn does
 // not start every server. The running service replaces them with the live
 // sessions. Nothing is read when no database exists yet.
@@ -118,6 +118,15 @@ func storedServers(c *catalog.Catalog, cfg config.Config) error {
 	list, err := db.MCPServers(context.Background())
 	if err != nil {
 		return err
+	}
+	tools, err := db.CLITools(context.Background())
+	if err != nil {
+		return err
+	}
+	for _, t := range tools {
+		if err := c.Add(cliTool(t).Capability()); err != nil {
+			return err
+		}
 	}
 	for _, s := range list {
 		if !s.Enabled {

@@ -41,6 +41,7 @@ func commands() map[string]command {
 		"catalog": {"show or export the catalog", cmdCatalog},
 		"secrets": {"store secrets in the keyring (set NAME reads stdin)", cmdSecrets},
 		"wiki":    {"read, search and write the Markdown wiki", cmdWiki},
+		"cli":     {"connect command-line programs as tools (cli add gh), list, remove, run", cmdCLI},
 		"mcp":     {"add, list, show, switch, remove and import MCP servers", cmdMCP},
 		"skills":  {"list, show, switch, install (from any app), promote and remove skills", cmdSkills},
 		"plugins": {"the plugin store: list, show, install, remove; validate DIR checks a plugin folder", cmdPlugins},

@@ -1,0 +1,234 @@
+// Package clitool makes an installed command-line program a capability
+// (P5): `jarvisbot cli add gh` registers cli:gh. A tool runs with an argv,
+// never through a shell, so the model's words cannot become shell syntax;
+// under a deadline; with only the environment the owner configured; and
+// with its output capped. Its tier is ask unless the owner says otherwise:
+// a command line can do anything its program can.
+package clitool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+// Defaults.
+const (
+	DefaultTimeout = 60 * time.Second
+	// DefaultMaxOutput caps what one run returns to the model.
+	DefaultMaxOutput = 64 << 10
+	maxArgs          = 256
+)
+
+// Tool is one connected command-line program.
+type Tool struct {
+	Name string // "gh": the id is cli:gh
+	Path string // absolute path of the program
+	// Env names the variables the program gets besides PATH and HOME, with
+	// values that may be ${NAME} references (resolved when it runs).
+	Env     map[string]string
+	Timeout time.Duration // 0 means DefaultTimeout
+	// Description says what the program is for, for the model.
+	Description string
+}
+
+var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// Resolve finds the program for a name ("gh") or a path, and returns a tool
+// for it. The error says where it looked.
+func Resolve(name, path string) (Tool, error) {
+	if path == "" {
+		path = name
+	}
+	if !validName.MatchString(name) {
+		return Tool{}, jarvisbot.Errorf(jarvisbot.EINVALID, "tool name %q: use 1 to 64 lowercase letters, digits, '.', '_' or '-'", name)
+	}
+	found, err := exec.LookPath(path)
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return Tool{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "program %q not found on PATH (%s): install it, or give its path with --path", path, os.Getenv("PATH"))
+		}
+		return Tool{}, jarvisbot.Errorf(jarvisbot.EINVALID, "program %q cannot be run: %w", path, err)
+	}
+	abs, err := filepath.Abs(found)
+	if err != nil {
+		return Tool{}, fmt.Errorf("resolve %s: %w", found, err)
+	}
+	return Tool{Name: name, Path: abs}, nil
+}
+
+// schema is the input of every CLI tool: the argument vector.
+const schema = `{"type":"object","properties":{` +
+	`"args":{"type":"array","items":{"type":"string"},"maxItems":256,"description":"the command-line arguments, one per item, exactly as the program takes them; no shell: quotes, pipes and $VARS are not interpreted"},` +
+	`"stdin":{"type":"string","description":"text to give the program on standard input (optional)"}},` +
+	`"required":["args"],"additionalProperties":false}`
+
+// Capability describes the tool for the catalog.
+func (t Tool) Capability() catalog.Capability {
+	desc := t.Description
+	if desc == "" {
+		desc = fmt.Sprintf("Run the %s command-line program with the given arguments and get its output.", t.Name)
+	}
+	return catalog.Capability{
+		ID:          "cli:" + t.Name,
+		Kind:        catalog.KindCLI,
+		Source:      "cli",
+		Name:        t.Name,
+		Description: desc + " Arguments are passed as a list, never through a shell.",
+		InputSchema: json.RawMessage(schema),
+		Tier:        catalog.TierAsk,
+		Connected:   true,
+	}
+}
+
+// Lookup resolves ${NAME} references in the environment.
+type Lookup func(name string) (string, bool)
+
+var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+func (t Tool) environ(lookup Lookup) ([]string, error) {
+	env := map[string]string{}
+	for _, k := range []string{"PATH", "HOME"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	for k, v := range t.Env {
+		var missing string
+		v = reference.ReplaceAllStringFunc(v, func(m string) string {
+			name := m[2 : len(m)-1]
+			if lookup != nil {
+				if val, ok := lookup(name); ok {
+					return val
+				}
+			}
+			missing = name
+			return ""
+		})
+		if missing != "" {
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "cli:%s: env %s refers to ${%s}, which is not set: store it with jarvisbot secrets set %s", t.Name, k, missing, missing)
+		}
+		env[k] = v
+	}
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Result is one run.
+type Result struct {
+	Text     string // exit status line, then stdout, then stderr, capped
+	ExitCode int
+	Cut      bool
+}
+
+type callArgs struct {
+	Args  []string `json:"args"`
+	Stdin *string  `json:"stdin"`
+}
+
+// Call runs the program with the model's arguments. A non-zero exit is a
+// result, not an error: the model reads what the program said. Errors are
+// for arguments that are not an argv, a deadline, or a program that cannot
+// start.
+func (t Tool) Call(ctx context.Context, raw json.RawMessage, lookup Lookup, maxOutput int) (Result, error) {
+	var a callArgs
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return Result{}, jarvisbot.Errorf(jarvisbot.EINVALID, `cli:%s takes {"args": ["--flag", "value"]}: %w`, t.Name, err)
+	}
+	if len(a.Args) > maxArgs {
+		return Result{}, jarvisbot.Errorf(jarvisbot.EINVALID, "cli:%s: %d arguments, at most %d", t.Name, len(a.Args), maxArgs)
+	}
+	for _, arg := range a.Args {
+		if strings.ContainsRune(arg, 0) {
+			return Result{}, jarvisbot.Errorf(jarvisbot.EINVALID, "cli:%s: an argument holds a NUL byte", t.Name)
+		}
+	}
+	env, err := t.environ(lookup)
+	if err != nil {
+		return Result{}, err
+	}
+	limit := t.Timeout
+	if limit <= 0 {
+		limit = DefaultTimeout
+	}
+	if maxOutput <= 0 {
+		maxOutput = DefaultMaxOutput
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, t.Path, a.Args...)
+	cmd.Env = env
+	cmd.WaitDelay = time.Second // a child that keeps the pipes open cannot hold the call
+	if a.Stdin != nil {
+		cmd.Stdin = strings.NewReader(*a.Stdin)
+	}
+	stdout := &capped{max: maxOutput}
+	stderr := &capped{max: maxOutput / 4}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	start := time.Now()
+	err = cmd.Run()
+	res := Result{}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cli:%s did not finish within %s and was stopped", t.Name, limit)
+	case ctx.Err() != nil:
+		return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cli:%s was cancelled", t.Name)
+	case errors.As(err, &ee):
+		res.ExitCode = ee.ExitCode()
+	case err != nil:
+		return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cli:%s could not run: %w", t.Name, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "exit status %d (%s)\n", res.ExitCode, time.Since(start).Round(time.Millisecond))
+	b.Write(stdout.buf.Bytes())
+	if stdout.cut > 0 {
+		fmt.Fprintf(&b, "\n[stdout cut: %d more bytes]\n", stdout.cut)
+	}
+	if stderr.buf.Len() > 0 {
+		b.WriteString("\n[stderr]\n")
+		b.Write(stderr.buf.Bytes())
+		if stderr.cut > 0 {
+			fmt.Fprintf(&b, "\n[stderr cut: %d more bytes]\n", stderr.cut)
+		}
+	}
+	res.Text, res.Cut = b.String(), stdout.cut > 0 || stderr.cut > 0
+	return res, nil
+}
+
+// capped keeps the first max bytes written and counts the rest.
+type capped struct {
+	max int
+	buf bytes.Buffer
+	cut int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - c.buf.Len()
+	if room >= len(p) {
+		return c.buf.Write(p)
+	}
+	if room > 0 {
+		c.buf.Write(p[:room])
+	}
+	c.cut += len(p) - max(room, 0)
+	return len(p), nil
+}
