@@ -18,6 +18,7 @@ const (
 	ENOTFOUND    Code = "not_found"   // the named thing does not exist
 	ECONFLICT    Code = "conflict"    // the thing exists or is in a state that forbids the action
 	EUNAVAILABLE Code = "unavailable" // a dependency (keyring, server) cannot be reached now
+	EFORBIDDEN   Code = "forbidden"   // the caller may not do this (not an approver, not offered)
 	EINTERNAL    Code = "internal"    // a bug or an unexpected failure
 )
 

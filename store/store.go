@@ -209,3 +209,64 @@ type CLITools interface {
 	// RemoveCLITool forgets a tool, or returns ENOTFOUND.
 	RemoveCLITool(ctx context.Context, name string) error
 }
+
+// ApprovalState is where an approval request stands.
+type ApprovalState string
+
+// The states; only pending changes, and only once.
+const (
+	ApprovalPending  ApprovalState = "pending"
+	ApprovalApproved ApprovalState = "approved"
+	ApprovalDenied   ApprovalState = "denied"
+	ApprovalExpired  ApprovalState = "expired"
+)
+
+// Approval is one request to run an ask-tier tool.
+type Approval struct {
+	ID        string
+	Tool      string // capability id
+	Summary   string // what will happen, for the owner
+	Args      []byte // the call's arguments, JSON
+	Agent     string
+	Chat      string // the conversation it came from
+	State     ApprovalState
+	Always    bool // approved "always for this tool"
+	DecidedBy string
+	CreatedAt, ExpiresAt, DecidedAt time.Time
+}
+
+// Approvals persists approval requests and standing grants.
+type Approvals interface {
+	// CreateApproval stores a pending request.
+	CreateApproval(ctx context.Context, a Approval) error
+	// Approval returns a request, or ENOTFOUND.
+	Approval(ctx context.Context, id string) (Approval, error)
+	// PendingApprovals returns every pending request, oldest first.
+	PendingApprovals(ctx context.Context) ([]Approval, error)
+	// DecideApproval moves a pending request to state, once: when it is no
+	// longer pending it returns the request as it is and ECONFLICT.
+	DecideApproval(ctx context.Context, id string, state ApprovalState, by string, always bool, at time.Time) (Approval, error)
+	// Grant, Granted and Revoke keep "always for this tool".
+	Grant(ctx context.Context, tool, by string) error
+	Granted(ctx context.Context, tool string) (bool, error)
+	Revoke(ctx context.Context, tool string) error
+	Grants(ctx context.Context) ([]string, error)
+}
+
+// Activity is one entry of the activity board.
+type Activity struct {
+	At       time.Time
+	Agent    string
+	Tool     string
+	Tier     string
+	Args     string // a short summary of the arguments
+	Outcome  string // "ok", "error: …", "denied", …
+	Duration time.Duration
+}
+
+// ActivityLog keeps the activity board.
+type ActivityLog interface {
+	RecordActivity(ctx context.Context, a Activity) error
+	// RecentActivity returns at most limit entries, newest first.
+	RecentActivity(ctx context.Context, limit int) ([]Activity, error)
+}

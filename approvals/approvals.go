@@ -1,0 +1,237 @@
+// Package approvals is the engine behind ask-tier tools (C2, CH2): a
+// request is stored with an unguessable id, what will happen in words, the
+// agent and chat it came from, and an expiry; only an approver decides, and
+// only once; an unanswered request expires and counts as denied; pending
+// requests survive a restart. Channels draw the buttons; this package
+// decides.
+package approvals
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// DefaultTTL is how long a request waits for a decision.
+const DefaultTTL = 10 * time.Minute
+
+// ByAlways is the decider recorded when a standing grant approved a call.
+const ByAlways = "always"
+
+// Options configure an engine.
+type Options struct {
+	Store store.Approvals
+	Clock clock.Clock   // nil means the wall clock
+	TTL   time.Duration // 0 means DefaultTTL
+	// Approvers are the user ids ("telegram:123", "discord:456",
+	// "console") whose decisions count. Empty means nobody but "console".
+	Approvers []string
+	// Notify, when set, is told of every new request and every decision,
+	// so channels can draw and then update their buttons. It must not block.
+	Notify func(store.Approval)
+}
+
+// Engine runs approvals. It is safe for concurrent use.
+type Engine struct {
+	opt Options
+
+	mu      sync.Mutex
+	waiters map[string][]chan store.Approval
+	timers  map[string]func() bool
+}
+
+// New returns an engine; call Resume once at start.
+func New(opt Options) *Engine {
+	if opt.Clock == nil {
+		opt.Clock = clock.Real{}
+	}
+	if opt.TTL <= 0 {
+		opt.TTL = DefaultTTL
+	}
+	return &Engine{opt: opt, waiters: map[string][]chan store.Approval{}, timers: map[string]func() bool{}}
+}
+
+// Request is what the runtime asks to run.
+type Request struct {
+	Tool    string // capability id
+	Summary string // what will happen, in the owner's words
+	Args    []byte
+	Agent   string
+	Chat    string
+}
+
+// newID returns 128 random bits, lowercase base32: unguessable and short
+// enough for Telegram's 64-byte callback data.
+func newID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("random approval id: %w", err)
+	}
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])), nil
+}
+
+// Ask stores a request and returns it. When the owner granted "always for
+// this tool", the request is approved at once and never shown.
+func (e *Engine) Ask(ctx context.Context, r Request) (store.Approval, error) {
+	id, err := newID()
+	if err != nil {
+		return store.Approval{}, err
+	}
+	now := e.opt.Clock.Now()
+	a := store.Approval{ID: id, Tool: r.Tool, Summary: r.Summary, Args: r.Args, Agent: r.Agent, Chat: r.Chat,
+		State: store.ApprovalPending, CreatedAt: now, ExpiresAt: now.Add(e.opt.TTL)}
+	if err := e.opt.Store.CreateApproval(ctx, a); err != nil {
+		return a, err
+	}
+	granted, err := e.opt.Store.Granted(ctx, r.Tool)
+	if err != nil {
+		return a, err
+	}
+	if granted {
+		return e.opt.Store.DecideApproval(ctx, id, store.ApprovalApproved, ByAlways, false, now)
+	}
+	e.schedule(a)
+	if e.opt.Notify != nil {
+		e.opt.Notify(a)
+	}
+	return a, nil
+}
+
+// schedule arms the expiry of a pending request.
+func (e *Engine) schedule(a store.Approval) {
+	d := a.ExpiresAt.Sub(e.opt.Clock.Now())
+	stop := e.opt.Clock.AfterFunc(max(d, 0), func() { e.expire(a.ID) })
+	e.mu.Lock()
+	e.timers[a.ID] = stop
+	e.mu.Unlock()
+}
+
+func (e *Engine) expire(id string) {
+	a, err := e.opt.Store.DecideApproval(context.Background(), id, store.ApprovalExpired, "", false, e.opt.Clock.Now())
+	if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+		return // the store is down: the request stays pending and Resume expires it later
+	}
+	e.done(a, err == nil)
+}
+
+// done wakes the waiters of a decided request.
+func (e *Engine) done(a store.Approval, changed bool) {
+	e.mu.Lock()
+	ws := e.waiters[a.ID]
+	delete(e.waiters, a.ID)
+	if stop, ok := e.timers[a.ID]; ok {
+		stop()
+		delete(e.timers, a.ID)
+	}
+	e.mu.Unlock()
+	for _, w := range ws {
+		w <- a
+	}
+	if changed && e.opt.Notify != nil {
+		e.opt.Notify(a)
+	}
+}
+
+// Wait blocks until the request is decided or expires, or ctx ends.
+func (e *Engine) Wait(ctx context.Context, id string) (store.Approval, error) {
+	w := make(chan store.Approval, 1)
+	e.mu.Lock()
+	e.waiters[id] = append(e.waiters[id], w)
+	e.mu.Unlock()
+	// It may have been decided before we started waiting.
+	if a, err := e.opt.Store.Approval(ctx, id); err != nil || a.State != store.ApprovalPending {
+		e.drop(id, w)
+		return a, err
+	}
+	select {
+	case a := <-w:
+		return a, nil
+	case <-ctx.Done():
+		e.drop(id, w)
+		return store.Approval{}, ctx.Err()
+	}
+}
+
+func (e *Engine) drop(id string, w chan store.Approval) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.waiters[id] = slices.DeleteFunc(e.waiters[id], func(c chan store.Approval) bool { return c == w })
+	if len(e.waiters[id]) == 0 {
+		delete(e.waiters, id)
+	}
+}
+
+// IsApprover reports whether a user's decisions count.
+func (e *Engine) IsApprover(user string) bool {
+	if user == "console" {
+		return true // the owner at the machine
+	}
+	return slices.Contains(e.opt.Approvers, user)
+}
+
+// Decide records an approver's decision, once. A press by anyone else is
+// EFORBIDDEN and changes nothing; a second decision is ECONFLICT and
+// returns the request as the first decision left it; a decision after the
+// expiry is ECONFLICT too (the request is expired).
+func (e *Engine) Decide(ctx context.Context, id, by string, approve, always bool) (store.Approval, error) {
+	if !e.IsApprover(by) {
+		return store.Approval{}, jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "only the owner's approvers can decide this request")
+	}
+	cur, err := e.opt.Store.Approval(ctx, id)
+	if err != nil {
+		return cur, err
+	}
+	if cur.State == store.ApprovalPending && !e.opt.Clock.Now().Before(cur.ExpiresAt) {
+		e.expire(id)
+		cur, _ = e.opt.Store.Approval(ctx, id)
+		return cur, jarvisbot.Errorf(jarvisbot.ECONFLICT, "this request expired at %s and was denied", cur.ExpiresAt.Format("15:04"))
+	}
+	state := store.ApprovalDenied
+	if approve {
+		state = store.ApprovalApproved
+	} else {
+		always = false
+	}
+	a, err := e.opt.Store.DecideApproval(ctx, id, state, by, always, e.opt.Clock.Now())
+	if err != nil {
+		return a, err
+	}
+	if always {
+		if err := e.opt.Store.Grant(ctx, a.Tool, by); err != nil {
+			return a, err
+		}
+	}
+	e.done(a, true)
+	return a, nil
+}
+
+// Resume is called at start: requests that expired while jarvisbot was
+// down are expired now; the others wait for their remaining time.
+func (e *Engine) Resume(ctx context.Context) ([]store.Approval, error) {
+	list, err := e.opt.Store.PendingApprovals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var pending []store.Approval
+	for _, a := range list {
+		if !e.opt.Clock.Now().Before(a.ExpiresAt) {
+			e.expire(a.ID)
+			continue
+		}
+		e.schedule(a)
+		pending = append(pending, a)
+	}
+	return pending, nil
+}
+
+// Revoke withdraws "always for this tool".
+func (e *Engine) Revoke(ctx context.Context, tool string) error { return e.opt.Store.Revoke(ctx, tool) }
