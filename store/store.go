@@ -223,15 +223,15 @@ const (
 
 // Approval is one request to run an ask-tier tool.
 type Approval struct {
-	ID        string
-	Tool      string // capability id
-	Summary   string // what will happen, for the owner
-	Args      []byte // the call's arguments, JSON
-	Agent     string
-	Chat      string // the conversation it came from
-	State     ApprovalState
-	Always    bool // approved "always for this tool"
-	DecidedBy string
+	ID                              string
+	Tool                            string // capability id
+	Summary                         string // what will happen, for the owner
+	Args                            []byte // the call's arguments, JSON
+	Agent                           string
+	Chat                            string // the conversation it came from
+	State                           ApprovalState
+	Always                          bool // approved "always for this tool"
+	DecidedBy                       string
 	CreatedAt, ExpiresAt, DecidedAt time.Time
 }
 
