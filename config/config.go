@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -49,7 +50,29 @@ type Config struct {
 	Agents   map[string]Agent     `yaml:"agents"` // seeds agents by name
 	MCP      map[string]MCPServer `yaml:"mcp"`    // per MCP server routing data
 	Tiers    map[string]string    `yaml:"tiers"`  // capability id -> safe|monitor|ask (owner overrides)
-	Path     string               `yaml:"-"`      // file loaded, "" if none
+	// Provider is the model every agent uses unless its own entry says
+	// otherwise (A3).
+	Provider  Provider  `yaml:"provider"`
+	Approvals Approvals `yaml:"approvals"`
+	Path      string    `yaml:"-"` // file loaded, "" if none
+}
+
+// Provider selects an LLM (A3). Keys never go here: they come from the
+// keyring (api_key_secret names the secret) or the SDKs' variables.
+type Provider struct {
+	Name         string        `yaml:"name"`           // anthropic | openai ("" = from the environment)
+	Model        string        `yaml:"model"`          // e.g. claude-sonnet-4-5, gpt-4.1, llama3.1 (Ollama)
+	BaseURL      string        `yaml:"base_url"`       // an OpenAI-compatible endpoint: Ollama, vLLM, OpenRouter, llama.cpp
+	APIKeySecret string        `yaml:"api_key_secret"` // keyring name of the key
+	MaxTokens    int           `yaml:"max_tokens"`     // per answer, default 4096
+	Timeout      time.Duration `yaml:"timeout"`        // per model call, default 2m
+	MaxSteps     int           `yaml:"max_steps"`      // tool-use steps per turn, default 12
+}
+
+// Approvals configures ask-tier approvals (C2).
+type Approvals struct {
+	TTL       time.Duration `yaml:"ttl"`       // how long a request waits, default 10m
+	Approvers []string      `yaml:"approvers"` // user ids such as telegram:123; the console owner always counts
 }
 
 // Keyring says where secrets live.
@@ -64,6 +87,9 @@ type Agent struct {
 	Description string   `yaml:"description"`
 	Allow       []string `yaml:"allow"`
 	Block       []string `yaml:"block"`
+	// Provider overrides the top-level provider for this agent; unset
+	// fields are taken from it.
+	Provider Provider `yaml:"provider"`
 }
 
 // MCPServer is the owner's routing data for one MCP server.
@@ -307,6 +333,17 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: mcp: an entry has an empty server name", at("mcp"))
 		}
 	}
+	for _, p := range append([]struct {
+		where []string
+		p     *Provider
+	}{{[]string{"provider"}, &c.Provider}}, agentProviders(c)...) {
+		if err := p.p.check(); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %s: %w", at(p.where...), strings.Join(p.where, "."), err)
+		}
+	}
+	if c.Approvals.TTL < 0 {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: approvals.ttl is negative", at("approvals", "ttl"))
+	}
 	for _, id := range slices.Sorted(maps.Keys(c.Tiers)) {
 		if err := checkCapabilityID(id); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: tiers: %w", at("tiers", id), err)
@@ -316,6 +353,42 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: tiers: %q has tier %q: use safe, monitor or ask", at("tiers", id), id, c.Tiers[id])
 		}
 		c.Tiers[id] = tier
+	}
+	return nil
+}
+
+func agentProviders(c *Config) []struct {
+	where []string
+	p     *Provider
+} {
+	var out []struct {
+		where []string
+		p     *Provider
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
+		ag := c.Agents[name]
+		out = append(out, struct {
+			where []string
+			p     *Provider
+		}{[]string{"agents", name, "provider"}, &ag.Provider})
+		c.Agents[name] = ag
+	}
+	return out
+}
+
+// Providers jarvisbot speaks.
+var providerNames = []string{"anthropic", "openai"}
+
+func (p *Provider) check() error {
+	p.Name = strings.ToLower(strings.TrimSpace(p.Name))
+	if p.Name != "" && !slices.Contains(providerNames, p.Name) {
+		return fmt.Errorf("name %q: use anthropic, or openai for any OpenAI-compatible endpoint (Ollama, vLLM, OpenRouter, llama.cpp) with base_url", p.Name)
+	}
+	if p.MaxTokens < 0 || p.MaxSteps < 0 || p.Timeout < 0 {
+		return fmt.Errorf("max_tokens, max_steps and timeout cannot be negative")
+	}
+	if p.BaseURL != "" && !strings.HasPrefix(p.BaseURL, "http://") && !strings.HasPrefix(p.BaseURL, "https://") {
+		return fmt.Errorf("base_url %q is not an http(s) address", p.BaseURL)
 	}
 	return nil
 }

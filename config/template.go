@@ -37,11 +37,39 @@ keyring:
 #   allow: a short allow-list: when set, the agent gets only these capability
 #          ids or patterns ("mcp:github/*", "plugin:*"); empty means all.
 #   block: capability ids or patterns removed from the agent.
+#   provider: this agent's own model, with the keys of provider below;
+#             unset keys come from the top-level provider.
 agents:
   # research:
   #   description: Finds and summarises papers and articles.
   #   allow: ["mcp:arxiv/*", "builtin:wiki"]
   #   block: ["cli:rm"]
+  #   provider: {name: openai, base_url: "http://localhost:11434/v1", model: llama3.1}
+
+# provider is the model the agents talk to. JARVIS_PROVIDER and JARVIS_MODEL
+# win; with no name, jarvisbot takes anthropic when ANTHROPIC_API_KEY is set,
+# else openai when OPENAI_API_KEY or OPENAI_BASE_URL is set.
+#   name: anthropic, or openai for any OpenAI-compatible endpoint (OpenAI,
+#         Ollama, vLLM, OpenRouter, llama.cpp server).
+#   model: the model id.
+#   base_url: the endpoint; else ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else
+#             the provider's own.
+#   api_key_secret: the keyring name of the key (jarvisbot secrets set NAME);
+#             else ANTHROPIC_API_KEY / OPENAI_API_KEY from the keyring or the
+#             environment. Keys never go into this file.
+#   max_tokens: per answer (default 4096); timeout: per model call (2m);
+#   max_steps: tool-use steps in one turn (12).
+provider:
+  name: ""
+  model: ""
+
+# approvals: how ask-tier tools wait for you.
+#   ttl: how long a request waits before it is denied (default 10m).
+#   approvers: who may decide, by platform user id ("telegram:123",
+#              "discord:456"); you at the console always may.
+approvals:
+  ttl: 10m
+  approvers: []
 
 # mcp holds your routing hints for each MCP server, by server name, so the
 # right server is offered for a message.

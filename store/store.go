@@ -270,3 +270,21 @@ type ActivityLog interface {
 	// RecentActivity returns at most limit entries, newest first.
 	RecentActivity(ctx context.Context, limit int) ([]Activity, error)
 }
+
+// Message is one stored message of a conversation.
+type Message struct {
+	ID        int64
+	Chat      string
+	Agent     string
+	Role      string
+	Content   []byte // the message as JSON
+	CreatedAt time.Time
+}
+
+// Messages keeps conversations.
+type Messages interface {
+	// AppendMessage stores a message and returns its id.
+	AppendMessage(ctx context.Context, m Message) (int64, error)
+	// History returns the chat's last limit messages, oldest first.
+	History(ctx context.Context, chat string, limit int) ([]Message, error)
+}

@@ -1,0 +1,424 @@
+// Package agent is the agent runtime (A1-A3): one turn takes the message,
+// the conversation's history, the skills that match it (S3, S4) and the
+// tools the catalog resolves for the agent (C3), and runs the model's
+// tool-use loop. Every call is checked before it runs (offered this turn,
+// never on the never-list, arguments valid against the tool's schema) and
+// run by its tier (C2): safe runs, monitor runs and goes on the activity
+// board, ask waits for the owner's approval. Every message, call, result
+// and decision is stored, so a turn whose model call failed can be retried.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/approvals"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/llm"
+	"github.com/jarvisbot/jarvisbot/skills"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Store is what the runtime keeps.
+type Store interface {
+	store.Agents
+	store.Messages
+	store.ActivityLog
+}
+
+// Model is the provider of one agent with its settings.
+type Model struct {
+	Provider  llm.Provider
+	MaxTokens int // default 4096
+	MaxSteps  int // default 12
+}
+
+// Runtime runs turns. It is safe for concurrent use by different chats;
+// the channels keep one turn at a time per chat.
+type Runtime struct {
+	Catalog   func() *catalog.View
+	Store     Store
+	Approvals *approvals.Engine
+	Exec      Executor
+	// Model returns the model of an agent; an error says what to set.
+	Model func(agent string) (Model, error)
+	// Skills returns the ranker over the skills enabled for an agent; nil
+	// means no skills.
+	Skills func(ctx context.Context, agent string) (*skills.Ranker, error)
+	Log    *slog.Logger
+	Clock  clock.Clock
+	// HistoryTokens bounds the history sent with a turn (bytes/4 estimate);
+	// default 24000.
+	HistoryTokens int
+
+	schemas schemaCache
+}
+
+// Input is one message to answer.
+type Input struct {
+	Agent string
+	Chat  string // the conversation, e.g. "telegram:123" or "console"
+	Text  string
+}
+
+// Result is a finished turn.
+type Result struct {
+	Text  string
+	Steps int
+	Calls []CallRecord
+	// Tools are the capability ids the model was offered, in order.
+	Tools []string
+	// Skills are the skills that entered the turn.
+	Skills []string
+	Usage  llm.Usage
+}
+
+// CallRecord is one tool call of a turn and what came of it.
+type CallRecord struct {
+	Tool    string // capability id, or the wire name the model used when it matches none
+	Tier    catalog.Tier
+	Outcome string // "ok", "error: …", "refused: …", "denied", "expired"
+}
+
+const (
+	defaultMaxSteps  = 12
+	defaultMaxTokens = 4096
+	defaultHistory   = 24000
+)
+
+func (r *Runtime) log() *slog.Logger {
+	if r.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.Log
+}
+
+func (r *Runtime) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
+}
+
+// Turn answers one message (A2).
+func (r *Runtime) Turn(ctx context.Context, in Input) (Result, error) {
+	var res Result
+	ag, err := r.Store.Agent(ctx, in.Agent)
+	if err != nil {
+		return res, err
+	}
+	model, err := r.Model(ag.Name)
+	if err != nil {
+		return res, err
+	}
+	if model.MaxSteps <= 0 {
+		model.MaxSteps = defaultMaxSteps
+	}
+	if model.MaxTokens <= 0 {
+		model.MaxTokens = defaultMaxTokens
+	}
+	// The message is stored first: whatever fails later, it is kept and
+	// the turn can be retried.
+	if err := r.save(ctx, in, llm.Message{Role: llm.RoleUser, Text: in.Text}); err != nil {
+		return res, err
+	}
+	view := r.Catalog()
+	plan := view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
+	entering, manuals, err := r.matchSkills(ctx, ag.Name, in.Text)
+	if err != nil {
+		return res, err
+	}
+	var t catalog.Turn
+	plan.Turn(in.Text, &t, manuals...)
+	offered := newOffer(t.Tools)
+	for _, cp := range t.Tools {
+		res.Tools = append(res.Tools, cp.ID)
+	}
+	for _, s := range entering {
+		res.Skills = append(res.Skills, "skill:"+s.skill.Name)
+	}
+	req := llm.Request{
+		System:      systemPrompt(ag, view),
+		SystemExtra: skillsPrompt(entering),
+		Tools:       offered.wire,
+		CachedTools: len(plan.Prefix()),
+		MaxTokens:   model.MaxTokens,
+	}
+	if req.Messages, err = r.history(ctx, in.Chat); err != nil {
+		return res, err
+	}
+	for step := 1; step <= model.MaxSteps; step++ {
+		res.Steps = step
+		resp, err := model.Provider.Complete(ctx, req)
+		if err != nil {
+			r.log().Warn("model call failed", "agent", ag.Name, "chat", in.Chat, "err", err)
+			return res, err
+		}
+		res.Usage.InputTokens += resp.Usage.InputTokens
+		res.Usage.OutputTokens += resp.Usage.OutputTokens
+		res.Usage.CacheReadTokens += resp.Usage.CacheReadTokens
+		res.Usage.CacheWriteTokens += resp.Usage.CacheWriteTokens
+		am := llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls}
+		if err := r.save(ctx, in, am); err != nil {
+			return res, err
+		}
+		req.Messages = append(req.Messages, am)
+		if len(resp.ToolCalls) == 0 {
+			res.Text = resp.Text
+			return res, nil
+		}
+		results, records := r.runCalls(ctx, in, ag.Name, offered, resp.ToolCalls)
+		res.Calls = append(res.Calls, records...)
+		um := llm.Message{Role: llm.RoleUser, ToolResults: results}
+		if err := r.save(ctx, in, um); err != nil {
+			return res, err
+		}
+		req.Messages = append(req.Messages, um)
+	}
+	res.Text = fmt.Sprintf("I stopped after %d steps without finishing; tell me how to go on, or ask for less at once.", model.MaxSteps)
+	return res, nil
+}
+
+// entered is a skill that enters a turn, with how.
+type entered struct {
+	skill *skills.Skill
+	entry skills.Entry
+}
+
+// manualLead: the best manual must lead the next skill this much for its
+// plugin's servers to come with it (as route does).
+const manualLead = 1.5
+
+func (r *Runtime) matchSkills(ctx context.Context, agent, msg string) ([]entered, []string, error) {
+	if r.Skills == nil {
+		return nil, nil, nil
+	}
+	rk, err := r.Skills(ctx, agent)
+	if err != nil || rk == nil {
+		return nil, nil, err
+	}
+	ms := rk.Rank(msg, nil)
+	var out []entered
+	var manuals []string
+	for i, m := range ms {
+		if m.Entry != skills.EntryTakeOver && m.Entry != skills.EntryJoin {
+			continue
+		}
+		if i == 0 && m.Skill.Plugin != "" && (len(ms) == 1 || m.Score >= manualLead*ms[1].Score) {
+			manuals = append(manuals, m.Skill.Plugin)
+		}
+		if len(out) < 3 { // a turn's instructions stay short
+			out = append(out, entered{m.Skill, m.Entry})
+		}
+	}
+	return out, manuals, nil
+}
+
+func (r *Runtime) save(ctx context.Context, in Input, m llm.Message) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = r.Store.AppendMessage(ctx, store.Message{Chat: in.Chat, Agent: in.Agent, Role: m.Role, Content: b, CreatedAt: r.now()})
+	return err
+}
+
+// offer maps the wire names of one turn's tools back to capabilities.
+type offer struct {
+	byWire map[string]*catalog.Capability
+	wire   []llm.Tool
+}
+
+func newOffer(tools []*catalog.Capability) *offer {
+	o := &offer{byWire: make(map[string]*catalog.Capability, len(tools)), wire: make([]llm.Tool, 0, len(tools))}
+	for _, cp := range tools {
+		name := llm.WireName(cp.ID)
+		o.byWire[name] = cp
+		o.wire = append(o.wire, llm.Tool{Name: name, Description: cp.Description, Schema: cp.InputSchema})
+	}
+	return o
+}
+
+// runCalls runs one step's tool calls: safe and monitor calls at once,
+// ask calls one after another (each waits for the owner). Results keep the
+// model's order.
+func (r *Runtime) runCalls(ctx context.Context, in Input, agent string, o *offer, calls []llm.ToolCall) ([]llm.ToolResult, []CallRecord) {
+	results := make([]llm.ToolResult, len(calls))
+	records := make([]CallRecord, len(calls))
+	var wg sync.WaitGroup
+	var asks []int
+	for i := range calls {
+		calls[i].Input = unwrapString(calls[i].Input)
+	}
+	for i, c := range calls {
+		cp, tier, refusal := r.check(o, c)
+		records[i] = CallRecord{Tool: c.Name, Tier: tier}
+		if cp != nil {
+			records[i].Tool = cp.ID
+		}
+		if refusal != "" {
+			results[i] = llm.ToolResult{CallID: c.ID, Content: refusal, IsError: true}
+			records[i].Outcome = "refused: " + refusal
+			r.log().Warn("tool call refused", "agent", agent, "tool", c.Name, "why", refusal)
+			continue
+		}
+		if tier == catalog.TierAsk {
+			asks = append(asks, i)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], records[i].Outcome = r.run(ctx, in, cp, tier, c)
+		}()
+	}
+	wg.Wait()
+	for _, i := range asks {
+		c := calls[i]
+		cp := o.byWire[c.Name]
+		results[i], records[i].Outcome = r.ask(ctx, in, cp, c)
+	}
+	return results, records
+}
+
+// check decides whether a call may run at all, and at which tier.
+func (r *Runtime) check(o *offer, c llm.ToolCall) (*catalog.Capability, catalog.Tier, string) {
+	cp, ok := o.byWire[c.Name]
+	if !ok {
+		parts := strings.Split(c.Name, "__")
+		if catalog.OnNeverList(c.Name) || catalog.OnNeverList(parts[len(parts)-1]) {
+			return nil, "", fmt.Sprintf("%s is never available to an agent", c.Name)
+		}
+		return nil, "", fmt.Sprintf("%s was not offered in this turn; use only the tools you were given", c.Name)
+	}
+	if catalog.OnNeverList(cp.Name) || catalog.OnNeverList(cp.Tool) {
+		return cp, "", fmt.Sprintf("%s is never available to an agent", cp.ID)
+	}
+	if !isObject(c.Input) {
+		return cp, "", fmt.Sprintf("the arguments for %s are not valid JSON; send one JSON object matching its schema", cp.ID)
+	}
+	if why := r.schemas.validate(cp, c.Input); why != "" {
+		return cp, "", fmt.Sprintf("the arguments for %s do not match its schema: %s", cp.ID, why)
+	}
+	return cp, tierOf(cp, c.Input), ""
+}
+
+// unwrapString undoes arguments sent as a JSON string holding the object,
+// which some models and providers do.
+func unwrapString(args json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(args, &s) == nil && isObject(json.RawMessage(s)) {
+		return json.RawMessage(s)
+	}
+	return args
+}
+
+// isObject reports whether args is one JSON object.
+func isObject(args json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(args, &m) == nil && m != nil
+}
+
+// tierOf is the call's tier: a tool with per-action tiers (the wiki) is
+// judged by the action it was asked for; an unknown action by the tool's.
+func tierOf(cp *catalog.Capability, args json.RawMessage) catalog.Tier {
+	if len(cp.ActionTiers) > 0 {
+		var a struct {
+			Action string `json:"action"`
+		}
+		if json.Unmarshal(args, &a) == nil {
+			if t, ok := cp.ActionTiers[strings.ToLower(strings.TrimSpace(a.Action))]; ok {
+				return t
+			}
+		}
+	}
+	if cp.Tier == "" {
+		return catalog.TierMonitor
+	}
+	return cp.Tier
+}
+
+// run executes a call that may run, recording monitor and approved calls
+// on the activity board.
+func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tier catalog.Tier, c llm.ToolCall) (llm.ToolResult, string) {
+	start := r.now()
+	began := time.Now()
+	out, err := r.Exec.Execute(ctx, Call{Cap: cp, Args: c.Input, Agent: in.Agent, Chat: in.Chat})
+	took := time.Since(began)
+	outcome := "ok"
+	res := llm.ToolResult{CallID: c.ID, Content: out.Text, IsError: out.IsError}
+	switch {
+	case err != nil:
+		outcome = "error: " + err.Error()
+		res = llm.ToolResult{CallID: c.ID, Content: err.Error(), IsError: true}
+	case out.IsError:
+		outcome = "tool error"
+	}
+	if tier != catalog.TierSafe {
+		a := store.Activity{At: start, Agent: in.Agent, Tool: cp.ID, Tier: string(tier), Args: argSummary(c.Input), Outcome: outcome, Duration: took}
+		if err := r.Store.RecordActivity(ctx, a); err != nil {
+			r.log().Error("recording activity", "err", err)
+		}
+	}
+	return res, outcome
+}
+
+// ask waits for the owner's decision on an ask-tier call.
+func (r *Runtime) ask(ctx context.Context, in Input, cp *catalog.Capability, c llm.ToolCall) (llm.ToolResult, string) {
+	if r.Approvals == nil {
+		return llm.ToolResult{CallID: c.ID, Content: cp.ID + " needs the owner's approval, and no approvals are possible here", IsError: true}, "refused: no approvals"
+	}
+	req := approvals.Request{Tool: cp.ID, Summary: summary(cp, c.Input), Args: c.Input, Agent: in.Agent, Chat: in.Chat}
+	a, err := r.Approvals.Ask(ctx, req)
+	if err == nil && a.State == store.ApprovalPending {
+		a, err = r.Approvals.Wait(ctx, a.ID)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled while waiting for approval", IsError: true}, "cancelled"
+		}
+		return llm.ToolResult{CallID: c.ID, Content: "the approval could not be asked: " + err.Error(), IsError: true}, "error: " + err.Error()
+	}
+	switch a.State {
+	case store.ApprovalApproved:
+		return r.run(ctx, in, cp, catalog.TierAsk, c)
+	case store.ApprovalExpired:
+		r.Store.RecordActivity(ctx, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "expired"})
+		return llm.ToolResult{CallID: c.ID, Content: "The owner did not answer the approval request in time, so it was denied. Do not retry unless the owner asks.", IsError: true}, "expired"
+	}
+	r.Store.RecordActivity(ctx, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "denied"})
+	return llm.ToolResult{CallID: c.ID, Content: "The owner denied this action. Do not retry it; say what you would have done instead.", IsError: true}, "denied"
+}
+
+// summary says in words what an ask-tier call will do.
+func summary(cp *catalog.Capability, args json.RawMessage) string {
+	what := cp.ID
+	if cp.Kind == catalog.KindMCP {
+		what = fmt.Sprintf("%s on %s", cp.Tool, cp.Server)
+	}
+	if s := argSummary(args); s != "" {
+		return fmt.Sprintf("Run %s with %s", what, s)
+	}
+	return "Run " + what
+}
+
+// argSummary is a short one-line view of the arguments.
+func argSummary(args json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil || len(m) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(m)
+	s := string(b)
+	if len(s) > 200 {
+		s = s[:197] + "..."
+	}
+	return s
+}
