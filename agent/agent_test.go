@@ -93,7 +93,9 @@ func (e *env) turn(t *testing.T, text string) Result {
 	return r
 }
 
-func call(name, input string) fakellm.ToolCall { return fakellm.ToolCall{Name: llm.WireName(name), Input: input} }
+func call(name, input string) fakellm.ToolCall {
+	return fakellm.ToolCall{Name: llm.WireName(name), Input: input}
+}
 
 // lastResults returns the tool results the model got in its last request.
 func (e *env) lastResults(t *testing.T) []string {
