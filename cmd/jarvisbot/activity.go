@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// activityRow is one line of `activity --json`.
+type activityRow struct {
+	At         time.Time `json:"at"`
+	Agent      string    `json:"agent"`
+	Tool       string    `json:"tool"`
+	Tier       string    `json:"tier"`
+	Args       string    `json:"args"`
+	Outcome    string    `json:"outcome"`
+	DurationMS int64     `json:"duration_ms"`
+}
+
+// cmdActivity: the activity board (C2), newest first.
+func cmdActivity(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "activity", "activity [--limit N] [--json]")
+	limit := fs.Int("limit", 50, "how many entries")
+	asJSON := fs.Bool("json", false, "one JSON array")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot activity [--limit N] [--json]")
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	list, err := db.RecentActivity(ctx, *limit)
+	if err != nil {
+		return err
+	}
+	rows := make([]activityRow, 0, len(list))
+	for _, e := range list {
+		rows = append(rows, activityRow{e.At, e.Agent, e.Tool, e.Tier, e.Args, e.Outcome, e.Duration.Milliseconds()})
+	}
+	if *asJSON {
+		b, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+		return err
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(a.stdout, "No activity yet: monitor-tier and approved tool calls appear here.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dms\t%s\n", r.At.Local().Format("2006-01-02 15:04:05"), r.Agent, r.Tool, r.Outcome, r.DurationMS, r.Args)
+	}
+	return tw.Flush()
+}

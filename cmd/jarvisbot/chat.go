@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agent"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// consoleChat is the console channel's conversation id.
+const consoleChat = "console"
+
+// cmdChat: the console channel, a terminal conversation with an agent.
+func cmdChat(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "chat", "chat [--agent NAME] [-m MESSAGE]")
+	agentName := fs.String("agent", store.DefaultAgent, "the agent to talk to")
+	once := fs.String("m", "", "answer this one message and exit (for scripts); approvals are read from stdin")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "chat takes no arguments; use -m \"MESSAGE\" for one message")
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	// Without a model the console says what to set, before anything starts.
+	if _, err := a.providerFor(ctx, cfg, *agentName); err != nil {
+		return err
+	}
+	asked := make(chan store.Approval, 16)
+	svc, err := a.startService(ctx, cfg, a.logger(cfg), func(ap store.Approval) {
+		if ap.State == store.ApprovalPending {
+			asked <- ap
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(a.stdin)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	c := console{a: a, svc: svc, agent: *agentName, lines: lines, asked: asked}
+	if *once != "" {
+		return c.turn(ctx, *once)
+	}
+	fmt.Fprintf(a.stdout, "jarvisbot: talking to agent %s. Type a message; /quit ends.\n", *agentName)
+	for {
+		fmt.Fprint(a.stdout, "> ")
+		line, ok := <-lines
+		if !ok {
+			fmt.Fprintln(a.stdout)
+			return nil
+		}
+		line = strings.TrimSpace(line)
+		switch line {
+		case "":
+			continue
+		case "/quit", "/exit":
+			return nil
+		}
+		if err := c.turn(ctx, line); err != nil {
+			fmt.Fprintf(a.stdout, "(%v — your message is kept; send it again to retry)\n", err)
+		}
+	}
+}
+
+type console struct {
+	a     *app
+	svc   *service
+	agent string
+	lines <-chan string
+	asked <-chan store.Approval
+}
+
+// turn runs one turn, asking the owner about ask-tier calls as it goes.
+func (c console) turn(ctx context.Context, text string) error {
+	type done struct {
+		res agent.Result
+		err error
+	}
+	out := make(chan done, 1)
+	go func() {
+		r, err := c.svc.rt.Turn(ctx, agent.Input{Agent: c.agent, Chat: consoleChat, Text: text})
+		out <- done{r, err}
+	}()
+	for {
+		select {
+		case d := <-out:
+			if d.err != nil {
+				return d.err
+			}
+			fmt.Fprintln(c.a.stdout, d.res.Text)
+			return nil
+		case ap := <-c.asked:
+			c.decide(ctx, ap)
+		}
+	}
+}
+
+// decide asks the owner at the console about one request.
+func (c console) decide(ctx context.Context, ap store.Approval) {
+	w := c.a.stdout
+	fmt.Fprintf(w, "Approval needed (%s, agent %s): %s\nApprove? [y]es / [n]o / [a]lways for this tool: ", ap.Tool, ap.Agent, ap.Summary)
+	line, ok := <-c.lines
+	if !ok {
+		fmt.Fprintln(w, "\n(no answer on stdin: denied)")
+		line = "n"
+	}
+	answer := strings.ToLower(strings.TrimSpace(line))
+	approve := answer == "y" || answer == "yes" || answer == "a" || answer == "always"
+	always := answer == "a" || answer == "always"
+	if _, err := c.svc.engine.Decide(ctx, ap.ID, "console", approve, always); err != nil {
+		fmt.Fprintf(w, "(%v)\n", err)
+	}
+}

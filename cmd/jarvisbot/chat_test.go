@@ -1,0 +1,92 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakellm"
+	"github.com/jarvisbot/jarvisbot/llm"
+)
+
+// TestChatConsoleA2: chat -m answers through the configured provider, and
+// an ask-tier call is approved at the console prompt.
+func TestChatConsoleA2(t *testing.T) {
+	for _, p := range []string{"anthropic", "openai"} {
+		t.Run(p, func(t *testing.T) {
+			e := newTestEnv(t)
+			f := fakellm.New(t)
+			e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = p, "test-model"
+			if p == "anthropic" {
+				e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+			} else {
+				e.vars["OPENAI_API_KEY"], e.vars["OPENAI_BASE_URL"] = "test-key", f.OpenAIURL()
+			}
+			f.Push(fakellm.Step{Text: "Hi, I am here."})
+			code, out, errOut := e.jarvis(t, "", "chat", "-m", "hello")
+			if code != 0 || !strings.Contains(out, "Hi, I am here.") {
+				t.Fatalf("chat -m: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+				t.Fatal("cli add")
+			}
+			f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["approved","call"]}`}}}, fakellm.Step{Text: "Done."})
+			code, out, errOut = e.jarvis(t, "y\n", "chat", "-m", "run echo")
+			if code != 0 || !strings.Contains(out, "Approval needed (cli:echo") || !strings.Contains(out, "Done.") {
+				t.Fatalf("approval at the console: exit %d\n%s\n%s", code, out, errOut)
+			}
+			reqs := f.Requests()
+			last := reqs[len(reqs)-1]
+			found := false
+			for _, m := range last.Messages {
+				for _, r := range m.ToolResults {
+					found = found || strings.Contains(r, "approved call")
+				}
+			}
+			if !found {
+				t.Errorf("the approved call's output did not reach the model: %+v", last.Messages)
+			}
+			_, out, _ = e.jarvis(t, "", "activity", "--json")
+			if !strings.Contains(out, `"tool":"cli:echo"`) {
+				t.Errorf("activity: %s", out)
+			}
+		})
+	}
+}
+
+// TestChatWithoutModel: with no provider the console says what to set.
+func TestChatWithoutModel(t *testing.T) {
+	e := newTestEnv(t)
+	code, _, errOut := e.jarvis(t, "", "chat", "-m", "hello")
+	if code != 2 || !strings.Contains(errOut, "ANTHROPIC_API_KEY") || !strings.Contains(errOut, "OPENAI_BASE_URL") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if code, _, _ := e.jarvis(t, "", "route", "hello"); code != 0 {
+		t.Error("route needs no model")
+	}
+}
+
+// TestAgentsA1: an agent described by the service it owns gets that focus;
+// edit, list and remove work; the default agent stays.
+func TestAgentsA1(t *testing.T) {
+	e := newTestEnv(t)
+	code, out, errOut := e.jarvis(t, "", "agents", "add", "notes", "--describe", "keeps my wiki notes tidy")
+	if code != 0 || !strings.Contains(out, "focus: builtin:wiki") {
+		t.Fatalf("add: %d %s %s", code, out, errOut)
+	}
+	if code, out, _ := e.jarvis(t, "", "agents", "edit", "notes", "--block", "cli:*"); code != 0 || !strings.Contains(out, "block: cli:*") {
+		t.Errorf("edit: %s", out)
+	}
+	_, out, _ = e.jarvis(t, "", "agents", "list")
+	if !strings.Contains(out, "default") || !strings.Contains(out, "notes") {
+		t.Errorf("list: %s", out)
+	}
+	if code, _, _ := e.jarvis(t, "", "agents", "add", "notes", "--describe", "again"); code == 0 {
+		t.Error("duplicate accepted")
+	}
+	if code, _, _ := e.jarvis(t, "", "agents", "remove", "default"); code == 0 {
+		t.Error("default removed")
+	}
+	if code, _, _ := e.jarvis(t, "", "agents", "remove", "notes"); code != 0 {
+		t.Error("remove")
+	}
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agent"
+	"github.com/jarvisbot/jarvisbot/approvals"
+	"github.com/jarvisbot/jarvisbot/builtin/skillbook"
+	"github.com/jarvisbot/jarvisbot/builtin/wiki"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/clitool"
+	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/llm"
+	"github.com/jarvisbot/jarvisbot/mcphost"
+	"github.com/jarvisbot/jarvisbot/skills"
+	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
+)
+
+// secretOrEnv reads a key from the keyring, else the environment.
+func (a *app) secretOrEnv(ctx context.Context, cfg config.Config, name string) string {
+	if kr, err := a.openSecrets(cfg); err == nil {
+		if v, err := kr.Get(ctx, name); err == nil && v != "" {
+			return v
+		}
+	}
+	return a.getenv(name)
+}
+
+// providerFor resolves an agent's model (A3): the agent's own provider
+// entry over the top-level one, JARVIS_PROVIDER and JARVIS_MODEL over
+// both, keys from the keyring or the SDKs' variables.
+func (a *app) providerFor(ctx context.Context, cfg config.Config, agentName string) (agent.Model, error) {
+	p := cfg.Provider
+	if ag, ok := cfg.Agents[agentName]; ok {
+		o := ag.Provider
+		for _, f := range []struct {
+			dst *string
+			src string
+		}{{&p.Name, o.Name}, {&p.Model, o.Model}, {&p.BaseURL, o.BaseURL}, {&p.APIKeySecret, o.APIKeySecret}} {
+			if f.src != "" {
+				*f.dst = f.src
+			}
+		}
+		if o.MaxTokens > 0 {
+			p.MaxTokens = o.MaxTokens
+		}
+		if o.MaxSteps > 0 {
+			p.MaxSteps = o.MaxSteps
+		}
+		if o.Timeout > 0 {
+			p.Timeout = o.Timeout
+		}
+	}
+	if v := a.getenv("JARVIS_PROVIDER"); v != "" {
+		p.Name = strings.ToLower(v)
+	}
+	if v := a.getenv("JARVIS_MODEL"); v != "" {
+		p.Model = v
+	}
+	keyName := map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+	if p.Name == "" {
+		switch {
+		case a.secretOrEnv(ctx, cfg, "ANTHROPIC_API_KEY") != "":
+			p.Name = "anthropic"
+		case a.secretOrEnv(ctx, cfg, "OPENAI_API_KEY") != "" || a.getenv("OPENAI_BASE_URL") != "":
+			p.Name = "openai"
+		default:
+			return agent.Model{}, jarvisbot.Errorf(jarvisbot.EINVALID, "no model provider is configured. Set one of: "+
+				"ANTHROPIC_API_KEY (or jarvisbot secrets set ANTHROPIC_API_KEY) and JARVIS_MODEL, e.g. claude-sonnet-4-5; "+
+				"OPENAI_API_KEY and JARVIS_MODEL, e.g. gpt-4.1; or OPENAI_BASE_URL for Ollama, vLLM or llama.cpp "+
+				"(http://localhost:11434/v1) with JARVIS_MODEL. The provider: section of the config does the same")
+		}
+	}
+	if _, ok := keyName[p.Name]; !ok {
+		return agent.Model{}, jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_PROVIDER=%q: use anthropic or openai", p.Name)
+	}
+	base := p.BaseURL
+	if base == "" {
+		base = a.getenv(strings.ToUpper(p.Name) + "_BASE_URL")
+	}
+	secret := p.APIKeySecret
+	if secret == "" {
+		secret = keyName[p.Name]
+	}
+	key := a.secretOrEnv(ctx, cfg, secret)
+	prov, err := llm.New(llm.Config{Provider: p.Name, Model: p.Model, BaseURL: base, APIKey: key, Timeout: p.Timeout})
+	if err != nil {
+		return agent.Model{}, err
+	}
+	return agent.Model{Provider: prov, MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps}, nil
+}
+
+// service is everything a running jarvisbot holds: the store, the live
+// catalog with its MCP sessions, the approvals engine and the runtime.
+type service struct {
+	cfg     config.Config
+	db      *sqlite.DB
+	catalog *catalog.Catalog
+	host    *mcphost.Host
+	engine  *approvals.Engine
+	rt      *agent.Runtime
+}
+
+func (s *service) Close() {
+	if s.host != nil {
+		s.host.Close()
+	}
+	s.db.Close()
+}
+
+// startService builds the running service. notify is told of approval
+// requests and decisions (the channels draw them). MCP servers start in
+// the background; their tools join the catalog as each one answers.
+func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Logger, notify func(store.Approval)) (*service, error) {
+	c, err := buildCatalog(cfg, "")
+	if err != nil {
+		return nil, err
+	}
+	db, err := a.openStoreWith(ctx, cfg, c.View())
+	if err != nil {
+		return nil, err
+	}
+	s := &service{cfg: cfg, db: db, catalog: c}
+	m := mcpCmd{a: a, cfg: cfg, db: db}
+	servers, err := db.MCPServers(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	cards := map[string]catalog.Server{}
+	for _, srv := range c.View().Servers() {
+		cards[srv.ID] = srv
+	}
+	s.host = mcphost.NewHost(c, mcphost.HostOptions{
+		Dial:   mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(a)},
+		Logger: log,
+		Routing: func(cs *catalog.Server) {
+			if prev, ok := cards[cs.ID]; ok {
+				cs.Card, cs.Aliases = prev.Card, prev.Aliases
+			}
+		},
+	})
+	for _, srv := range servers {
+		if !srv.Enabled {
+			continue
+		}
+		// Until it answers, a server has no tools.
+		c.SetConnected(srv.Name, false)
+		if err := s.host.Start(ctx, hostServer(srv)); err != nil {
+			log.Warn("MCP server not started", "server", srv.Name, "err", err)
+		}
+	}
+	cli, err := db.CLITools(ctx)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	tools := map[string]clitool.Tool{}
+	for _, t := range cli {
+		tools[t.Name] = cliTool(t)
+	}
+	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify})
+	if _, err := s.engine.Resume(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	skillsFor := func(ctx context.Context, agentName string) ([]*skills.Skill, error) {
+		on := map[string]bool{}
+		if err := installedPlugins(ctx, db, on); err != nil {
+			return nil, err
+		}
+		for _, srv := range c.View().Servers() {
+			if srv.Connected && srv.Plugin != "" {
+				on[srv.Plugin] = true
+			}
+		}
+		return enabledSkills(ctx, cfg, db, skillScope{agent: agentName, connected: on}, a.stderr)
+	}
+	s.rt = &agent.Runtime{
+		Catalog:   c.View,
+		Store:     db,
+		Approvals: s.engine,
+		Log:       log,
+		Exec: &agent.Tools{
+			Wiki: wiki.New(filepath.Join(cfg.DataDir, "wiki")),
+			Skillbook: func(agentName string) *skillbook.Book {
+				return skillbook.New(agentSkillsDir(cfg, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return skillsFor(ctx, agentName) })
+			},
+			MCP:    s.host,
+			CLI:    tools,
+			Lookup: clitool.Lookup(m.lookup(ctx)),
+		},
+		Model: func(agentName string) (agent.Model, error) { return a.providerFor(ctx, cfg, agentName) },
+		Skills: func(ctx context.Context, agentName string) (*skills.Ranker, error) {
+			list, err := skillsFor(ctx, agentName)
+			if err != nil || len(list) == 0 {
+				return nil, err
+			}
+			return skills.NewRanker(list), nil
+		},
+	}
+	return s, nil
+}
+
+// logger is the service's slog logger on stderr at the config's level.
+func (a *app) logger(cfg config.Config) *slog.Logger {
+	var lv slog.Level
+	lv.UnmarshalText([]byte(cfg.LogLevel))
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lv}))
+}
