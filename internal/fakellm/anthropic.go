@@ -13,8 +13,7 @@ type anthropicAPI struct{}
 func (anthropicAPI) name() string { return "anthropic" }
 
 func (anthropicAPI) check(h http.Header) (int, string) {
-	bearer, _ := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
-	if h.Get("x-api-key") == "" && strings.TrimSpace(bearer) == "" {
+	if h.Get("x-api-key") == "" && bearerToken(h) == "" {
 		return http.StatusUnauthorized, "x-api-key header is required"
 	}
 	if h.Get("anthropic-version") == "" {
@@ -124,7 +123,7 @@ func (anthropicAPI) parse(body []byte, req *Request) error {
 	case *in.MaxTokens < 1:
 		return fmt.Errorf("max_tokens: must be greater than or equal to 1")
 	case len(in.Messages) == 0:
-		return errNoMessages
+		return fmt.Errorf("messages: at least one message is required")
 	}
 	return checkAnthropicPairing(req.Messages)
 }

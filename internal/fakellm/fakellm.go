@@ -15,7 +15,6 @@ package fakellm
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -292,8 +291,8 @@ func (s *Server) pop() (Step, bool) {
 	return step, true
 }
 
-// wait applies the step's Delay or Hang; false means the request or the
-// server ended first and nothing should be written.
+// wait applies the step's Delay or Hang; false means the request ended
+// first and nothing should be written.
 func (s *Server) wait(r *http.Request, step Step) bool {
 	var timeout <-chan time.Time
 	switch {
@@ -309,13 +308,26 @@ func (s *Server) wait(r *http.Request, step Step) bool {
 	case <-timeout:
 		return true
 	case <-r.Context().Done():
+		return false
 	case <-s.done:
+		// Returning would send an empty 200; drop the connection instead, so
+		// a client still waiting sees the server go away.
+		panic(http.ErrAbortHandler)
 	}
-	return false
 }
 
 func (s *Server) newID(prefix string) string {
 	return fmt.Sprintf("%sfakellm%013d", prefix, s.seq.Add(1))
+}
+
+// bearerToken is the token of an "Authorization: Bearer" header; an SDK given
+// an empty key may still send the bare word "Bearer".
+func bearerToken(h http.Header) string {
+	scheme, token, _ := strings.Cut(strings.TrimSpace(h.Get("Authorization")), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
 }
 
 func retryable(status int) bool {
@@ -438,5 +450,3 @@ func present(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && string(raw) != "null"
 }
-
-var errNoMessages = errors.New("messages: at least one message is required")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -545,17 +544,12 @@ func TestMissingKeyIsRejected(t *testing.T) {
 		t.Errorf("openai err = %v", err)
 	}
 
-	// The Anthropic SDK refuses to send without a credential, so post by hand.
-	req, _ := http.NewRequest(http.MethodPost, s.URL+"/v1/messages", strings.NewReader(`{}`))
-	req.Header.Set("anthropic-version", "2023-06-01")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), `"authentication_error"`) {
-		t.Errorf("anthropic: %d %s", res.StatusCode, body)
+	// Given an empty key, the Anthropic SDK still sends "Authorization: Bearer".
+	keylessA := anthropic.NewClient(aoption.WithBaseURL(s.AnthropicURL()), aoption.WithAPIKey(""), aoption.WithMaxRetries(0))
+	_, err = keylessA.Messages.New(context.Background(), anthropicParams(anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))))
+	var aerr *anthropic.Error
+	if !errors.As(err, &aerr) || aerr.StatusCode != http.StatusUnauthorized || aerr.Type() != "authentication_error" {
+		t.Errorf("anthropic err = %v", err)
 	}
 	if s.Pending() != 1 || len(s.Requests()) != 2 {
 		t.Errorf("pending %d, requests %d: a refused request must not use a step", s.Pending(), len(s.Requests()))
@@ -613,5 +607,28 @@ func TestStopReasonTranslates(t *testing.T) {
 	msg, err := anthropicClient(s, 0).Messages.New(context.Background(), anthropicParams(anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))))
 	if err != nil || msg.StopReason != anthropic.StopReasonMaxTokens {
 		t.Errorf("anthropic stop = %+v, %v", msg, err)
+	}
+}
+
+func TestCloseReleasesAHangingCall(t *testing.T) {
+	t.Parallel()
+	s := fakellm.New(t)
+	s.Push(fakellm.Step{Hang: true})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := openaiClient(s, 0).Chat.Completions.New(context.Background(), openaiParams(openai.UserMessage("hi")))
+		errc <- err
+	}()
+	for len(s.Requests()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	s.Close()
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Error("a call the server dropped succeeded")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Close left the call hanging")
 	}
 }

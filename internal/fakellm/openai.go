@@ -14,7 +14,7 @@ type openaiAPI struct{}
 func (openaiAPI) name() string { return "openai" }
 
 func (openaiAPI) check(h http.Header) (int, string) {
-	if strings.TrimSpace(strings.TrimPrefix(h.Get("Authorization"), "Bearer ")) == "" {
+	if bearerToken(h) == "" {
 		return http.StatusUnauthorized, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
 	}
 	return 0, ""
