@@ -54,6 +54,7 @@ type Config struct {
 	// otherwise (A3).
 	Provider  Provider  `yaml:"provider"`
 	Approvals Approvals `yaml:"approvals"`
+	SignIn    SignIn    `yaml:"signin"`
 	Path      string    `yaml:"-"` // file loaded, "" if none
 }
 
@@ -67,6 +68,17 @@ type Provider struct {
 	MaxTokens    int           `yaml:"max_tokens"`     // per answer, default 4096
 	Timeout      time.Duration `yaml:"timeout"`        // per model call, default 2m
 	MaxSteps     int           `yaml:"max_steps"`      // tool-use steps per turn, default 12
+}
+
+// SignIn configures where a plugin's OAuth sign-in returns (P3).
+type SignIn struct {
+	// Listen is the loopback address of the callback listener, default
+	// 127.0.0.1:0 (any free port).
+	Listen string `yaml:"listen"`
+	// PublicBaseURL, for a jarvisbot on a server, is its https address;
+	// the sign-in then returns to PUBLIC_BASE_URL/oauth/callback.
+	// JARVIS_PUBLIC_URL wins.
+	PublicBaseURL string `yaml:"public_base_url"`
 }
 
 // Approvals configures ask-tier approvals (C2).
@@ -447,6 +459,9 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", EnvLogLevel, err)
 		}
 		c.LogLevel = lv
+	}
+	if v := getenv("JARVIS_PUBLIC_URL"); v != "" {
+		c.SignIn.PublicBaseURL = v
 	}
 	if v := getenv(EnvKeyringBackend); v != "" {
 		b, err := parseBackend(v)

@@ -63,6 +63,15 @@ provider:
   name: ""
   model: ""
 
+# signin: where a plugin's browser sign-in comes back to.
+#   listen: the loopback listener for the callback (default any free port).
+#   public_base_url: for a jarvisbot on a server, its https address; the
+#             sign-in returns to <public_base_url>/oauth/callback.
+#             JARVIS_PUBLIC_URL wins.
+signin:
+  listen: ""
+  public_base_url: ""
+
 # approvals: how ask-tier tools wait for you.
 #   ttl: how long a request waits before it is denied (default 10m).
 #   approvers: who may decide, by platform user id ("telegram:123",

@@ -13,6 +13,7 @@ package mcphost
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -55,6 +56,9 @@ type Server struct {
 	Timeout time.Duration
 	Trusted bool   // its annotations may lower tiers
 	Plugin  string // the store plugin it came with, or ""
+	// Client, when set, is the HTTP client of this server: a signed-in
+	// plugin's client adds its Authorization header. Not stored.
+	Client *http.Client
 }
 
 // validName matches server names: they become part of capability ids

@@ -114,7 +114,10 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 		if err != nil {
 			return err
 		}
-		base := opt.HTTPClient
+		base := srv.Client
+		if base == nil {
+			base = opt.HTTPClient
+		}
 		if base == nil {
 			base = &http.Client{}
 		}

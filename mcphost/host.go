@@ -27,6 +27,9 @@ type HostOptions struct {
 	// Routing, when set, fills a newly registered server's routing data
 	// (title, aliases, usage card) from the config and the plugin manuals.
 	Routing func(s *catalog.Server)
+	// OnState, when set, is told when a server comes up or goes down, with
+	// why; it must not block.
+	OnState func(s Server, state State, err error)
 	Logger  *slog.Logger
 }
 
@@ -185,7 +188,10 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 	return conn.Call(ctx, tool, args, h.opt.MaxResult)
 }
 
-func (m *managed) set(state State, conn *Conn, err error) {
+func (h *Host) set(m *managed, state State, conn *Conn, err error) {
+	if h.opt.OnState != nil {
+		h.opt.OnState(m.srv, state, err)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.state, m.conn = state, conn
@@ -207,7 +213,7 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 			if ctx.Err() != nil {
 				return
 			}
-			m.set(StateDown, nil, err)
+			h.set(m, StateDown, nil, err)
 			h.offline(name)
 			h.log.Warn("MCP server unavailable", "server", name, "err", err, "retry_in", wait)
 		} else {
@@ -218,7 +224,7 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 			if ctx.Err() != nil {
 				return
 			}
-			m.set(StateDown, nil, err)
+			h.set(m, StateDown, nil, err)
 			h.offline(name)
 			h.log.Warn("MCP server went down", "server", name, "err", err, "retry_in", wait)
 			if time.Since(began) > h.opt.MaxBackoff {
@@ -258,7 +264,7 @@ func (h *Host) up(m *managed, conn *Conn) {
 	if err != nil {
 		h.log.Error("MCP server's tools rejected by the catalog", "server", srv.Name, "err", err)
 	}
-	m.set(StateUp, conn, nil)
+	h.set(m, StateUp, conn, nil)
 	h.log.Info("MCP server up", "server", srv.Name, "transport", conn.Transport, "tools", len(conn.Tools()))
 }
 

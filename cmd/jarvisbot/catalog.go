@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -44,7 +45,7 @@ func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, err
 			return nil, err
 		}
 	}
-	if err := cardsFromManuals(c); err != nil {
+	if err := cardsFromManuals(c, cfg); err != nil {
 		return nil, err
 	}
 	for id, s := range cfg.MCP {
@@ -84,8 +85,8 @@ func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, err
 // of its own the words of the plugin's manual (S2, C5): connecting the
 // plugin turns its words on, because the server is in the catalog only
 // while it is connected.
-func cardsFromManuals(c *catalog.Catalog) error {
-	store, err := loadShipped()
+func cardsFromManuals(c *catalog.Catalog, cfg config.Config) error {
+	store, err := loadStore(cfg, io.Discard)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"regexp"
 	"sort"
@@ -17,6 +20,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/config"
 	"github.com/jarvisbot/jarvisbot/mcphost"
 	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
@@ -255,7 +259,38 @@ func (m mcpCmd) progress(s store.MCPServer) {
 // dial connects to a stored server without a word; safe to run at once
 // for several servers.
 func (m mcpCmd) dial(ctx context.Context, s store.MCPServer) (*mcphost.Conn, error) {
-	return mcphost.Dial(ctx, hostServer(s), mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(m.a)})
+	hs := hostServer(s)
+	var mgr *signin.Manager
+	if s.Plugin != "" {
+		if shop, err := loadStore(m.cfg, io.Discard); err == nil {
+			if sp, ok := shop[s.Plugin]; ok && needsSignIn(sp.plugin) {
+				kr, err := m.a.openSecrets(m.cfg)
+				if err != nil {
+					return nil, err
+				}
+				// It lives as long as the connection does: a one-shot command
+				// ends with the process; it starts no listener.
+				mgr = signin.NewManager(signin.Options{Keyring: kr})
+				hs.Client = &http.Client{Transport: mgr.Transport(s.Plugin, nil)}
+			}
+		}
+	}
+	opt := mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(m.a)}
+	cn, err := mcphost.Dial(ctx, hs, opt)
+	if err != nil && mgr != nil && !errors.Is(err, signin.ErrNeedsAttention) {
+		// The server refused the token (401): the transport marked it
+		// invalid, so this refreshes it once, or finds the sign-in gone.
+		if _, terr := mgr.Token(ctx, s.Plugin); terr != nil {
+			err = terr
+		} else {
+			cn, err = mcphost.Dial(ctx, hs, opt)
+		}
+	}
+	if err != nil && errors.Is(err, signin.ErrNeedsAttention) {
+		m.db.SetPluginState(ctx, s.Plugin, store.PluginNeedsAttention)
+		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%w; renew it with jarvisbot plugins signin %s", err, s.Plugin)
+	}
+	return cn, err
 }
 
 // initTimeout is the deadline for a server to start and answer; npx may

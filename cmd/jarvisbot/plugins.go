@@ -5,21 +5,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/config"
 	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
-const pluginsUsage = "plugins list [--json] | show NAME | install NAME | remove NAME | validate DIR"
+const pluginsUsage = "plugins list [--json] | show NAME | install NAME|DIR [--no-signin] | signin NAME | remove NAME | validate DIR"
 
 // cmdPlugins: the plugin store (P2) and the Agent Plugins checker (P1).
 func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	fs := newFlagSet(a, "plugins", pluginsUsage)
 	asJSON := fs.Bool("json", false, "list: one JSON array")
+	noSignin := fs.Bool("no-signin", false, "install: record the plugin and its manual now, sign in later with plugins signin NAME")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -45,24 +51,30 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		return a.listPlugins(ctx, *asJSON)
-	case "show", "install", "remove":
+	case "show", "install", "remove", "signin":
 		if err := need(1, "NAME"); err != nil {
 			return err
 		}
 	default:
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown plugins subcommand %q: use %s", pos[0], pluginsUsage)
 	}
-	all, err := loadShipped()
-	if err != nil {
-		return err
-	}
-	sp, ok := all[pos[1]]
-	if !ok {
-		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "the store has no plugin %q (see jarvisbot plugins list)", pos[1])
-	}
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
+	}
+	ref := pos[1]
+	if pos[0] == "install" && looksLikeDir(ref) {
+		if ref, err = copyLocalPlugin(cfg, ref); err != nil {
+			return err
+		}
+	}
+	all, err := loadStore(cfg, a.stderr)
+	if err != nil {
+		return err
+	}
+	sp, ok := all[ref]
+	if !ok {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "the store has no plugin %q (see jarvisbot plugins list)", ref)
 	}
 	db, err := a.openStore(ctx, cfg)
 	if err != nil {
@@ -73,16 +85,30 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	switch pos[0] {
 	case "install":
 		if err := db.InstallPlugin(ctx, name, store.PluginInstalled); err != nil {
+			if jarvisbot.ErrorCode(err) == jarvisbot.ECONFLICT {
+				return jarvisbot.Errorf(jarvisbot.ECONFLICT, "%s is installed already; to renew its sign-in run jarvisbot plugins signin %s", name, name)
+			}
 			return err
 		}
 		fmt.Fprintf(a.stdout, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", sp.plugin.DisplayName(), name, quoteList(sp.manual.Words, 4))
 		if err := pluginServers(ctx, a, db, sp.plugin); err != nil {
 			return err
 		}
+		if needsSignIn(sp.plugin) && !*noSignin {
+			return a.signIn(ctx, cfg, db, sp.plugin)
+		}
 		if next := connectNote(sp.plugin); next != "" {
 			fmt.Fprintln(a.stdout, next)
 		}
 		return nil
+	case "signin":
+		if _, err := db.InstalledPlugin(ctx, name); err != nil {
+			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is not installed: run jarvisbot plugins install %s", name, name)
+		}
+		if !needsSignIn(sp.plugin) {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", name, signInText(sp.plugin.Ext.SignIn))
+		}
+		return a.signIn(ctx, cfg, db, sp.plugin)
 	case "remove":
 		if err := db.RemovePlugin(ctx, name); err != nil {
 			return err
@@ -98,7 +124,12 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 				}
 			}
 		}
-		fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it.\n", sp.plugin.DisplayName())
+		if needsSignIn(sp.plugin) {
+			if kr, err := a.openSecrets(cfg); err == nil {
+				signin.NewManager(signin.Options{Keyring: kr}).Forget(ctx, name)
+			}
+		}
+		fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it, and its sign-in is forgotten.\n", sp.plugin.DisplayName())
 		return nil
 	}
 	state := "not installed"
@@ -109,6 +140,120 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	}
 	showPlugin(a.stdout, sp, state)
 	return nil
+}
+
+// needsSignIn reports whether a plugin signs in in the browser and has a
+// hosted MCP server to sign in to.
+func needsSignIn(p *plugins.Plugin) bool {
+	if p.Ext.SignIn == nil || p.Ext.SignIn.Method != plugins.SignInOAuth || p.MCP == nil {
+		return false
+	}
+	for _, srv := range p.MCP.Servers {
+		if srv.URL != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// signIn runs the browser sign-in of a plugin (P3): the link is printed,
+// the callback lands on jarvisbot's own listener, the tokens go to the
+// keyring, and the plugin's servers are switched on.
+func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *plugins.Plugin) error {
+	kr, err := a.openSecrets(cfg)
+	if err != nil {
+		return err
+	}
+	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL})
+	defer mgr.Close()
+	name := p.Manifest.Name
+	var url string
+	for _, id := range sortedKeys(p.MCP.Servers) {
+		if u := p.MCP.Servers[id].URL; u != "" {
+			url = u
+			break
+		}
+	}
+	var scopes []string
+	if p.Ext.SignIn != nil {
+		scopes = p.Ext.SignIn.Scopes
+	}
+	link, err := mgr.Begin(ctx, name, url, scopes)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "sign-in to %s could not start: %w; the plugin stays installed, try again with jarvisbot plugins signin %s", p.DisplayName(), err, name)
+	}
+	fmt.Fprintf(a.stdout, "Sign in to %s in your browser:\n\n  %s\n\nWaiting for the sign-in (Ctrl-C to stop)...\n", p.DisplayName(), link)
+	if err := mgr.Wait(ctx, name); err != nil {
+		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "sign-in to %s did not complete: %w; the plugin stays installed, try again with jarvisbot plugins signin %s", p.DisplayName(), err, name)
+	}
+	if err := db.SetPluginState(ctx, name, store.PluginConnected); err != nil {
+		return err
+	}
+	servers, err := db.MCPServers(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range servers {
+		if s.Plugin == name {
+			if err := db.SetMCPServerEnabled(ctx, s.Name, true); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Fprintf(a.stdout, "Signed in to %s. The sign-in is kept in the keyring; its tools join your agents while the service runs.\n", p.DisplayName())
+	return nil
+}
+
+// looksLikeDir tells a plugin folder from a store name.
+func looksLikeDir(ref string) bool {
+	if strings.ContainsAny(ref, `/\`) || ref == "." || ref == ".." {
+		return true
+	}
+	fi, err := os.Stat(ref)
+	return err == nil && fi.IsDir()
+}
+
+// copyLocalPlugin validates a plugin folder and copies it into the data
+// directory, so it keeps working when the original moves. Only regular
+// files are copied; the validator has refused links that lead out.
+func copyLocalPlugin(cfg config.Config, dir string) (string, error) {
+	p, err := plugins.Load(dir)
+	if err != nil {
+		return "", err
+	}
+	dest := filepath.Join(localPluginsDir(cfg), p.Manifest.Name)
+	tmp := dest + ".tmp"
+	os.RemoveAll(tmp)
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(tmp, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o700)
+		case d.Type().IsRegular():
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, 0o600)
+		}
+		return nil
+	})
+	if err == nil {
+		os.RemoveAll(dest)
+		err = os.Rename(tmp, dest)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("copy plugin %s into %s: %w", p.Manifest.Name, localPluginsDir(cfg), err)
+	}
+	return p.Manifest.Name, nil
 }
 
 // pluginServers records the MCP servers of a plugin's mcp.json among the
@@ -194,11 +339,11 @@ type pluginRow struct {
 }
 
 func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
-	all, err := loadShipped()
+	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
 	}
-	cfg, err := a.loadConfig()
+	all, err := loadStore(cfg, a.stderr)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,7 @@ func TestPluginsInstallP2S2(t *testing.T) {
 func TestPluginInstallRecordsServers(t *testing.T) {
 	e := newTestEnv(t)
 	for _, p := range []string{"github", "deepwiki"} {
-		if code, out, errOut := e.jarvis(t, "", "plugins", "install", p); code != 0 {
+		if code, out, errOut := e.jarvis(t, "", "plugins", "install", p, "--no-signin"); code != 0 {
 			t.Fatalf("install %s: %s %s", p, out, errOut)
 		}
 	}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agent"
@@ -16,6 +19,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/config"
 	"github.com/jarvisbot/jarvisbot/llm"
 	"github.com/jarvisbot/jarvisbot/mcphost"
+	"github.com/jarvisbot/jarvisbot/signin"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -104,11 +108,15 @@ type service struct {
 	host    *mcphost.Host
 	engine  *approvals.Engine
 	rt      *agent.Runtime
+	signin  *signin.Manager
 }
 
 func (s *service) Close() {
 	if s.host != nil {
 		s.host.Close()
+	}
+	if s.signin != nil {
+		s.signin.Close()
 	}
 	s.db.Close()
 }
@@ -136,9 +144,38 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 	for _, srv := range c.View().Servers() {
 		cards[srv.ID] = srv
 	}
+	shop, err := loadStore(cfg, a.stderr)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	var mgr *signin.Manager
+	if kr, err := a.openSecrets(cfg); err == nil {
+		mgr = signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log})
+		s.signin = mgr
+	}
+	var told sync.Map // plugins whose owner was told of an expired sign-in
 	s.host = mcphost.NewHost(c, mcphost.HostOptions{
 		Dial:   mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(a)},
 		Logger: log,
+		// A plugin whose sign-in expired or was revoked needs attention
+		// (P4): its tools are gone (the server is down) and the owner is
+		// told once; a renewed sign-in brings it back at the next retry.
+		OnState: func(srv mcphost.Server, st mcphost.State, err error) {
+			if srv.Plugin == "" {
+				return
+			}
+			switch {
+			case st == mcphost.StateUp:
+				db.SetPluginState(context.Background(), srv.Plugin, store.PluginConnected)
+				told.Delete(srv.Plugin)
+			case errors.Is(err, signin.ErrNeedsAttention):
+				db.SetPluginState(context.Background(), srv.Plugin, store.PluginNeedsAttention)
+				if _, dup := told.LoadOrStore(srv.Plugin, true); !dup {
+					log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", srv.Plugin, "renew", "jarvisbot plugins signin "+srv.Plugin)
+				}
+			}
+		},
 		Routing: func(cs *catalog.Server) {
 			if prev, ok := cards[cs.ID]; ok {
 				cs.Card, cs.Aliases = prev.Card, prev.Aliases
@@ -151,7 +188,11 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 		}
 		// Until it answers, a server has no tools.
 		c.SetConnected(srv.Name, false)
-		if err := s.host.Start(ctx, hostServer(srv)); err != nil {
+		hs := hostServer(srv)
+		if sp, ok := shop[srv.Plugin]; ok && needsSignIn(sp.plugin) && mgr != nil {
+			hs.Client = &http.Client{Transport: mgr.Transport(srv.Plugin, nil)}
+		}
+		if err := s.host.Start(ctx, hs); err != nil {
 			log.Warn("MCP server not started", "server", srv.Name, "err", err)
 		}
 	}

@@ -93,7 +93,7 @@ func gatherSkills(ctx context.Context, cfg config.Config, sw store.SkillSwitches
 	for _, s := range general {
 		all = append(all, skillEntry{skill: s, source: sourceShipped, on: true})
 	}
-	shop, err := loadShipped()
+	shop, err := loadStore(cfg, warn)
 	if err != nil {
 		return nil, err
 	}
