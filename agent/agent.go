@@ -109,81 +109,156 @@ func (r *Runtime) now() time.Time {
 
 // Turn answers one message (A2).
 func (r *Runtime) Turn(ctx context.Context, in Input) (Result, error) {
-	var res Result
-	ag, err := r.Store.Agent(ctx, in.Agent)
-	if err != nil {
-		return res, err
-	}
-	model, err := r.Model(ag.Name)
-	if err != nil {
-		return res, err
-	}
-	if model.MaxSteps <= 0 {
-		model.MaxSteps = defaultMaxSteps
-	}
-	if model.MaxTokens <= 0 {
-		model.MaxTokens = defaultMaxTokens
-	}
 	// The message is stored first: whatever fails later, it is kept and
 	// the turn can be retried.
 	if err := r.save(ctx, in, llm.Message{Role: llm.RoleUser, Text: in.Text}); err != nil {
-		return res, err
+		return Result{}, err
+	}
+	st, err := r.prepare(ctx, in)
+	if err != nil {
+		return st.res, err
+	}
+	return r.loop(ctx, st)
+}
+
+// turnState is a turn between model calls.
+type turnState struct {
+	in      Input
+	agent   string
+	model   Model
+	req     llm.Request
+	offered *offer
+	res     Result
+	decided map[string]store.Approval // approvals taken while the turn was not running
+}
+
+// prepare resolves the turn's tools, skills and history.
+func (r *Runtime) prepare(ctx context.Context, in Input) (*turnState, error) {
+	st := &turnState{in: in}
+	ag, err := r.Store.Agent(ctx, in.Agent)
+	if err != nil {
+		return st, err
+	}
+	st.agent = ag.Name
+	if st.model, err = r.Model(ag.Name); err != nil {
+		return st, err
+	}
+	if st.model.MaxSteps <= 0 {
+		st.model.MaxSteps = defaultMaxSteps
+	}
+	if st.model.MaxTokens <= 0 {
+		st.model.MaxTokens = defaultMaxTokens
 	}
 	view := r.Catalog()
 	plan := view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
 	entering, manuals, err := r.matchSkills(ctx, ag.Name, in.Text)
 	if err != nil {
-		return res, err
+		return st, err
 	}
 	var t catalog.Turn
 	plan.Turn(in.Text, &t, manuals...)
-	offered := newOffer(t.Tools)
+	st.offered = newOffer(t.Tools)
 	for _, cp := range t.Tools {
-		res.Tools = append(res.Tools, cp.ID)
+		st.res.Tools = append(st.res.Tools, cp.ID)
 	}
 	for _, s := range entering {
-		res.Skills = append(res.Skills, "skill:"+s.skill.Name)
+		st.res.Skills = append(st.res.Skills, "skill:"+s.skill.Name)
 	}
-	req := llm.Request{
+	st.req = llm.Request{
 		System:      systemPrompt(ag, view),
 		SystemExtra: skillsPrompt(entering),
-		Tools:       offered.wire,
+		Tools:       st.offered.wire,
 		CachedTools: len(plan.Prefix()),
-		MaxTokens:   model.MaxTokens,
+		MaxTokens:   st.model.MaxTokens,
 	}
-	if req.Messages, err = r.history(ctx, in.Chat); err != nil {
-		return res, err
-	}
-	for step := 1; step <= model.MaxSteps; step++ {
+	st.req.Messages, err = r.history(ctx, in.Chat)
+	return st, err
+}
+
+// loop runs model calls and tool calls until the model answers.
+func (r *Runtime) loop(ctx context.Context, st *turnState) (Result, error) {
+	res := &st.res
+	for step := 1; step <= st.model.MaxSteps; step++ {
+		// A turn resumed after a restart starts with calls to answer.
+		if n := len(st.req.Messages); n > 0 && st.req.Messages[n-1].Role == llm.RoleAssistant && len(st.req.Messages[n-1].ToolCalls) > 0 {
+			if err := r.answerCalls(ctx, st, st.req.Messages[n-1].ToolCalls); err != nil {
+				return *res, err
+			}
+		}
 		res.Steps = step
-		resp, err := model.Provider.Complete(ctx, req)
+		resp, err := st.model.Provider.Complete(ctx, st.req)
 		if err != nil {
-			r.log().Warn("model call failed", "agent", ag.Name, "chat", in.Chat, "err", err)
-			return res, err
+			r.log().Warn("model call failed", "agent", st.agent, "chat", st.in.Chat, "err", err)
+			return *res, err
 		}
 		res.Usage.InputTokens += resp.Usage.InputTokens
 		res.Usage.OutputTokens += resp.Usage.OutputTokens
 		res.Usage.CacheReadTokens += resp.Usage.CacheReadTokens
 		res.Usage.CacheWriteTokens += resp.Usage.CacheWriteTokens
 		am := llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls}
-		if err := r.save(ctx, in, am); err != nil {
-			return res, err
+		if err := r.save(ctx, st.in, am); err != nil {
+			return *res, err
 		}
-		req.Messages = append(req.Messages, am)
+		st.req.Messages = append(st.req.Messages, am)
 		if len(resp.ToolCalls) == 0 {
 			res.Text = resp.Text
-			return res, nil
+			return *res, nil
 		}
-		results, records := r.runCalls(ctx, in, ag.Name, offered, resp.ToolCalls)
-		res.Calls = append(res.Calls, records...)
-		um := llm.Message{Role: llm.RoleUser, ToolResults: results}
-		if err := r.save(ctx, in, um); err != nil {
-			return res, err
+		if err := r.answerCalls(ctx, st, resp.ToolCalls); err != nil {
+			return *res, err
 		}
-		req.Messages = append(req.Messages, um)
 	}
-	res.Text = fmt.Sprintf("I stopped after %d steps without finishing; tell me how to go on, or ask for less at once.", model.MaxSteps)
-	return res, nil
+	res.Text = fmt.Sprintf("I stopped after %d steps without finishing; tell me how to go on, or ask for less at once.", st.model.MaxSteps)
+	return *res, nil
+}
+
+// answerCalls runs one assistant message's calls and stores the results.
+// When the turn's context ends while a call waits for approval (the
+// service stops), nothing is stored: the request stays pending and
+// Continue picks the turn up after the restart.
+func (r *Runtime) answerCalls(ctx context.Context, st *turnState, calls []llm.ToolCall) error {
+	results, records := r.runCalls(ctx, st, calls)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st.res.Calls = append(st.res.Calls, records...)
+	um := llm.Message{Role: llm.RoleUser, ToolResults: results}
+	if err := r.save(ctx, st.in, um); err != nil {
+		return err
+	}
+	st.req.Messages = append(st.req.Messages, um)
+	return nil
+}
+
+// Continue resumes a turn whose ask-tier call was decided while the turn
+// was not running, after a restart: the decided call runs (or is refused)
+// as if the turn had waited, the other calls of that step run by their
+// tiers, and the model goes on. The answer goes back to the chat the
+// request came from, which the caller delivers.
+func (r *Runtime) Continue(ctx context.Context, a store.Approval) (Result, error) {
+	stored, err := r.Store.History(ctx, a.Chat, 50)
+	if err != nil {
+		return Result{}, err
+	}
+	// The turn's message is the last user text before the pending calls.
+	var text string
+	for i := len(stored) - 1; i >= 0; i-- {
+		var m llm.Message
+		if json.Unmarshal(stored[i].Content, &m) == nil && m.Role == llm.RoleUser && m.Text != "" && len(m.ToolResults) == 0 {
+			text = m.Text
+			break
+		}
+	}
+	st, err := r.prepare(ctx, Input{Agent: a.Agent, Chat: a.Chat, Text: text})
+	if err != nil {
+		return st.res, err
+	}
+	n := len(st.req.Messages)
+	if n == 0 || st.req.Messages[n-1].Role != llm.RoleAssistant || len(st.req.Messages[n-1].ToolCalls) == 0 {
+		return st.res, fmt.Errorf("chat %s has no tool call waiting for an answer", a.Chat)
+	}
+	st.decided = map[string]store.Approval{a.Tool + "\x00" + string(a.Args): a}
+	return r.loop(ctx, st)
 }
 
 // entered is a skill that enters a turn, with how.
@@ -249,7 +324,8 @@ func newOffer(tools []*catalog.Capability) *offer {
 // runCalls runs one step's tool calls: safe and monitor calls at once,
 // ask calls one after another (each waits for the owner). Results keep the
 // model's order.
-func (r *Runtime) runCalls(ctx context.Context, in Input, agent string, o *offer, calls []llm.ToolCall) ([]llm.ToolResult, []CallRecord) {
+func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolCall) ([]llm.ToolResult, []CallRecord) {
+	in, agent, o := st.in, st.agent, st.offered
 	results := make([]llm.ToolResult, len(calls))
 	records := make([]CallRecord, len(calls))
 	var wg sync.WaitGroup
@@ -283,7 +359,7 @@ func (r *Runtime) runCalls(ctx context.Context, in Input, agent string, o *offer
 	for _, i := range asks {
 		c := calls[i]
 		cp := o.byWire[c.Name]
-		results[i], records[i].Outcome = r.ask(ctx, in, cp, c)
+		results[i], records[i].Outcome = r.ask(ctx, st, cp, c)
 	}
 	return results, records
 }
@@ -371,7 +447,11 @@ func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tie
 }
 
 // ask waits for the owner's decision on an ask-tier call.
-func (r *Runtime) ask(ctx context.Context, in Input, cp *catalog.Capability, c llm.ToolCall) (llm.ToolResult, string) {
+func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability, c llm.ToolCall) (llm.ToolResult, string) {
+	in := st.in
+	if a, ok := st.decided[cp.ID+"\x00"+string(c.Input)]; ok {
+		return r.decided(ctx, in, cp, c, a)
+	}
 	if r.Approvals == nil {
 		return llm.ToolResult{CallID: c.ID, Content: cp.ID + " needs the owner's approval, and no approvals are possible here", IsError: true}, "refused: no approvals"
 	}
@@ -386,6 +466,11 @@ func (r *Runtime) ask(ctx context.Context, in Input, cp *catalog.Capability, c l
 		}
 		return llm.ToolResult{CallID: c.ID, Content: "the approval could not be asked: " + err.Error(), IsError: true}, "error: " + err.Error()
 	}
+	return r.decided(ctx, in, cp, c, a)
+}
+
+// decided answers a call by its approval's outcome.
+func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability, c llm.ToolCall, a store.Approval) (llm.ToolResult, string) {
 	switch a.State {
 	case store.ApprovalApproved:
 		return r.run(ctx, in, cp, catalog.TierAsk, c)

@@ -38,6 +38,9 @@ type Options struct {
 	// Notify, when set, is told of every new request and every decision,
 	// so channels can draw and then update their buttons. It must not block.
 	Notify func(store.Approval)
+	// Orphan, when set, is told of a decision that no waiting turn took: a
+	// request decided after a restart, whose turn the runtime continues.
+	Orphan func(store.Approval)
 }
 
 // Engine runs approvals. It is safe for concurrent use.
@@ -138,6 +141,9 @@ func (e *Engine) done(a store.Approval, changed bool) {
 	}
 	if changed && e.opt.Notify != nil {
 		e.opt.Notify(a)
+	}
+	if changed && len(ws) == 0 && e.opt.Orphan != nil {
+		e.opt.Orphan(a)
 	}
 }
 

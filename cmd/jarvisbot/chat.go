@@ -39,6 +39,10 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 		if ap.State == store.ApprovalPending {
 			asked <- ap
 		}
+	}, func(chat, text string) {
+		if chat == consoleChat {
+			fmt.Fprintf(a.stdout, "\n[continuing an earlier request] %s\n", text)
+		}
 	})
 	if err != nil {
 		return err
@@ -58,6 +62,12 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 		}
 	}()
 	c := console{a: a, svc: svc, agent: *agentName, lines: lines, asked: asked}
+	// Requests that waited while jarvisbot was not running are asked first.
+	for _, ap := range svc.pending {
+		if ap.Chat == consoleChat {
+			c.decide(ctx, ap)
+		}
+	}
 	if *once != "" {
 		return c.turn(ctx, *once)
 	}

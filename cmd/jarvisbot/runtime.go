@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -109,6 +110,8 @@ type service struct {
 	engine  *approvals.Engine
 	rt      *agent.Runtime
 	signin  *signin.Manager
+	// pending are the approval requests that outlived the last run.
+	pending []store.Approval
 }
 
 func (s *service) Close() {
@@ -124,7 +127,11 @@ func (s *service) Close() {
 // startService builds the running service. notify is told of approval
 // requests and decisions (the channels draw them). MCP servers start in
 // the background; their tools join the catalog as each one answers.
-func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Logger, notify func(store.Approval)) (*service, error) {
+//
+// deliver sends an answer to a chat outside a running turn: a turn that
+// was waiting for approval when jarvisbot stopped, continued after the
+// owner decided.
+func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Logger, notify func(store.Approval), deliver func(chat, text string)) (*service, error) {
 	c, err := buildCatalog(cfg, "")
 	if err != nil {
 		return nil, err
@@ -205,8 +212,20 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 	for _, t := range cli {
 		tools[t.Name] = cliTool(t)
 	}
-	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify})
-	if _, err := s.engine.Resume(ctx); err != nil {
+	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify,
+		Orphan: func(ap store.Approval) {
+			go func() {
+				res, err := s.rt.Continue(ctx, ap)
+				text := res.Text
+				if err != nil {
+					text = fmt.Sprintf("The turn that waited for your decision on %s could not go on: %v", ap.Tool, err)
+				}
+				if deliver != nil {
+					deliver(ap.Chat, text)
+				}
+			}()
+		}})
+	if s.pending, err = s.engine.Resume(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
