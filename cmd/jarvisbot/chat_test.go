@@ -45,6 +45,16 @@ func TestChatConsoleA2(t *testing.T) {
 			if !found {
 				t.Errorf("the approved call's output did not reach the model: %+v", last.Messages)
 			}
+			if p == "anthropic" { // "always" at the prompt, then revoked
+				f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["x"]}`}}}, fakellm.Step{Text: "ok"})
+				e.jarvis(t, "a\n", "chat", "-m", "run echo again")
+				if _, out, _ := e.jarvis(t, "", "approvals", "grants"); !strings.Contains(out, "cli:echo") {
+					t.Errorf("grants: %s", out)
+				}
+				if code, _, _ := e.jarvis(t, "", "approvals", "revoke", "cli:echo"); code != 0 {
+					t.Error("revoke")
+				}
+			}
 			_, out, _ = e.jarvis(t, "", "activity", "--json")
 			if !strings.Contains(out, `"tool":"cli:echo"`) {
 				t.Errorf("activity: %s", out)

@@ -35,19 +35,20 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"init":     {"write a commented config file and create the data directory", cmdInit},
-		"route":    {"explain which tools an agent would be offered for a message (C7)", cmdRoute},
-		"eval":     {"evaluate the MCP gate on a labelled request set", cmdEval},
-		"catalog":  {"show or export the catalog", cmdCatalog},
-		"secrets":  {"store secrets in the keyring (set NAME reads stdin)", cmdSecrets},
-		"wiki":     {"read, search and write the Markdown wiki", cmdWiki},
-		"agents":   {"add, list, show, edit and remove agents; focus comes from the description", cmdAgents},
-		"activity": {"the activity board: monitor-tier and approved tool calls, newest first", cmdActivity},
-		"chat":     {"talk to an agent in the terminal (the console channel); -m MESSAGE answers one", cmdChat},
-		"cli":      {"connect command-line programs as tools (cli add gh), list, remove, run", cmdCLI},
-		"mcp":      {"add, list, show, switch, remove and import MCP servers", cmdMCP},
-		"skills":   {"list, show, switch, install (from any app), promote and remove skills", cmdSkills},
-		"plugins":  {"the plugin store: list, show, install, remove; validate DIR checks a plugin folder", cmdPlugins},
+		"init":      {"write a commented config file and create the data directory", cmdInit},
+		"route":     {"explain which tools an agent would be offered for a message (C7)", cmdRoute},
+		"eval":      {"evaluate the MCP gate on a labelled request set", cmdEval},
+		"catalog":   {"show or export the catalog", cmdCatalog},
+		"secrets":   {"store secrets in the keyring (set NAME reads stdin)", cmdSecrets},
+		"wiki":      {"read, search and write the Markdown wiki", cmdWiki},
+		"agents":    {"add, list, show, edit and remove agents; focus comes from the description", cmdAgents},
+		"approvals": {"approval requests waiting, the tools approved always, and revoking them", cmdApprovals},
+		"activity":  {"the activity board: monitor-tier and approved tool calls, newest first", cmdActivity},
+		"chat":      {"talk to an agent in the terminal (the console channel); -m MESSAGE answers one", cmdChat},
+		"cli":       {"connect command-line programs as tools (cli add gh), list, remove, run", cmdCLI},
+		"mcp":       {"add, list, show, switch, remove and import MCP servers", cmdMCP},
+		"skills":    {"list, show, switch, install (from any app), promote and remove skills", cmdSkills},
+		"plugins":   {"the plugin store: list, show, install, remove; validate DIR checks a plugin folder", cmdPlugins},
 	}
 }
 
@@ -95,7 +96,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'jarvisbot COMMAND -h' for a command's flags.")
 }

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// cmdApprovals: pending requests and the standing "always" grants (C2).
+func cmdApprovals(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "approvals", "approvals list | grants | revoke TOOL")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	switch {
+	case len(pos) == 0 || pos[0] == "list" && len(pos) == 1:
+		list, err := db.PendingApprovals(ctx)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(a.stdout, "No approval requests are waiting.")
+		}
+		for _, ap := range list {
+			fmt.Fprintf(a.stdout, "%s  %s  agent %s, chat %s, expires %s\n  %s\n", ap.ID, ap.Tool, ap.Agent, ap.Chat, ap.ExpiresAt.Local().Format("15:04"), ap.Summary)
+		}
+		return nil
+	case pos[0] == "grants" && len(pos) == 1:
+		list, err := db.Grants(ctx)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(a.stdout, "No tool runs without asking: nothing was approved \"always\".")
+		}
+		for _, t := range list {
+			fmt.Fprintln(a.stdout, t)
+		}
+		return nil
+	case pos[0] == "revoke" && len(pos) == 2:
+		if err := db.Revoke(ctx, pos[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s asks for your approval again.\n", pos[1])
+		return nil
+	}
+	return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot approvals list | grants | revoke TOOL")
+}
