@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -336,3 +337,37 @@ func TestRestartWithPendingApprovalC2(t *testing.T) {
 		t.Errorf("the approved call's result: %q", res)
 	}
 }
+
+// BenchmarkIdleConversationMemory reports the heap a conversation keeps
+// once its turn is over: the runtime holds nothing per chat (history is in
+// the store), so it should be near zero.
+func BenchmarkIdleConversationMemory(b *testing.B) {
+	e := newEnv(b, "anthropic")
+	// The scripted server keeps every request it saw; a provider that
+	// answers in-process keeps nothing, so only the runtime and the store
+	// are measured.
+	e.rt.Model = func(string) (Model, error) { return Model{Provider: instant{}}, nil }
+	ctx := context.Background()
+	const chats = 200
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	for b.Loop() {
+		for i := range chats {
+			if _, err := e.rt.Turn(ctx, Input{Agent: "default", Chat: "idle-" + strconv.Itoa(i), Text: "hello"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	goruntime.GC()
+	goruntime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(chats), "heap-bytes/idle-chat")
+}
+
+// instant is a model that answers at once without a network.
+type instant struct{}
+
+func (instant) Complete(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{Text: "ok"}, nil
+}
+func (instant) Name() string { return "instant" }
