@@ -35,6 +35,9 @@ type Options struct {
 	// Approvers are the user ids ("telegram:123", "discord:456",
 	// "console") whose decisions count. Empty means nobody but "console".
 	Approvers []string
+	// Approver, when set, decides for users not in Approvers (the owners,
+	// when no approvers are listed).
+	Approver func(user string) bool
 	// Notify, when set, is told of every new request and every decision,
 	// so channels can draw and then update their buttons. It must not block.
 	Notify func(store.Approval)
@@ -176,12 +179,26 @@ func (e *Engine) drop(id string, w chan store.Approval) {
 	}
 }
 
+// SetApprover sets Options.Approver after the engine exists: the owners
+// are known only once the channels are up.
+func (e *Engine) SetApprover(f func(user string) bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.opt.Approver = f
+}
+
 // IsApprover reports whether a user's decisions count.
 func (e *Engine) IsApprover(user string) bool {
 	if user == "console" {
 		return true // the owner at the machine
 	}
-	return slices.Contains(e.opt.Approvers, user)
+	if slices.Contains(e.opt.Approvers, user) {
+		return true
+	}
+	e.mu.Lock()
+	f := e.opt.Approver
+	e.mu.Unlock()
+	return f != nil && f(user)
 }
 
 // Decide records an approver's decision, once. A press by anyone else is

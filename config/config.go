@@ -55,6 +55,8 @@ type Config struct {
 	Provider  Provider  `yaml:"provider"`
 	Approvals Approvals `yaml:"approvals"`
 	SignIn    SignIn    `yaml:"signin"`
+	Telegram  Telegram  `yaml:"telegram"`
+	Discord   Discord   `yaml:"discord"`
 	Path      string    `yaml:"-"` // file loaded, "" if none
 }
 
@@ -68,6 +70,26 @@ type Provider struct {
 	MaxTokens    int           `yaml:"max_tokens"`     // per answer, default 4096
 	Timeout      time.Duration `yaml:"timeout"`        // per model call, default 2m
 	MaxSteps     int           `yaml:"max_steps"`      // tool-use steps per turn, default 12
+}
+
+// Telegram configures the Telegram channel; its token comes from the
+// keyring or TELEGRAM_BOT_TOKEN, never from here.
+type Telegram struct {
+	// Owners are Telegram user ids; JARVIS_TELEGRAM_OWNERS (comma-separated)
+	// wins. None means: the first contact pairs with a one-time code.
+	Owners []string `yaml:"owners"`
+	// APIEndpoint is a self-hosted Bot API server, "http://host:port/bot%s/%s";
+	// JARVIS_TELEGRAM_API_ENDPOINT wins.
+	APIEndpoint string `yaml:"api_endpoint"`
+}
+
+// Discord configures the Discord channel; its token comes from the keyring
+// or DISCORD_BOT_TOKEN.
+type Discord struct {
+	Owners []string `yaml:"owners"` // user ids; JARVIS_DISCORD_OWNERS wins
+	// APIBase replaces Discord's API base for REST and gateway discovery
+	// (a rate-limit proxy); JARVIS_DISCORD_API_BASE wins.
+	APIBase string `yaml:"api_base"`
 }
 
 // SignIn configures where a plugin's OAuth sign-in returns (P3).
@@ -85,6 +107,9 @@ type SignIn struct {
 type Approvals struct {
 	TTL       time.Duration `yaml:"ttl"`       // how long a request waits, default 10m
 	Approvers []string      `yaml:"approvers"` // user ids such as telegram:123; the console owner always counts
+	// Channel is where approval buttons go: "" for the chat the request
+	// came from, or a chat such as "discord:123456789".
+	Channel string `yaml:"channel"`
 }
 
 // Keyring says where secrets live.
@@ -459,6 +484,27 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", EnvLogLevel, err)
 		}
 		c.LogLevel = lv
+	}
+	split := func(v string) []string {
+		var out []string
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if v := getenv("JARVIS_TELEGRAM_OWNERS"); v != "" {
+		c.Telegram.Owners = split(v)
+	}
+	if v := getenv("JARVIS_DISCORD_OWNERS"); v != "" {
+		c.Discord.Owners = split(v)
+	}
+	if v := getenv("JARVIS_TELEGRAM_API_ENDPOINT"); v != "" {
+		c.Telegram.APIEndpoint = v
+	}
+	if v := getenv("JARVIS_DISCORD_API_BASE"); v != "" {
+		c.Discord.APIBase = v
 	}
 	if v := getenv("JARVIS_PUBLIC_URL"); v != "" {
 		c.SignIn.PublicBaseURL = v

@@ -72,13 +72,36 @@ signin:
   listen: ""
   public_base_url: ""
 
+# telegram and discord: the chat channels. Their bot tokens come from the
+# keyring (jarvisbot secrets set TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN) or
+# the environment variables of the same names, never from this file.
+#   owners: your user ids on that platform; JARVIS_TELEGRAM_OWNERS and
+#           JARVIS_DISCORD_OWNERS (comma-separated) win. With none, the first
+#           one to send /pair CODE (the code is in jarvisbot's log) becomes
+#           the owner; everyone else gets one polite refusal.
+#   api_endpoint (Telegram): a self-hosted Bot API server,
+#           "http://host:port/bot%s/%s"; JARVIS_TELEGRAM_API_ENDPOINT wins.
+#   api_base (Discord): a rate-limit proxy for REST and gateway discovery;
+#           JARVIS_DISCORD_API_BASE wins.
+telegram:
+  owners: []
+  api_endpoint: ""
+discord:
+  owners: []
+  api_base: ""
+
 # approvals: how ask-tier tools wait for you.
 #   ttl: how long a request waits before it is denied (default 10m).
 #   approvers: who may decide, by platform user id ("telegram:123",
-#              "discord:456"); you at the console always may.
+#              "discord:456"); empty means the owners. You at the console
+#              always may.
+#   channel: where the approval buttons go: empty for the chat the request
+#              came from, or a chat such as "discord:123456789" (so a
+#              Telegram conversation can be approved with Discord buttons).
 approvals:
   ttl: 10m
   approvers: []
+  channel: ""
 
 # mcp holds your routing hints for each MCP server, by server name, so the
 # right server is offered for a message.

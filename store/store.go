@@ -288,3 +288,23 @@ type Messages interface {
 	// History returns the chat's last limit messages, oldest first.
 	History(ctx context.Context, chat string, limit int) ([]Message, error)
 }
+
+// Undelivered is a reply that could not be sent.
+type Undelivered struct {
+	ID        int64
+	Chat      string
+	Text      string
+	Error     string
+	CreatedAt time.Time
+}
+
+// Channels keeps what the chat channels need between runs.
+type Channels interface {
+	AddOwner(ctx context.Context, user string) error
+	Owners(ctx context.Context) ([]string, error)
+	SetApprovalMessage(ctx context.Context, approval, chat, messageID string) error
+	ApprovalMessages(ctx context.Context, approval string) (map[string]string, error) // chat -> message id
+	KeepUndelivered(ctx context.Context, u Undelivered) error
+	Undelivered(ctx context.Context) ([]Undelivered, error)
+	Delivered(ctx context.Context, id int64) error
+}

@@ -61,7 +61,7 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 			}
 		}
 	}()
-	c := console{a: a, svc: svc, agent: *agentName, lines: lines, asked: asked}
+	c := terminal{a: a, svc: svc, agent: *agentName, lines: lines, asked: asked}
 	// Requests that waited while jarvisbot was not running are asked first.
 	for _, ap := range svc.pending {
 		if ap.Chat == consoleChat {
@@ -92,7 +92,7 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 	}
 }
 
-type console struct {
+type terminal struct {
 	a     *app
 	svc   *service
 	agent string
@@ -101,7 +101,7 @@ type console struct {
 }
 
 // turn runs one turn, asking the owner about ask-tier calls as it goes.
-func (c console) turn(ctx context.Context, text string) error {
+func (c terminal) turn(ctx context.Context, text string) error {
 	type done struct {
 		res agent.Result
 		err error
@@ -126,7 +126,7 @@ func (c console) turn(ctx context.Context, text string) error {
 }
 
 // decide asks the owner at the console about one request.
-func (c console) decide(ctx context.Context, ap store.Approval) {
+func (c terminal) decide(ctx context.Context, ap store.Approval) {
 	w := c.a.stdout
 	fmt.Fprintf(w, "Approval needed (%s, agent %s): %s\nApprove? [y]es / [n]o / [a]lways for this tool: ", ap.Tool, ap.Agent, ap.Summary)
 	line, ok := <-c.lines

@@ -39,6 +39,7 @@ func commands() map[string]command {
 		"route":     {"explain which tools an agent would be offered for a message (C7)", cmdRoute},
 		"eval":      {"evaluate the MCP gate on a labelled request set", cmdEval},
 		"catalog":   {"show or export the catalog", cmdCatalog},
+		"serve":     {"run jarvisbot: Telegram, Discord, or the console when no bot token is set (the default)", cmdServe},
 		"secrets":   {"store secrets in the keyring (set NAME reads stdin)", cmdSecrets},
 		"wiki":      {"read, search and write the Markdown wiki", cmdWiki},
 		"agents":    {"add, list, show, edit and remove agents; focus comes from the description", cmdAgents},
@@ -48,7 +49,7 @@ func commands() map[string]command {
 		"cli":       {"connect command-line programs as tools (cli add gh), list, remove, run", cmdCLI},
 		"mcp":       {"add, list, show, switch, remove and import MCP servers", cmdMCP},
 		"skills":    {"list, show, switch, install (from any app), promote and remove skills", cmdSkills},
-		"plugins":   {"the plugin store: list, show, install, remove; validate DIR checks a plugin folder", cmdPlugins},
+		"plugins":   {"the plugin store: list, show, install (with sign-in), signin, remove; validate DIR", cmdPlugins},
 	}
 }
 
@@ -62,7 +63,10 @@ func main() {
 // run executes one command line and returns the process exit status:
 // 0 success, 2 usage error, 1 anything else.
 func run(ctx context.Context, args []string, a *app) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		args = []string{"serve"} // jarvisbot alone is jarvisbot serve
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(a.stdout)
 		return 0
 	}

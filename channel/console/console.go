@@ -1,0 +1,130 @@
+// Package console is the console channel: the owner at the terminal,
+// reading stdin and writing stdout. It is what `jarvisbot serve` runs when
+// no bot token is configured, so a fresh machine has a working assistant.
+package console
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jarvisbot/jarvisbot/channel"
+)
+
+// Chat and User name the console everywhere.
+const (
+	Chat = "console"
+	User = "console"
+)
+
+// Console is the terminal channel.
+type Console struct {
+	in  io.Reader
+	out io.Writer
+
+	mu      sync.Mutex
+	seq     int
+	buttons map[string][]channel.Button // by message id, while shown
+	lastBtn string                       // the message whose buttons a number picks
+}
+
+// New returns a console over the given streams.
+func New(in io.Reader, out io.Writer) *Console {
+	return &Console{in: in, out: out, buttons: map[string][]channel.Button{}}
+}
+
+// Name is "console".
+func (c *Console) Name() string { return "console" }
+
+// Run reads lines until EOF or ctx ends. A line that is the number of a
+// shown button presses it; every other line is a message.
+func (c *Console) Run(ctx context.Context, h channel.Handler) error {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(c.in)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case line, ok := <-lines:
+			if !ok {
+				return nil
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			if p, ok := c.press(line); ok {
+				h.HandlePress(ctx, p)
+				continue
+			}
+			h.HandleMessage(ctx, channel.Message{Chat: Chat, User: User, Name: "you", Text: line})
+		}
+	}
+}
+
+func (c *Console) press(line string) (channel.Press, bool) {
+	n, err := strconv.Atoi(line)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	btns := c.buttons[c.lastBtn]
+	if err != nil || n < 1 || n > len(btns) {
+		return channel.Press{}, false
+	}
+	return channel.Press{Chat: Chat, User: User, MessageID: c.lastBtn, Data: btns[n-1].Data,
+		Answer: func(_ context.Context, notice string) error { _, err := fmt.Fprintf(c.out, "(%s)\n", notice); return err }}, true
+}
+
+// Send prints a message; its buttons are numbered, and typing the number
+// presses one.
+func (c *Console) Send(_ context.Context, m channel.Outgoing) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	id := strconv.Itoa(c.seq)
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(m.Text, "\n"))
+	b.WriteByte('\n')
+	var flat []channel.Button
+	for _, row := range m.Buttons {
+		flat = append(flat, row...)
+	}
+	if len(flat) > 0 {
+		for i, btn := range flat {
+			fmt.Fprintf(&b, "  [%d] %s", i+1, btn.Label)
+		}
+		b.WriteString("\n")
+		c.buttons[id] = flat
+		c.lastBtn = id
+	}
+	_, err := io.WriteString(c.out, b.String())
+	return id, err
+}
+
+// Edit prints the new text; the old message's buttons stop working.
+func (c *Console) Edit(_ context.Context, _ string, messageID, text string, buttons [][]channel.Button) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if buttons == nil {
+		delete(c.buttons, messageID)
+		if c.lastBtn == messageID {
+			c.lastBtn = ""
+		}
+	}
+	_, err := fmt.Fprintf(c.out, "%s\n", text)
+	return err
+}

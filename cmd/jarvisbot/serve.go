@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/channel"
+	"github.com/jarvisbot/jarvisbot/channel/console"
+	"github.com/jarvisbot/jarvisbot/dispatch"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// cmdServe runs the service: every configured channel and the runtime.
+// With no bot token it serves the console, so a fresh machine has an
+// assistant at once.
+func cmdServe(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "serve", "serve [--agent NAME]")
+	agentName := fs.String("agent", store.DefaultAgent, "the agent that answers")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	log := a.logger(cfg)
+	var desk *dispatch.Desk
+	svc, err := a.startService(ctx, cfg, log, func(ap store.Approval) {
+		if desk != nil {
+			desk.Notify(ap)
+		}
+	}, func(chat, text string) {
+		if desk != nil {
+			desk.Deliver(context.Background(), chat, text)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	chans, err := a.channels(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	owners := ownerIDs(cfg)
+	desk, err = dispatch.New(ctx, dispatch.Options{
+		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: owners,
+		ApprovalChat: cfg.Approvals.Channel, Agent: *agentName, Logger: log,
+		Commands: a.chatCommands(svc),
+	}, chans...)
+	if err != nil {
+		return err
+	}
+	svc.engine.SetApprover(desk.IsOwner)
+	// Requests that outlived the last run get their buttons drawn again.
+	for _, ap := range svc.pending {
+		desk.Notify(ap)
+	}
+	if _, err := svc.rt.Model(*agentName); err != nil {
+		log.Warn("no model is configured: messages are answered with what to set", "err", err)
+	}
+	errs := make(chan error, len(chans))
+	for _, ch := range chans {
+		if cm, ok := ch.(channel.Commander); ok {
+			if err := cm.SetCommands(ctx, dispatch.Commands); err != nil {
+				log.Warn("registering commands", "channel", ch.Name(), "err", err)
+			}
+		}
+		go func() { errs <- ch.Run(ctx, desk) }()
+	}
+	names := make([]string, 0, len(chans))
+	for _, ch := range chans {
+		names = append(names, ch.Name())
+	}
+	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)
+	retry := time.NewTicker(30 * time.Second)
+	defer retry.Stop()
+	running := len(chans)
+	for running > 0 {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-errs:
+			running--
+			if err != nil {
+				log.Error("a channel stopped", "err", err)
+			}
+		case <-retry.C:
+			desk.RetryUndelivered(ctx)
+		}
+	}
+	return nil
+}
+
+// channels builds the configured channels; the console when there is no
+// bot token.
+func (a *app) channels(ctx context.Context, cfg configT) ([]channel.Channel, error) {
+	var out []channel.Channel
+	extra, err := a.botChannels(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, extra...)
+	if len(out) == 0 {
+		fmt.Fprintln(a.stdout, "jarvisbot: no Telegram or Discord token is set, so I am listening here. Type a message; Ctrl-D ends.")
+		out = append(out, console.New(a.stdin, a.stdout))
+	}
+	return out, nil
+}
+
+// ownerIDs are the configured owners as user ids.
+func ownerIDs(cfg configT) []string {
+	var out []string
+	for _, o := range cfg.Telegram.Owners {
+		out = append(out, "telegram:"+strings.TrimPrefix(o, "telegram:"))
+	}
+	for _, o := range cfg.Discord.Owners {
+		out = append(out, "discord:"+strings.TrimPrefix(o, "discord:"))
+	}
+	return out
+}
+
+// chatCommands answer the slash commands in chat from the running service.
+func (a *app) chatCommands(svc *service) map[string]func(ctx context.Context, chat string) string {
+	return map[string]func(context.Context, string) string{
+		"skills": func(ctx context.Context, _ string) string {
+			on := map[string]bool{}
+			installedPlugins(ctx, svc.db, on)
+			all, err := gatherSkills(ctx, svc.cfg, svc.db, skillScope{agent: store.DefaultAgent, connected: on}, io.Discard)
+			if err != nil {
+				return "Skills cannot be read: " + err.Error()
+			}
+			var b strings.Builder
+			for _, e := range all {
+				if e.source == sourceManual && !e.on {
+					continue
+				}
+				mark := ""
+				if e.skill.Schedule != "" {
+					mark = " ⏰ " + e.skill.Schedule
+				}
+				fmt.Fprintf(&b, "%s — %s%s\n", e.skill.Name, e.state(), mark)
+			}
+			return b.String()
+		},
+		"plugins": func(ctx context.Context, _ string) string {
+			list, err := svc.db.InstalledPlugins(ctx)
+			if err != nil {
+				return err.Error()
+			}
+			if len(list) == 0 {
+				return "No plugins installed. Install one with: jarvisbot plugins install NAME"
+			}
+			var b strings.Builder
+			for _, p := range list {
+				note := ""
+				if p.State == store.PluginNeedsAttention {
+					note = " — renew with: jarvisbot plugins signin " + p.Name
+				}
+				fmt.Fprintf(&b, "%s: %s%s\n", p.Name, p.State, note)
+			}
+			return b.String()
+		},
+		"mcp": func(context.Context, string) string {
+			st := svc.host.Status()
+			if len(st) == 0 {
+				return "No MCP servers. Add one with: jarvisbot mcp add NAME -- COMMAND"
+			}
+			var b strings.Builder
+			for _, s := range st {
+				fmt.Fprintf(&b, "%s: %s, %d tools", s.Name, s.State, s.Tools)
+				if s.Err != nil && s.State != "up" {
+					fmt.Fprintf(&b, " (%v)", s.Err)
+				}
+				b.WriteByte('\n')
+			}
+			return b.String()
+		},
+		"agents": func(ctx context.Context, _ string) string {
+			list, err := svc.db.Agents(ctx)
+			if err != nil {
+				return err.Error()
+			}
+			var b strings.Builder
+			for _, ag := range list {
+				fmt.Fprintf(&b, "%s — %s\n", ag.Name, ag.Description)
+			}
+			return b.String()
+		},
+		"activity": func(ctx context.Context, _ string) string {
+			list, err := svc.db.RecentActivity(ctx, 10)
+			if err != nil {
+				return err.Error()
+			}
+			if len(list) == 0 {
+				return "Nothing yet."
+			}
+			var b strings.Builder
+			for _, e := range list {
+				fmt.Fprintf(&b, "%s %s %s: %s\n", e.At.Local().Format("15:04"), e.Agent, e.Tool, e.Outcome)
+			}
+			return b.String()
+		},
+	}
+}

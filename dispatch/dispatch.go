@@ -1,0 +1,451 @@
+// Package dispatch stands between the chat channels and the agent runtime
+// (CH1, CH2): it serves only the owner (an allow-list, or one pairing by
+// code), keeps each chat's messages in order with one turn at a time while
+// different chats run at once, answers slash commands, draws approval
+// requests as buttons where the owner wants them and takes each decision
+// once, and keeps a reply that could not be sent instead of losing it.
+package dispatch
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agent"
+	"github.com/jarvisbot/jarvisbot/approvals"
+	"github.com/jarvisbot/jarvisbot/channel"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Turner runs turns (the agent runtime).
+type Turner interface {
+	Turn(ctx context.Context, in agent.Input) (agent.Result, error)
+}
+
+// Store is what the desk keeps.
+type Store interface {
+	store.Channels
+	Approval(ctx context.Context, id string) (store.Approval, error)
+}
+
+// Options configure a desk.
+type Options struct {
+	Runtime   Turner
+	Approvals *approvals.Engine
+	Store     Store
+	// Owners are the configured owners by user id ("telegram:123"). A
+	// platform with none listed pairs its first owner by code.
+	Owners []string
+	// ApprovalChat is where approval buttons go: "" for the chat the
+	// request came from, else a chat such as "discord:123456".
+	ApprovalChat string
+	Agent        string // the agent that answers, default "default"
+	// Commands answer slash commands by name ("skills"), for a chat.
+	Commands map[string]func(ctx context.Context, chat string) string
+	Logger   *slog.Logger
+}
+
+// Desk routes between channels and the runtime. It implements
+// channel.Handler.
+type Desk struct {
+	opt      Options
+	log      *slog.Logger
+	channels map[string]channel.Channel
+
+	mu       sync.Mutex
+	owners   map[string]bool
+	codes    map[string]string // platform -> pairing code, while it has no owner
+	refused  map[string]bool
+	chats    map[string]*chatQueue
+	pressing sync.Map // approval id -> struct{}: one edit at a time
+}
+
+type chatQueue struct {
+	msgs    []channel.Message
+	running bool
+	cancel  context.CancelFunc
+}
+
+// New returns a desk over the given channels.
+func New(ctx context.Context, opt Options, chans ...channel.Channel) (*Desk, error) {
+	if opt.Agent == "" {
+		opt.Agent = store.DefaultAgent
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &Desk{opt: opt, log: log, channels: map[string]channel.Channel{}, owners: map[string]bool{},
+		codes: map[string]string{}, refused: map[string]bool{}, chats: map[string]*chatQueue{}}
+	for _, c := range chans {
+		d.channels[c.Name()] = c
+	}
+	for _, o := range opt.Owners {
+		d.owners[o] = true
+	}
+	paired, err := opt.Store.Owners(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range paired {
+		d.owners[o] = true
+	}
+	for name := range d.channels {
+		if name == "console" || d.hasOwner(name) {
+			continue
+		}
+		code, err := pairingCode()
+		if err != nil {
+			return nil, err
+		}
+		d.codes[name] = code
+		// The log is the owner's console: no one else sees this line.
+		log.Warn("no owner is set for this channel: send /pair CODE to the bot from your account to become its owner, or list your user id in the config", "channel", name, "code", code)
+	}
+	return d, nil
+}
+
+func (d *Desk) hasOwner(platform string) bool {
+	for o := range d.owners {
+		if strings.HasPrefix(o, platform+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// PairingCode returns the code a platform waits for, or "".
+func (d *Desk) PairingCode(platform string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.codes[platform]
+}
+
+func pairingCode() (string, error) {
+	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%06d", n.Int64()), nil
+}
+
+func platform(id string) string {
+	p, _, _ := strings.Cut(id, ":")
+	return p
+}
+
+// isOwner decides whether a sender is served; the console always is.
+func (d *Desk) isOwner(user string) bool {
+	if platform(user) == "console" {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.owners[user]
+}
+
+// HandleMessage queues a message of its chat; the chat's worker answers
+// the queue in order, one turn at a time.
+func (d *Desk) HandleMessage(ctx context.Context, m channel.Message) {
+	text := strings.TrimSpace(m.Text)
+	if !d.isOwner(m.User) {
+		d.stranger(ctx, m, text)
+		return
+	}
+	if strings.HasPrefix(text, "/") {
+		if d.command(ctx, m, text) {
+			return
+		}
+	}
+	d.mu.Lock()
+	q := d.chats[m.Chat]
+	if q == nil {
+		q = &chatQueue{}
+		d.chats[m.Chat] = q
+	}
+	q.msgs = append(q.msgs, m)
+	start := !q.running
+	q.running = true
+	d.mu.Unlock()
+	if start {
+		go d.work(context.WithoutCancel(ctx), m.Chat)
+	}
+}
+
+// stranger answers a sender who is not the owner: the pairing code makes
+// the first contact the owner; anyone else gets one polite refusal.
+func (d *Desk) stranger(ctx context.Context, m channel.Message, text string) {
+	p := platform(m.User)
+	d.mu.Lock()
+	code := d.codes[p]
+	if code != "" && text == "/pair "+code {
+		delete(d.codes, p)
+		d.owners[m.User] = true
+		d.mu.Unlock()
+		if err := d.opt.Store.AddOwner(ctx, m.User); err != nil {
+			d.log.Error("saving the paired owner", "err", err)
+		}
+		d.log.Info("owner paired", "user", m.User)
+		d.send(ctx, channel.Outgoing{Chat: m.Chat, Text: "Paired: you are the owner of this jarvisbot now. Send /help to see what I can do."})
+		return
+	}
+	already := d.refused[m.User]
+	d.refused[m.User] = true
+	d.mu.Unlock()
+	if !already {
+		d.send(ctx, channel.Outgoing{Chat: m.Chat, Text: "Sorry, this is a private assistant; I only answer my owner."})
+	}
+}
+
+// work answers a chat's queued messages in order until the queue is empty.
+func (d *Desk) work(ctx context.Context, chat string) {
+	for {
+		d.mu.Lock()
+		q := d.chats[chat]
+		if len(q.msgs) == 0 {
+			q.running = false
+			d.mu.Unlock()
+			return
+		}
+		m := q.msgs[0]
+		q.msgs = q.msgs[1:]
+		tctx, cancel := context.WithCancel(ctx)
+		q.cancel = cancel
+		d.mu.Unlock()
+		d.turn(tctx, m)
+		cancel()
+	}
+}
+
+func (d *Desk) turn(ctx context.Context, m channel.Message) {
+	ch := d.channels[platform(m.Chat)]
+	stopTyping := d.typing(ctx, ch, m.Chat)
+	res, err := d.opt.Runtime.Turn(ctx, agent.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text})
+	stopTyping()
+	text := res.Text
+	switch {
+	case errors.Is(err, context.Canceled):
+		text = "Stopped."
+	case err != nil:
+		text = "I could not answer: " + err.Error() + ". Your message is kept; send it again to retry."
+	case strings.TrimSpace(text) == "":
+		text = "(no answer)"
+	}
+	d.send(context.WithoutCancel(ctx), channel.Outgoing{Chat: m.Chat, Text: text})
+}
+
+// typing shows "typing…" every few seconds until stopped.
+func (d *Desk) typing(ctx context.Context, ch channel.Channel, chat string) func() {
+	t, ok := ch.(channel.Typer)
+	if !ok {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		for {
+			t.Typing(ctx, chat)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(4 * time.Second):
+			}
+		}
+	}()
+	return cancel
+}
+
+// send delivers a message; one that cannot be sent is kept and reported.
+func (d *Desk) send(ctx context.Context, out channel.Outgoing) string {
+	ch, ok := d.channels[platform(out.Chat)]
+	if !ok {
+		d.log.Error("no channel for chat", "chat", out.Chat)
+		return ""
+	}
+	id, err := ch.Send(ctx, out)
+	if err != nil {
+		d.log.Error("a reply could not be delivered; it is kept and retried", "chat", out.Chat, "err", err)
+		if kerr := d.opt.Store.KeepUndelivered(ctx, store.Undelivered{Chat: out.Chat, Text: out.Text, Error: err.Error()}); kerr != nil {
+			d.log.Error("keeping the undelivered reply", "err", kerr)
+		}
+		return ""
+	}
+	return id
+}
+
+// RetryUndelivered sends the kept replies again; the service calls it
+// from time to time.
+func (d *Desk) RetryUndelivered(ctx context.Context) {
+	list, err := d.opt.Store.Undelivered(ctx)
+	if err != nil {
+		return
+	}
+	for _, u := range list {
+		ch, ok := d.channels[platform(u.Chat)]
+		if !ok {
+			continue
+		}
+		text := fmt.Sprintf("(This answer could not be delivered at %s; here it is now.)\n\n%s", u.CreatedAt.Local().Format("15:04"), u.Text)
+		if _, err := ch.Send(ctx, channel.Outgoing{Chat: u.Chat, Text: text}); err == nil {
+			d.opt.Store.Delivered(ctx, u.ID)
+		}
+	}
+}
+
+// Deliver sends an answer outside a turn (a continued turn, a report).
+func (d *Desk) Deliver(ctx context.Context, chat, text string) { d.send(ctx, channel.Outgoing{Chat: chat, Text: text}) }
+
+// The commands every channel registers.
+var Commands = []channel.Command{
+	{Name: "help", Description: "what I can do"},
+	{Name: "skills", Description: "the skills and whether they are on"},
+	{Name: "plugins", Description: "installed plugins, and what needs attention"},
+	{Name: "mcp", Description: "MCP servers and whether they answer"},
+	{Name: "agents", Description: "the agents"},
+	{Name: "activity", Description: "what the agents did lately"},
+	{Name: "cancel", Description: "stop the answer in progress"},
+}
+
+// command answers a slash command; it reports false for text that only
+// starts with a slash, which goes to the agent.
+func (d *Desk) command(ctx context.Context, m channel.Message, text string) bool {
+	name, _, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	name, _, _ = strings.Cut(name, "@") // Telegram's /help@botname
+	switch name {
+	case "help":
+		var b strings.Builder
+		b.WriteString("Write to me as you would to an assistant. Commands:\n")
+		for _, c := range Commands {
+			fmt.Fprintf(&b, "/%s — %s\n", c.Name, c.Description)
+		}
+		d.send(ctx, channel.Outgoing{Chat: m.Chat, Text: b.String()})
+		return true
+	case "cancel":
+		d.mu.Lock()
+		q := d.chats[m.Chat]
+		var cancel context.CancelFunc
+		if q != nil && q.running {
+			cancel = q.cancel
+			q.msgs = nil
+		}
+		d.mu.Unlock()
+		if cancel == nil {
+			d.send(ctx, channel.Outgoing{Chat: m.Chat, Text: "Nothing is running."})
+		} else {
+			cancel()
+		}
+		return true
+	}
+	if f, ok := d.opt.Commands[name]; ok {
+		d.send(ctx, channel.Outgoing{Chat: m.Chat, Text: f(ctx, m.Chat)})
+		return true
+	}
+	return false
+}
+
+// Button data: "ap:<id>:<y|n|a>", 31 bytes, an id into the store.
+const buttonPrefix = "ap:"
+
+// Notify draws a new approval request as buttons and, once it is decided
+// or expired, edits the message to show the outcome without buttons. It
+// is the approvals engine's Notify.
+func (d *Desk) Notify(a store.Approval) {
+	ctx := context.Background()
+	if a.State == store.ApprovalPending {
+		chat := d.opt.ApprovalChat
+		if chat == "" {
+			chat = a.Chat
+		}
+		text := fmt.Sprintf("Approval needed — agent %s wants to:\n%s\n\n(%s, expires %s)", a.Agent, a.Summary, a.Tool, a.ExpiresAt.Local().Format("15:04"))
+		buttons := [][]channel.Button{{
+			{Label: "Approve", Data: buttonPrefix + a.ID + ":y"},
+			{Label: "Deny", Data: buttonPrefix + a.ID + ":n"},
+		}, {
+			{Label: "Always for this tool", Data: buttonPrefix + a.ID + ":a"},
+		}}
+		if id := d.send(ctx, channel.Outgoing{Chat: chat, Text: text, Buttons: buttons}); id != "" {
+			if err := d.opt.Store.SetApprovalMessage(ctx, a.ID, chat, id); err != nil {
+				d.log.Error("remembering the approval message", "err", err)
+			}
+		}
+		return
+	}
+	d.showOutcome(ctx, a)
+}
+
+func outcome(a store.Approval) string {
+	switch a.State {
+	case store.ApprovalApproved:
+		if a.Always {
+			return "Approved, always for this tool"
+		}
+		return "Approved"
+	case store.ApprovalDenied:
+		return "Denied"
+	case store.ApprovalExpired:
+		return "Expired: nobody answered, so it was denied"
+	}
+	return string(a.State)
+}
+
+// showOutcome edits every message that drew the request.
+func (d *Desk) showOutcome(ctx context.Context, a store.Approval) {
+	msgs, err := d.opt.Store.ApprovalMessages(ctx, a.ID)
+	if err != nil {
+		return
+	}
+	text := fmt.Sprintf("%s — agent %s: %s\n(%s)", outcome(a), a.Agent, a.Summary, a.Tool)
+	for chat, id := range msgs {
+		if ch, ok := d.channels[platform(chat)]; ok {
+			if err := ch.Edit(ctx, chat, id, text, nil); err != nil {
+				d.log.Warn("editing the approval message", "chat", chat, "err", err)
+			}
+		}
+	}
+}
+
+// HandlePress takes a button press: only an approver decides, once; anyone
+// else is told so and changes nothing; a late or second press sees the
+// outcome.
+func (d *Desk) HandlePress(ctx context.Context, p channel.Press) {
+	answer := func(s string) {
+		if p.Answer != nil {
+			p.Answer(ctx, s)
+		}
+	}
+	rest, ok := strings.CutPrefix(p.Data, buttonPrefix)
+	id, choice, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 || len(id) > 64 || (choice != "y" && choice != "n" && choice != "a") {
+		answer("This button is not mine, or no longer valid.")
+		return
+	}
+	if d.opt.Approvals == nil || !d.opt.Approvals.IsApprover(p.User) {
+		answer("Only the owner can decide this.")
+		return
+	}
+	a, err := d.opt.Approvals.Decide(ctx, id, p.User, choice != "n", choice == "a")
+	switch jarvisbot.ErrorCode(err) {
+	case "":
+		answer(outcome(a))
+	case jarvisbot.ECONFLICT:
+		answer("Already decided: " + outcome(a))
+		d.showOutcome(ctx, a)
+	case jarvisbot.EFORBIDDEN:
+		answer("Only the owner can decide this.")
+	case jarvisbot.ENOTFOUND:
+		answer("This request is unknown (it may be from another jarvisbot).")
+	default:
+		answer("The decision could not be saved; try again.")
+		d.log.Error("deciding an approval", "err", err)
+	}
+}
+
+// IsOwner reports whether a user is an owner (configured or paired): with
+// no approvers listed, the owners decide.
+func (d *Desk) IsOwner(user string) bool { return d.isOwner(user) }
