@@ -299,7 +299,9 @@ func (d *Desk) RetryUndelivered(ctx context.Context) {
 }
 
 // Deliver sends an answer outside a turn (a continued turn, a report).
-func (d *Desk) Deliver(ctx context.Context, chat, text string) { d.send(ctx, channel.Outgoing{Chat: chat, Text: text}) }
+func (d *Desk) Deliver(ctx context.Context, chat, text string) {
+	d.send(ctx, channel.Outgoing{Chat: chat, Text: text})
+}
 
 // The commands every channel registers.
 var Commands = []channel.Command{

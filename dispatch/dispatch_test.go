@@ -1,0 +1,175 @@
+package dispatch
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/agent"
+	"github.com/jarvisbot/jarvisbot/approvals"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/channel"
+	"github.com/jarvisbot/jarvisbot/internal/fakellm"
+	"github.com/jarvisbot/jarvisbot/llm"
+	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
+)
+
+// chatPlatform stands in for a messaging platform: it records what the
+// desk sends, and can fail sends.
+type chatPlatform struct {
+	mu   sync.Mutex
+	sent []channel.Outgoing
+	fail bool
+}
+
+func (p *chatPlatform) Name() string                                     { return "test" }
+func (p *chatPlatform) Run(ctx context.Context, _ channel.Handler) error { <-ctx.Done(); return nil }
+func (p *chatPlatform) Edit(context.Context, string, string, string, [][]channel.Button) error {
+	return nil
+}
+func (p *chatPlatform) Send(_ context.Context, m channel.Outgoing) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail {
+		return "", fmt.Errorf("platform down")
+	}
+	p.sent = append(p.sent, m)
+	return fmt.Sprint(len(p.sent)), nil
+}
+func (p *chatPlatform) to(chat string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, m := range p.sent {
+		if m.Chat == chat {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+func setup(t *testing.T, owners ...string) (*Desk, *chatPlatform, *fakellm.Server, *sqlite.DB) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.CreateAgent(ctx, store.Agent{Name: "default", Description: "assistant"})
+	f := fakellm.New(t)
+	p, err := llm.New(llm.Config{Provider: "anthropic", Model: "m", APIKey: "k", BaseURL: f.AnthropicURL(), MaxRetries: 0, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New()
+	rt := &agent.Runtime{Catalog: cat.View, Store: db, Exec: &agent.Tools{}, Model: func(string) (agent.Model, error) { return agent.Model{Provider: p}, nil }}
+	plat := &chatPlatform{}
+	d, err := New(ctx, Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: db, Owners: owners}, plat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, plat, f, db
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestOrderPerChatCH1: messages of one chat are answered in order, one at
+// a time, none dropped; chats run side by side.
+func TestOrderPerChatCH1(t *testing.T) {
+	d, plat, f, _ := setup(t, "test:1", "test:2")
+	ctx := context.Background()
+	const n = 5
+	for i := 0; i < 2*n; i++ {
+		f.Push(fakellm.Step{Text: "answer"})
+	}
+	for i := 0; i < n; i++ {
+		for _, chat := range []string{"test:1", "test:2"} {
+			d.HandleMessage(ctx, channel.Message{Chat: chat, User: chat, Text: fmt.Sprintf("%s message %d", chat, i)})
+		}
+	}
+	waitFor(t, "every answer", func() bool { return len(plat.to("test:1")) == n && len(plat.to("test:2")) == n })
+	// The model saw each chat's messages in order.
+	seen := map[string][]string{}
+	for _, r := range f.Requests() {
+		last := r.Messages[len(r.Messages)-1].Text
+		first := r.Messages[0].Text
+		seen[first] = append(seen[first], last)
+	}
+	for first, msgs := range seen {
+		chat := strings.Fields(first)[0]
+		for i, m := range msgs {
+			if m != fmt.Sprintf("%s message %d", chat, i) {
+				t.Errorf("order: %v", msgs)
+				break
+			}
+		}
+	}
+}
+
+// TestStrangersAndPairingCH1: with no owner, the code pairs the first
+// contact; anyone else gets one refusal and no model call.
+func TestStrangersAndPairingCH1(t *testing.T) {
+	d, plat, f, db := setup(t)
+	ctx := context.Background()
+	code := d.PairingCode("test")
+	if len(code) != 6 {
+		t.Fatalf("pairing code %q", code)
+	}
+	d.HandleMessage(ctx, channel.Message{Chat: "test:9", User: "test:9", Text: "hello?"})
+	d.HandleMessage(ctx, channel.Message{Chat: "test:9", User: "test:9", Text: "hello again"})
+	d.HandleMessage(ctx, channel.Message{Chat: "test:9", User: "test:9", Text: "/pair 000000x"})
+	if got := plat.to("test:9"); len(got) != 1 || !strings.Contains(got[0], "private assistant") {
+		t.Errorf("stranger got %q", got)
+	}
+	d.HandleMessage(ctx, channel.Message{Chat: "test:5", User: "test:5", Text: "/pair " + code})
+	if got := plat.to("test:5"); len(got) != 1 || !strings.Contains(got[0], "Paired") {
+		t.Errorf("pairing: %q", got)
+	}
+	if owners, _ := db.Owners(ctx); len(owners) != 1 || owners[0] != "test:5" {
+		t.Errorf("owners saved: %v", owners)
+	}
+	// The code is single-use.
+	d.HandleMessage(ctx, channel.Message{Chat: "test:7", User: "test:7", Text: "/pair " + code})
+	if got := plat.to("test:7"); len(got) != 1 || strings.Contains(got[0], "Paired") {
+		t.Errorf("second pairing: %q", got)
+	}
+	if len(f.Requests()) != 0 {
+		t.Errorf("strangers reached the model: %d calls", len(f.Requests()))
+	}
+}
+
+// TestUndeliveredKeptCH1: a reply the platform refuses is kept and sent
+// later, never lost.
+func TestUndeliveredKeptCH1(t *testing.T) {
+	d, plat, f, db := setup(t, "test:1")
+	ctx := context.Background()
+	plat.fail = true
+	f.Push(fakellm.Step{Text: "the important answer"})
+	d.HandleMessage(ctx, channel.Message{Chat: "test:1", User: "test:1", Text: "tell me"})
+	waitFor(t, "the kept reply", func() bool { u, _ := db.Undelivered(ctx); return len(u) == 1 })
+	plat.mu.Lock()
+	plat.fail = false
+	plat.mu.Unlock()
+	d.RetryUndelivered(ctx)
+	if got := plat.to("test:1"); len(got) != 1 || !strings.Contains(got[0], "the important answer") {
+		t.Errorf("after retry: %q", got)
+	}
+	if u, _ := db.Undelivered(ctx); len(u) != 0 {
+		t.Errorf("still kept: %v", u)
+	}
+}
