@@ -308,3 +308,39 @@ type Channels interface {
 	Undelivered(ctx context.Context) ([]Undelivered, error)
 	Delivered(ctx context.Context, id int64) error
 }
+
+// Run is one scheduled run of a skill (SC1).
+type Run struct {
+	ID                    int64
+	Skill                 string
+	DueAt                 time.Time
+	StartedAt, FinishedAt time.Time
+	Outcome               string // running, ok, failed, skipped
+	Error                 string
+	Report                string
+	Chat                  string
+	Delivery              string // pending, sent, failed, none
+	DeliveryError         string
+	Attempts              int
+}
+
+// ScheduleState is a skill's schedule switches and failure streak.
+type ScheduleState struct {
+	Skill    string
+	Paused   bool
+	Failures int
+	Alerted  bool
+}
+
+// Schedules keeps scheduled runs.
+type Schedules interface {
+	// ClaimRun records a run as due before it fires; ECONFLICT when that
+	// skill's run for that time exists already (no duplicates).
+	ClaimRun(ctx context.Context, r Run) (int64, error)
+	UpdateRun(ctx context.Context, r Run) error
+	LastRun(ctx context.Context, skill string) (Run, error) // ENOTFOUND when none
+	Runs(ctx context.Context, skill string, limit int) ([]Run, error)
+	UndeliveredRuns(ctx context.Context) ([]Run, error)
+	ScheduleState(ctx context.Context, skill string) (ScheduleState, error)
+	SetScheduleState(ctx context.Context, s ScheduleState) error
+}

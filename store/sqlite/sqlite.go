@@ -220,8 +220,13 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// formatTime is the one text form of times in the file: RFC 3339 in UTC.
-func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// timeLayout is RFC 3339 in UTC with a fixed nine-digit fraction, so that
+// times sort as text (RFC3339Nano drops trailing zeros: "…00Z" would sort
+// after "…00.001Z").
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// formatTime is the one text form of times in the file.
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
 func parseTime(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)

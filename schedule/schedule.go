@@ -1,0 +1,350 @@
+// Package schedule runs clock-marked skills (SC1, CH3): each run is a
+// headless turn of the skill's agent whose report is posted to a chat. A
+// run is recorded before it fires, so a restart never repeats one; runs
+// missed while jarvisbot was down are caught up once, never as a burst; a
+// run still going when the next is due is skipped and recorded; the run's
+// outcome and the report's delivery are recorded separately, and a report
+// that could not be delivered is retried, never shown as a success.
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Defaults.
+const (
+	DefaultGrace      = time.Hour
+	DefaultAlertAfter = 3
+)
+
+// parser reads 5-field cron specs and descriptors (@daily, @every 2h).
+var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// Parse checks a schedule and its time zone, with an error that says what
+// is wrong.
+func Parse(spec, zone string) (cron.Schedule, *time.Location, error) {
+	loc := time.Local
+	if zone != "" {
+		l, err := time.LoadLocation(zone)
+		if err != nil {
+			return nil, nil, jarvisbot.Errorf(jarvisbot.EINVALID, "time zone %q: use an IANA name such as Europe/Berlin", zone)
+		}
+		loc = l
+	}
+	s, err := parser.Parse(strings.TrimSpace(spec))
+	if err != nil {
+		return nil, nil, jarvisbot.Errorf(jarvisbot.EINVALID, "schedule %q: %v (use 5 cron fields such as \"0 7 * * *\", or @daily, @hourly, @every 2h)", spec, err)
+	}
+	return s, loc, nil
+}
+
+// Job is one scheduled skill.
+type Job struct {
+	Skill string // skill name
+	Spec  string
+	Zone  string // IANA name, "" for the owner's
+	Agent string
+	Chat  string // where the report goes, "" for the owner's main chat
+}
+
+// Runner runs a job's headless turn and returns its report.
+type Runner func(ctx context.Context, j Job, chat string) (string, error)
+
+// Deliverer posts a report to a chat.
+type Deliverer func(ctx context.Context, chat, text string) error
+
+// Options configure a scheduler.
+type Options struct {
+	Store      store.Schedules
+	Clock      clock.Clock
+	Run        Runner
+	Deliver    Deliverer
+	MainChat   string        // the owner's main chat, for reports and alerts
+	Grace      time.Duration // catch-up window; 0 means an hour
+	AlertAfter int           // consecutive failures before one alert; 0 means 3
+	Zone       *time.Location
+	Logger     *slog.Logger
+}
+
+// Scheduler fires jobs on their schedules.
+type Scheduler struct {
+	opt Options
+	log *slog.Logger
+
+	mu      sync.Mutex
+	jobs    map[string]*entry
+	stopped bool
+	wg      sync.WaitGroup
+	ctx     context.Context
+}
+
+type entry struct {
+	job     Job
+	sched   cron.Schedule
+	loc     *time.Location
+	stop    func() bool
+	running bool
+	next    time.Time
+}
+
+// New returns a scheduler; Start arms it.
+func New(opt Options) *Scheduler {
+	if opt.Clock == nil {
+		opt.Clock = clock.Real{}
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = DefaultGrace
+	}
+	if opt.AlertAfter <= 0 {
+		opt.AlertAfter = DefaultAlertAfter
+	}
+	if opt.Zone == nil {
+		opt.Zone = time.Local
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Scheduler{opt: opt, log: log, jobs: map[string]*entry{}}
+}
+
+// Start catches up what was missed within the grace window (once per job)
+// and arms every job. A job with a bad schedule is reported and skipped.
+func (s *Scheduler) Start(ctx context.Context, jobs []Job) error {
+	s.ctx = context.WithoutCancel(ctx)
+	var bad []string
+	for _, j := range jobs {
+		sc, loc, err := Parse(j.Spec, j.Zone)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", j.Skill, err))
+			continue
+		}
+		if j.Zone == "" {
+			loc = s.opt.Zone
+		}
+		e := &entry{job: j, sched: sc, loc: loc}
+		s.mu.Lock()
+		s.jobs[j.Skill] = e
+		s.mu.Unlock()
+		s.catchUp(ctx, e)
+		s.arm(e)
+	}
+	if len(bad) > 0 {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "not scheduled: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// catchUp fires the latest missed run when it is within the grace window
+// and was not recorded: one run, however many were missed.
+func (s *Scheduler) catchUp(ctx context.Context, e *entry) {
+	if _, every := e.sched.(cron.ConstantDelaySchedule); every {
+		return // "@every 2h" has no times of day to miss
+	}
+	now := s.opt.Clock.Now()
+	from := now.Add(-s.opt.Grace)
+	if last, err := s.opt.Store.LastRun(ctx, e.job.Skill); err == nil && last.DueAt.After(from) {
+		from = last.DueAt
+	}
+	var due time.Time
+	for t := e.sched.Next(from.In(e.loc)); !t.After(now); t = e.sched.Next(t) {
+		due = t
+	}
+	if !due.IsZero() {
+		s.log.Info("catching up a missed scheduled run", "skill", e.job.Skill, "due", due)
+		s.fire(e, due)
+	}
+}
+
+func (s *Scheduler) arm(e *entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	now := s.opt.Clock.Now()
+	next := e.sched.Next(now.In(e.loc))
+	e.next = next
+	e.stop = s.opt.Clock.AfterFunc(next.Sub(now), func() {
+		s.fire(e, next)
+		s.arm(e)
+	})
+}
+
+// Stop disarms every job and waits for runs in flight.
+func (s *Scheduler) Stop() {
+	s.mu.Lock()
+	s.stopped = true
+	for _, e := range s.jobs {
+		if e.stop != nil {
+			e.stop()
+		}
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// Wait waits for the runs in flight (tests).
+func (s *Scheduler) Wait() { s.wg.Wait() }
+
+// fire records a run and starts it, unless it ran already (a restart) or
+// the previous run is still going (recorded as skipped).
+func (s *Scheduler) fire(e *entry, due time.Time) {
+	ctx := s.ctx
+	st, err := s.opt.Store.ScheduleState(ctx, e.job.Skill)
+	if err == nil && st.Paused {
+		return
+	}
+	chat := e.job.Chat
+	if chat == "" {
+		chat = s.opt.MainChat
+	}
+	s.mu.Lock()
+	busy := e.running
+	if !busy {
+		e.running = true
+	}
+	s.mu.Unlock()
+	if busy {
+		s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, Outcome: "skipped", Chat: chat, Delivery: "none", Error: "the previous run was still going"})
+		s.log.Warn("scheduled run skipped: the previous one is still going", "skill", e.job.Skill, "due", due)
+		return
+	}
+	id, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Outcome: "running", Chat: chat})
+	if err != nil {
+		s.mu.Lock()
+		e.running = false
+		s.mu.Unlock()
+		if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+			s.log.Error("recording a scheduled run", "skill", e.job.Skill, "err", err)
+		}
+		return // ECONFLICT: it ran before a restart
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { s.mu.Lock(); e.running = false; s.mu.Unlock() }()
+		s.execute(ctx, e.job, store.Run{ID: id, Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat})
+	}()
+}
+
+func (s *Scheduler) execute(ctx context.Context, j Job, run store.Run) store.Run {
+	report, err := s.opt.Run(ctx, j, run.Chat)
+	run.FinishedAt = s.opt.Clock.Now()
+	st, _ := s.opt.Store.ScheduleState(ctx, j.Skill)
+	if err != nil {
+		run.Outcome, run.Error = "failed", err.Error()
+		report = fmt.Sprintf("The scheduled skill %s failed: %v", j.Skill, err)
+		st.Failures++
+	} else {
+		run.Outcome = "ok"
+		st.Failures, st.Alerted = 0, false
+	}
+	run.Report = report
+	if st.Failures >= s.opt.AlertAfter && !st.Alerted {
+		st.Alerted = true
+		alert := fmt.Sprintf("The scheduled skill %s failed %d times in a row (last: %v). Pause it with jarvisbot schedule pause %s, or look at jarvisbot schedule list.", j.Skill, st.Failures, err, j.Skill)
+		if derr := s.opt.Deliver(ctx, s.opt.MainChat, alert); derr != nil {
+			s.log.Error("the failure alert could not be delivered", "skill", j.Skill, "err", derr)
+		}
+	}
+	s.opt.Store.SetScheduleState(ctx, st)
+	s.deliver(ctx, &run)
+	return run
+}
+
+// deliver posts a run's report and records how that went.
+func (s *Scheduler) deliver(ctx context.Context, run *store.Run) {
+	run.Attempts++
+	if err := s.opt.Deliver(ctx, run.Chat, run.Report); err != nil {
+		run.Delivery, run.DeliveryError = "failed", err.Error()
+		s.log.Warn("a scheduled report could not be delivered; it is retried", "skill", run.Skill, "err", err)
+	} else {
+		run.Delivery, run.DeliveryError = "sent", ""
+	}
+	if err := s.opt.Store.UpdateRun(ctx, *run); err != nil {
+		s.log.Error("recording a scheduled run", "skill", run.Skill, "err", err)
+	}
+}
+
+// RetryDeliveries sends the reports that could not be delivered.
+func (s *Scheduler) RetryDeliveries(ctx context.Context) {
+	list, err := s.opt.Store.UndeliveredRuns(ctx)
+	if err != nil {
+		return
+	}
+	for _, r := range list {
+		s.deliver(ctx, &r)
+	}
+}
+
+// RunNow runs a job at once (`schedule run NAME`), waits and returns it.
+func (s *Scheduler) RunNow(ctx context.Context, skill string) (store.Run, error) {
+	s.mu.Lock()
+	e, ok := s.jobs[skill]
+	s.mu.Unlock()
+	if !ok {
+		return store.Run{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no scheduled skill named %s", skill)
+	}
+	now := s.opt.Clock.Now()
+	chat := e.job.Chat
+	if chat == "" {
+		chat = s.opt.MainChat
+	}
+	var id int64
+	var err error
+	for try := 0; try < 5; try++ { // a scheduled run may hold this instant
+		id, err = s.opt.Store.ClaimRun(ctx, store.Run{Skill: skill, DueAt: now, StartedAt: now, Outcome: "running", Chat: chat})
+		if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+			break
+		}
+		now = now.Add(time.Millisecond)
+	}
+	if err != nil {
+		return store.Run{}, err
+	}
+	return s.execute(ctx, e.job, store.Run{ID: id, Skill: skill, DueAt: now, StartedAt: now, Chat: chat}), nil
+}
+
+// Entry is a job's schedule for `schedule list`.
+type Entry struct {
+	Job    Job
+	Next   time.Time
+	Last   *store.Run
+	Paused bool
+}
+
+// List returns every job with its next and last run.
+func (s *Scheduler) List(ctx context.Context) []Entry {
+	s.mu.Lock()
+	var out []Entry
+	for _, e := range s.jobs {
+		next := e.next
+		if next.IsZero() {
+			next = e.sched.Next(s.opt.Clock.Now().In(e.loc))
+		}
+		out = append(out, Entry{Job: e.job, Next: next})
+	}
+	s.mu.Unlock()
+	for i := range out {
+		if r, err := s.opt.Store.LastRun(ctx, out[i].Job.Skill); err == nil {
+			out[i].Last = &r
+		}
+		st, _ := s.opt.Store.ScheduleState(ctx, out[i].Job.Skill)
+		out[i].Paused = st.Paused
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Job.Skill < out[j].Job.Skill })
+	return out
+}
