@@ -298,6 +298,17 @@ func (d *Desk) RetryUndelivered(ctx context.Context) {
 	}
 }
 
+// Report posts a scheduled report and says whether it went out; the
+// scheduler records and retries it itself (CH3).
+func (d *Desk) Report(ctx context.Context, chat, text string) error {
+	ch, ok := d.channels[platform(chat)]
+	if !ok {
+		return fmt.Errorf("no channel for chat %s is running", chat)
+	}
+	_, err := ch.Send(ctx, channel.Outgoing{Chat: chat, Text: text})
+	return err
+}
+
 // Deliver sends an answer outside a turn (a continued turn, a report).
 func (d *Desk) Deliver(ctx context.Context, chat, text string) {
 	d.send(ctx, channel.Outgoing{Chat: chat, Text: text})
@@ -311,6 +322,7 @@ var Commands = []channel.Command{
 	{Name: "mcp", Description: "MCP servers and whether they answer"},
 	{Name: "agents", Description: "the agents"},
 	{Name: "activity", Description: "what the agents did lately"},
+	{Name: "schedule", Description: "scheduled skills: next and last run"},
 	{Name: "cancel", Description: "stop the answer in progress"},
 }
 

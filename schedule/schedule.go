@@ -120,6 +120,30 @@ func New(opt Options) *Scheduler {
 	return &Scheduler{opt: opt, log: log, jobs: map[string]*entry{}}
 }
 
+// Arm registers and arms jobs without catching up (for a command that
+// lists or runs them by hand).
+func (s *Scheduler) Arm(jobs []Job) error {
+	s.ctx = context.Background()
+	var bad []string
+	for _, j := range jobs {
+		sc, loc, err := Parse(j.Spec, j.Zone)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", j.Skill, err))
+			continue
+		}
+		if j.Zone == "" {
+			loc = s.opt.Zone
+		}
+		s.mu.Lock()
+		s.jobs[j.Skill] = &entry{job: j, sched: sc, loc: loc}
+		s.mu.Unlock()
+	}
+	if len(bad) > 0 {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "not scheduled: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
 // Start catches up what was missed within the grace window (once per job)
 // and arms every job. A job with a bad schedule is reported and skipped.
 func (s *Scheduler) Start(ctx context.Context, jobs []Job) error {

@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"eval":      {"evaluate the MCP gate on a labelled request set", cmdEval},
 		"catalog":   {"show or export the catalog", cmdCatalog},
 		"serve":     {"run jarvisbot: Telegram, Discord, or the console when no bot token is set (the default)", cmdServe},
+		"schedule":  {"scheduled skills: list (next and last run), run NAME now, pause, resume", cmdSchedule},
 		"secrets":   {"store secrets in the keyring (set NAME reads stdin)", cmdSecrets},
 		"wiki":      {"read, search and write the Markdown wiki", cmdWiki},
 		"agents":    {"add, list, show, edit and remove agents; focus comes from the description", cmdAgents},

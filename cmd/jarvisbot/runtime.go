@@ -112,6 +112,8 @@ type service struct {
 	signin  *signin.Manager
 	// pending are the approval requests that outlived the last run.
 	pending []store.Approval
+	// scheduleList answers /schedule once the scheduler runs.
+	scheduleList func(ctx context.Context) string
 }
 
 func (s *service) Close() {

@@ -10,6 +10,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/channel"
 	"github.com/jarvisbot/jarvisbot/channel/console"
 	"github.com/jarvisbot/jarvisbot/dispatch"
+	"github.com/jarvisbot/jarvisbot/schedule"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -59,6 +60,20 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	for _, ap := range svc.pending {
 		desk.Notify(ap)
 	}
+	jobs, err := scheduledJobs(ctx, cfg, svc.db, a.stderr)
+	if err != nil {
+		return err
+	}
+	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(ctx, cfg, svc.rt), Deliver: desk.Report, Logger: log})
+	if err := sch.Start(ctx, jobs); err != nil {
+		log.Warn("some skills are not scheduled", "err", err)
+	}
+	defer sch.Stop()
+	svc.scheduleList = func(ctx context.Context) string {
+		var b strings.Builder
+		writeSchedule(&b, sch.List(ctx))
+		return b.String()
+	}
 	if _, err := svc.rt.Model(*agentName); err != nil {
 		log.Warn("no model is configured: messages are answered with what to set", "err", err)
 	}
@@ -90,6 +105,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 			}
 		case <-retry.C:
 			desk.RetryUndelivered(ctx)
+			sch.RetryDeliveries(ctx)
 		}
 	}
 	return nil
@@ -189,6 +205,12 @@ func (a *app) chatCommands(svc *service) map[string]func(ctx context.Context, ch
 				fmt.Fprintf(&b, "%s — %s\n", ag.Name, ag.Description)
 			}
 			return b.String()
+		},
+		"schedule": func(ctx context.Context, _ string) string {
+			if svc.scheduleList == nil {
+				return "The scheduler is not running."
+			}
+			return svc.scheduleList(ctx)
 		},
 		"activity": func(ctx context.Context, _ string) string {
 			list, err := svc.db.RecentActivity(ctx, 10)

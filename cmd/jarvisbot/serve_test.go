@@ -81,3 +81,29 @@ func TestServeConsoleCH1(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 }
+
+// TestScheduleCLI_SC1: the shipped morning brief is listed with its next
+// run; schedule run NAME runs it now and prints the report; pause shows.
+func TestScheduleCLI_SC1(t *testing.T) {
+	e := newTestEnv(t)
+	f := fakellm.New(t)
+	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
+	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	code, out, errOut := e.jarvis(t, "", "schedule", "list")
+	if code != 0 || !strings.Contains(out, "morning-brief") || !strings.Contains(out, "0 7 * * *") || !strings.Contains(out, "never") {
+		t.Fatalf("list: %d\n%s\n%s", code, out, errOut)
+	}
+	f.Push(fakellm.Step{Text: "Good morning: two meetings today."})
+	code, out, errOut = e.jarvis(t, "", "schedule", "run", "morning-brief")
+	if code != 0 || !strings.Contains(out, "Good morning: two meetings today.") {
+		t.Fatalf("run: %d\n%s\n%s", code, out, errOut)
+	}
+	if reqs := f.Requests(); !strings.Contains(reqs[0].Messages[len(reqs[0].Messages)-1].Text, "morning-brief") {
+		t.Errorf("the turn did not name the skill: %+v", reqs[0].Messages)
+	}
+	e.jarvis(t, "", "schedule", "pause", "morning-brief")
+	_, out, _ = e.jarvis(t, "", "schedule", "list")
+	if !strings.Contains(out, "paused") || !strings.Contains(out, "ok, report sent") {
+		t.Errorf("list after run and pause:\n%s", out)
+	}
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agent"
+	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/schedule"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// scheduledJobs are the enabled skills that carry a schedule. Imported
+// skills never do: the importer drops their schedules (S6).
+func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
+	store.SkillSwitches
+	store.Plugins
+}, warn io.Writer) ([]schedule.Job, error) {
+	on := map[string]bool{}
+	if err := installedPlugins(ctx, db, on); err != nil {
+		return nil, err
+	}
+	list, err := enabledSkills(ctx, cfg, db, skillScope{agent: store.DefaultAgent, connected: on}, warn)
+	if err != nil {
+		return nil, err
+	}
+	var jobs []schedule.Job
+	for _, s := range list {
+		if s.Schedule != "" {
+			jobs = append(jobs, schedule.Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: store.DefaultAgent})
+		}
+	}
+	return jobs, nil
+}
+
+// mainChat is the owner's main chat: the first configured owner's private
+// chat, else the console.
+func mainChat(cfg config.Config) string {
+	if ids := ownerIDs(cfg); len(ids) > 0 {
+		return ids[0]
+	}
+	return "console"
+}
+
+// skillRunner runs a scheduled skill as a headless turn of its agent.
+func skillRunner(ctx context.Context, cfg config.Config, rt *agent.Runtime) schedule.Runner {
+	return func(ctx context.Context, j schedule.Job, chat string) (string, error) {
+		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow it now and write the report for the owner.", j.Skill)
+		res, err := rt.Turn(ctx, agent.Input{Agent: j.Agent, Chat: chat, Text: text})
+		return res.Text, err
+	}
+}
+
+// cmdSchedule: the scheduled skills (SC1).
+func cmdSchedule(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "schedule", "schedule list | run NAME | pause NAME | resume NAME")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		pos = []string{"list"}
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	switch {
+	case (pos[0] == "pause" || pos[0] == "resume") && len(pos) == 2:
+		db, err := a.openStore(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		st, err := db.ScheduleState(ctx, pos[1])
+		if err != nil {
+			return err
+		}
+		st.Paused = pos[0] == "pause"
+		if err := db.SetScheduleState(ctx, st); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s is %sd.\n", pos[1], pos[0])
+		return nil
+	case pos[0] == "list" && len(pos) == 1, pos[0] == "run" && len(pos) == 2:
+	default:
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot schedule list | run NAME | pause NAME | resume NAME")
+	}
+	svc, err := a.startService(ctx, cfg, a.logger(cfg), nil, nil)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	jobs, err := scheduledJobs(ctx, cfg, svc.db, a.stderr)
+	if err != nil {
+		return err
+	}
+	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(ctx, cfg, svc.rt),
+		Deliver: func(_ context.Context, chat, text string) error {
+			_, err := fmt.Fprintf(a.stdout, "[report for %s]\n%s\n", chat, text)
+			return err
+		}})
+	// Arm without catching up: the service does that; this only lists or runs.
+	if pos[0] == "list" {
+		if err := sch.Arm(jobs); err != nil {
+			fmt.Fprintln(a.stderr, "jarvisbot:", err)
+		}
+		return writeSchedule(a.stdout, sch.List(ctx))
+	}
+	if err := sch.Arm(jobs); err != nil {
+		fmt.Fprintln(a.stderr, "jarvisbot:", err)
+	}
+	defer sch.Stop()
+	r, err := sch.RunNow(ctx, pos[1])
+	if err != nil {
+		return err
+	}
+	if r.Outcome != "ok" {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the run failed: %s", r.Error)
+	}
+	return nil
+}
+
+func writeSchedule(w io.Writer, list []schedule.Entry) error {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "No scheduled skills. A skill gets a schedule with metadata jarvisbot.schedule, e.g. \"0 7 * * *\".")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "skill\tschedule\tnext\tlast run")
+	for _, e := range list {
+		next := e.Next.Local().Format("2006-01-02 15:04")
+		if e.Paused {
+			next = "paused"
+		}
+		last := "never"
+		if e.Last != nil {
+			last = fmt.Sprintf("%s %s, report %s", e.Last.DueAt.Local().Format("2006-01-02 15:04"), e.Last.Outcome, e.Last.Delivery)
+		}
+		spec := e.Job.Spec
+		if e.Job.Zone != "" {
+			spec += " (" + e.Job.Zone + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Job.Skill, spec, next, last)
+	}
+	return tw.Flush()
+}
