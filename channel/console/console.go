@@ -29,7 +29,7 @@ type Console struct {
 	mu      sync.Mutex
 	seq     int
 	buttons map[string][]channel.Button // by message id, while shown
-	lastBtn string                       // the message whose buttons a number picks
+	lastBtn string                      // the message whose buttons a number picks
 }
 
 // New returns a console over the given streams.
@@ -86,7 +86,10 @@ func (c *Console) press(line string) (channel.Press, bool) {
 		return channel.Press{}, false
 	}
 	return channel.Press{Chat: Chat, User: User, MessageID: c.lastBtn, Data: btns[n-1].Data,
-		Answer: func(_ context.Context, notice string) error { _, err := fmt.Fprintf(c.out, "(%s)\n", notice); return err }}, true
+		Answer: func(_ context.Context, notice string) error {
+			_, err := fmt.Fprintf(c.out, "(%s)\n", notice)
+			return err
+		}}, true
 }
 
 // Send prints a message; its buttons are numbered, and typing the number

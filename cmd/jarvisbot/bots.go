@@ -4,12 +4,22 @@ import (
 	"context"
 
 	"github.com/jarvisbot/jarvisbot/channel"
+	"github.com/jarvisbot/jarvisbot/channel/telegram"
 	"github.com/jarvisbot/jarvisbot/config"
 )
 
 type configT = config.Config
 
-// botChannels builds the Telegram and Discord channels whose tokens are set.
+// botChannels builds the Telegram and Discord channels whose tokens are
+// set, in the keyring or the environment.
 func (a *app) botChannels(ctx context.Context, cfg config.Config) ([]channel.Channel, error) {
-	return nil, nil
+	var out []channel.Channel
+	if tok := a.secretOrEnv(ctx, cfg, "TELEGRAM_BOT_TOKEN"); tok != "" {
+		bot, err := telegram.New(ctx, telegram.Options{Token: tok, BaseURL: cfg.Telegram.APIEndpoint, Logger: a.logger(cfg)})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bot)
+	}
+	return out, nil
 }

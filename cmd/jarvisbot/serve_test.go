@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/channel/telegram/fakebot"
 	"github.com/jarvisbot/jarvisbot/internal/fakellm"
 	"github.com/jarvisbot/jarvisbot/llm"
 )
@@ -105,5 +106,82 @@ func TestScheduleCLI_SC1(t *testing.T) {
 	_, out, _ = e.jarvis(t, "", "schedule", "list")
 	if !strings.Contains(out, "paused") || !strings.Contains(out, "ok, report sent") {
 		t.Errorf("list after run and pause:\n%s", out)
+	}
+}
+
+// TestServeTelegramCH1: with a Telegram token, serve answers the owner in
+// Telegram, refuses a stranger once, and approvals arrive as buttons.
+func TestServeTelegramCH1(t *testing.T) {
+	e := newTestEnv(t)
+	f := fakellm.New(t)
+	tg := fakebot.New(t, "123:test-token")
+	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
+	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+		t.Fatal("cli add")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv}) }()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("serve did not stop")
+		}
+	}()
+	waitOutput(t, out, "jarvisbot is ready")
+	f.Push(fakellm.Step{Text: "Hi from Telegram."})
+	tg.SendText(42, 42, "hello")
+	tg.SendText(7, 7, "who are you?")
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Hi from Telegram.") && hasText(s, 7, "private assistant") })
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["from","telegram"]}`}}}, fakellm.Step{Text: "Done in Telegram."})
+	tg.SendText(42, 42, "run echo")
+	var approvalMsg int
+	var approve string
+	waitSent(t, tg, func(s []fakebot.Sent) bool {
+		for _, m := range s {
+			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
+				approvalMsg, approve = m.MessageID, m.Buttons[0][0].Data
+				return true
+			}
+		}
+		return false
+	})
+	tg.Press(42, 7, approvalMsg, approve) // a stranger: told so, nothing changes
+	tg.WaitAnswers(t, 1, 5*time.Second)
+	tg.Press(42, 42, approvalMsg, approve)
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Done in Telegram.") })
+	answers := tg.Answers()
+	if !strings.Contains(answers[0].Text, "Only the owner") {
+		t.Errorf("stranger's tap answered %q", answers[0].Text)
+	}
+	// The approval message was edited to the outcome, buttons gone.
+	if m, ok := tg.Message(42, approvalMsg); !ok || !strings.Contains(m.Text, "Approved") || len(m.Buttons) != 0 {
+		t.Errorf("approval message after the decision: %+v", m)
+	}
+}
+
+func hasText(sent []fakebot.Sent, chat int64, text string) bool {
+	for _, m := range sent {
+		if m.ChatID == chat && strings.Contains(m.Text, text) {
+			return true
+		}
+	}
+	return false
+}
+
+func waitSent(t *testing.T, tg *fakebot.Server, cond func([]fakebot.Sent) bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond(tg.Sent()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out; sent so far: %+v", tg.Sent())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
