@@ -125,7 +125,9 @@ func TestServeTelegramCH1(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv}) }()
+	go func() {
+		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
+	}()
 	defer func() {
 		cancel()
 		select {
@@ -138,7 +140,9 @@ func TestServeTelegramCH1(t *testing.T) {
 	f.Push(fakellm.Step{Text: "Hi from Telegram."})
 	tg.SendText(42, 42, "hello")
 	tg.SendText(7, 7, "who are you?")
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Hi from Telegram.") && hasText(s, 7, "private assistant") })
+	waitSent(t, tg, func(s []fakebot.Sent) bool {
+		return hasText(s, 42, "Hi from Telegram.") && hasText(s, 7, "private assistant")
+	})
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["from","telegram"]}`}}}, fakellm.Step{Text: "Done in Telegram."})
 	tg.SendText(42, 42, "run echo")
 	var approvalMsg int
