@@ -158,6 +158,11 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 		db.Close()
 		return nil, err
 	}
+	general, err := skills.Shipped()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	var mgr *signin.Manager
 	if kr, err := a.openSecrets(cfg); err == nil {
 		mgr = signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log})
@@ -241,7 +246,7 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 				on[srv.Plugin] = true
 			}
 		}
-		return enabledSkills(ctx, cfg, db, skillScope{agent: agentName, connected: on}, a.stderr)
+		return enabledSkills(ctx, cfg, db, skillScope{agent: agentName, connected: on, shop: shop, general: general}, a.stderr)
 	}
 	s.rt = &agent.Runtime{
 		Catalog:   c.View,

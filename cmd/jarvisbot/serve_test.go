@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -188,4 +189,74 @@ func waitSent(t *testing.T, tg *fakebot.Server, cond func([]fakebot.Sent) bool) 
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestLoadTelegramCH1: 200 chats × 5 messages through the fake Telegram
+// server and the scripted model: every message answered, each chat's in
+// order. It logs the throughput.
+func TestLoadTelegramCH1(t *testing.T) {
+	const chats, per = 200, 5
+	e := newTestEnv(t)
+	f := fakellm.New(t)
+	tg := fakebot.New(t, "123:test-token")
+	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
+	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
+	e.vars["JARVIS_LOG_LEVEL"] = "error"
+	var owners []string
+	for c := 1; c <= chats; c++ {
+		owners = append(owners, fmt.Sprint(1000+c))
+	}
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = strings.Join(owners, ",")
+	for range chats * per {
+		f.Push(fakellm.Step{Text: "ok"})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv}) }()
+	defer func() { cancel(); <-done }()
+	for tg.Calls("getUpdates") == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	start := time.Now()
+	for i := range per {
+		for c := 1; c <= chats; c++ {
+			tg.SendText(int64(1000+c), int64(1000+c), fmt.Sprintf("chat %d message %d", c, i))
+		}
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		n := 0
+		for _, s := range tg.Sent() {
+			if s.Method == "sendMessage" {
+				n++
+			}
+		}
+		if n >= chats*per {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d answers after 2 minutes", n, chats*per)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	took := time.Since(start)
+	// Per chat, the model saw the messages in the order they were sent.
+	seen := map[string][]string{}
+	for _, r := range f.Requests() {
+		first, last := r.Messages[0].Text, r.Messages[len(r.Messages)-1].Text
+		seen[strings.Join(strings.Fields(first)[:2], " ")] = append(seen[strings.Join(strings.Fields(first)[:2], " ")], last)
+	}
+	if len(seen) != chats {
+		t.Fatalf("%d chats reached the model", len(seen))
+	}
+	for chat, msgs := range seen {
+		for i, m := range msgs {
+			if m != fmt.Sprintf("%s message %d", chat, i) {
+				t.Fatalf("%s out of order: %v", chat, msgs)
+			}
+		}
+	}
+	t.Logf("%d messages in %s: %.0f messages/s", chats*per, took.Round(time.Millisecond), float64(chats*per)/took.Seconds())
 }

@@ -32,6 +32,10 @@ type skillScope struct {
 	// connectAll treats every store plugin as connected, for evaluation.
 	connected  map[string]bool
 	connectAll bool
+	// shop and general, when set, are the plugin store and the shipped
+	// general skills already loaded (the service loads them once).
+	shop    map[string]shipped
+	general []*skills.Skill
 }
 
 // installedPlugins adds to on the plugins whose manual's words are on:
@@ -86,16 +90,22 @@ func (e skillEntry) state() string {
 // switch (S5) wins over every default.
 func gatherSkills(ctx context.Context, cfg config.Config, sw store.SkillSwitches, sc skillScope, warn io.Writer) ([]skillEntry, error) {
 	var all []skillEntry
-	general, err := skills.Shipped()
-	if err != nil {
-		return nil, err
+	general := sc.general
+	if general == nil {
+		var err error
+		if general, err = skills.Shipped(); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range general {
 		all = append(all, skillEntry{skill: s, source: sourceShipped, on: true})
 	}
-	shop, err := loadStore(cfg, warn)
-	if err != nil {
-		return nil, err
+	shop := sc.shop
+	if shop == nil {
+		var err error
+		if shop, err = loadStore(cfg, warn); err != nil {
+			return nil, err
+		}
 	}
 	for _, id := range sortedKeys(shop) {
 		e := skillEntry{skill: shop[id].manual, source: sourceManual, on: sc.connectAll || sc.connected[id]}
