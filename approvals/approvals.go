@@ -53,6 +53,10 @@ type Engine struct {
 	mu      sync.Mutex
 	waiters map[string][]chan store.Approval
 	timers  map[string]func() bool
+	// live holds the requests asked in this run, whose turn waits or is
+	// about to: only a decision on another (one that outlived a restart)
+	// is an orphan.
+	live map[string]bool
 }
 
 // New returns an engine; call Resume once at start.
@@ -63,7 +67,7 @@ func New(opt Options) *Engine {
 	if opt.TTL <= 0 {
 		opt.TTL = DefaultTTL
 	}
-	return &Engine{opt: opt, waiters: map[string][]chan store.Approval{}, timers: map[string]func() bool{}}
+	return &Engine{opt: opt, waiters: map[string][]chan store.Approval{}, timers: map[string]func() bool{}, live: map[string]bool{}}
 }
 
 // Request is what the runtime asks to run.
@@ -105,6 +109,9 @@ func (e *Engine) Ask(ctx context.Context, r Request) (store.Approval, error) {
 	if granted {
 		return e.opt.Store.DecideApproval(ctx, id, store.ApprovalApproved, ByAlways, false, now)
 	}
+	e.mu.Lock()
+	e.live[a.ID] = true
+	e.mu.Unlock()
 	e.schedule(a)
 	if e.opt.Notify != nil {
 		e.opt.Notify(a)
@@ -133,6 +140,7 @@ func (e *Engine) expire(id string) {
 func (e *Engine) done(a store.Approval, changed bool) {
 	e.mu.Lock()
 	ws := e.waiters[a.ID]
+	live := e.live[a.ID]
 	delete(e.waiters, a.ID)
 	if stop, ok := e.timers[a.ID]; ok {
 		stop()
@@ -145,7 +153,7 @@ func (e *Engine) done(a store.Approval, changed bool) {
 	if changed && e.opt.Notify != nil {
 		e.opt.Notify(a)
 	}
-	if changed && len(ws) == 0 && e.opt.Orphan != nil {
+	if changed && len(ws) == 0 && !live && e.opt.Orphan != nil {
 		e.opt.Orphan(a)
 	}
 }
@@ -159,15 +167,24 @@ func (e *Engine) Wait(ctx context.Context, id string) (store.Approval, error) {
 	// It may have been decided before we started waiting.
 	if a, err := e.opt.Store.Approval(ctx, id); err != nil || a.State != store.ApprovalPending {
 		e.drop(id, w)
+		e.forget(id)
 		return a, err
 	}
 	select {
 	case a := <-w:
+		e.forget(id)
 		return a, nil
 	case <-ctx.Done():
 		e.drop(id, w)
+		e.forget(id) // the turn is gone: a later decision is an orphan
 		return store.Approval{}, ctx.Err()
 	}
+}
+
+func (e *Engine) forget(id string) {
+	e.mu.Lock()
+	delete(e.live, id)
+	e.mu.Unlock()
 }
 
 func (e *Engine) drop(id string, w chan store.Approval) {

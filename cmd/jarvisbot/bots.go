@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jarvisbot/jarvisbot/channel"
+	"github.com/jarvisbot/jarvisbot/channel/discord"
 	"github.com/jarvisbot/jarvisbot/channel/telegram"
 	"github.com/jarvisbot/jarvisbot/config"
 )
@@ -16,6 +17,13 @@ func (a *app) botChannels(ctx context.Context, cfg config.Config) ([]channel.Cha
 	var out []channel.Channel
 	if tok := a.secretOrEnv(ctx, cfg, "TELEGRAM_BOT_TOKEN"); tok != "" {
 		bot, err := telegram.New(ctx, telegram.Options{Token: tok, BaseURL: cfg.Telegram.APIEndpoint, Logger: a.logger(cfg)})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bot)
+	}
+	if tok := a.secretOrEnv(ctx, cfg, "DISCORD_BOT_TOKEN"); tok != "" {
+		bot, err := discord.New(ctx, discord.Options{Token: tok, APIBase: cfg.Discord.APIBase, Logger: a.logger(cfg)})
 		if err != nil {
 			return nil, err
 		}

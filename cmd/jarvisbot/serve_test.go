@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/channel/discord/fakediscord"
 	"github.com/jarvisbot/jarvisbot/channel/telegram/fakebot"
 	"github.com/jarvisbot/jarvisbot/internal/fakellm"
 	"github.com/jarvisbot/jarvisbot/llm"
@@ -214,7 +215,9 @@ func TestLoadTelegramCH1(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv}) }()
+	go func() {
+		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
+	}()
 	defer func() { cancel(); <-done }()
 	for tg.Calls("getUpdates") == 0 {
 		time.Sleep(5 * time.Millisecond)
@@ -242,6 +245,12 @@ func TestLoadTelegramCH1(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	took := time.Since(start)
+	for _, s := range tg.Sent() {
+		if s.Method == "sendMessage" && s.Text != "ok" {
+			t.Errorf("an answer that is not the model's: chat %d: %s", s.ChatID, s.Text)
+			break
+		}
+	}
 	// Per chat, the model saw the messages in the order they were sent.
 	seen := map[string][]string{}
 	for _, r := range f.Requests() {
@@ -259,4 +268,77 @@ func TestLoadTelegramCH1(t *testing.T) {
 		}
 	}
 	t.Logf("%d messages in %s: %.0f messages/s", chats*per, took.Round(time.Millisecond), float64(chats*per)/took.Seconds())
+}
+
+// TestEndToEndTelegramDiscordCH2: a Telegram message → the agent → an
+// ask-tier tool on the MCP test server → buttons on Discord → a stranger's
+// click changes nothing, the owner's runs the tool → the answer arrives in
+// Telegram, and the Discord message shows the outcome.
+func TestEndToEndTelegramDiscordCH2(t *testing.T) {
+	e := newTestEnv(t)
+	f := fakellm.New(t)
+	tg := fakebot.New(t, "123:test-token")
+	dc := fakediscord.New(t)
+	approvals := "555000111"
+	e.writeConfig(t, "approvals:\n  channel: \"discord:"+approvals+"\"\n")
+	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
+	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
+	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
+	e.vars["JARVIS_TELEGRAM_OWNERS"], e.vars["JARVIS_DISCORD_OWNERS"] = "42", "777"
+	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t)); code != 0 {
+		t.Fatal(errOut)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not stop")
+		}
+	}()
+	waitOutput(t, out, "jarvisbot is ready")
+	waitOutput(t, out, "MCP server up")
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("mcp:testbox/delete_everything"), Input: `{}`}}},
+		fakellm.Step{Text: "Everything is deleted (in the test)."})
+	tg.SendText(42, 42, "ask testbox to delete everything")
+	var msgID, approve string
+	deadline := time.Now().Add(15 * time.Second)
+	for msgID == "" {
+		for _, m := range dc.Sent() {
+			if m.ChannelID == approvals && strings.Contains(m.Content, "Approval needed") && len(m.Rows) > 0 {
+				msgID, approve = m.ID, m.Rows[0][0].CustomID
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no approval on Discord; telegram got %+v; log:\n%s", tg.Sent(), out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	dc.Click(approvals, "999", msgID, approve) // not an approver
+	time.Sleep(100 * time.Millisecond)
+	if hasText(tg.Sent(), 42, "Everything is deleted") {
+		t.Fatal("a stranger's click ran the tool")
+	}
+	dc.Click(approvals, "777", msgID, approve)
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Everything is deleted (in the test).") })
+	reqs := f.Requests()
+	if res := reqs[len(reqs)-1].Messages; !strings.Contains(fmt.Sprint(res), "deleted nothing (test)") {
+		t.Errorf("the tool's result did not reach the model: %+v", res)
+	}
+	edited := false
+	for _, m := range dc.Sent() {
+		if m.ID == msgID && m.Edit && strings.Contains(m.Content, "Approved") && len(m.Rows) == 0 {
+			edited = true
+		}
+	}
+	if !edited {
+		t.Errorf("the Discord approval message was not edited to the outcome: %+v", dc.Sent())
+	}
 }

@@ -76,6 +76,12 @@ func open(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "cannot open database %s: %w", abs, err)
 	}
+	// One connection: SQLite has one writer at a time anyway, and queueing
+	// in database/sql is fair, where many connections spinning on the busy
+	// handler starve one another under load (200 chats at once gave
+	// SQLITE_BUSY after the 5 s timeout). The busy timeout still covers
+	// other processes (the CLI beside the service).
+	sqldb.SetMaxOpenConns(1)
 	db := &DB{db: sqldb, path: abs, now: time.Now}
 	if err := sqldb.PingContext(ctx); err != nil {
 		sqldb.Close()
