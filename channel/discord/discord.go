@@ -311,6 +311,11 @@ func (b *Bot) message(m *discordgo.Message) (channel.Message, bool) {
 	if m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply {
 		return channel.Message{}, false
 	}
+	// In a guild channel the bot answers only when it is addressed: a
+	// mention, or a reply to one of its messages. Direct messages always.
+	if m.GuildID != "" && !b.addressed(m) {
+		return channel.Message{}, false
+	}
 	text := m.Content
 	for _, mention := range []string{"<@" + b.self + ">", "<@!" + b.self + ">"} {
 		text = strings.TrimPrefix(strings.TrimSpace(text), mention)
@@ -327,6 +332,20 @@ func (b *Bot) message(m *discordgo.Message) (channel.Message, bool) {
 		Text: text,
 		ID:   m.ID,
 	}, true
+}
+
+// addressed reports whether a guild message mentions the bot or replies
+// to it.
+func (b *Bot) addressed(m *discordgo.Message) bool {
+	for _, u := range m.Mentions {
+		if u != nil && u.ID == b.self {
+			return true
+		}
+	}
+	if strings.Contains(m.Content, "<@"+b.self+">") || strings.Contains(m.Content, "<@!"+b.self+">") {
+		return true
+	}
+	return m.ReferencedMessage != nil && m.ReferencedMessage.Author != nil && m.ReferencedMessage.Author.ID == b.self
 }
 
 func displayName(u *discordgo.User, m *discordgo.Member) string {
