@@ -32,6 +32,7 @@ type Turner interface {
 // Store is what the desk keeps.
 type Store interface {
 	store.Channels
+	store.Inbox
 	Approval(ctx context.Context, id string) (store.Approval, error)
 }
 
@@ -67,8 +68,14 @@ type Desk struct {
 	pressing sync.Map // approval id -> struct{}: one edit at a time
 }
 
+// queued is a message with its inbox row.
+type queued struct {
+	channel.Message
+	inbox int64
+}
+
 type chatQueue struct {
-	msgs    []channel.Message
+	msgs    []queued
 	running bool
 	cancel  context.CancelFunc
 }
@@ -164,6 +171,28 @@ func (d *Desk) HandleMessage(ctx context.Context, m channel.Message) {
 			return
 		}
 	}
+	// Stored before this returns: the channel confirms the message to the
+	// platform only then, so a crash neither loses nor repeats it.
+	id, err := d.opt.Store.Receive(ctx, store.Incoming{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text})
+	if err != nil {
+		d.log.Error("storing a received message", "chat", m.Chat, "err", err)
+	}
+	d.enqueue(ctx, queued{m, id})
+}
+
+// Resume queues the messages received before a restart and not answered.
+func (d *Desk) Resume(ctx context.Context) error {
+	list, err := d.opt.Store.Waiting(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range list {
+		d.enqueue(ctx, queued{channel.Message{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}, m.ID})
+	}
+	return nil
+}
+
+func (d *Desk) enqueue(ctx context.Context, m queued) {
 	d.mu.Lock()
 	q := d.chats[m.Chat]
 	if q == nil {
@@ -219,8 +248,13 @@ func (d *Desk) work(ctx context.Context, chat string) {
 		tctx, cancel := context.WithCancel(ctx)
 		q.cancel = cancel
 		d.mu.Unlock()
-		d.turn(tctx, m)
+		d.turn(tctx, m.Message)
 		cancel()
+		if m.inbox != 0 {
+			if err := d.opt.Store.Answered(ctx, m.inbox); err != nil {
+				d.log.Error("clearing an answered message", "err", err)
+			}
+		}
 	}
 }
 

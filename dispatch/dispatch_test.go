@@ -173,3 +173,23 @@ func TestUndeliveredKeptCH1(t *testing.T) {
 		t.Errorf("still kept: %v", u)
 	}
 }
+
+// TestInboxSurvivesRestartCH1: a message received and not yet answered
+// when the service stops is answered after the restart, once.
+func TestInboxSurvivesRestartCH1(t *testing.T) {
+	d, plat, f, db := setup(t, "test:1")
+	ctx := context.Background()
+	// Received, stored, but the service stopped before its turn.
+	if _, err := db.Receive(ctx, store.Incoming{Chat: "test:1", User: "test:1", Text: "before the crash"}); err != nil {
+		t.Fatal(err)
+	}
+	f.Push(fakellm.Step{Text: "answered after the restart"})
+	if err := d.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the answer", func() bool { return len(plat.to("test:1")) == 1 })
+	waitFor(t, "the inbox to empty", func() bool { w, _ := db.Waiting(ctx); return len(w) == 0 })
+	if got := plat.to("test:1"); !strings.Contains(got[0], "answered after the restart") {
+		t.Errorf("answer %q", got)
+	}
+}

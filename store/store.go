@@ -344,3 +344,17 @@ type Schedules interface {
 	ScheduleState(ctx context.Context, skill string) (ScheduleState, error)
 	SetScheduleState(ctx context.Context, s ScheduleState) error
 }
+
+// Incoming is a received message waiting for its turn.
+type Incoming struct {
+	ID               int64
+	Chat, User, Name string
+	Text             string
+}
+
+// Inbox keeps received messages until they are answered.
+type Inbox interface {
+	Receive(ctx context.Context, m Incoming) (int64, error)
+	Answered(ctx context.Context, id int64) error
+	Waiting(ctx context.Context) ([]Incoming, error) // oldest first
+}

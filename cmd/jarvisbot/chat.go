@@ -48,19 +48,7 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer svc.Close()
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(a.stdin)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	lines := stdinLines(ctx, a)
 	c := terminal{a: a, svc: svc, agent: *agentName, lines: lines, asked: asked}
 	// Requests that waited while jarvisbot was not running are asked first.
 	for _, ap := range svc.pending {
@@ -90,6 +78,24 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 			fmt.Fprintf(a.stdout, "(%v — your message is kept; send it again to retry)\n", err)
 		}
 	}
+}
+
+// stdinLines reads the app's stdin line by line.
+func stdinLines(ctx context.Context, a *app) <-chan string {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(a.stdin)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return lines
 }
 
 type terminal struct {

@@ -89,7 +89,13 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	default:
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot schedule list | run NAME | pause NAME | resume NAME")
 	}
-	svc, err := a.startService(ctx, cfg, a.logger(cfg), nil, nil)
+	// Ask-tier calls of a run started here are asked at this terminal.
+	asked := make(chan store.Approval, 16)
+	svc, err := a.startService(ctx, cfg, a.logger(cfg), func(ap store.Approval) {
+		if ap.State == store.ApprovalPending {
+			asked <- ap
+		}
+	}, nil)
 	if err != nil {
 		return err
 	}
@@ -114,7 +120,26 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintln(a.stderr, "jarvisbot:", err)
 	}
 	defer sch.Stop()
-	r, err := sch.RunNow(ctx, pos[1])
+	type done struct {
+		r   store.Run
+		err error
+	}
+	finished := make(chan done, 1)
+	go func() {
+		r, err := sch.RunNow(ctx, pos[1])
+		finished <- done{r, err}
+	}()
+	term := terminal{a: a, svc: svc, lines: stdinLines(ctx, a), asked: asked}
+	var d done
+	for wait := true; wait; {
+		select {
+		case d = <-finished:
+			wait = false
+		case ap := <-asked:
+			term.decide(ctx, ap)
+		}
+	}
+	r, err := d.r, d.err
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	svc.engine.SetApprover(desk.IsOwner)
+	if err := desk.Resume(ctx); err != nil {
+		return err
+	}
 	// Requests that outlived the last run get their buttons drawn again.
 	for _, ap := range svc.pending {
 		desk.Notify(ap)

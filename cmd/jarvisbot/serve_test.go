@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -108,6 +110,14 @@ func TestScheduleCLI_SC1(t *testing.T) {
 	_, out, _ = e.jarvis(t, "", "schedule", "list")
 	if !strings.Contains(out, "paused") || !strings.Contains(out, "ok, report sent") {
 		t.Errorf("list after run and pause:\n%s", out)
+	}
+	// A skill switched off is not scheduled at all.
+	e.jarvis(t, "", "skills", "off", "morning-brief")
+	if _, out, _ := e.jarvis(t, "", "schedule", "list"); strings.Contains(out, "morning-brief") {
+		t.Errorf("a disabled skill is scheduled:\n%s", out)
+	}
+	if code, _, _ := e.jarvis(t, "", "schedule", "run", "morning-brief"); code == 0 {
+		t.Error("a disabled skill ran")
 	}
 }
 
@@ -340,5 +350,30 @@ func TestEndToEndTelegramDiscordCH2(t *testing.T) {
 	}
 	if !edited {
 		t.Errorf("the Discord approval message was not edited to the outcome: %+v", dc.Sent())
+	}
+}
+
+// TestScheduledRunAskTierSC1: an ask-tier tool in a scheduled run asks
+// the owner and waits; it is never approved by itself.
+func TestScheduledRunAskTierSC1(t *testing.T) {
+	e := newTestEnv(t)
+	f := fakellm.New(t)
+	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
+	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	dir := filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills", "nightly-echo")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: nightly-echo\ndescription: Echo a line every night.\nmetadata:\n  jarvisbot.schedule: \"0 2 * * *\"\n  jarvisbot.does: tools\n---\nRun echo with the word night.\n"), 0o600)
+	e.jarvis(t, "", "cli", "add", "echo")
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["night"]}`}}}, fakellm.Step{Text: "Echoed night."})
+	code, out, errOut := e.jarvis(t, "n\n", "schedule", "run", "nightly-echo")
+	if code != 0 || !strings.Contains(out, "Approval needed (cli:echo") || !strings.Contains(out, "Echoed night.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	reqs := f.Requests()
+	if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), "denied") {
+		t.Errorf("the denied call was not reported to the model: %+v", reqs[len(reqs)-1].Messages)
+	}
+	if _, act, _ := e.jarvis(t, "", "activity", "--json"); !strings.Contains(act, `"outcome":"denied"`) {
+		t.Errorf("activity: %s", act)
 	}
 }
