@@ -141,6 +141,7 @@ func (e *Engine) done(a store.Approval, changed bool) {
 	e.mu.Lock()
 	ws := e.waiters[a.ID]
 	live := e.live[a.ID]
+	delete(e.live, a.ID)
 	delete(e.waiters, a.ID)
 	if stop, ok := e.timers[a.ID]; ok {
 		stop()
@@ -166,13 +167,11 @@ func (e *Engine) Wait(ctx context.Context, id string) (store.Approval, error) {
 	e.mu.Unlock()
 	// It may have been decided before we started waiting.
 	if a, err := e.opt.Store.Approval(ctx, id); err != nil || a.State != store.ApprovalPending {
-		e.drop(id, w)
-		e.forget(id)
+		e.drop(id, w) // decided already; done() clears it from live
 		return a, err
 	}
 	select {
 	case a := <-w:
-		e.forget(id)
 		return a, nil
 	case <-ctx.Done():
 		e.drop(id, w)

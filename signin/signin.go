@@ -171,7 +171,13 @@ func (m *Manager) Close() error {
 	m.cancel()
 	var err error
 	if srv != nil {
-		err = srv.Close()
+		// Let a callback that just finished a sign-in send its page
+		// before the listener goes (the browser would see a reset).
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err = srv.Shutdown(sctx); err != nil {
+			err = srv.Close()
+		}
+		cancel()
 	}
 	m.wg.Wait()
 	return err
