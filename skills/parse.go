@@ -474,6 +474,12 @@ func (p *parser) ours(key, field string, v *yaml.Node) error {
 				err = p.fail(p.line(v), field, "is empty; write a zone such as Europe/Berlin, or leave the field out")
 			}
 		}
+	case Namespace + "chat":
+		if s.Chat, err = p.scalar(field, v); err == nil {
+			if s.Chat = strings.TrimSpace(s.Chat); !strings.Contains(s.Chat, ":") && s.Chat != "console" {
+				err = p.fail(p.line(v), field, "%q is not a chat: write PLATFORM:ID such as telegram:123456 or discord:987654321", s.Chat)
+			}
+		}
 	case Namespace + "voice":
 		s.Voice, err = p.boolean(field, v)
 	case Namespace + "does":

@@ -23,6 +23,7 @@
 //	  jarvisbot.tier: monitor               # safe, monitor or ask
 //	  jarvisbot.schedule: "0 7 * * *"       # the scheduler validates it
 //	  jarvisbot.timezone: Europe/Berlin
+//	  jarvisbot.chat: telegram:123456       # where the report goes
 //	  jarvisbot.voice: "true"
 //	  jarvisbot.does: tools                 # instructions, tools or background
 //
@@ -117,6 +118,7 @@ type Skill struct {
 	Tier     catalog.Tier
 	Schedule string // a schedule for the scheduler, or ""
 	TimeZone string // the schedule's time zone, or "" for the owner's
+	Chat     string // where a scheduled run's report goes, or "" for the owner's main chat
 	Voice    bool   // may be started by voice
 	Does     Kind
 
@@ -186,6 +188,7 @@ func (s *Skill) Render() []byte {
 	put(Namespace+"tier", string(s.Tier))
 	put(Namespace+"schedule", s.Schedule)
 	put(Namespace+"timezone", s.TimeZone)
+	put(Namespace+"chat", s.Chat)
 	if s.Voice {
 		put(Namespace+"voice", "true")
 	}

@@ -30,7 +30,7 @@ func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	var jobs []schedule.Job
 	for _, s := range list {
 		if s.Schedule != "" {
-			jobs = append(jobs, schedule.Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: store.DefaultAgent})
+			jobs = append(jobs, schedule.Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: store.DefaultAgent, Chat: s.Chat})
 		}
 	}
 	return jobs, nil
