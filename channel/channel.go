@@ -38,6 +38,9 @@ type Outgoing struct {
 	Chat    string
 	Text    string     // Markdown as the model writes it; the adapter converts and splits it
 	Buttons [][]Button // rows of buttons, under the last part
+	// ReplyTo is the platform id of the message this answers; the first
+	// part is sent as a reply to it where the platform has replies.
+	ReplyTo string
 }
 
 // Handler receives what a channel hears. Calls may be concurrent; the

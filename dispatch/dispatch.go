@@ -272,7 +272,7 @@ func (d *Desk) turn(ctx context.Context, m channel.Message) {
 	case strings.TrimSpace(text) == "":
 		text = "(no answer)"
 	}
-	d.send(context.WithoutCancel(ctx), channel.Outgoing{Chat: m.Chat, Text: text})
+	d.send(context.WithoutCancel(ctx), channel.Outgoing{Chat: m.Chat, Text: text, ReplyTo: m.ID})
 }
 
 // typing shows "typing…" every few seconds until stopped.

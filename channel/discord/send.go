@@ -99,6 +99,9 @@ func (b *Bot) Send(ctx context.Context, m channel.Outgoing) (string, error) {
 	var id string
 	for i, p := range parts {
 		send := &discordgo.MessageSend{Content: p, AllowedMentions: noMentions()}
+		if i == 0 && m.ReplyTo != "" {
+			send.Reference = &discordgo.MessageReference{MessageID: m.ReplyTo, ChannelID: cid, FailIfNotExists: new(false)}
+		}
 		if i == len(parts)-1 {
 			send.Components = comps
 		}

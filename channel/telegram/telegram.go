@@ -341,6 +341,12 @@ func (b *Bot) Send(ctx context.Context, m channel.Outgoing) (string, error) {
 	for i, part := range parts {
 		cfg := tgbotapi.NewMessage(chat, part)
 		cfg.ParseMode = tgbotapi.ModeHTML
+		if i == 0 && m.ReplyTo != "" {
+			if id, err := strconv.Atoi(m.ReplyTo); err == nil {
+				cfg.ReplyToMessageID = id
+				cfg.AllowSendingWithoutReply = true // the message may be gone
+			}
+		}
 		if i == len(parts)-1 && markup != nil {
 			cfg.ReplyMarkup = markup
 		}

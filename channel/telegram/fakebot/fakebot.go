@@ -41,6 +41,7 @@ type Sent struct {
 	Text      string // as the bot sent it: HTML when ParseMode is "HTML"
 	ParseMode string
 	Buttons   [][]Button // nil when the message has none
+	ReplyTo   int        // reply_to_message_id, 0 when it answers nothing
 }
 
 // Answer is an answerCallbackQuery.
@@ -552,6 +553,7 @@ func (s *Server) sendMessage(r *http.Request) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := &Sent{Method: "sendMessage", ChatID: c, MessageID: s.nextMsg, Text: text, ParseMode: mode, Buttons: buttons}
+	m.ReplyTo, _ = strconv.Atoi(r.Form.Get("reply_to_message_id"))
 	s.nextMsg++
 	s.messages[msgKey{c, m.MessageID}] = m
 	s.sent = append(s.sent, *m)
