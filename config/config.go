@@ -81,6 +81,12 @@ type Telegram struct {
 	// APIEndpoint is a self-hosted Bot API server, "http://host:port/bot%s/%s";
 	// JARVIS_TELEGRAM_API_ENDPOINT wins.
 	APIEndpoint string `yaml:"api_endpoint"`
+	// WebhookURL switches from long polling to a webhook: the public https
+	// address Telegram posts updates to (JARVIS_TELEGRAM_WEBHOOK_URL wins);
+	// WebhookListen is the local address that serves it (default
+	// 127.0.0.1:8443, behind your TLS proxy).
+	WebhookURL    string `yaml:"webhook_url"`
+	WebhookListen string `yaml:"webhook_listen"`
 }
 
 // Discord configures the Discord channel; its token comes from the keyring
@@ -502,6 +508,9 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	}
 	if v := getenv("JARVIS_TELEGRAM_API_ENDPOINT"); v != "" {
 		c.Telegram.APIEndpoint = v
+	}
+	if v := getenv("JARVIS_TELEGRAM_WEBHOOK_URL"); v != "" {
+		c.Telegram.WebhookURL = v
 	}
 	if v := getenv("JARVIS_DISCORD_API_BASE"); v != "" {
 		c.Discord.APIBase = v

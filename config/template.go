@@ -83,9 +83,15 @@ signin:
 #           "http://host:port/bot%s/%s"; JARVIS_TELEGRAM_API_ENDPOINT wins.
 #   api_base (Discord): a rate-limit proxy for REST and gateway discovery;
 #           JARVIS_DISCORD_API_BASE wins.
+#   webhook_url (Telegram): receive updates by webhook at this public https
+#           address instead of long polling; JARVIS_TELEGRAM_WEBHOOK_URL wins.
+#           Requests without the secret token jarvisbot registers are refused.
+#   webhook_listen: the local address serving it (default 127.0.0.1:8443).
 telegram:
   owners: []
   api_endpoint: ""
+  webhook_url: ""
+  webhook_listen: ""
 discord:
   owners: []
   api_base: ""

@@ -20,7 +20,15 @@ func (a *app) botChannels(ctx context.Context, cfg config.Config) ([]channel.Cha
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, bot)
+		if cfg.Telegram.WebhookURL != "" {
+			listen := cfg.Telegram.WebhookListen
+			if listen == "" {
+				listen = "127.0.0.1:8443"
+			}
+			out = append(out, webhookBot{bot, listen, cfg.Telegram.WebhookURL})
+		} else {
+			out = append(out, bot)
+		}
 	}
 	if tok := a.secretOrEnv(ctx, cfg, "DISCORD_BOT_TOKEN"); tok != "" {
 		bot, err := discord.New(ctx, discord.Options{Token: tok, APIBase: cfg.Discord.APIBase, Logger: a.logger(cfg)})
@@ -30,4 +38,14 @@ func (a *app) botChannels(ctx context.Context, cfg config.Config) ([]channel.Cha
 		out = append(out, bot)
 	}
 	return out, nil
+}
+
+// webhookBot is the Telegram channel receiving by webhook.
+type webhookBot struct {
+	*telegram.Bot
+	listen, url string
+}
+
+func (w webhookBot) Run(ctx context.Context, h channel.Handler) error {
+	return w.Bot.RunWebhook(ctx, h, w.listen, w.url)
 }

@@ -76,7 +76,9 @@ type Server struct {
 
 	srv    *httptest.Server
 	closed chan struct{}
-	once   sync.Once
+
+	webhookURL, webhookSecret string
+	once                      sync.Once
 
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced whenever anything happens
@@ -360,6 +362,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		"answercallbackquery":    s.answerCallbackQuery,
 		"sendchataction":         s.sendChatAction,
 		"setmycommands":          s.setMyCommands,
+		"setwebhook":             s.setWebhook,
+		"deletewebhook":          s.deleteWebhook,
 	}
 	h := handlers[method]
 	if h == nil {
@@ -695,5 +699,31 @@ func (s *Server) setMyCommands(r *http.Request) (any, *apiError) {
 	defer s.mu.Unlock()
 	s.commands = cmds
 	s.notify()
+	return true, nil
+}
+
+// Webhook returns the webhook URL and secret token the bot set, "" when
+// it polls.
+func (s *Server) Webhook() (url, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.webhookURL, s.webhookSecret
+}
+
+func (s *Server) setWebhook(r *http.Request) (any, *apiError) {
+	u := r.Form.Get("url")
+	if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://127.0.0.1") {
+		return nil, badRequest("bad webhook: An HTTPS URL must be provided for webhook")
+	}
+	s.mu.Lock()
+	s.webhookURL, s.webhookSecret = u, r.Form.Get("secret_token")
+	s.mu.Unlock()
+	return true, nil
+}
+
+func (s *Server) deleteWebhook(*http.Request) (any, *apiError) {
+	s.mu.Lock()
+	s.webhookURL, s.webhookSecret = "", ""
+	s.mu.Unlock()
 	return true, nil
 }
