@@ -56,6 +56,9 @@ type Options struct {
 // Desk routes between channels and the runtime. It implements
 // channel.Handler.
 type Desk struct {
+	// base ends with the service: turns in flight stop without storing
+	// more, so a pending approval is picked up after the restart.
+	base     context.Context
 	opt      Options
 	log      *slog.Logger
 	channels map[string]channel.Channel
@@ -89,7 +92,7 @@ func New(ctx context.Context, opt Options, chans ...channel.Channel) (*Desk, err
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	d := &Desk{opt: opt, log: log, channels: map[string]channel.Channel{}, owners: map[string]bool{},
+	d := &Desk{base: ctx, opt: opt, log: log, channels: map[string]channel.Channel{}, owners: map[string]bool{},
 		codes: map[string]string{}, refused: map[string]bool{}, chats: map[string]*chatQueue{}}
 	for _, c := range chans {
 		d.channels[c.Name()] = c
@@ -204,7 +207,7 @@ func (d *Desk) enqueue(ctx context.Context, m queued) {
 	q.running = true
 	d.mu.Unlock()
 	if start {
-		go d.work(context.WithoutCancel(ctx), m.Chat)
+		go d.work(d.base, m.Chat)
 	}
 }
 
@@ -248,12 +251,17 @@ func (d *Desk) work(ctx context.Context, chat string) {
 		tctx, cancel := context.WithCancel(ctx)
 		q.cancel = cancel
 		d.mu.Unlock()
+		// The turn stores the message first thing; from then on the
+		// history and the approvals carry it, so the inbox lets it go.
+		if m.inbox != 0 {
+			if err := d.opt.Store.Answered(context.WithoutCancel(ctx), m.inbox); err != nil {
+				d.log.Error("clearing a taken message", "err", err)
+			}
+		}
 		d.turn(tctx, m.Message)
 		cancel()
-		if m.inbox != 0 {
-			if err := d.opt.Store.Answered(ctx, m.inbox); err != nil {
-				d.log.Error("clearing an answered message", "err", err)
-			}
+		if ctx.Err() != nil {
+			return // the service stops; the next run picks up what waits
 		}
 	}
 }
@@ -265,6 +273,8 @@ func (d *Desk) turn(ctx context.Context, m channel.Message) {
 	stopTyping()
 	text := res.Text
 	switch {
+	case errors.Is(err, context.Canceled) && d.base.Err() != nil:
+		return // shutting down: no reply; a pending approval resumes after the restart
 	case errors.Is(err, context.Canceled):
 		text = "Stopped."
 	case err != nil:

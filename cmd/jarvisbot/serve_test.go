@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -375,5 +376,97 @@ func TestScheduledRunAskTierSC1(t *testing.T) {
 	}
 	if _, act, _ := e.jarvis(t, "", "activity", "--json"); !strings.Contains(act, `"outcome":"denied"`) {
 		t.Errorf("activity: %s", act)
+	}
+}
+
+// TestServeTelegramExpiryAnd5xxCH2: an unanswered approval expires as
+// denied, the model is told and the message shows it; a Telegram API that
+// answers 502 for a while costs retries, not the answer.
+func TestServeTelegramExpiryAnd5xxCH2(t *testing.T) {
+	e := newTestEnv(t)
+	f := fakellm.New(t)
+	tg := fakebot.New(t, "123:test-token")
+	e.writeConfig(t, "approvals:\n  ttl: 1s\n")
+	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
+	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e.jarvis(t, "", "cli", "add", "echo")
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
+	}()
+	defer func() { cancel(); <-done }()
+	waitOutput(t, out, "jarvisbot is ready")
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["late"]}`}}}, fakellm.Step{Text: "Nobody approved, so I did not run it."})
+	tg.SendText(42, 42, "run echo")
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Nobody approved") })
+	reqs := f.Requests()
+	if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), "did not answer the approval request in time") {
+		t.Errorf("the model was not told of the expiry: %+v", reqs[len(reqs)-1].Messages)
+	}
+	expired := false
+	for _, m := range tg.Sent() {
+		if m.Method != "sendMessage" && strings.Contains(m.Text, "Expired") && len(m.Buttons) == 0 {
+			expired = true
+		}
+	}
+	if !expired {
+		t.Errorf("the approval message was not edited to Expired: %+v", tg.Sent())
+	}
+	// Telegram answers 502 twice; the answer still arrives.
+	tg.FailNext("sendMessage", 2, http.StatusBadGateway)
+	f.Push(fakellm.Step{Text: "Through the storm."})
+	tg.SendText(42, 42, "are you there?")
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Through the storm.") })
+}
+
+// TestServeRestartBeforeClickCH2: jarvisbot restarts between the
+// approval request and the owner's tap; the old button still works, the
+// tool runs and the answer arrives.
+func TestServeRestartBeforeClickCH2(t *testing.T) {
+	e := newTestEnv(t)
+	f := fakellm.New(t)
+	tg := fakebot.New(t, "123:test-token")
+	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
+	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e.jarvis(t, "", "cli", "add", "echo")
+	start := func() (func(), *syncBuffer) {
+		ctx, cancel := context.WithCancel(context.Background())
+		out := &syncBuffer{}
+		done := make(chan int, 1)
+		go func() {
+			done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
+		}()
+		waitOutput(t, out, "jarvisbot is ready")
+		return func() { cancel(); <-done }, out
+	}
+	stop, _ := start()
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["survived"]}`}}})
+	tg.SendText(42, 42, "run echo")
+	var msgID int
+	var approve string
+	waitSent(t, tg, func(s []fakebot.Sent) bool {
+		for _, m := range s {
+			if strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
+				msgID, approve = m.MessageID, m.Buttons[0][0].Data
+				return true
+			}
+		}
+		return false
+	})
+	stop() // jarvisbot goes down while the request waits
+	f.Push(fakellm.Step{Text: "It said: survived."})
+	stop2, _ := start()
+	defer stop2()
+	tg.Press(42, 42, msgID, approve)
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
+	reqs := f.Requests()
+	if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), "survived") {
+		t.Errorf("the tool's output did not reach the model: %+v", reqs[len(reqs)-1].Messages)
 	}
 }
