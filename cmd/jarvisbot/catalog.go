@@ -86,6 +86,13 @@ func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, err
 // plugin turns its words on, because the server is in the catalog only
 // while it is connected.
 func cardsFromManuals(c *catalog.Catalog, cfg config.Config) error {
+	need := false
+	for _, srv := range c.View().Servers() {
+		need = need || (srv.Plugin != "" && len(srv.Card) == 0)
+	}
+	if !need {
+		return nil // reading the store costs start-up time and memory for nothing
+	}
 	store, err := loadStore(cfg, io.Discard)
 	if err != nil {
 		return err

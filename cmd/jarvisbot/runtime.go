@@ -153,15 +153,22 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 	for _, srv := range c.View().Servers() {
 		cards[srv.ID] = srv
 	}
-	shop, err := loadStore(cfg, a.stderr)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	general, err := skills.Shipped()
-	if err != nil {
-		db.Close()
-		return nil, err
+	// The plugin store and the shipped skills are read once, when first
+	// needed (a plugin's server at start, else the first turn): start-up
+	// does no work it can defer.
+	var (
+		storeOnce sync.Once
+		shop      map[string]shipped
+		general   []*skills.Skill
+		storeErr  error
+	)
+	loadOnce := func() error {
+		storeOnce.Do(func() {
+			if shop, storeErr = loadStore(cfg, a.stderr); storeErr == nil {
+				general, storeErr = skills.Shipped()
+			}
+		})
+		return storeErr
 	}
 	var mgr *signin.Manager
 	if kr, err := a.openSecrets(cfg); err == nil {
@@ -203,6 +210,9 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 		// Until it answers, a server has no tools.
 		c.SetConnected(srv.Name, false)
 		hs := hostServer(srv)
+		if srv.Plugin != "" && loadOnce() != nil {
+			log.Warn("reading the plugin store", "err", storeErr)
+		}
 		if sp, ok := shop[srv.Plugin]; ok && needsSignIn(sp.plugin) && mgr != nil {
 			hs.Client = &http.Client{Transport: mgr.Transport(srv.Plugin, nil)}
 		}
@@ -245,6 +255,9 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 			if srv.Connected && srv.Plugin != "" {
 				on[srv.Plugin] = true
 			}
+		}
+		if err := loadOnce(); err != nil {
+			return nil, err
 		}
 		return enabledSkills(ctx, cfg, db, skillScope{agent: agentName, connected: on, shop: shop, general: general}, a.stderr)
 	}

@@ -23,7 +23,8 @@ func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	if err := installedPlugins(ctx, db, on); err != nil {
 		return nil, err
 	}
-	list, err := enabledSkills(ctx, cfg, db, skillScope{agent: store.DefaultAgent, connected: on}, warn)
+	// Plugin manuals carry no schedules: the store need not be read.
+	list, err := enabledSkills(ctx, cfg, db, skillScope{agent: store.DefaultAgent, connected: on, shop: map[string]shipped{}}, warn)
 	if err != nil {
 		return nil, err
 	}
