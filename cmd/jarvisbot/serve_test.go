@@ -470,3 +470,49 @@ func TestServeRestartBeforeClickCH2(t *testing.T) {
 		t.Errorf("the tool's output did not reach the model: %+v", reqs[len(reqs)-1].Messages)
 	}
 }
+
+// TestServeDiscordGatewayDropCH1: the Discord gateway drops; jarvisbot
+// reconnects and the owner is answered again.
+func TestServeDiscordGatewayDropCH1(t *testing.T) {
+	e := newTestEnv(t)
+	f := fakellm.New(t)
+	dc := fakediscord.New(t)
+	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
+	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
+	e.vars["JARVIS_DISCORD_OWNERS"] = "777"
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv}) }()
+	defer func() { cancel(); <-done }()
+	if !dc.WaitConnected(1, 10*time.Second) {
+		t.Fatalf("no gateway session:\n%s", out.String())
+	}
+	dm := dc.DMChannel("777")
+	answered := func(text string) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			for _, m := range dc.Sent() {
+				if m.ChannelID == dm && strings.Contains(m.Content, text) {
+					return
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q on Discord: %+v", text, dc.Sent())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	f.Push(fakellm.Step{Text: "Before the drop."})
+	dc.SendText(dm, "777", "hello")
+	answered("Before the drop.")
+	dc.DropConnections()
+	if !dc.WaitConnected(1, 15*time.Second) {
+		t.Fatal("jarvisbot did not reconnect")
+	}
+	f.Push(fakellm.Step{Text: "After the drop."})
+	dc.SendText(dm, "777", "still there?")
+	answered("After the drop.")
+}
