@@ -484,7 +484,9 @@ func TestServeDiscordGatewayDropCH1(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv}) }()
+	go func() {
+		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
+	}()
 	defer func() { cancel(); <-done }()
 	if !dc.WaitConnected(1, 10*time.Second) {
 		t.Fatalf("no gateway session:\n%s", out.String())
