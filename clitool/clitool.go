@@ -22,6 +22,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/secretref"
 )
 
 // Defaults.
@@ -96,8 +97,6 @@ func (t Tool) Capability() catalog.Capability {
 // Lookup resolves ${NAME} references in the environment.
 type Lookup func(name string) (string, bool)
 
-var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
 func (t Tool) environ(lookup Lookup) ([]string, error) {
 	env := map[string]string{}
 	for _, k := range []string{"PATH", "HOME"} {
@@ -106,17 +105,7 @@ func (t Tool) environ(lookup Lookup) ([]string, error) {
 		}
 	}
 	for k, v := range t.Env {
-		var missing string
-		v = reference.ReplaceAllStringFunc(v, func(m string) string {
-			name := m[2 : len(m)-1]
-			if lookup != nil {
-				if val, ok := lookup(name); ok {
-					return val
-				}
-			}
-			missing = name
-			return ""
-		})
+		v, missing := secretref.Expand(v, lookup)
 		if missing != "" {
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "cli:%s: env %s refers to ${%s}, which is not set: store it with jarvisbot secrets set %s", t.Name, k, missing, missing)
 		}

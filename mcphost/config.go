@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/secretref"
 )
 
 // Transports a server can speak.
@@ -118,24 +119,10 @@ func (s *Server) callTimeout() time.Duration {
 // environment, as the caller decides. It returns false for an unknown name.
 type Lookup func(name string) (string, bool)
 
-var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
 // expand replaces every ${NAME} in v. The error names the missing
 // reference, never a value.
 func expand(v, what string, lookup Lookup) (string, error) {
-	var missing string
-	out := reference.ReplaceAllStringFunc(v, func(m string) string {
-		name := m[2 : len(m)-1]
-		if lookup != nil {
-			if val, ok := lookup(name); ok {
-				return val
-			}
-		}
-		if missing == "" {
-			missing = name
-		}
-		return ""
-	})
+	out, missing := secretref.Expand(v, lookup)
 	if missing != "" {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "%s refers to ${%s}, which is not set: store it with jarvisbot secrets set %s", what, missing, missing)
 	}

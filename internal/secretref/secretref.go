@@ -1,0 +1,26 @@
+// Package secretref resolves "${NAME}" references in settings (MCP server
+// env and headers, CLI tool env): the settings on disk name a secret, the
+// keyring or the environment holds its value.
+package secretref
+
+import "regexp"
+
+var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// Expand replaces every ${NAME} in v with lookup(NAME). It returns the
+// first name lookup does not know, and then the value is not to be used.
+func Expand(v string, lookup func(name string) (string, bool)) (out, missing string) {
+	out = reference.ReplaceAllStringFunc(v, func(m string) string {
+		name := m[2 : len(m)-1]
+		if lookup != nil {
+			if val, ok := lookup(name); ok {
+				return val
+			}
+		}
+		if missing == "" {
+			missing = name
+		}
+		return ""
+	})
+	return out, missing
+}
