@@ -63,12 +63,11 @@ type Desk struct {
 	log      *slog.Logger
 	channels map[string]channel.Channel
 
-	mu       sync.Mutex
-	owners   map[string]bool
-	codes    map[string]string // platform -> pairing code, while it has no owner
-	refused  map[string]bool
-	chats    map[string]*chatQueue
-	pressing sync.Map // approval id -> struct{}: one edit at a time
+	mu      sync.Mutex
+	owners  map[string]bool
+	codes   map[string]string // platform -> pairing code, while it has no owner
+	refused map[string]bool
+	chats   map[string]*chatQueue
 }
 
 // queued is a message with its inbox row.

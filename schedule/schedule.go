@@ -57,6 +57,8 @@ type Job struct {
 	Zone  string // IANA name, "" for the owner's
 	Agent string
 	Chat  string // where the report goes, "" for the owner's main chat
+	// Instructions are the skill's body: the run follows them.
+	Instructions string
 }
 
 // Runner runs a job's headless turn and returns its report.
@@ -120,35 +122,29 @@ func New(opt Options) *Scheduler {
 	return &Scheduler{opt: opt, log: log, jobs: map[string]*entry{}}
 }
 
-// Arm registers and arms jobs without catching up (for a command that
-// lists or runs them by hand).
+// Arm registers jobs without catching up or arming timers (for a command
+// that lists or runs them by hand). A job with a bad schedule is reported
+// and skipped.
 func (s *Scheduler) Arm(jobs []Job) error {
-	s.ctx = context.Background()
-	var bad []string
-	for _, j := range jobs {
-		sc, loc, err := Parse(j.Spec, j.Zone)
-		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", j.Skill, err))
-			continue
-		}
-		if j.Zone == "" {
-			loc = s.opt.Zone
-		}
-		s.mu.Lock()
-		s.jobs[j.Skill] = &entry{job: j, sched: sc, loc: loc}
-		s.mu.Unlock()
-	}
-	if len(bad) > 0 {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "not scheduled: %s", strings.Join(bad, "; "))
-	}
-	return nil
+	_, err := s.register(context.Background(), jobs)
+	return err
 }
 
 // Start catches up what was missed within the grace window (once per job)
-// and arms every job. A job with a bad schedule is reported and skipped.
+// and arms every job.
 func (s *Scheduler) Start(ctx context.Context, jobs []Job) error {
+	entries, err := s.register(ctx, jobs)
+	for _, e := range entries {
+		s.catchUp(ctx, e)
+		s.arm(e)
+	}
+	return err
+}
+
+func (s *Scheduler) register(ctx context.Context, jobs []Job) ([]*entry, error) {
 	s.ctx = context.WithoutCancel(ctx)
 	var bad []string
+	var out []*entry
 	for _, j := range jobs {
 		sc, loc, err := Parse(j.Spec, j.Zone)
 		if err != nil {
@@ -162,13 +158,12 @@ func (s *Scheduler) Start(ctx context.Context, jobs []Job) error {
 		s.mu.Lock()
 		s.jobs[j.Skill] = e
 		s.mu.Unlock()
-		s.catchUp(ctx, e)
-		s.arm(e)
+		out = append(out, e)
 	}
 	if len(bad) > 0 {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "not scheduled: %s", strings.Join(bad, "; "))
+		return out, jarvisbot.Errorf(jarvisbot.EINVALID, "not scheduled: %s", strings.Join(bad, "; "))
 	}
-	return nil
+	return out, nil
 }
 
 // catchUp fires the latest missed run when it is within the grace window

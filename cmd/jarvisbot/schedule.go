@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -31,7 +32,7 @@ func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	var jobs []schedule.Job
 	for _, s := range list {
 		if s.Schedule != "" {
-			jobs = append(jobs, schedule.Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: store.DefaultAgent, Chat: s.Chat})
+			jobs = append(jobs, schedule.Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: store.DefaultAgent, Chat: s.Chat, Instructions: s.Body})
 		}
 	}
 	return jobs, nil
@@ -46,10 +47,11 @@ func mainChat(cfg config.Config) string {
 	return "console"
 }
 
-// skillRunner runs a scheduled skill as a headless turn of its agent.
-func skillRunner(ctx context.Context, cfg config.Config, rt *agent.Runtime) schedule.Runner {
+// skillRunner runs a scheduled skill as a headless turn of its agent, with
+// the skill as its instructions.
+func skillRunner(rt *agent.Runtime) schedule.Runner {
 	return func(ctx context.Context, j schedule.Job, chat string) (string, error) {
-		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow it now and write the report for the owner.", j.Skill)
+		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow its instructions now and write the report for the owner.\n\n%s", j.Skill, strings.TrimSpace(j.Instructions))
 		res, err := rt.Turn(ctx, agent.Input{Agent: j.Agent, Chat: chat, Text: text})
 		return res.Text, err
 	}
@@ -105,7 +107,7 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(ctx, cfg, svc.rt),
+	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(svc.rt),
 		Deliver: func(_ context.Context, chat, text string) error {
 			_, err := fmt.Fprintf(a.stdout, "[report for %s]\n%s\n", chat, text)
 			return err

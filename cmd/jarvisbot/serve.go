@@ -67,7 +67,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(ctx, cfg, svc.rt), Deliver: desk.Report, Logger: log})
+	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Deliver: desk.Report, Logger: log})
 	if err := sch.Start(ctx, jobs); err != nil {
 		log.Warn("some skills are not scheduled", "err", err)
 	}

@@ -371,6 +371,9 @@ func TestScheduledRunAskTierSC1(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	reqs := f.Requests()
+	if !strings.Contains(fmt.Sprint(reqs[0].Messages), "Run echo with the word night.") {
+		t.Errorf("the run did not get the skill as its instructions: %+v", reqs[0].Messages)
+	}
 	if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), "denied") {
 		t.Errorf("the denied call was not reported to the model: %+v", reqs[len(reqs)-1].Messages)
 	}
