@@ -498,3 +498,7 @@ func insideRoot(p string) bool {
 func LiteralSecret(name, value string) bool {
 	return secretName(name) && !isReference(value) || looksLikeCredential(value)
 }
+
+// AuthScheme reports whether s is an HTTP auth scheme a credential follows
+// ("Bearer", "Basic", "Token", "Bot", "Digest").
+func AuthScheme(s string) bool { return authScheme(s) }

@@ -17,13 +17,7 @@ const cliUsage = `cli add NAME [--path PROGRAM] [--env K=V]... [--timeout 60s] [
 
 // cmdCLI: connected command-line tools (P5).
 func cmdCLI(ctx context.Context, a *app, args []string) error {
-	var argv []string
-	for i, s := range args {
-		if s == "--" {
-			args, argv = args[:i], args[i+1:]
-			break
-		}
-	}
+	args, argv := splitCommand(args)
 	fs := newFlagSet(a, "cli", cliUsage)
 	path := fs.String("path", "", "add: the program's path, when it is not NAME on PATH")
 	var env listFlag

@@ -118,6 +118,17 @@ func newFlagSet(a *app, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
+// splitCommand cuts args at the first "--": what follows is another
+// program's command line, verbatim (its flags are not ours).
+func splitCommand(args []string) (ours, command []string) {
+	for i, s := range args {
+		if s == "--" {
+			return args[:i], args[i+1:]
+		}
+	}
+	return args, nil
+}
+
 // parseFlags parses args, allowing flags after positional arguments
 // ("route MESSAGE --json"), which is how people type.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {

@@ -20,6 +20,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/config"
 	"github.com/jarvisbot/jarvisbot/mcphost"
 	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/secrets"
 	"github.com/jarvisbot/jarvisbot/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -41,13 +42,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 func cmdMCP(ctx context.Context, a *app, args []string) error {
 	// Everything after "--" is the server's command line, verbatim: its
 	// own flags are not ours.
-	var command []string
-	for i, s := range args {
-		if s == "--" {
-			args, command = args[:i], args[i+1:]
-			break
-		}
-	}
+	args, command := splitCommand(args)
 	fs := newFlagSet(a, "mcp", mcpUsage)
 	var env, hdrs listFlag
 	fs.Var(&env, "env", "add: an environment variable K=V for a stdio server (V may be ${SECRET}); repeatable")
@@ -508,8 +503,17 @@ func (m mcpCmd) importFile(ctx context.Context, file string) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var kr interface {
-		Set(ctx context.Context, name, value string) error
+	// The keyring is opened once, when the first secret needs it.
+	var kr *secrets.Keyring
+	keep := func(name, value string) error {
+		if kr == nil {
+			k, err := m.a.openSecrets(m.cfg)
+			if err != nil {
+				return fmt.Errorf("the keyring cannot be opened to keep it: %w", err)
+			}
+			kr = k
+		}
+		return kr.Set(ctx, name, value)
 	}
 	added, failed := 0, 0
 	for _, n := range names {
@@ -539,7 +543,7 @@ func (m mcpCmd) importFile(ctx context.Context, file string) error {
 			s.Timeout = time.Duration(e.Timeout * float64(time.Second))
 		}
 		// Secrets written into the file move to the keyring.
-		moved, err := m.moveSecrets(ctx, &s, &kr)
+		moved, err := moveSecrets(&s, keep)
 		if err != nil {
 			fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", n, err)
 			failed++
@@ -574,11 +578,9 @@ func importName(n string) string {
 	return strings.Trim(n, "-._")
 }
 
-// moveSecrets stores literal credentials of env and headers in the keyring
-// and leaves ${NAME} references in their place.
-func (m mcpCmd) moveSecrets(ctx context.Context, s *store.MCPServer, kr *interface {
-	Set(ctx context.Context, name, value string) error
-}) ([][2]string, error) {
+// moveSecrets stores literal credentials of env and headers with keep
+// (the keyring) and leaves ${NAME} references in their place.
+func moveSecrets(s *store.MCPServer, keep func(name, value string) error) ([][2]string, error) {
 	var moved [][2]string
 	fix := func(kind string, vals map[string]string) error {
 		for _, k := range sortedKeys(vals) {
@@ -586,20 +588,13 @@ func (m mcpCmd) moveSecrets(ctx context.Context, s *store.MCPServer, kr *interfa
 			if !plugins.LiteralSecret(k, v) {
 				continue
 			}
-			if *kr == nil {
-				k2, err := m.a.openSecrets(m.cfg)
-				if err != nil {
-					return fmt.Errorf("%s %s holds a secret, and the keyring cannot be opened to keep it: %w", kind, k, err)
-				}
-				*kr = k2
-			}
 			ref := secretRef("MCP_" + s.Name + "_" + k)
 			scheme := ""
-			if sch, rest, ok := strings.Cut(v, " "); ok && kind == "header" && isAuthScheme(sch) {
+			if sch, rest, ok := strings.Cut(v, " "); ok && kind == "header" && plugins.AuthScheme(sch) {
 				scheme, v = sch+" ", strings.TrimSpace(rest)
 			}
-			if err := (*kr).Set(ctx, ref, v); err != nil {
-				return fmt.Errorf("keep %s %s in the keyring: %w", kind, k, err)
+			if err := keep(ref, v); err != nil {
+				return fmt.Errorf("%s %s holds a secret that could not be kept: %w", kind, k, err)
 			}
 			vals[k] = scheme + "${" + ref + "}"
 			moved = append(moved, [2]string{kind + " " + k, ref})
@@ -613,12 +608,4 @@ func (m mcpCmd) moveSecrets(ctx context.Context, s *store.MCPServer, kr *interfa
 		return nil, err
 	}
 	return moved, nil
-}
-
-func isAuthScheme(s string) bool {
-	switch strings.ToLower(s) {
-	case "bearer", "basic", "token", "bot":
-		return true
-	}
-	return false
 }
