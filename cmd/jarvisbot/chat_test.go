@@ -14,7 +14,7 @@ func TestChatConsoleA2(t *testing.T) {
 	for _, p := range []string{"anthropic", "openai"} {
 		t.Run(p, func(t *testing.T) {
 			e := newTestEnv(t)
-			f := fakellm.New(t)
+			f := withModel(t, e)
 			e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = p, "test-model"
 			if p == "anthropic" {
 				e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()

@@ -52,9 +52,7 @@ func waitOutput(t *testing.T, out *syncBuffer, want string) {
 // a numbered choice.
 func TestServeConsoleCH1(t *testing.T) {
 	e := newTestEnv(t)
-	f := fakellm.New(t)
-	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
-	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	f := withModel(t, e)
 	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
 		t.Fatal("cli add")
 	}
@@ -92,9 +90,7 @@ func TestServeConsoleCH1(t *testing.T) {
 // run; schedule run NAME runs it now and prints the report; pause shows.
 func TestScheduleCLI_SC1(t *testing.T) {
 	e := newTestEnv(t)
-	f := fakellm.New(t)
-	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
-	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	f := withModel(t, e)
 	code, out, errOut := e.jarvis(t, "", "schedule", "list")
 	if code != 0 || !strings.Contains(out, "morning-brief") || !strings.Contains(out, "0 7 * * *") || !strings.Contains(out, "never") {
 		t.Fatalf("list: %d\n%s\n%s", code, out, errOut)
@@ -126,29 +122,14 @@ func TestScheduleCLI_SC1(t *testing.T) {
 // Telegram, refuses a stranger once, and approvals arrive as buttons.
 func TestServeTelegramCH1(t *testing.T) {
 	e := newTestEnv(t)
-	f := fakellm.New(t)
-	tg := fakebot.New(t, "123:test-token")
-	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
-	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
-	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
 	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
 		t.Fatal("cli add")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("serve did not stop")
-		}
-	}()
+	out, stopServe := startServe(t, e)
+	defer stopServe()
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{Text: "Hi from Telegram."})
 	tg.SendText(42, 42, "hello")
@@ -209,11 +190,8 @@ func waitSent(t *testing.T, tg *fakebot.Server, cond func([]fakebot.Sent) bool) 
 func TestLoadTelegramCH1(t *testing.T) {
 	const chats, per = 200, 5
 	e := newTestEnv(t)
-	f := fakellm.New(t)
-	tg := fakebot.New(t, "123:test-token")
-	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
-	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
-	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
 	e.vars["JARVIS_LOG_LEVEL"] = "error"
 	var owners []string
 	for c := 1; c <= chats; c++ {
@@ -223,13 +201,8 @@ func TestLoadTelegramCH1(t *testing.T) {
 	for range chats * per {
 		f.Push(fakellm.Step{Text: "ok"})
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
-	}()
-	defer func() { cancel(); <-done }()
+	_, stopServe := startServe(t, e)
+	defer stopServe()
 	for tg.Calls("getUpdates") == 0 {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -287,33 +260,18 @@ func TestLoadTelegramCH1(t *testing.T) {
 // Telegram, and the Discord message shows the outcome.
 func TestEndToEndTelegramDiscordCH2(t *testing.T) {
 	e := newTestEnv(t)
-	f := fakellm.New(t)
-	tg := fakebot.New(t, "123:test-token")
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
 	dc := fakediscord.New(t)
 	approvals := "555000111"
 	e.writeConfig(t, "approvals:\n  channel: \"discord:"+approvals+"\"\n")
-	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
-	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
-	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
 	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
 	e.vars["JARVIS_TELEGRAM_OWNERS"], e.vars["JARVIS_DISCORD_OWNERS"] = "42", "777"
 	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t)); code != 0 {
 		t.Fatal(errOut)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("serve did not stop")
-		}
-	}()
+	out, stopServe := startServe(t, e)
+	defer stopServe()
 	waitOutput(t, out, "jarvisbot is ready")
 	waitOutput(t, out, "MCP server up")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("mcp:testbox/delete_everything"), Input: `{}`}}},
@@ -358,9 +316,7 @@ func TestEndToEndTelegramDiscordCH2(t *testing.T) {
 // the owner and waits; it is never approved by itself.
 func TestScheduledRunAskTierSC1(t *testing.T) {
 	e := newTestEnv(t)
-	f := fakellm.New(t)
-	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
-	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	f := withModel(t, e)
 	dir := filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills", "nightly-echo")
 	os.MkdirAll(dir, 0o700)
 	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: nightly-echo\ndescription: Echo a line every night.\nmetadata:\n  jarvisbot.schedule: \"0 2 * * *\"\n  jarvisbot.does: tools\n---\nRun echo with the word night.\n"), 0o600)
@@ -387,21 +343,13 @@ func TestScheduledRunAskTierSC1(t *testing.T) {
 // answers 502 for a while costs retries, not the answer.
 func TestServeTelegramExpiryAnd5xxCH2(t *testing.T) {
 	e := newTestEnv(t)
-	f := fakellm.New(t)
-	tg := fakebot.New(t, "123:test-token")
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
 	e.writeConfig(t, "approvals:\n  ttl: 1s\n")
-	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
-	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
-	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
 	e.jarvis(t, "", "cli", "add", "echo")
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
-	}()
-	defer func() { cancel(); <-done }()
+	out, stopServe := startServe(t, e)
+	defer stopServe()
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["late"]}`}}}, fakellm.Step{Text: "Nobody approved, so I did not run it."})
 	tg.SendText(42, 42, "run echo")
@@ -431,24 +379,16 @@ func TestServeTelegramExpiryAnd5xxCH2(t *testing.T) {
 // tool runs and the answer arrives.
 func TestServeRestartBeforeClickCH2(t *testing.T) {
 	e := newTestEnv(t)
-	f := fakellm.New(t)
-	tg := fakebot.New(t, "123:test-token")
-	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
-	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
-	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
 	e.jarvis(t, "", "cli", "add", "echo")
-	start := func() (func(), *syncBuffer) {
-		ctx, cancel := context.WithCancel(context.Background())
-		out := &syncBuffer{}
-		done := make(chan int, 1)
-		go func() {
-			done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
-		}()
+	start := func() func() {
+		out, stop := startServe(t, e)
 		waitOutput(t, out, "jarvisbot is ready")
-		return func() { cancel(); <-done }, out
+		return stop
 	}
-	stop, _ := start()
+	stop := start()
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["survived"]}`}}})
 	tg.SendText(42, 42, "run echo")
 	var msgID int
@@ -464,7 +404,7 @@ func TestServeRestartBeforeClickCH2(t *testing.T) {
 	})
 	stop() // jarvisbot goes down while the request waits
 	f.Push(fakellm.Step{Text: "It said: survived."})
-	stop2, _ := start()
+	stop2 := start()
 	defer stop2()
 	tg.Press(42, 42, msgID, approve)
 	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
@@ -478,19 +418,12 @@ func TestServeRestartBeforeClickCH2(t *testing.T) {
 // reconnects and the owner is answered again.
 func TestServeDiscordGatewayDropCH1(t *testing.T) {
 	e := newTestEnv(t)
-	f := fakellm.New(t)
+	f := withModel(t, e)
 	dc := fakediscord.New(t)
-	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
-	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
 	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
 	e.vars["JARVIS_DISCORD_OWNERS"] = "777"
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
-	}()
-	defer func() { cancel(); <-done }()
+	out, stopServe := startServe(t, e)
+	defer stopServe()
 	if !dc.WaitConnected(1, 10*time.Second) {
 		t.Fatalf("no gateway session:\n%s", out.String())
 	}
@@ -520,4 +453,41 @@ func TestServeDiscordGatewayDropCH1(t *testing.T) {
 	f.Push(fakellm.Step{Text: "After the drop."})
 	dc.SendText(dm, "777", "still there?")
 	answered("After the drop.")
+}
+
+// withModel points the environment at a scripted model.
+func withModel(t *testing.T, e *testEnv) *fakellm.Server {
+	t.Helper()
+	f := fakellm.New(t)
+	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
+	e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
+	return f
+}
+
+// withTelegram points the environment at a fake Telegram Bot API.
+func withTelegram(t *testing.T, e *testEnv) *fakebot.Server {
+	t.Helper()
+	tg := fakebot.New(t, "123:test-token")
+	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
+	return tg
+}
+
+// startServe runs jarvisbot serve in the environment; stop ends it and
+// waits for it.
+func startServe(t *testing.T, e *testEnv) (*syncBuffer, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
+	}()
+	return out, func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not stop")
+		}
+	}
 }
