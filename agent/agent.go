@@ -267,10 +267,6 @@ type entered struct {
 	entry skills.Entry
 }
 
-// manualLead: the best manual must lead the next skill this much for its
-// plugin's servers to come with it (as route does).
-const manualLead = 1.5
-
 func (r *Runtime) matchSkills(ctx context.Context, agent, msg string) ([]entered, []string, error) {
 	if r.Skills == nil {
 		return nil, nil, nil
@@ -282,12 +278,12 @@ func (r *Runtime) matchSkills(ctx context.Context, agent, msg string) ([]entered
 	ms := rk.Rank(msg, nil)
 	var out []entered
 	var manuals []string
-	for i, m := range ms {
+	if p := skills.LeadingManual(ms); p != "" {
+		manuals = []string{p}
+	}
+	for _, m := range ms {
 		if m.Entry != skills.EntryTakeOver && m.Entry != skills.EntryJoin {
 			continue
-		}
-		if i == 0 && m.Skill.Plugin != "" && (len(ms) == 1 || m.Score >= manualLead*ms[1].Score) {
-			manuals = append(manuals, m.Skill.Plugin)
 		}
 		if len(out) < 3 { // a turn's instructions stay short
 			out = append(out, entered{m.Skill, m.Entry})

@@ -120,3 +120,25 @@ func EntryFor(s *Skill, score float64) Entry {
 	}
 	return EntryTakeOver
 }
+
+// ManualLead is how far the best match must lead the next one for its
+// plugin's servers to come with it: a tie between two manuals ("What's the
+// weather tomorrow?" touches calendar and tasks alike) brings neither.
+const ManualLead = 1.5
+
+// LeadingManual returns the plugin whose manual clearly leads a ranking
+// and enters the turn, or "": the turn offers that plugin's servers even
+// when the message names none of their words (catalog.Plan.Turn).
+func LeadingManual(ms []Match) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	best := ms[0]
+	if best.Skill.Plugin == "" || (best.Entry != EntryJoin && best.Entry != EntryTakeOver) {
+		return ""
+	}
+	if len(ms) > 1 && best.Score < ManualLead*ms[1].Score {
+		return ""
+	}
+	return best.Skill.Plugin
+}

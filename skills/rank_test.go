@@ -106,3 +106,25 @@ func benchRank(b *testing.B, n int) {
 // BenchmarkSkillRank ranks a shipped-size set (~50 skills).
 func BenchmarkSkillRank(b *testing.B)     { benchRank(b, 52) }
 func BenchmarkSkillRank1000(b *testing.B) { benchRank(b, 1000) }
+
+func TestLeadingManual(t *testing.T) {
+	cal := &Skill{Name: "google-calendar", Plugin: "google-calendar", Does: KindTools}
+	todo := &Skill{Name: "todoist", Plugin: "todoist", Does: KindTools}
+	human := &Skill{Name: "humanizer", Does: KindInstructions}
+	tests := []struct {
+		ms   []Match
+		want string
+	}{
+		{nil, ""},
+		{[]Match{{cal, 4, EntryJoin}}, "google-calendar"},
+		{[]Match{{cal, 4, EntryJoin}, {todo, 2, EntryJoin}}, "google-calendar"},
+		{[]Match{{cal, 4, EntryJoin}, {todo, 3.5, EntryJoin}}, ""}, // a tie brings neither
+		{[]Match{{human, 9, EntryTakeOver}, {cal, 3, EntryJoin}}, ""},
+		{[]Match{{cal, 1, EntryNone}}, ""},
+	}
+	for i, tt := range tests {
+		if got := LeadingManual(tt.ms); got != tt.want {
+			t.Errorf("%d: %q, want %q", i, got, tt.want)
+		}
+	}
+}

@@ -39,12 +39,6 @@ type routeSkill struct {
 	Entry  string  `json:"entry"`
 }
 
-// manualLead is how far the best skill must lead the next one for its
-// plugin's servers to come with it (Plan.Turn): a tie between two manuals
-// ("What's the weather tomorrow?" touches calendar and tasks alike) brings
-// neither.
-const manualLead = 1.5
-
 // skillMatches ranks the enabled skills for msg. When the best match is a
 // plugin's manual that enters the turn and clearly leads, it also names
 // that plugin, so that its servers can come with it.
@@ -54,12 +48,8 @@ func skillMatches(r *skills.Ranker, msg string) (out []routeSkill, manuals []str
 		return out, nil
 	}
 	ms := r.Rank(msg, nil)
-	if len(ms) > 0 {
-		best := ms[0]
-		lead := len(ms) == 1 || best.Score >= manualLead*ms[1].Score
-		if best.Skill.Plugin != "" && best.Entry != skills.EntryNone && best.Entry != skills.EntryOffer && lead {
-			manuals = []string{best.Skill.Plugin}
-		}
+	if p := skills.LeadingManual(ms); p != "" {
+		manuals = []string{p}
 	}
 	for _, m := range ms {
 		rs := routeSkill{ID: m.ID(), Score: math.Round(m.Score*1000) / 1000, Entry: string(m.Entry)}
