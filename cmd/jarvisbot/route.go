@@ -147,15 +147,11 @@ func (a *app) plan(ctx context.Context, agentName, snapshot string, connectAll b
 		}
 		return nil, nil, err
 	}
-	sc := skillScope{agent: ag.Name, connected: map[string]bool{}, connectAll: connectAll}
-	for _, srv := range view.Servers() {
-		if srv.Connected && srv.Plugin != "" {
-			sc.connected[srv.Plugin] = true
-		}
-	}
-	if err := installedPlugins(ctx, db, sc.connected); err != nil {
+	on, err := connectedPlugins(ctx, db, view)
+	if err != nil {
 		return nil, nil, err
 	}
+	sc := skillScope{agent: ag.Name, connected: on, connectAll: connectAll}
 	list, err := enabledSkills(ctx, cfg, db, sc, a.stderr)
 	if err != nil {
 		return nil, nil, err

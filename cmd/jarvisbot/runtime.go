@@ -247,14 +247,9 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 		return nil, err
 	}
 	skillsFor := func(ctx context.Context, agentName string) ([]*skills.Skill, error) {
-		on := map[string]bool{}
-		if err := installedPlugins(ctx, db, on); err != nil {
+		on, err := connectedPlugins(ctx, db, c.View())
+		if err != nil {
 			return nil, err
-		}
-		for _, srv := range c.View().Servers() {
-			if srv.Connected && srv.Plugin != "" {
-				on[srv.Plugin] = true
-			}
 		}
 		if err := loadOnce(); err != nil {
 			return nil, err

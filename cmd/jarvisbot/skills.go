@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/config"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -36,6 +37,19 @@ type skillScope struct {
 	// general skills already loaded (the service loads them once).
 	shop    map[string]shipped
 	general []*skills.Skill
+}
+
+// connectedPlugins are the plugins whose manuals are on: those installed
+// (and not waiting for a renewed sign-in) and those whose server is
+// connected in the catalog.
+func connectedPlugins(ctx context.Context, db store.Plugins, v *catalog.View) (map[string]bool, error) {
+	on := map[string]bool{}
+	for _, srv := range v.Servers() {
+		if srv.Connected && srv.Plugin != "" {
+			on[srv.Plugin] = true
+		}
+	}
+	return on, installedPlugins(ctx, db, on)
 }
 
 // installedPlugins adds to on the plugins whose manual's words are on:
