@@ -9,8 +9,6 @@ import (
 	"github.com/jarvisbot/jarvisbot/config"
 )
 
-type configT = config.Config
-
 // botChannels builds the Telegram and Discord channels whose tokens are
 // set, in the keyring or the environment.
 func (a *app) botChannels(ctx context.Context, cfg config.Config) ([]channel.Channel, error) {

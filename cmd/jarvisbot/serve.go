@@ -9,6 +9,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/channel"
 	"github.com/jarvisbot/jarvisbot/channel/console"
+	"github.com/jarvisbot/jarvisbot/config"
 	"github.com/jarvisbot/jarvisbot/dispatch"
 	"github.com/jarvisbot/jarvisbot/schedule"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -116,7 +117,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 
 // channels builds the configured channels; the console when there is no
 // bot token.
-func (a *app) channels(ctx context.Context, cfg configT) ([]channel.Channel, error) {
+func (a *app) channels(ctx context.Context, cfg config.Config) ([]channel.Channel, error) {
 	var out []channel.Channel
 	extra, err := a.botChannels(ctx, cfg)
 	if err != nil {
@@ -131,7 +132,7 @@ func (a *app) channels(ctx context.Context, cfg configT) ([]channel.Channel, err
 }
 
 // ownerIDs are the configured owners as user ids.
-func ownerIDs(cfg configT) []string {
+func ownerIDs(cfg config.Config) []string {
 	var out []string
 	for _, o := range cfg.Telegram.Owners {
 		out = append(out, "telegram:"+strings.TrimPrefix(o, "telegram:"))
