@@ -97,16 +97,6 @@ func Validate(dir string) []Problem {
 	return l.problems
 }
 
-// ValidateFS is Validate for the folder dir of fsys.
-func ValidateFS(fsys fs.FS, dir string) []Problem {
-	if err := checkFSDir(fsys, dir); err != nil {
-		return []Problem{{File: dir, Message: err.Error()}}
-	}
-	l := &loader{fsys: fsys, dir: dir, label: dir}
-	l.load()
-	return l.problems
-}
-
 func label(dir string) string { return path.Clean(filepath.ToSlash(dir)) }
 
 func openRoot(dir string) (*os.Root, error) {
