@@ -34,6 +34,11 @@
 //
 //	-extra-tools N  add N generated tools tool_001, tool_002, … each described
 //	                "Generated test tool number N." (default 0).
+//	-tools-file F   also serve the tools of F, a JSON array in the
+//	                tools/list shape (a real server's list, say); each
+//	                keeps its name, title, description, input schema and
+//	                annotations and answers "NAME called". A file that
+//	                cannot be read or parsed exits with status 2.
 //	-page-size K    tools/list returns at most K tools per page with a
 //	                nextCursor (default 0: no pagination).
 //
@@ -101,6 +106,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // exitFunc ends the process; crash paths call it so that a test of this
@@ -115,6 +122,7 @@ type options struct {
 	name           string
 	instructions   string
 	extraTools     int
+	toolsFile      []server.ServerTool
 	pageSize       int
 	garbage        bool
 	exitAtStart    int
@@ -136,6 +144,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.name, "name", "mcptest", "server `NAME` reported in initialize")
 	fs.StringVar(&o.instructions, "instructions", "", "server instructions `TEXT`")
 	fs.IntVar(&o.extraTools, "extra-tools", 0, "add `N` generated tools tool_001…")
+	toolsFile := fs.String("tools-file", "", "also serve the tools in `FILE` (a JSON array in the tools/list shape)")
 	fs.IntVar(&o.pageSize, "page-size", 0, "tools/list page size `K` (0: no pagination)")
 	fs.BoolVar(&o.garbage, "garbage", false, "print non-JSON lines to stdout before serving")
 	fs.IntVar(&o.exitAtStart, "exit-at-start", -1, "print a fatal error and exit with `CODE` before serving")
@@ -153,6 +162,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("%w: choose one of -sse and -html", errUsage)
 	case o.extraTools < 0 || o.pageSize < 0 || o.crashAfter < 0:
 		return o, fmt.Errorf("%w: -extra-tools, -page-size and -crash-after must not be negative", errUsage)
+	}
+	if *toolsFile != "" {
+		tools, err := readTools(*toolsFile)
+		if err != nil {
+			return o, fmt.Errorf("%w: -tools-file: %w", errUsage, err)
+		}
+		o.toolsFile = tools
 	}
 	return o, nil
 }

@@ -334,6 +334,42 @@ func TestPaginationReturnsEveryTool(t *testing.T) {
 	}
 }
 
+func TestToolsFileServesAGivenList(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "tools.json")
+	list := `[
+	  {"name": "list_issues", "title": "List issues", "description": "List the issues of a repository.",
+	   "inputSchema": {"type": "object", "properties": {"repo": {"type": "string", "description": "owner/name"}}, "required": ["repo"]},
+	   "annotations": {"readOnlyHint": true}},
+	  {"name": "bare", "description": "No schema given."}
+	]`
+	if err := os.WriteFile(file, []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startStdio(t, nil, nil, "-tools-file", file)
+	mustInitialize(t, s.c)
+	tools := toolsByName(t, s.c)
+	if want := len(builtinNames) + 2; len(tools) != want {
+		t.Fatalf("%d tools, want %d", len(tools), want)
+	}
+	li := tools["list_issues"]
+	if li.Title != "List issues" || li.Description != "List the issues of a repository." {
+		t.Errorf("list_issues title %q, description %q", li.Title, li.Description)
+	}
+	if li.Annotations.ReadOnlyHint == nil || !*li.Annotations.ReadOnlyHint {
+		t.Errorf("list_issues annotations %+v, want readOnlyHint true", li.Annotations)
+	}
+	if got := li.InputSchema; got.Type != "object" || len(got.Required) != 1 || got.Required[0] != "repo" || got.Properties["repo"] == nil {
+		t.Errorf("list_issues schema %+v, want the file's: object, repo required", got)
+	}
+	if got := tools["bare"].InputSchema.Type; got != "object" {
+		t.Errorf("bare schema type %q, want object for a tool given without one", got)
+	}
+	if got := callText(t, s.c, "bare", nil); got != "bare called" {
+		t.Errorf("bare = %q", got)
+	}
+}
+
 // checkAddToolNotifies calls add_tool and expects list_changed, then the
 // new tool in the list. On a 2026-07-28 connection notifications are opt-in,
 // so it first opens subscriptions/listen and waits for the server's
@@ -643,7 +679,12 @@ func TestHTMLModeIsNotMCP(t *testing.T) {
 
 func TestBadCommandLineExitsTwo(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"-sse"}, {"-html"}, {"-http", "127.0.0.1:0", "-sse", "-html"}, {"-no-such-flag"}, {"stray"}} {
+	notJSON := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(notJSON, []byte(`{"tools": "not an array"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-sse"}, {"-html"}, {"-http", "127.0.0.1:0", "-sse", "-html"}, {"-no-such-flag"}, {"stray"},
+		{"-tools-file", filepath.Join(t.TempDir(), "missing.json")}, {"-tools-file", notJSON}} {
 		cmd := exec.Command(serverBin, args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -67,10 +68,51 @@ func newTestServer(o options, stderr io.Writer, exit exitFunc) *testServer {
 		extra = append(extra, generatedTool(fmt.Sprintf("tool_%03d", i),
 			fmt.Sprintf("Generated test tool number %d.", i)))
 	}
+	extra = append(extra, o.toolsFile...)
 	if len(extra) > 0 {
 		t.mcp.AddTools(extra...)
 	}
 	return t
+}
+
+// readTools reads a tools/list array, such as a real server's list from a
+// catalog snapshot, into tools that answer that they were called. The
+// input schema is served byte for byte as the file has it.
+func readTools(path string) ([]server.ServerTool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var list []struct {
+		Name        string              `json:"name"`
+		Title       string              `json:"title"`
+		Description string              `json:"description"`
+		InputSchema json.RawMessage     `json:"inputSchema"`
+		Annotations *mcp.ToolAnnotation `json:"annotations"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fmt.Errorf("%s is not a JSON array of tools: %w", path, err)
+	}
+	tools := make([]server.ServerTool, 0, len(list))
+	for i, l := range list {
+		if l.Name == "" {
+			return nil, fmt.Errorf("%s: tool %d has no name", path, i+1)
+		}
+		schema := l.InputSchema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		tool := mcp.NewToolWithRawSchema(l.Name, l.Description, schema)
+		tool.Title = l.Title
+		if l.Annotations != nil {
+			tool.Annotations = *l.Annotations
+		}
+		name := l.Name
+		tools = append(tools, server.ServerTool{Tool: tool, Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(name + " called"), nil
+		}})
+	}
+	return tools, nil
 }
 
 // quiet marks a tool as harmless but not read-only; mcp-go's defaults

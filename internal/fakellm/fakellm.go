@@ -22,7 +22,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 )
 
@@ -113,9 +112,12 @@ type Server struct {
 	requests []Request
 }
 
+// Cleaner is what the server needs of whoever runs it: a *testing.T, or
+// a program that serves it outside a test (scripts/footprint).
+type Cleaner interface{ Cleanup(func()) }
+
 // New starts a server; t.Cleanup closes it.
-func New(t testing.TB) *Server {
-	t.Helper()
+func New(t Cleaner) *Server {
 	s := &Server{done: make(chan struct{})}
 	s.srv = httptest.NewServer(s)
 	s.URL = s.srv.URL

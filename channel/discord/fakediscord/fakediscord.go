@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -99,7 +98,7 @@ type interaction struct {
 
 // Server is one fake Discord. Its methods are safe for concurrent use.
 type Server struct {
-	t     testing.TB
+	t     Reporter
 	http  *httptest.Server
 	token string
 	bot   user
@@ -134,8 +133,16 @@ type user struct {
 	Bot        bool   `json:"bot,omitempty"`
 }
 
+// Reporter is what the fake needs of whoever runs it: a *testing.T, or a
+// program that serves the fake outside a test (scripts/footprint). Errorf
+// reports a request or a test action the real Discord would refuse.
+type Reporter interface {
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
 // New starts a fake Discord that stops when the test ends.
-func New(t testing.TB) *Server {
+func New(t Reporter) *Server {
 	s := &Server{
 		t:            t,
 		token:        "fake-token." + strconv.FormatInt(time.Now().UnixNano(), 36),

@@ -106,9 +106,15 @@ type update struct {
 	JSON map[string]any
 }
 
+// Reporter is what a fake needs of whoever runs it: a *testing.T, or a
+// program that serves the fake outside a test (scripts/footprint).
+type Reporter interface {
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
 // New starts a fake for the token; it stops when the test ends.
-func New(t testing.TB, token string) *Server {
-	t.Helper()
+func New(t Reporter, token string) *Server {
 	s := &Server{
 		Token: token, RetryAfter: 1, closed: make(chan struct{}), changed: make(chan struct{}),
 		nextUpd: 100, nextMsg: 1, messages: map[msgKey]*Sent{}, callbacks: map[string]bool{},
