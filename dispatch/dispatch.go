@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -63,6 +64,10 @@ type Desk struct {
 	log      *slog.Logger
 	channels map[string]channel.Channel
 
+	// kept says a reply may be waiting in the store to be sent again; an
+	// idle service then does not query the store every time it retries.
+	kept atomic.Bool
+
 	mu      sync.Mutex
 	owners  map[string]bool
 	codes   map[string]string // platform -> pairing code, while it has no owner
@@ -96,6 +101,7 @@ func New(ctx context.Context, opt Options, chans ...channel.Channel) (*Desk, err
 	for _, c := range chans {
 		d.channels[c.Name()] = c
 	}
+	d.kept.Store(true) // the last run may have left some
 	for _, o := range opt.Owners {
 		d.owners[o] = true
 	}
@@ -317,26 +323,37 @@ func (d *Desk) send(ctx context.Context, out channel.Outgoing) string {
 		if kerr := d.opt.Store.KeepUndelivered(ctx, store.Undelivered{Chat: out.Chat, Text: out.Text, Error: err.Error()}); kerr != nil {
 			d.log.Error("keeping the undelivered reply", "err", kerr)
 		}
+		d.kept.Store(true)
 		return ""
 	}
 	return id
 }
 
 // RetryUndelivered sends the kept replies again; the service calls it
-// from time to time.
+// from time to time. It looks in the store only when a reply was kept
+// since it last found none (or at start).
 func (d *Desk) RetryUndelivered(ctx context.Context) {
+	// Cleared before the look, so that a reply kept meanwhile sets it again.
+	if !d.kept.Swap(false) {
+		return
+	}
 	list, err := d.opt.Store.Undelivered(ctx)
 	if err != nil {
+		d.kept.Store(true)
 		return
 	}
 	for _, u := range list {
 		ch, ok := d.channels[platform(u.Chat)]
 		if !ok {
-			continue
+			continue // its channel is not running; the next start looks again
 		}
 		text := fmt.Sprintf("(This answer could not be delivered at %s; here it is now.)\n\n%s", u.CreatedAt.Local().Format("15:04"), u.Text)
-		if _, err := ch.Send(ctx, channel.Outgoing{Chat: u.Chat, Text: text}); err == nil {
-			d.opt.Store.Delivered(ctx, u.ID)
+		if _, err := ch.Send(ctx, channel.Outgoing{Chat: u.Chat, Text: text}); err != nil {
+			d.kept.Store(true)
+			continue
+		}
+		if err := d.opt.Store.Delivered(ctx, u.ID); err != nil {
+			d.log.Error("marking a kept reply as sent", "err", err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,6 +56,12 @@ func (p *chatPlatform) to(chat string) []string {
 
 func setup(t *testing.T, owners ...string) (*Desk, *chatPlatform, *fakellm.Server, *sqlite.DB) {
 	t.Helper()
+	return setupWith(t, func(db *sqlite.DB) Store { return db }, owners...)
+}
+
+// setupWith builds a desk on the store that wrap makes of the database.
+func setupWith(t *testing.T, wrap func(*sqlite.DB) Store, owners ...string) (*Desk, *chatPlatform, *fakellm.Server, *sqlite.DB) {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
 	if err != nil {
@@ -70,7 +77,7 @@ func setup(t *testing.T, owners ...string) (*Desk, *chatPlatform, *fakellm.Serve
 	cat := catalog.New()
 	rt := &agent.Runtime{Catalog: cat.View, Store: db, Exec: &agent.Tools{}, Model: func(string) (agent.Model, error) { return agent.Model{Provider: p}, nil }}
 	plat := &chatPlatform{}
-	d, err := New(ctx, Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: db, Owners: owners}, plat)
+	d, err := New(ctx, Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: wrap(db), Owners: owners}, plat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +178,49 @@ func TestUndeliveredKeptCH1(t *testing.T) {
 	}
 	if u, _ := db.Undelivered(ctx); len(u) != 0 {
 		t.Errorf("still kept: %v", u)
+	}
+}
+
+// lookCounter is the real store, counting the looks for kept replies.
+type lookCounter struct {
+	*sqlite.DB
+	looks atomic.Int32
+}
+
+func (c *lookCounter) Undelivered(ctx context.Context) ([]store.Undelivered, error) {
+	c.looks.Add(1)
+	return c.DB.Undelivered(ctx)
+}
+
+// TestRetryLooksOnlyAfterAReplyWasKept: an idle service does not query the
+// store on every retry tick; a reply kept since the last look is retried.
+func TestRetryLooksOnlyAfterAReplyWasKept(t *testing.T) {
+	var lc *lookCounter
+	d, plat, f, _ := setupWith(t, func(db *sqlite.DB) Store { lc = &lookCounter{DB: db}; return lc }, "test:1")
+	ctx := context.Background()
+	d.RetryUndelivered(ctx) // at start, the last run may have left some
+	d.RetryUndelivered(ctx)
+	d.RetryUndelivered(ctx)
+	if n := lc.looks.Load(); n != 1 {
+		t.Fatalf("%d looks in the store with nothing kept, want 1 (at start)", n)
+	}
+	plat.mu.Lock()
+	plat.fail = true
+	plat.mu.Unlock()
+	f.Push(fakellm.Step{Text: "kept answer"})
+	d.HandleMessage(ctx, channel.Message{Chat: "test:1", User: "test:1", Text: "tell me"})
+	waitFor(t, "the kept reply", func() bool { u, _ := lc.DB.Undelivered(ctx); return len(u) == 1 })
+	d.RetryUndelivered(ctx) // the platform still fails: kept for the next tick
+	plat.mu.Lock()
+	plat.fail = false
+	plat.mu.Unlock()
+	d.RetryUndelivered(ctx)
+	d.RetryUndelivered(ctx)
+	if n := lc.looks.Load(); n != 3 {
+		t.Errorf("%d looks, want 3: at start, after the reply was kept, after the retry failed", n)
+	}
+	if got := plat.to("test:1"); len(got) != 1 || !strings.Contains(got[0], "kept answer") {
+		t.Errorf("sent after the retries: %q, want the kept answer once", got)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -84,6 +85,9 @@ type Options struct {
 type Scheduler struct {
 	opt Options
 	log *slog.Logger
+	// undelivered says a report may be waiting in the store to be sent
+	// again; an idle service then does not query the store on every retry.
+	undelivered atomic.Bool
 
 	mu      sync.Mutex
 	jobs    map[string]*entry
@@ -119,7 +123,9 @@ func New(opt Options) *Scheduler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Scheduler{opt: opt, log: log, jobs: map[string]*entry{}}
+	s := &Scheduler{opt: opt, log: log, jobs: map[string]*entry{}}
+	s.undelivered.Store(true) // the last run may have left some
+	return s
 }
 
 // Arm registers jobs without catching up or arming timers (for a command
@@ -289,6 +295,7 @@ func (s *Scheduler) deliver(ctx context.Context, run *store.Run) {
 	run.Attempts++
 	if err := s.opt.Deliver(ctx, run.Chat, run.Report); err != nil {
 		run.Delivery, run.DeliveryError = "failed", err.Error()
+		s.undelivered.Store(true)
 		s.log.Warn("a scheduled report could not be delivered; it is retried", "skill", run.Skill, "err", err)
 	} else {
 		run.Delivery, run.DeliveryError = "sent", ""
@@ -298,10 +305,17 @@ func (s *Scheduler) deliver(ctx context.Context, run *store.Run) {
 	}
 }
 
-// RetryDeliveries sends the reports that could not be delivered.
+// RetryDeliveries sends the reports that could not be delivered. It
+// looks in the store only when a delivery failed since it last found none
+// (or at start).
 func (s *Scheduler) RetryDeliveries(ctx context.Context) {
+	// Cleared before the look, so that a failure meanwhile sets it again.
+	if !s.undelivered.Swap(false) {
+		return
+	}
 	list, err := s.opt.Store.UndeliveredRuns(ctx)
 	if err != nil {
+		s.undelivered.Store(true)
 		return
 	}
 	for _, r := range list {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +28,12 @@ type harness struct {
 
 func newHarness(t *testing.T, db *sqlite.DB, at time.Time) *harness {
 	t.Helper()
+	return newHarnessWith(t, db, at, func(db *sqlite.DB) store.Schedules { return db })
+}
+
+// newHarnessWith runs the scheduler on the store that wrap makes of db.
+func newHarnessWith(t *testing.T, db *sqlite.DB, at time.Time, wrap func(*sqlite.DB) store.Schedules) *harness {
+	t.Helper()
 	if db == nil {
 		var err error
 		db, err = sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
@@ -36,7 +43,7 @@ func newHarness(t *testing.T, db *sqlite.DB, at time.Time) *harness {
 		t.Cleanup(func() { db.Close() })
 	}
 	h := &harness{clk: clock.NewFake(at), db: db}
-	h.s = New(Options{Store: db, Clock: h.clk, MainChat: "telegram:1", Zone: time.UTC,
+	h.s = New(Options{Store: wrap(db), Clock: h.clk, MainChat: "telegram:1", Zone: time.UTC,
 		Run: func(ctx context.Context, j Job, chat string) (string, error) {
 			if h.block != nil {
 				<-h.block
@@ -191,6 +198,50 @@ func TestDeliveryFailureThenRetrySC1(t *testing.T) {
 	last, _ := h.db.LastRun(context.Background(), "digest")
 	if last.Delivery != "sent" || last.Attempts != 2 {
 		t.Errorf("after retry: %+v", last)
+	}
+}
+
+// lookCounter is the real store, counting the looks for undelivered reports.
+type lookCounter struct {
+	*sqlite.DB
+	looks atomic.Int32
+}
+
+func (c *lookCounter) UndeliveredRuns(ctx context.Context) ([]store.Run, error) {
+	c.looks.Add(1)
+	return c.DB.UndeliveredRuns(ctx)
+}
+
+// TestRetryLooksOnlyAfterAFailedDelivery: an idle service does not query
+// the store on every retry tick; a report that failed since is retried.
+func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
+	var lc *lookCounter
+	h := newHarnessWith(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC), func(db *sqlite.DB) store.Schedules {
+		lc = &lookCounter{DB: db}
+		return lc
+	})
+	ctx := context.Background()
+	h.s.Start(ctx, []Job{{Skill: "digest", Spec: "@hourly"}})
+	defer h.s.Stop()
+	h.s.RetryDeliveries(ctx) // at start, the last run may have left some
+	h.s.RetryDeliveries(ctx)
+	if n := lc.looks.Load(); n != 1 {
+		t.Fatalf("%d looks with nothing undelivered, want 1 (at start)", n)
+	}
+	h.failDlv = true
+	if r, err := h.s.RunNow(ctx, "digest"); err != nil || r.Delivery != "failed" {
+		t.Fatalf("run %+v %v, want a failed delivery", r, err)
+	}
+	h.mu.Lock()
+	h.failDlv = false
+	h.mu.Unlock()
+	h.s.RetryDeliveries(ctx)
+	h.s.RetryDeliveries(ctx)
+	if n := lc.looks.Load(); n != 2 {
+		t.Errorf("%d looks, want 2: at start and after the failed delivery", n)
+	}
+	if last, _ := h.db.LastRun(ctx, "digest"); last.Delivery != "sent" {
+		t.Errorf("after the retry: %+v", last)
 	}
 }
 
