@@ -79,3 +79,11 @@ type Typer interface {
 type Commander interface {
 	SetCommands(ctx context.Context, cmds []Command) error
 }
+
+// Readier tells when a running channel can hear the owner: Telegram's
+// first long poll is out, Discord's gateway session is ready. The channel
+// closes the channel once, the first time; serve waits for it before it
+// starts work that can wait, such as MCP servers.
+type Readier interface {
+	Ready() <-chan struct{}
+}

@@ -68,13 +68,20 @@ type Bot struct {
 	opening bool            // Session.Open is running
 	runCtx  context.Context // Run's context, which ends gateway connections
 	acks    map[*ack]bool   // presses not yet answered, while Run runs
+
+	ready     chan struct{} // closed when the first gateway session is ready
+	readyOnce sync.Once
 }
 
 var (
 	_ channel.Channel   = (*Bot)(nil)
 	_ channel.Typer     = (*Bot)(nil)
 	_ channel.Commander = (*Bot)(nil)
+	_ channel.Readier   = (*Bot)(nil)
 )
+
+// Ready is closed when Run's first gateway session is ready (READY).
+func (b *Bot) Ready() <-chan struct{} { return b.ready }
 
 // New checks the token with Discord (GET /users/@me) and returns the bot.
 func New(ctx context.Context, opt Options) (*Bot, error) {
@@ -93,7 +100,7 @@ func New(ctx context.Context, opt Options) (*Bot, error) {
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "discord: creating the session: %w", err)
 	}
-	b := &Bot{s: s, log: opt.Logger, ackAfter: ackAfter, acks: map[*ack]bool{}}
+	b := &Bot{s: s, log: opt.Logger, ackAfter: ackAfter, acks: map[*ack]bool{}, ready: make(chan struct{})}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -245,6 +252,7 @@ func (b *Bot) Run(ctx context.Context, h channel.Handler) error {
 		return gatewayError(err)
 	}
 	defer b.s.Close()
+	b.readyOnce.Do(func() { close(b.ready) }) // Open returns after READY
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Add(1)

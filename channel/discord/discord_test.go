@@ -311,6 +311,32 @@ func TestBadTokenIsExplainedWithoutTheToken(t *testing.T) {
 	}
 }
 
+func TestReadyOnceTheGatewaySessionIs(t *testing.T) {
+	t.Parallel()
+	srv := fakediscord.New(t)
+	b := newBot(t, srv)
+	select {
+	case <-b.Ready():
+		t.Fatal("ready before Run")
+	default:
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx, &recorder{}) }()
+	select {
+	case <-b.Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatal("not ready within 5s of Run")
+	}
+	if n := srv.Connected(); n != 1 {
+		t.Errorf("ready with %d ready gateway sessions, want 1", n)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}
+
 func TestRunReturnsSoonAfterCancel(t *testing.T) {
 	t.Parallel()
 	srv := fakediscord.New(t)

@@ -24,6 +24,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -63,20 +64,27 @@ type Bot struct {
 	poll       time.Duration
 	retryDelay time.Duration
 	running    atomic.Bool
+	ready      chan struct{} // closed when the first long poll goes out, or the webhook is set
+	readyOnce  sync.Once
 }
 
 var (
 	_ channel.Channel   = (*Bot)(nil)
 	_ channel.Typer     = (*Bot)(nil)
 	_ channel.Commander = (*Bot)(nil)
+	_ channel.Readier   = (*Bot)(nil)
 )
+
+// Ready is closed when Run's first long poll goes out, or when RunWebhook
+// has set the webhook.
+func (b *Bot) Ready() <-chan struct{} { return b.ready }
 
 // New connects to the Bot API and checks the token (getMe).
 func New(ctx context.Context, opt Options) (*Bot, error) {
 	if strings.TrimSpace(opt.Token) == "" {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: no bot token: create a bot with @BotFather and store its token")
 	}
-	b := &Bot{client: opt.HTTPClient, token: opt.Token, log: opt.Logger, poll: opt.PollTimeout, retryDelay: opt.RetryDelay}
+	b := &Bot{client: opt.HTTPClient, token: opt.Token, log: opt.Logger, poll: opt.PollTimeout, retryDelay: opt.RetryDelay, ready: make(chan struct{})}
 	if b.client == nil {
 		b.client = &http.Client{}
 	}
@@ -154,6 +162,7 @@ func (b *Bot) Run(ctx context.Context, h channel.Handler) error {
 	}()
 	backoff := time.Duration(0)
 	for ctx.Err() == nil {
+		b.readyOnce.Do(func() { close(b.ready) })
 		updates, err := b.getUpdates(ctx, offset, int(b.poll/time.Second))
 		if err != nil {
 			if ctx.Err() != nil {

@@ -138,6 +138,29 @@ func TestRunStripsTheBotsNameFromCommands(t *testing.T) {
 	}
 }
 
+func TestReadyWhenTheFirstPollGoesOut(t *testing.T) {
+	s, b := newBot(t, Options{})
+	select {
+	case <-b.Ready():
+		t.Fatal("ready before Run")
+	default:
+	}
+	stop := run(t, b, newRecorder())
+	defer stop()
+	select {
+	case <-b.Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatal("not ready within 5s of Run")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.Calls("getUpdates") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("ready, but no getUpdates reached the Bot API")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func TestRunStopsWithinASecondOfCancel(t *testing.T) {
 	t.Parallel()
 	s, b := newBot(t, Options{}) // a 30 s poll: the cancel must abort it

@@ -53,6 +53,7 @@ func (b *Bot) RunWebhook(ctx context.Context, h channel.Handler, listen, publicU
 		return err
 	}
 	b.log.Info("telegram: receiving updates by webhook", "url", publicURL, "listen", ln.Addr().String())
+	b.readyOnce.Do(func() { close(b.ready) })
 	<-ctx.Done()
 	dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -38,6 +38,11 @@ func TestWebhookCH1(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	select {
+	case <-b.Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the webhook is set, but the bot is not ready")
+	}
 	update := `{"update_id":5,"message":{"message_id":9,"date":1,"chat":{"id":42,"type":"private"},"from":{"id":42,"is_bot":false,"first_name":"Owner"},"text":"by webhook"}}`
 	post := func(secret string) int {
 		req, _ := http.NewRequest(http.MethodPost, public, strings.NewReader(update))

@@ -34,11 +34,12 @@
 //
 //	-extra-tools N  add N generated tools tool_001, tool_002, … each described
 //	                "Generated test tool number N." (default 0).
-//	-tools-file F   also serve the tools of F, a JSON array in the
-//	                tools/list shape (a real server's list, say); each
-//	                keeps its name, title, description, input schema and
-//	                annotations and answers "NAME called". A file that
-//	                cannot be read or parsed exits with status 2.
+//	-tools-file F   serve the tools of F instead of the built-in ones: a
+//	                JSON array in the tools/list shape (a real server's
+//	                list, say), so the server stands in for that server;
+//	                each tool keeps its name, title, description, input
+//	                schema and annotations and answers "NAME called". A
+//	                file that cannot be read or parsed exits with status 2.
 //	-page-size K    tools/list returns at most K tools per page with a
 //	                nextCursor (default 0: no pagination).
 //
@@ -144,7 +145,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.name, "name", "mcptest", "server `NAME` reported in initialize")
 	fs.StringVar(&o.instructions, "instructions", "", "server instructions `TEXT`")
 	fs.IntVar(&o.extraTools, "extra-tools", 0, "add `N` generated tools tool_001…")
-	toolsFile := fs.String("tools-file", "", "also serve the tools in `FILE` (a JSON array in the tools/list shape)")
+	toolsFile := fs.String("tools-file", "", "serve the tools in `FILE` (a JSON array in the tools/list shape) instead of the built-in ones")
 	fs.IntVar(&o.pageSize, "page-size", 0, "tools/list page size `K` (0: no pagination)")
 	fs.BoolVar(&o.garbage, "garbage", false, "print non-JSON lines to stdout before serving")
 	fs.IntVar(&o.exitAtStart, "exit-at-start", -1, "print a fatal error and exit with `CODE` before serving")

@@ -62,13 +62,16 @@ func newTestServer(o options, stderr io.Writer, exit exitFunc) *testServer {
 	}
 	t.mcp = server.NewMCPServer(o.name, "0.0.0-test", opts...)
 
-	t.mcp.AddTools(t.builtinTools()...)
+	if o.toolsFile != nil {
+		t.mcp.AddTools(o.toolsFile...)
+	} else {
+		t.mcp.AddTools(t.builtinTools()...)
+	}
 	extra := make([]server.ServerTool, 0, o.extraTools)
 	for i := 1; i <= o.extraTools; i++ {
 		extra = append(extra, generatedTool(fmt.Sprintf("tool_%03d", i),
 			fmt.Sprintf("Generated test tool number %d.", i)))
 	}
-	extra = append(extra, o.toolsFile...)
 	if len(extra) > 0 {
 		t.mcp.AddTools(extra...)
 	}

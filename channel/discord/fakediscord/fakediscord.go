@@ -123,6 +123,7 @@ type Server struct {
 	heartbeats   int
 	closeCodes   []int
 	silent       bool
+	heartbeat    time.Duration // the HELLO's heartbeat_interval
 	wg           sync.WaitGroup
 }
 
@@ -155,6 +156,7 @@ func New(t Reporter) *Server {
 		fails:        map[string][]int{},
 		requests:     map[string]int{},
 		seq:          1_100_000_000_000_000_000,
+		heartbeat:    defaultHeartbeatMS * time.Millisecond,
 	}
 	s.bot = user{ID: s.id(), Username: "jarvisbot", Bot: true}
 	s.guild = s.id()

@@ -105,7 +105,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	s.mu.Lock()
-	silent := s.silent
+	silent, interval := s.silent, s.heartbeat
 	s.mu.Unlock()
 	if silent {
 		for {
@@ -114,8 +114,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	interval := defaultHeartbeatMS * time.Millisecond
-	if c.write(map[string]any{"op": 10, "d": map[string]any{"heartbeat_interval": defaultHeartbeatMS}}) != nil {
+	if c.write(map[string]any{"op": 10, "d": map[string]any{"heartbeat_interval": interval.Milliseconds()}}) != nil {
 		return
 	}
 	for {
@@ -300,6 +299,15 @@ func (s *Server) SilentGateway() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.silent = true
+}
+
+// SetHeartbeatInterval sets the heartbeat_interval of the HELLO that
+// later connections get: 1s by default, so tests see heartbeats soon;
+// Discord itself asks for about 41s.
+func (s *Server) SetHeartbeatInterval(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.heartbeat = d
 }
 
 // Connections counts the open gateway websockets, ready or not.
