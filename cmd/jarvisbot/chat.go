@@ -48,6 +48,7 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer svc.Close()
+	svc.connect(ctx)
 	lines := stdinLines(ctx, a)
 	c := terminal{a: a, svc: svc, agent: *agentName, lines: lines, asked: asked}
 	// Requests that waited while jarvisbot was not running are asked first.

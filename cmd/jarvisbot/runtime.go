@@ -114,6 +114,20 @@ type service struct {
 	pending []store.Approval
 	// scheduleList answers /schedule once the scheduler runs.
 	scheduleList func(ctx context.Context) string
+	// servers are the enabled MCP servers, started by connect.
+	servers []mcphost.Server
+	log     *slog.Logger
+}
+
+// connect starts the MCP servers in the background; their tools join the
+// catalog as each one answers. serve calls it once its channels are up,
+// so that the owner is reachable before any child process starts.
+func (s *service) connect(ctx context.Context) {
+	for _, hs := range s.servers {
+		if err := s.host.Start(ctx, hs); err != nil {
+			s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
+		}
+	}
 }
 
 func (s *service) Close() {
@@ -127,8 +141,8 @@ func (s *service) Close() {
 }
 
 // startService builds the running service. notify is told of approval
-// requests and decisions (the channels draw them). MCP servers start in
-// the background; their tools join the catalog as each one answers.
+// requests and decisions (the channels draw them). MCP servers start
+// when the caller calls connect.
 //
 // deliver sends an answer to a chat outside a running turn: a turn that
 // was waiting for approval when jarvisbot stopped, continued after the
@@ -142,7 +156,7 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	s := &service{cfg: cfg, db: db, catalog: c}
+	s := &service{cfg: cfg, db: db, catalog: c, log: log}
 	m := mcpCmd{a: a, cfg: cfg, db: db}
 	servers, err := db.MCPServers(ctx)
 	if err != nil {
@@ -216,9 +230,7 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 		if sp, ok := shop[srv.Plugin]; ok && needsSignIn(sp.plugin) && mgr != nil {
 			hs.Client = &http.Client{Transport: mgr.Transport(srv.Plugin, nil)}
 		}
-		if err := s.host.Start(ctx, hs); err != nil {
-			log.Warn("MCP server not started", "server", srv.Name, "err", err)
-		}
+		s.servers = append(s.servers, hs)
 	}
 	cli, err := db.CLITools(ctx)
 	if err != nil {

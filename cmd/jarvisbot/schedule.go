@@ -103,6 +103,7 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer svc.Close()
+	svc.connect(ctx)
 	jobs, err := scheduledJobs(ctx, cfg, svc.db, a.stderr)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/channel/console"
 	"github.com/jarvisbot/jarvisbot/config"
 	"github.com/jarvisbot/jarvisbot/dispatch"
+	"github.com/jarvisbot/jarvisbot/internal/trim"
 	"github.com/jarvisbot/jarvisbot/schedule"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -81,31 +83,40 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if _, err := svc.rt.Model(*agentName); err != nil {
 		log.Warn("no model is configured: messages are answered with what to set", "err", err)
 	}
-	errs := make(chan error, len(chans))
+	ends := make(chan channelEnd, len(chans))
 	for _, ch := range chans {
-		if cm, ok := ch.(channel.Commander); ok {
-			if err := cm.SetCommands(ctx, dispatch.Commands); err != nil {
-				log.Warn("registering commands", "channel", ch.Name(), "err", err)
-			}
-		}
-		go func() { errs <- ch.Run(ctx, desk) }()
+		go func() { ends <- channelEnd{ch, ch.Run(ctx, desk)} }()
 	}
+	running := len(chans) - awaitChannels(ctx, chans, ends, log)
 	names := make([]string, 0, len(chans))
 	for _, ch := range chans {
 		names = append(names, ch.Name())
 	}
 	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)
+	// The owner can reach jarvisbot now. What can wait comes after: the
+	// commands menu, MCP servers (child processes, network; their tools
+	// join as each one answers), and giving back to the kernel, ten
+	// seconds from now and after busy spells, what start-up alone needed
+	// (see internal/trim).
+	for _, ch := range chans {
+		if cm, ok := ch.(channel.Commander); ok {
+			if err := cm.SetCommands(ctx, dispatch.Commands); err != nil && ctx.Err() == nil {
+				log.Warn("registering commands", "channel", ch.Name(), "err", err)
+			}
+		}
+	}
+	svc.connect(ctx)
+	go trim.Keep(ctx, 10*time.Second, log)
 	retry := time.NewTicker(30 * time.Second)
 	defer retry.Stop()
-	running := len(chans)
 	for running > 0 {
 		select {
 		case <-ctx.Done():
 			return nil
-		case err := <-errs:
+		case end := <-ends:
 			running--
-			if err != nil {
-				log.Error("a channel stopped", "err", err)
+			if end.err != nil {
+				log.Error("a channel stopped", "channel", end.ch.Name(), "err", end.err)
 			}
 		case <-retry.C:
 			desk.RetryUndelivered(ctx)
@@ -113,6 +124,60 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	return nil
+}
+
+// channelWait bounds how long serve waits for its channels to hear the
+// owner before it goes on with the work that can wait.
+const channelWait = 5 * time.Second
+
+// channelEnd is a channel's Run returning.
+type channelEnd struct {
+	ch  channel.Channel
+	err error
+}
+
+// awaitChannels waits until every channel that can tell (channel.Readier)
+// hears the owner or has stopped, or channelWait has passed. It returns
+// how many channels stopped meanwhile, having logged why.
+func awaitChannels(ctx context.Context, chans []channel.Channel, ends <-chan channelEnd, log *slog.Logger) (stopped int) {
+	done := make(chan struct{})
+	defer close(done)
+	ready := make(chan channel.Channel, len(chans))
+	waiting := map[channel.Channel]bool{}
+	for _, ch := range chans {
+		if r, ok := ch.(channel.Readier); ok {
+			waiting[ch] = true
+			go func() {
+				select {
+				case <-r.Ready():
+					ready <- ch
+				case <-done:
+				}
+			}()
+		}
+	}
+	timeout := time.NewTimer(channelWait)
+	defer timeout.Stop()
+	for len(waiting) > 0 {
+		select {
+		case ch := <-ready:
+			delete(waiting, ch)
+		case end := <-ends:
+			stopped++
+			delete(waiting, end.ch)
+			if end.err != nil {
+				log.Error("a channel stopped", "channel", end.ch.Name(), "err", end.err)
+			}
+		case <-timeout.C:
+			for ch := range waiting {
+				log.Warn("a channel is not receiving yet; going on", "channel", ch.Name(), "waited", channelWait)
+			}
+			return stopped
+		case <-ctx.Done():
+			return stopped
+		}
+	}
+	return stopped
 }
 
 // channels builds the configured channels; the console when there is no
