@@ -246,7 +246,14 @@ type serving struct {
 }
 
 func startServe(env []string, bin string, tg *fakebot.Server, dc *fakediscord.Server) (*serving, error) {
-	polls, sessions := tg.Calls("getUpdates"), dc.Connected()
+	// The last run's gateway session must be gone, or it would count as
+	// this run's.
+	for gone := time.Now().Add(5 * time.Second); dc.Connected() > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(gone) {
+			return nil, errors.New("the previous jarvisbot's Discord session did not end within 5s")
+		}
+	}
+	polls := tg.Calls("getUpdates")
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
@@ -284,7 +291,7 @@ func startServe(env []string, bin string, tg *fakebot.Server, dc *fakediscord.Se
 			return nil, errors.New("jarvisbot serve was not ready within 10s")
 		default:
 		}
-		if !logAt.IsZero() && tg.Calls("getUpdates") > polls && dc.Connected() > sessions {
+		if !logAt.IsZero() && tg.Calls("getUpdates") > polls && dc.Connected() > 0 {
 			s.ready, s.logged = time.Since(start), logAt.Sub(start)
 			return s, nil
 		}
