@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/llm"
+	"github.com/jarvisbot/jarvisbot/mcphost"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -52,13 +54,23 @@ type Runtime struct {
 	// Skills returns the ranker over the skills enabled for an agent; nil
 	// means no skills.
 	Skills func(ctx context.Context, agent string) (*skills.Ranker, error)
-	Log    *slog.Logger
-	Clock  clock.Clock
+	// Servers, when set, lets a turn wait for an MCP server that its
+	// message wants and that is still starting (see Turn.Offline).
+	Servers Starter
+	Log     *slog.Logger
+	Clock   clock.Clock
 	// HistoryTokens bounds the history sent with a turn (bytes/4 estimate);
 	// default 24000.
 	HistoryTokens int
 
 	schemas schemaCache
+}
+
+// Starter tells when MCP servers that are starting have answered.
+type Starter interface {
+	// WaitStarted waits, bounded by the servers' start deadline, until
+	// none of the named servers is still starting, and returns their states.
+	WaitStarted(ctx context.Context, servers []string) []mcphost.Status
 }
 
 // Input is one message to answer.
@@ -114,7 +126,7 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (Result, error) {
 	if err := r.save(ctx, in, llm.Message{Role: llm.RoleUser, Text: in.Text}); err != nil {
 		return Result{}, err
 	}
-	st, err := r.prepare(ctx, in)
+	st, err := r.prepare(ctx, in, nil)
 	if err != nil {
 		return st.res, err
 	}
@@ -132,8 +144,9 @@ type turnState struct {
 	decided map[string]store.Approval // approvals taken while the turn was not running
 }
 
-// prepare resolves the turn's tools, skills and history.
-func (r *Runtime) prepare(ctx context.Context, in Input) (*turnState, error) {
+// prepare resolves the turn's tools, skills and history. need names MCP
+// servers the turn needs whatever its words say (a resumed turn's calls).
+func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnState, error) {
 	st := &turnState{in: in}
 	ag, err := r.Store.Agent(ctx, in.Agent)
 	if err != nil {
@@ -157,6 +170,19 @@ func (r *Runtime) prepare(ctx context.Context, in Input) (*turnState, error) {
 	}
 	var t catalog.Turn
 	plan.Turn(in.Text, &t, manuals...)
+	var absent string
+	if want := append(t.Offline(manuals...), offline(view, need)...); len(want) > 0 && r.Servers != nil {
+		// A server the message wants is not connected (yet): wait for it
+		// while it starts, then plan again on what is connected now.
+		for _, s := range r.Servers.WaitStarted(ctx, want) {
+			if s.State != mcphost.StateUp {
+				absent += notUp(s)
+			}
+		}
+		view = r.Catalog()
+		plan = view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
+		plan.Turn(in.Text, &t, manuals...)
+	}
 	st.offered = newOffer(t.Tools)
 	for _, cp := range t.Tools {
 		st.res.Tools = append(st.res.Tools, cp.ID)
@@ -166,7 +192,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input) (*turnState, error) {
 	}
 	st.req = llm.Request{
 		System:      systemPrompt(ag, view),
-		SystemExtra: skillsPrompt(entering),
+		SystemExtra: strings.TrimSpace(skillsPrompt(entering) + absent),
 		Tools:       st.offered.wire,
 		CachedTools: len(plan.Prefix()),
 		MaxTokens:   st.model.MaxTokens,
@@ -249,7 +275,7 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (Result, error
 			break
 		}
 	}
-	st, err := r.prepare(ctx, Input{Agent: a.Agent, Chat: a.Chat, Text: text})
+	st, err := r.prepare(ctx, Input{Agent: a.Agent, Chat: a.Chat, Text: text}, pendingServers(r.Catalog(), stored))
 	if err != nil {
 		return st.res, err
 	}
@@ -257,8 +283,68 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (Result, error
 	if n == 0 || st.req.Messages[n-1].Role != llm.RoleAssistant || len(st.req.Messages[n-1].ToolCalls) == 0 {
 		return st.res, fmt.Errorf("chat %s has no tool call waiting for an answer", a.Chat)
 	}
-	st.decided = map[string]store.Approval{a.Tool + "\x00" + string(a.Args): a}
+	st.decided = map[string]store.Approval{callKey(a.Tool, a.Args): a}
 	return r.loop(ctx, st)
+}
+
+// offline returns those of the named servers that are in the view but not
+// connected.
+func offline(v *catalog.View, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if s, ok := v.Server(n); ok && !s.Connected {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// pendingServers names the MCP servers of the calls that the last stored
+// assistant message left unanswered.
+func pendingServers(v *catalog.View, stored []store.Message) []string {
+	for i := len(stored) - 1; i >= 0; i-- {
+		var m llm.Message
+		if json.Unmarshal(stored[i].Content, &m) != nil {
+			continue
+		}
+		if m.Role != llm.RoleAssistant {
+			return nil
+		}
+		var out []string
+		for _, c := range m.ToolCalls {
+			for _, cp := range v.Capabilities() {
+				if cp.Kind == catalog.KindMCP && llm.WireName(cp.ID) == c.Name && !slices.Contains(out, cp.Server) {
+					out = append(out, cp.Server)
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// notUp tells the model that a server the request wants is not up, so
+// that the answer can say so rather than pretend the tools do not exist.
+func notUp(s mcphost.Status) string {
+	why := "it is still starting"
+	if s.Err != nil {
+		why = fmt.Sprintf("it is not answering (%v); jarvisbot keeps reconnecting", s.Err)
+	}
+	return fmt.Sprintf("\n\nThe MCP server %s, which this request may need, is not up: %s. Its tools are not available in this turn; if the request needs them, tell the owner that %s is not up yet.", s.Name, why, s.Name)
+}
+
+// callKey names a call by its tool and arguments, whatever their spacing
+// or key order: the approval keeps the arguments as the model sent them,
+// the history as they were stored, and a decision taken after a restart
+// must find its call in either form, or the owner would be asked again.
+func callKey(tool string, args json.RawMessage) string {
+	var v any
+	if json.Unmarshal(args, &v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			args = b
+		}
+	}
+	return tool + "\x00" + string(args)
 }
 
 // entered is a skill that enters a turn, with how.
@@ -445,7 +531,7 @@ func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tie
 // ask waits for the owner's decision on an ask-tier call.
 func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability, c llm.ToolCall) (llm.ToolResult, string) {
 	in := st.in
-	if a, ok := st.decided[cp.ID+"\x00"+string(c.Input)]; ok {
+	if a, ok := st.decided[callKey(cp.ID, c.Input)]; ok {
 		return r.decided(ctx, in, cp, c, a)
 	}
 	if r.Approvals == nil {

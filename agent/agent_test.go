@@ -307,34 +307,59 @@ func BenchmarkTurnOverhead(b *testing.B) {
 
 // TestRestartWithPendingApprovalC2: the service stops while a call waits
 // for approval; after the restart the request is still pending, the
-// owner approves it, and the turn goes on from where it was.
+// owner approves it, and the turn goes on from where it was: the approved
+// call runs once, whatever the spacing and key order the model used, and
+// the owner is not asked a second time.
 func TestRestartWithPendingApprovalC2(t *testing.T) {
-	e := newEnv(t, "anthropic")
-	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{call("cli:echo", `{"args":["after","restart"]}`)}})
-	ctx, stop := context.WithCancel(context.Background())
-	go func() { <-e.asked; stop() }() // the service goes down while it waits
-	if _, err := e.rt.Turn(ctx, Input{Agent: "default", Chat: "console", Text: "echo after restart"}); err == nil {
-		t.Fatal("the interrupted turn reported success")
-	}
-	// Restart: a new engine over the same store resumes the request.
-	orphans := make(chan store.Approval, 1)
-	e.engine = approvals.New(approvals.Options{Store: e.db, Clock: e.clk, Orphan: func(a store.Approval) { orphans <- a }})
-	e.rt.Approvals = e.engine
-	pending, err := e.engine.Resume(context.Background())
-	if err != nil || len(pending) != 1 || pending[0].Tool != "cli:echo" {
-		t.Fatalf("after restart: %+v %v", pending, err)
-	}
-	if _, err := e.engine.Decide(context.Background(), pending[0].ID, "console", true, false); err != nil {
-		t.Fatal(err)
-	}
-	a := <-orphans
-	e.llm.Push(fakellm.Step{Text: "It said: after restart."})
-	r, err := e.rt.Continue(context.Background(), a)
-	if err != nil || r.Text != "It said: after restart." {
-		t.Fatalf("continue: %+v %v", r, err)
-	}
-	if res := e.lastResults(t); len(res) != 1 || !strings.Contains(res[0], "after restart") {
-		t.Errorf("the approved call's result: %q", res)
+	for _, input := range []string{
+		`{"args":["after","restart"]}`,
+		`{ "args": [ "after", "restart" ] }`,
+		`{"stdin": "", "args":["after","restart"]}`,
+	} {
+		t.Run(input, func(t *testing.T) {
+			e := newEnv(t, "anthropic")
+			e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{call("cli:echo", input)}})
+			ctx, stop := context.WithCancel(context.Background())
+			go func() { <-e.asked; stop() }() // the service goes down while it waits
+			if _, err := e.rt.Turn(ctx, Input{Agent: "default", Chat: "console", Text: "echo after restart"}); err == nil {
+				t.Fatal("the interrupted turn reported success")
+			}
+			// Restart: a new engine over the same store resumes the request.
+			orphans := make(chan store.Approval, 1)
+			asked := make(chan store.Approval, 1)
+			e.engine = approvals.New(approvals.Options{Store: e.db, Clock: e.clk, Orphan: func(a store.Approval) { orphans <- a },
+				Notify: func(a store.Approval) {
+					if a.State == store.ApprovalPending {
+						asked <- a
+					}
+				}})
+			e.rt.Approvals = e.engine
+			pending, err := e.engine.Resume(context.Background())
+			if err != nil || len(pending) != 1 || pending[0].Tool != "cli:echo" {
+				t.Fatalf("after restart: %+v %v", pending, err)
+			}
+			if _, err := e.engine.Decide(context.Background(), pending[0].ID, "console", true, false); err != nil {
+				t.Fatal(err)
+			}
+			a := <-orphans
+			e.llm.Push(fakellm.Step{Text: "It said: after restart."})
+			cctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				if again, ok := <-asked; ok {
+					t.Errorf("the owner was asked again after approving: %+v", again)
+					cancel()
+				}
+			}()
+			r, err := e.rt.Continue(cctx, a)
+			close(asked)
+			if err != nil || r.Text != "It said: after restart." {
+				t.Fatalf("continue: %+v %v", r, err)
+			}
+			if res := e.lastResults(t); len(res) != 1 || !strings.Contains(res[0], "after restart") {
+				t.Errorf("the approved call's result: %q", res)
+			}
+		})
 	}
 }
 

@@ -53,6 +53,10 @@ type Plan struct {
 	gated    [][]*Capability
 	srvState []serverState
 	withheld []Withheld
+	// grantedOffline marks, per view server, a server that is not
+	// connected but has a tool steps 1-2 would grant: the turn may want it
+	// once it answers (Turn.Offline).
+	grantedOffline []bool
 }
 
 type serverState uint8
@@ -66,7 +70,8 @@ const (
 
 // Plan resolves steps 1-3 for an agent.
 func (v *View) Plan(p Policy) *Plan {
-	pl := &Plan{view: v, policy: p, gated: make([][]*Capability, len(v.servers)), srvState: make([]serverState, len(v.servers))}
+	pl := &Plan{view: v, policy: p, gated: make([][]*Capability, len(v.servers)), srvState: make([]serverState, len(v.servers)),
+		grantedOffline: make([]bool, len(v.servers))}
 	// One backing array for every list keeps planning to a handful of
 	// allocations: it runs again whenever the catalog or the agent changes.
 	all := make([]*Capability, 0, 2*len(v.caps))
@@ -99,6 +104,9 @@ func (v *View) Plan(p Policy) *Plan {
 		}
 		if why != "" {
 			pl.withheld = append(pl.withheld, Withheld{ID: cp.ID, Reason: why})
+			if why == ReasonNotConnected && cp.Kind == KindMCP {
+				pl.grantedOffline[v.srvIdx[cp.Server]] = true
+			}
 			continue
 		}
 		switch {
@@ -203,6 +211,27 @@ func (pl *Plan) Turn(msg string, t *Turn, manuals ...string) {
 			}
 		}
 	}
+}
+
+// Offline returns the servers this turn would offer if they were
+// connected: named by the message, matched by its words or by a manual
+// that entered, or in the agent's focus, with a tool the agent may use.
+// A runtime can wait for such a server while it is still starting rather
+// than answer without it (route and the turn then agree).
+func (t *Turn) Offline(manuals ...string) []string {
+	pl := t.plan
+	var out []string
+	for i := range t.Decisions {
+		if pl.srvState[i] != srvOffline || !pl.grantedOffline[i] {
+			continue
+		}
+		s := &pl.view.servers[i]
+		if t.Decisions[i].Score >= OfferAt || matchAny(pl.policy.Focus, "mcp:"+s.ID+"/*", s.ID) ||
+			(s.Plugin != "" && slices.Contains(manuals, s.Plugin)) {
+			out = append(out, s.ID)
+		}
+	}
+	return out
 }
 
 // ServerChoice is the explained gate decision on one server for `route`.

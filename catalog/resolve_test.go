@@ -367,3 +367,46 @@ func TestTurnManualsS3(t *testing.T) {
 		t.Errorf("unconnected plugin: %v", got)
 	}
 }
+
+// TestTurnOfflineWantedC5: a server that is not connected yet is never
+// offered, but the turn says which such servers its message wants (named,
+// matched by words or a manual, or in focus; with a tool the agent may
+// use), so the runtime can wait for one that is still starting.
+func TestTurnOfflineWantedC5(t *testing.T) {
+	c := catalog.New()
+	tools := []catalog.SnapshotTool{{Name: "flashcards_create"}, {Name: "notebook_list"}}
+	if err := c.SetServer(catalog.Server{ID: "notebooklm", Title: "NotebookLM", Plugin: "notebooklm"}, tools); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetServer(catalog.Server{ID: "weather", Title: "Weather"}, []catalog.SnapshotTool{{Name: "forecast_get"}}); err != nil {
+		t.Fatal(err)
+	}
+	v := c.View()
+	tests := []struct {
+		name    string
+		policy  catalog.Policy
+		msg     string
+		manuals []string
+		want    []string
+	}{
+		{"named", catalog.Policy{Agent: "default"}, "make flashcards in NotebookLM", nil, []string{"notebooklm"}},
+		{"small talk", catalog.Policy{Agent: "default"}, "how are you today?", nil, nil},
+		{"manual", catalog.Policy{Agent: "default"}, "how are you today?", []string{"notebooklm"}, []string{"notebooklm"}},
+		{"focus", catalog.Policy{Agent: "w", Focus: []string{"mcp:weather/*"}}, "how are you today?", nil, []string{"weather"}},
+		{"blocked", catalog.Policy{Agent: "b", Block: []string{"mcp:notebooklm/*"}}, "make flashcards in NotebookLM", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tu catalog.Turn
+			v.Plan(tt.policy).Turn(tt.msg, &tu, tt.manuals...)
+			for _, cp := range tu.Tools {
+				if cp.Kind == catalog.KindMCP {
+					t.Errorf("an offline server's tool was offered: %s", cp.ID)
+				}
+			}
+			if got := tu.Offline(tt.manuals...); !slices.Equal(got, tt.want) {
+				t.Errorf("Offline() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -453,6 +453,25 @@ func (d *Desk) Notify(a store.Approval) {
 	d.showOutcome(ctx, a)
 }
 
+// Redraw draws a request that outlived a restart only where it was never
+// drawn: the owner's prompt from the last run keeps working (its buttons
+// carry the request's id), so a second copy would only confuse. A request
+// whose message could not be sent or recorded gets one now.
+func (d *Desk) Redraw(ctx context.Context, a store.Approval) {
+	chat := d.opt.ApprovalChat
+	if chat == "" {
+		chat = a.Chat
+	}
+	msgs, err := d.opt.Store.ApprovalMessages(ctx, a.ID)
+	if err != nil {
+		d.log.Error("reading where an approval request was drawn; drawing it again", "approval", a.ID, "err", err)
+	}
+	if _, drawn := msgs[chat]; drawn {
+		return
+	}
+	d.Notify(a)
+}
+
 func outcome(a store.Approval) string {
 	switch a.State {
 	case store.ApprovalApproved:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -74,6 +75,9 @@ type managed struct {
 	state    State
 	err      error
 	restarts int
+	// moved is closed, and replaced, whenever the state changes, so that
+	// WaitStarted wakes without polling.
+	moved chan struct{}
 }
 
 // NewHost returns a host that registers servers in cat.
@@ -103,7 +107,7 @@ func (h *Host) Start(ctx context.Context, srv Server) error {
 	}
 	h.Stop(srv.Name)
 	ctx, cancel := context.WithCancel(ctx)
-	m := &managed{srv: srv, cancel: cancel, done: make(chan struct{}), state: StateStarting}
+	m := &managed{srv: srv, cancel: cancel, done: make(chan struct{}), state: StateStarting, moved: make(chan struct{})}
 	h.mu.Lock()
 	h.servers[srv.Name] = m
 	h.mu.Unlock()
@@ -201,6 +205,50 @@ func (h *Host) set(m *managed, state State, conn *Conn, err error) {
 	if state == StateUp {
 		m.err = nil
 	}
+	close(m.moved)
+	m.moved = make(chan struct{})
+}
+
+// WaitStarted waits until none of the named servers is still starting
+// (each is up, or its first attempt failed), at most the start deadline
+// (DialOptions.InitTimeout) or until ctx ends, and returns the named
+// servers' states. A turn that wants a server which is still starting
+// waits here instead of answering without its tools. Names the host does
+// not supervise are left out.
+func (h *Host) WaitStarted(ctx context.Context, names []string) []Status {
+	limit := h.opt.Dial.InitTimeout
+	if limit <= 0 {
+		limit = DefaultInitTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for _, n := range names {
+		h.mu.Lock()
+		m := h.servers[n]
+		h.mu.Unlock()
+		for m != nil {
+			m.mu.Lock()
+			st, moved := m.state, m.moved
+			m.mu.Unlock()
+			if st != StateStarting {
+				break
+			}
+			select {
+			case <-moved:
+			case <-ctx.Done():
+				m = nil
+			case <-m.done:
+				m = nil
+			}
+		}
+	}
+	var out []Status
+	for _, st := range h.Status() {
+		if slices.Contains(names, st.Name) {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // supervise connects, serves and reconnects until ctx ends.

@@ -282,7 +282,8 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 			CLI:    tools,
 			Lookup: clitool.Lookup(m.lookup(ctx)),
 		},
-		Model: func(agentName string) (agent.Model, error) { return a.providerFor(ctx, cfg, agentName) },
+		Servers: s.host,
+		Model:   func(agentName string) (agent.Model, error) { return a.providerFor(ctx, cfg, agentName) },
 		Skills: func(ctx context.Context, agentName string) (*skills.Ranker, error) {
 			list, err := skillsFor(ctx, agentName)
 			if err != nil || len(list) == 0 {

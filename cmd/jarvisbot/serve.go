@@ -62,9 +62,10 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err := desk.Resume(ctx); err != nil {
 		return err
 	}
-	// Requests that outlived the last run get their buttons drawn again.
+	// Requests that outlived the last run keep the prompt the owner has;
+	// one that was never drawn is drawn now.
 	for _, ap := range svc.pending {
-		desk.Notify(ap)
+		desk.Redraw(ctx, ap)
 	}
 	jobs, err := scheduledJobs(ctx, cfg, svc.db, a.stderr)
 	if err != nil {

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/channel/telegram/fakebot"
+	"github.com/jarvisbot/jarvisbot/internal/fakellm"
+	"github.com/jarvisbot/jarvisbot/llm"
+)
+
+// The black-box tests run the built binary as a user would: a process
+// with its own environment, stopped by a signal or killed.
+
+var (
+	jarvisOnce sync.Once
+	jarvisBin  string
+	jarvisErr  error
+)
+
+// jarvisBinary builds cmd/jarvisbot once per test run, as the product is
+// built (CGO_ENABLED=0).
+func jarvisBinary(t *testing.T) string {
+	t.Helper()
+	jarvisOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "jarvisbot-bin")
+		if err != nil {
+			jarvisErr = err
+			return
+		}
+		jarvisBin = filepath.Join(dir, "jarvisbot")
+		cmd := exec.Command("go", "build", "-o", jarvisBin, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			jarvisErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if jarvisErr != nil {
+		t.Fatalf("building jarvisbot: %v", jarvisErr)
+	}
+	return jarvisBin
+}
+
+// proc is jarvisbot running as a child process.
+type proc struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	err  error
+}
+
+// environ is the test environment as a process environment: nothing of
+// the test process's own leaks in but PATH.
+func (e *testEnv) environ() []string {
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for k, v := range e.vars {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// startProc starts the binary with args in the environment.
+func startProc(t *testing.T, e *testEnv, stdin string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(jarvisBinary(t), args...), out: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Env = e.environ()
+	p.cmd.Stdin = strings.NewReader(stdin)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// wait waits for the process to end, up to limit.
+func (p *proc) wait(t *testing.T, limit time.Duration) {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(limit):
+		t.Fatalf("jarvisbot did not end within %s; output:\n%s", limit, p.out.String())
+	}
+}
+
+// signal sends sig and waits for the process to end.
+func (p *proc) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t, 60*time.Second)
+}
+
+// runProc runs the binary to its end and returns its exit code and output.
+func runProc(t *testing.T, e *testEnv, stdin string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(jarvisBinary(t), args...)
+	cmd.Env = e.environ()
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String()
+}
+
+// TestBlackBoxApprovalAcrossRestartCH2: an ask-tier call waits for the
+// owner when jarvisbot is stopped (SIGTERM) or killed (kill -9); after the
+// restart one press on the prompt the owner already has runs the tool once
+// and brings the answer to the chat: no second prompt, no second run.
+func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
+	tools := []struct{ id, args, add, result, msg string }{
+		{"cli:echo", `{ "args": [ "survived" ] }`, "cli add echo", "survived", "run echo"},
+		{"mcp:testbox/delete_everything", `{}`, "mcp add testbox --", "deleted nothing", "ask testbox to delete everything"},
+	}
+	for _, tool := range tools {
+		for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+			t.Run(tool.id+"/"+sig.String(), func(t *testing.T) {
+				e := newTestEnv(t)
+				f := withModel(t, e)
+				tg := withTelegram(t, e)
+				e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+				add := strings.Fields(tool.add)
+				if strings.HasPrefix(tool.id, "mcp:") {
+					add = append(add, mcpTestServer(t))
+				}
+				if code, out := runProc(t, e, "", add...); code != 0 {
+					t.Fatal(out)
+				}
+				p := startProc(t, e, "", "serve")
+				waitOutput(t, p.out, "jarvisbot is ready")
+				f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName(tool.id), Input: tool.args}}})
+				tg.SendText(42, 42, tool.msg)
+				prompts := func(s []fakebot.Sent) []fakebot.Sent {
+					var out []fakebot.Sent
+					for _, m := range s {
+						if m.Method == "sendMessage" && strings.Contains(m.Text, "Approval needed") {
+							out = append(out, m)
+						}
+					}
+					return out
+				}
+				waitSent(t, tg, func(s []fakebot.Sent) bool { return len(prompts(s)) == 1 })
+				first := prompts(tg.Sent())[0]
+				p.stop(t, sig)
+
+				f.Push(fakellm.Step{Text: "It said: survived."})
+				p2 := startProc(t, e, "", "serve")
+				waitOutput(t, p2.out, "jarvisbot is ready")
+				tg.Press(42, 42, first.MessageID, first.Buttons[0][0].Data)
+				waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
+				p2.stop(t, syscall.SIGTERM)
+
+				if n := len(prompts(tg.Sent())); n != 1 {
+					t.Errorf("%d approval prompts for one request; want 1: %+v", n, tg.Sent())
+				}
+				answers := 0
+				for _, m := range tg.Sent() {
+					if m.Method == "sendMessage" && strings.Contains(m.Text, "It said: survived.") {
+						answers++
+					}
+				}
+				if answers != 1 {
+					t.Errorf("the answer was sent %d times; want once", answers)
+				}
+				if m, ok := tg.Message(42, first.MessageID); !ok || !strings.Contains(m.Text, "Approved") || len(m.Buttons) != 0 {
+					t.Errorf("the prompt after the press: %+v", m)
+				}
+				_, act := runProc(t, e, "", "activity", "--json")
+				if n := strings.Count(act, `"tool":"`+tool.id+`"`); n != 1 {
+					t.Errorf("%s ran %d times; want once. activity: %s", tool.id, n, act)
+				}
+				reqs := f.Requests()
+				if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), tool.result) {
+					t.Errorf("the tool's output did not reach the model: %+v", reqs[len(reqs)-1].Messages)
+				}
+				if t.Failed() {
+					t.Logf("first run:\n%s\nsecond run:\n%s", p.out.String(), p2.out.String())
+				}
+			})
+		}
+	}
+}
