@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -201,5 +202,36 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestBlackBoxChatWaitsForStartingServerC5: route says a hand-added stdio
+// server is offered for a message; `chat -m` with the same message sends
+// the model that server's tool, although the server takes a while to
+// start: the one-shot turn waits for the server its message wants.
+func TestBlackBoxChatWaitsForStartingServerC5(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	slow := filepath.Join(t.TempDir(), "slow-server")
+	script := "#!/bin/sh\nsleep 1\nexec " + mcpTestServer(t) + " \"$@\"\n"
+	if err := os.WriteFile(slow, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runProc(t, e, "", "mcp", "add", "testbox", "--", slow); code != 0 {
+		t.Fatal(out)
+	}
+	const msg = "ask testbox to echo hello"
+	code, out := runProc(t, e, "", "route", "--json", msg)
+	if code != 0 || !strings.Contains(out, `"server":"testbox","offered":true`) {
+		t.Fatalf("route does not offer testbox for %q (exit %d):\n%s", msg, code, out)
+	}
+	f.Push(fakellm.Step{Text: "Done."})
+	code, out = runProc(t, e, "", "chat", "-m", msg)
+	if code != 0 || !strings.Contains(out, "Done.") {
+		t.Fatalf("chat -m: exit %d\n%s", code, out)
+	}
+	reqs := f.Requests()
+	if len(reqs) != 1 || !slices.Contains(reqs[0].Tools, llm.WireName("mcp:testbox/echo")) {
+		t.Fatalf("the model was not offered testbox's echo; tools: %v", reqs[0].Tools)
 	}
 }
