@@ -9,6 +9,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,7 +79,18 @@ type Input struct {
 	Agent string
 	Chat  string // the conversation, e.g. "telegram:123" or "console"
 	Text  string
+	// Retry says the message's turn may have begun before a restart: when
+	// the history ends with this message and what its turn stored, the
+	// turn goes on from there (an answer already written is returned
+	// without another model call) instead of storing the message again.
+	Retry bool
 }
+
+// ErrAwaitingApproval is returned (wrapped with the context's error) by a
+// turn that stopped while a call waited for the owner's approval: the
+// pending request carries the turn from here, and after a restart the
+// owner's decision continues it (Continue), so it must not be retried.
+var ErrAwaitingApproval = errors.New("the turn waits for the owner's approval")
 
 // Result is a finished turn.
 type Result struct {
@@ -121,6 +133,11 @@ func (r *Runtime) now() time.Time {
 
 // Turn answers one message (A2).
 func (r *Runtime) Turn(ctx context.Context, in Input) (Result, error) {
+	if in.Retry {
+		if res, begun, err := r.retry(ctx, in); begun {
+			return res, err
+		}
+	}
 	// The message is stored first: whatever fails later, it is kept and
 	// the turn can be retried.
 	if err := r.save(ctx, in, llm.Message{Role: llm.RoleUser, Text: in.Text}); err != nil {
@@ -131,6 +148,62 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (Result, error) {
 		return st.res, err
 	}
 	return r.loop(ctx, st)
+}
+
+// retry goes on with a turn that began before a restart, when the chat's
+// history ends with its message and what the turn stored after it. begun
+// is false when the turn never stored its message: it starts afresh.
+func (r *Runtime) retry(ctx context.Context, in Input) (Result, bool, error) {
+	stored, err := r.Store.History(ctx, in.Chat, 50)
+	if err != nil {
+		return Result{}, true, err
+	}
+	var tail []llm.Message
+	for i := len(stored) - 1; i >= 0; i-- {
+		var m llm.Message
+		if json.Unmarshal(stored[i].Content, &m) != nil {
+			continue
+		}
+		if m.Role == llm.RoleUser && len(m.ToolResults) == 0 {
+			if m.Text != in.Text {
+				return Result{}, false, nil // another message came after it
+			}
+			break
+		}
+		if i == 0 {
+			return Result{}, false, nil
+		}
+		tail = append(tail, m)
+	}
+	if len(stored) == 0 {
+		return Result{}, false, nil
+	}
+	// tail is newest first: an answer already written is the answer.
+	if len(tail) > 0 && tail[0].Role == llm.RoleAssistant && len(tail[0].ToolCalls) == 0 {
+		return Result{Text: tail[0].Text}, true, nil
+	}
+	// Calls that wait for the owner's decision: the pending request
+	// carries the turn, and the decision continues it (Continue). Running
+	// them again would ask the owner a second time.
+	if len(tail) > 0 && tail[0].Role == llm.RoleAssistant && r.Approvals != nil {
+		pending, err := r.Approvals.PendingIn(ctx, in.Chat)
+		if err != nil {
+			return Result{}, true, err
+		}
+		for _, a := range pending {
+			for _, c := range tail[0].ToolCalls {
+				if cp, ok := r.Catalog().Capability(a.Tool); ok && llm.WireName(cp.ID) == c.Name && callKey(a.Tool, a.Args) == callKey(cp.ID, unwrapString(c.Input)) {
+					return Result{}, true, fmt.Errorf("%w: request %s", ErrAwaitingApproval, a.ID)
+				}
+			}
+		}
+	}
+	st, err := r.prepare(ctx, in, pendingServers(r.Catalog(), stored))
+	if err != nil {
+		return st.res, true, err
+	}
+	res, err := r.loop(ctx, st)
+	return res, true, err
 }
 
 // turnState is a turn between model calls.
@@ -244,6 +317,13 @@ func (r *Runtime) loop(ctx context.Context, st *turnState) (Result, error) {
 // Continue picks the turn up after the restart.
 func (r *Runtime) answerCalls(ctx context.Context, st *turnState, calls []llm.ToolCall) error {
 	results, records := r.runCalls(ctx, st, calls)
+	for _, rec := range records {
+		if rec.Outcome == outcomeAwaiting {
+			// Nothing of this step is stored: the pending request carries
+			// the turn, and its decision continues it (Continue).
+			return fmt.Errorf("%w: %w", ErrAwaitingApproval, cmp.Or(ctx.Err(), approvals.ErrClosed))
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -540,16 +620,23 @@ func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability
 	req := approvals.Request{Tool: cp.ID, Summary: summary(cp, c.Input), Args: c.Input, Agent: in.Agent, Chat: in.Chat}
 	a, err := r.Approvals.Ask(ctx, req)
 	if err == nil && a.State == store.ApprovalPending {
-		a, err = r.Approvals.Wait(ctx, a.ID)
+		if a, err = r.Approvals.Wait(ctx, a.ID); err != nil && (ctx.Err() != nil || errors.Is(err, approvals.ErrClosed)) {
+			// The request is stored and pending: it carries the turn on.
+			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled while waiting for approval", IsError: true}, outcomeAwaiting
+		}
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled while waiting for approval", IsError: true}, "cancelled"
+		if ctx.Err() != nil {
+			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled before the approval was asked", IsError: true}, "cancelled"
 		}
 		return llm.ToolResult{CallID: c.ID, Content: "the approval could not be asked: " + err.Error(), IsError: true}, "error: " + err.Error()
 	}
 	return r.decided(ctx, in, cp, c, a)
 }
+
+// outcomeAwaiting is the outcome of an ask-tier call whose turn stopped
+// while the owner had not decided yet.
+const outcomeAwaiting = "cancelled while waiting for approval"
 
 // decided answers a call by its approval's outcome.
 func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability, c llm.ToolCall, a store.Approval) (llm.ToolResult, string) {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -57,7 +58,17 @@ type Engine struct {
 	// about to: only a decision on another (one that outlived a restart)
 	// is an orphan.
 	live map[string]bool
+	// closed stops expiry timers from firing once the service stops;
+	// firing counts the expiries running, which Close waits for.
+	closed  bool
+	firing  sync.WaitGroup
+	closing chan struct{} // closed by Close: waiting turns stop waiting
 }
+
+// ErrClosed is returned by Ask and Wait once the engine is closed (the
+// service stops): the request stays pending in the store, and the next
+// start resumes it.
+var ErrClosed = errors.New("jarvisbot is stopping; the request stays pending until it is back")
 
 // New returns an engine; call Resume once at start.
 func New(opt Options) *Engine {
@@ -67,7 +78,8 @@ func New(opt Options) *Engine {
 	if opt.TTL <= 0 {
 		opt.TTL = DefaultTTL
 	}
-	return &Engine{opt: opt, waiters: map[string][]chan store.Approval{}, timers: map[string]func() bool{}, live: map[string]bool{}}
+	return &Engine{opt: opt, waiters: map[string][]chan store.Approval{}, timers: map[string]func() bool{}, live: map[string]bool{},
+		closing: make(chan struct{})}
 }
 
 // Request is what the runtime asks to run.
@@ -92,6 +104,11 @@ func newID() (string, error) {
 // Ask stores a request and returns it. When the owner granted "always for
 // this tool", the request is approved at once and never shown.
 func (e *Engine) Ask(ctx context.Context, r Request) (store.Approval, error) {
+	select {
+	case <-e.closing:
+		return store.Approval{}, ErrClosed
+	default:
+	}
 	id, err := newID()
 	if err != nil {
 		return store.Approval{}, err
@@ -122,10 +139,39 @@ func (e *Engine) Ask(ctx context.Context, r Request) (store.Approval, error) {
 // schedule arms the expiry of a pending request.
 func (e *Engine) schedule(a store.Approval) {
 	d := a.ExpiresAt.Sub(e.opt.Clock.Now())
-	stop := e.opt.Clock.AfterFunc(max(d, 0), func() { e.expire(a.ID) })
+	stop := e.opt.Clock.AfterFunc(max(d, 0), func() {
+		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			return // the next start expires it (Resume)
+		}
+		e.firing.Add(1)
+		e.mu.Unlock()
+		defer e.firing.Done()
+		e.expire(a.ID)
+	})
 	e.mu.Lock()
 	e.timers[a.ID] = stop
 	e.mu.Unlock()
+}
+
+// Close disarms every expiry and waits for those already firing, so that
+// nothing touches the store or the channels once the service closes them,
+// and turns waiting for a decision stop waiting (ErrClosed): with the
+// channels stopped, no decision can come. Pending requests stay pending in
+// the store: the next start resumes them.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	if !e.closed {
+		close(e.closing)
+	}
+	e.closed = true
+	for id, stop := range e.timers {
+		stop()
+		delete(e.timers, id)
+	}
+	e.mu.Unlock()
+	e.firing.Wait()
 }
 
 func (e *Engine) expire(id string) {
@@ -177,6 +223,10 @@ func (e *Engine) Wait(ctx context.Context, id string) (store.Approval, error) {
 		e.drop(id, w)
 		e.forget(id) // the turn is gone: a later decision is an orphan
 		return store.Approval{}, ctx.Err()
+	case <-e.closing:
+		e.drop(id, w)
+		e.forget(id)
+		return store.Approval{}, ErrClosed
 	}
 }
 
@@ -270,6 +320,15 @@ func (e *Engine) Resume(ctx context.Context) ([]store.Approval, error) {
 		pending = append(pending, a)
 	}
 	return pending, nil
+}
+
+// PendingIn returns the requests of a chat that wait for a decision.
+func (e *Engine) PendingIn(ctx context.Context, chat string) ([]store.Approval, error) {
+	list, err := e.opt.Store.PendingApprovals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(list, func(a store.Approval) bool { return a.Chat != chat }), nil
 }
 
 // Revoke withdraws "always for this tool".

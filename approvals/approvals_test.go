@@ -146,3 +146,26 @@ func TestRestartC2(t *testing.T) {
 		t.Errorf("decide after restart: %+v %v", a, err)
 	}
 }
+
+// TestCloseDisarmsExpiryX4: once the engine is closed (the service
+// stops), no expiry fires: nothing writes to a store that is closing and
+// nothing is drawn; the request stays pending for the next start.
+func TestCloseDisarmsExpiryX4(t *testing.T) {
+	e, clk, db, _ := setup(t)
+	notified := 0
+	e.opt.Notify = func(store.Approval) { notified++ }
+	ctx := context.Background()
+	a, err := e.Ask(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	clk.Advance(time.Hour)
+	got, err := db.Approval(ctx, a.ID)
+	if err != nil || got.State != store.ApprovalPending {
+		t.Fatalf("after Close and the expiry time: %+v %v", got, err)
+	}
+	if notified != 1 { // the request itself, nothing after Close
+		t.Errorf("notified %d times; want 1", notified)
+	}
+}

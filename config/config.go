@@ -32,10 +32,11 @@ import (
 
 // Environment variables Load reads.
 const (
-	EnvConfig         = "JARVIS_CONFIG"          // config file path
-	EnvDataDir        = "JARVIS_DATA_DIR"        // overrides data_dir
-	EnvLogLevel       = "JARVIS_LOG_LEVEL"       // overrides log_level
-	EnvKeyringBackend = "JARVIS_KEYRING_BACKEND" // overrides keyring.backend
+	EnvConfig          = "JARVIS_CONFIG"           // config file path
+	EnvDataDir         = "JARVIS_DATA_DIR"         // overrides data_dir
+	EnvLogLevel        = "JARVIS_LOG_LEVEL"        // overrides log_level
+	EnvShutdownTimeout = "JARVIS_SHUTDOWN_TIMEOUT" // overrides shutdown_timeout
+	EnvKeyringBackend  = "JARVIS_KEYRING_BACKEND"  // overrides keyring.backend
 )
 
 // maxFileSize bounds what Load reads: a config file is a few kilobytes, and
@@ -57,8 +58,17 @@ type Config struct {
 	SignIn    SignIn    `yaml:"signin"`
 	Telegram  Telegram  `yaml:"telegram"`
 	Discord   Discord   `yaml:"discord"`
-	Path      string    `yaml:"-"` // file loaded, "" if none
+	// ShutdownTimeout is how long serve lets turns in flight finish when it
+	// stops (end of console input, SIGINT, SIGTERM); turns still running
+	// then are stopped and retried after the restart. 0 means
+	// DefaultShutdownTimeout; JARVIS_SHUTDOWN_TIMEOUT wins.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	Path            string        `yaml:"-"` // file loaded, "" if none
 }
+
+// DefaultShutdownTimeout is ShutdownTimeout when neither the file nor the
+// environment sets it.
+const DefaultShutdownTimeout = 30 * time.Second
 
 // Provider selects an LLM (A3). Keys never go here: they come from the
 // keyring (api_key_secret names the secret) or the SDKs' variables.
@@ -387,6 +397,9 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 	if c.Approvals.TTL < 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: approvals.ttl is negative", at("approvals", "ttl"))
 	}
+	if c.ShutdownTimeout < 0 {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: shutdown_timeout is negative", at("shutdown_timeout"))
+	}
 	for _, id := range slices.Sorted(maps.Keys(c.Tiers)) {
 		if err := checkCapabilityID(id); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: tiers: %w", at("tiers", id), err)
@@ -517,6 +530,13 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	}
 	if v := getenv("JARVIS_PUBLIC_URL"); v != "" {
 		c.SignIn.PublicBaseURL = v
+	}
+	if v := getenv(EnvShutdownTimeout); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: give a duration such as 30s or 2m", EnvShutdownTimeout, v)
+		}
+		c.ShutdownTimeout = d
 	}
 	if v := getenv(EnvKeyringBackend); v != "" {
 		b, err := parseBackend(v)

@@ -109,6 +109,12 @@ approvals:
   approvers: []
   channel: ""
 
+# shutdown_timeout: when serve stops (end of console input, Ctrl-C, SIGTERM)
+# it takes no new messages and lets answers in progress finish for this
+# long; what is still running then is stopped and answered after the next
+# start (default 30s; JARVIS_SHUTDOWN_TIMEOUT wins).
+shutdown_timeout: 30s
+
 # mcp holds your routing hints for each MCP server, by server name, so the
 # right server is offered for a message.
 #   title: a human name for the server.

@@ -28,6 +28,9 @@ import (
 // Turner runs turns (the agent runtime).
 type Turner interface {
 	Turn(ctx context.Context, in agent.Input) (agent.Result, error)
+	// Continue goes on with a turn whose approval was decided after it
+	// stopped waiting (a restart).
+	Continue(ctx context.Context, a store.Approval) (agent.Result, error)
 }
 
 // Store is what the desk keeps.
@@ -57,9 +60,12 @@ type Options struct {
 // Desk routes between channels and the runtime. It implements
 // channel.Handler.
 type Desk struct {
-	// base ends with the service: turns in flight stop without storing
-	// more, so a pending approval is picked up after the restart.
+	// base is the turns' context: Drain ends it when its deadline passes,
+	// and the turns still running stop without storing more, to be
+	// retried (or continued by their approval) after the restart.
 	base     context.Context
+	stop     context.CancelFunc
+	workers  sync.WaitGroup
 	opt      Options
 	log      *slog.Logger
 	channels map[string]channel.Channel
@@ -73,12 +79,20 @@ type Desk struct {
 	codes   map[string]string // platform -> pairing code, while it has no owner
 	refused map[string]bool
 	chats   map[string]*chatQueue
+	// draining is set by Drain: messages are still kept in the inbox, but
+	// no new turn starts; the next start answers them.
+	draining bool
 }
 
-// queued is a message with its inbox row.
+// queued is a message with its inbox row, or a decided approval whose
+// turn goes on.
 type queued struct {
 	channel.Message
 	inbox int64
+	// retry: the message came from the inbox at start; its turn may have
+	// begun before the restart.
+	retry    bool
+	approval *store.Approval
 }
 
 type chatQueue struct {
@@ -96,8 +110,11 @@ func New(ctx context.Context, opt Options, chans ...channel.Channel) (*Desk, err
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	d := &Desk{base: ctx, opt: opt, log: log, channels: map[string]channel.Channel{}, owners: map[string]bool{},
+	d := &Desk{opt: opt, log: log, channels: map[string]channel.Channel{}, owners: map[string]bool{},
 		codes: map[string]string{}, refused: map[string]bool{}, chats: map[string]*chatQueue{}}
+	// Turns outlive the caller's context (a signal): Drain decides when
+	// they stop.
+	d.base, d.stop = context.WithCancel(context.WithoutCancel(ctx))
 	for _, c := range chans {
 		d.channels[c.Name()] = c
 	}
@@ -185,7 +202,7 @@ func (d *Desk) HandleMessage(ctx context.Context, m channel.Message) {
 	if err != nil {
 		d.log.Error("storing a received message", "chat", m.Chat, "err", err)
 	}
-	d.enqueue(ctx, queued{m, id})
+	d.enqueue(ctx, queued{Message: m, inbox: id})
 }
 
 // Resume queues the messages received before a restart and not answered.
@@ -195,9 +212,36 @@ func (d *Desk) Resume(ctx context.Context) error {
 		return err
 	}
 	for _, m := range list {
-		d.enqueue(ctx, queued{channel.Message{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}, m.ID})
+		d.enqueue(ctx, queued{Message: channel.Message{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}, inbox: m.ID, retry: true})
 	}
 	return nil
+}
+
+// Continue goes on with the turn of an approval decided while no turn
+// waited for it (after a restart), in its chat's order, and sends the
+// answer there. It is the approvals engine's Orphan.
+func (d *Desk) Continue(a store.Approval) {
+	d.enqueue(d.base, queued{Message: channel.Message{Chat: a.Chat}, approval: &a})
+}
+
+// Drain stops starting turns and waits for those in flight until ctx
+// ends; then it stops them and waits for them to return. Messages not
+// answered stay in the inbox for the next start. Call it once the
+// channels stopped receiving.
+func (d *Desk) Drain(ctx context.Context) {
+	d.mu.Lock()
+	d.draining = true
+	d.mu.Unlock()
+	done := make(chan struct{})
+	go func() { d.workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		d.log.Warn("answers still running at the shutdown deadline are stopped; they are answered after the next start")
+		d.stop()
+		<-done
+	}
+	d.stop()
 }
 
 func (d *Desk) enqueue(ctx context.Context, m queued) {
@@ -208,8 +252,11 @@ func (d *Desk) enqueue(ctx context.Context, m queued) {
 		d.chats[m.Chat] = q
 	}
 	q.msgs = append(q.msgs, m)
-	start := !q.running
-	q.running = true
+	start := !q.running && !d.draining
+	if start {
+		q.running = true
+		d.workers.Add(1)
+	}
 	d.mu.Unlock()
 	if start {
 		go d.work(d.base, m.Chat)
@@ -241,45 +288,61 @@ func (d *Desk) stranger(ctx context.Context, m channel.Message, text string) {
 	}
 }
 
-// work answers a chat's queued messages in order until the queue is empty.
+// work answers a chat's queued messages in order until the queue is empty
+// or the desk drains.
 func (d *Desk) work(ctx context.Context, chat string) {
+	defer d.workers.Done()
 	for {
 		d.mu.Lock()
 		q := d.chats[chat]
-		if len(q.msgs) == 0 {
+		if len(q.msgs) == 0 || d.draining || ctx.Err() != nil {
 			q.running = false
 			d.mu.Unlock()
-			return
+			return // what is left waits in the inbox for the next start
 		}
 		m := q.msgs[0]
 		q.msgs = q.msgs[1:]
 		tctx, cancel := context.WithCancel(ctx)
 		q.cancel = cancel
 		d.mu.Unlock()
-		// The turn stores the message first thing; from then on the
-		// history and the approvals carry it, so the inbox lets it go.
-		if m.inbox != 0 {
-			if err := d.opt.Store.Answered(context.WithoutCancel(ctx), m.inbox); err != nil {
-				d.log.Error("clearing a taken message", "err", err)
-			}
-		}
-		d.turn(tctx, m.Message)
+		done := d.turn(tctx, m)
 		cancel()
-		if ctx.Err() != nil {
-			return // the service stops; the next run picks up what waits
+		// The inbox lets a message go once it is answered (or its pending
+		// approval carries it), never before: a turn stopped by the
+		// shutdown is retried after the restart.
+		if done && m.inbox != 0 {
+			if err := d.opt.Store.Answered(context.WithoutCancel(ctx), m.inbox); err != nil {
+				d.log.Error("clearing an answered message; it may be answered again after a restart", "chat", chat, "err", err)
+			}
 		}
 	}
 }
 
-func (d *Desk) turn(ctx context.Context, m channel.Message) {
+// turn runs one queued turn and sends its answer. It reports whether the
+// message is done with: false when the shutdown stopped its turn.
+func (d *Desk) turn(ctx context.Context, m queued) bool {
 	ch := d.channels[platform(m.Chat)]
 	stopTyping := d.typing(ctx, ch, m.Chat)
-	res, err := d.opt.Runtime.Turn(ctx, agent.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text})
+	var res agent.Result
+	var err error
+	if m.approval != nil {
+		res, err = d.opt.Runtime.Continue(ctx, *m.approval)
+		if err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("the turn that waited for your decision on %s could not go on: %w", m.approval.Tool, err)
+		}
+	} else {
+		res, err = d.opt.Runtime.Turn(ctx, agent.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry})
+	}
 	stopTyping()
 	text := res.Text
+	d.mu.Lock()
+	stopping := d.draining || d.base.Err() != nil
+	d.mu.Unlock()
 	switch {
-	case errors.Is(err, context.Canceled) && d.base.Err() != nil:
-		return // shutting down: no reply; a pending approval resumes after the restart
+	case errors.Is(err, agent.ErrAwaitingApproval) && (stopping || !errors.Is(err, context.Canceled)):
+		return true // the pending approval carries the turn; its decision continues it
+	case errors.Is(err, context.Canceled) && stopping:
+		return false // shutting down: retried after the restart
 	case errors.Is(err, context.Canceled):
 		text = "Stopped."
 	case err != nil:
@@ -288,26 +351,34 @@ func (d *Desk) turn(ctx context.Context, m channel.Message) {
 		text = "(no answer)"
 	}
 	d.send(context.WithoutCancel(ctx), channel.Outgoing{Chat: m.Chat, Text: text, ReplyTo: m.ID})
+	return true
 }
 
-// typing shows "typing…" every few seconds until stopped.
-func (d *Desk) typing(ctx context.Context, ch channel.Channel, chat string) func() {
+// typing shows "typing…" every few seconds until stopped; stop returns
+// once it has.
+func (d *Desk) typing(ctx context.Context, ch channel.Channel, chat string) (stop func()) {
 	t, ok := ch.(channel.Typer)
 	if !ok {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
+		tick := time.NewTicker(4 * time.Second)
+		defer tick.Stop()
 		for {
-			t.Typing(ctx, chat)
+			if err := t.Typing(ctx, chat); err != nil && ctx.Err() == nil {
+				d.log.Debug("showing typing", "chat", chat, "err", err)
+			}
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(4 * time.Second):
+			case <-tick.C:
 			}
 		}
 	}()
-	return cancel
+	return func() { cancel(); <-done }
 }
 
 // send delivers a message; one that cannot be sent is kept and reported.

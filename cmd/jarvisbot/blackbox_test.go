@@ -235,3 +235,91 @@ func TestBlackBoxChatWaitsForStartingServerC5(t *testing.T) {
 		t.Fatalf("the model was not offered testbox's echo; tools: %v", reqs[0].Tools)
 	}
 }
+
+// TestBlackBoxShutdownDrainsX4: serve stops taking messages at the end of
+// console input, at SIGINT and at SIGTERM, and lets the answer in progress
+// finish before it closes the store.
+func TestBlackBoxShutdownDrainsX4(t *testing.T) {
+	t.Run("end of console input", func(t *testing.T) {
+		e := newTestEnv(t)
+		f := withModel(t, e)
+		f.Push(fakellm.Step{Text: "An answer worth waiting for.", Delay: 300 * time.Millisecond})
+		code, out := runProc(t, e, "what time is it?\n")
+		if code != 0 || !strings.Contains(out, "An answer worth waiting for.") {
+			t.Fatalf("exit %d; the answer in progress was dropped at the end of input:\n%s", code, out)
+		}
+		if strings.Contains(out, "database is closed") {
+			t.Errorf("the store closed under a turn:\n%s", out)
+		}
+	})
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			e := newTestEnv(t)
+			f := withModel(t, e)
+			tg := withTelegram(t, e)
+			e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+			p := startProc(t, e, "", "serve")
+			waitOutput(t, p.out, "jarvisbot is ready")
+			f.Push(fakellm.Step{Text: "Finished before stopping.", Delay: 500 * time.Millisecond})
+			tg.SendText(42, 42, "a question")
+			waitFor(t, "the model call", func() bool { return len(f.Requests()) == 1 })
+			p.stop(t, sig)
+			if !hasText(tg.Sent(), 42, "Finished before stopping.") {
+				t.Errorf("the answer in progress was not sent before exit: %+v\n%s", tg.Sent(), p.out.String())
+			}
+			if p.err != nil || strings.Contains(p.out.String(), "database is closed") {
+				t.Errorf("exit: %v\n%s", p.err, p.out.String())
+			}
+		})
+	}
+}
+
+// TestBlackBoxShutdownDeadlineX4: an answer that does not finish within
+// shutdown_timeout is stopped; the message is kept and answered once after
+// the restart.
+func TestBlackBoxShutdownDeadlineX4(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e.vars["JARVIS_SHUTDOWN_TIMEOUT"] = "300ms"
+	p := startProc(t, e, "", "serve")
+	waitOutput(t, p.out, "jarvisbot is ready")
+	f.Push(fakellm.Step{Hang: true})
+	tg.SendText(42, 42, "a hard question")
+	waitFor(t, "the model call", func() bool { return len(f.Requests()) == 1 })
+	p.stop(t, syscall.SIGTERM)
+	if p.err != nil {
+		t.Fatalf("exit: %v\n%s", p.err, p.out.String())
+	}
+	f.Push(fakellm.Step{Text: "Answered after the restart."})
+	p2 := startProc(t, e, "", "serve")
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Answered after the restart.") })
+	p2.stop(t, syscall.SIGTERM)
+	n := 0
+	for _, m := range tg.Sent() {
+		if m.Method == "sendMessage" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d messages sent; want the one answer: %+v", n, tg.Sent())
+	}
+	// The model saw the question once in the history, not twice.
+	reqs := f.Requests()
+	if got := strings.Count(fmt.Sprint(reqs[len(reqs)-1].Messages), "a hard question"); got != 1 {
+		t.Errorf("the question is %d times in the history: %+v", got, reqs[len(reqs)-1].Messages)
+	}
+}
+
+// waitFor polls cond until it holds, for at most 15 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

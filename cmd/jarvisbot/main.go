@@ -56,6 +56,9 @@ func commands() map[string]command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal asks for an orderly stop (serve lets answers in
+	// progress finish); a second one ends the process at once.
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
 	stop()
 	os.Exit(code)

@@ -117,6 +117,11 @@ type service struct {
 	// servers are the enabled MCP servers, started by connect.
 	servers []mcphost.Server
 	log     *slog.Logger
+	// work is the context of what the service spawns; Close ends it and
+	// waits for wg.
+	work     context.Context
+	stopWork context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // connect starts the MCP servers in the background; their tools join the
@@ -130,24 +135,85 @@ func (s *service) connect(ctx context.Context) {
 	}
 }
 
+// spawn runs f in a goroutine that Close waits for; f's context ends when
+// Close begins.
+func (s *service) spawn(f func(ctx context.Context)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f(s.work)
+	}()
+}
+
+// Close stops what the service started, in the order that keeps each part
+// from touching one already closed: approval expiries first, then the
+// work the service spawned, the MCP servers, the sign-in listener, and the
+// store last.
 func (s *service) Close() {
+	if s.engine != nil {
+		s.engine.Close()
+	}
+	s.stopWork()
+	s.wg.Wait()
 	if s.host != nil {
 		s.host.Close()
 	}
 	if s.signin != nil {
 		s.signin.Close()
 	}
-	s.db.Close()
+	if err := s.db.Close(); err != nil {
+		s.log.Error("closing the store", "err", err)
+	}
 }
 
-// startService builds the running service. notify is told of approval
-// requests and decisions (the channels draw them). MCP servers start
-// when the caller calls connect.
-//
-// deliver sends an answer to a chat outside a running turn: a turn that
-// was waiting for approval when jarvisbot stopped, continued after the
-// owner decided.
+// startService builds the service and resumes the approvals that
+// outlived the last run, for a command that talks to the runtime directly
+// (chat, schedule run): notify is told of approval requests and
+// decisions; deliver sends an answer to a chat outside a running turn (a
+// turn that was waiting for approval when jarvisbot stopped, continued
+// after the owner decided). MCP servers start when the caller calls
+// connect.
 func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Logger, notify func(store.Approval), deliver func(chat, text string)) (*service, error) {
+	var s *service
+	s, err := a.buildService(ctx, cfg, log, notify, func(ap store.Approval) {
+		s.spawn(func(ctx context.Context) {
+			res, err := s.rt.Continue(ctx, ap)
+			text := res.Text
+			if err != nil {
+				text = fmt.Sprintf("The turn that waited for your decision on %s could not go on: %v", ap.Tool, err)
+			}
+			if deliver != nil {
+				deliver(ap.Chat, text)
+			}
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.resume(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// resume expires the approval requests that outlived the last run and
+// timed out meanwhile, and keeps the others in s.pending. It is the first
+// thing that can reach out (notify, orphan): call it once everything they
+// use is built.
+func (s *service) resume(ctx context.Context) error {
+	var err error
+	s.pending, err = s.engine.Resume(ctx)
+	return err
+}
+
+// buildService builds the running service without starting anything: no
+// approval expires, no turn runs and no MCP server starts until the caller
+// has built what notify and orphan reach and calls resume and connect.
+// notify is told of approval requests and decisions (the channels draw
+// them); orphan of a decision that no waiting turn took (a request from
+// before a restart), whose turn the caller continues.
+func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Logger, notify, orphan func(store.Approval)) (*service, error) {
 	c, err := buildCatalog(cfg, "")
 	if err != nil {
 		return nil, err
@@ -157,6 +223,7 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 		return nil, err
 	}
 	s := &service{cfg: cfg, db: db, catalog: c, log: log}
+	s.work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
 	m := mcpCmd{a: a, cfg: cfg, db: db}
 	servers, err := db.MCPServers(ctx)
 	if err != nil {
@@ -241,23 +308,7 @@ func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Log
 	for _, t := range cli {
 		tools[t.Name] = cliTool(t)
 	}
-	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify,
-		Orphan: func(ap store.Approval) {
-			go func() {
-				res, err := s.rt.Continue(ctx, ap)
-				text := res.Text
-				if err != nil {
-					text = fmt.Sprintf("The turn that waited for your decision on %s could not go on: %v", ap.Tool, err)
-				}
-				if deliver != nil {
-					deliver(ap.Chat, text)
-				}
-			}()
-		}})
-	if s.pending, err = s.engine.Resume(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
+	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan})
 	skillsFor := func(ctx context.Context, agentName string) ([]*skills.Skill, error) {
 		on, err := connectedPlugins(ctx, db, c.View())
 		if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -31,16 +32,11 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	log := a.logger(cfg)
+	// Everything is built before anything starts: no approval expires, no
+	// turn runs and no report is sent before the desk that carries them
+	// exists.
 	var desk *dispatch.Desk
-	svc, err := a.startService(ctx, cfg, log, func(ap store.Approval) {
-		if desk != nil {
-			desk.Notify(ap)
-		}
-	}, func(chat, text string) {
-		if desk != nil {
-			desk.Deliver(context.Background(), chat, text)
-		}
-	})
+	svc, err := a.buildService(ctx, cfg, log, func(ap store.Approval) { desk.Notify(ap) }, func(ap store.Approval) { desk.Continue(ap) })
 	if err != nil {
 		return err
 	}
@@ -49,9 +45,8 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	owners := ownerIDs(cfg)
 	desk, err = dispatch.New(ctx, dispatch.Options{
-		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: owners,
+		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: ownerIDs(cfg),
 		ApprovalChat: cfg.Approvals.Channel, Agent: *agentName, Logger: log,
 		Commands: a.chatCommands(svc),
 	}, chans...)
@@ -59,6 +54,22 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	svc.engine.SetApprover(desk.IsOwner)
+	jobs, err := scheduledJobs(ctx, cfg, svc.db, a.stderr)
+	if err != nil {
+		return err
+	}
+	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Deliver: desk.Report, Logger: log})
+	svc.scheduleList = func(ctx context.Context) string {
+		var b strings.Builder
+		writeSchedule(&b, sch.List(ctx))
+		return b.String()
+	}
+
+	// Start: approvals that outlived the last run, messages that waited,
+	// the schedule, then the channels.
+	if err := svc.resume(ctx); err != nil {
+		return err
+	}
 	if err := desk.Resume(ctx); err != nil {
 		return err
 	}
@@ -67,26 +78,19 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	for _, ap := range svc.pending {
 		desk.Redraw(ctx, ap)
 	}
-	jobs, err := scheduledJobs(ctx, cfg, svc.db, a.stderr)
-	if err != nil {
-		return err
-	}
-	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Deliver: desk.Report, Logger: log})
 	if err := sch.Start(ctx, jobs); err != nil {
 		log.Warn("some skills are not scheduled", "err", err)
-	}
-	defer sch.Stop()
-	svc.scheduleList = func(ctx context.Context) string {
-		var b strings.Builder
-		writeSchedule(&b, sch.List(ctx))
-		return b.String()
 	}
 	if _, err := svc.rt.Model(*agentName); err != nil {
 		log.Warn("no model is configured: messages are answered with what to set", "err", err)
 	}
+	// The channels hear the owner until a signal or until every channel
+	// ended (the console at the end of its input).
+	recv, stopRecv := context.WithCancel(ctx)
+	defer stopRecv()
 	ends := make(chan channelEnd, len(chans))
 	for _, ch := range chans {
-		go func() { ends <- channelEnd{ch, ch.Run(ctx, desk)} }()
+		go func() { ends <- channelEnd{ch, ch.Run(recv, desk)} }()
 	}
 	running := len(chans) - awaitChannels(ctx, chans, ends, log)
 	names := make([]string, 0, len(chans))
@@ -106,14 +110,13 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 			}
 		}
 	}
-	svc.connect(ctx)
-	go trim.Keep(ctx, 10*time.Second, log)
+	svc.connect(svc.work)
+	svc.spawn(func(ctx context.Context) { trim.Keep(ctx, 10*time.Second, log) })
 	retry := time.NewTicker(30 * time.Second)
 	defer retry.Stop()
-	for running > 0 {
+	for running > 0 && ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
-			return nil
 		case end := <-ends:
 			running--
 			if end.err != nil {
@@ -124,6 +127,36 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 			sch.RetryDeliveries(ctx)
 		}
 	}
+	return shutdown(stopRecv, ends, running, svc, desk, sch, cmp.Or(cfg.ShutdownTimeout, config.DefaultShutdownTimeout), log)
+}
+
+// shutdown stops serve in order (X4): the channels stop hearing, waiting
+// turns stop waiting for approvals no one can give now, the answers in
+// progress get until the deadline to finish (the rest are stopped and
+// answered after the next start), scheduled runs end; the caller's
+// deferred Close then stops the MCP servers and closes the store, which
+// nothing uses any more.
+func shutdown(stopRecv context.CancelFunc, ends <-chan channelEnd, running int, svc *service, desk *dispatch.Desk, sch *schedule.Scheduler, limit time.Duration, log *slog.Logger) error {
+	log.Info("stopping: no new messages; answers in progress may finish", "deadline", limit)
+	deadline, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	stopRecv()
+wait:
+	for ; running > 0; running-- {
+		select {
+		case end := <-ends:
+			if end.err != nil {
+				log.Error("a channel stopped", "channel", end.ch.Name(), "err", end.err)
+			}
+		case <-deadline.Done():
+			log.Warn("a channel did not stop in time; going on")
+			break wait
+		}
+	}
+	svc.engine.Close()
+	desk.Drain(deadline)
+	sch.Stop()
+	log.Info("stopped")
 	return nil
 }
 
