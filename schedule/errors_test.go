@@ -117,10 +117,9 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			fail: map[string]func(store.Run) bool{"UpdateRun": nil},
 			scenario: func(t *testing.T, h *harness) {
 				h.s.Start(context.Background(), []Job{{Skill: "digest", Spec: "@hourly"}})
-				h.clk.Advance(time.Hour)
 				h.s.Wait()
 			},
-			runs: 1,
+			runs: 1, // the catch-up of 07:00
 		},
 		{
 			name: "undelivered reports unreadable",
