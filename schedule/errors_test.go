@@ -83,7 +83,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			name: "last run unreadable at catch-up",
 			fail: map[string]func(store.Run) bool{"LastRun": nil},
 			scenario: func(t *testing.T, h *harness) {
-				h.s.Start(context.Background(), []Job{brief})
+				h.start(t, brief)
 				h.s.Wait()
 			},
 			runs: 0,
@@ -93,7 +93,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			name: "state unreadable when due",
 			fail: map[string]func(store.Run) bool{"ScheduleState": nil},
 			scenario: func(t *testing.T, h *harness) {
-				h.s.Start(context.Background(), []Job{{Skill: "digest", Spec: "@hourly"}})
+				h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 				h.clk.Advance(time.Hour)
 				h.s.Wait()
 			},
@@ -104,7 +104,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			fail: map[string]func(store.Run) bool{"ClaimRun": func(r store.Run) bool { return r.Outcome == "skipped" }},
 			scenario: func(t *testing.T, h *harness) {
 				h.block = make(chan struct{})
-				h.s.Start(context.Background(), []Job{{Skill: "poll", Spec: "@every 1m"}})
+				h.start(t, Job{Skill: "poll", Spec: "@every 1m"})
 				h.clk.Advance(time.Minute) // the first run starts and blocks
 				h.clk.Advance(time.Minute) // the next is due while it runs
 				close(h.block)
@@ -116,7 +116,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			name: "run outcome not recorded",
 			fail: map[string]func(store.Run) bool{"UpdateRun": nil},
 			scenario: func(t *testing.T, h *harness) {
-				h.s.Start(context.Background(), []Job{{Skill: "digest", Spec: "@hourly"}})
+				h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 				h.s.Wait()
 			},
 			runs: 1, // the catch-up of 07:00
@@ -125,7 +125,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			name: "undelivered reports unreadable",
 			fail: map[string]func(store.Run) bool{"UndeliveredRuns": nil},
 			scenario: func(t *testing.T, h *harness) {
-				h.s.Start(context.Background(), []Job{{Skill: "digest", Spec: "@hourly"}})
+				h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 				h.s.RetryDeliveries(context.Background())
 			},
 			runs: 1, // the catch-up of 07:00
@@ -188,7 +188,7 @@ func TestPauseWhileRecordingOutcomeIsKeptSC1(t *testing.T) {
 	h.onDeliver = func(string, string) {}
 	h.failRun = true
 	ctx := context.Background()
-	h.s.Start(ctx, []Job{{Skill: "digest", Spec: "@hourly"}})
+	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop()
 	ran.Store(true)
 	if _, err := h.s.RunNow(ctx, "digest"); err != nil {
@@ -208,7 +208,7 @@ func TestOutcomeRecordedBeforeDeliverySC1(t *testing.T) {
 	ctx := context.Background()
 	var seen store.Run
 	h.onDeliver = func(string, string) { seen, _ = h.db.LastRun(ctx, "digest") }
-	h.s.Start(ctx, []Job{{Skill: "digest", Spec: "@hourly"}})
+	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop()
 	if _, err := h.s.RunNow(ctx, "digest"); err != nil {
 		t.Fatal(err)

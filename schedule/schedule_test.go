@@ -59,7 +59,11 @@ func openDB(t *testing.T) *sqlite.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return db
 }
 
@@ -105,6 +109,14 @@ func newHarnessWith(t *testing.T, db *sqlite.DB, at time.Time, wrap func(*sqlite
 			return nil
 		}})
 	return h
+}
+
+// start starts the scheduler on jobs.
+func (h *harness) start(t *testing.T, jobs ...Job) {
+	t.Helper()
+	if err := h.s.Start(context.Background(), jobs); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (h *harness) counts() (int, int) {
@@ -182,7 +194,7 @@ func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 	// Armed three days ago at 06:00; it ran at 07:00 that day, then
 	// jarvisbot was down until 07:30 today.
 	h0 := newHarness(t, db, time.Date(2026, 11, 29, 6, 0, 0, 0, berlin))
-	h0.s.Start(context.Background(), []Job{brief})
+	h0.start(t, brief)
 	h0.clk.Advance(time.Hour)
 	h0.s.Wait()
 	h0.s.Stop()
@@ -190,7 +202,7 @@ func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 		t.Fatalf("the first day ran %d times", r)
 	}
 	h := newHarness(t, db, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin))
-	h.s.Start(context.Background(), []Job{brief})
+	h.start(t, brief)
 	h.s.Wait()
 	h.s.Stop()
 	if r, _ := h.counts(); r != 1 {
@@ -198,7 +210,7 @@ func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 	}
 	// Restart at 07:40: the 07:00 run exists, nothing runs again.
 	h2 := newHarness(t, db, time.Date(2026, 12, 2, 7, 40, 0, 0, berlin))
-	h2.s.Start(context.Background(), []Job{brief})
+	h2.start(t, brief)
 	h2.s.Wait()
 	h2.s.Stop()
 	if r, _ := h2.counts(); r != 0 {
@@ -208,7 +220,7 @@ func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 	db3 := openDB(t)
 	armedOn(t, db3, time.Date(2026, 11, 29, 6, 0, 0, 0, berlin), brief)
 	h3 := newHarness(t, db3, time.Date(2026, 12, 2, 9, 30, 0, 0, berlin))
-	h3.s.Start(context.Background(), []Job{brief})
+	h3.start(t, brief)
 	h3.s.Wait()
 	h3.s.Stop()
 	if r, _ := h3.counts(); r != 0 {
@@ -288,7 +300,7 @@ func TestChangedScheduleCountsAsNewSC1(t *testing.T) {
 			if tc.today.Zone == "Europe/London" {
 				h = newHarness(t, db, time.Date(2026, 12, 2, 8, 30, 0, 0, berlin))
 			}
-			h.s.Start(context.Background(), []Job{tc.today})
+			h.start(t, tc.today)
 			h.s.Wait()
 			h.s.Stop()
 			if r, _ := h.counts(); r != tc.want {
@@ -303,7 +315,7 @@ func TestChangedScheduleCountsAsNewSC1(t *testing.T) {
 func TestSkipIfRunningSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 	h.block = make(chan struct{})
-	h.s.Start(context.Background(), []Job{{Skill: "poll", Spec: "@every 1m"}})
+	h.start(t, Job{Skill: "poll", Spec: "@every 1m"})
 	h.clk.Advance(time.Minute) // first run starts and blocks
 	h.clk.Advance(time.Minute) // the next is due while it runs
 	close(h.block)
@@ -324,7 +336,7 @@ func TestSkipIfRunningSC1(t *testing.T) {
 func TestDeliveryFailureThenRetrySC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	h.failDlv = true
-	h.s.Start(context.Background(), []Job{{Skill: "digest", Spec: "@hourly"}})
+	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop()
 	r, err := h.s.RunNow(context.Background(), "digest")
 	if err != nil || r.Outcome != "ok" || r.Delivery != "failed" || r.DeliveryError == "" {
@@ -360,7 +372,7 @@ func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 		return lc
 	})
 	ctx := context.Background()
-	h.s.Start(ctx, []Job{{Skill: "digest", Spec: "@hourly"}})
+	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop()
 	h.s.RetryDeliveries(ctx) // at start, the last run may have left some
 	h.s.RetryDeliveries(ctx)
@@ -389,7 +401,7 @@ func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 func TestFailureAlertOncePausedSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	h.failRun = true
-	h.s.Start(context.Background(), []Job{{Skill: "flaky", Spec: "@hourly"}})
+	h.start(t, Job{Skill: "flaky", Spec: "@hourly"})
 	defer h.s.Stop()
 	for range 5 {
 		h.clk.Advance(time.Hour)
@@ -428,7 +440,7 @@ func TestNoModelIsNotRunToldOnceSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 	h.runErr = noModel
 	ctx := context.Background()
-	h.s.Start(ctx, []Job{{Skill: "digest", Spec: "@hourly", Chat: "discord:9"}})
+	h.start(t, Job{Skill: "digest", Spec: "@hourly", Chat: "discord:9"})
 	defer h.s.Stop()
 	hour := func() {
 		h.clk.Advance(time.Hour)
@@ -482,7 +494,9 @@ func TestNoModelByHandIsNotToldSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 	h.runErr = noModel
 	ctx := context.Background()
-	h.s.Load([]Job{{Skill: "digest", Spec: "@hourly"}})
+	if err := h.s.Load([]Job{{Skill: "digest", Spec: "@hourly"}}); err != nil {
+		t.Fatal(err)
+	}
 	r, err := h.s.RunNow(ctx, "digest")
 	if err != nil || r.Outcome != "not-run" || !strings.Contains(r.Error, "ANTHROPIC_API_KEY") {
 		t.Fatalf("run %+v %v, want not-run saying what to set", r, err)
@@ -508,7 +522,7 @@ func TestUndeliveredNoticeIsSentAgainSC1(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 			h.runErr = tc.runErr
-			h.s.Start(context.Background(), []Job{{Skill: "digest", Spec: "@hourly"}})
+			h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 			defer h.s.Stop()
 			hour := func() {
 				h.clk.Advance(time.Hour)

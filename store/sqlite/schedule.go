@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -206,51 +207,49 @@ func (db *DB) ArmSchedules(ctx context.Context, at time.Time, specs []store.Sche
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot record the armed schedules in %s: %w", db.path, err)
 	}
 	defer tx.Rollback() // no-op after Commit
-	keep := map[string]bool{}
+	skills := make([]string, 0, len(specs))
 	for _, sp := range specs {
-		keep[sp.Skill] = true
+		skills = append(skills, sp.Skill)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schedule_armed (skill, spec, zone, armed_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (skill) DO UPDATE SET spec = excluded.spec, zone = excluded.zone, armed_at = excluded.armed_at
 			WHERE spec != excluded.spec OR zone != excluded.zone`, sp.Skill, sp.Spec, sp.Zone, formatTime(at)); err != nil {
 			return fail(err)
 		}
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT skill, armed_at FROM schedule_armed`)
+	list, err := json.Marshal(skills)
 	if err != nil {
 		return fail(err)
 	}
-	since := map[string]time.Time{}
-	var gone []string
-	for rows.Next() {
-		var skill, armed string
-		if err := rows.Scan(&skill, &armed); err != nil {
-			rows.Close()
-			return fail(err)
-		}
-		if !keep[skill] {
-			gone = append(gone, skill)
-			continue
-		}
-		t, err := parseTime(armed)
-		if err != nil {
-			rows.Close()
-			return fail(fmt.Errorf("armed time of %s: %w", skill, err))
-		}
-		since[skill] = t
-	}
-	if err := rows.Err(); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM schedule_armed WHERE skill NOT IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
 		return fail(err)
 	}
-	if err := rows.Close(); err != nil {
+	since, err := armedSince(ctx, tx)
+	if err != nil {
 		return fail(err)
-	}
-	for _, skill := range gone {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM schedule_armed WHERE skill = ?`, skill); err != nil {
-			return fail(err)
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fail(err)
 	}
 	return since, nil
+}
+
+func armedSince(ctx context.Context, tx *sql.Tx) (map[string]time.Time, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT skill, armed_at FROM schedule_armed`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	since := map[string]time.Time{}
+	for rows.Next() {
+		var skill, armed string
+		if err := rows.Scan(&skill, &armed); err != nil {
+			return nil, err
+		}
+		t, err := parseTime(armed)
+		if err != nil {
+			return nil, fmt.Errorf("armed time of %s: %w", skill, err)
+		}
+		since[skill] = t
+	}
+	return since, rows.Err()
 }

@@ -114,7 +114,9 @@ func TestScheduleMigrationKeepsRunsSC1(t *testing.T) {
 	if _, err := old.db.ExecContext(ctx, `INSERT INTO schedule_state (skill, paused, failures, alerted) VALUES ('morning-brief', 1, 2, 0)`); err != nil {
 		t.Fatal(err)
 	}
-	old.Close()
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	db := openTest(t, path)
 	last, err := db.LastRun(ctx, "morning-brief")
