@@ -1,14 +1,29 @@
 // Package schedule runs clock-marked skills (SC1, CH3): each run is a
 // headless turn of the skill's agent whose report is posted to a chat. A
-// run is recorded before it fires, so a restart never repeats one; runs
-// missed while jarvisbot was down are caught up once, never as a burst; a
-// run still going when the next is due is skipped and recorded; the run's
+// run is recorded before it fires, so a restart never repeats one; a run
+// still going when the next is due is skipped and recorded; the run's
 // outcome and the report's delivery are recorded separately, and a report
 // that could not be delivered is retried, never shown as a success.
+//
+// Catch-up: a time missed while jarvisbot was down is run once at start,
+// never as a burst, when it lies within the grace window and after the
+// job was first armed. The store keeps since when each job is armed on
+// its schedule, so a fresh install or a skill added today waits for its
+// next time instead of running at once for one that passed before it was
+// known. A changed schedule or time zone counts as new, as a new alarm
+// time does: the owner who moves the brief from 07:00 to 07:15 at 07:20
+// expects it tomorrow at 07:15, not now for a time that never was its
+// schedule. A skill switched off and on again is new too.
+//
+// A run that cannot start because no model is configured is recorded as
+// not run; the owner is told once in the main chat what to set, and not
+// again until a run starts. Such runs are not failures of the skill and
+// never count toward the failure alert.
 package schedule
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -62,8 +77,13 @@ type Job struct {
 	Instructions string
 }
 
-// Runner runs a job's headless turn and returns its report.
+// Runner runs a job's headless turn and returns its report. When the
+// job's agent has no model, its error wraps ErrNoModel.
 type Runner func(ctx context.Context, j Job, chat string) (string, error)
+
+// ErrNoModel is wrapped by a Runner's error when the job's agent has no
+// model configured: the run is recorded as not run, not as failed.
+var ErrNoModel = errors.New("no model is configured")
 
 // Deliverer posts a report to a chat.
 type Deliverer func(ctx context.Context, chat, text string) error
@@ -128,20 +148,32 @@ func New(opt Options) *Scheduler {
 	return s
 }
 
-// Arm registers jobs without catching up or arming timers (for a command
-// that lists or runs them by hand). A job with a bad schedule is reported
-// and skipped.
-func (s *Scheduler) Arm(jobs []Job) error {
+// Load registers jobs without catching up, arming timers or recording
+// anything (for a command that lists or runs them by hand). A job with a
+// bad schedule is reported and skipped.
+func (s *Scheduler) Load(jobs []Job) error {
 	_, err := s.register(context.Background(), jobs)
 	return err
 }
 
-// Start catches up what was missed within the grace window (once per job)
-// and arms every job.
+// Start records the jobs as armed, catches up what was missed since each
+// was armed and within the grace window (once per job), and arms every job.
 func (s *Scheduler) Start(ctx context.Context, jobs []Job) error {
 	entries, err := s.register(ctx, jobs)
+	specs := make([]store.ScheduleSpec, 0, len(entries))
 	for _, e := range entries {
-		s.catchUp(ctx, e)
+		specs = append(specs, store.ScheduleSpec{Skill: e.job.Skill, Spec: strings.TrimSpace(e.job.Spec), Zone: e.job.Zone})
+	}
+	since, aerr := s.opt.Store.ArmSchedules(ctx, s.opt.Clock.Now(), specs)
+	if aerr != nil {
+		// Without the record no missed time is known to fall after its
+		// job was armed: nothing is caught up; the jobs still run on time.
+		s.log.Error("recording the armed schedules failed; no missed run is caught up this time", "err", aerr)
+	}
+	for _, e := range entries {
+		if aerr == nil {
+			s.catchUp(ctx, e, since[e.job.Skill])
+		}
 		s.arm(e)
 	}
 	return err
@@ -172,16 +204,28 @@ func (s *Scheduler) register(ctx context.Context, jobs []Job) ([]*entry, error) 
 	return out, nil
 }
 
-// catchUp fires the latest missed run when it is within the grace window
-// and was not recorded: one run, however many were missed.
-func (s *Scheduler) catchUp(ctx context.Context, e *entry) {
+// catchUp fires the latest missed run when it is within the grace window,
+// after the job was armed, and was not recorded: one run, however many
+// were missed.
+func (s *Scheduler) catchUp(ctx context.Context, e *entry, armed time.Time) {
 	if _, every := e.sched.(cron.ConstantDelaySchedule); every {
 		return // "@every 2h" has no times of day to miss
 	}
 	now := s.opt.Clock.Now()
 	from := now.Add(-s.opt.Grace)
-	if last, err := s.opt.Store.LastRun(ctx, e.job.Skill); err == nil && last.DueAt.After(from) {
-		from = last.DueAt
+	if armed.After(from) {
+		from = armed
+	}
+	last, err := s.opt.Store.LastRun(ctx, e.job.Skill)
+	switch {
+	case err == nil:
+		if last.DueAt.After(from) {
+			from = last.DueAt
+		}
+	case jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
+		// Unknown is not "never ran": it may have run already.
+		s.log.Error("reading the last scheduled run failed; a missed run is not caught up", "skill", e.job.Skill, "err", err)
+		return
 	}
 	var due time.Time
 	for t := e.sched.Next(from.In(e.loc)); !t.After(now); t = e.sched.Next(t) {
@@ -229,7 +273,12 @@ func (s *Scheduler) Wait() { s.wg.Wait() }
 func (s *Scheduler) fire(e *entry, due time.Time) {
 	ctx := s.ctx
 	st, err := s.opt.Store.ScheduleState(ctx, e.job.Skill)
-	if err == nil && st.Paused {
+	if err != nil {
+		// Whether the owner paused it is unknown: it does not run.
+		s.log.Error("reading whether a scheduled skill is paused failed; it does not run this time", "skill", e.job.Skill, "due", due, "err", err)
+		return
+	}
+	if st.Paused {
 		return
 	}
 	chat := e.job.Chat
@@ -243,8 +292,11 @@ func (s *Scheduler) fire(e *entry, due time.Time) {
 	}
 	s.mu.Unlock()
 	if busy {
-		s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, Outcome: "skipped", Chat: chat, Delivery: "none", Error: "the previous run was still going"})
 		s.log.Warn("scheduled run skipped: the previous one is still going", "skill", e.job.Skill, "due", due)
+		_, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, Outcome: "skipped", Chat: chat, Delivery: "none", Error: "the previous run was still going"})
+		if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+			s.log.Error("recording a skipped scheduled run failed", "skill", e.job.Skill, "due", due, "err", err)
+		}
 		return
 	}
 	id, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Outcome: "running", Chat: chat})
@@ -261,33 +313,78 @@ func (s *Scheduler) fire(e *entry, due time.Time) {
 	go func() {
 		defer s.wg.Done()
 		defer func() { s.mu.Lock(); e.running = false; s.mu.Unlock() }()
-		s.execute(ctx, e.job, store.Run{ID: id, Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat})
+		s.execute(ctx, e.job, store.Run{ID: id, Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat}, true)
 	}()
 }
 
-func (s *Scheduler) execute(ctx context.Context, j Job, run store.Run) store.Run {
+// execute runs a claimed run, records its outcome and the skill's state,
+// and delivers the report. scheduled is false for a run started by hand,
+// whose caller sees a missing model at once: the owner is not told again.
+func (s *Scheduler) execute(ctx context.Context, j Job, run store.Run, scheduled bool) store.Run {
 	report, err := s.opt.Run(ctx, j, run.Chat)
 	run.FinishedAt = s.opt.Clock.Now()
-	st, _ := s.opt.Store.ScheduleState(ctx, j.Skill)
-	if err != nil {
+	notRun := errors.Is(err, ErrNoModel)
+	switch {
+	case notRun:
+		run.Outcome, run.Error, run.Delivery = "not-run", err.Error(), "none"
+	case err != nil:
 		run.Outcome, run.Error = "failed", err.Error()
-		report = fmt.Sprintf("The scheduled skill %s failed: %v", j.Skill, err)
-		st.Failures++
-	} else {
-		run.Outcome = "ok"
-		st.Failures, st.Alerted = 0, false
+		run.Report = fmt.Sprintf("The scheduled skill %s failed: %v", j.Skill, err)
+	default:
+		run.Outcome, run.Report = "ok", report
 	}
-	run.Report = report
-	if st.Failures >= s.opt.AlertAfter && !st.Alerted {
-		st.Alerted = true
-		alert := fmt.Sprintf("The scheduled skill %s failed %d times in a row (last: %v). Pause it with jarvisbot schedule pause %s, or look at jarvisbot schedule list.", j.Skill, st.Failures, err, j.Skill)
-		if derr := s.opt.Deliver(ctx, s.opt.MainChat, alert); derr != nil {
-			s.log.Error("the failure alert could not be delivered", "skill", j.Skill, "err", derr)
+	// The outcome is stored before the report is sent: a crash while
+	// sending leaves a report that is retried, not a run "running" forever.
+	if uerr := s.opt.Store.UpdateRun(ctx, run); uerr != nil {
+		s.log.Error("recording the outcome of a scheduled run failed", "skill", j.Skill, "due", run.DueAt, "outcome", run.Outcome, "err", uerr)
+	}
+	var alert, tell bool
+	st, serr := s.opt.Store.UpdateScheduleState(ctx, j.Skill, func(st *store.ScheduleState) {
+		alert, tell = false, false
+		switch {
+		case notRun:
+			if scheduled && !st.ToldNotRun {
+				st.ToldNotRun, tell = true, true
+			}
+		case err != nil:
+			st.ToldNotRun = false // the turn started: a model is configured
+			st.Failures++
+			if st.Failures >= s.opt.AlertAfter && !st.Alerted {
+				st.Alerted, alert = true, true
+			}
+		default:
+			st.Failures, st.Alerted, st.ToldNotRun = 0, false, false
 		}
+	})
+	if serr != nil {
+		s.log.Error("recording a scheduled skill's failure streak failed", "skill", j.Skill, "outcome", run.Outcome, "err", serr)
 	}
-	s.opt.Store.SetScheduleState(ctx, st)
-	s.deliver(ctx, &run)
+	if alert {
+		msg := fmt.Sprintf("The scheduled skill %s failed %d times in a row (last: %v). Pause it with jarvisbot schedule pause %s, or look at jarvisbot schedule list.", j.Skill, st.Failures, err, j.Skill)
+		s.notify(ctx, j.Skill, "failure alert", msg, func(st *store.ScheduleState) { st.Alerted = false })
+	}
+	if tell {
+		msg := fmt.Sprintf("The scheduled skill %s did not run: %v. It runs at its next time once a model is set; until then this message is not repeated (jarvisbot schedule run %s tries it now).", j.Skill, err, j.Skill)
+		s.notify(ctx, j.Skill, "no-model notice", msg, func(st *store.ScheduleState) { st.ToldNotRun = false })
+	}
+	if !notRun {
+		s.deliver(ctx, &run)
+	}
 	return run
+}
+
+// notify sends the owner a message about a skill; when it cannot be
+// sent, undo takes back the state that says it was, so that the next run
+// tries again.
+func (s *Scheduler) notify(ctx context.Context, skill, what, msg string, undo func(*store.ScheduleState)) {
+	err := s.opt.Deliver(ctx, s.opt.MainChat, msg)
+	if err == nil {
+		return
+	}
+	s.log.Error("a scheduled skill's "+what+" could not be delivered; the next run tries again", "skill", skill, "chat", s.opt.MainChat, "err", err)
+	if _, uerr := s.opt.Store.UpdateScheduleState(ctx, skill, undo); uerr != nil {
+		s.log.Error("recording that the "+what+" was not delivered failed", "skill", skill, "err", uerr)
+	}
 }
 
 // deliver posts a run's report and records how that went.
@@ -301,7 +398,8 @@ func (s *Scheduler) deliver(ctx context.Context, run *store.Run) {
 		run.Delivery, run.DeliveryError = "sent", ""
 	}
 	if err := s.opt.Store.UpdateRun(ctx, *run); err != nil {
-		s.log.Error("recording a scheduled run", "skill", run.Skill, "err", err)
+		// A report sent but not recorded as sent may be sent again.
+		s.log.Error("recording the delivery of a scheduled report failed", "skill", run.Skill, "due", run.DueAt, "delivery", run.Delivery, "err", err)
 	}
 }
 
@@ -316,6 +414,7 @@ func (s *Scheduler) RetryDeliveries(ctx context.Context) {
 	list, err := s.opt.Store.UndeliveredRuns(ctx)
 	if err != nil {
 		s.undelivered.Store(true)
+		s.log.Error("reading the scheduled reports to send again failed; retried later", "err", err)
 		return
 	}
 	for _, r := range list {
@@ -348,7 +447,7 @@ func (s *Scheduler) RunNow(ctx context.Context, skill string) (store.Run, error)
 	if err != nil {
 		return store.Run{}, err
 	}
-	return s.execute(ctx, e.job, store.Run{ID: id, Skill: skill, DueAt: now, StartedAt: now, Chat: chat}), nil
+	return s.execute(ctx, e.job, store.Run{ID: id, Skill: skill, DueAt: now, StartedAt: now, Chat: chat}, false), nil
 }
 
 // Entry is a job's schedule for `schedule list`.
@@ -357,6 +456,9 @@ type Entry struct {
 	Next   time.Time
 	Last   *store.Run
 	Paused bool
+	// Err says what of the job's state could not be read; Last and
+	// Paused are then unknown.
+	Err error
 }
 
 // List returns every job with its next and last run.
@@ -372,11 +474,16 @@ func (s *Scheduler) List(ctx context.Context) []Entry {
 	}
 	s.mu.Unlock()
 	for i := range out {
-		if r, err := s.opt.Store.LastRun(ctx, out[i].Job.Skill); err == nil {
+		r, lerr := s.opt.Store.LastRun(ctx, out[i].Job.Skill)
+		switch {
+		case lerr == nil:
 			out[i].Last = &r
+		case jarvisbot.ErrorCode(lerr) == jarvisbot.ENOTFOUND:
+			lerr = nil
 		}
-		st, _ := s.opt.Store.ScheduleState(ctx, out[i].Job.Skill)
+		st, serr := s.opt.Store.ScheduleState(ctx, out[i].Job.Skill)
 		out[i].Paused = st.Paused
+		out[i].Err = errors.Join(lerr, serr)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Job.Skill < out[j].Job.Skill })
 	return out

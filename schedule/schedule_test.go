@@ -1,9 +1,13 @@
 package schedule
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,12 +22,49 @@ type harness struct {
 	s       *Scheduler
 	clk     *clock.Fake
 	db      *sqlite.DB
+	logs    *logBuffer
 	mu      sync.Mutex
 	runs    []string
 	sent    []string
 	failRun bool
+	runErr  error // returned by every run when set
 	failDlv bool
 	block   chan struct{}
+	// onDeliver is called before each delivery.
+	onDeliver func(chat, text string)
+}
+
+// logBuffer collects the scheduler's log for tests that check what was
+// reported.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func openDB(t *testing.T) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return db
 }
 
 func newHarness(t *testing.T, db *sqlite.DB, at time.Time) *harness {
@@ -35,15 +76,11 @@ func newHarness(t *testing.T, db *sqlite.DB, at time.Time) *harness {
 func newHarnessWith(t *testing.T, db *sqlite.DB, at time.Time, wrap func(*sqlite.DB) store.Schedules) *harness {
 	t.Helper()
 	if db == nil {
-		var err error
-		db, err = sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
+		db = openDB(t)
 	}
-	h := &harness{clk: clock.NewFake(at), db: db}
+	h := &harness{clk: clock.NewFake(at), db: db, logs: &logBuffer{}}
 	h.s = New(Options{Store: wrap(db), Clock: h.clk, MainChat: "telegram:1", Zone: time.UTC,
+		Logger: slog.New(slog.NewTextHandler(h.logs, nil)),
 		Run: func(ctx context.Context, j Job, chat string) (string, error) {
 			if h.block != nil {
 				<-h.block
@@ -51,12 +88,18 @@ func newHarnessWith(t *testing.T, db *sqlite.DB, at time.Time, wrap func(*sqlite
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.runs = append(h.runs, j.Skill)
+			if h.runErr != nil {
+				return "", h.runErr
+			}
 			if h.failRun {
 				return "", errors.New("model down")
 			}
 			return "report of " + j.Skill, nil
 		},
 		Deliver: func(ctx context.Context, chat, text string) error {
+			if h.onDeliver != nil {
+				h.onDeliver(chat, text)
+			}
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			if h.failDlv {
@@ -66,6 +109,14 @@ func newHarnessWith(t *testing.T, db *sqlite.DB, at time.Time, wrap func(*sqlite
 			return nil
 		}})
 	return h
+}
+
+// start starts the scheduler on jobs.
+func (h *harness) start(t *testing.T, jobs ...Job) {
+	t.Helper()
+	if err := h.s.Start(context.Background(), jobs); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (h *harness) counts() (int, int) {
@@ -122,20 +173,36 @@ func TestFiresAndDeliversSC1(t *testing.T) {
 	}
 }
 
+// armedOn starts and stops a scheduler for jobs at a time, so that they
+// count as armed from then on, as after a service that ran that day.
+func armedOn(t *testing.T, db *sqlite.DB, at time.Time, jobs ...Job) {
+	t.Helper()
+	h := newHarness(t, db, at)
+	if err := h.s.Start(context.Background(), jobs); err != nil {
+		t.Fatal(err)
+	}
+	h.s.Wait()
+	h.s.Stop()
+}
+
 // TestCatchUpOnceAndNoDuplicatesSC1: after downtime over 07:00 one run
 // catches up (not one per missed day); a restart never repeats it; beyond
 // the grace window nothing catches up.
 func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
-	if err != nil {
-		t.Fatal(err)
+	db := openDB(t)
+	// Armed three days ago at 06:00; it ran at 07:00 that day, then
+	// jarvisbot was down until 07:30 today.
+	h0 := newHarness(t, db, time.Date(2026, 11, 29, 6, 0, 0, 0, berlin))
+	h0.start(t, brief)
+	h0.clk.Advance(time.Hour)
+	h0.s.Wait()
+	h0.s.Stop()
+	if r, _ := h0.counts(); r != 1 {
+		t.Fatalf("the first day ran %d times", r)
 	}
-	defer db.Close()
-	// It last ran three days ago; jarvisbot comes back at 07:30.
-	db.ClaimRun(context.Background(), store.Run{Skill: "morning-brief", DueAt: time.Date(2026, 11, 29, 7, 0, 0, 0, berlin), Outcome: "ok"})
 	h := newHarness(t, db, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin))
-	h.s.Start(context.Background(), []Job{brief})
+	h.start(t, brief)
 	h.s.Wait()
 	h.s.Stop()
 	if r, _ := h.counts(); r != 1 {
@@ -143,19 +210,103 @@ func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 	}
 	// Restart at 07:40: the 07:00 run exists, nothing runs again.
 	h2 := newHarness(t, db, time.Date(2026, 12, 2, 7, 40, 0, 0, berlin))
-	h2.s.Start(context.Background(), []Job{brief})
+	h2.start(t, brief)
 	h2.s.Wait()
 	h2.s.Stop()
 	if r, _ := h2.counts(); r != 0 {
 		t.Errorf("restart repeated the run")
 	}
 	// Beyond the grace window: no catch-up.
-	h3 := newHarness(t, nil, time.Date(2026, 12, 2, 9, 30, 0, 0, berlin))
-	h3.s.Start(context.Background(), []Job{brief})
+	db3 := openDB(t)
+	armedOn(t, db3, time.Date(2026, 11, 29, 6, 0, 0, 0, berlin), brief)
+	h3 := newHarness(t, db3, time.Date(2026, 12, 2, 9, 30, 0, 0, berlin))
+	h3.start(t, brief)
 	h3.s.Wait()
 	h3.s.Stop()
 	if r, _ := h3.counts(); r != 0 {
 		t.Errorf("caught up outside the grace window")
+	}
+}
+
+// TestNoCatchUpBeforeFirstArmedSC1: a fresh install, or a skill added
+// today, never catches up a time that passed before the scheduler knew
+// it: the shipped morning brief started at 07:30 waits for tomorrow, an
+// every-minute skill for its next minute.
+func TestNoCatchUpBeforeFirstArmedSC1(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	for _, tc := range []struct {
+		name  string
+		job   Job
+		start time.Time
+		first time.Duration // from the start to the first run
+	}{
+		{"morning brief started at 07:30", brief, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin), 23*time.Hour + 30*time.Minute},
+		{"every minute", Job{Skill: "tick", Spec: "* * * * *"}, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC), 30 * time.Second},
+		{"@every 1m", Job{Skill: "poll", Spec: "@every 1m"}, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC), time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil, tc.start)
+			if err := h.s.Start(context.Background(), []Job{tc.job}); err != nil {
+				t.Fatal(err)
+			}
+			defer h.s.Stop()
+			h.s.Wait()
+			if r, _ := h.counts(); r != 0 {
+				t.Fatalf("ran %d times at start, for a time before it was armed", r)
+			}
+			h.clk.Advance(tc.first - time.Second)
+			h.s.Wait()
+			if r, _ := h.counts(); r != 0 {
+				t.Fatalf("ran %d times before its first time", r)
+			}
+			h.clk.Advance(time.Second)
+			h.s.Wait()
+			if r, _ := h.counts(); r != 1 {
+				t.Fatalf("ran %d times at its first time, want 1", r)
+			}
+		})
+	}
+}
+
+// TestChangedScheduleCountsAsNewSC1: a skill whose schedule (or time zone)
+// changed, or that was switched off and on again, is armed anew: a time
+// missed while jarvisbot was down is caught up only on the schedule that
+// was armed then, and only when the skill stayed scheduled.
+func TestChangedScheduleCountsAsNewSC1(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	moved := brief
+	moved.Spec = "15 7 * * *"
+	otherZone := brief
+	otherZone.Zone = "Europe/London"
+	for _, tc := range []struct {
+		name      string
+		yesterday [][]Job // the job lists of the starts after the first, yesterday
+		today     Job
+		want      int
+	}{
+		{"unchanged", nil, brief, 1},
+		{"new time", nil, moved, 0},
+		{"new time zone", nil, otherZone, 0},
+		{"switched off and on", [][]Job{{}}, brief, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openDB(t)
+			armedOn(t, db, time.Date(2026, 12, 1, 6, 0, 0, 0, berlin), brief)
+			for i, jobs := range tc.yesterday {
+				armedOn(t, db, time.Date(2026, 12, 1, 9, i, 0, 0, berlin), jobs...)
+			}
+			// Down over 07:00 and 07:15 (07:15 London is 08:15 Berlin, before 08:30).
+			h := newHarness(t, db, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin))
+			if tc.today.Zone == "Europe/London" {
+				h = newHarness(t, db, time.Date(2026, 12, 2, 8, 30, 0, 0, berlin))
+			}
+			h.start(t, tc.today)
+			h.s.Wait()
+			h.s.Stop()
+			if r, _ := h.counts(); r != tc.want {
+				t.Errorf("caught up %d runs, want %d", r, tc.want)
+			}
+		})
 	}
 }
 
@@ -164,7 +315,7 @@ func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 func TestSkipIfRunningSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 	h.block = make(chan struct{})
-	h.s.Start(context.Background(), []Job{{Skill: "poll", Spec: "@every 1m"}})
+	h.start(t, Job{Skill: "poll", Spec: "@every 1m"})
 	h.clk.Advance(time.Minute) // first run starts and blocks
 	h.clk.Advance(time.Minute) // the next is due while it runs
 	close(h.block)
@@ -185,7 +336,7 @@ func TestSkipIfRunningSC1(t *testing.T) {
 func TestDeliveryFailureThenRetrySC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	h.failDlv = true
-	h.s.Start(context.Background(), []Job{{Skill: "digest", Spec: "@hourly"}})
+	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop()
 	r, err := h.s.RunNow(context.Background(), "digest")
 	if err != nil || r.Outcome != "ok" || r.Delivery != "failed" || r.DeliveryError == "" {
@@ -221,7 +372,7 @@ func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 		return lc
 	})
 	ctx := context.Background()
-	h.s.Start(ctx, []Job{{Skill: "digest", Spec: "@hourly"}})
+	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop()
 	h.s.RetryDeliveries(ctx) // at start, the last run may have left some
 	h.s.RetryDeliveries(ctx)
@@ -250,7 +401,7 @@ func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 func TestFailureAlertOncePausedSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	h.failRun = true
-	h.s.Start(context.Background(), []Job{{Skill: "flaky", Spec: "@hourly"}})
+	h.start(t, Job{Skill: "flaky", Spec: "@hourly"})
 	defer h.s.Stop()
 	for range 5 {
 		h.clk.Advance(time.Hour)
@@ -267,12 +418,143 @@ func TestFailureAlertOncePausedSC1(t *testing.T) {
 	if alerts != 1 {
 		t.Errorf("%d alerts: %v", alerts, h.sent)
 	}
-	h.db.SetScheduleState(context.Background(), store.ScheduleState{Skill: "flaky", Paused: true})
+	if _, err := h.db.UpdateScheduleState(context.Background(), "flaky", func(st *store.ScheduleState) { st.Paused = true }); err != nil {
+		t.Fatal(err)
+	}
 	before, _ := h.counts()
 	h.clk.Advance(time.Hour)
 	h.s.Wait()
 	if after, _ := h.counts(); after != before {
 		t.Error("a paused skill ran")
+	}
+}
+
+// noModel is what a runner returns when the agent has no model.
+var noModel = fmt.Errorf("%w for agent default: set ANTHROPIC_API_KEY and JARVIS_MODEL", ErrNoModel)
+
+// TestNoModelIsNotRunToldOnceSC1: with no model configured a scheduled
+// run is recorded as not run, the owner is told once in the main chat what
+// to set (not on every run, and no failure alert), no report is sent; once
+// a run starts again, a later missing model is told once more.
+func TestNoModelIsNotRunToldOnceSC1(t *testing.T) {
+	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
+	h.runErr = noModel
+	ctx := context.Background()
+	h.start(t, Job{Skill: "digest", Spec: "@hourly", Chat: "discord:9"})
+	defer h.s.Stop()
+	hour := func() {
+		h.clk.Advance(time.Hour)
+		h.s.Wait()
+	}
+	for range 5 {
+		hour()
+	}
+	runs, err := h.db.Runs(ctx, "digest", 10)
+	if err != nil || len(runs) != 5 {
+		t.Fatalf("%d runs recorded, want 5: %v", len(runs), err)
+	}
+	for _, r := range runs {
+		if r.Outcome != "not-run" || !strings.Contains(r.Error, "no model is configured") || r.Delivery != "none" || r.Report != "" {
+			t.Errorf("recorded %+v, want not-run because no model is configured, nothing to deliver", r)
+		}
+	}
+	h.mu.Lock()
+	sent := append([]string(nil), h.sent...)
+	h.mu.Unlock()
+	if len(sent) != 1 || !strings.HasPrefix(sent[0], "telegram:1: ") || !strings.Contains(sent[0], "ANTHROPIC_API_KEY") || !strings.Contains(sent[0], "digest") {
+		t.Fatalf("the owner was told %q, want one message to the main chat saying what to set", sent)
+	}
+	if st, _ := h.db.ScheduleState(ctx, "digest"); st.Failures != 0 || st.Alerted {
+		t.Errorf("state %+v: a missing model counted as a failure", st)
+	}
+	if u, _ := h.db.UndeliveredRuns(ctx); len(u) != 0 {
+		t.Errorf("reports waiting to be sent: %+v", u)
+	}
+	// A model is set: the next run runs and reports; then it is gone again.
+	h.mu.Lock()
+	h.runErr = nil
+	h.mu.Unlock()
+	hour()
+	h.mu.Lock()
+	h.runErr = noModel
+	h.mu.Unlock()
+	hour()
+	hour()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.sent) != 3 || !strings.HasPrefix(h.sent[1], "discord:9: report of digest") || !strings.Contains(h.sent[2], "ANTHROPIC_API_KEY") {
+		t.Errorf("after a run with a model and two without, sent %q, want the report and one more notice", h.sent)
+	}
+}
+
+// TestNoModelByHandIsNotToldSC1: `schedule run` without a model returns
+// the run as not run to the terminal; the chat notice stays for the
+// scheduled runs.
+func TestNoModelByHandIsNotToldSC1(t *testing.T) {
+	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
+	h.runErr = noModel
+	ctx := context.Background()
+	if err := h.s.Load([]Job{{Skill: "digest", Spec: "@hourly"}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := h.s.RunNow(ctx, "digest")
+	if err != nil || r.Outcome != "not-run" || !strings.Contains(r.Error, "ANTHROPIC_API_KEY") {
+		t.Fatalf("run %+v %v, want not-run saying what to set", r, err)
+	}
+	if _, sent := h.counts(); sent != 0 {
+		t.Errorf("%d messages sent for a run by hand", sent)
+	}
+}
+
+// TestUndeliveredNoticeIsSentAgainSC1: a no-model notice or a failure
+// alert that could not be delivered is not taken as told: the next run
+// sends it.
+func TestUndeliveredNoticeIsSentAgainSC1(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		runErr error
+		runs   int // runs before the one whose message is undelivered
+		want   string
+	}{
+		{"no-model notice", noModel, 0, "did not run"},
+		{"failure alert", errors.New("model down"), 2, "times in a row"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
+			h.runErr = tc.runErr
+			h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+			defer h.s.Stop()
+			hour := func() {
+				h.clk.Advance(time.Hour)
+				h.s.Wait()
+			}
+			for range tc.runs {
+				hour()
+			}
+			h.mu.Lock()
+			h.failDlv = true
+			h.mu.Unlock()
+			hour()
+			h.mu.Lock()
+			h.failDlv = false
+			h.mu.Unlock()
+			hour()
+			hour()
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			n := 0
+			for _, m := range h.sent {
+				if strings.Contains(m, tc.want) {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d messages with %q, want 1 after the undelivered one: %q", n, tc.want, h.sent)
+			}
+			if !strings.Contains(h.logs.String(), "could not be delivered") {
+				t.Errorf("the undelivered message was not logged:\n%s", h.logs.String())
+			}
+		})
 	}
 }
 

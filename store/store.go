@@ -315,7 +315,7 @@ type Run struct {
 	Skill                 string
 	DueAt                 time.Time
 	StartedAt, FinishedAt time.Time
-	Outcome               string // running, ok, failed, skipped
+	Outcome               string // running, ok, failed, skipped, not-run (it could not start: no model)
 	Error                 string
 	Report                string
 	Chat                  string
@@ -330,6 +330,16 @@ type ScheduleState struct {
 	Paused   bool
 	Failures int
 	Alerted  bool
+	// ToldNotRun says the owner was told the skill cannot run (no model
+	// is configured); it is not repeated until a run starts.
+	ToldNotRun bool
+}
+
+// ScheduleSpec is a skill's schedule as the scheduler arms it.
+type ScheduleSpec struct {
+	Skill string
+	Spec  string // e.g. "0 7 * * *"
+	Zone  string // as the skill names it, "" for the owner's
 }
 
 // Schedules keeps scheduled runs.
@@ -341,8 +351,21 @@ type Schedules interface {
 	LastRun(ctx context.Context, skill string) (Run, error) // ENOTFOUND when none
 	Runs(ctx context.Context, skill string, limit int) ([]Run, error)
 	UndeliveredRuns(ctx context.Context) ([]Run, error)
+	// ScheduleState returns a skill's state; a skill never seen has the
+	// zero state.
 	ScheduleState(ctx context.Context, skill string) (ScheduleState, error)
-	SetScheduleState(ctx context.Context, s ScheduleState) error
+	// UpdateScheduleState changes a skill's state in one transaction:
+	// change gets the stored state (the zero state for a skill never
+	// seen), and what it leaves is stored and returned. Changes made at
+	// the same time (a pause while a run records its outcome) never
+	// overwrite each other.
+	UpdateScheduleState(ctx context.Context, skill string, change func(*ScheduleState)) (ScheduleState, error)
+	// ArmSchedules records the schedules a scheduler arms at the time at,
+	// and returns since when each has been armed: a skill armed before on
+	// the same spec and zone keeps its time, a new or changed one gets at,
+	// and skills not in the list are forgotten (switched off and on again,
+	// a skill is new). Missed times before that are never caught up.
+	ArmSchedules(ctx context.Context, at time.Time, specs []ScheduleSpec) (map[string]time.Time, error)
 }
 
 // Incoming is a received message waiting for its turn.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -51,13 +52,21 @@ func mainChat(cfg config.Config) string {
 // the skill as its instructions.
 func skillRunner(rt *agent.Runtime) schedule.Runner {
 	return func(ctx context.Context, j schedule.Job, chat string) (string, error) {
+		// Asked before the turn, so that a missing model is told apart from
+		// a failed turn: the run is then recorded as not run, and the owner
+		// told once what to set (SC1).
+		if _, err := rt.Model(j.Agent); err != nil {
+			return "", fmt.Errorf("%w for agent %s: %w", schedule.ErrNoModel, j.Agent, err)
+		}
 		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow its instructions now and write the report for the owner.\n\n%s", j.Skill, strings.TrimSpace(j.Instructions))
 		res, err := rt.Turn(ctx, agent.Input{Agent: j.Agent, Chat: chat, Text: text})
 		return res.Text, err
 	}
 }
 
-// cmdSchedule: the scheduled skills (SC1).
+// cmdSchedule: the scheduled skills (SC1). Only `run` starts the service
+// (MCP servers, the runtime); list, pause and resume read and write the
+// store.
 func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	fs := newFlagSet(a, "schedule", "schedule list | run NAME | pause NAME | resume NAME")
 	pos, err := parseFlags(fs, args)
@@ -67,32 +76,55 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	if len(pos) == 0 {
 		pos = []string{"list"}
 	}
+	switch {
+	case pos[0] == "list" && len(pos) == 1, pos[0] == "run" && len(pos) == 2,
+		(pos[0] == "pause" || pos[0] == "resume") && len(pos) == 2:
+	default:
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot schedule list | run NAME | pause NAME | resume NAME")
+	}
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
 	}
-	switch {
-	case (pos[0] == "pause" || pos[0] == "resume") && len(pos) == 2:
-		db, err := a.openStore(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		st, err := db.ScheduleState(ctx, pos[1])
-		if err != nil {
-			return err
-		}
-		st.Paused = pos[0] == "pause"
-		if err := db.SetScheduleState(ctx, st); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "%s is %sd.\n", pos[1], pos[0])
-		return nil
-	case pos[0] == "list" && len(pos) == 1, pos[0] == "run" && len(pos) == 2:
-	default:
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot schedule list | run NAME | pause NAME | resume NAME")
+	if pos[0] == "run" {
+		return runScheduled(ctx, a, cfg, pos[1])
 	}
-	// Ask-tier calls of a run started here are asked at this terminal.
+	db, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	jobs, err := scheduledJobs(ctx, cfg, db, a.stderr)
+	if err != nil {
+		return err
+	}
+	if pos[0] == "list" {
+		// Loaded without catching up or arming: the service does that.
+		sch := schedule.New(schedule.Options{Store: db, MainChat: mainChat(cfg)})
+		if err := sch.Load(jobs); err != nil {
+			fmt.Fprintln(a.stderr, "jarvisbot:", err)
+		}
+		return writeSchedule(a.stdout, sch.List(ctx))
+	}
+	name := pos[1]
+	if !slices.ContainsFunc(jobs, func(j schedule.Job) bool { return j.Skill == name }) {
+		names := make([]string, 0, len(jobs))
+		for _, j := range jobs {
+			names = append(names, j.Skill)
+		}
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no scheduled skill named %s (scheduled: %s); jarvisbot schedule list shows them", name, strings.Join(names, ", "))
+	}
+	pause := pos[0] == "pause"
+	if _, err := db.UpdateScheduleState(ctx, name, func(st *store.ScheduleState) { st.Paused = pause }); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s is %sd.\n", name, pos[0])
+	return nil
+}
+
+// runScheduled runs one scheduled skill now, its report printed here and
+// its ask-tier calls asked at this terminal.
+func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) error {
 	asked := make(chan store.Approval, 16)
 	svc, err := a.startService(ctx, cfg, a.logger(cfg), func(ap store.Approval) {
 		if ap.State == store.ApprovalPending {
@@ -108,19 +140,12 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(svc.rt),
+	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Logger: a.logger(cfg),
 		Deliver: func(_ context.Context, chat, text string) error {
 			_, err := fmt.Fprintf(a.stdout, "[report for %s]\n%s\n", chat, text)
 			return err
 		}})
-	// Arm without catching up: the service does that; this only lists or runs.
-	if pos[0] == "list" {
-		if err := sch.Arm(jobs); err != nil {
-			fmt.Fprintln(a.stderr, "jarvisbot:", err)
-		}
-		return writeSchedule(a.stdout, sch.List(ctx))
-	}
-	if err := sch.Arm(jobs); err != nil {
+	if err := sch.Load(jobs); err != nil {
 		fmt.Fprintln(a.stderr, "jarvisbot:", err)
 	}
 	defer sch.Stop()
@@ -130,7 +155,7 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	}
 	finished := make(chan done, 1)
 	go func() {
-		r, err := sch.RunNow(ctx, pos[1])
+		r, err := sch.RunNow(ctx, name)
 		finished <- done{r, err}
 	}()
 	term := terminal{a: a, svc: svc, lines: stdinLines(ctx, a), asked: asked}
@@ -144,10 +169,12 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	r, err := d.r, d.err
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if r.Outcome != "ok" {
+	case r.Outcome == "not-run":
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s did not run: %s", name, r.Error)
+	case r.Outcome != "ok":
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the run failed: %s", r.Error)
 	}
 	return nil
@@ -166,7 +193,12 @@ func writeSchedule(w io.Writer, list []schedule.Entry) error {
 			next = "paused"
 		}
 		last := "never"
-		if e.Last != nil {
+		switch {
+		case e.Err != nil:
+			next, last = "unknown", "unknown: "+e.Err.Error()
+		case e.Last != nil && e.Last.Outcome == "not-run":
+			last = fmt.Sprintf("%s not run (%s)", e.Last.DueAt.Local().Format("2006-01-02 15:04"), schedule.ErrNoModel)
+		case e.Last != nil:
 			last = fmt.Sprintf("%s %s, report %s", e.Last.DueAt.Local().Format("2006-01-02 15:04"), e.Last.Outcome, e.Last.Delivery)
 		}
 		spec := e.Job.Spec

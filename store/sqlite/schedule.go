@@ -3,8 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -25,10 +28,18 @@ func (db *DB) ClaimRun(ctx context.Context, r store.Run) (int64, error) {
 	if err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording a run of %s in %s: %w", r.Skill, db.path, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording a run of %s in %s: %w", r.Skill, db.path, err)
+	}
+	if n == 0 {
 		return 0, jarvisbot.Errorf(jarvisbot.ECONFLICT, "the run of %s due %s exists already", r.Skill, formatTime(r.DueAt))
 	}
-	return res.LastInsertId()
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording a run of %s in %s: %w", r.Skill, db.path, err)
+	}
+	return id, nil
 }
 
 func nz(s, def string) string {
@@ -51,7 +62,7 @@ func (db *DB) UpdateRun(ctx context.Context, r store.Run) error {
 	_, err := db.db.ExecContext(ctx, `UPDATE schedule_runs SET started_at = ?, finished_at = ?, outcome = ?, error = ?, report = ?, chat = ?, delivery = ?, delivery_error = ?, attempts = ? WHERE id = ?`,
 		started, fin, r.Outcome, r.Error, r.Report, r.Chat, nz(r.Delivery, "pending"), r.DeliveryError, r.Attempts, r.ID)
 	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "updating a run in %s: %w", db.path, err)
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "updating run %d of %s in %s: %w", r.ID, r.Skill, db.path, err)
 	}
 	return nil
 }
@@ -62,12 +73,19 @@ func scanRun(r interface{ Scan(...any) error }) (store.Run, error) {
 	if err := r.Scan(&x.ID, &x.Skill, &due, &started, &fin, &x.Outcome, &x.Error, &x.Report, &x.Chat, &x.Delivery, &x.DeliveryError, &x.Attempts); err != nil {
 		return x, err
 	}
-	x.DueAt, _ = parseTime(due)
+	var err error
+	if x.DueAt, err = parseTime(due); err != nil {
+		return x, fmt.Errorf("run %d of %s: due: %w", x.ID, x.Skill, err)
+	}
 	if started != "" {
-		x.StartedAt, _ = parseTime(started)
+		if x.StartedAt, err = parseTime(started); err != nil {
+			return x, fmt.Errorf("run %d of %s: started: %w", x.ID, x.Skill, err)
+		}
 	}
 	if fin != "" {
-		x.FinishedAt, _ = parseTime(fin)
+		if x.FinishedAt, err = parseTime(fin); err != nil {
+			return x, fmt.Errorf("run %d of %s: finished: %w", x.ID, x.Skill, err)
+		}
 	}
 	return x, nil
 }
@@ -110,11 +128,14 @@ func (db *DB) runs(ctx context.Context, q string, args ...any) ([]store.Run, err
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			return nil, err
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading runs from %s: %w", db.path, err)
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading runs from %s: %w", db.path, err)
+	}
+	return out, nil
 }
 
 // UndeliveredRuns are finished runs whose report still waits to be sent.
@@ -124,29 +145,111 @@ func (db *DB) UndeliveredRuns(ctx context.Context) ([]store.Run, error) {
 
 // ScheduleState returns a skill's switches; a skill never seen has the zero state.
 func (db *DB) ScheduleState(ctx context.Context, skill string) (store.ScheduleState, error) {
+	return scheduleState(ctx, db.db, db.path, skill)
+}
+
+// querier is what reading needs of a database or a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func scheduleState(ctx context.Context, q querier, path, skill string) (store.ScheduleState, error) {
 	s := store.ScheduleState{Skill: skill}
-	var paused, alerted int
-	err := db.db.QueryRowContext(ctx, `SELECT paused, failures, alerted FROM schedule_state WHERE skill = ?`, skill).Scan(&paused, &s.Failures, &alerted)
+	var paused, alerted, told int
+	err := q.QueryRowContext(ctx, `SELECT paused, failures, alerted, told_not_run FROM schedule_state WHERE skill = ?`, skill).Scan(&paused, &s.Failures, &alerted, &told)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, nil
 	}
 	if err != nil {
-		return s, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading schedule state from %s: %w", db.path, err)
+		return s, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the schedule state of %s from %s: %w", skill, path, err)
 	}
-	s.Paused, s.Alerted = paused == 1, alerted == 1
+	s.Paused, s.Alerted, s.ToldNotRun = paused == 1, alerted == 1, told == 1
 	return s, nil
 }
 
-// SetScheduleState stores a skill's switches.
-func (db *DB) SetScheduleState(ctx context.Context, s store.ScheduleState) error {
-	if strings.TrimSpace(s.Skill) == "" {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "schedule state without a skill")
+// UpdateScheduleState changes a skill's switches in one transaction; the
+// write lock is taken when it begins (_txlock=immediate), so nothing
+// changes the row between the read and the write.
+func (db *DB) UpdateScheduleState(ctx context.Context, skill string, change func(*store.ScheduleState)) (store.ScheduleState, error) {
+	if strings.TrimSpace(skill) == "" {
+		return store.ScheduleState{}, jarvisbot.Errorf(jarvisbot.EINVALID, "schedule state without a skill")
 	}
-	_, err := db.db.ExecContext(ctx, `INSERT INTO schedule_state (skill, paused, failures, alerted) VALUES (?, ?, ?, ?)
-		ON CONFLICT (skill) DO UPDATE SET paused = excluded.paused, failures = excluded.failures, alerted = excluded.alerted`,
-		s.Skill, boolInt(s.Paused), s.Failures, boolInt(s.Alerted))
+	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "saving schedule state in %s: %w", db.path, err)
+		return store.ScheduleState{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot change the schedule state of %s in %s: %w", skill, db.path, err)
 	}
-	return nil
+	defer tx.Rollback() // no-op after Commit
+	s, err := scheduleState(ctx, tx, db.path, skill)
+	if err != nil {
+		return s, err
+	}
+	change(&s)
+	s.Skill = skill
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schedule_state (skill, paused, failures, alerted, told_not_run) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (skill) DO UPDATE SET paused = excluded.paused, failures = excluded.failures, alerted = excluded.alerted, told_not_run = excluded.told_not_run`,
+		s.Skill, boolInt(s.Paused), s.Failures, boolInt(s.Alerted), boolInt(s.ToldNotRun)); err != nil {
+		return s, jarvisbot.Errorf(jarvisbot.EINTERNAL, "saving the schedule state of %s in %s: %w", skill, db.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s, jarvisbot.Errorf(jarvisbot.EINTERNAL, "saving the schedule state of %s in %s: %w", skill, db.path, err)
+	}
+	return s, nil
+}
+
+// ArmSchedules records the armed schedules in one transaction and returns
+// since when each has been armed.
+func (db *DB) ArmSchedules(ctx context.Context, at time.Time, specs []store.ScheduleSpec) (map[string]time.Time, error) {
+	fail := func(err error) (map[string]time.Time, error) {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording the armed schedules in %s: %w", db.path, err)
+	}
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot record the armed schedules in %s: %w", db.path, err)
+	}
+	defer tx.Rollback() // no-op after Commit
+	skills := make([]string, 0, len(specs))
+	for _, sp := range specs {
+		skills = append(skills, sp.Skill)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schedule_armed (skill, spec, zone, armed_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (skill) DO UPDATE SET spec = excluded.spec, zone = excluded.zone, armed_at = excluded.armed_at
+			WHERE spec != excluded.spec OR zone != excluded.zone`, sp.Skill, sp.Spec, sp.Zone, formatTime(at)); err != nil {
+			return fail(err)
+		}
+	}
+	list, err := json.Marshal(skills)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM schedule_armed WHERE skill NOT IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+		return fail(err)
+	}
+	since, err := armedSince(ctx, tx)
+	if err != nil {
+		return fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(err)
+	}
+	return since, nil
+}
+
+func armedSince(ctx context.Context, tx *sql.Tx) (map[string]time.Time, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT skill, armed_at FROM schedule_armed`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	since := map[string]time.Time{}
+	for rows.Next() {
+		var skill, armed string
+		if err := rows.Scan(&skill, &armed); err != nil {
+			return nil, err
+		}
+		t, err := parseTime(armed)
+		if err != nil {
+			return nil, fmt.Errorf("armed time of %s: %w", skill, err)
+		}
+		since[skill] = t
+	}
+	return since, rows.Err()
 }
