@@ -289,13 +289,14 @@ func (d *Desk) stranger(ctx context.Context, m channel.Message, text string) {
 }
 
 // work answers a chat's queued messages in order until the queue is empty
-// or the desk drains.
+// or the drain's deadline passes. Messages queued before the drain began
+// were taken from the owner, so they are answered if time allows.
 func (d *Desk) work(ctx context.Context, chat string) {
 	defer d.workers.Done()
 	for {
 		d.mu.Lock()
 		q := d.chats[chat]
-		if len(q.msgs) == 0 || d.draining || ctx.Err() != nil {
+		if len(q.msgs) == 0 || ctx.Err() != nil {
 			q.running = false
 			d.mu.Unlock()
 			return // what is left waits in the inbox for the next start
