@@ -109,7 +109,7 @@ func (m *Manager) begin(ctx context.Context, plugin, mcpURL, clientID string, sc
 		Issuer:      md.Issuer,
 		Scopes:      slices.Clone(scopes),
 	}
-	old, err := m.load(ctx, plugin)
+	old, err := m.read(ctx, plugin)
 	switch {
 	case err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
 		return "", err // a locked keyring could not take the result either
@@ -413,7 +413,8 @@ func (m *Manager) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.Token = m.stamp(tok)
-	if err := m.store(ctx, f.plugin, g); err != nil {
+	err = m.storeLocked(ctx, f.plugin, g)
+	if err != nil {
 		m.finish(f, err)
 		page(w, http.StatusInternalServerError, "Sign-in not completed", "Signed in to "+f.plugin+", but jarvisbot could not keep the sign-in in its keyring. Check jarvisbot's log, then start again.")
 		return
@@ -460,6 +461,18 @@ func (m *Manager) store(ctx context.Context, plugin string, g Grant) error {
 		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "cannot keep the sign-in for %s: %w", plugin, err)
 	}
 	return nil
+}
+
+// storeLocked stores a new sign-in under the plugin's lock, so that a
+// renewal of the old one in flight, here or in another process, cannot
+// overwrite it afterwards.
+func (m *Manager) storeLocked(ctx context.Context, plugin string, g Grant) error {
+	unlock, err := m.lock(ctx, plugin)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return m.store(ctx, plugin, g)
 }
 
 // stamp sets the token's expiry from expires_in on jarvisbot's clock

@@ -69,7 +69,9 @@ const (
 )
 
 // refreshAhead is how long before its expiry an access token is renewed,
-// so a request never leaves with a token that dies on the way.
+// so a request never leaves with a token that dies on the way; a token
+// that lives less than four times as long is renewed with a quarter of its
+// life left instead (see renewMargin).
 const refreshAhead = time.Minute
 
 // callTimeout bounds one exchange or refresh with the authorization server.
@@ -91,6 +93,12 @@ type Options struct {
 	Now           func() time.Time // clock, default time.Now
 	ClientName    string           // client_name for dynamic registration, default "jarvisbot"
 	Logger        *slog.Logger     // default: discard
+	// LockDir holds the lock files that keep two processes sharing the
+	// keyring (the CLI beside the service) from renewing one sign-in at
+	// once. Default: the keyring's directory when it has one (the file
+	// backend); every process must use the same. Without one, renewals
+	// are serialised within the process only.
+	LockDir string
 }
 
 // Manager runs sign-ins and hands out tokens. It is safe for concurrent use.
@@ -107,10 +115,11 @@ type Manager struct {
 
 	mu         sync.Mutex
 	closed     bool
-	pending    map[string]*flow    // by state: flows waiting for their callback
-	latest     map[string]*flow    // by plugin: the newest flow, pending or finished, for Wait
-	invalid    map[string]bool     // plugins whose token the resource server refused
-	refreshing map[string]*refresh // by plugin: the refresh in flight
+	pending    map[string]*flow         // by state: flows waiting for their callback
+	latest     map[string]*flow         // by plugin: the newest flow, pending or finished, for Wait
+	invalid    map[string]string        // by plugin: the access token the resource server refused, or anyToken
+	refreshing map[string]*refresh      // by plugin: the refresh in flight
+	locks      map[string]chan struct{} // by plugin: held while its keyring entry is renewed or replaced
 	ln         net.Listener
 	srv        *http.Server
 	loopback   string // the listener's redirect URI
@@ -137,6 +146,9 @@ func NewManager(opt Options) *Manager {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if d, ok := opt.Keyring.(interface{ Dir() string }); ok && opt.LockDir == "" {
+		opt.LockDir = d.Dir()
+	}
 	base, cancel := context.WithCancel(context.Background())
 	return &Manager{
 		opt:        opt,
@@ -147,8 +159,9 @@ func NewManager(opt Options) *Manager {
 		cancel:     cancel,
 		pending:    map[string]*flow{},
 		latest:     map[string]*flow{},
-		invalid:    map[string]bool{},
+		invalid:    map[string]string{},
 		refreshing: map[string]*refresh{},
+		locks:      map[string]chan struct{}{},
 	}
 }
 
@@ -186,9 +199,17 @@ func (m *Manager) Close() error {
 // Invalidate records that the resource server answered 401 to this
 // plugin's token: the next Token call tries one refresh, and if that fails
 // the plugin needs attention.
-func (m *Manager) Invalidate(plugin string) {
+func (m *Manager) Invalidate(plugin string) { m.invalidate(plugin, anyToken) }
+
+// anyToken marks as refused whatever access token the plugin has.
+const anyToken = "\x00any"
+
+// invalidate records that the resource server refused token, the plugin's
+// access token that was sent: a token another process has renewed since
+// is not refused.
+func (m *Manager) invalidate(plugin, token string) {
 	m.mu.Lock()
-	m.invalid[plugin] = true
+	m.invalid[plugin] = token
 	m.mu.Unlock()
 	m.log.Info("signin: the server refused the plugin's token; it will be renewed", "plugin", plugin)
 }
@@ -208,7 +229,14 @@ func (m *Manager) Forget(ctx context.Context, plugin string) error {
 	}
 	delete(m.invalid, plugin)
 	m.mu.Unlock()
-	err := m.opt.Keyring.Delete(ctx, KeyName(plugin))
+	// Under the lock: a renewal in flight must not store the sign-in again
+	// after it was removed.
+	unlock, err := m.lock(ctx, plugin)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	err = m.opt.Keyring.Delete(ctx, KeyName(plugin))
 	if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		return err
 	}
