@@ -5,17 +5,20 @@
 // Data flows like this. Begin probes the MCP server, discovers its
 // authorization server (RFC 9728 protected resource metadata, then RFC 8414
 // or OpenID Connect discovery), registers jarvisbot as a client (RFC 7591)
-// where the server offers it, and returns an authorization URL carrying a
-// PKCE S256 challenge, a state and the RFC 8707 resource. The owner opens it;
-// the browser comes back to jarvisbot's own callback (a loopback listener,
-// or Handler mounted behind a public base URL), which checks the state
+// where the server offers it — once per plugin and authorization server,
+// kept in the keyring under ClientKeyName and reused until the server
+// refuses it — and returns an authorization URL carrying a PKCE S256
+// challenge, a state and the RFC 8707 resource. The owner opens it; the
+// browser comes back to jarvisbot's own callback (a loopback listener, or
+// Handler mounted behind a public base URL), which checks the state
 // (single use, expiring), exchanges the code and stores the Grant — client
-// registration and tokens — in the keyring under KeyName(plugin), and
-// nowhere else. Token hands the MCP connection a valid access token,
-// refreshing it shortly before it expires; when the refresh is refused or
-// the resource server rejects the token (Invalidate) and a refresh cannot
-// repair it, Token reports ErrNeedsAttention until a new sign-in succeeds,
-// which brings the plugin back without a restart.
+// and tokens — in the keyring under KeyName(plugin), and nowhere else.
+// Token hands the MCP connection a valid access token, refreshing it
+// shortly before it expires, under a lock that processes sharing the
+// keyring also respect; when the refresh is refused or the resource server
+// rejects the token (Invalidate) and a refresh cannot repair it, Token
+// reports ErrNeedsAttention until a new sign-in succeeds, which brings the
+// plugin back without a restart.
 //
 // Discovery and registration use mark3labs/mcp-go's OAuthHandler; the
 // authorization URL, PKCE, code exchange and refresh use golang.org/x/oauth2.
@@ -214,8 +217,9 @@ func (m *Manager) invalidate(plugin, token string) {
 	m.log.Info("signin: the server refused the plugin's token; it will be renewed", "plugin", plugin)
 }
 
-// Forget deletes the plugin's sign-in from the keyring and abandons a
-// sign-in in progress. Forgetting a plugin that has none is not an error.
+// Forget deletes the plugin's sign-in and its client registrations from
+// the keyring and abandons a sign-in in progress. Forgetting a plugin that
+// has none is not an error.
 func (m *Manager) Forget(ctx context.Context, plugin string) error {
 	if err := validPlugin(plugin); err != nil {
 		return err
@@ -236,6 +240,13 @@ func (m *Manager) Forget(ctx context.Context, plugin string) error {
 		return err
 	}
 	defer unlock()
+	var old *Grant
+	if g, err := m.load(ctx, plugin); err == nil {
+		old = &g
+	}
+	if err := m.forgetClients(ctx, plugin, old); err != nil {
+		return err
+	}
 	err = m.opt.Keyring.Delete(ctx, KeyName(plugin))
 	if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		return err
@@ -249,7 +260,7 @@ func validPlugin(plugin string) error {
 	if plugin == "" {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "a sign-in needs the plugin's name")
 	}
-	if err := secrets.ValidName(KeyName(plugin)); err != nil {
+	if err := secrets.ValidName(ClientKeyName(plugin, "")); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "plugin name %.40q cannot name a sign-in: use letters, digits and _ . -", plugin)
 	}
 	return nil
@@ -274,8 +285,8 @@ type Grant struct {
 	// AuthMethod is the registered token_endpoint_auth_method
 	// (none, client_secret_post, client_secret_basic); "" lets x/oauth2 probe.
 	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
-	// RedirectURI is the one the client was registered with: a later sign-in
-	// reuses the registration only while it is the same.
+	// RedirectURI is the sign-in's redirect URI; the next sign-in's
+	// loopback listener takes its port again when it is free.
 	RedirectURI string        `json:"redirect_uri,omitempty"`
 	TokenURL    string        `json:"token_url"`
 	AuthURL     string        `json:"auth_url"`

@@ -184,8 +184,8 @@ func (m *Manager) refresh(ctx context.Context, plugin string) (string, error) {
 		// Before giving up, read the keyring again: a process that does
 		// not share the lock may have renewed the sign-in with this same
 		// refresh token, and the server refused it for that reason.
-		cur, err := m.load(ctx, plugin)
-		if !reread && err == nil && cur.Token != nil && cur.Token.AccessToken != "" && cur.Token.RefreshToken != old.RefreshToken {
+		cur, lerr := m.load(ctx, plugin)
+		if !reread && lerr == nil && cur.Token != nil && cur.Token.AccessToken != "" && cur.Token.RefreshToken != old.RefreshToken {
 			m.log.Info("signin: the sign-in was renewed elsewhere meanwhile", "plugin", plugin)
 			g, forced = cur, false
 			if !m.expiring(cur.Token) {
@@ -193,6 +193,9 @@ func (m *Manager) refresh(ctx context.Context, plugin string) (string, error) {
 				return cur.Token.AccessToken, nil
 			}
 			continue
+		}
+		if clientRejected(err) {
+			m.dropClient(ctx, plugin, g.Issuer, g.ClientID)
 		}
 		return "", m.end(ctx, plugin, g, "its sign-in expired or was revoked (the authorization server answered "+why+")")
 	}
