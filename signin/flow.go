@@ -54,8 +54,8 @@ func (f *flow) finish(err error) {
 // Connect discovery), reuses the plugin's client registered with that
 // server — a loopback redirect URI may change its port (RFC 8252 §7.3) —
 // unless the server no longer accepts it, else registers jarvisbot
-// dynamically (RFC 7591), and starts the callback listener if needed. A Begin for a
-// plugin whose sign-in is still pending replaces it. The plugin's current
+// dynamically (RFC 7591), and starts the callback listener if needed. A
+// Begin for a plugin whose sign-in is still pending replaces it. The plugin's current
 // tokens stay in use until the new sign-in succeeds.
 func (m *Manager) Begin(ctx context.Context, plugin, mcpURL string, scopes []string) (string, error) {
 	return m.begin(ctx, plugin, mcpURL, "", scopes)
