@@ -51,10 +51,11 @@ func (f *flow) finish(err error) {
 // the authorization URL for the owner to open. It discovers the
 // authorization server (RFC 9728 from a 401's WWW-Authenticate
 // resource_metadata, else the well-known path; then RFC 8414 or OpenID
-// Connect discovery), registers jarvisbot dynamically (RFC 7591), or reuses
-// the plugin's earlier registration when the issuer and redirect URI are
-// unchanged, and starts the callback listener if needed. A Begin for a
-// plugin whose sign-in is still pending replaces it. The plugin's current
+// Connect discovery), reuses the plugin's client registered with that
+// server — a loopback redirect URI may change its port (RFC 8252 §7.3) —
+// unless the server no longer accepts it, else registers jarvisbot
+// dynamically (RFC 7591), and starts the callback listener if needed. A
+// Begin for a plugin whose sign-in is still pending replaces it. The plugin's current
 // tokens stay in use until the new sign-in succeeds.
 func (m *Manager) Begin(ctx context.Context, plugin, mcpURL string, scopes []string) (string, error) {
 	return m.begin(ctx, plugin, mcpURL, "", scopes)
@@ -78,7 +79,14 @@ func (m *Manager) begin(ctx context.Context, plugin, mcpURL, clientID string, sc
 	if err != nil {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "cannot sign in to %s: %w", plugin, err)
 	}
-	redirectURI, err := m.redirectURI()
+	var old *Grant
+	switch g, err := m.read(ctx, plugin); {
+	case err == nil:
+		old = &g
+	case jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
+		return "", err // a locked keyring could not take the result either
+	}
+	redirectURI, err := m.redirectURI(old)
 	if err != nil {
 		return "", err
 	}
@@ -109,22 +117,14 @@ func (m *Manager) begin(ctx context.Context, plugin, mcpURL, clientID string, sc
 		Issuer:      md.Issuer,
 		Scopes:      slices.Clone(scopes),
 	}
-	old, err := m.load(ctx, plugin)
-	switch {
-	case err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
-		return "", err // a locked keyring could not take the result either
-	case err == nil && old.Issuer == g.Issuer && old.RedirectURI == redirectURI && old.ClientID != "" && (clientID == "" || clientID == old.ClientID):
-		g.ClientID, g.ClientSecret, g.AuthMethod = old.ClientID, old.ClientSecret, old.AuthMethod
-	case clientID != "":
+	if clientID != "" {
 		g.AuthMethod = "none"
-	case md.RegistrationEndpoint != "":
-		if err := h.RegisterClient(ctx, m.opt.ClientName); err != nil {
-			return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot register jarvisbot with %s's authorization server %s: %v", plugin, md.Issuer, err)
+	} else {
+		r, err := m.client(ctx, h, md, plugin, redirectURI, old)
+		if err != nil {
+			return "", err
 		}
-		g.ClientID, g.ClientSecret, g.AuthMethod = h.GetClientID(), h.GetClientSecret(), h.GetTokenEndpointAuthMethod()
-		m.log.Info("signin: registered jarvisbot as a client", "plugin", plugin, "issuer", md.Issuer, "client_id", g.ClientID)
-	default:
-		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "%s's authorization server %s offers no dynamic client registration: register jarvisbot there (redirect URI %s) and sign in with its client id", plugin, md.Issuer, redirectURI)
+		g.ClientID, g.ClientSecret, g.AuthMethod = r.ClientID, r.ClientSecret, r.AuthMethod
 	}
 
 	f := &flow{
@@ -299,15 +299,17 @@ func (m *Manager) Wait(ctx context.Context, plugin string) error {
 }
 
 // redirectURI returns the callback URL, starting the loopback listener
-// when one is configured and not yet running.
-func (m *Manager) redirectURI() (string, error) {
+// when one is configured and not yet running. A listener on any port
+// takes the port of the plugin's last sign-in when it is free, so that
+// the redirect URI its client was registered with is used again.
+func (m *Manager) redirectURI(old *Grant) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return "", errClosed()
 	}
 	if m.ln == nil && m.opt.ListenAddr != "" {
-		if err := m.listen(); err != nil {
+		if err := m.listen(preferredPort(m.opt.ListenAddr, old)); err != nil {
 			return "", err
 		}
 	}
@@ -321,9 +323,32 @@ func (m *Manager) redirectURI() (string, error) {
 	return m.loopback, nil
 }
 
-// listen starts the callback listener; m.mu is held.
-func (m *Manager) listen() error {
-	ln, err := net.Listen("tcp", m.opt.ListenAddr)
+// preferredPort is the address to try before addr: addr's host with the
+// loopback port of the old sign-in's redirect URI, when addr asks for any
+// port; "" for none.
+func preferredPort(addr string, old *Grant) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port != "0" || old == nil {
+		return ""
+	}
+	u, err := url.Parse(old.RedirectURI)
+	if err != nil || u.Scheme != "http" || !isLoopback(u.Hostname()) || u.Port() == "" || u.Path != CallbackPath {
+		return ""
+	}
+	return net.JoinHostPort(host, u.Port())
+}
+
+// listen starts the callback listener, on prefer when that is free; m.mu
+// is held.
+func (m *Manager) listen(prefer string) error {
+	var ln net.Listener
+	var err error
+	if prefer != "" {
+		ln, err = net.Listen("tcp", prefer)
+	}
+	if ln == nil {
+		ln, err = net.Listen("tcp", m.opt.ListenAddr)
+	}
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot listen for sign-in callbacks on %s: %w; choose another address", m.opt.ListenAddr, err)
 	}
@@ -408,12 +433,16 @@ func (m *Manager) callback(w http.ResponseWriter, r *http.Request) {
 		if refused(err) {
 			code = jarvisbot.EINVALID
 		}
+		if clientRejected(err) {
+			m.dropClient(ctx, f.plugin, g.Issuer, g.ClientID)
+		}
 		m.finish(f, jarvisbot.Errorf(code, "the sign-in to %s failed: exchanging the authorization code at %s: %s", f.plugin, g.TokenURL, why))
 		page(w, http.StatusBadRequest, "Sign-in not completed", "The sign-in to "+f.plugin+" failed: "+why+". Start it again from jarvisbot.")
 		return
 	}
 	g.Token = m.stamp(tok)
-	if err := m.store(ctx, f.plugin, g); err != nil {
+	err = m.storeLocked(ctx, f.plugin, g)
+	if err != nil {
 		m.finish(f, err)
 		page(w, http.StatusInternalServerError, "Sign-in not completed", "Signed in to "+f.plugin+", but jarvisbot could not keep the sign-in in its keyring. Check jarvisbot's log, then start again.")
 		return
@@ -460,6 +489,18 @@ func (m *Manager) store(ctx context.Context, plugin string, g Grant) error {
 		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "cannot keep the sign-in for %s: %w", plugin, err)
 	}
 	return nil
+}
+
+// storeLocked stores a new sign-in under the plugin's lock, so that a
+// renewal of the old one in flight, here or in another process, cannot
+// overwrite it afterwards.
+func (m *Manager) storeLocked(ctx context.Context, plugin string, g Grant) error {
+	unlock, err := m.lock(ctx, plugin)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return m.store(ctx, plugin, g)
 }
 
 // stamp sets the token's expiry from expires_in on jarvisbot's clock

@@ -5,17 +5,20 @@
 // Data flows like this. Begin probes the MCP server, discovers its
 // authorization server (RFC 9728 protected resource metadata, then RFC 8414
 // or OpenID Connect discovery), registers jarvisbot as a client (RFC 7591)
-// where the server offers it, and returns an authorization URL carrying a
-// PKCE S256 challenge, a state and the RFC 8707 resource. The owner opens it;
-// the browser comes back to jarvisbot's own callback (a loopback listener,
-// or Handler mounted behind a public base URL), which checks the state
+// where the server offers it — once per plugin and authorization server,
+// kept in the keyring under ClientKeyName and reused until the server
+// refuses it — and returns an authorization URL carrying a PKCE S256
+// challenge, a state and the RFC 8707 resource. The owner opens it; the
+// browser comes back to jarvisbot's own callback (a loopback listener, or
+// Handler mounted behind a public base URL), which checks the state
 // (single use, expiring), exchanges the code and stores the Grant — client
-// registration and tokens — in the keyring under KeyName(plugin), and
-// nowhere else. Token hands the MCP connection a valid access token,
-// refreshing it shortly before it expires; when the refresh is refused or
-// the resource server rejects the token (Invalidate) and a refresh cannot
-// repair it, Token reports ErrNeedsAttention until a new sign-in succeeds,
-// which brings the plugin back without a restart.
+// and tokens — in the keyring under KeyName(plugin), and nowhere else.
+// Token hands the MCP connection a valid access token, refreshing it
+// shortly before it expires, under a lock that processes sharing the
+// keyring also respect; when the refresh is refused or the resource server
+// rejects the token (Invalidate) and a refresh cannot repair it, Token
+// reports ErrNeedsAttention until a new sign-in succeeds, which brings the
+// plugin back without a restart.
 //
 // Discovery and registration use mark3labs/mcp-go's OAuthHandler; the
 // authorization URL, PKCE, code exchange and refresh use golang.org/x/oauth2.
@@ -69,7 +72,9 @@ const (
 )
 
 // refreshAhead is how long before its expiry an access token is renewed,
-// so a request never leaves with a token that dies on the way.
+// so a request never leaves with a token that dies on the way; a token
+// that lives less than four times as long is renewed with a quarter of its
+// life left instead (see renewMargin).
 const refreshAhead = time.Minute
 
 // callTimeout bounds one exchange or refresh with the authorization server.
@@ -91,6 +96,12 @@ type Options struct {
 	Now           func() time.Time // clock, default time.Now
 	ClientName    string           // client_name for dynamic registration, default "jarvisbot"
 	Logger        *slog.Logger     // default: discard
+	// LockDir holds the lock files that keep two processes sharing the
+	// keyring (the CLI beside the service) from renewing one sign-in at
+	// once. Default: the keyring's directory when it has one (the file
+	// backend); every process must use the same. Without one, renewals
+	// are serialised within the process only.
+	LockDir string
 }
 
 // Manager runs sign-ins and hands out tokens. It is safe for concurrent use.
@@ -107,10 +118,11 @@ type Manager struct {
 
 	mu         sync.Mutex
 	closed     bool
-	pending    map[string]*flow    // by state: flows waiting for their callback
-	latest     map[string]*flow    // by plugin: the newest flow, pending or finished, for Wait
-	invalid    map[string]bool     // plugins whose token the resource server refused
-	refreshing map[string]*refresh // by plugin: the refresh in flight
+	pending    map[string]*flow         // by state: flows waiting for their callback
+	latest     map[string]*flow         // by plugin: the newest flow, pending or finished, for Wait
+	invalid    map[string]string        // by plugin: the access token the resource server refused, or anyToken
+	refreshing map[string]*refresh      // by plugin: the refresh in flight
+	locks      map[string]chan struct{} // by plugin: held while its keyring entry is renewed or replaced
 	ln         net.Listener
 	srv        *http.Server
 	loopback   string // the listener's redirect URI
@@ -137,6 +149,9 @@ func NewManager(opt Options) *Manager {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if d, ok := opt.Keyring.(interface{ Dir() string }); ok && opt.LockDir == "" {
+		opt.LockDir = d.Dir()
+	}
 	base, cancel := context.WithCancel(context.Background())
 	return &Manager{
 		opt:        opt,
@@ -147,8 +162,9 @@ func NewManager(opt Options) *Manager {
 		cancel:     cancel,
 		pending:    map[string]*flow{},
 		latest:     map[string]*flow{},
-		invalid:    map[string]bool{},
+		invalid:    map[string]string{},
 		refreshing: map[string]*refresh{},
+		locks:      map[string]chan struct{}{},
 	}
 }
 
@@ -186,15 +202,24 @@ func (m *Manager) Close() error {
 // Invalidate records that the resource server answered 401 to this
 // plugin's token: the next Token call tries one refresh, and if that fails
 // the plugin needs attention.
-func (m *Manager) Invalidate(plugin string) {
+func (m *Manager) Invalidate(plugin string) { m.invalidate(plugin, anyToken) }
+
+// anyToken marks as refused whatever access token the plugin has.
+const anyToken = "\x00any"
+
+// invalidate records that the resource server refused token, the plugin's
+// access token that was sent: a token another process has renewed since
+// is not refused.
+func (m *Manager) invalidate(plugin, token string) {
 	m.mu.Lock()
-	m.invalid[plugin] = true
+	m.invalid[plugin] = token
 	m.mu.Unlock()
 	m.log.Info("signin: the server refused the plugin's token; it will be renewed", "plugin", plugin)
 }
 
-// Forget deletes the plugin's sign-in from the keyring and abandons a
-// sign-in in progress. Forgetting a plugin that has none is not an error.
+// Forget deletes the plugin's sign-in and its client registrations from
+// the keyring and abandons a sign-in in progress. Forgetting a plugin that
+// has none is not an error.
 func (m *Manager) Forget(ctx context.Context, plugin string) error {
 	if err := validPlugin(plugin); err != nil {
 		return err
@@ -208,7 +233,21 @@ func (m *Manager) Forget(ctx context.Context, plugin string) error {
 	}
 	delete(m.invalid, plugin)
 	m.mu.Unlock()
-	err := m.opt.Keyring.Delete(ctx, KeyName(plugin))
+	// Under the lock: a renewal in flight must not store the sign-in again
+	// after it was removed.
+	unlock, err := m.lock(ctx, plugin)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	var old *Grant
+	if g, err := m.load(ctx, plugin); err == nil {
+		old = &g
+	}
+	if err := m.forgetClients(ctx, plugin, old); err != nil {
+		return err
+	}
+	err = m.opt.Keyring.Delete(ctx, KeyName(plugin))
 	if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		return err
 	}
@@ -221,7 +260,7 @@ func validPlugin(plugin string) error {
 	if plugin == "" {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "a sign-in needs the plugin's name")
 	}
-	if err := secrets.ValidName(KeyName(plugin)); err != nil {
+	if err := secrets.ValidName(ClientKeyName(plugin, "")); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "plugin name %.40q cannot name a sign-in: use letters, digits and _ . -", plugin)
 	}
 	return nil
@@ -246,8 +285,8 @@ type Grant struct {
 	// AuthMethod is the registered token_endpoint_auth_method
 	// (none, client_secret_post, client_secret_basic); "" lets x/oauth2 probe.
 	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
-	// RedirectURI is the one the client was registered with: a later sign-in
-	// reuses the registration only while it is the same.
+	// RedirectURI is the sign-in's redirect URI; the next sign-in's
+	// loopback listener takes its port again when it is free.
 	RedirectURI string        `json:"redirect_uri,omitempty"`
 	TokenURL    string        `json:"token_url"`
 	AuthURL     string        `json:"auth_url"`

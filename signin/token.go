@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -24,16 +25,17 @@ type refresh struct {
 }
 
 // Token returns a valid access token for the plugin, refreshing it (and
-// storing the new one) when it expires within a minute or the resource
-// server refused it (Invalidate). It returns an error wrapping
-// ErrNeedsAttention, with code EUNAVAILABLE, when there is no sign-in or
-// the refresh was refused; an authorization server that cannot be reached
-// gives a plain EUNAVAILABLE error and the sign-in is kept for the next try.
+// storing the new one) when little of its life is left (renewMargin) or
+// the resource server refused it (Invalidate). It returns an error
+// wrapping ErrNeedsAttention, with code EUNAVAILABLE, when there is no
+// sign-in or the refresh was refused; an authorization server that cannot
+// be reached gives a plain EUNAVAILABLE error and the sign-in is kept for
+// the next try.
 func (m *Manager) Token(ctx context.Context, plugin string) (string, error) {
 	if err := validPlugin(plugin); err != nil {
 		return "", err
 	}
-	g, err := m.load(ctx, plugin)
+	g, err := m.read(ctx, plugin)
 	if err != nil {
 		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
 			return "", needsAttention(plugin, "it is not signed in")
@@ -43,7 +45,7 @@ func (m *Manager) Token(ctx context.Context, plugin string) (string, error) {
 	if g.Token == nil || g.Token.AccessToken == "" {
 		return "", needsAttention(plugin, "its sign-in ended")
 	}
-	if !m.isInvalid(plugin) && !m.expiring(g.Token) {
+	if !m.refusedToken(plugin, g.Token.AccessToken) && !m.expiring(g.Token) {
 		return g.Token.AccessToken, nil
 	}
 	r := m.startRefresh(plugin)
@@ -55,15 +57,51 @@ func (m *Manager) Token(ctx context.Context, plugin string) (string, error) {
 	}
 }
 
-func (m *Manager) isInvalid(plugin string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.invalid[plugin]
+// read reads the plugin's grant without its lock, and again under it when
+// that fails: the file keyring rewrites an entry in place, so a read while
+// another process stores it may see half a file, and every writer of a
+// sign-in holds the lock.
+func (m *Manager) read(ctx context.Context, plugin string) (Grant, error) {
+	g, err := m.load(ctx, plugin)
+	if err == nil || jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+		return g, err
+	}
+	unlock, lerr := m.lock(ctx, plugin)
+	if lerr != nil {
+		return g, err
+	}
+	defer unlock()
+	return m.load(ctx, plugin)
 }
 
-// expiring reports whether tok expires within refreshAhead.
+// refusedToken reports whether the resource server refused token, the
+// plugin's current access token.
+func (m *Manager) refusedToken(plugin, token string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	refused, ok := m.invalid[plugin]
+	return ok && (refused == anyToken || refused == token)
+}
+
+func (m *Manager) clearInvalid(plugin string) {
+	m.mu.Lock()
+	delete(m.invalid, plugin)
+	m.mu.Unlock()
+}
+
+// expiring reports whether tok is due for renewal.
 func (m *Manager) expiring(tok *oauth2.Token) bool {
-	return !tok.Expiry.IsZero() && !m.now().Add(refreshAhead).Before(tok.Expiry)
+	return !tok.Expiry.IsZero() && !m.now().Add(renewMargin(tok)).Before(tok.Expiry)
+}
+
+// renewMargin is how long before its expiry tok is renewed: refreshAhead,
+// but at most a quarter of the token's lifetime, so that a token living a
+// minute or less is renewed once in its life, not before every request.
+func renewMargin(tok *oauth2.Token) time.Duration {
+	if life := time.Duration(tok.ExpiresIn) * time.Second; life > 0 && life/4 < refreshAhead {
+		return life / 4
+	}
+	return refreshAhead
 }
 
 // startRefresh returns the plugin's refresh in flight, starting one if
@@ -95,10 +133,16 @@ func (m *Manager) startRefresh(plugin string) *refresh {
 	return r
 }
 
-// refresh renews the plugin's access token with its refresh token.
+// refresh renews the plugin's access token with its refresh token, holding
+// the plugin's lock from reading the keyring to writing the result.
 func (m *Manager) refresh(ctx context.Context, plugin string) (string, error) {
-	// Read again: a refresh that ended since the caller looked may have
-	// done the work already.
+	unlock, err := m.lock(ctx, plugin)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	// Read again under the lock: a refresh that ended since the caller
+	// looked, here or in another process, may have done the work already.
 	g, err := m.load(ctx, plugin)
 	if err != nil {
 		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
@@ -106,36 +150,59 @@ func (m *Manager) refresh(ctx context.Context, plugin string) (string, error) {
 		}
 		return "", err
 	}
-	forced := m.isInvalid(plugin)
-	old := g.Token
-	if old == nil || old.AccessToken == "" {
+	if g.Token == nil || g.Token.AccessToken == "" {
 		return "", needsAttention(plugin, "its sign-in ended")
 	}
-	if !forced && !m.expiring(old) {
-		return old.AccessToken, nil
+	forced := m.refusedToken(plugin, g.Token.AccessToken)
+	if !forced && !m.expiring(g.Token) {
+		m.clearInvalid(plugin) // the refused token was replaced meanwhile
+		return g.Token.AccessToken, nil
 	}
-	stillValid := !forced && m.now().Before(old.Expiry)
-	if old.RefreshToken == "" {
-		if stillValid {
-			return old.AccessToken, nil
+	for reread := false; ; reread = true {
+		old := g.Token
+		stillValid := !forced && m.now().Before(old.Expiry)
+		if old.RefreshToken == "" {
+			if stillValid {
+				return old.AccessToken, nil
+			}
+			return "", m.end(ctx, plugin, g, "its sign-in expired and cannot be renewed without the owner")
 		}
-		return "", m.end(ctx, plugin, g, "its sign-in expired and cannot be renewed without the owner")
-	}
-
-	// An empty access token makes x/oauth2 refresh at once.
-	src := oauthConfig(g).TokenSource(m.oauthContext(ctx, &g), &oauth2.Token{RefreshToken: old.RefreshToken})
-	tok, err := src.Token()
-	if err != nil {
+		// An empty access token makes x/oauth2 refresh at once.
+		src := oauthConfig(g).TokenSource(m.oauthContext(ctx, &g), &oauth2.Token{RefreshToken: old.RefreshToken})
+		tok, err := src.Token()
+		if err == nil {
+			return m.renewed(ctx, plugin, g, tok)
+		}
 		why := tokenReason(err)
-		if refused(err) {
-			return "", m.end(ctx, plugin, g, "its sign-in expired or was revoked (the authorization server answered "+why+")")
+		if !refused(err) {
+			m.log.Warn("signin: cannot renew the sign-in now", "plugin", plugin, "reason", why)
+			if stillValid {
+				return old.AccessToken, nil
+			}
+			return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot renew the sign-in to %s now: %s at %s; jarvisbot tries again at the next use", plugin, why, g.TokenURL)
 		}
-		m.log.Warn("signin: cannot renew the sign-in now", "plugin", plugin, "reason", why)
-		if stillValid {
-			return old.AccessToken, nil
+		// Before giving up, read the keyring again: a process that does
+		// not share the lock may have renewed the sign-in with this same
+		// refresh token, and the server refused it for that reason.
+		cur, lerr := m.load(ctx, plugin)
+		if !reread && lerr == nil && cur.Token != nil && cur.Token.AccessToken != "" && cur.Token.RefreshToken != old.RefreshToken {
+			m.log.Info("signin: the sign-in was renewed elsewhere meanwhile", "plugin", plugin)
+			g, forced = cur, false
+			if !m.expiring(cur.Token) {
+				m.clearInvalid(plugin)
+				return cur.Token.AccessToken, nil
+			}
+			continue
 		}
-		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot renew the sign-in to %s now: %s at %s; jarvisbot tries again at the next use", plugin, why, g.TokenURL)
+		if clientRejected(err) {
+			m.dropClient(ctx, plugin, g.Issuer, g.ClientID)
+		}
+		return "", m.end(ctx, plugin, g, "its sign-in expired or was revoked (the authorization server answered "+why+")")
 	}
+}
+
+// renewed stores the grant with its renewed token; the plugin's lock is held.
+func (m *Manager) renewed(ctx context.Context, plugin string, g Grant, tok *oauth2.Token) (string, error) {
 	if tok.AccessToken == "" {
 		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot renew the sign-in to %s: %s answered without an access token", plugin, g.TokenURL)
 	}
@@ -143,22 +210,18 @@ func (m *Manager) refresh(ctx context.Context, plugin string) (string, error) {
 	if err := m.store(ctx, plugin, g); err != nil {
 		return "", err
 	}
-	m.mu.Lock()
-	delete(m.invalid, plugin)
-	m.mu.Unlock()
+	m.clearInvalid(plugin)
 	m.log.Info("signin: sign-in renewed", "plugin", plugin, "grant", g)
 	return tok.AccessToken, nil
 }
 
 // end drops the plugin's tokens, keeping its client registration for the
 // next sign-in, so every process sharing the keyring sees that it needs
-// attention.
+// attention. The plugin's lock is held.
 func (m *Manager) end(ctx context.Context, plugin string, g Grant, why string) error {
 	g.Token = nil
 	err := m.store(ctx, plugin, g)
-	m.mu.Lock()
-	delete(m.invalid, plugin)
-	m.mu.Unlock()
+	m.clearInvalid(plugin)
 	m.log.Warn("signin: the plugin needs attention", "plugin", plugin, "reason", why)
 	if err != nil {
 		m.log.Error("signin: cannot record the ended sign-in", "plugin", plugin, "err", err)
@@ -259,7 +322,7 @@ func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r2.Header.Set("Authorization", "Bearer "+tok)
 	resp, err := b.next.RoundTrip(r2)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized {
-		b.m.Invalidate(b.plugin)
+		b.m.invalidate(b.plugin, tok)
 	}
 	return resp, err
 }

@@ -113,7 +113,9 @@ func cardsFromManuals(c *catalog.Catalog, cfg config.Config) error {
 // storedServers adds the owner's connected CLI tools and enabled MCP servers with the tools they
 // listed when last seen, as connected: a command that explains a turn does
 // not start every server. The running service replaces them with the live
-// sessions. Nothing is read when no database exists yet.
+// sessions. A server of a plugin under Needs attention is added not
+// connected, as the service has it (P4): its sign-in cannot reach it.
+// Nothing is read when no database exists yet.
 func storedServers(c *catalog.Catalog, cfg config.Config) error {
 	if _, err := os.Stat(dbPath(cfg)); err != nil {
 		return nil
@@ -131,6 +133,10 @@ func storedServers(c *catalog.Catalog, cfg config.Config) error {
 	if err != nil {
 		return err
 	}
+	attention, err := pluginsNeedingAttention(context.Background(), db)
+	if err != nil {
+		return err
+	}
 	for _, t := range tools {
 		if err := c.Add(cliTool(t).Capability()); err != nil {
 			return err
@@ -144,7 +150,7 @@ func storedServers(c *catalog.Catalog, cfg config.Config) error {
 		if err := json.Unmarshal(s.Tools, &tools); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINTERNAL, "tools of MCP server %s in %s: %w", s.Name, dbPath(cfg), err)
 		}
-		if err := c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Trusted: s.Trusted, Connected: true}, tools); err != nil {
+		if err := c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, tools); err != nil {
 			return err
 		}
 	}

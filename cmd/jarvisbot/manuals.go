@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/skills"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // shipped is a store plugin with its parsed manual.
@@ -84,4 +86,27 @@ func rebase(p *plugins.Plugin) *plugins.Plugin {
 	q := *p
 	q.Dir = "."
 	return &q
+}
+
+// pluginsNeedingAttention are the installed plugins whose sign-in expired
+// or was revoked (P4): until it is renewed they have no tools and their
+// manual is off, whatever the store remembers of their servers.
+func pluginsNeedingAttention(ctx context.Context, db store.Plugins) (map[string]bool, error) {
+	list, err := db.InstalledPlugins(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, p := range list {
+		if p.State == store.PluginNeedsAttention {
+			out[p.Name] = true
+		}
+	}
+	return out, nil
+}
+
+// renewHint says why a plugin under Needs attention is not offered and
+// what renews it.
+func renewHint(plugin string) string {
+	return "not connected: plugin " + plugin + " needs a renewed sign-in: jarvisbot plugins signin " + plugin
 }

@@ -77,16 +77,17 @@ func cmdRoute(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "give a message, or - to read one message per line from stdin")
 	}
-	pl, ranker, err := a.plan(ctx, *agentName, *snapshot, *connectAll)
+	rp, err := a.planRoute(ctx, *agentName, *snapshot, *connectAll)
 	if err != nil {
 		return err
 	}
+	pl := rp.plan
 	answer := func(msg string) error {
 		msg = strings.ToValidUTF8(msg, "\uFFFD")
 		var t catalog.Turn
-		matched, manuals := skillMatches(ranker, msg)
+		matched, manuals := skillMatches(rp.ranker, msg)
 		pl.Turn(msg, &t, manuals...)
-		out := routeOutput{Message: msg, Agent: pl.Policy().Agent, MCP: t.Explain(), Tools: make([]string, 0, len(t.Tools)), Skills: matched}
+		out := routeOutput{Message: msg, Agent: pl.Policy().Agent, MCP: rp.explain(&t), Tools: make([]string, 0, len(t.Tools)), Skills: matched}
 		for _, cp := range t.Tools {
 			out.Tools = append(out.Tools, cp.ID)
 			out.SchemaTokens += evalset.Tokens(cp)
@@ -121,46 +122,81 @@ func cmdRoute(ctx context.Context, a *app, args []string) error {
 	return answer(strings.Join(pos, " "))
 }
 
+// routePlan is what explaining turns needs: the agent's plan, the ranker
+// of its enabled skills, and the plugins waiting for a renewed sign-in.
+type routePlan struct {
+	plan      *catalog.Plan
+	ranker    *skills.Ranker
+	attention map[string]bool // plugins under Needs attention (P4)
+}
+
+// explain is the turn's per-server explanation (C7), saying for a server
+// of a plugin under Needs attention that its sign-in needs renewing and
+// how, where the catalog only knows it is not connected.
+func (rp routePlan) explain(t *catalog.Turn) []catalog.ServerChoice {
+	out := t.Explain()
+	if len(rp.attention) == 0 {
+		return out
+	}
+	v := rp.plan.View()
+	for i, m := range out {
+		if srv, ok := v.Server(m.Server); ok && !m.Offered && rp.attention[srv.Plugin] {
+			out[i].Because = renewHint(srv.Plugin)
+		}
+	}
+	return out
+}
+
 // plan builds the catalog and resolves steps 1-3 for the named agent, and
 // ranks the skills enabled for it: the manuals of connected plugins (those
 // of the snapshot's servers, or every store plugin with connectAll), the
 // shipped general skills, the owner's and the agent's own.
 func (a *app) plan(ctx context.Context, agentName, snapshot string, connectAll bool) (*catalog.Plan, *skills.Ranker, error) {
+	rp, err := a.planRoute(ctx, agentName, snapshot, connectAll)
+	return rp.plan, rp.ranker, err
+}
+
+// planRoute is plan, with the plugins under Needs attention.
+func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connectAll bool) (routePlan, error) {
+	var rp routePlan
 	cfg, err := a.loadConfig()
 	if err != nil {
-		return nil, nil, err
+		return rp, err
 	}
 	c, err := buildCatalog(cfg, snapshot)
 	if err != nil {
-		return nil, nil, err
+		return rp, err
 	}
 	view := c.View()
 	db, err := a.openStoreWith(ctx, cfg, view)
 	if err != nil {
-		return nil, nil, err
+		return rp, err
 	}
 	defer db.Close()
 	ag, err := db.Agent(ctx, agentName)
 	if err != nil {
 		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-			return nil, nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no agent named %q (add it under agents: in the config, or use --agent %s)", agentName, store.DefaultAgent)
+			return rp, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no agent named %q (add it under agents: in the config, or use --agent %s)", agentName, store.DefaultAgent)
 		}
-		return nil, nil, err
+		return rp, err
 	}
 	on, err := connectedPlugins(ctx, db, view)
 	if err != nil {
-		return nil, nil, err
+		return rp, err
+	}
+	if rp.attention, err = pluginsNeedingAttention(ctx, db); err != nil {
+		return rp, err
 	}
 	sc := skillScope{agent: ag.Name, connected: on, connectAll: connectAll}
 	list, err := enabledSkills(ctx, cfg, db, sc, a.stderr)
 	if err != nil {
-		return nil, nil, err
+		return rp, err
 	}
-	var ranker *skills.Ranker
 	if len(list) > 0 {
-		ranker = skills.NewRanker(list)
+		rp.ranker = skills.NewRanker(list)
 	}
-	return view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus}), ranker, nil
+	rp.plan = view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
+	return rp, nil
 }
 
 func writeRoute(w io.Writer, out routeOutput, tools []*catalog.Capability, pl *catalog.Plan) {

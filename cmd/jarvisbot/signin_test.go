@@ -121,6 +121,9 @@ func TestPluginSignInP3P4(t *testing.T) {
 	if code, _, errOut := e.jarvis(t, "", "mcp", "call", "acme", "whoami"); code != 0 {
 		t.Errorf("after renewal: %s", errOut)
 	}
+	if n := as.Registrations(); n != 1 {
+		t.Errorf("the renewal registered a new client (%d registrations): it should reuse the plugin's client", n)
+	}
 	// No secret the authorization server issued is in the database.
 	db, _ := os.ReadFile(filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db"))
 	wal, _ := os.ReadFile(filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db-wal"))

@@ -45,6 +45,11 @@ func WithRefreshTokenLifetime(d time.Duration) Option {
 	return func(a *AuthServer) { a.refreshTTL = d }
 }
 
+// WithoutReuseDetection makes a rotated refresh token refused without
+// ending the sign-in it belongs to, as servers that rotate but do not
+// detect reuse do. By default a reused refresh token ends the sign-in.
+func WithoutReuseDetection() Option { return func(a *AuthServer) { a.noReuseDetection = true } }
+
 // WithoutRegistration removes dynamic client registration: the metadata has
 // no registration_endpoint and /register answers 404. Use AddClient.
 func WithoutRegistration() Option { return func(a *AuthServer) { a.noRegistration = true } }
@@ -62,6 +67,7 @@ type AuthServer struct {
 	now                      func() time.Time
 	accessTTL, refreshTTL    time.Duration
 	noRegistration, oidcOnly bool
+	noReuseDetection         bool
 
 	mu        sync.Mutex
 	clients   map[string]*client
@@ -152,6 +158,18 @@ func (a *AuthServer) AddClient(id string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.clients[id] = &client{id: id, anyLoopback: true}
+}
+
+// RemoveClient forgets a registered client, as a server that expires
+// unused registrations does: its requests are refused with invalid_client
+// at the token endpoint and its authorization requests fail.
+func (a *AuthServer) RemoveClient(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.clients[id] == nil {
+		a.t.Errorf("fakeauth: RemoveClient of a client the server does not know")
+	}
+	delete(a.clients, id)
 }
 
 // Registrations is the number of dynamic client registrations so far.
@@ -456,7 +474,9 @@ func (a *AuthServer) renew(w http.ResponseWriter, c *client, form url.Values) {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "the sign-in was revoked")
 	case rt.used:
 		// Reuse of a rotated refresh token: assume it was stolen.
-		rt.grant.revoked = true
+		if !a.noReuseDetection {
+			rt.grant.revoked = true
+		}
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token was already used")
 	case !rt.expires.IsZero() && !a.now().Before(rt.expires):
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token expired")

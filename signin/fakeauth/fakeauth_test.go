@@ -193,3 +193,47 @@ func TestRefreshRotationAndExpiry(t *testing.T) {
 		t.Errorf("expired refresh token: %v", out)
 	}
 }
+
+// TestReuseWithoutDetection pins WithoutReuseDetection: a rotated refresh
+// token is refused, and the sign-in it belonged to lives on.
+func TestReuseWithoutDetection(t *testing.T) {
+	ctx := context.Background()
+	as, cfg, _ := server(t, fakeauth.WithoutReuseDetection())
+	v := oauth2.GenerateVerifier()
+	tok, err := cfg.Exchange(ctx, code(t, as, cfg, v), oauth2.VerifierOption(v), resource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refresh := func(rt string) (string, map[string]any) {
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {cfg.ClientID}, "resource": {"https://mcp.example/mcp"}}
+		resp, err := http.PostForm(cfg.Endpoint.TokenURL, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		at, _ := out["access_token"].(string)
+		return at, out
+	}
+	at2, out := refresh(tok.RefreshToken)
+	if at2 == "" {
+		t.Fatalf("refresh: %v", out)
+	}
+	if _, out := refresh(tok.RefreshToken); out["error"] != "invalid_grant" {
+		t.Errorf("reused refresh token: %v", out)
+	}
+	if _, _, ok := as.Introspect(at2); !ok {
+		t.Error("a reused refresh token ended the sign-in")
+	}
+}
+
+// TestRemoveClient pins that a removed client is refused as invalid_client.
+func TestRemoveClient(t *testing.T) {
+	as, cfg, _ := server(t)
+	as.RemoveClient(cfg.ClientID)
+	_, err := cfg.Exchange(context.Background(), "any", oauth2.VerifierOption(oauth2.GenerateVerifier()), resource)
+	if !strings.HasPrefix(oauthCode(err), "invalid_client") {
+		t.Errorf("a removed client's exchange: %v", err)
+	}
+}

@@ -1,0 +1,45 @@
+//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
+
+package signin
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+	"time"
+)
+
+// lockFile takes an exclusive flock on the file at path, creating it, and
+// returns the function that releases it. flock belongs to the open file,
+// so it also excludes other Managers in this process, and the kernel
+// releases it when a process dies holding it: a crash never leaves the
+// sign-in locked. It waits for another holder until ctx ends.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	fd := int(f.Fd())
+	t := time.NewTicker(lockPoll)
+	defer t.Stop()
+	for {
+		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				syscall.Flock(fd, syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, err
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		}
+	}
+}
