@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 )
 
 // app is what every subcommand gets: its streams and environment, passed in
@@ -26,6 +27,9 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// clock is the time the schedule runs on; nil means the wall clock.
+	// Tests pin it, so that they pass at any hour.
+	clock clock.Clock
 }
 
 type command struct {

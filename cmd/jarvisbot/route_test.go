@@ -4,23 +4,31 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 )
 
 // testEnv is a fake environment whose every directory is a temp dir.
 type testEnv struct {
 	vars map[string]string
+	// clock is the schedule's clock for in-process commands: pinned to a
+	// quiet hour (noon) so that no shipped skill comes due during a test.
+	clock *clock.Fake
 }
 
 func newTestEnv(t *testing.T) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
-	return &testEnv{vars: map[string]string{
+	noon := time.Date(2026, 12, 2, 12, 0, 0, 0, time.Local)
+	return &testEnv{clock: clock.NewFake(noon), vars: map[string]string{
 		"HOME":                    filepath.Join(dir, "home"),
 		"XDG_CONFIG_HOME":         filepath.Join(dir, "config"),
 		"XDG_DATA_HOME":           filepath.Join(dir, "data"),
@@ -31,6 +39,11 @@ func newTestEnv(t *testing.T) *testEnv {
 }
 
 func (e *testEnv) getenv(k string) string { return e.vars[k] }
+
+// app is the environment as an app with the given streams.
+func (e *testEnv) app(stdin io.Reader, stdout, stderr io.Writer) *app {
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: e.getenv, clock: e.clock}
+}
 
 // writeConfig writes a config file and points JARVIS_CONFIG at it.
 func (e *testEnv) writeConfig(t *testing.T, yaml string) {
@@ -47,7 +60,7 @@ func (e *testEnv) writeConfig(t *testing.T, yaml string) {
 func (e *testEnv) jarvis(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: e.getenv})
+	code := run(context.Background(), args, e.app(strings.NewReader(stdin), &out, &errb))
 	return code, out.String(), errb.String()
 }
 

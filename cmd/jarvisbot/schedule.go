@@ -100,7 +100,7 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	}
 	if pos[0] == "list" {
 		// Loaded without catching up or arming: the service does that.
-		sch := schedule.New(schedule.Options{Store: db, MainChat: mainChat(cfg)})
+		sch := schedule.New(schedule.Options{Store: db, Clock: a.clock, MainChat: mainChat(cfg)})
 		if err := sch.Load(jobs); err != nil {
 			fmt.Fprintln(a.stderr, "jarvisbot:", err)
 		}
@@ -140,7 +140,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 	if err != nil {
 		return err
 	}
-	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Logger: a.logger(cfg),
+	sch := schedule.New(schedule.Options{Store: svc.db, Clock: a.clock, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Logger: a.logger(cfg),
 		Deliver: func(_ context.Context, chat, text string) error {
 			_, err := fmt.Fprintf(a.stdout, "[report for %s]\n%s\n", chat, text)
 			return err

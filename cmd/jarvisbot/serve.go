@@ -58,7 +58,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	sch := schedule.New(schedule.Options{Store: svc.db, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Deliver: desk.Report, Logger: log})
+	sch := schedule.New(schedule.Options{Store: svc.db, Clock: a.clock, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Deliver: desk.Report, Logger: log})
 	svc.scheduleList = func(ctx context.Context) string {
 		var b strings.Builder
 		writeSchedule(&b, sch.List(ctx))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/channel/discord/fakediscord"
 	"github.com/jarvisbot/jarvisbot/channel/telegram/fakebot"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakellm"
 	"github.com/jarvisbot/jarvisbot/llm"
 )
@@ -60,7 +61,7 @@ func TestServeConsoleCH1(t *testing.T) {
 	out := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, nil, &app{stdin: inR, stdout: out, stderr: out, getenv: e.getenv}) }()
+	go func() { done <- run(ctx, nil, e.app(inR, out, out)) }()
 	say := func(s string) { io.WriteString(inW, s+"\n") }
 
 	waitOutput(t, out, "listening here")
@@ -480,7 +481,7 @@ func startServe(t *testing.T, e *testEnv) (*syncBuffer, func()) {
 	out := &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve"}, &app{stdin: strings.NewReader(""), stdout: out, stderr: out, getenv: e.getenv})
+		done <- run(ctx, []string{"serve"}, e.app(strings.NewReader(""), out, out))
 	}()
 	return out, func() {
 		cancel()
@@ -489,5 +490,38 @@ func startServe(t *testing.T, e *testEnv) (*syncBuffer, func()) {
 		case <-time.After(15 * time.Second):
 			t.Error("serve did not stop")
 		}
+	}
+}
+
+// TestServeAtHalfPastSevenSC1: a fresh install started at 07:30 does not
+// catch up the shipped 07:00 morning brief (it was not known at 07:00), so
+// the owner's first message is the model's first request. A day later,
+// jarvisbot down from before 07:00 to 07:30, the brief that was missed is
+// caught up once and posted to the owner.
+func TestServeAtHalfPastSevenSC1(t *testing.T) {
+	e := newTestEnv(t)
+	e.clock = clock.NewFake(time.Date(2026, 12, 2, 7, 30, 0, 0, time.Local))
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	out, stop := startServe(t, e)
+	waitOutput(t, out, "jarvisbot is ready")
+	f.Push(fakellm.Step{Text: "Good to hear from you."})
+	tg.SendText(42, 42, "hello")
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Good to hear from you.") })
+	stop()
+	reqs := f.Requests()
+	if len(reqs) != 1 || reqs[0].Messages[len(reqs[0].Messages)-1].Text != "hello" {
+		t.Fatalf("the model got %d requests; the first was not the owner's message: %+v\n%s", len(reqs), reqs, out.String())
+	}
+
+	e.clock.Advance(24 * time.Hour) // the next day, 07:30: jarvisbot was down at 07:00
+	f.Push(fakellm.Step{Text: "Your morning brief: nothing urgent."})
+	out, stop = startServe(t, e)
+	defer stop()
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Your morning brief: nothing urgent.") })
+	reqs = f.Requests()
+	if len(reqs) != 2 || !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Text, "morning-brief") {
+		t.Errorf("the missed brief was not caught up once: %d requests\n%s", len(reqs), out.String())
 	}
 }

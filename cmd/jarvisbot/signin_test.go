@@ -39,7 +39,7 @@ func signInAs(t *testing.T, e *testEnv, as *fakeauth.AuthServer, args ...string)
 	var errb strings.Builder
 	done := make(chan int, 1)
 	go func() {
-		code := run(context.Background(), args, &app{stdin: strings.NewReader(""), stdout: pw, stderr: &errb, getenv: e.getenv})
+		code := run(context.Background(), args, e.app(strings.NewReader(""), pw, &errb))
 		pw.Close()
 		done <- code
 	}()
