@@ -43,17 +43,16 @@ func New(path, what string, valid func(name string) error) Dir {
 	return Dir{path: path, what: what, valid: valid}
 }
 
-// Sub returns the folder rel inside the entry name of d, whose own entries
-// are of kind what: the agents' folder's Sub("writer", "skills", ...) is
-// that agent's skills. When name is refused, every method of the result
-// fails with the reason, so that a caller cannot reach a path by
-// forgetting to check.
-func (d Dir) Sub(name, rel, what string, valid func(string) error) Dir {
+// Sub returns the folder that sub builds from the path of entry name of d:
+// the agents' folder's Sub("writer", ...) gives that agent's skills. When
+// name is refused, every method of the result fails with the reason, so
+// that a caller cannot reach a path by forgetting to check.
+func (d Dir) Sub(name string, sub func(path string) Dir) Dir {
 	p, err := d.Join(name)
 	if err != nil {
-		return Dir{what: what, valid: valid, err: err}
+		return Dir{what: d.what, err: err}
 	}
-	return Dir{path: filepath.Join(p, rel), what: what, valid: valid}
+	return sub(p)
 }
 
 // Path is the parent folder, or "" when the Dir was refused (see Err).

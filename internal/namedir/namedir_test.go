@@ -51,7 +51,7 @@ func TestCheckRefusesHostileNamesX1(t *testing.T) {
 	if err := strict.Check("Big"); err == nil || !strings.Contains(err.Error(), "lower case") {
 		t.Errorf("the kind's rule did not run: %v", err)
 	}
-	agent := New(filepath.Join(parent, "agents"), "agent", nil).Sub("../..", "skills", "skill", nil)
+	agent := New(filepath.Join(parent, "agents"), "agent", nil).Sub("../..", func(p string) Dir { return New(filepath.Join(p, "skills"), "skill", nil) })
 	if _, err := agent.Join("x"); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
 		t.Errorf("a Sub of a refused name must refuse everything: %v", err)
 	}

@@ -36,16 +36,21 @@ type TooLarge struct {
 }
 
 func (e *TooLarge) Error() string {
-	size := "larger than " + Bytes(e.Max)
+	limit := Bytes(e.Max)
+	if e.Size >= 0 && Bytes(e.Size) == limit {
+		limit = fmt.Sprintf("%s (%d bytes)", limit, e.Max) // "256 KiB" both, rounded
+	}
+	var msg string
 	switch {
 	case e.Size >= 1<<10:
-		size = fmt.Sprintf("%s (%d bytes)", Bytes(e.Size), e.Size)
+		msg = fmt.Sprintf("is too large: %s (%d bytes), where %s may be at most %s", Bytes(e.Size), e.Size, e.What, limit)
 	case e.Size >= 0:
-		size = Bytes(e.Size)
+		msg = fmt.Sprintf("is too large: %s, where %s may be at most %s", Bytes(e.Size), e.What, limit)
+	default:
+		msg = fmt.Sprintf("is too large: larger than %s, the most %s may be", limit, e.What)
 	}
-	msg := fmt.Sprintf("is %s; %s may be at most %s", size, e.What, Bytes(e.Max))
 	if e.Hint != "" {
-		msg += ": " + e.Hint
+		msg += "; " + e.Hint
 	}
 	return msg
 }

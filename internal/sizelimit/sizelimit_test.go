@@ -30,7 +30,7 @@ func TestReadFileLimit(t *testing.T) {
 	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
 		t.Fatalf("big: %v, want EINVALID", err)
 	}
-	for _, want := range []string{big, "3 KiB (3077 bytes)", "an mcp.json may be at most 1 KiB", "is it the right file?"} {
+	for _, want := range []string{big + " is too large", "3 KiB (3077 bytes)", "an mcp.json may be at most 1 KiB", "is it the right file?"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
@@ -47,7 +47,7 @@ func TestReadFileLimit(t *testing.T) {
 	}
 	// An endless stream stops at the limit.
 	_, err = l.ReadAll(endless{}, "stdin")
-	if err == nil || !strings.Contains(err.Error(), "stdin is larger than 1 KiB") {
+	if err == nil || !strings.Contains(err.Error(), "stdin is too large: larger than 1 KiB, the most an mcp.json may be") {
 		t.Errorf("endless: %v", err)
 	}
 }
