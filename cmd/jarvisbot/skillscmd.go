@@ -171,8 +171,10 @@ func (sk skillCmd) show(ctx context.Context, name string) error {
 	}
 	rec, err := sk.db.SkillRecord(ctx, "skill:"+e.skill.Name)
 	switch {
-	case err == nil && e.source == sourceOwner:
-		fmt.Fprintf(w, "%s from %s on %s\n", rec.Origin, rec.Source, rec.RecordedAt.Local().Format("2006-01-02"))
+	case err == nil && (e.source == sourceOwner || e.source == sourceManual):
+		// A manual has a record when it came with a plugin folder of the
+		// owner's: the record says whether the owner trusted it.
+		fmt.Fprintf(w, "%s from %s on %s\n", rec.Origin, visible.Text(rec.Source), rec.RecordedAt.Local().Format("2006-01-02"))
 		if len(rec.Dropped) > 0 {
 			fmt.Fprintln(w, "Ignored when it was installed (these fields would have granted behaviour):")
 			for _, d := range rec.Dropped {
