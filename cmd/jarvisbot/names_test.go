@@ -139,3 +139,26 @@ func TestSkillsPromoteStaysInItsFolderX1(t *testing.T) {
 		t.Errorf("something reached the owner's skills: %v", err)
 	}
 }
+
+// TestMCPImportTooLargeSizeLimit: an mcp.json to import that is over the
+// limit is refused before it is read, naming the file, its size and the
+// limit.
+func TestMCPImportTooLargeSizeLimit(t *testing.T) {
+	e := newTestEnv(t)
+	path := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 3<<30); err != nil { // sparse: costs no disk
+		t.Fatal(err)
+	}
+	code, _, errOut := e.jarvis(t, "", "mcp", "import", path)
+	if code == 0 {
+		t.Fatal("a 3 GiB import was accepted")
+	}
+	for _, want := range []string{path, "is too large: 3 GiB (3221225472 bytes)", "at most 1 MiB"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("error %q does not say %q", errOut, want)
+		}
+	}
+}

@@ -69,10 +69,20 @@ func (l Limit) fail(name string, size int64) error {
 }
 
 // ReadAll reads r to its end, or fails as soon as it has read more than
-// the limit. name labels the error. When r is a file, the error gives its
-// size from Stat. An error reading r is returned as it is, for the caller
-// to say what was being read.
+// the limit. name labels the error. When r is a regular file (it has a
+// Stat method), one over the limit is refused before it is read, with its
+// size. An error reading r is returned as it is, for the caller to say
+// what was being read.
 func (l Limit) ReadAll(r io.Reader, name string) ([]byte, error) {
+	size := int64(-1)
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if err := l.Check(name, fi.Size()); err != nil {
+				return nil, err
+			}
+			size = fi.Size()
+		}
+	}
 	data, err := io.ReadAll(io.LimitReader(r, l.Max+1))
 	if err != nil {
 		return nil, err
@@ -80,11 +90,8 @@ func (l Limit) ReadAll(r io.Reader, name string) ([]byte, error) {
 	if int64(len(data)) <= l.Max {
 		return data, nil
 	}
-	size := int64(-1)
-	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > l.Max {
-			size = fi.Size()
-		}
+	if size <= l.Max {
+		size = -1 // it grew while it was read
 	}
 	return nil, l.fail(name, size)
 }
@@ -106,7 +113,7 @@ func (l Limit) ReadFile(path string) ([]byte, error) {
 }
 
 // ReadOpened reads an opened file (from os.Open, an os.Root or an fs.FS),
-// checking its size from Stat before reading.
+// refusing a folder and, before reading, a file over the limit.
 func (l Limit) ReadOpened(f fs.File, name string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
@@ -114,11 +121,6 @@ func (l Limit) ReadOpened(f fs.File, name string) ([]byte, error) {
 	}
 	if fi.IsDir() {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s is a folder, not %s", name, l.What)
-	}
-	if fi.Mode().IsRegular() {
-		if err := l.Check(name, fi.Size()); err != nil {
-			return nil, err
-		}
 	}
 	data, err := l.ReadAll(f, name)
 	if err != nil && jarvisbot.ErrorCode(err) == jarvisbot.EINTERNAL {
