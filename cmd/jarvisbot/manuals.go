@@ -67,10 +67,13 @@ func loadStore(cfg config.Config, warn io.Writer) (map[string]shipped, error) {
 		return nil, err
 	}
 	local := localPlugins(cfg)
-	names, err := local.Names()
+	names, refused, err := local.Names()
 	if err != nil {
 		fmt.Fprintf(warn, "jarvisbot: local plugins not read: %v\n", err)
 		return all, nil
+	}
+	for _, name := range refused {
+		fmt.Fprintf(warn, "jarvisbot: skipping local plugin folder %s: %v\n", visible.Text(name), local.Check(name))
 	}
 	for _, name := range names {
 		dir := filepath.Join(local.Path(), name)

@@ -192,9 +192,15 @@ func enabledSkills(ctx context.Context, cfg config.Config, sw store.SkillSwitche
 // are not skills. A broken SKILL.md is reported on warn and skipped: one
 // bad file never stops the others.
 func readSkillsDir(dir namedir.Dir, warn io.Writer) ([]*skills.Skill, error) {
-	names, err := dir.Names()
+	if err := dir.Err(); err != nil {
+		return nil, err // an agent name that is no plain name
+	}
+	names, refused, err := dir.Names()
 	if err != nil {
 		return nil, fmt.Errorf("read skills folder: %w", err)
+	}
+	for _, name := range refused {
+		fmt.Fprintf(warn, "jarvisbot: skipping skill folder %s: %v\n", visible.Text(name), dir.Check(name))
 	}
 	var out []*skills.Skill
 	for _, name := range names {

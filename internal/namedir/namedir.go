@@ -67,7 +67,7 @@ func (d Dir) Check(name string) error {
 		return d.err
 	}
 	if why := plain(name); why != "" {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%.80q is not a %s name: it %s; give the plain name of one %s", name, d.what, why, d.what)
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%.80q is not a plain %s name: it %s; give the name of one %s", name, d.what, why, d.what)
 	}
 	if d.valid == nil {
 		return nil
@@ -157,26 +157,31 @@ func (d Dir) Folder(name string) (string, error) {
 	return p, nil
 }
 
-// Names returns the names of the real folders in d that pass Check, sorted;
-// links and files are left out. A missing parent folder holds none.
-func (d Dir) Names() ([]string, error) {
+// Names returns the names of the real folders in d that pass Check, sorted,
+// and apart from them the folders whose names do not, for the caller to
+// report; hidden folders (".git", a staging folder such as ".install-123"),
+// links and files are in neither. A missing parent folder holds none.
+func (d Dir) Names() (names, refused []string, err error) {
 	if d.err != nil {
-		return nil, d.err
+		return nil, nil, d.err
 	}
 	entries, err := os.ReadDir(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot read %s: %w", d.path, err)
+		return nil, nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot read %s: %w", d.path, err)
 	}
-	var out []string
 	for _, e := range entries {
-		if e.IsDir() && e.Type()&fs.ModeSymlink == 0 && plain(e.Name()) == "" {
-			out = append(out, e.Name())
+		switch {
+		case !e.IsDir() || e.Type()&fs.ModeSymlink != 0 || strings.HasPrefix(e.Name(), "."):
+		case d.Check(e.Name()) == nil:
+			names = append(names, e.Name())
+		default:
+			refused = append(refused, e.Name())
 		}
 	}
-	return out, nil
+	return names, refused, nil
 }
 
 // Remove deletes entry name, which must exist: a folder with everything in

@@ -55,7 +55,7 @@ func TestCheckRefusesHostileNamesX1(t *testing.T) {
 	if _, err := agent.Join("x"); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
 		t.Errorf("a Sub of a refused name must refuse everything: %v", err)
 	}
-	if _, err := agent.Names(); err == nil {
+	if _, _, err := agent.Names(); err == nil {
 		t.Error("Names of a refused Sub")
 	}
 }
@@ -116,8 +116,15 @@ func TestFolderAndMoveRefuseLinksX1(t *testing.T) {
 	if _, err := from.Move("report", to); jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
 		t.Errorf("Move over an existing one: %v", err)
 	}
-	names, err := from.Names()
-	if err != nil || len(names) != 1 || names[0] != "report" {
-		t.Errorf("Names leaves out links: %v %v", names, err)
+	os.MkdirAll(filepath.Join(from.Path(), "Bad Name"), 0o700)
+	os.MkdirAll(filepath.Join(from.Path(), ".install-1"), 0o700)
+	names, refused, err := New(from.Path(), "skill", func(n string) error {
+		if strings.Contains(n, " ") {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "no spaces")
+		}
+		return nil
+	}).Names()
+	if err != nil || len(names) != 1 || names[0] != "report" || len(refused) != 1 || refused[0] != "Bad Name" {
+		t.Errorf("Names leaves out links and hidden folders, and reports bad names: %v %v %v", names, refused, err)
 	}
 }
