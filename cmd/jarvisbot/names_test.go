@@ -162,3 +162,21 @@ func TestMCPImportTooLargeSizeLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSkillsInstallIntoLinkX1: when the skill's place in the owner's
+// folder is a link to a folder outside, install refuses and writes
+// nothing through it.
+func TestSkillsInstallIntoLinkX1(t *testing.T) {
+	e := newTestEnv(t)
+	src := filepath.Join(t.TempDir(), "pdf-tools")
+	os.MkdirAll(src, 0o700)
+	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(claudeSkill), 0o600)
+	out := newWatch(t, "pdf-tools")
+	skillsRoot := filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills")
+	os.MkdirAll(skillsRoot, 0o700)
+	os.Symlink(out.dir, filepath.Join(skillsRoot, "pdf-tools"))
+	if code, _, errOut := e.jarvis(t, "", "skills", "install", src, "--yes"); code == 0 || !strings.Contains(errOut, "installed already") {
+		t.Errorf("install over a link: exit %d %s", code, errOut)
+	}
+	out.untouched(t, "skills install")
+}

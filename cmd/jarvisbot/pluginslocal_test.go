@@ -241,3 +241,25 @@ func TestPluginsRemoveLocalStaysInItsFolderX1(t *testing.T) {
 		t.Errorf("demo after remove: %q", states["demo"])
 	}
 }
+
+// TestPluginsInstallDirTooLargeSizeLimit: a plugin folder larger than the
+// limit is measured and refused before anything is copied, with its size.
+func TestPluginsInstallDirTooLargeSizeLimit(t *testing.T) {
+	e := newTestEnv(t)
+	src := writeLocalPlugin(t, "demo")
+	big := filepath.Join(src, "bundle.bin")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 300<<20); err != nil { // sparse: costs no disk
+		t.Fatal(err)
+	}
+	code, _, errOut := e.jarvis(t, "", "plugins", "install", src, "--yes")
+	if code == 0 || !strings.Contains(errOut, "is too large: 300 MiB") || !strings.Contains(errOut, "a plugin folder may be at most 256 MiB") {
+		t.Errorf("exit %d %s", code, errOut)
+	}
+	entries, _ := os.ReadDir(filepath.Join(e.vars["JARVIS_DATA_DIR"], "plugins"))
+	if len(entries) != 0 {
+		t.Errorf("a refused install left %d entries in the plugins folder", len(entries))
+	}
+}
