@@ -244,7 +244,10 @@ func (sk skillCmd) install(ctx context.Context, src string, yes bool) error {
 		dropped = append(dropped, d.Field+": "+d.Reason)
 	}
 	if err := sk.db.RecordSkill(ctx, store.SkillRecord{Skill: "skill:" + s.Name, Origin: store.SkillImported, Source: src, Dropped: dropped}); err != nil {
-		os.RemoveAll(dest) // no half-installed skill without its record
+		// No half-installed skill without its record.
+		if _, rerr := ownSkills(sk.cfg).Remove(s.Name); rerr != nil {
+			return fmt.Errorf("%w; and the skill written to %s could not be removed again: %v", err, dest, rerr)
+		}
 		return err
 	}
 	fmt.Fprintf(w, "Installed skill:%s (on). Switch it off with: jarvisbot skills off %s\n", s.Name, s.Name)
