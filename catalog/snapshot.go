@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 )
 
 // SnapshotFormat is the format tag of catalog snapshots: MCP servers with
@@ -69,12 +70,13 @@ type Annotations struct {
 // with where it is ("mcp_servers[1] (notebooklm-mcp) tools[4]: ..."), and
 // the error code is EINVALID.
 func ReadSnapshot(r io.Reader, name string) (*Snapshot, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxSnapshotBytes+1))
-	if err != nil {
+	limit := sizelimit.Limit{What: "a catalog snapshot", Max: MaxSnapshotBytes}
+	data, err := limit.ReadAll(r, "catalog snapshot "+name)
+	if jarvisbot.ErrorCode(err) == jarvisbot.EINTERNAL {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "read catalog snapshot %s: %w", name, err)
 	}
-	if len(data) > MaxSnapshotBytes {
-		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "catalog snapshot %s is larger than %d MiB", name, MaxSnapshotBytes>>20)
+	if err != nil {
+		return nil, err
 	}
 	if !utf8.Valid(data) {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "catalog snapshot %s is not valid UTF-8 JSON", name)

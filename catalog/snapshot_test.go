@@ -92,3 +92,30 @@ func FuzzReadSnapshot(f *testing.F) {
 		c.View().Plan(catalog.Policy{}).Turn("open a pull request in the repo", &turn)
 	})
 }
+
+// TestReadSnapshotTooLargeSizeLimit: a snapshot file over the limit is
+// refused before it is read, with an error naming it, its size and the
+// limit.
+func TestReadSnapshotTooLargeSizeLimit(t *testing.T) {
+	path := t.TempDir() + "/huge.json"
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, catalog.MaxSnapshotBytes+1<<20); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = catalog.ReadSnapshot(f, path)
+	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+		t.Fatalf("%v, want EINVALID", err)
+	}
+	for _, want := range []string{path, "is too large: 65 MiB (68157440 bytes)", "at most 64 MiB"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -247,14 +248,8 @@ func readFile(path string) ([]byte, error) {
 	if fi.IsDir() {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "config path %s is a directory, not a file: point %s at the file, or remove the directory and run `jarvisbot init`", path, EnvConfig)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "cannot read config file %s: %w", path, err)
-	}
-	if len(data) > maxFileSize {
-		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "config file %s is larger than %d bytes: is it the right file?", path, maxFileSize)
-	}
-	return data, nil
+	limit := sizelimit.Limit{What: "the config file", Max: maxFileSize, Hint: "is " + EnvConfig + " pointing at the right file?"}
+	return limit.ReadOpened(f, "config file "+path)
 }
 
 // parse decodes and validates the YAML of a config file; path only labels

@@ -293,3 +293,28 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadTooLargeFileSizeLimit: a config file over the limit is refused
+// with an error naming the file, its size and the limit, and it is not
+// read: a sparse file of 2 GiB fails at once.
+func TestLoadTooLargeFileSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int64{maxFileSize + 1<<20, 2 << 30} {
+		path := filepath.Join(dir, "config.yaml")
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, size); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(env(map[string]string{"HOME": dir, EnvConfig: path}))
+		if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+			t.Fatalf("size %d: %v, want EINVALID", size, err)
+		}
+		for _, want := range []string{path, "is too large", "bytes)", "the config file may be at most 1 MiB"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("size %d: error %q does not say %q", size, err, want)
+			}
+		}
+	}
+}

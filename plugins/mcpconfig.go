@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 )
 
 // The MCP transports a server entry may name.
@@ -502,3 +503,10 @@ func LiteralSecret(name, value string) bool {
 // AuthScheme reports whether s is an HTTP auth scheme a credential follows
 // ("Bearer", "Basic", "Token", "Bot", "Digest").
 func AuthScheme(s string) bool { return authScheme(s) }
+
+// ImportLimit is the size limit of an MCP configuration written for
+// another app (Claude Desktop, Claude Code, Cursor, VS Code) that
+// `jarvisbot mcp import` reads: the same as a plugin's own files.
+func ImportLimit() sizelimit.Limit {
+	return sizelimit.Limit{What: "an MCP configuration to import", Max: MaxFileSize, Hint: "is it the right file? It lists servers under \"mcpServers\" (or \"servers\")"}
+}

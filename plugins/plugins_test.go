@@ -487,10 +487,10 @@ func TestFolderSafety(t *testing.T) { // Bad input: traversal, symlinks out, hug
 		}, "github/mcp.json: is a symbolic link to nothing"},
 		{"huge manifest", func(t *testing.T, dir string) {
 			writeTree(t, dir, map[string]string{"plugin.json": manifestWith(`"description": "` + strings.Repeat("x", MaxFileSize) + `"`)})
-		}, "github/plugin.json: is 1048"},
+		}, "github/plugin.json: is too large: 1 MiB (1048"},
 		{"huge skill", func(t *testing.T, dir string) {
 			writeTree(t, dir, map[string]string{"skills/big/SKILL.md": strings.Repeat("x", MaxFileSize+1)})
-		}, "github/skills/big/SKILL.md: is 1048577 bytes"},
+		}, "github/skills/big/SKILL.md: is too large: 1 MiB (1048577 bytes), where a plugin file may be at most 1 MiB (1048576 bytes)"},
 		{"binary manifest", func(t *testing.T, dir string) {
 			writeTree(t, dir, map[string]string{"plugin.json": "\x7fELF\x02\x01\x01\x00\x00"})
 		}, "github/plugin.json: is a binary file"},

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 )
 
 // MaxEntries is the most files and folders a plugin folder may hold. A
@@ -280,12 +281,12 @@ func (l *loader) readText(name string) (data []byte, missing, ok bool) {
 	if !ok {
 		return nil, missing, false
 	}
-	switch {
-	case !info.Mode().IsRegular():
+	if !info.Mode().IsRegular() {
 		l.fail(name, "", "is not a regular file")
 		return nil, false, false
-	case info.Size() > MaxFileSize:
-		l.fail(name, "", "is %d bytes: at most %d KiB", info.Size(), MaxFileSize>>10)
+	}
+	if err := FileLimit().Check(name, info.Size()); err != nil {
+		l.tooLarge(name, err)
 		return nil, false, false
 	}
 	f, err := l.fsys.Open(l.rel(name))
@@ -294,19 +295,34 @@ func (l *loader) readText(name string) (data []byte, missing, ok bool) {
 		return nil, false, false
 	}
 	defer f.Close()
-	data, err = io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err = FileLimit().ReadAll(f, name)
 	switch {
+	case jarvisbot.ErrorCode(err) == jarvisbot.EINVALID:
+		l.tooLarge(name, err)
+		return nil, false, false
 	case err != nil:
 		l.fail(name, "", "cannot be read: %v", cause(err))
-		return nil, false, false
-	case len(data) > MaxFileSize:
-		l.fail(name, "", "is larger than %d KiB", MaxFileSize>>10)
 		return nil, false, false
 	case binary(data):
 		l.fail(name, "", "is a binary file, not UTF-8 text")
 		return nil, false, false
 	}
 	return data, false, true
+}
+
+// FileLimit is the size limit of every file the package reads.
+func FileLimit() sizelimit.Limit {
+	return sizelimit.Limit{What: "a plugin file", Max: MaxFileSize, Hint: "a manifest, an MCP configuration or a manual is a few KiB"}
+}
+
+// tooLarge records a file over the limit, named once by the problem.
+func (l *loader) tooLarge(name string, err error) {
+	var tl *sizelimit.TooLarge
+	if errors.As(err, &tl) {
+		l.fail(name, "", "%s", tl.Error())
+		return
+	}
+	l.fail(name, "", "%v", err)
 }
 
 func binary(data []byte) bool { return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) }
@@ -330,8 +346,11 @@ func (l *loader) logo(logo string) {
 	case !ok:
 	case !info.Mode().IsRegular():
 		l.add(Problem{File: l.file(ManifestFile), Field: f, Message: fmt.Sprintf("%.80q is not a regular file", logo)})
-	case info.Size() > MaxFileSize:
-		l.add(Problem{File: l.file(ManifestFile), Field: f, Message: fmt.Sprintf("%.80q is %d bytes: a logo is at most %d KiB", logo, info.Size(), MaxFileSize>>10)})
+	default:
+		var tl *sizelimit.TooLarge
+		if err := FileLimit().Check(logo, info.Size()); errors.As(err, &tl) {
+			l.add(Problem{File: l.file(ManifestFile), Field: f, Message: fmt.Sprintf("%.80q %s", logo, tl.Error())})
+		}
 	}
 }
 
@@ -487,8 +506,11 @@ func (c *checker) errorsSince(n int) []Problem {
 // UTF-8, nothing after it.
 func (c *checker) document(data []byte) (json.RawMessage, bool) {
 	switch {
-	case len(data) > MaxFileSize:
-		c.fail("", "is larger than %d KiB", MaxFileSize>>10)
+	case int64(len(data)) > MaxFileSize:
+		var tl *sizelimit.TooLarge
+		if err := FileLimit().Check(c.file, int64(len(data))); errors.As(err, &tl) {
+			c.fail("", "%s", tl.Error())
+		}
 		return nil, false
 	case binary(data):
 		c.fail("", "is a binary file, not UTF-8 JSON")

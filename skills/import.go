@@ -2,7 +2,6 @@ package skills
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,28 +32,31 @@ func Import(path string, data []byte) (*Skill, error) {
 }
 
 // ImportDir imports DIR/SKILL.md with the same safeguards as Load, and adds
-// what ImportCodexPolicy drops from DIR/agents/openai.yaml when present.
-func ImportDir(dir string) (*Skill, error) {
+// what ImportCodexPolicy drops from DIR/agents/openai.yaml when present. It
+// returns the SKILL.md as it was read too, for the owner to see in full:
+// the very bytes that were parsed, not a second reading of the file.
+func ImportDir(dir string) (*Skill, []byte, error) {
 	path, data, err := readSkillFile(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, err := Import(path, data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	policy, err := readCodexPolicy(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if policy != nil {
 		s.Dropped = append(s.Dropped, ImportCodexPolicy(policy)...)
 	}
-	return s, nil
+	return s, data, nil
 }
 
 // readCodexPolicy returns the bytes of DIR/agents/openai.yaml, or nil when
-// there is none. Like SKILL.md it is read only from inside dir.
+// there is none. Like SKILL.md it is read only from inside dir, and under
+// the same size limit.
 func readCodexPolicy(dir string) ([]byte, error) {
 	path := filepath.Join(dir, filepath.FromSlash(CodexPolicyFile))
 	root, err := os.OpenRoot(dir)
@@ -70,11 +72,9 @@ func readCodexPolicy(dir string) ([]byte, error) {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w; remove it or keep it inside the skill folder", path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", path, err)
-	}
-	return data, nil
+	limit := FileLimit()
+	limit.What = "a Codex " + CodexPolicyFile
+	return limit.ReadOpened(f, path)
 }
 
 // ImportCodexPolicy reads a Codex agents/openai.yaml and reports every

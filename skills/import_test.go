@@ -174,7 +174,7 @@ func TestImportDirS6(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "agents"), 0o755)
 	os.WriteFile(filepath.Join(dir, "agents", "openai.yaml"), []byte("policy:\n  allow_implicit_invocation: true\n"), 0o644)
 
-	s, err := skills.ImportDir(dir)
+	s, _, err := skills.ImportDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,10 +190,10 @@ func TestImportDirS6(t *testing.T) {
 	if err := os.Symlink(secret, filepath.Join(escape, "agents", "openai.yaml")); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	if _, err := skills.ImportDir(escape); err == nil || jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+	if _, _, err := skills.ImportDir(escape); err == nil || jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
 		t.Errorf("ImportDir through an escaping symlink: %v, want EINVALID", err)
 	}
-	if _, err := skills.ImportDir(filepath.Join(root, "missing")); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+	if _, _, err := skills.ImportDir(filepath.Join(root, "missing")); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		t.Errorf("ImportDir(missing) = %v, want ENOTFOUND", err)
 	}
 }

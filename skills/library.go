@@ -62,12 +62,19 @@ func LoadAll(fsys fs.FS, dir string) ([]*Skill, error) {
 // belong to the plugin it ships in.
 func Manual(fsys fs.FS, p *plugins.Plugin) (*Skill, error) {
 	file := plugins.ManualPath(p)
-	data, err := fs.ReadFile(fsys, file)
+	f, err := fsys.Open(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "plugin %s has no manual at %s", p.Manifest.Name, file)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the manual of plugin %s: %w", p.Manifest.Name, err)
+	}
+	defer f.Close()
+	// A local plugin's folder is on disk: its manual is read under the
+	// same limit as every SKILL.md.
+	data, err := FileLimit().ReadOpened(f, file)
+	if err != nil {
+		return nil, err
 	}
 	s, err := Parse(file, data)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/namedir"
+	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 )
 
 // Limits of the Agent Skills format.
@@ -67,8 +68,9 @@ func readSkillFile(dir string) (string, []byte, error) {
 		return "", nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s: is a symbolic link; copy the file into the skill folder instead", path)
 	case !info.Mode().IsRegular():
 		return "", nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s: is not a regular file", path)
-	case info.Size() > MaxFileSize:
-		return "", nil, tooLarge(path, info.Size())
+	}
+	if err := FileLimit().Check(path, info.Size()); err != nil {
+		return "", nil, err
 	}
 
 	f, err := root.Open(FileName)
@@ -80,24 +82,23 @@ func readSkillFile(dir string) (string, []byte, error) {
 	if opened, err := f.Stat(); err != nil || !os.SameFile(info, opened) {
 		return "", nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s: changed while it was read; try again", path)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := FileLimit().ReadOpened(f, path)
 	if err != nil {
-		return "", nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", path, err)
-	}
-	if len(data) > MaxFileSize {
-		return "", nil, tooLarge(path, int64(len(data)))
+		return "", nil, err
 	}
 	return path, data, nil
 }
 
-func tooLarge(path string, n int64) error {
-	return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %d bytes is too large for a skill (at most %d KiB); move reference material into separate files", path, n, MaxFileSize>>10)
+// FileLimit is the size limit of a SKILL.md, wherever it comes from (a
+// folder, a URL, a plugin).
+func FileLimit() sizelimit.Limit {
+	return sizelimit.Limit{What: "a " + FileName, Max: MaxFileSize, Hint: "a skill is a short manual; move reference material into separate files"}
 }
 
 // checkText rejects what cannot be a SKILL.md before any parsing.
 func checkText(path string, data []byte) error {
-	if len(data) > MaxFileSize {
-		return tooLarge(path, int64(len(data)))
+	if err := FileLimit().Check(path, int64(len(data))); err != nil {
+		return err
 	}
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: is a binary file, not UTF-8 text; a SKILL.md is Markdown", path)
@@ -574,6 +575,22 @@ func (p *parser) fieldLine(field string) int {
 	}
 	return 1
 }
+
+// ValidName reports, as EINVALID, why name cannot name a skill: the Agent
+// Skills rule of 1–64 lowercase letters a-z, digits and hyphens, no hyphen
+// at either end and no two in a row. A skill's name is its folder's, so it
+// is checked before it becomes a path.
+func ValidName(name string) error {
+	if why := validName(name); why != "" {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "skill name %.80q %s", name, why)
+	}
+	return nil
+}
+
+// Folder is a folder of skills, one per name (<data dir>/skills, an
+// agent's own): every skill name reaches a path in it only through the
+// returned Dir, which checks it with ValidName and follows no link out.
+func Folder(path string) namedir.Dir { return namedir.New(path, "skill", ValidName) }
 
 // validName returns why name breaks the format's rules, or "".
 func validName(name string) string {

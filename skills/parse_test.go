@@ -168,7 +168,7 @@ func TestParseErrors(t *testing.T) {
 		{name: "words mapping", src: head + "metadata:\n  jarvisbot.words:\n    a: b\n---\n", want: path + ":6: metadata.jarvisbot.words: want words separated by commas"},
 		{name: "timezone alone", src: head + "metadata:\n  jarvisbot.timezone: Europe/Berlin\n---\n", want: path + ":4: metadata.jarvisbot.timezone: set without jarvisbot.schedule"},
 		{name: "allowed-tools mapping", src: head + "allowed-tools:\n  a: b\n---\n", want: path + ":5: allowed-tools: want tool names"},
-		{name: "huge file", src: head + "---\n" + strings.Repeat("x", skills.MaxFileSize), want: path + ": 262180 bytes is too large"},
+		{name: "huge file", src: head + "---\n" + strings.Repeat("x", skills.MaxFileSize), want: path + " is too large: 256 KiB (262180 bytes), where a SKILL.md may be at most 256 KiB (262144 bytes)"},
 		{name: "NUL byte", src: head + "---\nbody\x00", want: path + ": is a binary file"},
 		{name: "invalid UTF-8", src: head + "---\n\xff\xfe", want: path + ": is a binary file"},
 	} {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/namedir"
 	"github.com/jarvisbot/jarvisbot/skills"
 )
 
@@ -66,13 +67,14 @@ func Capability() catalog.Capability {
 
 // Book serves one agent: the skills enabled for it, and its own folder.
 type Book struct {
-	dir     string
+	dir     namedir.Dir
 	enabled func(ctx context.Context) ([]*skills.Skill, error)
 }
 
-// New returns the tool for an agent whose own skills live in dir; enabled
-// lists the skills enabled for that agent now.
-func New(dir string, enabled func(ctx context.Context) ([]*skills.Skill, error)) *Book {
+// New returns the tool for an agent whose own skills live in dir (see
+// skills.Folder: a name the model sends reaches a path only through it);
+// enabled lists the skills enabled for that agent now.
+func New(dir namedir.Dir, enabled func(ctx context.Context) ([]*skills.Skill, error)) *Book {
 	return &Book{dir: dir, enabled: enabled}
 }
 
@@ -155,20 +157,31 @@ func (b *Book) save(a callArgs) (string, error) {
 	case len(a.Body) > maxBody:
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "the body is %d bytes; a skill is a short manual of at most %d KiB", len(a.Body), maxBody>>10)
 	}
+	// The name is checked before it becomes a path, and the agent's folder
+	// for it must be a real folder or none: a link is not written through.
+	if err := b.dir.Check(a.Name); err != nil {
+		return "", notSaved(err)
+	}
+	switch _, kind, err := b.dir.Stat(a.Name); {
+	case err != nil:
+		return "", err
+	case kind == namedir.Link:
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "the skill was not saved: its folder %s in your skills is a symbolic link; save it under another name", a.Name)
+	case kind == namedir.File:
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "the skill was not saved: %s in your skills is a file, not a skill folder; save it under another name", a.Name)
+	}
 	s := &skills.Skill{Name: a.Name, Description: strings.TrimSpace(a.Description), Body: strings.TrimSpace(a.Body) + "\n", Words: a.Words, Does: skills.KindInstructions, Origin: skills.Own}
 	data := s.Render()
-	dir := filepath.Join(b.dir, a.Name)
+	dir := filepath.Join(b.dir.Path(), a.Name)
 	if _, err := skills.Parse(filepath.Join(dir, skills.FileName), data); err != nil {
-		var je *jarvisbot.Error
-		if errors.As(err, &je) {
-			return "", jarvisbot.Errorf(jarvisbot.EINVALID, "the skill was not saved: %s", je.Message)
-		}
-		return "", err
+		return "", notSaved(err)
 	}
-	if err := os.MkdirAll(b.dir, 0o700); err != nil {
+	if err := os.MkdirAll(b.dir.Path(), 0o700); err != nil {
 		return "", fmt.Errorf("create the agent's skills folder: %w", err)
 	}
-	root, err := os.OpenRoot(b.dir)
+	// Through an os.Root: were the folder swapped for a link now, nothing
+	// outside would be written.
+	root, err := os.OpenRoot(b.dir.Path())
 	if err != nil {
 		return "", fmt.Errorf("open the agent's skills folder: %w", err)
 	}
@@ -177,7 +190,7 @@ func (b *Book) save(a callArgs) (string, error) {
 		return "", fmt.Errorf("create skill folder %s: %w", a.Name, err)
 	}
 	replaced := false
-	if _, err := root.Stat(filepath.Join(a.Name, skills.FileName)); err == nil {
+	if _, err := root.Lstat(filepath.Join(a.Name, skills.FileName)); err == nil {
 		replaced = true
 	}
 	tmp := filepath.Join(a.Name, ".SKILL.md.tmp")
@@ -193,4 +206,13 @@ func (b *Book) save(a callArgs) (string, error) {
 		verb = "updated"
 	}
 	return fmt.Sprintf("%s skill %s; it is active for you now. The owner can make it global with: jarvisbot skills promote %s", verb, a.Name, a.Name), nil
+}
+
+// notSaved words a refused name or text for the model, which can correct it.
+func notSaved(err error) error {
+	var je *jarvisbot.Error
+	if errors.As(err, &je) && je.Code == jarvisbot.EINVALID {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "the skill was not saved: %s", je.Message)
+	}
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/namedir"
 	"github.com/jarvisbot/jarvisbot/skills"
 )
 
@@ -18,7 +19,7 @@ func newBook(t *testing.T) (*Book, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "agents", "default", "skills")
 	shipped := &skills.Skill{Name: "humanizer", Description: "Rewrite text so it sounds human.", Body: "Prefer short sentences.\n"}
-	return New(dir, func(context.Context) ([]*skills.Skill, error) {
+	return New(skills.Folder(dir), func(context.Context) ([]*skills.Skill, error) {
 		list := []*skills.Skill{shipped}
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
@@ -98,5 +99,48 @@ func TestSaveBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(dir)), "etc")); err == nil {
 		t.Error("path traversal wrote outside the folder")
+	}
+}
+
+// TestSaveStaysInItsFolderX1: a saved skill's name is a plain skill name;
+// a skill folder of the agent that is a link to a folder outside is not
+// written through, and a SKILL.md that is a link is replaced, never the
+// file it leads to.
+func TestSaveStaysInItsFolderX1(t *testing.T) {
+	b, dir := newBook(t)
+	outside := t.TempDir()
+	keep := filepath.Join(outside, "SKILL.md")
+	os.WriteFile(keep, []byte("keep me"), 0o600)
+	untouched := func(after string) {
+		t.Helper()
+		if data, err := os.ReadFile(keep); err != nil || string(data) != "keep me" {
+			t.Errorf("after %s the file outside was touched: %q %v", after, data, err)
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+			t.Errorf("after %s the folder outside holds %d entries", after, len(entries))
+		}
+	}
+	for _, name := range []string{"..", ".", "a/b", outside, "x\u0000y", "x\u001b[2Jy", "x\u202ey", strings.Repeat("a", 300)} {
+		args, _ := json.Marshal(map[string]string{"action": "save", "name": name, "description": "x", "body": "y"})
+		if _, err := call(t, b, string(args)); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+			t.Errorf("save %q: %v, want EINVALID", name, err)
+		}
+		untouched("save " + name)
+	}
+	os.MkdirAll(dir, 0o700)
+	os.Symlink(outside, filepath.Join(dir, "linked"))
+	if _, err := call(t, b, `{"action":"save","name":"linked","description":"x","body":"y"}`); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "link") {
+		t.Errorf("save into a linked folder: %v, want EINVALID naming the link", err)
+	}
+	untouched("save linked")
+	os.MkdirAll(filepath.Join(dir, "inner"), 0o700)
+	os.Symlink(keep, filepath.Join(dir, "inner", "SKILL.md"))
+	call(t, b, `{"action":"save","name":"inner","description":"x","body":"y"}`)
+	untouched("save inner")
+
+	// An agent whose name is not plain has no folder to save into.
+	bad := New(namedir.New(filepath.Dir(filepath.Dir(dir)), "agent", nil).Sub("../..", func(p string) namedir.Dir { return skills.Folder(filepath.Join(p, "skills")) }), nil)
+	if _, err := call(t, bad, `{"action":"save","name":"ok","description":"x","body":"y"}`); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+		t.Errorf("save for agent \"../..\": %v", err)
 	}
 }

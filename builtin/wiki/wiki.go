@@ -9,7 +9,6 @@
 package wiki
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +24,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 	"github.com/jarvisbot/jarvisbot/internal/words"
 )
 
@@ -340,11 +341,17 @@ func readNote(root *os.Root, n string) (Note, error) {
 	if !fi.Mode().IsRegular() {
 		return Note{}, jarvisbot.Errorf(jarvisbot.ECONFLICT, "note %q is not a regular file in the wiki directory", n)
 	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(f); err != nil {
+	// A note file edited or put there by hand may be larger than a note
+	// may be: it is refused with its size, not read into memory.
+	limit := sizelimit.Limit{What: "a note", Max: MaxBody, Hint: "split it into several notes"}
+	data, err := limit.ReadAll(f, "note "+strconv.Quote(n))
+	if err != nil {
+		if jarvisbot.ErrorCode(err) == jarvisbot.EINVALID {
+			return Note{}, err
+		}
 		return Note{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "read note %q: %w", n, err)
 	}
-	body := buf.String()
+	body := string(data)
 	return Note{Name: n, Title: title(body, n), Body: body, Modified: fi.ModTime()}, nil
 }
 

@@ -319,7 +319,7 @@ func TestHostileNamesRejected(t *testing.T) {
 	names := []string{
 		"../x", "/etc/passwd", "a/../../b", `a\b`, "", "   ", "x\x00y", "..", ".", "./x",
 		".hidden", "a//b", "a/", " /x", "a/ b", "a:b", "a*b", "\xff", ".md",
-		strings.Repeat("n", MaxName+1),
+		strings.Repeat("n", MaxName+1), "x\x1b[2Jy", "x\u202ey", "x\u200by", "x\ny",
 		"escape/secret", "escape/new", "leak",
 	}
 	ctx := context.Background()
@@ -348,6 +348,33 @@ func TestHostileNamesRejected(t *testing.T) {
 	hits, err := w.Search(ctx, "secret", 0)
 	if err != nil || len(hits) != 0 {
 		t.Errorf("Search reached outside the wiki: %v, %v", hits, err)
+	}
+}
+
+// TestReadRefusesNoteOverLimitSizeLimit: a note file put in the wiki by
+// hand that is larger than a note may be is refused with its size, not
+// read into memory; listing and search leave it out.
+func TestReadRefusesNoteOverLimitSizeLimit(t *testing.T) {
+	w, dir := newWiki(t)
+	mustWrite(t, w, "ok", "small")
+	path := filepath.Join(dir, "huge.md")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err := w.Read(ctx, "huge")
+	wantCode(t, err, jarvisbot.EINVALID)
+	if !strings.Contains(err.Error(), "is too large: 2 GiB") || !strings.Contains(err.Error(), "at most 1 MiB") {
+		t.Errorf("error %q does not give the size and the limit", err)
+	}
+	if notes, err := w.List(ctx); err != nil || len(notes) != 1 {
+		t.Errorf("List = %v, %v; want only ok", notes, err)
+	}
+	if _, err := w.Append(ctx, "huge", "more"); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+		t.Errorf("Append to a note over the limit: %v", err)
 	}
 }
 

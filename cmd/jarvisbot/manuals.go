@@ -9,7 +9,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/config"
-
+	"github.com/jarvisbot/jarvisbot/internal/namedir"
+	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -19,6 +20,9 @@ import (
 type shipped struct {
 	plugin *plugins.Plugin
 	manual *skills.Skill
+	// local is the folder of a plugin the owner installed from a folder of
+	// their own (its copy in the data directory); "" for a shipped one.
+	local string
 }
 
 // loadShipped reads the embedded plugin store and each plugin's manual. A
@@ -43,41 +47,66 @@ func loadShipped() (map[string]shipped, error) {
 // card is the plugin's usage card for the gate (C5).
 func (sp shipped) card() []string { return skills.Card(sp.manual, sp.plugin) }
 
-// localPluginsDir holds the plugins the owner installed from a folder:
-// <data dir>/plugins/NAME, each a copy of the folder as it was validated.
-func localPluginsDir(cfg config.Config) string { return filepath.Join(cfg.DataDir, "plugins") }
+// localPlugins holds the plugins the owner installed from a folder:
+// <data dir>/plugins/NAME, each a copy of the folder as the owner accepted
+// it. A plugin name becomes a path there only through it (X1).
+func localPlugins(cfg config.Config) namedir.Dir {
+	return namedir.New(filepath.Join(cfg.DataDir, "plugins"), "plugin", func(name string) error {
+		if err := plugins.ValidName(name); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "plugin name %w", err)
+		}
+		return nil
+	})
+}
 
 // loadStore is every plugin the owner can install or has: the shipped
-// store and the local plugins (a local one replaces a shipped one of the
-// same name). A broken local plugin is reported on warn and skipped.
+// store and the local plugins. A local plugin never replaces a shipped one
+// of the same name (P1): such a copy is reported on warn and ignored, as
+// is a broken one. Links in the plugins folder are no plugins.
 func loadStore(cfg config.Config, warn io.Writer) (map[string]shipped, error) {
 	all, err := loadShipped()
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(localPluginsDir(cfg))
+	local := localPlugins(cfg)
+	names, refused, err := local.Names()
 	if err != nil {
-		return all, nil // none yet
+		fmt.Fprintf(warn, "jarvisbot: local plugins not read: %v\n", err)
+		return all, nil
 	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		dir := filepath.Join(localPluginsDir(cfg), e.Name())
+	for _, name := range refused {
+		fmt.Fprintf(warn, "jarvisbot: skipping local plugin folder %s: %v\n", visible.Text(name), local.Check(name))
+	}
+	for _, name := range names {
+		dir := filepath.Join(local.Path(), name)
 		p, err := plugins.Load(dir)
 		if err == nil {
+			if sp, ok := all[p.Manifest.Name]; ok {
+				if sp.local == "" {
+					fmt.Fprintf(warn, "jarvisbot: ignoring the local plugin in %s: it is named %q like a plugin that ships with jarvisbot; give it another name in its plugin.json and install it again\n", dir, p.Manifest.Name)
+				} else {
+					fmt.Fprintf(warn, "jarvisbot: ignoring the local plugin in %s: %s holds a plugin named %q already\n", dir, sp.local, p.Manifest.Name)
+				}
+				continue
+			}
 			var m *skills.Skill
 			if m, err = skills.Manual(os.DirFS(dir), rebase(p)); err == nil || jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
 				if m == nil {
-					m = &skills.Skill{Name: p.Manifest.Name, Plugin: p.Manifest.Name, Description: p.Manifest.Description, Origin: skills.Own, Does: skills.KindTools}
+					m = placeholderManual(p)
 				}
-				all[p.Manifest.Name] = shipped{plugin: p, manual: m}
+				all[p.Manifest.Name] = shipped{plugin: p, manual: m, local: dir}
 				continue
 			}
 		}
-		fmt.Fprintf(warn, "jarvisbot: skipping local plugin %s: %v\n", e.Name(), err)
+		fmt.Fprintf(warn, "jarvisbot: skipping local plugin %s: %v\n", visible.Text(name), err)
 	}
 	return all, nil
+}
+
+// placeholderManual stands in for the manual of a plugin that brings none:
+// it names the plugin and uses its tools.
+func placeholderManual(p *plugins.Plugin) *skills.Skill {
+	return &skills.Skill{Name: p.Manifest.Name, Plugin: p.Manifest.Name, Description: p.Manifest.Description, Origin: skills.Own, Does: skills.KindTools}
 }
 
 // rebase makes a plugin's paths relative to its own folder, for reading

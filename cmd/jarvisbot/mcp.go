@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -479,8 +478,11 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 // Code's servers). Literal secrets in it move to the keyring and the
 // server refers to them; each server is checked like `mcp add`.
 func (m mcpCmd) importFile(ctx context.Context, file string) error {
-	data, err := os.ReadFile(file)
+	data, err := plugins.ImportLimit().ReadFile(file)
 	if err != nil {
+		if jarvisbot.ErrorCode(err) == jarvisbot.EINVALID {
+			return err
+		}
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "read %s: %w", file, err)
 	}
 	var doc struct {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,19 +12,22 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
-const pluginsUsage = "plugins list [--json] | show NAME | install NAME|DIR [--no-signin] | signin NAME | remove NAME | validate DIR"
+const pluginsUsage = "plugins list [--json] | show NAME | install NAME [--no-signin] | install DIR [--yes] [--trusted] [--no-signin] | signin NAME | remove NAME | validate DIR"
 
 // cmdPlugins: the plugin store (P2) and the Agent Plugins checker (P1).
 func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	fs := newFlagSet(a, "plugins", pluginsUsage)
 	asJSON := fs.Bool("json", false, "list: one JSON array")
 	noSignin := fs.Bool("no-signin", false, "install: record the plugin and its manual now, sign in later with plugins signin NAME")
+	yes := fs.Bool("yes", false, "install DIR: do not ask; install after showing everything the plugin brings")
+	trusted := fs.Bool("trusted", false, "install DIR: you trust the plugin: honour every field of its skills (trigger words, tier, schedule, voice)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -62,15 +64,25 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	ref := pos[1]
-	if pos[0] == "install" && looksLikeDir(ref) {
-		if ref, err = copyLocalPlugin(cfg, ref); err != nil {
-			return err
-		}
-	}
 	all, err := loadStore(cfg, a.stderr)
 	if err != nil {
 		return err
+	}
+	ref := pos[1]
+	if pos[0] == "install" && isFolderRef(ref, all) {
+		db, err := a.openStore(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		sp, err := localInstall{a: a, cfg: cfg, db: db, yes: *yes, trusted: *trusted}.install(ctx, ref, all)
+		if err != nil || sp == nil {
+			return err
+		}
+		return a.installPlugin(ctx, cfg, db, *sp, *noSignin)
+	}
+	if *yes || *trusted {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "--yes and --trusted are for installing a plugin folder (jarvisbot plugins install DIR); the plugins that ship with jarvisbot need neither")
 	}
 	sp, ok := all[ref]
 	if !ok {
@@ -84,23 +96,7 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	name := sp.plugin.Manifest.Name
 	switch pos[0] {
 	case "install":
-		if err := db.InstallPlugin(ctx, name, store.PluginInstalled); err != nil {
-			if jarvisbot.ErrorCode(err) == jarvisbot.ECONFLICT {
-				return jarvisbot.Errorf(jarvisbot.ECONFLICT, "%s is installed already; to renew its sign-in run jarvisbot plugins signin %s", name, name)
-			}
-			return err
-		}
-		fmt.Fprintf(a.stdout, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", sp.plugin.DisplayName(), name, quoteList(sp.manual.Words, 4))
-		if err := pluginServers(ctx, a, db, sp.plugin); err != nil {
-			return err
-		}
-		if needsSignIn(sp.plugin) && !*noSignin {
-			return a.signIn(ctx, cfg, db, sp.plugin)
-		}
-		if next := connectNote(sp.plugin); next != "" {
-			fmt.Fprintln(a.stdout, next)
-		}
-		return nil
+		return a.installPlugin(ctx, cfg, db, sp, *noSignin)
 	case "signin":
 		if _, err := db.InstalledPlugin(ctx, name); err != nil {
 			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is not installed: run jarvisbot plugins install %s", name, name)
@@ -110,27 +106,7 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 		}
 		return a.signIn(ctx, cfg, db, sp.plugin)
 	case "remove":
-		if err := db.RemovePlugin(ctx, name); err != nil {
-			return err
-		}
-		servers, err := db.MCPServers(ctx)
-		if err != nil {
-			return err
-		}
-		for _, s := range servers {
-			if s.Plugin == name {
-				if err := db.RemoveMCPServer(ctx, s.Name); err != nil {
-					return err
-				}
-			}
-		}
-		if needsSignIn(sp.plugin) {
-			if kr, err := a.openSecrets(cfg); err == nil {
-				signin.NewManager(signin.Options{Keyring: kr}).Forget(ctx, name)
-			}
-		}
-		fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it, and its sign-in is forgotten.\n", sp.plugin.DisplayName())
-		return nil
+		return a.removePlugin(ctx, cfg, db, sp)
 	}
 	state := "not installed"
 	if ip, err := db.InstalledPlugin(ctx, name); err == nil {
@@ -138,7 +114,95 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	} else if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		return err
 	}
-	showPlugin(a.stdout, sp, state)
+	from := ""
+	if sp.local != "" {
+		from = "your plugin folder, copied to " + sp.local
+		if rec, err := db.SkillRecord(ctx, "skill:"+name); err == nil {
+			from = rec.Source
+		} else if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+			return err
+		}
+	}
+	showPlugin(a.stdout, sp, state, from)
+	return nil
+}
+
+// isFolderRef tells a plugin folder from a name in the store: a path, or
+// a folder that is not the name of a plugin in the store.
+func isFolderRef(ref string, all map[string]shipped) bool {
+	if strings.ContainsAny(ref, `/\`) || ref == "." || ref == ".." {
+		return true
+	}
+	if _, ok := all[ref]; ok {
+		return false
+	}
+	fi, err := os.Stat(ref)
+	return err == nil && fi.IsDir()
+}
+
+// installPlugin records a plugin of the store as installed, turns its
+// manual on and its servers, and signs in when it needs to.
+func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp shipped, noSignin bool) error {
+	name := sp.plugin.Manifest.Name
+	if err := db.InstallPlugin(ctx, name, store.PluginInstalled); err != nil {
+		if jarvisbot.ErrorCode(err) == jarvisbot.ECONFLICT {
+			return jarvisbot.Errorf(jarvisbot.ECONFLICT, "%s is installed already; to renew its sign-in run jarvisbot plugins signin %s", name, name)
+		}
+		return err
+	}
+	words := "its name and description"
+	if len(sp.manual.Words) > 0 {
+		words = quoteList(sp.manual.Words, 4)
+	}
+	fmt.Fprintf(a.stdout, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", visible.Text(sp.plugin.DisplayName()), name, visible.Text(words))
+	if err := pluginServers(ctx, a, db, sp.plugin); err != nil {
+		return err
+	}
+	if needsSignIn(sp.plugin) && !noSignin {
+		return a.signIn(ctx, cfg, db, sp.plugin)
+	}
+	if next := connectNote(sp.plugin); next != "" {
+		fmt.Fprintln(a.stdout, next)
+	}
+	return nil
+}
+
+// removePlugin uninstalls a plugin: its manual's words and its servers go,
+// its sign-in is forgotten, and a local plugin's copy in the data
+// directory is deleted (the folder it was installed from is not touched).
+func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp shipped) error {
+	name := sp.plugin.Manifest.Name
+	err := db.RemovePlugin(ctx, name)
+	if err != nil && (sp.local == "" || jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND) {
+		return err
+	}
+	servers, err := db.MCPServers(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range servers {
+		if s.Plugin == name {
+			if err := db.RemoveMCPServer(ctx, s.Name); err != nil {
+				return err
+			}
+		}
+	}
+	if needsSignIn(sp.plugin) {
+		if kr, err := a.openSecrets(cfg); err == nil {
+			signin.NewManager(signin.Options{Keyring: kr}).Forget(ctx, name)
+		}
+	}
+	if sp.local != "" {
+		if _, err := localPlugins(cfg).Remove(filepath.Base(sp.local)); err != nil {
+			return err
+		}
+		if err := db.ForgetSkill(ctx, "skill:"+name); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "Removed %s and its copy in %s: its manual's words no longer route to it, and its sign-in is forgotten. To install it again, install its folder.\n", visible.Text(sp.plugin.DisplayName()), sp.local)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it, and its sign-in is forgotten.\n", sp.plugin.DisplayName())
 	return nil
 }
 
@@ -204,58 +268,6 @@ func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *p
 	return nil
 }
 
-// looksLikeDir tells a plugin folder from a store name.
-func looksLikeDir(ref string) bool {
-	if strings.ContainsAny(ref, `/\`) || ref == "." || ref == ".." {
-		return true
-	}
-	fi, err := os.Stat(ref)
-	return err == nil && fi.IsDir()
-}
-
-// copyLocalPlugin validates a plugin folder and copies it into the data
-// directory, so it keeps working when the original moves. Only regular
-// files are copied; the validator has refused links that lead out.
-func copyLocalPlugin(cfg config.Config, dir string) (string, error) {
-	p, err := plugins.Load(dir)
-	if err != nil {
-		return "", err
-	}
-	dest := filepath.Join(localPluginsDir(cfg), p.Manifest.Name)
-	tmp := dest + ".tmp"
-	os.RemoveAll(tmp)
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(tmp, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o700)
-		case d.Type().IsRegular():
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, 0o600)
-		}
-		return nil
-	})
-	if err == nil {
-		os.RemoveAll(dest)
-		err = os.Rename(tmp, dest)
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
-		return "", fmt.Errorf("copy plugin %s into %s: %w", p.Manifest.Name, localPluginsDir(cfg), err)
-	}
-	return p.Manifest.Name, nil
-}
-
 // pluginServers records the MCP servers of a plugin's mcp.json among the
 // owner's servers, marked as the plugin's. A server that needs no sign-in
 // is on at once; one that needs a sign-in stays off until the owner signs
@@ -276,9 +288,9 @@ func pluginServers(ctx context.Context, a *app, db *sqlite.DB, p *plugins.Plugin
 		case err != nil:
 			return err
 		case open:
-			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", id, srv.URL+srv.Command)
+			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", id, visible.Text(srv.URL+srv.Command))
 		default:
-			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is recorded, off until you sign in.\n", id, srv.URL+srv.Command)
+			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is recorded, off until you sign in.\n", id, visible.Text(srv.URL+srv.Command))
 		}
 	}
 	return nil
@@ -411,7 +423,7 @@ func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 			if r.Kind == "mcp" {
 				kind = "MCP server"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Name, r.DisplayName, kind, r.State)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Name, visible.Text(r.DisplayName), kind, r.State)
 		}
 		tw.Flush()
 		if n > 0 {
@@ -422,10 +434,16 @@ func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 	return nil
 }
 
-func showPlugin(w io.Writer, sp shipped, state string) {
+// showPlugin writes a plugin of the store; from says where a local one
+// came from. A local plugin's text is from outside: every control
+// character is shown as an escape (X2).
+func showPlugin(w io.Writer, sp shipped, state, from string) {
 	p, m := sp.plugin, sp.manual
-	fmt.Fprintf(w, "%s (%s) %s\n%s\n\n", p.DisplayName(), p.Manifest.Name, p.Manifest.Version, p.Manifest.Description)
+	fmt.Fprintf(w, "%s (%s) %s\n%s\n\n", visible.Text(p.DisplayName()), p.Manifest.Name, visible.Text(p.Manifest.Version), visible.Text(p.Manifest.Description))
 	fmt.Fprintf(w, "State:    %s\n", state)
+	if from != "" {
+		fmt.Fprintf(w, "From:     %s\n", visible.Text(from))
+	}
 	fmt.Fprintf(w, "Sign-in:  %s\n", signInText(p.Ext.SignIn))
 	if p.Ext.Builtin {
 		fmt.Fprintln(w, "Tools:    built into jarvisbot")
@@ -433,16 +451,27 @@ func showPlugin(w io.Writer, sp shipped, state string) {
 	if p.MCP != nil {
 		for _, id := range sortedKeys(p.MCP.Servers) {
 			srv := p.MCP.Servers[id]
-			fmt.Fprintf(w, "MCP:      %s %s %s\n", id, srv.Type, srv.URL+srv.Command)
+			line := []string{showArg(srv.Command)}
+			for _, a := range srv.Args {
+				line = append(line, showArg(a))
+			}
+			if srv.URL != "" {
+				line = []string{visible.Text(srv.URL)}
+			}
+			fmt.Fprintf(w, "MCP:      %s %s %s\n", id, srv.Type, strings.Join(line, " "))
 		}
 	}
 	if p.Manifest.Homepage != "" {
-		fmt.Fprintf(w, "Homepage: %s\n", p.Manifest.Homepage)
+		fmt.Fprintf(w, "Homepage: %s\n", visible.Text(p.Manifest.Homepage))
 	}
-	fmt.Fprintf(w, "Manual:   skill:%s, tier %s\n", m.Name, m.Tier)
-	fmt.Fprintf(w, "Words:    %s\n", strings.Join(m.Words, ", "))
-	fmt.Fprintf(w, "German:   %s\n", strings.Join(m.WordsDE, ", "))
-	fmt.Fprintf(w, "\n%s", m.Body)
+	tier := string(m.Tier)
+	if tier == "" {
+		tier = "monitor (the default)"
+	}
+	fmt.Fprintf(w, "Manual:   skill:%s, tier %s\n", m.Name, tier)
+	fmt.Fprintf(w, "Words:    %s\n", visible.Text(strings.Join(m.Words, ", ")))
+	fmt.Fprintf(w, "German:   %s\n", visible.Text(strings.Join(m.WordsDE, ", ")))
+	fmt.Fprintf(w, "\n%s", visible.Text(m.Body))
 }
 
 // validatePlugin checks a plugin folder and names every problem.

@@ -77,7 +77,7 @@ func TestPluginSignInP3P4(t *testing.T) {
 	as := fakeauth.NewAuthServer(t)
 	pm := fakeauth.NewProtectedMCP(t, as)
 	e := newTestEnv(t)
-	code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL))
+	code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes")
 	if code != 0 || !strings.Contains(out, "Sign in to Acme in your browser") || !strings.Contains(out, "Signed in to Acme") {
 		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -2,28 +2,36 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/internal/namedir"
+	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// skillsDir is where the owner's skills live: <data dir>/skills/NAME/SKILL.md.
-func skillsDir(cfg config.Config) string { return filepath.Join(cfg.DataDir, "skills") }
+// ownSkills is where the owner's skills live: <data dir>/skills/NAME/SKILL.md.
+// Every skill name becomes a path there only through it (X1).
+func ownSkills(cfg config.Config) namedir.Dir {
+	return skills.Folder(filepath.Join(cfg.DataDir, "skills"))
+}
+
+// agentFolders holds one folder per agent: <data dir>/agents/NAME.
+func agentFolders(cfg config.Config) namedir.Dir {
+	return namedir.New(filepath.Join(cfg.DataDir, "agents"), "agent", store.ValidAgentName)
+}
 
 // agentSkillsDir is where an agent keeps the skills it wrote (S7):
 // <data dir>/agents/NAME/skills/SKILL/SKILL.md. They are active for that
-// agent only, until the owner promotes one.
-func agentSkillsDir(cfg config.Config, agent string) string {
-	return filepath.Join(cfg.DataDir, "agents", agent, "skills")
+// agent only, until the owner promotes one. An agent name that is not
+// valid gives a Dir that refuses every use.
+func agentSkillsDir(cfg config.Config, agent string) namedir.Dir {
+	return agentFolders(cfg).Sub(agent, func(p string) namedir.Dir { return skills.Folder(filepath.Join(p, "skills")) })
 }
 
 // skillScope says which skills a turn may draw on.
@@ -128,7 +136,7 @@ func gatherSkills(ctx context.Context, cfg config.Config, sw store.SkillSwitches
 		}
 		all = append(all, e)
 	}
-	own, err := readSkillsDir(skillsDir(cfg), warn)
+	own, err := readSkillsDir(ownSkills(cfg), warn)
 	if err != nil {
 		return nil, err
 	}
@@ -180,24 +188,25 @@ func enabledSkills(ctx context.Context, cfg config.Config, sw store.SkillSwitche
 	return out, nil
 }
 
-// readSkillsDir reads every skill folder in dir. A broken SKILL.md is
-// reported on warn and skipped: one bad file never stops the others.
-func readSkillsDir(dir string, warn io.Writer) ([]*skills.Skill, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// readSkillsDir reads every skill folder in dir; links and files there
+// are not skills. A broken SKILL.md is reported on warn and skipped: one
+// bad file never stops the others.
+func readSkillsDir(dir namedir.Dir, warn io.Writer) ([]*skills.Skill, error) {
+	if err := dir.Err(); err != nil {
+		return nil, err // an agent name that is no plain name
 	}
+	names, refused, err := dir.Names()
 	if err != nil {
 		return nil, fmt.Errorf("read skills folder: %w", err)
 	}
+	for _, name := range refused {
+		fmt.Fprintf(warn, "jarvisbot: skipping skill folder %s: %v\n", visible.Text(name), dir.Check(name))
+	}
 	var out []*skills.Skill
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		s, err := skills.Load(filepath.Join(dir, e.Name()))
+	for _, name := range names {
+		s, err := skills.Load(filepath.Join(dir.Path(), name))
 		if err != nil {
-			fmt.Fprintf(warn, "jarvisbot: skipping skill %s: %v\n", e.Name(), err)
+			fmt.Fprintf(warn, "jarvisbot: skipping skill %s: %v\n", visible.Text(name), err)
 			continue
 		}
 		out = append(out, s)

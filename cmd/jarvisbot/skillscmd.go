@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +14,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/internal/namedir"
+	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -173,18 +171,20 @@ func (sk skillCmd) show(ctx context.Context, name string) error {
 	}
 	rec, err := sk.db.SkillRecord(ctx, "skill:"+e.skill.Name)
 	switch {
-	case err == nil && e.source == sourceOwner:
-		fmt.Fprintf(w, "%s from %s on %s\n", rec.Origin, rec.Source, rec.RecordedAt.Local().Format("2006-01-02"))
+	case err == nil && (e.source == sourceOwner || e.source == sourceManual):
+		// A manual has a record when it came with a plugin folder of the
+		// owner's: the record says whether the owner trusted it.
+		fmt.Fprintf(w, "%s from %s on %s\n", rec.Origin, visible.Text(rec.Source), rec.RecordedAt.Local().Format("2006-01-02"))
 		if len(rec.Dropped) > 0 {
 			fmt.Fprintln(w, "Ignored when it was installed (these fields would have granted behaviour):")
 			for _, d := range rec.Dropped {
-				fmt.Fprintf(w, "  - %s\n", d)
+				fmt.Fprintf(w, "  - %s\n", visible.Text(d))
 			}
 		}
 	case err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
 		return err
 	}
-	fmt.Fprintf(w, "\n%s", e.skill.Render())
+	fmt.Fprintf(w, "\n%s", visible.Text(string(e.skill.Render())))
 	return nil
 }
 
@@ -208,33 +208,32 @@ func (sk skillCmd) switchTo(ctx context.Context, name string, on bool) error {
 }
 
 // install imports a SKILL.md written for any app (S6): the owner sees the
-// full text and what will be ignored, and says yes before anything is
-// written.
+// full text, with every control character visible (X2), and what will be
+// ignored, and says yes before anything is written.
 func (sk skillCmd) install(ctx context.Context, src string, yes bool) error {
 	s, err := importSkill(ctx, src)
 	if err != nil {
 		return err
 	}
-	dest := filepath.Join(skillsDir(sk.cfg), s.Name)
-	if _, err := os.Lstat(dest); err == nil {
+	dest, kind, err := ownSkills(sk.cfg).Stat(s.Name)
+	if err != nil {
+		return err
+	}
+	if kind != namedir.Missing {
 		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "a skill named %q is installed already at %s: remove it first (jarvisbot skills remove %s)", s.Name, dest, s.Name)
 	}
 	w := sk.a.stdout
-	fmt.Fprintf(w, "The skill %q from %s, in full:\n\n", s.Name, src)
-	fmt.Fprintf(w, "----------------------------------------\n%s\n----------------------------------------\n", s.Original)
+	fmt.Fprintf(w, "The skill %q from %s, in full:\n\n", s.Name, visible.Text(src))
+	showInFull(w, s.Original)
 	if len(s.Dropped) > 0 {
 		fmt.Fprintln(w, "jarvisbot will ignore these fields (they would grant behaviour):")
-		for _, d := range s.Dropped {
-			fmt.Fprintf(w, "  - %s: %s\n", d.Field, d.Reason)
-		}
+		showDropped(w, "", s.Dropped)
 	}
 	fmt.Fprintf(w, "It will %s.\n", entryText(s.Skill))
 	if !yes {
-		fmt.Fprintf(w, "Install it into %s? [y/N] ", dest)
-		line, _ := bufio.NewReader(sk.a.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			fmt.Fprintln(w, "\nNot installed.")
-			return nil
+		ok, err := confirm(sk.a, fmt.Sprintf("Install it into %s? [y/N] ", dest), "jarvisbot skills install "+src+" --yes")
+		if err != nil || !ok {
+			return err
 		}
 	}
 	if err := writeSkill(dest, s.Skill); err != nil {
@@ -245,7 +244,10 @@ func (sk skillCmd) install(ctx context.Context, src string, yes bool) error {
 		dropped = append(dropped, d.Field+": "+d.Reason)
 	}
 	if err := sk.db.RecordSkill(ctx, store.SkillRecord{Skill: "skill:" + s.Name, Origin: store.SkillImported, Source: src, Dropped: dropped}); err != nil {
-		os.RemoveAll(dest) // no half-installed skill without its record
+		// No half-installed skill without its record.
+		if _, rerr := ownSkills(sk.cfg).Remove(s.Name); rerr != nil {
+			return fmt.Errorf("%w; and the skill written to %s could not be removed again: %v", err, dest, rerr)
+		}
 		return err
 	}
 	fmt.Fprintf(w, "Installed skill:%s (on). Switch it off with: jarvisbot skills off %s\n", s.Name, s.Name)
@@ -281,13 +283,9 @@ func importSkill(ctx context.Context, src string) (imported, error) {
 		}
 		dir = filepath.Dir(src)
 	}
-	s, err := skills.ImportDir(dir)
+	s, data, err := skills.ImportDir(dir)
 	if err != nil {
 		return imported{}, err
-	}
-	data, err := os.ReadFile(s.Path)
-	if err != nil {
-		return imported{}, fmt.Errorf("read %s: %w", s.Path, err)
 	}
 	return imported{Skill: s, Original: string(data)}, nil
 }
@@ -313,12 +311,16 @@ func fetchSkill(ctx context.Context, u *url.URL) (imported, error) {
 	if resp.StatusCode != http.StatusOK {
 		return imported{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "download %s: the server answered %s", u.Redacted(), resp.Status)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, skills.MaxFileSize+1))
-	if err != nil {
-		return imported{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "download %s: %w", u.Redacted(), err)
+	limit := skills.FileLimit()
+	if err := limit.Check(u.Redacted(), resp.ContentLength); err != nil {
+		return imported{}, err
 	}
-	if len(data) > skills.MaxFileSize {
-		return imported{}, jarvisbot.Errorf(jarvisbot.EINVALID, "%s is larger than %d KiB: a skill is a short manual", u.Redacted(), skills.MaxFileSize>>10)
+	data, err := limit.ReadAll(resp.Body, u.Redacted())
+	if err != nil {
+		if jarvisbot.ErrorCode(err) == jarvisbot.EINVALID {
+			return imported{}, err
+		}
+		return imported{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "download %s: %w", u.Redacted(), err)
 	}
 	// The URL's folder is the skill's folder, for the name check.
 	s, err := skills.Import(strings.TrimPrefix(u.Redacted(), u.Scheme+"://"), data)
@@ -360,31 +362,36 @@ func writeSkill(dest string, s *skills.Skill) error {
 }
 
 // promote makes an agent's own skill global as a draft (S7): it moves to
-// the owner's folder switched off, until the owner switches it on.
+// the owner's folder switched off, until the owner switches it on. Both
+// names are checked before they become paths, and a skill folder that is
+// a link is neither read nor moved (X1).
 func (sk skillCmd) promote(ctx context.Context, name string) error {
 	name = strings.TrimPrefix(name, "skill:")
-	from := filepath.Join(agentSkillsDir(sk.cfg, sk.agent), name)
-	s, err := skills.Load(from)
+	from := agentSkillsDir(sk.cfg, sk.agent)
+	dir, err := from.Folder(name)
 	if err != nil {
 		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-			return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "agent %s has no skill %q (its skills are in %s)", sk.agent, name, agentSkillsDir(sk.cfg, sk.agent))
+			return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "agent %s has no skill %q (its skills are in %s)", sk.agent, name, from.Path())
 		}
 		return err
 	}
-	dest := filepath.Join(skillsDir(sk.cfg), s.Name)
-	if _, err := os.Lstat(dest); err == nil {
-		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "a global skill named %q exists already at %s", s.Name, dest)
+	s, err := skills.Load(dir)
+	if err != nil {
+		return err
+	}
+	to := ownSkills(sk.cfg)
+	if _, kind, err := to.Stat(s.Name); err != nil {
+		return err
+	} else if kind != namedir.Missing {
+		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "a global skill named %q exists already in %s", s.Name, to.Path())
 	}
 	id := "skill:" + s.Name
 	// Switch off first: the skill must never be global and on by accident.
 	if err := sk.db.SetSkillEnabled(ctx, id, false); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(skillsDir(sk.cfg), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", skillsDir(sk.cfg), err)
-	}
-	if err := os.Rename(from, dest); err != nil {
-		return fmt.Errorf("move the skill to %s: %w", dest, err)
+	if _, err := from.Move(name, to); err != nil {
+		return err
 	}
 	if err := sk.db.RecordSkill(ctx, store.SkillRecord{Skill: id, Origin: store.SkillPromoted, Source: "agent " + sk.agent}); err != nil {
 		return err
@@ -394,19 +401,25 @@ func (sk skillCmd) promote(ctx context.Context, name string) error {
 }
 
 // remove deletes one of the owner's skills; shipped skills can only be
-// switched off.
+// switched off. The name must be a plain skill name; a skill folder that
+// is a link is removed as a link, never what it leads to (X1).
 func (sk skillCmd) remove(ctx context.Context, name string) error {
 	name = strings.TrimPrefix(name, "skill:")
-	dir := filepath.Join(skillsDir(sk.cfg), name)
-	if _, err := os.Lstat(filepath.Join(dir, skills.FileName)); errors.Is(err, fs.ErrNotExist) {
+	own := ownSkills(sk.cfg)
+	_, kind, err := own.Stat(name)
+	if err != nil {
+		return err
+	}
+	if kind == namedir.Missing {
 		e, ferr := sk.find(ctx, name)
 		if ferr == nil && e.source != sourceOwner {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "skill:%s ships with jarvisbot (%s): switch it off instead (jarvisbot skills off %s)", name, e.source, name)
 		}
-		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "you have no skill %q in %s", name, skillsDir(sk.cfg))
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "you have no skill %q in %s", name, own.Path())
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("remove %s: %w", dir, err)
+	link, err := own.Remove(name)
+	if err != nil {
+		return err
 	}
 	id := "skill:" + name
 	if err := sk.db.ForgetSkill(ctx, id); err != nil {
@@ -414,6 +427,10 @@ func (sk skillCmd) remove(ctx context.Context, name string) error {
 	}
 	if err := sk.db.ClearSkillSwitch(ctx, id); err != nil {
 		return err
+	}
+	if link {
+		fmt.Fprintf(sk.a.stdout, "Removed %s: it was a link in %s, and only the link is gone; what it led to is untouched.\n", id, own.Path())
+		return nil
 	}
 	fmt.Fprintf(sk.a.stdout, "Removed %s.\n", id)
 	return nil
