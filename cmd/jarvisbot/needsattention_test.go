@@ -38,7 +38,7 @@ func TestNeedsAttentionHasNoToolsP4C7(t *testing.T) {
 	as := fakeauth.NewAuthServer(t)
 	pm := fakeauth.NewProtectedMCP(t, as)
 	e := newTestEnv(t)
-	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL)); code != 0 {
+	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
 		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
 	}
 	// Connecting once keeps the server's tool list in the store, as the
