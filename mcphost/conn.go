@@ -44,8 +44,9 @@ type Conn struct {
 	Info         mcp.Implementation
 	Instructions string
 
-	mu    sync.Mutex
-	tools []catalog.SnapshotTool
+	mu      sync.Mutex
+	tools   []catalog.SnapshotTool
+	leftOut []catalog.LeftOut
 
 	changed  chan struct{} // a list_changed arrived (capacity 1)
 	done     chan struct{}
@@ -188,22 +189,28 @@ func (cn *Conn) legacySSE(err error) bool {
 	return st == http.StatusNotFound || st == http.StatusMethodNotAllowed
 }
 
-// relist fetches every page of tools/list.
+// relist fetches every page of tools/list. A tool the catalog cannot hold
+// (a bad name, a repeated one) is left out and remembered for a warning:
+// the server's other tools still work.
 func (cn *Conn) relist(ctx context.Context) error {
 	res, err := cn.c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		return err
 	}
 	tools := make([]catalog.SnapshotTool, 0, len(res.Tools))
+	var left []catalog.LeftOut
 	for _, t := range res.Tools {
 		st, err := snapshotTool(t)
 		if err != nil {
-			return fmt.Errorf("tool %q: %w", t.Name, err)
+			left = append(left, catalog.LeftOut{Server: cn.srv.Name, Tool: t.Name, Why: fmt.Sprintf("its listing cannot be read: %v", err)})
+			continue
 		}
 		tools = append(tools, st)
 	}
+	tools, bad := catalog.AcceptTools(cn.srv.Name, tools)
+	left = append(left, bad...)
 	cn.mu.Lock()
-	cn.tools = tools
+	cn.tools, cn.leftOut = tools, left
 	cn.mu.Unlock()
 	return nil
 }
@@ -235,6 +242,14 @@ func (cn *Conn) Tools() []catalog.SnapshotTool {
 	cn.mu.Lock()
 	defer cn.mu.Unlock()
 	return cn.tools
+}
+
+// LeftOut returns the tools of the last listing that were left out, with
+// why, for the caller to warn about.
+func (cn *Conn) LeftOut() []catalog.LeftOut {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.leftOut
 }
 
 // Server returns the settings the connection was made with.

@@ -264,8 +264,16 @@ func (h *Host) up(m *managed, conn *Conn) {
 	if err != nil {
 		h.log.Error("MCP server's tools rejected by the catalog", "server", srv.Name, "err", err)
 	}
+	h.warnLeftOut(conn)
 	h.set(m, StateUp, conn, nil)
 	h.log.Info("MCP server up", "server", srv.Name, "transport", conn.Transport, "tools", len(conn.Tools()))
+}
+
+// warnLeftOut names every tool of the last listing that was left out.
+func (h *Host) warnLeftOut(conn *Conn) {
+	for _, l := range conn.LeftOut() {
+		h.log.Warn("an MCP server listed a tool jarvisbot cannot use; its other tools work", "server", l.Server, "warning", l.String())
+	}
 }
 
 // offline takes a server's tools away from every agent at once (M3).
@@ -298,6 +306,7 @@ func (h *Host) serve(ctx context.Context, m *managed, conn *Conn) error {
 			if err := h.cat.SetTools(m.srv.Name, conn.Tools(), true); err != nil {
 				h.log.Error("MCP server's new tools rejected by the catalog", "server", m.srv.Name, "err", err)
 			}
+			h.warnLeftOut(conn)
 			h.log.Info("MCP tools changed", "server", m.srv.Name, "tools", len(conn.Tools()))
 		case <-ping:
 			if err := conn.Ping(ctx, 10*time.Second); err != nil {
