@@ -41,27 +41,43 @@ func (cn *Conn) Call(ctx context.Context, tool string, args json.RawMessage, max
 	default:
 	}
 	limit := cn.srv.callTimeout()
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	// A session that ends during the call (a crash, or another call found
+	// the server hung) ends the call at once, not at its deadline.
+	go func() {
+		select {
+		case <-cn.done:
+			cancel()
+		case <-callCtx.Done():
+		}
+	}()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
-	res, err := cn.c.CallTool(ctx, req)
+	res, err := cn.c.CallTool(callCtx, req)
 	if err != nil {
-		switch {
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
-			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s did not answer within %s; the call was cancelled", name, tool, limit)
-		case errors.Is(err, context.Canceled):
-			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s was cancelled", name, tool)
-		case errors.Is(err, transport.ErrTransportClosed):
-			down := cn.explain(ctx, "tools/call "+tool, err)
-			cn.markDown(down)
-			return Result{}, down
-		}
 		select {
 		case <-cn.done: // the server went away during the call
 			return Result{}, cn.Err()
 		default:
+		}
+		switch {
+		case ctx.Err() != nil: // the turn's own deadline or cancel
+			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s was cancelled", name, tool)
+		case errors.Is(err, context.DeadlineExceeded) && callCtx.Err() != nil:
+			// A slow tool and a hung server look alike here; a ping with
+			// a short deadline tells them apart (M3).
+			if perr := cn.probe(); perr != nil {
+				down := jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s stopped answering: tool %s got no answer within %s, and a ping none within %s; its tools are off until it answers again", name, tool, limit, cn.pingLimit())
+				cn.hung(down)
+				return Result{}, down
+			}
+			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s did not answer within %s; the call was cancelled", name, tool, limit)
+		case errors.Is(err, transport.ErrTransportClosed):
+			down := cn.explain(ctx, "tools/call "+tool, err)
+			cn.markDown(down)
+			return Result{}, down
 		}
 		return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s failed: %w", name, tool, err)
 	}

@@ -36,6 +36,9 @@ const (
 const (
 	DefaultCallTimeout = 30 * time.Second
 	DefaultInitTimeout = 15 * time.Second
+	// DefaultPingTimeout bounds a health ping: a live server answers one
+	// in milliseconds, whatever its tools are doing.
+	DefaultPingTimeout = 5 * time.Second
 	// DefaultMaxResult caps the text of one tool result handed to the model.
 	DefaultMaxResult = 64 << 10
 )

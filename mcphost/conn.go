@@ -19,6 +19,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/procgroup"
 )
 
 // DialOptions tune how a server is reached.
@@ -32,6 +33,10 @@ type DialOptions struct {
 	HTTPClient *http.Client
 	// Version is jarvisbot's version, sent in initialize.
 	Version string
+	// PingTimeout bounds a ping: the health check of an HTTP server, and
+	// the check after a call passed its deadline, which tells a hung
+	// server from a slow tool; 0 means DefaultPingTimeout.
+	PingTimeout time.Duration
 }
 
 // Conn is one live session with an MCP server.
@@ -43,6 +48,7 @@ type Conn struct {
 	Transport    string // what was spoken in the end (SSE after a fallback)
 	Info         mcp.Implementation
 	Instructions string
+	pingTimeout  time.Duration
 
 	mu      sync.Mutex
 	tools   []catalog.SnapshotTool
@@ -68,7 +74,7 @@ func Dial(ctx context.Context, srv Server, opt DialOptions) (*Conn, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cn := &Conn{srv: srv, changed: make(chan struct{}, 1), done: make(chan struct{}), Transport: srv.Transport}
+	cn := &Conn{srv: srv, changed: make(chan struct{}, 1), done: make(chan struct{}), Transport: srv.Transport, pingTimeout: opt.PingTimeout}
 	if err := cn.open(ctx, opt); err != nil {
 		return nil, err
 	}
@@ -277,6 +283,38 @@ func (cn *Conn) markDown(err error) {
 	})
 }
 
+// pingLimit is the deadline of a health ping.
+func (cn *Conn) pingLimit() time.Duration {
+	if cn.pingTimeout > 0 {
+		return cn.pingTimeout
+	}
+	return DefaultPingTimeout
+}
+
+// probe pings the server after a call passed its deadline. It runs on its
+// own clock: whether the server is alive matters beyond the turn that
+// asked.
+func (cn *Conn) probe() error {
+	ctx, cancel := context.WithTimeout(context.Background(), cn.pingLimit())
+	defer cancel()
+	return cn.c.Ping(ctx)
+}
+
+// hung ends the session of a server that stopped answering (M3). A stdio
+// server's process group is killed at once: a deaf server would not hear
+// a polite request to stop, and whatever it started goes with it. An HTTP
+// session's last requests (the DELETE on close) fail at once instead of
+// waiting on the deaf server.
+func (cn *Conn) hung(err error) {
+	cn.markDown(err)
+	if cn.proc != nil {
+		procgroup.Signal(cn.proc.cmd, true)
+	}
+	if cn.rec != nil {
+		cn.rec.hang()
+	}
+}
+
 // Ping checks that the server still answers.
 func (cn *Conn) Ping(ctx context.Context, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
@@ -373,9 +411,25 @@ type recorder struct {
 	mu      sync.Mutex
 	status  int
 	ctype   string
+	deaf    bool // the server stopped answering: send it nothing more
+}
+
+// errDeaf answers requests to a server that stopped answering.
+var errDeaf = errors.New("the server stopped answering; this session is over")
+
+func (r *recorder) hang() {
+	r.mu.Lock()
+	r.deaf = true
+	r.mu.Unlock()
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	deaf := r.deaf
+	r.mu.Unlock()
+	if deaf {
+		return nil, errDeaf
+	}
 	next := r.next
 	if next == nil {
 		next = http.DefaultTransport

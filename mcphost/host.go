@@ -28,7 +28,8 @@ type HostOptions struct {
 	// (title, aliases, usage card) from the config and the plugin manuals.
 	Routing func(s *catalog.Server)
 	// OnState, when set, is told when a server comes up or goes down, with
-	// why; it must not block.
+	// why, once its tools have joined or left the catalog; it must not
+	// block.
 	OnState func(s Server, state State, err error)
 	Logger  *slog.Logger
 }
@@ -188,18 +189,20 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 	return conn.Call(ctx, tool, args, h.opt.MaxResult)
 }
 
+// set records a server's state, then tells OnState: whoever is told sees
+// the new state in Status and Call.
 func (h *Host) set(m *managed, state State, conn *Conn, err error) {
-	if h.opt.OnState != nil {
-		h.opt.OnState(m.srv, state, err)
-	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.state, m.conn = state, conn
 	if err != nil {
 		m.err = err
 	}
 	if state == StateUp {
 		m.err = nil
+	}
+	m.mu.Unlock()
+	if h.opt.OnState != nil {
+		h.opt.OnState(m.srv, state, err)
 	}
 }
 
@@ -213,19 +216,22 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 			if ctx.Err() != nil {
 				return
 			}
-			h.set(m, StateDown, nil, err)
 			h.offline(name)
+			h.set(m, StateDown, nil, err)
 			h.log.Warn("MCP server unavailable", "server", name, "err", err, "retry_in", wait)
 		} else {
 			began := time.Now()
 			h.up(m, conn)
 			err = h.serve(ctx, m, conn)
-			conn.Close()
 			if ctx.Err() != nil {
+				conn.Close()
 				return
 			}
-			h.set(m, StateDown, nil, err)
+			// Tools leave first, then the state says so (OnState), then
+			// the session is closed, which may take a moment.
 			h.offline(name)
+			h.set(m, StateDown, nil, err)
+			conn.Close()
 			h.log.Warn("MCP server went down", "server", name, "err", err, "retry_in", wait)
 			if time.Since(began) > h.opt.MaxBackoff {
 				wait = h.opt.MinBackoff
@@ -309,7 +315,7 @@ func (h *Host) serve(ctx context.Context, m *managed, conn *Conn) error {
 			h.warnLeftOut(conn)
 			h.log.Info("MCP tools changed", "server", m.srv.Name, "tools", len(conn.Tools()))
 		case <-ping:
-			if err := conn.Ping(ctx, 10*time.Second); err != nil {
+			if err := conn.Ping(ctx, conn.pingLimit()); err != nil {
 				return err
 			}
 		}
