@@ -28,6 +28,11 @@ type Result struct {
 // for the model to read; a tool that reports failure is a Result with
 // IsError. maxResult caps the text (0 means DefaultMaxResult).
 func (cn *Conn) Call(ctx context.Context, tool string, args json.RawMessage, maxResult int) (Result, error) {
+	res, err := cn.call(ctx, tool, args, maxResult)
+	return res, cn.secrets.err(err)
+}
+
+func (cn *Conn) call(ctx context.Context, tool string, args json.RawMessage, maxResult int) (Result, error) {
 	name := cn.srv.Name
 	var arguments map[string]any
 	if t := bytes.TrimSpace(args); len(t) > 0 && !bytes.Equal(t, []byte("null")) {

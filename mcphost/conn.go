@@ -49,6 +49,7 @@ type Conn struct {
 	Info         mcp.Implementation
 	Instructions string
 	pingTimeout  time.Duration
+	secrets      *redactor // what jarvisbot handed the server; errors never quote it
 
 	mu      sync.Mutex
 	tools   []catalog.SnapshotTool
@@ -74,9 +75,19 @@ func Dial(ctx context.Context, srv Server, opt DialOptions) (*Conn, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cn := &Conn{srv: srv, changed: make(chan struct{}, 1), done: make(chan struct{}), Transport: srv.Transport, pingTimeout: opt.PingTimeout}
+	cn := &Conn{srv: srv, changed: make(chan struct{}, 1), done: make(chan struct{}), Transport: srv.Transport,
+		pingTimeout: opt.PingTimeout, secrets: &redactor{}}
+	if err := cn.dial(ctx, opt, limit); err != nil {
+		return nil, cn.secrets.err(err)
+	}
+	return cn, nil
+}
+
+// dial opens the session and runs the handshake, falling back to SSE.
+func (cn *Conn) dial(ctx context.Context, opt DialOptions, limit time.Duration) error {
+	srv := cn.srv
 	if err := cn.open(ctx, opt); err != nil {
-		return nil, err
+		return err
 	}
 	if err := cn.handshake(ctx, opt, limit); err != nil {
 		if srv.Transport == StreamableHTTP && cn.legacySSE(err) {
@@ -84,16 +95,16 @@ func Dial(ctx context.Context, srv Server, opt DialOptions) (*Conn, error) {
 			cn.Transport = SSE
 			if err2 := cn.open(ctx, opt); err2 == nil {
 				if err2 = cn.handshake(ctx, opt, limit); err2 == nil {
-					return cn, nil
+					return nil
 				}
 				cn.Close()
 			}
 		} else {
 			cn.Close()
 		}
-		return nil, err
+		return err
 	}
-	return cn, nil
+	return nil
 }
 
 // open builds the transport and client.
@@ -102,7 +113,7 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 	var tr transport.Interface
 	switch cn.Transport {
 	case Stdio:
-		env, err := childEnv(srv, opt.Lookup)
+		env, err := childEnv(srv, opt.Lookup, cn.secrets)
 		if err != nil {
 			return err
 		}
@@ -117,7 +128,7 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 			cn.markDown(jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s %s", srv.Name, p.exitText()))
 		}()
 	case StreamableHTTP, SSE:
-		h, err := headers(srv, opt.Lookup)
+		h, err := headers(srv, opt.Lookup, cn.secrets)
 		if err != nil {
 			return err
 		}
@@ -226,7 +237,7 @@ func (cn *Conn) Relist(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, DefaultInitTimeout)
 	defer cancel()
 	if err := cn.relist(ctx); err != nil {
-		return cn.explain(ctx, "tools/list", err)
+		return cn.secrets.err(cn.explain(ctx, "tools/list", err))
 	}
 	return nil
 }
@@ -275,6 +286,7 @@ func (cn *Conn) Err() error {
 }
 
 func (cn *Conn) markDown(err error) {
+	err = cn.secrets.err(err)
 	cn.doneOnce.Do(func() {
 		cn.mu.Lock()
 		cn.doneErr = err
@@ -320,7 +332,7 @@ func (cn *Conn) Ping(ctx context.Context, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	if err := cn.c.Ping(ctx); err != nil {
-		err = cn.explain(ctx, "ping", err)
+		err = cn.secrets.err(cn.explain(ctx, "ping", err))
 		cn.markDown(err)
 		return err
 	}
@@ -363,6 +375,7 @@ func (cn *Conn) explain(ctx context.Context, step string, err error) error {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			msg := fmt.Sprintf("server %s did not answer %s", name, step)
 			if n, first := cn.proc.sniff.garbage(); n > 0 {
+				first = cn.secrets.text(first) // before quoting, which would respell it
 				msg += fmt.Sprintf("; it printed %d line(s) to stdout that are not MCP JSON-RPC, the first: %q (a stdio server must write only JSON-RPC to stdout, and logs to stderr)", n, first)
 			} else if last := cn.proc.stderr.lines(3); last != "" {
 				msg += "; its last stderr lines: " + last

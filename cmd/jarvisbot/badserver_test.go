@@ -98,3 +98,41 @@ func TestBadToolNamesEveryCommandWorksM1(t *testing.T) {
 		t.Errorf("mcp remove with an unreadable stored list: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestMCPErrorsNeverQuoteSecretsX3: a server started with
+// --env TOKEN=${MY_TOKEN} that prints its token to stderr and exits, at
+// start or when a tool is called: neither `mcp add` nor `mcp call` prints
+// the value; the message says where it was left out.
+func TestMCPErrorsNeverQuoteSecretsX3(t *testing.T) {
+	const token = "tok-CLI-s3cr3t-9021"
+	e := newTestEnv(t)
+	e.vars["JARVIS_MCP_INIT_TIMEOUT"] = "5s"
+	if code, _, errOut := e.jarvis(t, token+"\n", "secrets", "set", "MY_TOKEN"); code != 0 {
+		t.Fatalf("secrets set: %s", errOut)
+	}
+	srv := mcpTestServer(t)
+	clean := func(what string, code int, out, errOut string) {
+		t.Helper()
+		if strings.Contains(out+errOut, token) || strings.Contains(out+errOut, "s3cr3t") {
+			t.Errorf("%s printed the secret (exit %d):\n%s\n%s", what, code, out, errOut)
+		}
+	}
+
+	code, out, errOut := e.jarvis(t, "", "mcp", "add", "leaky", "--env", "TOKEN=${MY_TOKEN}", "--", srv, "-print-env", "TOKEN", "-exit-at-start", "1")
+	clean("mcp add of a server that prints its token and exits", code, out, errOut)
+	if code == 0 || !strings.Contains(errOut, "TOKEN=[redacted ${MY_TOKEN}]") {
+		t.Errorf("mcp add: exit %d, want a refusal that shows where the token was left out:\n%s", code, errOut)
+	}
+
+	code, out, errOut = e.jarvis(t, "", "mcp", "add", "talker", "--env", "TOKEN=${MY_TOKEN}", "--", srv, "-print-env", "TOKEN")
+	if code != 0 {
+		t.Fatalf("mcp add: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = e.jarvis(t, "", "mcp", "call", "talker", "crash")
+	clean("mcp call of a tool that crashes the server", code, out, errOut)
+	if code == 0 || !strings.Contains(errOut, "[redacted ${MY_TOKEN}]") {
+		t.Errorf("mcp call crash: exit %d:\n%s", code, errOut)
+	}
+	code, out, errOut = e.jarvis(t, "", "mcp", "list", "--check")
+	clean("mcp list --check", code, out, errOut)
+}
