@@ -388,6 +388,14 @@ func (cn *Conn) explain(ctx context.Context, step string, err error) error {
 	if cn.rec != nil {
 		if st, ct := cn.rec.last(); st != 0 {
 			switch {
+			case (st == http.StatusUnauthorized || st == http.StatusForbidden) && (cn.srv.Plugin != "" || cn.srv.Client != nil):
+				// The plugin's sign-in supplies the token: a header added
+				// by hand would only hide that the sign-in needs renewing.
+				plugin := cn.srv.Plugin
+				if plugin == "" {
+					plugin = "PLUGIN"
+				}
+				return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s answered %d %s: the server no longer accepts the sign-in of plugin %s; renew it with jarvisbot plugins signin %s", name, cn.srv.URL, st, http.StatusText(st), plugin, plugin)
 			case st == http.StatusUnauthorized || st == http.StatusForbidden:
 				return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s answered %d %s: it needs a sign-in or a token (add a header such as \"Authorization: Bearer ${TOKEN}\")", name, cn.srv.URL, st, http.StatusText(st))
 			case st >= 400:
