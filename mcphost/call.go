@@ -60,7 +60,7 @@ func (cn *Conn) call(ctx context.Context, tool string, args json.RawMessage, max
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
-	res, err := cn.c.CallTool(callCtx, req)
+	res, err := within(callCtx, func() (*mcp.CallToolResult, error) { return cn.c.CallTool(callCtx, req) })
 	if err != nil {
 		select {
 		case <-cn.done: // the server went away during the call
@@ -90,6 +90,30 @@ func (cn *Conn) call(ctx context.Context, tool string, args json.RawMessage, max
 		maxResult = DefaultMaxResult
 	}
 	return render(res, maxResult), nil
+}
+
+// within returns f's answer, or ctx's error as soon as ctx ends. The stdio
+// transport writes a request to the server's stdin without heeding ctx; a
+// server that stopped reading lets that write block once the pipe is full,
+// and a deadline must still be a deadline. The abandoned f ends when the
+// session does (the pipe breaks).
+func within[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type answer struct {
+		v   T
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		v, err := f()
+		ch <- answer{v, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.v, a.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 // render turns a tool result into text: text parts as they are, other

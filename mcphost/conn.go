@@ -309,7 +309,8 @@ func (cn *Conn) pingLimit() time.Duration {
 func (cn *Conn) probe() error {
 	ctx, cancel := context.WithTimeout(context.Background(), cn.pingLimit())
 	defer cancel()
-	return cn.c.Ping(ctx)
+	_, err := within(ctx, func() (struct{}, error) { return struct{}{}, cn.c.Ping(ctx) })
+	return err
 }
 
 // hung ends the session of a server that stopped answering (M3). A stdio

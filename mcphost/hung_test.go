@@ -127,3 +127,41 @@ func TestHungServerGoesDownM3(t *testing.T) {
 		})
 	}
 }
+
+// TestDeafServerDeadlineM2: a server that stopped reading its stdin lets
+// a large request fill the pipe; the call still ends at its deadline (M2),
+// and the server is found hung (M3).
+func TestDeafServerDeadlineM2(t *testing.T) {
+	s := stdioServer("deaf")
+	s.Timeout = time.Second
+	cn := dial(t, s, DialOptions{PingTimeout: 300 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	frozen := make(chan error, 1)
+	go func() {
+		_, err := cn.Call(ctx, "freeze", json.RawMessage(`{}`), 0)
+		frozen <- err
+	}()
+	waitFor(t, "the server to freeze", func() bool { return strings.Contains(cn.proc.stderr.lines(5), "mcptest: frozen") })
+	cancel() // the turn gave up; the server stays deaf
+	if err := <-frozen; err == nil || !strings.Contains(err.Error(), "cancelled") {
+		t.Fatalf("cancelled freeze call: %v", err)
+	}
+	big, _ := json.Marshal(map[string]string{"text": strings.Repeat("x", 1<<20)})
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := cn.Call(context.Background(), "echo", big, 0)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "stopped answering") {
+			t.Errorf("a call to a deaf server: %v", err)
+		}
+		if took := time.Since(start); took > 3*time.Second {
+			t.Errorf("the call took %s, past its 1s deadline", took)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("a call blocked writing to a server that does not read ignores its deadline")
+	}
+}
