@@ -185,7 +185,7 @@ func (cn *Conn) handshake(ctx context.Context, opt DialOptions, limit time.Durat
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: "jarvisbot", Version: opt.Version}
-	res, err := cn.c.Initialize(ctx, req)
+	res, err := within(ctx, func() (*mcp.InitializeResult, error) { return cn.c.Initialize(ctx, req) })
 	if err != nil {
 		return cn.explain(ctx, fmt.Sprintf("initialize (deadline %s)", limit), err)
 	}
@@ -210,7 +210,7 @@ func (cn *Conn) legacySSE(err error) bool {
 // (a bad name, a repeated one) is left out and remembered for a warning:
 // the server's other tools still work.
 func (cn *Conn) relist(ctx context.Context) error {
-	res, err := cn.c.ListTools(ctx, mcp.ListToolsRequest{})
+	res, err := within(ctx, func() (*mcp.ListToolsResult, error) { return cn.c.ListTools(ctx, mcp.ListToolsRequest{}) })
 	if err != nil {
 		return err
 	}
