@@ -80,10 +80,7 @@ func (c *Catalog) SetServer(s Server, tools []SnapshotTool) error {
 	if err := ValidServerName(s.ID); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
 	}
-	caps, err := serverCaps(s, tools)
-	if err != nil {
-		return err
-	}
+	caps := serverCaps(s, tools)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.replaceTools(s.ID, caps)
@@ -103,10 +100,7 @@ func (c *Catalog) SetTools(id string, tools []SnapshotTool, connected bool) erro
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server %q in the catalog", id)
 	}
 	s.Connected = connected
-	caps, err := serverCaps(s, tools)
-	if err != nil {
-		return err
-	}
+	caps := serverCaps(s, tools)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur, ok := c.servers[id]; ok {
@@ -140,12 +134,15 @@ func (c *Catalog) replaceTools(server string, caps []Capability) {
 	}
 }
 
-func serverCaps(s Server, tools []SnapshotTool) ([]Capability, error) {
+// serverCaps turns a server's tools into capabilities. Tools the catalog
+// cannot hold are left out (AcceptTools): whoever lists a server's tools
+// warns about them (mcphost, when the server answers); a stored or
+// snapshot list is only read, and one bad tool in it must not make a
+// command fail.
+func serverCaps(s Server, tools []SnapshotTool) []Capability {
+	tools, _ = AcceptTools(s.ID, tools)
 	caps := make([]Capability, 0, len(tools))
 	for _, t := range tools {
-		if err := validToolName(t.Name); err != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: %w", s.ID, err)
-		}
 		caps = append(caps, Capability{
 			ID:          MCPID(s.ID, t.Name),
 			Kind:        KindMCP,
@@ -161,7 +158,7 @@ func serverCaps(s Server, tools []SnapshotTool) ([]Capability, error) {
 			annotations: t.Annotations,
 		})
 	}
-	return caps, nil
+	return caps
 }
 
 func toolTitle(t SnapshotTool) string {

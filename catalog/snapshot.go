@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -142,23 +141,20 @@ func (s *Snapshot) validate() error {
 		if len(srv.Tools) > MaxServerTools {
 			return fmt.Errorf("%s: %d tools, more than the %d a server may bring", where, len(srv.Tools), MaxServerTools)
 		}
+		// A file the owner hands over is checked strictly, with the place
+		// of each problem, so that it can be fixed; tools that arrive from
+		// a server are filtered by AcceptTools instead.
 		tools := map[string]bool{}
 		for j := range srv.Tools {
 			t := &srv.Tools[j]
-			tw := fmt.Sprintf("%s tools[%d]", where, j)
-			if err := validToolName(t.Name); err != nil {
+			tw := fmt.Sprintf("%s tools[%d] (%s)", where, j, quoteName(t.Name))
+			if err := checkTool(*t); err != nil {
 				return fmt.Errorf("%s: %w", tw, err)
 			}
 			if tools[t.Name] {
-				return fmt.Errorf("%s: tool %q listed twice", tw, t.Name)
+				return fmt.Errorf("%s: tool listed twice", tw)
 			}
 			tools[t.Name] = true
-			if len(t.InputSchema) > 0 {
-				var obj map[string]json.RawMessage
-				if err := json.Unmarshal(t.InputSchema, &obj); err != nil || obj == nil {
-					return fmt.Errorf("%s (%s): inputSchema must be a JSON object", tw, t.Name)
-				}
-			}
 		}
 	}
 	return nil
@@ -176,21 +172,6 @@ func ValidServerName(name string) error {
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
 			return fmt.Errorf("server name %q may only hold letters, digits, '.', '-' and '_'", name)
-		}
-	}
-	return nil
-}
-
-func validToolName(name string) error {
-	if strings.TrimSpace(name) == "" {
-		return fmt.Errorf("tool name is empty")
-	}
-	if len(name) > 128 {
-		return fmt.Errorf("tool name %.40q... is longer than 128 characters", name)
-	}
-	for _, r := range name {
-		if r < ' ' || r == 0x7f || r == '/' {
-			return fmt.Errorf("tool name %q holds a control character or '/'", name)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/procgroup"
 	"github.com/jarvisbot/jarvisbot/internal/secretref"
 )
 
@@ -163,17 +165,10 @@ func (t Tool) Call(ctx context.Context, raw json.RawMessage, lookup Lookup, maxO
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, t.Path, a.Args...)
-	cmd.Env = env
-	cmd.WaitDelay = time.Second // a child that keeps the pipes open cannot hold the call
-	if a.Stdin != nil {
-		cmd.Stdin = strings.NewReader(*a.Stdin)
-	}
 	stdout := &capped{max: maxOutput}
 	stderr := &capped{max: maxOutput / 4}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
-	err = cmd.Run()
+	err = t.run(ctx, a, env, stdout, stderr)
 	res := Result{}
 	var ee *exec.ExitError
 	switch {
@@ -201,6 +196,94 @@ func (t Tool) Call(ctx context.Context, raw json.RawMessage, lookup Lookup, maxO
 	}
 	res.Text, res.Cut = b.String(), stdout.cut > 0 || stderr.cut > 0
 	return res, nil
+}
+
+// pipeGrace is how long the output of a finished run may stay open: only a
+// process that left the run's group (setsid) can hold it that long.
+const pipeGrace = time.Second
+
+// run starts the program in a process group of its own and waits for it.
+// When ctx ends, the whole group is killed; when the program exits, what
+// it left running in its group is killed too: nothing a call started
+// outlives it, and a child holding stdout open cannot hold the call. The
+// pipes are jarvisbot's own, so that waiting for the program does not
+// also wait for whoever else holds them.
+func (t Tool) run(ctx context.Context, a callArgs, env []string, stdout, stderr io.Writer) error {
+	cmd := exec.CommandContext(ctx, t.Path, a.Args...)
+	cmd.Env = env
+	procgroup.Set(cmd)
+	cmd.Cancel = func() error {
+		procgroup.Signal(cmd, true)
+		return nil
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	var inR, inW *os.File
+	if a.Stdin != nil {
+		if inR, inW, err = os.Pipe(); err != nil {
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return err
+		}
+		cmd.Stdin = inR
+	}
+	err = cmd.Start()
+	// The child has its own ends now (or never will).
+	outW.Close()
+	errW.Close()
+	if inR != nil {
+		inR.Close()
+	}
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		if inW != nil {
+			inW.Close()
+		}
+		return err
+	}
+	if inW != nil {
+		go func() {
+			// A program that never reads its stdin ends the write when
+			// the pipe is closed below.
+			io.WriteString(inW, *a.Stdin)
+			inW.Close()
+		}()
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		done := make(chan struct{})
+		go func() { io.Copy(stderr, errR); close(done) }()
+		io.Copy(stdout, outR)
+		<-done
+	}()
+	err = cmd.Wait()
+	procgroup.Signal(cmd, true)
+	select {
+	case <-copied:
+	case <-time.After(pipeGrace):
+		outR.Close()
+		errR.Close()
+		<-copied
+	}
+	outR.Close()
+	errR.Close()
+	if inW != nil {
+		inW.Close()
+	}
+	return err
 }
 
 // capped keeps the first max bytes written and counts the rest.

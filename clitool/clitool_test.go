@@ -77,6 +77,11 @@ func TestDeadlineExitAndCapP5(t *testing.T) {
 	if r := run(t, tool(t, "cat"), `{"args":[],"stdin":"from stdin"}`); !strings.Contains(r.Text, "from stdin") {
 		t.Errorf("stdin: %q", r.Text)
 	}
+	// A program that never reads a large stdin still ends the call.
+	big, _ := json.Marshal(map[string]any{"args": []string{}, "stdin": strings.Repeat("x", 1<<20)})
+	if r := run(t, tool(t, "true"), string(big)); r.ExitCode != 0 {
+		t.Errorf("true with unread stdin: %+v", r)
+	}
 }
 
 func TestBadInputP5(t *testing.T) {

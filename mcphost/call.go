@@ -28,6 +28,11 @@ type Result struct {
 // for the model to read; a tool that reports failure is a Result with
 // IsError. maxResult caps the text (0 means DefaultMaxResult).
 func (cn *Conn) Call(ctx context.Context, tool string, args json.RawMessage, maxResult int) (Result, error) {
+	res, err := cn.call(ctx, tool, args, maxResult)
+	return res, cn.secrets.err(err)
+}
+
+func (cn *Conn) call(ctx context.Context, tool string, args json.RawMessage, maxResult int) (Result, error) {
 	name := cn.srv.Name
 	var arguments map[string]any
 	if t := bytes.TrimSpace(args); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
@@ -41,27 +46,43 @@ func (cn *Conn) Call(ctx context.Context, tool string, args json.RawMessage, max
 	default:
 	}
 	limit := cn.srv.callTimeout()
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	// A session that ends during the call (a crash, or another call found
+	// the server hung) ends the call at once, not at its deadline.
+	go func() {
+		select {
+		case <-cn.done:
+			cancel()
+		case <-callCtx.Done():
+		}
+	}()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
-	res, err := cn.c.CallTool(ctx, req)
+	res, err := within(callCtx, func() (*mcp.CallToolResult, error) { return cn.c.CallTool(callCtx, req) })
 	if err != nil {
-		switch {
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
-			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s did not answer within %s; the call was cancelled", name, tool, limit)
-		case errors.Is(err, context.Canceled):
-			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s was cancelled", name, tool)
-		case errors.Is(err, transport.ErrTransportClosed):
-			down := cn.explain(ctx, "tools/call "+tool, err)
-			cn.markDown(down)
-			return Result{}, down
-		}
 		select {
 		case <-cn.done: // the server went away during the call
 			return Result{}, cn.Err()
 		default:
+		}
+		switch {
+		case ctx.Err() != nil: // the turn's own deadline or cancel
+			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s was cancelled", name, tool)
+		case errors.Is(err, context.DeadlineExceeded) && callCtx.Err() != nil:
+			// A slow tool and a hung server look alike here; a ping with
+			// a short deadline tells them apart (M3).
+			if perr := cn.probe(); perr != nil {
+				down := jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s stopped answering: tool %s got no answer within %s, and a ping none within %s; its tools are off until it answers again", name, tool, limit, cn.pingLimit())
+				cn.hung(down)
+				return Result{}, down
+			}
+			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s did not answer within %s; the call was cancelled", name, tool, limit)
+		case errors.Is(err, transport.ErrTransportClosed):
+			down := cn.explain(ctx, "tools/call "+tool, err)
+			cn.markDown(down)
+			return Result{}, down
 		}
 		return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "tool %s/%s failed: %w", name, tool, err)
 	}
@@ -69,6 +90,30 @@ func (cn *Conn) Call(ctx context.Context, tool string, args json.RawMessage, max
 		maxResult = DefaultMaxResult
 	}
 	return render(res, maxResult), nil
+}
+
+// within returns f's answer, or ctx's error as soon as ctx ends. The stdio
+// transport writes a request to the server's stdin without heeding ctx; a
+// server that stopped reading lets that write block once the pipe is full,
+// and a deadline must still be a deadline. The abandoned f ends when the
+// session does (the pipe breaks).
+func within[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type answer struct {
+		v   T
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		v, err := f()
+		ch <- answer{v, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.v, a.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 // render turns a tool result into text: text parts as they are, other

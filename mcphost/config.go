@@ -36,6 +36,9 @@ const (
 const (
 	DefaultCallTimeout = 30 * time.Second
 	DefaultInitTimeout = 15 * time.Second
+	// DefaultPingTimeout bounds a health ping: a live server answers one
+	// in milliseconds, whatever its tools are doing.
+	DefaultPingTimeout = 5 * time.Second
 	// DefaultMaxResult caps the text of one tool result handed to the model.
 	DefaultMaxResult = 64 << 10
 )
@@ -131,7 +134,9 @@ func expand(v, what string, lookup Lookup) (string, error) {
 
 // childEnv is the environment of a stdio server: PATH and HOME (so that
 // node, npx or uvx can be found and cache), and what the config names.
-func childEnv(s *Server, lookup Lookup) ([]string, error) {
+// What references resolve to is recorded in secrets, for error messages.
+func childEnv(s *Server, lookup Lookup, secrets *redactor) ([]string, error) {
+	lookup = secrets.recording(lookup)
 	env := map[string]string{}
 	for _, k := range []string{"PATH", "HOME"} {
 		if v, ok := os.LookupEnv(k); ok {
@@ -143,6 +148,9 @@ func childEnv(s *Server, lookup Lookup) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		if val != v { // it held a reference: all of it is secret
+			secrets.addWhole(val, "env "+k)
+		}
 		env[k] = val
 	}
 	out := make([]string, 0, len(env))
@@ -153,14 +161,17 @@ func childEnv(s *Server, lookup Lookup) ([]string, error) {
 	return out, nil
 }
 
-// headers resolves the server's header references.
-func headers(s *Server, lookup Lookup) (map[string]string, error) {
+// headers resolves the server's header references. Every header value
+// is recorded in secrets: headers are where credentials travel.
+func headers(s *Server, lookup Lookup, secrets *redactor) (map[string]string, error) {
+	lookup = secrets.recording(lookup)
 	out := make(map[string]string, len(s.Headers))
 	for k, v := range s.Headers {
 		val, err := expand(v, fmt.Sprintf("server %s: header %s", s.Name, k), lookup)
 		if err != nil {
 			return nil, err
 		}
+		secrets.addWhole(val, "header "+k)
 		out[k] = val
 	}
 	return out, nil

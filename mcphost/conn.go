@@ -19,6 +19,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/procgroup"
 )
 
 // DialOptions tune how a server is reached.
@@ -32,6 +33,10 @@ type DialOptions struct {
 	HTTPClient *http.Client
 	// Version is jarvisbot's version, sent in initialize.
 	Version string
+	// PingTimeout bounds a ping: the health check of an HTTP server, and
+	// the check after a call passed its deadline, which tells a hung
+	// server from a slow tool; 0 means DefaultPingTimeout.
+	PingTimeout time.Duration
 }
 
 // Conn is one live session with an MCP server.
@@ -43,9 +48,12 @@ type Conn struct {
 	Transport    string // what was spoken in the end (SSE after a fallback)
 	Info         mcp.Implementation
 	Instructions string
+	pingTimeout  time.Duration
+	secrets      *redactor // what jarvisbot handed the server; errors never quote it
 
-	mu    sync.Mutex
-	tools []catalog.SnapshotTool
+	mu      sync.Mutex
+	tools   []catalog.SnapshotTool
+	leftOut []catalog.LeftOut
 
 	changed  chan struct{} // a list_changed arrived (capacity 1)
 	done     chan struct{}
@@ -67,9 +75,19 @@ func Dial(ctx context.Context, srv Server, opt DialOptions) (*Conn, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cn := &Conn{srv: srv, changed: make(chan struct{}, 1), done: make(chan struct{}), Transport: srv.Transport}
+	cn := &Conn{srv: srv, changed: make(chan struct{}, 1), done: make(chan struct{}), Transport: srv.Transport,
+		pingTimeout: opt.PingTimeout, secrets: &redactor{}}
+	if err := cn.dial(ctx, opt, limit); err != nil {
+		return nil, cn.secrets.err(err)
+	}
+	return cn, nil
+}
+
+// dial opens the session and runs the handshake, falling back to SSE.
+func (cn *Conn) dial(ctx context.Context, opt DialOptions, limit time.Duration) error {
+	srv := cn.srv
 	if err := cn.open(ctx, opt); err != nil {
-		return nil, err
+		return err
 	}
 	if err := cn.handshake(ctx, opt, limit); err != nil {
 		if srv.Transport == StreamableHTTP && cn.legacySSE(err) {
@@ -77,16 +95,16 @@ func Dial(ctx context.Context, srv Server, opt DialOptions) (*Conn, error) {
 			cn.Transport = SSE
 			if err2 := cn.open(ctx, opt); err2 == nil {
 				if err2 = cn.handshake(ctx, opt, limit); err2 == nil {
-					return cn, nil
+					return nil
 				}
 				cn.Close()
 			}
 		} else {
 			cn.Close()
 		}
-		return nil, err
+		return err
 	}
-	return cn, nil
+	return nil
 }
 
 // open builds the transport and client.
@@ -95,7 +113,7 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 	var tr transport.Interface
 	switch cn.Transport {
 	case Stdio:
-		env, err := childEnv(srv, opt.Lookup)
+		env, err := childEnv(srv, opt.Lookup, cn.secrets)
 		if err != nil {
 			return err
 		}
@@ -110,7 +128,7 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 			cn.markDown(jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s %s", srv.Name, p.exitText()))
 		}()
 	case StreamableHTTP, SSE:
-		h, err := headers(srv, opt.Lookup)
+		h, err := headers(srv, opt.Lookup, cn.secrets)
 		if err != nil {
 			return err
 		}
@@ -167,7 +185,7 @@ func (cn *Conn) handshake(ctx context.Context, opt DialOptions, limit time.Durat
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: "jarvisbot", Version: opt.Version}
-	res, err := cn.c.Initialize(ctx, req)
+	res, err := within(ctx, func() (*mcp.InitializeResult, error) { return cn.c.Initialize(ctx, req) })
 	if err != nil {
 		return cn.explain(ctx, fmt.Sprintf("initialize (deadline %s)", limit), err)
 	}
@@ -188,22 +206,28 @@ func (cn *Conn) legacySSE(err error) bool {
 	return st == http.StatusNotFound || st == http.StatusMethodNotAllowed
 }
 
-// relist fetches every page of tools/list.
+// relist fetches every page of tools/list. A tool the catalog cannot hold
+// (a bad name, a repeated one) is left out and remembered for a warning:
+// the server's other tools still work.
 func (cn *Conn) relist(ctx context.Context) error {
-	res, err := cn.c.ListTools(ctx, mcp.ListToolsRequest{})
+	res, err := within(ctx, func() (*mcp.ListToolsResult, error) { return cn.c.ListTools(ctx, mcp.ListToolsRequest{}) })
 	if err != nil {
 		return err
 	}
 	tools := make([]catalog.SnapshotTool, 0, len(res.Tools))
+	var left []catalog.LeftOut
 	for _, t := range res.Tools {
 		st, err := snapshotTool(t)
 		if err != nil {
-			return fmt.Errorf("tool %q: %w", t.Name, err)
+			left = append(left, catalog.LeftOut{Server: cn.srv.Name, Tool: t.Name, Why: fmt.Sprintf("its listing cannot be read: %v", err)})
+			continue
 		}
 		tools = append(tools, st)
 	}
+	tools, bad := catalog.AcceptTools(cn.srv.Name, tools)
+	left = append(left, bad...)
 	cn.mu.Lock()
-	cn.tools = tools
+	cn.tools, cn.leftOut = tools, left
 	cn.mu.Unlock()
 	return nil
 }
@@ -213,7 +237,7 @@ func (cn *Conn) Relist(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, DefaultInitTimeout)
 	defer cancel()
 	if err := cn.relist(ctx); err != nil {
-		return cn.explain(ctx, "tools/list", err)
+		return cn.secrets.err(cn.explain(ctx, "tools/list", err))
 	}
 	return nil
 }
@@ -237,6 +261,14 @@ func (cn *Conn) Tools() []catalog.SnapshotTool {
 	return cn.tools
 }
 
+// LeftOut returns the tools of the last listing that were left out, with
+// why, for the caller to warn about.
+func (cn *Conn) LeftOut() []catalog.LeftOut {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.leftOut
+}
+
 // Server returns the settings the connection was made with.
 func (cn *Conn) Server() Server { return cn.srv }
 
@@ -254,6 +286,7 @@ func (cn *Conn) Err() error {
 }
 
 func (cn *Conn) markDown(err error) {
+	err = cn.secrets.err(err)
 	cn.doneOnce.Do(func() {
 		cn.mu.Lock()
 		cn.doneErr = err
@@ -262,12 +295,45 @@ func (cn *Conn) markDown(err error) {
 	})
 }
 
+// pingLimit is the deadline of a health ping.
+func (cn *Conn) pingLimit() time.Duration {
+	if cn.pingTimeout > 0 {
+		return cn.pingTimeout
+	}
+	return DefaultPingTimeout
+}
+
+// probe pings the server after a call passed its deadline. It runs on its
+// own clock: whether the server is alive matters beyond the turn that
+// asked.
+func (cn *Conn) probe() error {
+	ctx, cancel := context.WithTimeout(context.Background(), cn.pingLimit())
+	defer cancel()
+	_, err := within(ctx, func() (struct{}, error) { return struct{}{}, cn.c.Ping(ctx) })
+	return err
+}
+
+// hung ends the session of a server that stopped answering (M3). A stdio
+// server's process group is killed at once: a deaf server would not hear
+// a polite request to stop, and whatever it started goes with it. An HTTP
+// session's last requests (the DELETE on close) fail at once instead of
+// waiting on the deaf server.
+func (cn *Conn) hung(err error) {
+	cn.markDown(err)
+	if cn.proc != nil {
+		procgroup.Signal(cn.proc.cmd, true)
+	}
+	if cn.rec != nil {
+		cn.rec.hang()
+	}
+}
+
 // Ping checks that the server still answers.
 func (cn *Conn) Ping(ctx context.Context, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	if err := cn.c.Ping(ctx); err != nil {
-		err = cn.explain(ctx, "ping", err)
+		err = cn.secrets.err(cn.explain(ctx, "ping", err))
 		cn.markDown(err)
 		return err
 	}
@@ -310,6 +376,7 @@ func (cn *Conn) explain(ctx context.Context, step string, err error) error {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			msg := fmt.Sprintf("server %s did not answer %s", name, step)
 			if n, first := cn.proc.sniff.garbage(); n > 0 {
+				first = cn.secrets.text(first) // before quoting, which would respell it
 				msg += fmt.Sprintf("; it printed %d line(s) to stdout that are not MCP JSON-RPC, the first: %q (a stdio server must write only JSON-RPC to stdout, and logs to stderr)", n, first)
 			} else if last := cn.proc.stderr.lines(3); last != "" {
 				msg += "; its last stderr lines: " + last
@@ -322,6 +389,14 @@ func (cn *Conn) explain(ctx context.Context, step string, err error) error {
 	if cn.rec != nil {
 		if st, ct := cn.rec.last(); st != 0 {
 			switch {
+			case (st == http.StatusUnauthorized || st == http.StatusForbidden) && (cn.srv.Plugin != "" || cn.srv.Client != nil):
+				// The plugin's sign-in supplies the token: a header added
+				// by hand would only hide that the sign-in needs renewing.
+				plugin := cn.srv.Plugin
+				if plugin == "" {
+					plugin = "PLUGIN"
+				}
+				return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s answered %d %s: the server no longer accepts the sign-in of plugin %s; renew it with jarvisbot plugins signin %s", name, cn.srv.URL, st, http.StatusText(st), plugin, plugin)
 			case st == http.StatusUnauthorized || st == http.StatusForbidden:
 				return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s at %s answered %d %s: it needs a sign-in or a token (add a header such as \"Authorization: Bearer ${TOKEN}\")", name, cn.srv.URL, st, http.StatusText(st))
 			case st >= 400:
@@ -358,9 +433,25 @@ type recorder struct {
 	mu      sync.Mutex
 	status  int
 	ctype   string
+	deaf    bool // the server stopped answering: send it nothing more
+}
+
+// errDeaf answers requests to a server that stopped answering.
+var errDeaf = errors.New("the server stopped answering; this session is over")
+
+func (r *recorder) hang() {
+	r.mu.Lock()
+	r.deaf = true
+	r.mu.Unlock()
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	deaf := r.deaf
+	r.mu.Unlock()
+	if deaf {
+		return nil, errDeaf
+	}
 	next := r.next
 	if next == nil {
 		next = http.DefaultTransport

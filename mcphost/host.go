@@ -29,7 +29,8 @@ type HostOptions struct {
 	// (title, aliases, usage card) from the config and the plugin manuals.
 	Routing func(s *catalog.Server)
 	// OnState, when set, is told when a server comes up or goes down, with
-	// why; it must not block.
+	// why, once its tools have joined or left the catalog; it must not
+	// block.
 	OnState func(s Server, state State, err error)
 	Logger  *slog.Logger
 }
@@ -192,12 +193,10 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 	return conn.Call(ctx, tool, args, h.opt.MaxResult)
 }
 
+// set records a server's state, then tells OnState: whoever is told sees
+// the new state in Status and Call.
 func (h *Host) set(m *managed, state State, conn *Conn, err error) {
-	if h.opt.OnState != nil {
-		h.opt.OnState(m.srv, state, err)
-	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.state, m.conn = state, conn
 	if err != nil {
 		m.err = err
@@ -207,6 +206,10 @@ func (h *Host) set(m *managed, state State, conn *Conn, err error) {
 	}
 	close(m.moved)
 	m.moved = make(chan struct{})
+	m.mu.Unlock()
+	if h.opt.OnState != nil {
+		h.opt.OnState(m.srv, state, err)
+	}
 }
 
 // WaitStarted waits until none of the named servers is still starting
@@ -261,19 +264,22 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 			if ctx.Err() != nil {
 				return
 			}
-			h.set(m, StateDown, nil, err)
 			h.offline(name)
+			h.set(m, StateDown, nil, err)
 			h.log.Warn("MCP server unavailable", "server", name, "err", err, "retry_in", wait)
 		} else {
 			began := time.Now()
 			h.up(m, conn)
 			err = h.serve(ctx, m, conn)
-			conn.Close()
 			if ctx.Err() != nil {
+				conn.Close()
 				return
 			}
-			h.set(m, StateDown, nil, err)
+			// Tools leave first, then the state says so (OnState), then
+			// the session is closed, which may take a moment.
 			h.offline(name)
+			h.set(m, StateDown, nil, err)
+			conn.Close()
 			h.log.Warn("MCP server went down", "server", name, "err", err, "retry_in", wait)
 			if time.Since(began) > h.opt.MaxBackoff {
 				wait = h.opt.MinBackoff
@@ -294,6 +300,12 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 // up registers the server's tools as connected.
 func (h *Host) up(m *managed, conn *Conn) {
 	srv := m.srv
+	// Calls work before the tools join the catalog, so that a turn never
+	// sees a tool whose call would answer "still starting"; waiters and
+	// OnState hear of it after they joined (set, below).
+	m.mu.Lock()
+	m.state, m.conn, m.err = StateUp, conn, nil
+	m.mu.Unlock()
 	err := h.cat.SetTools(srv.Name, conn.Tools(), true)
 	if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
 		title := conn.Info.Title
@@ -312,8 +324,16 @@ func (h *Host) up(m *managed, conn *Conn) {
 	if err != nil {
 		h.log.Error("MCP server's tools rejected by the catalog", "server", srv.Name, "err", err)
 	}
+	h.warnLeftOut(conn)
 	h.set(m, StateUp, conn, nil)
 	h.log.Info("MCP server up", "server", srv.Name, "transport", conn.Transport, "tools", len(conn.Tools()))
+}
+
+// warnLeftOut names every tool of the last listing that was left out.
+func (h *Host) warnLeftOut(conn *Conn) {
+	for _, l := range conn.LeftOut() {
+		h.log.Warn("an MCP server listed a tool jarvisbot cannot use; its other tools work", "server", l.Server, "warning", l.String())
+	}
 }
 
 // offline takes a server's tools away from every agent at once (M3).
@@ -346,9 +366,10 @@ func (h *Host) serve(ctx context.Context, m *managed, conn *Conn) error {
 			if err := h.cat.SetTools(m.srv.Name, conn.Tools(), true); err != nil {
 				h.log.Error("MCP server's new tools rejected by the catalog", "server", m.srv.Name, "err", err)
 			}
+			h.warnLeftOut(conn)
 			h.log.Info("MCP tools changed", "server", m.srv.Name, "tools", len(conn.Tools()))
 		case <-ping:
-			if err := conn.Ping(ctx, 10*time.Second); err != nil {
+			if err := conn.Ping(ctx, conn.pingLimit()); err != nil {
 				return err
 			}
 		}

@@ -181,6 +181,11 @@ func TestHungToolM2(t *testing.T) {
 	if hungTook > 5*time.Second {
 		t.Errorf("hung call took %s", hungTook)
 	}
+	// The server still answered the ping after the deadline: one hung tool
+	// is not a hung server, and the session goes on (M3).
+	if r := call(t, a, "echo", `{"text":"after"}`); r.Text != "after" {
+		t.Errorf("same server after its hung call: %+v", r)
+	}
 	// The turn's own context cancels a call too.
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()

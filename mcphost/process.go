@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/procgroup"
 )
 
 // process is a stdio server's child process. jarvisbot owns its pipes,
@@ -43,7 +44,10 @@ func start(s *Server, env []string) (*process, error) {
 	cmd := exec.Command(path, s.Args...)
 	cmd.Env = env
 	cmd.Dir = s.Cwd
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
+	// A child that left the group (setsid) and kept stderr open must not
+	// keep the exit from being noticed.
+	cmd.WaitDelay = time.Second
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("server %s: stdin pipe: %w", s.Name, err)
@@ -86,13 +90,13 @@ func (p *process) stop() {
 		return
 	case <-time.After(500 * time.Millisecond):
 	}
-	signalGroup(p.cmd, false)
+	procgroup.Signal(p.cmd, false)
 	select {
 	case <-p.exited:
 		return
 	case <-time.After(2 * time.Second):
 	}
-	signalGroup(p.cmd, true)
+	procgroup.Signal(p.cmd, true)
 	<-p.exited
 }
 

@@ -116,6 +116,12 @@ func cardsFromManuals(c *catalog.Catalog, cfg config.Config) error {
 // sessions. A server of a plugin under Needs attention is added not
 // connected, as the service has it (P4): its sign-in cannot reach it.
 // Nothing is read when no database exists yet.
+//
+// Every command builds this catalog, `mcp remove` included, so nothing
+// stored may make it fail: a tool the catalog cannot hold is left out (the
+// catalog's rule, warned about when the server listed it), a cached list
+// that cannot be read counts as no tools until the server is reached again,
+// and an entry the catalog refuses outright is skipped.
 func storedServers(c *catalog.Catalog, cfg config.Config) error {
 	if _, err := os.Stat(dbPath(cfg)); err != nil {
 		return nil
@@ -138,21 +144,17 @@ func storedServers(c *catalog.Catalog, cfg config.Config) error {
 		return err
 	}
 	for _, t := range tools {
-		if err := c.Add(cliTool(t).Capability()); err != nil {
-			return err
-		}
+		_ = c.Add(cliTool(t).Capability()) // refused: a name `cli add` would not take; it stays removable
 	}
 	for _, s := range list {
 		if !s.Enabled {
 			continue
 		}
 		var tools []catalog.SnapshotTool
-		if err := json.Unmarshal(s.Tools, &tools); err != nil {
-			return jarvisbot.Errorf(jarvisbot.EINTERNAL, "tools of MCP server %s in %s: %w", s.Name, dbPath(cfg), err)
+		if json.Unmarshal(s.Tools, &tools) != nil {
+			tools = nil
 		}
-		if err := c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, tools); err != nil {
-			return err
-		}
+		_ = c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, tools)
 	}
 	return nil
 }

@@ -38,8 +38,12 @@
 //	                JSON array in the tools/list shape (a real server's
 //	                list, say), so the server stands in for that server;
 //	                each tool keeps its name, title, description, input
-//	                schema and annotations and answers "NAME called". A
-//	                file that cannot be read or parsed exits with status 2.
+//	                schema and annotations and answers "NAME called". Names
+//	                are served as they are, however bad: empty, with '/' or
+//	                control characters, over-long; a name the file lists
+//	                again is listed again (after the others, on the last
+//	                page). A file that cannot be read or parsed exits with
+//	                status 2.
 //	-page-size K    tools/list returns at most K tools per page with a
 //	                nextCursor (default 0: no pagination).
 //
@@ -56,6 +60,10 @@
 //	-crash-after N      when the Nth tools/call arrives, write
 //	                    "mcptest: crashing after N calls" to stderr and exit
 //	                    with status 3.
+//	-print-env NAME     write "mcptest: NAME=VALUE" (that environment
+//	                    variable's value) to stderr before anything else, -exit-at-start
+//	                    included, like a server that logs its configuration
+//	                    and with it a secret it was given.
 //
 // Tools, always present (argument types in braces):
 //
@@ -82,6 +90,15 @@
 //	                              taken are refused with a tool error.
 //	delete_everything {}          returns "deleted nothing (test)".
 //	                              destructiveHint true, readOnlyHint false.
+//	freeze {ms integer}           the whole server stops answering, ping
+//	                              included, for ms milliseconds (0 or
+//	                              absent: until the process ends), like a
+//	                              deadlocked server: on stdio it reads no
+//	                              more requests, over HTTP every request
+//	                              waits. Once frozen it writes
+//	                              "mcptest: frozen" to stderr. The call
+//	                              itself answers "thawed" when the freeze
+//	                              ends.
 //
 // Every other tool is marked readOnlyHint false, destructiveHint false,
 // openWorldHint false, so only delete_everything looks dangerous.
@@ -129,6 +146,7 @@ type options struct {
 	exitAtStart    int
 	hangInitialize bool
 	crashAfter     int
+	printEnv       string
 }
 
 // errUsage reports a command line the flag package accepted but that makes
@@ -151,6 +169,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.exitAtStart, "exit-at-start", -1, "print a fatal error and exit with `CODE` before serving")
 	fs.BoolVar(&o.hangInitialize, "hang-initialize", false, "never answer initialize or server/discover")
 	fs.IntVar(&o.crashAfter, "crash-after", 0, "exit with status 3 when the `N`th tools/call arrives (0: never)")
+	fs.StringVar(&o.printEnv, "print-env", "", "write the environment variable `NAME` and its value to stderr at start")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -184,6 +203,9 @@ func main() {
 			fmt.Fprintf(os.Stderr, "mcptest: %v\n", err)
 		}
 		os.Exit(2)
+	}
+	if o.printEnv != "" {
+		fmt.Fprintf(os.Stderr, "mcptest: %s=%s\n", o.printEnv, os.Getenv(o.printEnv))
 	}
 	if o.exitAtStart >= 0 {
 		fmt.Fprintln(os.Stderr, "mcptest: fatal: cannot open database /nonexistent")

@@ -189,7 +189,7 @@ func toolsByName(t *testing.T, c *client.Client) map[string]mcp.Tool {
 	return tools
 }
 
-var builtinNames = []string{"echo", "add", "sleep", "hang", "fail", "crash", "big", "env", "add_tool", "delete_everything"}
+var builtinNames = []string{"echo", "add", "sleep", "hang", "fail", "crash", "big", "env", "add_tool", "delete_everything", "freeze"}
 
 func TestStdioServesToolsInBothProtocolEras(t *testing.T) {
 	t.Parallel()
@@ -694,4 +694,95 @@ func TestBadCommandLineExitsTwo(t *testing.T) {
 			t.Errorf("%v: %v, stderr %q; want exit status 2 with a message", args, err, stderr.String())
 		}
 	}
+}
+
+// TestToolsFileServesBadNames: a tools file's names reach the client as
+// they are, however bad, and a repeated name is listed again, so clients
+// can be tested against such servers.
+func TestToolsFileServesBadNames(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("n", 200)
+	file := filepath.Join(t.TempDir(), "tools.json")
+	list := `[{"name": "good"}, {"name": ""}, {"name": "a/b"}, {"name": "bell\u0007"}, {"name": "` + long + `"}, {"name": "good", "description": "again"}]`
+	if err := os.WriteFile(file, []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, pageSize := range []string{"0", "2"} {
+		s := startStdio(t, nil, nil, "-tools-file", file, "-page-size", pageSize)
+		mustInitialize(t, s.c)
+		res, err := s.c.ListTools(timeout(t), mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatalf("list tools: %v", err)
+		}
+		count := map[string]int{}
+		for _, tool := range res.Tools {
+			count[tool.Name]++
+		}
+		if count["good"] != 2 || count[""] != 1 || count["a/b"] != 1 || count["bell\a"] != 1 || count[long] != 1 || len(res.Tools) != 6 {
+			t.Errorf("page size %s: listed %v", pageSize, count)
+		}
+		if got := callText(t, s.c, "a/b", nil); got != "a/b called" {
+			t.Errorf("a/b = %q", got)
+		}
+	}
+}
+
+// TestFreezeStopsAnswering: freeze makes the server deaf to everything,
+// ping included, on stdio and over HTTP, until it thaws.
+func TestFreezeStopsAnswering(t *testing.T) {
+	t.Parallel()
+	check := func(t *testing.T, c *client.Client, stderr *lockedBuffer) {
+		t.Helper()
+		answered := make(chan string, 1)
+		go func() {
+			res, err := callTool(context.Background(), c, "freeze", map[string]any{"ms": 1500})
+			if err != nil {
+				answered <- err.Error()
+				return
+			}
+			answered <- resultText(res)
+		}()
+		eventually(t, "the freeze", func() bool { return strings.Contains(stderr.String(), "mcptest: frozen") })
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		defer cancel()
+		if err := c.Ping(ctx); err == nil {
+			t.Error("a frozen server answered a ping")
+		}
+		select {
+		case got := <-answered:
+			if got != "thawed" {
+				t.Errorf("freeze answered %q, want thawed", got)
+			}
+		case <-time.After(waitTimeout):
+			t.Fatal("the freeze never ended")
+		}
+		if err := c.Ping(timeout(t)); err != nil {
+			t.Errorf("ping after the thaw: %v", err)
+		}
+	}
+	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
+		s := startStdio(t, nil, []client.ClientOption{client.WithLegacyProtocolOnly()})
+		mustInitialize(t, s.c)
+		check(t, s.c, s.stderr)
+	})
+	t.Run("http", func(t *testing.T) {
+		t.Parallel()
+		cmd, url := runHTTP(t, "-http", "127.0.0.1:0")
+		t.Cleanup(func() { stopHTTP(t, cmd) })
+		c := httpClient(t, url, []client.ClientOption{client.WithLegacyProtocolOnly()})
+		mustInitialize(t, c)
+		check(t, c, cmd.Stderr.(*lockedBuffer))
+	})
+}
+
+func TestPrintEnvWritesItsValueToStderr(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, []string{"MCPTEST_SECRET=s3cr3t-value"}, nil, "-print-env", "MCPTEST_SECRET", "-exit-at-start", "1")
+	if _, err := initialize(timeout(t), s.c); err == nil {
+		t.Fatal("initialize succeeded against a server that exited")
+	}
+	eventually(t, "the variable on stderr", func() bool {
+		return strings.Contains(s.stderr.String(), "mcptest: MCPTEST_SECRET=s3cr3t-value")
+	})
 }

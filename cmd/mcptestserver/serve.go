@@ -30,7 +30,7 @@ const (
 // serveStdio is server.ServeStdio with an end: it returns when ctx ends or
 // stdin closes, after at most stdioGrace for in-flight calls.
 func serveStdio(ctx context.Context, t *testServer, stdin io.Reader, stdout, stderr io.Writer) error {
-	in := &watchedReader{r: stdin, closed: make(chan struct{})}
+	in := &watchedReader{r: stdin, closed: make(chan struct{}), gate: t.frozen}
 	s := server.NewStdioServer(t.mcp)
 	for _, opt := range []server.StdioOption{
 		server.WithErrorLogger(log.New(stderr, "mcptest: ", 0)),
@@ -63,11 +63,13 @@ func ignoreCanceled(err error) error {
 }
 
 // watchedReader closes closed once its reader fails, which for stdin means
-// the client hung up.
+// the client hung up. While the freeze tool holds the gate, what it read
+// is held back: the server takes no more requests, ping included.
 type watchedReader struct {
 	r      io.Reader
 	once   sync.Once
 	closed chan struct{}
+	gate   *gate
 }
 
 func (w *watchedReader) Read(p []byte) (int, error) {
@@ -75,6 +77,7 @@ func (w *watchedReader) Read(p []byte) (int, error) {
 	if err != nil {
 		w.once.Do(func() { close(w.closed) })
 	}
+	w.gate.wait(context.Background())
 	return n, err
 }
 
@@ -88,7 +91,7 @@ func serveStreamable(ctx context.Context, t *testServer, addr string, stdout io.
 	h := server.NewStreamableHTTPServer(t.mcp, server.WithStreamableHTTPServer(httpSrv))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", watchNotifications(h))
-	httpSrv.Handler = mux
+	httpSrv.Handler = t.frozen.held(mux)
 	return serveHTTP(ctx, httpSrv, ln, base+"/mcp", stdout, h.Shutdown)
 }
 
@@ -104,7 +107,7 @@ func serveSSE(ctx context.Context, t *testServer, addr string, stdout io.Writer)
 	// A client that tries streamable HTTP first must see it is not there.
 	mux.Handle("/mcp", http.NotFoundHandler())
 	mux.Handle("/", sse)
-	httpSrv.Handler = mux
+	httpSrv.Handler = t.frozen.held(mux)
 	return serveHTTP(ctx, httpSrv, ln, base+"/sse", stdout, sse.Shutdown)
 }
 

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,12 +27,32 @@ type testServer struct {
 	stderr io.Writer
 	exit   exitFunc
 	calls  atomic.Int64 // tools/call requests seen, for -crash-after
+	frozen *gate        // closed while the freeze tool holds the server
 }
 
 func newTestServer(o options, stderr io.Writer, exit exitFunc) *testServer {
-	t := &testServer{stderr: stderr, exit: exit}
+	t := &testServer{stderr: stderr, exit: exit, frozen: newGate()}
 
 	hooks := &server.Hooks{}
+	// A tools file may list a name twice; the registry holds one tool per
+	// name, so the later listings are added to the last page by hand.
+	var again []mcp.Tool
+	if o.toolsFile != nil {
+		seen := map[string]bool{}
+		for _, st := range o.toolsFile {
+			if seen[st.Tool.Name] {
+				again = append(again, st.Tool)
+			}
+			seen[st.Tool.Name] = true
+		}
+	}
+	if len(again) > 0 {
+		hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+			if res.NextCursor == "" {
+				res.Tools = append(res.Tools, again...)
+			}
+		})
+	}
 	if o.crashAfter > 0 {
 		limit := int64(o.crashAfter)
 		hooks.AddBeforeCallTool(func(context.Context, any, *mcp.CallToolRequest) {
@@ -63,7 +85,11 @@ func newTestServer(o options, stderr io.Writer, exit exitFunc) *testServer {
 	t.mcp = server.NewMCPServer(o.name, "0.0.0-test", opts...)
 
 	if o.toolsFile != nil {
-		t.mcp.AddTools(o.toolsFile...)
+		// AddTools keeps the last of a repeated name; the first listing is
+		// the one a client sees first, so register in reverse.
+		for i := len(o.toolsFile) - 1; i >= 0; i-- {
+			t.mcp.AddTools(o.toolsFile[i])
+		}
 	} else {
 		t.mcp.AddTools(t.builtinTools()...)
 	}
@@ -97,10 +123,7 @@ func readTools(path string) ([]server.ServerTool, error) {
 		return nil, fmt.Errorf("%s is not a JSON array of tools: %w", path, err)
 	}
 	tools := make([]server.ServerTool, 0, len(list))
-	for i, l := range list {
-		if l.Name == "" {
-			return nil, fmt.Errorf("%s: tool %d has no name", path, i+1)
-		}
+	for _, l := range list {
 		schema := l.InputSchema
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
@@ -172,6 +195,9 @@ func (t *testServer) builtinTools() []server.ServerTool {
 			mcp.WithReadOnlyHintAnnotation(false),
 			mcp.WithDestructiveHintAnnotation(true)),
 			Handler: deleteEverything},
+		{Tool: newTool("freeze", "Makes the whole server stop answering, ping included, like a deadlocked server.", quiet(),
+			mcp.WithInteger("ms", mcp.Description("How long, in milliseconds; 0 or absent: until the process ends."))),
+			Handler: t.freeze},
 	}
 }
 
@@ -279,4 +305,77 @@ func (t *testServer) addTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 
 func deleteEverything(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	return mcp.NewToolResultText("deleted nothing (test)"), nil
+}
+
+// freeze closes the gate every request passes (stdin on stdio, the handler
+// over HTTP) and answers when it opens again.
+func (t *testServer) freeze(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	ms := req.GetInt("ms", 0)
+	if ms < 0 {
+		return mcp.NewToolResultError("ms must not be negative"), nil
+	}
+	t.frozen.close(time.Duration(ms) * time.Millisecond)
+	fmt.Fprintln(t.stderr, "mcptest: frozen")
+	t.frozen.wait(context.Background())
+	return mcp.NewToolResultText("thawed"), nil
+}
+
+// gate holds requests while the server plays dead.
+type gate struct {
+	mu   sync.Mutex
+	open chan struct{} // closed while requests may pass
+}
+
+func newGate() *gate {
+	g := &gate{open: make(chan struct{})}
+	close(g.open)
+	return g
+}
+
+// close stops requests for d, or for good when d is 0.
+func (g *gate) close(d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.open:
+		g.open = make(chan struct{})
+	default: // already closed: whichever freeze ends first opens it
+	}
+	if d > 0 {
+		ch := g.open
+		time.AfterFunc(d, func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			if g.open == ch {
+				select {
+				case <-ch:
+				default:
+					close(ch)
+				}
+			}
+		})
+	}
+}
+
+// wait returns when requests may pass again, or when ctx ends.
+func (g *gate) wait(ctx context.Context) {
+	g.mu.Lock()
+	ch := g.open
+	g.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
+// held makes every HTTP request wait at the gate; one whose client gives
+// up while it waits gets no answer, as from a hung server.
+func (g *gate) held(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.wait(r.Context())
+		if r.Context().Err() != nil {
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
