@@ -1,11 +1,17 @@
 // Package secretref resolves "${NAME}" references in settings (MCP server
-// env and headers, CLI tool env): the settings on disk name a secret, the
-// keyring or the environment holds its value.
+// env, headers, arguments and URL, CLI tool env): the settings on disk name
+// a secret, the keyring or the environment holds its value.
 package secretref
 
-import "regexp"
+import (
+	"regexp"
+	"slices"
+)
 
-var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var (
+	reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	name      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
 
 // Expand replaces every ${NAME} in v with lookup(NAME). It returns the
 // first name lookup does not know, and then the value is not to be used.
@@ -24,3 +30,18 @@ func Expand(v string, lookup func(name string) (string, bool)) (out, missing str
 	})
 	return out, missing
 }
+
+// Names returns the names v refers to, in order, each once: what a setting
+// needs from the keyring, and what keeps a secret in use.
+func Names(v string) []string {
+	var out []string
+	for _, m := range reference.FindAllStringSubmatch(v, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// IsName reports whether name can be referred to as ${NAME}.
+func IsName(s string) bool { return name.MatchString(s) }
