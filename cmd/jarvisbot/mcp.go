@@ -162,6 +162,9 @@ func keyValues(list []string, sep, flagName string) (map[string]string, error) {
 		k, v, ok := strings.Cut(kv, sep)
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
+			if plugins.LiteralSecret(k, kv) {
+				kv = "***" // a credential typed without its key is still one
+			}
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s %q: write it as KEY%sVALUE", flagName, kv, sep)
 		}
 		out[k] = v

@@ -168,6 +168,8 @@ func TestMCPAddSecretRefusalsX3(t *testing.T) {
 		{[]string{"mcp", "add", "twice", "--header", "Authorization: Bearer abcdefghijkl", "https://me:pw-secret-123@example.test/mcp"}, []string{"Authorization", "jarvisbot secrets set"}},
 		// A literal glued to a reference cannot be split.
 		{[]string{"mcp", "add", "glued", "--env", "API_KEY=pre${OTHER}", "--", "true"}, []string{"API_KEY", "jarvisbot secrets set"}},
+		// A header without its name is refused without repeating it.
+		{[]string{"mcp", "add", "nameless", "--header", "Bearer abcdefghijkl", "https://example.test/mcp"}, []string{"--header", "KEY:VALUE"}},
 	}
 	for _, c := range cases {
 		code, out, errOut := e.jarvis(t, "", c.args...)
