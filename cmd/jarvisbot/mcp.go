@@ -590,14 +590,12 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 				r.Status = redactText(s, err.Error())
 			} else {
 				r.Status, r.Tools = "up", len(cn.Tools())
-				if err := m.db.SetMCPServerTools(ctx, s.Name, toolsJSON(cn.Tools())); err != nil {
-					cn.Close()
+				s.Tools = toolsJSON(cn.Tools())
+				cn.Close()
+				if err := m.db.SetMCPServerTools(ctx, s.Name, s.Tools); err != nil {
 					return err
 				}
-				cn.Close()
-				if s.Tools = toolsJSON(cn.Tools()); r.Problem != "" {
-					r.Problem = trouble(s, true)
-				}
+				r.Problem = trouble(s, true) // the tools listed now replace the cached ones
 			}
 		}
 		rows = append(rows, r)
@@ -704,9 +702,9 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 // their literal secrets moved to the keyring and the servers recorded. A
 // failed import changes no secret and no server.
 func (m mcpCmd) importFile(ctx context.Context, file string) error {
-	data, err := os.ReadFile(file)
+	data, err := readImport(file)
 	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "read %s: %w", file, err)
+		return err
 	}
 	var doc struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
@@ -806,6 +804,30 @@ func (m mcpCmd) importFile(ctx context.Context, file string) error {
 	}
 	fmt.Fprintf(m.a.stdout, "Imported %d of %d servers from %s.\n", len(list), len(keys), file)
 	return nil
+}
+
+// maxImportSize bounds an mcp.json read for import: another app's config
+// is a few kilobytes; far more is a wrong file.
+const maxImportSize = 1 << 20
+
+// readImport reads an mcp.json to import, up to maxImportSize.
+func readImport(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "read %s: %w", file, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s is not a file: give the path of an mcp.json", file)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxImportSize+1))
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "read %s: %w", file, err)
+	}
+	if len(data) > maxImportSize {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s is larger than %d KiB, far more than an mcp.json: is it the right file?", file, maxImportSize>>10)
+	}
+	return data, nil
 }
 
 // importEntry reads one server entry of another app's mcp.json.

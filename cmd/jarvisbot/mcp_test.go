@@ -212,4 +212,11 @@ func TestMCPImport(t *testing.T) {
 			t.Errorf("import %q: exit %d %q", bad, code, errOut)
 		}
 	}
+	os.WriteFile(file, []byte(`{"mcpServers": {"x": {"command": "true"}}, "pad": "`+strings.Repeat("x", 1<<20)+`"}`), 0o600)
+	if code, _, errOut := e.jarvis(t, "", "mcp", "import", file); code != 2 || !strings.Contains(errOut, "larger than") {
+		t.Errorf("import of a file over 1 MiB: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := e.jarvis(t, "", "mcp", "import", filepath.Dir(file)); code != 2 || !strings.Contains(errOut, "not a file") {
+		t.Errorf("import of a directory: exit %d %q", code, errOut)
+	}
 }
