@@ -456,14 +456,17 @@ func (m mcpCmd) remove(ctx context.Context, name string) error {
 		return err
 	}
 	name = s.Name
-	use, err := m.secretsInUse(ctx, name)
-	if err != nil {
-		return err
-	}
+	// What cannot be read must not keep the owner from removing the
+	// server; its secrets then stay, since nothing says they are unused.
+	use, useErr := m.secretsInUse(ctx, name)
 	if err := m.db.RemoveMCPServer(ctx, name); err != nil {
 		return err
 	}
 	fmt.Fprintf(m.a.stdout, "Removed MCP server %s.\n", shownName(name))
+	if useErr != nil && len(s.Secrets) > 0 {
+		fmt.Fprintf(m.a.stdout, "Kept its secrets %s in the keyring: whether anything else refers to them cannot be told (%v). Delete each with jarvisbot secrets delete NAME once nothing needs it.\n", strings.Join(s.Secrets, ", "), useErr)
+		return nil
+	}
 	var drop []string
 	for _, n := range s.Secrets {
 		if by, ok := use[n]; ok {

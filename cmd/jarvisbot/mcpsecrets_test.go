@@ -313,6 +313,28 @@ func TestMCPRemoveDeletesOnlyItsSecretsX3(t *testing.T) {
 	if !strings.Contains(out, "MCP_ONE_ACCESS_TOKEN") || !strings.Contains(out, "MCP_ONE_SHARED_TOKEN") {
 		t.Errorf("remove does not say which secrets went and which stayed:\n%s", out)
 	}
+
+	// When what refers to secrets cannot be read (a damaged CLI tool row),
+	// the server is still removed, and its secrets stay.
+	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "three", "--env", "API_TOKEN=three-uses-this", "--", srv); code != 0 {
+		t.Fatalf("add three: %s", errOut)
+	}
+	sqldb, err := sql.Open("sqlite", filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	if _, err := sqldb.Exec(`UPDATE cli_tools SET env = '[1]'`); err != nil {
+		t.Fatal(err)
+	}
+	sqldb.Close()
+	code, out, errOut = e.jarvis(t, "", "mcp", "remove", "three")
+	if code != 0 || !strings.Contains(out, "Kept its secrets MCP_THREE_API_TOKEN") {
+		t.Errorf("remove beside a damaged CLI tool: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, ok := keyringContents(t, e)["MCP_THREE_API_TOKEN"]; !ok {
+		t.Error("a secret was deleted though what refers to secrets could not be read")
+	}
 }
 
 // TestMCPDamagedRowsStayManageableM1ST1: no row in the store locks the
