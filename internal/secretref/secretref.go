@@ -8,10 +8,7 @@ import (
 	"slices"
 )
 
-var (
-	reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-	name      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // Expand replaces every ${NAME} in v with lookup(NAME). It returns the
 // first name lookup does not know, and then the value is not to be used.
@@ -42,6 +39,3 @@ func Names(v string) []string {
 	}
 	return out
 }
-
-// IsName reports whether name can be referred to as ${NAME}.
-func IsName(s string) bool { return name.MatchString(s) }

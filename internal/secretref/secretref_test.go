@@ -39,9 +39,4 @@ func TestNames(t *testing.T) {
 			t.Errorf("Names(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	for name, want := range map[string]bool{"A": true, "MCP_X_1": true, "_a": true, "1A": false, "A-B": false, "": false, "A}${B": false} {
-		if IsName(name) != want {
-			t.Errorf("IsName(%q) = %v", name, !want)
-		}
-	}
 }
