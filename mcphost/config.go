@@ -48,12 +48,14 @@ type Server struct {
 	Name      string
 	Transport string // Stdio, StreamableHTTP or SSE; "" picks from Command or URL
 	Command   string
-	Args      []string
+	Args      []string // an argument may hold ${NAME} references
 	// Env is the child's whole environment besides PATH and HOME: nothing
 	// else of jarvisbot's environment reaches it. A value may be a
 	// reference, "${NAME}", resolved when the server starts.
-	Env     map[string]string
-	Cwd     string
+	Env map[string]string
+	Cwd string
+	// URL may hold ${NAME} references (an api_key query parameter, say),
+	// resolved only for the connection: messages quote it unresolved.
 	URL     string
 	Headers map[string]string // values may hold ${NAME} references
 	// Timeout bounds every tool call; 0 means DefaultCallTimeout.
@@ -158,6 +160,21 @@ func childEnv(s *Server, lookup Lookup, secrets *redactor) ([]string, error) {
 		out = append(out, k+"="+v)
 	}
 	sort.Strings(out)
+	return out, nil
+}
+
+// args resolves the references in the server's arguments; what they
+// resolve to is recorded in secrets.
+func args(s *Server, lookup Lookup, secrets *redactor) ([]string, error) {
+	lookup = secrets.recording(lookup)
+	out := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		val, err := expand(a, fmt.Sprintf("server %s: argument %d", s.Name, i+1), lookup)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = val
+	}
 	return out, nil
 }
 

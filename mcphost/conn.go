@@ -27,7 +27,7 @@ type DialOptions struct {
 	// InitTimeout bounds starting the server, initialize and listing its
 	// tools; 0 means DefaultInitTimeout.
 	InitTimeout time.Duration
-	// Lookup resolves ${NAME} references in env and headers.
+	// Lookup resolves ${NAME} references in env, arguments, headers and URL.
 	Lookup Lookup
 	// HTTPClient is used for HTTP servers; nil means a default client.
 	HTTPClient *http.Client
@@ -117,7 +117,14 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 		if err != nil {
 			return err
 		}
-		p, err := start(srv, env)
+		argv, err := args(srv, opt.Lookup, cn.secrets)
+		if err != nil {
+			return err
+		}
+		// The child gets the values; cn.srv keeps the references.
+		run := *srv
+		run.Args = argv
+		p, err := start(&run, env)
 		if err != nil {
 			return err
 		}
@@ -132,6 +139,10 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 		if err != nil {
 			return err
 		}
+		addr, err := expand(srv.URL, fmt.Sprintf("server %s: URL", srv.Name), cn.secrets.recording(opt.Lookup))
+		if err != nil {
+			return err
+		}
 		base := srv.Client
 		if base == nil {
 			base = opt.HTTPClient
@@ -143,7 +154,7 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 		hc := *base
 		hc.Transport = cn.rec
 		if cn.Transport == SSE {
-			t, err := transport.NewSSE(srv.URL, transport.WithHeaders(h), transport.WithHTTPClient(&hc))
+			t, err := transport.NewSSE(addr, transport.WithHeaders(h), transport.WithHTTPClient(&hc))
 			if err != nil {
 				return jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: %w", srv.Name, err)
 			}
@@ -152,7 +163,7 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 			})
 			tr = t
 		} else {
-			t, err := transport.NewStreamableHTTP(srv.URL, transport.WithHTTPHeaders(h), transport.WithHTTPBasicClient(&hc), transport.WithContinuousListening())
+			t, err := transport.NewStreamableHTTP(addr, transport.WithHTTPHeaders(h), transport.WithHTTPBasicClient(&hc), transport.WithContinuousListening())
 			if err != nil {
 				return jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: %w", srv.Name, err)
 			}

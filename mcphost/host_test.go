@@ -150,6 +150,35 @@ func TestCleanEnvironment(t *testing.T) {
 	}
 }
 
+// TestReferencesInArgsAndURLX3: ${NAME} in an argument or in the URL is
+// resolved for the connection only: the server gets the value, the Conn's
+// settings and errors keep the reference.
+func TestReferencesInArgsAndURLX3(t *testing.T) {
+	const key = "arg-and-url-key-value"
+	lookup := func(n string) (string, bool) { return key, n == "THE_KEY" }
+	cn := dial(t, stdioServer("argref", "-key=${THE_KEY}"), DialOptions{Lookup: lookup})
+	if r := call(t, cn, "key", `{}`); r.Text != key {
+		t.Errorf("stdio key = %q, want the resolved value", r.Text)
+	}
+	u := httpServer(t, "-key", key)
+	cn = dial(t, Server{Name: "urlref", URL: u + "?api_key=${THE_KEY}"}, DialOptions{Lookup: lookup})
+	if r := call(t, cn, "key", `{}`); r.Text != key {
+		t.Errorf("http key = %q", r.Text)
+	}
+	_, err := Dial(context.Background(), Server{Name: "urlref", URL: u + "?api_key=${OTHER}"}, DialOptions{Lookup: lookup})
+	if err == nil || !strings.Contains(err.Error(), "${OTHER}") {
+		t.Errorf("missing reference in the URL: %v", err)
+	}
+	_, err = Dial(context.Background(), Server{Name: "urlref", URL: u + "?api_key=wrong-${THE_KEY}"}, DialOptions{Lookup: lookup})
+	if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "${THE_KEY}") {
+		t.Errorf("a refused URL is quoted with its reference, never its value: %v", err)
+	}
+	_, err = Dial(context.Background(), stdioServer("argref", "-key=${OTHER}"), DialOptions{Lookup: lookup})
+	if err == nil || !strings.Contains(err.Error(), "${OTHER}") {
+		t.Errorf("missing reference in an argument: %v", err)
+	}
+}
+
 // TestHungToolM2: a hung tool hits its deadline while another server's
 // call succeeds at the same time.
 func TestHungToolM2(t *testing.T) {

@@ -212,34 +212,25 @@ func (c *checker) command(f, cmd string) {
 }
 
 func (c *checker) args(f string, args []string) {
+	found := map[int]Literal{}
+	for _, l := range argLiterals(args) {
+		found[l.At] = l
+	}
 	for i, a := range args {
 		g := fmt.Sprintf("%s[%d]", f, i)
 		if strings.ContainsRune(a, 0) {
 			c.fail(g, "holds a NUL byte")
 			continue
 		}
-		if looksLikeCredential(a) {
+		l, ok := found[i]
+		switch {
+		case !ok:
+		case l.form == formHeader:
+			c.fail(g, "passes a literal %s header; %s", l.Name, keyringHint)
+		case l.form == formFlag:
+			c.fail(g, "passes a literal value to the flag %q, which looks like a credential; %s", l.Name, keyringHint)
+		default:
 			c.fail(g, "looks like a literal credential; %s", keyringHint)
-			continue
-		}
-		// mcp-remote and friends take headers as "Name: value" arguments.
-		if name, value, ok := strings.Cut(a, ":"); ok && validHeaderName(name) && secretName(name) && !isReference(strings.TrimSpace(value)) {
-			c.fail(g, "passes a literal %s header; %s", name, keyringHint)
-			continue
-		}
-		flag, ok := strings.CutPrefix(a, "-")
-		if !ok {
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(flag, "-"), "=")
-		if !secretName(name) {
-			continue
-		}
-		if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-			value, hasValue = args[i+1], true
-		}
-		if hasValue && !isReference(value) {
-			c.fail(g, "passes a literal value to the flag %q, which looks like a credential; %s", name, keyringHint)
 		}
 	}
 }
@@ -354,15 +345,9 @@ func isLoopback(host string) bool {
 // secretQuery returns the name of a query parameter that carries a
 // credential, or "".
 func secretQuery(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return ""
-	}
-	for k, vs := range u.Query() {
-		for _, v := range vs {
-			if (secretName(k) && v != "" && !isReference(v)) || looksLikeCredential(v) {
-				return k
-			}
+	for _, l := range urlLiterals(s) {
+		if l.form == formQuery {
+			return l.Name
 		}
 	}
 	return ""
@@ -509,4 +494,166 @@ func AuthScheme(s string) bool { return authScheme(s) }
 // `jarvisbot mcp import` reads: the same as a plugin's own files.
 func ImportLimit() sizelimit.Limit {
 	return sizelimit.Limit{What: "an MCP configuration to import", Max: MaxFileSize, Hint: "is it the right file? It lists servers under \"mcpServers\" (or \"servers\")"}
+}
+
+// Where a Literal is.
+const (
+	FieldEnv    = "env"
+	FieldHeader = "header"
+	FieldArg    = "arg"
+	FieldURL    = "url"
+)
+
+// A Literal is a credential written into an MCP server's settings where a
+// ${NAME} reference belongs. Text[Start:End] of the field it is in is the
+// secret alone: without a flag name, a header name or an auth scheme
+// before it.
+type Literal struct {
+	Field string // FieldEnv, FieldHeader, FieldArg or FieldURL
+	Key   string // FieldEnv and FieldHeader: the variable or header
+	Index int    // FieldArg: the argument that holds the value
+	At    int    // FieldArg: the argument that gives it away (a flag before its value)
+	// Name is what the value is called: the variable, the header, the
+	// flag or the query parameter; "Authorization" for a URL's user
+	// information; "" when only its shape gives it away.
+	Name       string
+	Start, End int
+	// UserInfo marks a URL's "user:password@": Start and End cover all of
+	// it, "@" included, and the credential is both parts.
+	UserInfo bool
+	form     int
+}
+
+// How a Literal gives itself away.
+const (
+	formShape  = iota // its shape: a token prefix, "Bearer …", a JWT
+	formNamed         // an env, header or query name that says credential
+	formFlag          // a flag whose name says credential
+	formHeader        // a "Name: value" header argument (mcp-remote --header)
+	formQuery         // a query parameter
+	formUser          // a URL's user information
+)
+
+// Literals finds every literal credential in a server's settings, in a
+// fixed order (env and headers by name, then arguments, then the URL), so
+// that whatever writes the settings to disk can move each to the keyring
+// and leave a ${NAME} reference. The values are not checked for NUL bytes
+// or control characters; that is the parser's job.
+func Literals(s MCPServer) []Literal {
+	var out []Literal
+	for _, k := range sortedKeys(s.Env) {
+		if v := s.Env[k]; LiteralSecret(k, v) {
+			out = append(out, Literal{Field: FieldEnv, Key: k, Name: k, Start: 0, End: len(v), form: formNamed})
+		}
+	}
+	for _, k := range sortedKeys(s.Headers) {
+		v := s.Headers[k]
+		if !LiteralSecret(k, v) {
+			continue
+		}
+		start := 0
+		if scheme, rest, ok := strings.Cut(v, " "); ok && authScheme(scheme) {
+			start = len(v) - len(strings.TrimLeft(rest, " "))
+		}
+		out = append(out, Literal{Field: FieldHeader, Key: k, Name: k, Start: start, End: len(v), form: formNamed})
+	}
+	out = append(out, argLiterals(s.Args)...)
+	return append(out, urlLiterals(s.URL)...)
+}
+
+// argLiterals finds credentials on a command line: a token by its shape
+// (alone, after "--flag=" or after an auth scheme), a "Name: value" header
+// argument with a credential header's name, and a value given to a flag
+// whose name says credential ("--api-key=…", "--password …").
+func argLiterals(args []string) []Literal {
+	var out []Literal
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.ContainsRune(a, 0) {
+			continue
+		}
+		if looksLikeCredential(a) {
+			l := Literal{Field: FieldArg, Index: i, At: i, End: len(a), form: formShape}
+			trimmed := strings.TrimSpace(a)
+			lead := strings.Index(a, trimmed)
+			switch scheme, rest, ok := strings.Cut(trimmed, " "); {
+			case ok && authScheme(scheme):
+				l.Start = lead + len(trimmed) - len(strings.TrimLeft(rest, " "))
+				l.End = lead + len(strings.TrimRight(trimmed, " "))
+			case strings.HasPrefix(trimmed, "-") && strings.Contains(trimmed, "="):
+				eq := strings.LastIndexByte(trimmed, '=')
+				l.Name = strings.TrimLeft(trimmed[:strings.IndexByte(trimmed, '=')], "-")
+				l.Start, l.End = lead+eq+1, lead+len(trimmed)
+			default:
+				l.Start, l.End = lead, lead+len(trimmed)
+			}
+			out = append(out, l)
+			continue
+		}
+		// mcp-remote and friends take headers as "Name: value" arguments.
+		if name, value, ok := strings.Cut(a, ":"); ok && validHeaderName(name) && secretName(name) && !isReference(strings.TrimSpace(value)) {
+			v := strings.TrimSpace(value)
+			start := len(a) - len(strings.TrimLeft(value, " "))
+			if scheme, rest, ok := strings.Cut(v, " "); ok && authScheme(scheme) {
+				start += len(v) - len(strings.TrimLeft(rest, " "))
+			}
+			out = append(out, Literal{Field: FieldArg, Index: i, At: i, Name: name, Start: start, End: len(strings.TrimRight(a, " ")), form: formHeader})
+			continue
+		}
+		flag, ok := strings.CutPrefix(a, "-")
+		if !ok {
+			continue
+		}
+		flag = strings.TrimLeft(flag, "-")
+		name, value, hasValue := strings.Cut(flag, "=")
+		if !secretName(name) {
+			continue
+		}
+		switch {
+		case hasValue && value != "" && !isReference(value):
+			out = append(out, Literal{Field: FieldArg, Index: i, At: i, Name: name, Start: len(a) - len(value), End: len(a), form: formFlag})
+		case !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && args[i+1] != "" && !isReference(args[i+1]) && !strings.ContainsRune(args[i+1], 0):
+			out = append(out, Literal{Field: FieldArg, Index: i + 1, At: i, Name: name, End: len(args[i+1]), form: formFlag})
+			i++ // the value is this flag's, not an argument of its own
+		}
+	}
+	return out
+}
+
+// urlLiterals finds credentials in an address: its user information and
+// the query parameters that carry one, by name (api_key, token) or shape.
+// The spans are in the URL as written, still percent-encoded.
+func urlLiterals(s string) []Literal {
+	u, err := url.Parse(s)
+	if err != nil || s == "" {
+		return nil
+	}
+	var out []Literal
+	if u.User != nil {
+		if i := strings.Index(s, "://"); i >= 0 {
+			if at := strings.IndexByte(s[i+3:], '@'); at >= 0 {
+				out = append(out, Literal{Field: FieldURL, Name: "Authorization", Start: i + 3, End: i + 3 + at + 1, UserInfo: true, form: formUser})
+			}
+		}
+	}
+	q := strings.IndexByte(s, '?')
+	if q < 0 {
+		return out
+	}
+	end := len(s)
+	if h := strings.IndexByte(s, '#'); h > q {
+		end = h
+	}
+	pos := q + 1
+	for _, pair := range strings.Split(s[q+1:end], "&") {
+		rawKey, rawValue, _ := strings.Cut(pair, "=")
+		k, kerr := url.QueryUnescape(rawKey)
+		v, verr := url.QueryUnescape(rawValue)
+		if kerr == nil && verr == nil && ((secretName(k) && v != "" && !isReference(v)) || looksLikeCredential(v)) {
+			start := pos + len(rawKey) + 1
+			out = append(out, Literal{Field: FieldURL, Name: k, Start: start, End: start + len(rawValue), form: formQuery})
+		}
+		pos += len(pair) + 1
+	}
+	return out
 }

@@ -53,7 +53,7 @@ const DefaultService = "jarvisbot"
 // Options selects and configures a keyring.
 type Options struct {
 	Backend  string                 // "" = auto, or file, secret-service, keyctl, pass, kwallet
-	Dir      string                 // file backend directory (created 0700)
+	Dir      string                 // file backend directory (created, or tightened, to 0700)
 	Password func() (string, error) // file backend passphrase
 	Service  string                 // keyring service name, default "jarvisbot"
 	// Getenv is consulted by the automatic choice to find a D-Bus session;
@@ -140,6 +140,13 @@ func open(backend string, opts Options) (*Keyring, error) {
 		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot create the keyring directory %s: %w", dir, err)
+		}
+		// A folder made earlier with looser modes is tightened: the files
+		// are encrypted, but their names and number are the owner's too.
+		if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(dir, fi.Mode().Perm()&0o700); err != nil {
+				return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the keyring directory %s can be read by others and cannot be made private: %w; run chmod 700 %s", dir, err, dir)
+			}
 		}
 		k.dir = dir
 		cfg.FileDir = dir

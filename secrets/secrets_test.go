@@ -87,6 +87,20 @@ func TestFileKeyringRoundTrip(t *testing.T) {
 	}
 }
 
+// TestKeyringDirTightenedX3: a keyring folder made earlier with mode 0755
+// is 0700 once the keyring is opened.
+func TestKeyringDirTightenedX3(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "keyring")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755) // whatever the umask
+	openFile(t, dir, "pw")
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("keyring dir after open: %v %v, want mode 700", fi.Mode(), err)
+	}
+}
+
 func TestValidName(t *testing.T) {
 	tests := []struct {
 		name string

@@ -170,6 +170,14 @@ type MCPServer struct {
 	// Tools is the server's last tools/list, as JSON, for explaining turns
 	// without starting the server.
 	Tools []byte
+	// Secrets names the keyring entries jarvisbot made for this server
+	// (literal credentials moved out of its settings); removing the server
+	// deletes those nothing else refers to.
+	Secrets []string
+	// Problem, set by the store, says why a stored row could not be read
+	// whole (a hand edit, a damaged file). Such a server is returned
+	// switched off: it can be listed and removed, never started.
+	Problem string
 	// CreatedAt and UpdatedAt are set by the store.
 	CreatedAt, UpdatedAt time.Time
 }
@@ -178,6 +186,9 @@ type MCPServer struct {
 type MCPServers interface {
 	// AddMCPServer records a new server: ECONFLICT if the name is taken.
 	AddMCPServer(ctx context.Context, s MCPServer) error
+	// AddMCPServers records several at once, or none of them: ECONFLICT
+	// if a name is taken.
+	AddMCPServers(ctx context.Context, list []MCPServer) error
 	// MCPServer returns a server, or ENOTFOUND.
 	MCPServer(ctx context.Context, name string) (MCPServer, error)
 	// MCPServers returns every server sorted by name.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -40,20 +41,29 @@ func (a *app) openStore(ctx context.Context, cfg config.Config) (*sqlite.DB, err
 
 // openStoreWith is openStore for a command that has its catalog already:
 // an agent created now gets its focus from that catalog (C6), computed
-// once. A nil view means the builtins and the config.
+// once. A nil view means the builtins and the config, assembled only when
+// an agent is missing: the catalog reads the stored servers, and no server
+// stored in a state that no longer assembles may lock the owner out of the
+// commands that remove it.
 func (a *app) openStoreWith(ctx context.Context, cfg config.Config, view *catalog.View) (*sqlite.DB, error) {
-	if view == nil {
-		c, err := buildCatalog(cfg, "")
-		if err != nil {
-			return nil, err
-		}
-		view = c.View()
+	if err := privateDataDir(cfg); err != nil {
+		return nil, err
 	}
 	db, err := sqlite.Open(ctx, dbPath(cfg))
 	if err != nil {
 		return nil, err
 	}
 	seed := func(name string, ag config.Agent) error {
+		if _, err := db.Agent(ctx, name); err == nil {
+			return nil
+		}
+		if view == nil {
+			c, err := buildCatalog(cfg, "")
+			if err != nil {
+				return err
+			}
+			view = c.View()
+		}
 		focus := view.Focus(name, ag.Description)
 		_, err := db.EnsureAgent(ctx, store.Agent{Name: name, Description: ag.Description, Allow: ag.Allow, Block: ag.Block, Focus: focus})
 		if err != nil {
@@ -81,16 +91,45 @@ func (a *app) openStoreWith(ctx context.Context, cfg config.Config, view *catalo
 	return db, nil
 }
 
+// privateDataDir creates the data directory 0700 and tightens it, and the
+// folders jarvisbot keeps in it, when they exist with looser modes (made
+// by hand, by an older jarvisbot or under a loose umask): what the owner
+// tells jarvisbot is the owner's alone (X3).
+func privateDataDir(cfg config.Config) error {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot create the data directory %s: %w", cfg.DataDir, err)
+	}
+	dirs := []string{cfg.DataDir, keyringDir(cfg), ownSkills(cfg).Path(), localPlugins(cfg).Path(),
+		filepath.Join(cfg.DataDir, "wiki"), filepath.Join(cfg.DataDir, "agents")}
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 == 0 {
+			continue // not there yet: it is created 0700 when needed
+		}
+		if err := os.Chmod(d, fi.Mode().Perm()&0o700); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s can be read by others (mode %#o) and cannot be made private: %w; run chmod 700 %s", d, fi.Mode().Perm(), err, d)
+		}
+	}
+	return nil
+}
+
+// keyringDir is the file keyring's folder.
+func keyringDir(cfg config.Config) string {
+	if cfg.Keyring.Dir != "" {
+		return cfg.Keyring.Dir
+	}
+	return filepath.Join(cfg.DataDir, "keyring")
+}
+
 // openSecrets opens the keyring the config selects; the file backend's
 // passphrase comes from JARVIS_KEYRING_PASSWORD when it is first needed.
 func (a *app) openSecrets(cfg config.Config) (*secrets.Keyring, error) {
-	dir := cfg.Keyring.Dir
-	if dir == "" {
-		dir = filepath.Join(cfg.DataDir, "keyring")
+	if err := privateDataDir(cfg); err != nil {
+		return nil, err
 	}
 	return secrets.Open(secrets.Options{
 		Backend:  cfg.Keyring.Backend,
-		Dir:      dir,
+		Dir:      keyringDir(cfg),
 		Password: secrets.PasswordFromEnv(a.getenv),
 		Getenv:   a.getenv,
 	})

@@ -41,9 +41,6 @@ func cmdInit(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot create the data directory %s: %w", cfg.DataDir, err)
-	}
 	db, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -112,25 +115,13 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := db.SetMCPServerEnabled(ctx, name, pos[0] == "on"); err != nil {
-			return err
-		}
-		if pos[0] == "off" {
-			fmt.Fprintf(a.stdout, "%s is off: its settings are kept, its tools are no longer offered. Switch it back with: jarvisbot mcp on %s\n", name, name)
-		} else {
-			fmt.Fprintf(a.stdout, "%s is on: its tools are offered again while it answers.\n", name)
-		}
-		return nil
+		return m.switchServer(ctx, name, pos[0] == "on")
 	case "remove":
 		name, err := one()
 		if err != nil {
 			return err
 		}
-		if err := db.RemoveMCPServer(ctx, name); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "Removed MCP server %s.\n", name)
-		return nil
+		return m.remove(ctx, name)
 	case "call":
 		if len(pos) < 3 || len(pos) > 4 {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, `usage: jarvisbot mcp call NAME TOOL ['{"arg": "value"}']`)
@@ -154,6 +145,10 @@ type mcpCmd struct {
 	a   *app
 	cfg config.Config
 	db  *sqlite.DB
+	// pending holds the values of secrets moved out of a server's settings
+	// while it is tried, before they are kept: a server that does not
+	// answer leaves the keyring as it was.
+	pending map[string]string
 }
 
 // keyValues parses K=V (or "K: V") pairs.
@@ -166,6 +161,9 @@ func keyValues(list []string, sep, flagName string) (map[string]string, error) {
 		k, v, ok := strings.Cut(kv, sep)
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
+			if plugins.LiteralSecret(k, kv) {
+				kv = "***" // a credential typed without its key is still one
+			}
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s %q: write it as KEY%sVALUE", flagName, kv, sep)
 		}
 		out[k] = v
@@ -173,25 +171,15 @@ func keyValues(list []string, sep, flagName string) (map[string]string, error) {
 	return out, nil
 }
 
-// noLiteralSecrets refuses settings that would put a credential on disk.
+// noLiteralSecrets refuses settings that would put a credential on disk
+// (a CLI tool's environment, which has no keyring move).
 func noLiteralSecrets(s store.MCPServer) error {
-	check := func(kind string, m map[string]string) error {
-		for k, v := range m {
-			if plugins.LiteralSecret(k, v) {
-				return jarvisbot.Errorf(jarvisbot.EINVALID, "%s %s of server %s holds a literal credential: jarvisbot keeps secrets only in the keyring. Run jarvisbot secrets set NAME (it reads the value from stdin) and write ${NAME} instead, e.g. %s", kind, k, s.Name, example(kind, k))
-			}
-		}
-		return nil
-	}
-	if err := check("env", s.Env); err != nil {
-		return err
-	}
-	if err := check("header", s.Headers); err != nil {
-		return err
-	}
-	for _, arg := range s.Args {
-		if plugins.LiteralSecret("", arg) {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "an argument of server %s looks like a literal credential: pass it through --env NAME=${SECRET} instead", s.Name)
+	for _, l := range literals(s) {
+		switch l.Field {
+		case plugins.FieldEnv, plugins.FieldHeader:
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s of %s holds a literal credential: jarvisbot keeps secrets only in the keyring. Run jarvisbot secrets set NAME (it reads the value from stdin) and write ${NAME} instead, e.g. %s", describe(l), s.Name, example(l.Field, l.Key))
+		default:
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "the %s of %s holds a literal credential: store it with jarvisbot secrets set NAME (it reads the value from stdin) and write ${NAME} in its place", describe(l), s.Name)
 		}
 	}
 	return nil
@@ -217,10 +205,14 @@ func hostServer(s store.MCPServer) mcphost.Server {
 		Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, Timeout: s.Timeout, Trusted: s.Trusted, Plugin: s.Plugin}
 }
 
-// lookup resolves ${NAME} references: the keyring first, then the
-// environment. The keyring is opened only when a reference needs it.
+// lookup resolves ${NAME} references: the secrets of a server being
+// tried before they are kept, the keyring, then the environment. The
+// keyring is opened only when a reference needs it.
 func (m mcpCmd) lookup(ctx context.Context) mcphost.Lookup {
 	return func(name string) (string, bool) {
+		if v, ok := m.pending[name]; ok {
+			return v, true
+		}
 		if kr, err := m.a.openSecrets(m.cfg); err == nil {
 			if v, err := kr.Get(ctx, name); err == nil {
 				return v, true
@@ -243,11 +235,17 @@ func (m mcpCmd) dialStored(ctx context.Context, s store.MCPServer) (*mcphost.Con
 // progress says which server is being reached; the caller prints it, so
 // that concurrent dials never write at once.
 func (m mcpCmd) progress(s store.MCPServer) {
-	what := s.URL
-	if s.Transport == mcphost.Stdio {
-		what = strings.Join(append([]string{s.Command}, s.Args...), " ")
+	fmt.Fprintf(m.a.stderr, "Connecting to %s (%s)...\n", shownName(s.Name), target(s))
+}
+
+// target is what a server is, as it may be shown: its command line or its
+// URL, literal credentials hidden.
+func target(s store.MCPServer) string {
+	s = redacted(s)
+	if s.Transport == mcphost.Stdio || (s.Transport == "" && s.Command != "") {
+		return strings.Join(append([]string{s.Command}, s.Args...), " ")
 	}
-	fmt.Fprintf(m.a.stderr, "Connecting to %s (%s)...\n", s.Name, what)
+	return s.URL
 }
 
 // dial connects to a stored server without a word; safe to run at once
@@ -304,42 +302,243 @@ func toolsJSON(tools []catalog.SnapshotTool) []byte {
 	return b
 }
 
-// add checks that the server answers and lists its tools, then records it
-// switched on. A server that does not answer is not added.
-func (m mcpCmd) add(ctx context.Context, s store.MCPServer) error {
+// candidate is a server ready to be recorded: its settings hold
+// references where literal secrets were, the moves hold their values, and
+// after it answered, what it said about itself.
+type candidate struct {
+	s     store.MCPServer
+	moves []secretMove
+	info  string
+	tools []catalog.SnapshotTool
+}
+
+// prepare moves s's literal secrets out of its settings (nothing is
+// written yet) and checks the settings and the name.
+func (m mcpCmd) prepare(ctx context.Context, s store.MCPServer, taken func(string) bool) (candidate, error) {
+	moves, err := moveSecrets(&s, taken)
+	if err != nil {
+		return candidate{}, err
+	}
 	hs := hostServer(s)
 	if err := hs.Check(); err != nil {
-		return err
-	}
-	if err := noLiteralSecrets(s); err != nil {
-		return err
+		return candidate{}, jarvisbot.Errorf(jarvisbot.EINVALID, "%s", redactText(s, err.Error()))
 	}
 	if _, err := m.db.MCPServer(ctx, s.Name); err == nil {
-		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "an MCP server named %s exists already: remove it first (jarvisbot mcp remove %s) or choose another name", s.Name, s.Name)
+		return candidate{}, jarvisbot.Errorf(jarvisbot.ECONFLICT, "an MCP server named %s exists already: remove it first (jarvisbot mcp remove %s) or choose another name", s.Name, s.Name)
 	}
-	cn, err := m.dialStored(ctx, s)
+	return candidate{s: s, moves: moves}, nil
+}
+
+// try connects to a candidate, with its moved secrets resolved from
+// memory, and records what it answered.
+func (m mcpCmd) try(ctx context.Context, c *candidate) error {
+	t := m
+	t.pending = map[string]string{}
+	for _, mv := range c.moves {
+		t.pending[mv.ref] = mv.value
+	}
+	cn, err := t.dial(ctx, c.s)
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "not added: %w", err)
 	}
 	defer cn.Close()
-	s.Transport = cn.Transport // after an SSE fallback, remember SSE
-	s.Tools = toolsJSON(cn.Tools())
-	if err := m.db.AddMCPServer(ctx, s); err != nil {
+	c.s.Transport = cn.Transport // after an SSE fallback, remember SSE
+	c.tools = cn.Tools()
+	c.s.Tools = toolsJSON(c.tools)
+	c.info = cn.Info.Name
+	if cn.Info.Version != "" {
+		c.info += " " + cn.Info.Version
+	}
+	return nil
+}
+
+// record keeps the candidates' secrets in the keyring and the candidates
+// in the store, all or none: a failure takes back the secrets written.
+func (m mcpCmd) record(ctx context.Context, kr *secrets.Keyring, list []candidate) error {
+	var moves []secretMove
+	servers := make([]store.MCPServer, len(list))
+	for i, c := range list {
+		moves = append(moves, c.moves...)
+		servers[i] = c.s
+	}
+	undo := func() {}
+	if len(moves) > 0 {
+		u, err := keep(ctx, kr, moves)
+		if err != nil {
+			return err
+		}
+		undo = u
+	}
+	if err := m.db.AddMCPServers(ctx, servers); err != nil {
+		undo()
 		return err
 	}
-	name := cn.Info.Name
-	if cn.Info.Version != "" {
-		name += " " + cn.Info.Version
+	return nil
+}
+
+// report says what moved to the keyring and what was added.
+func (m mcpCmd) report(c candidate, prefix string, tools bool) {
+	for _, mv := range c.moves {
+		fmt.Fprintf(m.a.stdout, "  %s: moved the literal %s into the keyring as %s\n", c.s.Name, mv.what, mv.ref)
 	}
-	fmt.Fprintf(m.a.stdout, "Added %s (%s, %s): %d tools, switched on.\n", s.Name, name, cn.Transport, len(cn.Tools()))
-	for i, t := range cn.Tools() {
+	fmt.Fprintf(m.a.stdout, "%sAdded %s (%s, %s): %d tools, switched on.\n", prefix, c.s.Name, c.info, c.s.Transport, len(c.tools))
+	if !tools {
+		return
+	}
+	for i, t := range c.tools {
 		if i == 10 {
-			fmt.Fprintf(m.a.stdout, "  … and %d more (jarvisbot mcp show %s)\n", len(cn.Tools())-10, s.Name)
+			fmt.Fprintf(m.a.stdout, "  … and %d more (jarvisbot mcp show %s)\n", len(c.tools)-10, c.s.Name)
 			break
 		}
 		fmt.Fprintf(m.a.stdout, "  %s\n", t.Name)
 	}
+}
+
+// add checks that the server answers and lists its tools, then records it
+// switched on. Literal secrets in its settings move to the keyring, and
+// the settings refer to them. A server that does not answer is not added,
+// and its secrets are not kept.
+func (m mcpCmd) add(ctx context.Context, s store.MCPServer) error {
+	var kr *secrets.Keyring
+	taken := func(string) bool { return false }
+	if len(literals(s)) > 0 {
+		k, t, err := m.keyringNames(ctx)
+		if err != nil {
+			return err
+		}
+		kr, taken = k, t
+	}
+	c, err := m.prepare(ctx, s, taken)
+	if err != nil {
+		return err
+	}
+	m.progress(c.s)
+	if err := m.try(ctx, &c); err != nil {
+		return err
+	}
+	if err := m.record(ctx, kr, []candidate{c}); err != nil {
+		return err
+	}
+	m.report(c, "", true)
 	return nil
+}
+
+// switchServer turns a server on or off. A server stored in a state that
+// cannot start (a damaged row, settings today's checks refuse) is not
+// switched on: it is to be removed and added again.
+func (m mcpCmd) switchServer(ctx context.Context, name string, on bool) error {
+	s, err := m.find(ctx, name)
+	if err != nil {
+		return err
+	}
+	name = s.Name
+	if hs := hostServer(s); on && (s.Problem != "" || hs.Check() != nil) {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s cannot be switched on: %s", shownName(name), trouble(s, false))
+	}
+	if err := m.db.SetMCPServerEnabled(ctx, name, on); err != nil {
+		return err
+	}
+	if !on {
+		fmt.Fprintf(m.a.stdout, "%s is off: its settings are kept, its tools are no longer offered. Switch it back with: jarvisbot mcp on %s\n", shownName(name), shownName(name))
+	} else {
+		fmt.Fprintf(m.a.stdout, "%s is on: its tools are offered again while it answers.\n", shownName(name))
+	}
+	return nil
+}
+
+// remove forgets a server and deletes the secrets jarvisbot moved to the
+// keyring for it, except those another server, a CLI tool or the config
+// still refers to.
+func (m mcpCmd) remove(ctx context.Context, name string) error {
+	s, err := m.find(ctx, name)
+	if err != nil {
+		return err
+	}
+	name = s.Name
+	// What cannot be read must not keep the owner from removing the
+	// server; its secrets then stay, since nothing says they are unused.
+	use, useErr := m.secretsInUse(ctx, name)
+	if err := m.db.RemoveMCPServer(ctx, name); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.a.stdout, "Removed MCP server %s.\n", shownName(name))
+	if useErr != nil && len(s.Secrets) > 0 {
+		fmt.Fprintf(m.a.stdout, "Kept its secrets %s in the keyring: whether anything else refers to them cannot be told (%v). Delete each with jarvisbot secrets delete NAME once nothing needs it.\n", strings.Join(s.Secrets, ", "), useErr)
+		return nil
+	}
+	var drop []string
+	for _, n := range s.Secrets {
+		if by, ok := use[n]; ok {
+			fmt.Fprintf(m.a.stdout, "Kept its secret %s in the keyring: %s refers to it.\n", n, by)
+		} else if secrets.ValidName(n) == nil {
+			drop = append(drop, n)
+		}
+	}
+	if len(drop) == 0 {
+		return nil
+	}
+	kr, err := m.a.openSecrets(m.cfg)
+	for _, n := range drop {
+		if err == nil {
+			if err = kr.Delete(ctx, n); jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+				err = nil // deleted by hand already
+			}
+		}
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is removed, but its secret %s is still in the keyring (%w): delete it with jarvisbot secrets delete %s", shownName(name), n, err, n)
+		}
+		fmt.Fprintf(m.a.stdout, "Deleted its secret %s from the keyring.\n", n)
+	}
+	return nil
+}
+
+// trouble says why a stored server cannot run as stored, and what to do,
+// or "": a row that did not read whole, settings today's checks refuse or
+// a literal secret an older jarvisbot stored (remove it and add it again),
+// and with tools, a cached tool list the catalog refuses (list it again).
+func trouble(s store.MCPServer, tools bool) string {
+	again := fmt.Sprintf(": remove it (jarvisbot mcp remove %s) and add it again", shownName(s.Name))
+	if s.Problem != "" {
+		return s.Problem + again
+	}
+	hs := hostServer(s)
+	if err := hs.Check(); err != nil {
+		return redactText(s, strings.TrimPrefix(err.Error(), "server "+s.Name+": ")) + again
+	}
+	if lits := literals(s); len(lits) > 0 {
+		return fmt.Sprintf("its %s holds a literal credential an older jarvisbot stored%s, which moves it to the keyring", describe(lits[0]), again)
+	}
+	if !tools {
+		return ""
+	}
+	var list []catalog.SnapshotTool
+	err := json.Unmarshal(s.Tools, &list)
+	if err == nil {
+		err = catalog.New().SetServer(catalog.Server{ID: s.Name, Trusted: s.Trusted, Connected: true}, list)
+	}
+	if err != nil {
+		return fmt.Sprintf("its cached tool list is refused (%v): jarvisbot mcp list --check lists its tools again", err)
+	}
+	return ""
+}
+
+// find returns a stored server by the name the owner typed. A name that no
+// longer passes the checks is shown quoted when it holds control
+// characters ("ctl\x1bname"); typed back that way, with or without the
+// quotes, it finds the server.
+func (m mcpCmd) find(ctx context.Context, name string) (store.MCPServer, error) {
+	s, err := m.db.MCPServer(ctx, name)
+	if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		return s, err
+	}
+	for _, q := range []string{name, `"` + name + `"`} {
+		if u, uerr := strconv.Unquote(q); uerr == nil && u != name {
+			if s, err2 := m.db.MCPServer(ctx, u); err2 == nil {
+				return s, nil
+			}
+		}
+	}
+	return s, err
 }
 
 // call runs one tool as the owner, to try a server by hand.
@@ -372,7 +571,8 @@ type mcpRow struct {
 	Enabled   bool   `json:"enabled"`
 	Trusted   bool   `json:"trusted"`
 	Tools     int    `json:"tools"`
-	Status    string `json:"status,omitempty"` // with --check: "up" or why not
+	Status    string `json:"status,omitempty"`  // with --check: "up" or why not
+	Problem   string `json:"problem,omitempty"` // why it cannot run as stored
 }
 
 func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
@@ -382,20 +582,22 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 	}
 	rows := make([]mcpRow, 0, len(list))
 	for _, s := range list {
-		r := mcpRow{Name: s.Name, Transport: s.Transport, Target: s.URL, Enabled: s.Enabled, Trusted: s.Trusted}
-		if s.Transport == mcphost.Stdio {
-			r.Target = strings.Join(append([]string{s.Command}, s.Args...), " ")
-		}
+		r := mcpRow{Name: s.Name, Transport: s.Transport, Target: target(s), Enabled: s.Enabled, Trusted: s.Trusted, Problem: trouble(s, true)}
 		var tools []json.RawMessage
-		json.Unmarshal(s.Tools, &tools)
-		r.Tools = len(tools)
+		if json.Unmarshal(s.Tools, &tools) == nil {
+			r.Tools = len(tools)
+		}
 		if check && s.Enabled {
 			if cn, err := m.dialStored(ctx, s); err != nil {
-				r.Status = err.Error()
+				r.Status = redactText(s, err.Error())
 			} else {
 				r.Status, r.Tools = "up", len(cn.Tools())
-				m.db.SetMCPServerTools(ctx, s.Name, toolsJSON(cn.Tools()))
+				s.Tools = toolsJSON(cn.Tools())
 				cn.Close()
+				if err := m.db.SetMCPServerTools(ctx, s.Name, s.Tools); err != nil {
+					return err
+				}
+				r.Problem = trouble(s, true) // the tools listed now replace the cached ones
 			}
 		}
 		rows = append(rows, r)
@@ -413,6 +615,7 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(m.a.stdout, 2, 4, 2, ' ', 0)
+	troubled := 0
 	for _, r := range rows {
 		state := "on"
 		if !r.Enabled {
@@ -421,26 +624,39 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 		if r.Status != "" {
 			state += ", " + r.Status
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d tools\t%s\t%s\n", r.Name, state, r.Tools, r.Transport, r.Target)
+		if r.Problem != "" {
+			state += ", needs attention"
+			troubled++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d tools\t%s\t%s\n", shownName(r.Name), state, r.Tools, r.Transport, r.Target)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Problem != "" {
+			fmt.Fprintf(m.a.stdout, "%s needs attention: %s.\n", shownName(r.Name), r.Problem)
+		}
+	}
+	return nil
 }
 
 func (m mcpCmd) show(ctx context.Context, name string) error {
-	s, err := m.db.MCPServer(ctx, name)
+	stored, err := m.find(ctx, name)
 	if err != nil {
 		return err
 	}
+	s := redacted(stored)
 	w := m.a.stdout
 	state := "on"
 	if !s.Enabled {
 		state = "off (settings kept, tools not offered)"
 	}
-	fmt.Fprintf(w, "%s: %s, %s\n", s.Name, state, s.Transport)
+	fmt.Fprintf(w, "%s: %s, %s\n", shownName(s.Name), state, s.Transport)
 	if s.Transport == mcphost.Stdio {
-		fmt.Fprintf(w, "command: %s\n", strings.Join(append([]string{s.Command}, s.Args...), " "))
+		fmt.Fprintf(w, "command: %s\n", target(stored))
 	} else {
-		fmt.Fprintf(w, "url:     %s\n", s.URL)
+		fmt.Fprintf(w, "url:     %s\n", target(stored))
 	}
 	for _, k := range sortedKeys(s.Env) {
 		fmt.Fprintf(w, "env:     %s=%s\n", k, s.Env[k])
@@ -453,13 +669,20 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 		timeout = mcphost.DefaultCallTimeout
 	}
 	fmt.Fprintf(w, "timeout: %s per call; trusted annotations: %v\n", timeout, s.Trusted)
-	snap := catalog.SnapshotServer{Name: s.Name, Trusted: s.Trusted}
-	json.Unmarshal(s.Tools, &snap.Tools)
-	c := catalog.New()
-	if err := c.SetServer(catalog.Server{ID: s.Name, Trusted: s.Trusted, Connected: true}, snap.Tools); err != nil {
-		return err
+	if why := trouble(stored, false); why != "" {
+		fmt.Fprintf(w, "problem: %s\n", why)
 	}
-	fmt.Fprintf(w, "\n%d tools (as last listed):\n", len(snap.Tools))
+	var tools []catalog.SnapshotTool
+	c := catalog.New()
+	if err := json.Unmarshal(s.Tools, &tools); err != nil {
+		fmt.Fprintf(w, "\nIts cached tool list cannot be read: jarvisbot mcp list --check lists its tools again.\n")
+		return nil
+	}
+	if err := c.SetServer(catalog.Server{ID: s.Name, Trusted: s.Trusted, Connected: true}, tools); err != nil {
+		fmt.Fprintf(w, "\n%d tools (as last listed), which the catalog refuses (%v): jarvisbot mcp list --check lists its tools again.\n", len(tools), err)
+		return nil
+	}
+	fmt.Fprintf(w, "\n%d tools (as last listed):\n", len(tools))
 	for _, cp := range c.View().Capabilities() {
 		desc := cp.Description
 		if i := strings.IndexAny(desc, ".\n"); i > 0 {
@@ -475,8 +698,11 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 
 // importFile adds every server of an mcp.json written for another app
 // (the mcpServers shape of Claude Desktop, Claude Code and Cursor, or VS
-// Code's servers). Literal secrets in it move to the keyring and the
-// server refers to them; each server is checked like `mcp add`.
+// Code's servers), or none of them. Every entry is checked first (its
+// name, a clash with a stored server or another entry, its settings), then
+// each is started and listed like `mcp add`; only when all pass are
+// their literal secrets moved to the keyring and the servers recorded. A
+// failed import changes no secret and no server.
 func (m mcpCmd) importFile(ctx context.Context, file string) error {
 	data, err := plugins.ImportLimit().ReadFile(file)
 	if err != nil {
@@ -500,77 +726,126 @@ func (m mcpCmd) importFile(ctx context.Context, file string) error {
 	if len(entries) == 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no \"mcpServers\" (or \"servers\") object with servers in it", file)
 	}
-	names := make([]string, 0, len(entries))
-	for n := range entries {
-		names = append(names, n)
+	keys := slices.Sorted(maps.Keys(entries))
+	failed := func(code jarvisbot.Code, n int) error {
+		return jarvisbot.Errorf(code, "nothing was imported: %d of %d servers in %s cannot be added (see above); fix or remove them there and import again", n, len(keys), file)
 	}
-	sort.Strings(names)
-	// The keyring is opened once, when the first secret needs it.
-	var kr *secrets.Keyring
-	keep := func(name, value string) error {
-		if kr == nil {
-			k, err := m.a.openSecrets(m.cfg)
-			if err != nil {
-				return fmt.Errorf("the keyring cannot be opened to keep it: %w", err)
-			}
-			kr = k
-		}
-		return kr.Set(ctx, name, value)
+
+	type entry struct {
+		key string
+		s   store.MCPServer
 	}
-	added, failed := 0, 0
-	for _, n := range names {
-		var e struct {
-			Type    string            `json:"type"`
-			Command string            `json:"command"`
-			Args    []string          `json:"args"`
-			Env     map[string]string `json:"env"`
-			Cwd     string            `json:"cwd"`
-			URL     string            `json:"url"`
-			Headers map[string]string `json:"headers"`
-			Timeout float64           `json:"timeout"` // seconds, as some apps write it
-		}
-		if err := json.Unmarshal(entries[n], &e); err != nil {
-			fmt.Fprintf(m.a.stdout, "✗ %s: not a server entry: %v\n", n, err)
-			failed++
-			continue
-		}
-		s := store.MCPServer{Name: importName(n), Command: e.Command, Args: e.Args, Env: e.Env, Cwd: e.Cwd, URL: e.URL, Headers: e.Headers, Enabled: true}
-		switch strings.ToLower(e.Type) {
-		case "sse":
-			s.Transport = mcphost.SSE
-		case "http", "streamable-http", "streamablehttp":
-			s.Transport = mcphost.StreamableHTTP
-		}
-		if e.Timeout > 0 {
-			s.Timeout = time.Duration(e.Timeout * float64(time.Second))
-		}
-		// Secrets written into the file move to the keyring.
-		moved, err := moveSecrets(&s, keep)
+	var read []entry
+	bad := 0
+	for _, k := range keys {
+		s, err := importEntry(k, entries[k])
 		if err != nil {
-			fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", n, err)
-			failed++
+			fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", shownName(k), err)
+			bad++
 			continue
 		}
-		for _, mv := range moved {
-			fmt.Fprintf(m.a.stdout, "  %s: moved the literal %s into the keyring as %s\n", n, mv[0], mv[1])
+		read = append(read, entry{k, s})
+	}
+	// The keyring is read (never written) only when a secret will move.
+	var kr *secrets.Keyring
+	taken := func(string) bool { return false }
+	if slices.ContainsFunc(read, func(e entry) bool { return len(literals(e.s)) > 0 }) {
+		if kr, taken, err = m.keyringNames(ctx); err != nil {
+			return err
 		}
-		var out bytes.Buffer
-		sub := m
-		sub.a = &app{stdin: m.a.stdin, stdout: &out, stderr: m.a.stderr, getenv: m.a.getenv}
-		if err := sub.add(ctx, s); err != nil {
-			fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", n, err)
-			failed++
+	}
+	planned := map[string]bool{} // keyring names the entries before took
+	from := map[string]string{}  // server name -> the entry that took it
+	list := make([]candidate, 0, len(read))
+	for _, e := range read {
+		if prev, ok := from[e.s.Name]; ok {
+			fmt.Fprintf(m.a.stdout, "✗ %s: becomes the server name %s, which %s takes already: rename one of them\n", shownName(e.key), e.s.Name, shownName(prev))
+			bad++
 			continue
 		}
-		first, _, _ := strings.Cut(out.String(), "\n")
-		fmt.Fprintf(m.a.stdout, "✓ %s\n", first)
-		added++
+		from[e.s.Name] = e.key
+		c, err := m.prepare(ctx, e.s, func(n string) bool { return planned[n] || taken(n) })
+		if err != nil {
+			fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", shownName(e.key), err)
+			bad++
+			continue
+		}
+		for _, mv := range c.moves {
+			planned[mv.ref] = true
+		}
+		list = append(list, c)
 	}
-	fmt.Fprintf(m.a.stdout, "Imported %d of %d servers from %s.\n", added, len(names), file)
-	if failed > 0 {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%d server(s) were not imported; see above", failed)
+	if bad > 0 {
+		return failed(jarvisbot.EINVALID, bad)
 	}
+
+	// Every server is started at once: a slow npx start costs its own
+	// time, not the sum. Each result goes to its own slot.
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	for i := range list {
+		m.progress(list[i].s)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = m.try(ctx, &list[i])
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", list[i].s.Name, err)
+			bad++
+		}
+	}
+	if bad > 0 {
+		return failed(jarvisbot.EUNAVAILABLE, bad)
+	}
+	if err := m.record(ctx, kr, list); err != nil {
+		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "nothing was imported: %w", err)
+	}
+	for _, c := range list {
+		m.report(c, "✓ ", false)
+	}
+	fmt.Fprintf(m.a.stdout, "Imported %d of %d servers from %s.\n", len(list), len(keys), file)
 	return nil
+}
+
+// importEntry reads one server entry of another app's mcp.json.
+func importEntry(key string, raw json.RawMessage) (store.MCPServer, error) {
+	var e struct {
+		Type    string            `json:"type"`
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env"`
+		Cwd     string            `json:"cwd"`
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+		Timeout float64           `json:"timeout"` // seconds, as some apps write it
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return store.MCPServer{}, jarvisbot.Errorf(jarvisbot.EINVALID, "not a server entry: %w", err)
+	}
+	s := store.MCPServer{Name: importName(key), Command: e.Command, Args: e.Args, Env: e.Env, Cwd: e.Cwd, URL: e.URL, Headers: e.Headers, Enabled: true}
+	switch strings.ToLower(e.Type) {
+	case "":
+	case "stdio":
+		s.Transport = mcphost.Stdio
+	case "sse":
+		s.Transport = mcphost.SSE
+	case "http", "streamable-http", "streamablehttp":
+		s.Transport = mcphost.StreamableHTTP
+	default:
+		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "unknown transport %q: use stdio, http (streamable HTTP) or sse", e.Type)
+	}
+	if e.Timeout < 0 {
+		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "timeout %v is negative", e.Timeout)
+	}
+	s.Timeout = time.Duration(e.Timeout * float64(time.Second))
+	if s.Name == "" {
+		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "has no letter or digit to make a server name of: rename it in the file")
+	}
+	return s, nil
 }
 
 // importName makes another app's server key a valid jarvisbot name.
@@ -578,36 +853,4 @@ func importName(n string) string {
 	n = strings.ToLower(strings.TrimSpace(n))
 	n = regexp.MustCompile(`[^a-z0-9._-]+`).ReplaceAllString(n, "-")
 	return strings.Trim(n, "-._")
-}
-
-// moveSecrets stores literal credentials of env and headers with keep
-// (the keyring) and leaves ${NAME} references in their place.
-func moveSecrets(s *store.MCPServer, keep func(name, value string) error) ([][2]string, error) {
-	var moved [][2]string
-	fix := func(kind string, vals map[string]string) error {
-		for _, k := range sortedKeys(vals) {
-			v := vals[k]
-			if !plugins.LiteralSecret(k, v) {
-				continue
-			}
-			ref := secretRef("MCP_" + s.Name + "_" + k)
-			scheme := ""
-			if sch, rest, ok := strings.Cut(v, " "); ok && kind == "header" && plugins.AuthScheme(sch) {
-				scheme, v = sch+" ", strings.TrimSpace(rest)
-			}
-			if err := keep(ref, v); err != nil {
-				return fmt.Errorf("%s %s holds a secret that could not be kept: %w", kind, k, err)
-			}
-			vals[k] = scheme + "${" + ref + "}"
-			moved = append(moved, [2]string{kind + " " + k, ref})
-		}
-		return nil
-	}
-	if err := fix("env", s.Env); err != nil {
-		return nil, err
-	}
-	if err := fix("header", s.Headers); err != nil {
-		return nil, err
-	}
-	return moved, nil
 }

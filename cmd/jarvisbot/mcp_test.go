@@ -146,8 +146,8 @@ func TestMCPAddRefusals(t *testing.T) {
 		{[]string{"mcp", "add", "dies", "--", srv, "-exit-at-start", "4"}, "exited with status 4"},
 		{[]string{"mcp", "add", "ghost", "--", "no-such-command-xyz"}, "not found"},
 		{[]string{"mcp", "add", "page", httpTestServer(t, "-html")}, "HTML page"},
-		{[]string{"mcp", "add", "leaky", "--env", "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123", "--", srv}, "keyring"},
-		{[]string{"mcp", "add", "leaky2", "--header", "Authorization: Bearer abcdefghijklmnop", "https://example.test/mcp"}, "keyring"},
+		// A literal secret of a server that does not answer is not kept.
+		{[]string{"mcp", "add", "leaky", "--env", "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123", "--", srv, "-exit-at-start", "5"}, "exited with status 5"},
 		{[]string{"mcp", "add", "Bad Name", "--", srv}, "server name"},
 		{[]string{"mcp", "add", "both"}, "usage"},
 	}
@@ -161,23 +161,34 @@ func TestMCPAddRefusals(t *testing.T) {
 	if strings.TrimSpace(out) != "[]" {
 		t.Errorf("refused servers were stored: %s", out)
 	}
+	if kr := keyringContents(t, e); len(kr) != 0 {
+		t.Errorf("refused servers left secrets: %v", kr)
+	}
 }
 
 // TestMCPImport: an mcp.json from another app imports; its literal
-// secrets move to the keyring; a server that does not answer is named.
+// secrets move to the keyring; a server that does not answer is named and
+// nothing is imported until it is fixed or left out.
 func TestMCPImport(t *testing.T) {
 	e := newTestEnv(t)
 	e.vars["JARVIS_MCP_INIT_TIMEOUT"] = "3s"
 	srv := mcpTestServer(t)
 	file := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	box := map[string]any{"command": srv, "args": []string{"-name", "box"}, "env": map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "MODE": "demo"}}
 	doc := map[string]any{"mcpServers": map[string]any{
-		"Test Box": map[string]any{"command": srv, "args": []string{"-name", "box"}, "env": map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "MODE": "demo"}},
+		"Test Box": box,
 		"broken":   map[string]any{"command": srv, "args": []string{"-exit-at-start", "9"}},
 	}}
 	data, _ := json.Marshal(doc)
 	os.WriteFile(file, data, 0o600)
 	code, out, errOut := e.jarvis(t, "", "mcp", "import", file)
-	if code != 1 || !strings.Contains(out, "✓ Added test-box") || !strings.Contains(out, "✗ broken") || !strings.Contains(out, "status 9") || !strings.Contains(out, "Imported 1 of 2") {
+	if code != 1 || !strings.Contains(out, "✗ broken") || !strings.Contains(out, "status 9") || !strings.Contains(errOut, "nothing was imported") {
+		t.Fatalf("import with a broken server: exit %d\n%s\n%s", code, out, errOut)
+	}
+	data, _ = json.Marshal(map[string]any{"mcpServers": map[string]any{"Test Box": box}})
+	os.WriteFile(file, data, 0o600)
+	code, out, errOut = e.jarvis(t, "", "mcp", "import", file)
+	if code != 0 || !strings.Contains(out, "✓ Added test-box") || !strings.Contains(out, "Imported 1 of 1") {
 		t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if !strings.Contains(out, "into the keyring as MCP_TEST_BOX_GITHUB_PERSONAL_ACCESS_TOKEN") {
@@ -192,12 +203,7 @@ func TestMCPImport(t *testing.T) {
 	if !strings.Contains(list, "MCP_TEST_BOX_GITHUB_PERSONAL_ACCESS_TOKEN") {
 		t.Errorf("keyring: %s", list)
 	}
-	db, err := os.ReadFile(filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db"))
-	if err != nil {
-		matches, _ := filepath.Glob(filepath.Join(e.vars["JARVIS_DATA_DIR"], "*.db"))
-		t.Fatalf("database file: %v %v", err, matches)
-	}
-	if strings.Contains(string(db), "ghp_abcdefghijklmnopqrstuvwxyz") {
+	if strings.Contains(databaseBytes(t, e), "ghp_abcdefghijklmnopqrstuvwxyz") {
 		t.Error("the token reached the database")
 	}
 	for _, bad := range []string{"{", `{"other": {}}`} {
@@ -205,5 +211,12 @@ func TestMCPImport(t *testing.T) {
 		if code, _, errOut := e.jarvis(t, "", "mcp", "import", file); code != 2 || errOut == "" {
 			t.Errorf("import %q: exit %d %q", bad, code, errOut)
 		}
+	}
+	os.WriteFile(file, []byte(`{"mcpServers": {"x": {"command": "true"}}, "pad": "`+strings.Repeat("x", 1<<20)+`"}`), 0o600)
+	if code, _, errOut := e.jarvis(t, "", "mcp", "import", file); code != 2 || !strings.Contains(errOut, "is too large") {
+		t.Errorf("import of a file over 1 MiB: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := e.jarvis(t, "", "mcp", "import", filepath.Dir(file)); code != 2 || !strings.Contains(errOut, "is a folder") {
+		t.Errorf("import of a directory: exit %d %q", code, errOut)
 	}
 }

@@ -47,6 +47,17 @@
 //	-page-size K    tools/list returns at most K tools per page with a
 //	                nextCursor (default 0: no pagination).
 //
+// Credentials:
+//
+//	-key KEY            a credential the server expects. Over HTTP (either
+//	                    transport) every request must carry it, or gets 401:
+//	                    as "Authorization: Bearer KEY", as the password of
+//	                    "Authorization: Basic …", as an X-Api-Key header, or
+//	                    as the query parameter api_key or token. With -key
+//	                    the server also has a tool key {} that returns KEY,
+//	                    so a test can see the value arrived (over stdio too,
+//	                    where nothing else checks it).
+//
 // Faults:
 //
 //	-garbage            write three lines "this is not json" to stdout before
@@ -147,6 +158,7 @@ type options struct {
 	hangInitialize bool
 	crashAfter     int
 	printEnv       string
+	key            string
 }
 
 // errUsage reports a command line the flag package accepted but that makes
@@ -170,6 +182,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.hangInitialize, "hang-initialize", false, "never answer initialize or server/discover")
 	fs.IntVar(&o.crashAfter, "crash-after", 0, "exit with status 3 when the `N`th tools/call arrives (0: never)")
 	fs.StringVar(&o.printEnv, "print-env", "", "write the environment variable `NAME` and its value to stderr at start")
+	fs.StringVar(&o.key, "key", "", "require the credential `KEY` on every HTTP request; the tool key returns it")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -234,9 +247,9 @@ func run(ctx context.Context, o options, stdin io.Reader, stdout, stderr io.Writ
 	srv := newTestServer(o, stderr, exit)
 	switch {
 	case o.sse:
-		return serveSSE(ctx, srv, o.httpAddr, stdout)
+		return serveSSE(ctx, srv, o.httpAddr, o.key, stdout)
 	case o.httpAddr != "":
-		return serveStreamable(ctx, srv, o.httpAddr, stdout)
+		return serveStreamable(ctx, srv, o.httpAddr, o.key, stdout)
 	default:
 		return serveStdio(ctx, srv, stdin, stdout, stderr)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -651,6 +652,50 @@ func TestSSE(t *testing.T) {
 	mustInitialize(t, c)
 	if got := callText(t, c, "add", map[string]any{"a": 40, "b": 2}); got != "42" {
 		t.Errorf("add over SSE = %q, want 42", got)
+	}
+}
+
+// TestKeyIsRequiredOverHTTP: with -key, a request without the key gets
+// 401, and each way of carrying it is let through; the key tool returns it.
+func TestKeyIsRequiredOverHTTP(t *testing.T) {
+	t.Parallel()
+	const key = "k3y-for-the-test"
+	url := startHTTP(t, "-http", "127.0.0.1:0", "-key", key)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	cases := []struct {
+		name   string
+		url    string
+		header [2]string
+		want   int
+	}{
+		{"none", url, [2]string{}, http.StatusUnauthorized},
+		{"wrong bearer", url, [2]string{"Authorization", "Bearer nope"}, http.StatusUnauthorized},
+		{"bearer", url, [2]string{"Authorization", "Bearer " + key}, http.StatusOK},
+		{"basic", url, [2]string{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte("me:"+key))}, http.StatusOK},
+		{"api key header", url, [2]string{"X-Api-Key", key}, http.StatusOK},
+		{"api_key query", url + "?api_key=" + key, [2]string{}, http.StatusOK},
+		{"token query", url + "?token=" + key, [2]string{}, http.StatusOK},
+	}
+	for _, c := range cases {
+		req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(init))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if c.header[0] != "" {
+			req.Header.Set(c.header[0], c.header[1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: status %d, want %d", c.name, resp.StatusCode, c.want)
+		}
+	}
+	c := httpClient(t, url, nil, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
+	mustInitialize(t, c)
+	if got := callText(t, c, "key", nil); got != key {
+		t.Errorf("key tool = %q, want %q", got, key)
 	}
 }
 

@@ -81,7 +81,7 @@ func (w *watchedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func serveStreamable(ctx context.Context, t *testServer, addr string, stdout io.Writer) error {
+func serveStreamable(ctx context.Context, t *testServer, addr, key string, stdout io.Writer) error {
 	ln, base, err := listen(addr)
 	if err != nil {
 		return err
@@ -91,11 +91,11 @@ func serveStreamable(ctx context.Context, t *testServer, addr string, stdout io.
 	h := server.NewStreamableHTTPServer(t.mcp, server.WithStreamableHTTPServer(httpSrv))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", watchNotifications(h))
-	httpSrv.Handler = t.frozen.held(mux)
+	httpSrv.Handler = requireKey(key, t.frozen.held(mux))
 	return serveHTTP(ctx, httpSrv, ln, base+"/mcp", stdout, h.Shutdown)
 }
 
-func serveSSE(ctx context.Context, t *testServer, addr string, stdout io.Writer) error {
+func serveSSE(ctx context.Context, t *testServer, addr, key string, stdout io.Writer) error {
 	ln, base, err := listen(addr)
 	if err != nil {
 		return err
@@ -107,8 +107,27 @@ func serveSSE(ctx context.Context, t *testServer, addr string, stdout io.Writer)
 	// A client that tries streamable HTTP first must see it is not there.
 	mux.Handle("/mcp", http.NotFoundHandler())
 	mux.Handle("/", sse)
-	httpSrv.Handler = t.frozen.held(mux)
+	httpSrv.Handler = requireKey(key, t.frozen.held(mux))
 	return serveHTTP(ctx, httpSrv, ln, base+"/sse", stdout, sse.Shutdown)
+}
+
+// requireKey answers 401 to a request that does not carry key in one of
+// the ways services take one; an empty key lets everything through.
+func requireKey(key string, next http.Handler) http.Handler {
+	if key == "" {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, pw, basic := r.BasicAuth()
+		q := r.URL.Query()
+		if r.Header.Get("Authorization") == "Bearer "+key || (basic && pw == key) ||
+			r.Header.Get("X-Api-Key") == key || q.Get("api_key") == key || q.Get("token") == key {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcptest"`)
+		http.Error(w, "mcptest: missing or wrong key", http.StatusUnauthorized)
+	})
 }
 
 const welcomePage = "<html><body>Welcome</body></html>"

@@ -93,6 +93,15 @@ func newTestServer(o options, stderr io.Writer, exit exitFunc) *testServer {
 	} else {
 		t.mcp.AddTools(t.builtinTools()...)
 	}
+	if o.key != "" {
+		key := o.key
+		t.mcp.AddTools(server.ServerTool{
+			Tool: newTool("key", "Returns the key the server was started with (-key).", quiet()),
+			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(key), nil
+			},
+		})
+	}
 	extra := make([]server.ServerTool, 0, o.extraTools)
 	for i := 1; i <= o.extraTools; i++ {
 		extra = append(extra, generatedTool(fmt.Sprintf("tool_%03d", i),

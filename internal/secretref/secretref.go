@@ -1,9 +1,12 @@
 // Package secretref resolves "${NAME}" references in settings (MCP server
-// env and headers, CLI tool env): the settings on disk name a secret, the
-// keyring or the environment holds its value.
+// env, headers, arguments and URL, CLI tool env): the settings on disk name
+// a secret, the keyring or the environment holds its value.
 package secretref
 
-import "regexp"
+import (
+	"regexp"
+	"slices"
+)
 
 var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
@@ -23,4 +26,16 @@ func Expand(v string, lookup func(name string) (string, bool)) (out, missing str
 		return ""
 	})
 	return out, missing
+}
+
+// Names returns the names v refers to, in order, each once: what a setting
+// needs from the keyring, and what keeps a secret in use.
+func Names(v string) []string {
+	var out []string
+	for _, m := range reference.FindAllStringSubmatch(v, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
 }

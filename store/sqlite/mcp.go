@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -14,39 +15,49 @@ import (
 
 var _ store.MCPServers = (*DB)(nil)
 
-const mcpColumns = `name, transport, command, args, env, cwd, url, headers, timeout_ms, trusted, enabled, plugin, tools, created_at, updated_at`
+const mcpColumns = `name, transport, command, args, env, cwd, url, headers, timeout_ms, trusted, enabled, plugin, tools, secrets, created_at, updated_at`
 
 // AddMCPServer records a new server.
 func (db *DB) AddMCPServer(ctx context.Context, s store.MCPServer) error {
-	args, err := json.Marshal(nonNil(s.Args))
+	return db.AddMCPServers(ctx, []store.MCPServer{s})
+}
+
+// AddMCPServers records every server in one transaction: a name taken
+// (already, or twice in list) adds none of them.
+func (db *DB) AddMCPServers(ctx context.Context, list []store.MCPServer) error {
+	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("encode args: %w", err)
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "adding MCP servers to %s: %w", db.path, err)
 	}
-	env, err := json.Marshal(nonNilMap(s.Env))
-	if err != nil {
-		return fmt.Errorf("encode env: %w", err)
-	}
-	headers, err := json.Marshal(nonNilMap(s.Headers))
-	if err != nil {
-		return fmt.Errorf("encode headers: %w", err)
-	}
-	tools := s.Tools
-	if len(tools) == 0 {
-		tools = []byte("[]")
-	}
-	if !json.Valid(tools) {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "tools of MCP server %s are not JSON", s.Name)
-	}
+	defer tx.Rollback() // no-op after Commit
 	now := formatTime(db.now())
-	res, err := db.db.ExecContext(ctx, `INSERT INTO mcp_servers (`+mcpColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		s.Name, s.Transport, s.Command, string(args), string(env), s.Cwd, s.URL, string(headers),
-		s.Timeout.Milliseconds(), boolInt(s.Trusted), boolInt(s.Enabled), s.Plugin, string(tools), now, now)
-	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "adding MCP server %s to %s: %w", s.Name, db.path, err)
+	for _, s := range list {
+		var cols [4][]byte
+		for i, v := range []any{nonNil(s.Args), nonNilMap(s.Env), nonNilMap(s.Headers), nonNil(s.Secrets)} {
+			if cols[i], err = json.Marshal(v); err != nil {
+				return fmt.Errorf("encode MCP server %s: %w", s.Name, err)
+			}
+		}
+		tools := s.Tools
+		if len(tools) == 0 {
+			tools = []byte("[]")
+		}
+		if !json.Valid(tools) {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "tools of MCP server %s are not JSON", s.Name)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO mcp_servers (`+mcpColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+			s.Name, s.Transport, s.Command, string(cols[0]), string(cols[1]), s.Cwd, s.URL, string(cols[2]),
+			s.Timeout.Milliseconds(), boolInt(s.Trusted), boolInt(s.Enabled), s.Plugin, string(tools), string(cols[3]), now, now)
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINTERNAL, "adding MCP server %s to %s: %w", s.Name, db.path, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return jarvisbot.Errorf(jarvisbot.ECONFLICT, "an MCP server named %s exists already: remove it first or choose another name", s.Name)
+		}
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "an MCP server named %s exists already: remove it first or choose another name", s.Name)
+	if err := tx.Commit(); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "adding MCP servers to %s: %w", db.path, err)
 	}
 	return nil
 }
@@ -84,31 +95,43 @@ func (db *DB) MCPServers(ctx context.Context) ([]store.MCPServer, error) {
 	return out, nil
 }
 
+// scanMCP reads one row. A column that does not decode (a hand edit, an
+// older or damaged file) fails only that server: it comes back with a
+// Problem and switched off, so that it can still be listed and removed.
+// The message never quotes the column, which may hold a secret.
 func scanMCP(r interface{ Scan(...any) error }) (store.MCPServer, error) {
 	var s store.MCPServer
-	var args, env, headers, tools, created, updated string
+	var args, env, headers, tools, secrets, created, updated string
 	var timeout int64
 	var trusted, enabled int
-	if err := r.Scan(&s.Name, &s.Transport, &s.Command, &args, &env, &s.Cwd, &s.URL, &headers, &timeout, &trusted, &enabled, &s.Plugin, &tools, &created, &updated); err != nil {
+	if err := r.Scan(&s.Name, &s.Transport, &s.Command, &args, &env, &s.Cwd, &s.URL, &headers, &timeout, &trusted, &enabled, &s.Plugin, &tools, &secrets, &created, &updated); err != nil {
 		return s, err
 	}
+	var problems []string
 	for _, f := range []struct {
-		raw string
-		dst any
-	}{{args, &s.Args}, {env, &s.Env}, {headers, &s.Headers}} {
+		what, raw string
+		dst       any
+	}{{"arguments are not a list of strings", args, &s.Args}, {"environment is not an object of strings", env, &s.Env},
+		{"headers are not an object of strings", headers, &s.Headers}, {"secret names are not a list of strings", secrets, &s.Secrets}} {
 		if err := json.Unmarshal([]byte(f.raw), f.dst); err != nil {
-			return s, err
+			problems = append(problems, "its stored "+f.what)
 		}
+	}
+	if !json.Valid([]byte(tools)) {
+		problems = append(problems, "its cached tool list is not JSON")
+		tools = "[]"
 	}
 	s.Timeout = time.Duration(timeout) * time.Millisecond
 	s.Trusted, s.Enabled = trusted == 1, enabled == 1
 	s.Tools = []byte(tools)
-	var err error
-	if s.CreatedAt, err = parseTime(created); err != nil {
-		return s, err
+	// A bad time harms nothing; it reads as unknown (zero).
+	s.CreatedAt, _ = parseTime(created)
+	s.UpdatedAt, _ = parseTime(updated)
+	if len(problems) > 0 {
+		s.Problem = strings.Join(problems, "; ")
+		s.Enabled = false
 	}
-	s.UpdatedAt, err = parseTime(updated)
-	return s, err
+	return s, nil
 }
 
 // SetMCPServerEnabled switches a server on or off.

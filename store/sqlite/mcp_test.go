@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,6 +57,74 @@ func TestMCPServersM1(t *testing.T) {
 	for _, err := range []error{db.RemoveMCPServer(ctx, "files"), db.SetMCPServerEnabled(ctx, "files", true), func() error { _, err := db.MCPServer(ctx, "files"); return err }()} {
 		if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 			t.Errorf("after remove: %v", err)
+		}
+	}
+}
+
+// TestAddMCPServersAllOrNoneX3: a batch with a taken name adds nothing;
+// the names of a server's keyring entries round-trip.
+func TestAddMCPServersAllOrNoneX3(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	if err := db.AddMCPServer(ctx, store.MCPServer{Name: "taken", Transport: "stdio", Command: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range [][]string{{"a", "b", "taken"}, {"a", "b", "a"}} {
+		var list []store.MCPServer
+		for _, n := range batch {
+			list = append(list, store.MCPServer{Name: n, Transport: "stdio", Command: "x", Secrets: []string{"MCP_" + n}})
+		}
+		if err := db.AddMCPServers(ctx, list); jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+			t.Errorf("%v: %v, want a conflict", batch, err)
+		}
+		if all, _ := db.MCPServers(ctx); len(all) != 1 {
+			t.Errorf("%v: a failed batch left %d servers", batch, len(all))
+		}
+	}
+	if err := db.AddMCPServers(ctx, []store.MCPServer{{Name: "a", Transport: "stdio", Command: "x", Secrets: []string{"MCP_A_TOKEN"}}, {Name: "b", Transport: "stdio", Command: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := db.MCPServer(ctx, "a"); err != nil || !slices.Equal(a.Secrets, []string{"MCP_A_TOKEN"}) || a.Problem != "" {
+		t.Errorf("a = %+v, %v", a, err)
+	}
+}
+
+// TestDamagedMCPRowsReadST1: a row whose stored JSON does not decode (what
+// today's constraints refuse, left by a hand edit or an older file) is read
+// with a Problem and switched off, and never fails the listing.
+func TestDamagedMCPRowsReadST1(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	if err := db.AddMCPServer(ctx, store.MCPServer{Name: "good", Transport: "stdio", Command: "x", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.db.ExecContext(ctx, `PRAGMA ignore_check_constraints = ON`); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{"args": `{"x": 1}`, "env": `["API_TOKEN=hunter2"]`, "headers": `not json`, "tools": `not json`, "secrets": `{}`, "created_at": `yesterday`}
+	for col, v := range rows {
+		_, err := db.db.ExecContext(ctx, `INSERT INTO mcp_servers (name, transport, command, enabled, created_at, updated_at) VALUES (?, 'stdio', 'x', 1, ?, ?)`,
+			"bad-"+col, "2026-01-01T00:00:00.000000000Z", "2026-01-01T00:00:00.000000000Z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.db.ExecContext(ctx, `UPDATE mcp_servers SET `+col+` = ? WHERE name = ?`, v, "bad-"+col); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := db.MCPServers(ctx)
+	if err != nil || len(list) != len(rows)+1 {
+		t.Fatalf("list: %d servers, %v", len(list), err)
+	}
+	for _, s := range list {
+		damaged := s.Name != "good" && s.Name != "bad-created_at"
+		if (s.Problem != "") != damaged || (damaged && s.Enabled) || strings.Contains(s.Problem, "hunter2") {
+			t.Errorf("%s: problem %q, enabled %v", s.Name, s.Problem, s.Enabled)
+		}
+	}
+	for name := range rows {
+		if err := db.RemoveMCPServer(ctx, "bad-"+name); err != nil {
+			t.Errorf("remove bad-%s: %v", name, err)
 		}
 	}
 }

@@ -47,7 +47,8 @@ type migration struct {
 }
 
 // Open opens (creating if needed) the database file at path, creating its
-// parent directory with mode 0700, and migrates it to the latest schema.
+// parent directory with mode 0700 and the file with mode 0600, and migrates
+// it to the latest schema.
 func Open(ctx context.Context, path string) (*DB, error) {
 	return open(ctx, path, migrationFiles)
 }
@@ -71,6 +72,9 @@ func open(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
 	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "database path %s is not a regular file: remove it or choose another data directory", abs)
 	}
+	if err := private(abs); err != nil {
+		return nil, err
+	}
 
 	sqldb, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {
@@ -92,6 +96,31 @@ func open(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// private makes the database the owner's alone (X3) before SQLite opens
+// it: SQLite would create a missing file 0644 less the umask, and gives
+// its -wal, -shm and -journal files the database's own mode. A file made
+// with looser modes (by an older jarvisbot, a copy, a restore) is
+// tightened, keeping the owner's bits.
+func private(abs string) error {
+	f, err := os.OpenFile(abs, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot create database %s: %w", abs, err)
+	}
+	f.Close()
+	for _, p := range []string{abs, abs + "-wal", abs + "-shm", abs + "-journal"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // a side file comes and goes with the connections
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&0o700); err != nil {
+				return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "database file %s can be read by others (mode %#o) and cannot be made private: %w; run chmod 600 %s", p, perm, err, p)
+			}
+		}
+	}
+	return nil
 }
 
 // dsn builds the connection string. The pragmas apply to every pooled
