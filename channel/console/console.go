@@ -4,7 +4,6 @@
 package console
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -23,39 +22,31 @@ const (
 
 // Console is the terminal channel.
 type Console struct {
-	in  io.Reader
+	in  *Reader
 	out io.Writer
 
 	mu      sync.Mutex
 	seq     int
 	buttons map[string][]channel.Button // by message id, while shown
 	lastBtn string                      // the message whose buttons a number picks
+	// shownAt is the input mark when lastBtn's buttons were shown: only
+	// a line typed after it presses one.
+	shownAt uint64
 }
 
 // New returns a console over the given streams.
 func New(in io.Reader, out io.Writer) *Console {
-	return &Console{in: in, out: out, buttons: map[string][]channel.Button{}}
+	return &Console{in: NewReader(in), out: out, buttons: map[string][]channel.Button{}}
 }
 
 // Name is "console".
 func (c *Console) Name() string { return "console" }
 
 // Run reads lines until EOF or ctx ends. A line that is the number of a
-// shown button presses it; every other line is a message.
+// shown button, typed after the buttons appeared, presses it; every other
+// line is a message.
 func (c *Console) Run(ctx context.Context, h channel.Handler) error {
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(c.in)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	lines := c.in.Lines(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -64,32 +55,43 @@ func (c *Console) Run(ctx context.Context, h channel.Handler) error {
 			if !ok {
 				return nil
 			}
-			line = strings.TrimSpace(line)
-			if line == "" {
+			text := strings.TrimSpace(line.Text)
+			if text == "" {
 				continue
 			}
-			if p, ok := c.press(line); ok {
+			p, ok, early := c.press(line, text)
+			switch {
+			case ok:
 				h.HandlePress(ctx, p)
-				continue
+			case early:
+				// Typed ahead or pasted before the question: never an
+				// answer to it, and not a message the owner meant either.
+				fmt.Fprintf(c.out, "(%q came before the question, so it does not answer it: type your choice now)\n", text)
+			default:
+				h.HandleMessage(ctx, channel.Message{Chat: Chat, User: User, Name: "you", Text: text})
 			}
-			h.HandleMessage(ctx, channel.Message{Chat: Chat, User: User, Name: "you", Text: line})
 		}
 	}
 }
 
-func (c *Console) press(line string) (channel.Press, bool) {
-	n, err := strconv.Atoi(line)
+// press turns a button number into a press. early is set for a number
+// that would press a button but was typed before the buttons appeared.
+func (c *Console) press(line Line, text string) (p channel.Press, ok, early bool) {
+	n, err := strconv.Atoi(text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	btns := c.buttons[c.lastBtn]
 	if err != nil || n < 1 || n > len(btns) {
-		return channel.Press{}, false
+		return channel.Press{}, false, false
+	}
+	if !line.After(c.shownAt) {
+		return channel.Press{}, false, true
 	}
 	return channel.Press{Chat: Chat, User: User, MessageID: c.lastBtn, Data: btns[n-1].Data,
 		Answer: func(_ context.Context, notice string) error {
 			_, err := fmt.Fprintf(c.out, "(%s)\n", notice)
 			return err
-		}}, true
+		}}, true, false
 }
 
 // Send prints a message; its buttons are numbered, and typing the number
@@ -115,6 +117,9 @@ func (c *Console) Send(_ context.Context, m channel.Outgoing) (string, error) {
 		c.lastBtn = id
 	}
 	_, err := io.WriteString(c.out, b.String())
+	if len(flat) > 0 {
+		c.shownAt = c.in.Mark() // after the prompt is out
+	}
 	return id, err
 }
 

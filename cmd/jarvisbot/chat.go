@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agent"
+	"github.com/jarvisbot/jarvisbot/channel/console"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -49,8 +49,8 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 	}
 	defer svc.Close()
 	svc.connect(ctx)
-	lines := stdinLines(ctx, a)
-	c := terminal{a: a, svc: svc, agent: *agentName, lines: lines, asked: asked}
+	in, lines := stdinLines(ctx, a)
+	c := terminal{a: a, svc: svc, agent: *agentName, in: in, lines: lines, asked: asked}
 	// Requests that waited while jarvisbot was not running are asked first.
 	for _, ap := range svc.pending {
 		if ap.Chat == consoleChat {
@@ -63,12 +63,12 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 	fmt.Fprintf(a.stdout, "jarvisbot: talking to agent %s. Type a message; /quit ends.\n", *agentName)
 	for {
 		fmt.Fprint(a.stdout, "> ")
-		line, ok := <-lines
+		l, ok := <-lines
 		if !ok {
 			fmt.Fprintln(a.stdout)
 			return nil
 		}
-		line = strings.TrimSpace(line)
+		line := strings.TrimSpace(l.Text)
 		switch line {
 		case "":
 			continue
@@ -81,29 +81,19 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 	}
 }
 
-// stdinLines reads the app's stdin line by line.
-func stdinLines(ctx context.Context, a *app) <-chan string {
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(a.stdin)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return lines
+// stdinLines reads the app's stdin line by line, each line with the
+// mark of its arrival.
+func stdinLines(ctx context.Context, a *app) (*console.Reader, <-chan console.Line) {
+	in := console.NewReader(a.stdin)
+	return in, in.Lines(ctx)
 }
 
 type terminal struct {
 	a     *app
 	svc   *service
 	agent string
-	lines <-chan string
+	in    *console.Reader
+	lines <-chan console.Line
 	asked <-chan store.Approval
 }
 
@@ -132,16 +122,32 @@ func (c terminal) turn(ctx context.Context, text string) error {
 	}
 }
 
-// decide asks the owner at the console about one request.
+// decide asks the owner at the console about one request. Only a line
+// typed after the question answers it: lines typed ahead or pasted with
+// the message never do.
 func (c terminal) decide(ctx context.Context, ap store.Approval) {
 	w := c.a.stdout
 	fmt.Fprintf(w, "Approval needed (%s, agent %s): %s\nApprove? [y]es / [n]o / [a]lways for this tool: ", ap.Tool, ap.Agent, ap.Summary)
-	line, ok := <-c.lines
-	if !ok {
-		fmt.Fprintln(w, "\n(no answer on stdin: denied)")
-		line = "n"
+	mark := c.in.Mark()
+	var line console.Line
+	for answered := false; !answered; {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(w, "\n(stopping: the request stays pending; you are asked again next time)")
+			return
+		case l, ok := <-c.lines:
+			switch {
+			case !ok:
+				fmt.Fprintln(w, "\n(no answer on stdin: denied)")
+				line, answered = console.Line{Text: "n"}, true
+			case !l.After(mark):
+				fmt.Fprintf(w, "\n(%q came before the question, so it does not answer it)\nApprove? [y]es / [n]o / [a]lways for this tool: ", strings.TrimSpace(l.Text))
+			default:
+				line, answered = l, true
+			}
+		}
 	}
-	answer := strings.ToLower(strings.TrimSpace(line))
+	answer := strings.ToLower(strings.TrimSpace(line.Text))
 	approve := answer == "y" || answer == "yes" || answer == "a" || answer == "always"
 	always := answer == "a" || answer == "always"
 	if _, err := c.svc.engine.Decide(ctx, ap.ID, "console", approve, always); err != nil {

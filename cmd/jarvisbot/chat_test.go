@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/fakellm"
 	"github.com/jarvisbot/jarvisbot/llm"
@@ -30,7 +33,7 @@ func TestChatConsoleA2(t *testing.T) {
 				t.Fatal("cli add")
 			}
 			f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["approved","call"]}`}}}, fakellm.Step{Text: "Done."})
-			code, out, errOut = e.jarvis(t, "y\n", "chat", "-m", "run echo")
+			code, out, errOut = e.jarvisAnswering(t, "y", "chat", "-m", "run echo")
 			if code != 0 || !strings.Contains(out, "Approval needed (cli:echo") || !strings.Contains(out, "Done.") {
 				t.Fatalf("approval at the console: exit %d\n%s\n%s", code, out, errOut)
 			}
@@ -47,7 +50,7 @@ func TestChatConsoleA2(t *testing.T) {
 			}
 			if p == "anthropic" { // "always" at the prompt, then revoked
 				f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["x"]}`}}}, fakellm.Step{Text: "ok"})
-				e.jarvis(t, "a\n", "chat", "-m", "run echo again")
+				e.jarvisAnswering(t, "a", "chat", "-m", "run echo again")
 				if _, out, _ := e.jarvis(t, "", "approvals", "grants"); !strings.Contains(out, "cli:echo") {
 					t.Errorf("grants: %s", out)
 				}
@@ -61,6 +64,58 @@ func TestChatConsoleA2(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTypedAheadNeverApprovesCH2: an answer that was on stdin before the
+// approval was asked (typed ahead, piped, pasted with the message) never
+// approves: the request is denied at the end of input, and the tool does
+// not run.
+func TestTypedAheadNeverApprovesCH2(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+		t.Fatal("cli add")
+	}
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["typed","ahead"]}`}}}, fakellm.Step{Text: "Not run."})
+	code, out, errOut := e.jarvis(t, "y\nyes\n", "chat", "-m", "run echo")
+	if code != 0 || !strings.Contains(out, `"y" came before the question`) || !strings.Contains(out, "denied") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, act, _ := e.jarvis(t, "", "activity", "--json"); strings.Contains(act, `"outcome":"ok"`) || !strings.Contains(act, `"outcome":"denied"`) {
+		t.Errorf("a typed-ahead line approved the call: %s", act)
+	}
+}
+
+// jarvisAnswering runs a command whose stdin types answer (and a newline)
+// once the command has asked for approval, as the owner at a terminal
+// does, then ends the input.
+func (e *testEnv) jarvisAnswering(t *testing.T, answer string, args ...string) (int, string, string) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	finished := make(chan struct{})
+	var code int
+	go func() {
+		defer close(finished)
+		code = run(context.Background(), args, e.app(inR, out, errb))
+	}()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(out.String(), "Approve?") {
+		select {
+		case <-finished:
+			inW.Close()
+			return code, out.String(), errb.String()
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no approval was asked within 15 s:\n%s\n%s", out.String(), errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	io.WriteString(inW, answer+"\n")
+	<-finished
+	inW.Close()
+	return code, out.String(), errb.String()
 }
 
 // TestChatWithoutModel: with no provider the console says what to set.

@@ -158,7 +158,8 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 		r, err := sch.RunNow(ctx, name)
 		finished <- done{r, err}
 	}()
-	term := terminal{a: a, svc: svc, lines: stdinLines(ctx, a), asked: asked}
+	in, lines := stdinLines(ctx, a)
+	term := terminal{a: a, svc: svc, in: in, lines: lines, asked: asked}
 	var d done
 	for wait := true; wait; {
 		select {
