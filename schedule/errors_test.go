@@ -138,7 +138,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			h := newHarnessWith(t, db, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin), func(db *sqlite.DB) store.Schedules { return fs })
 			fs.fail = tc.fail
 			tc.scenario(t, h)
-			h.s.Stop()
+			h.s.Stop(context.Background())
 			if r, _ := h.counts(); r != tc.runs {
 				t.Errorf("%d runs, want %d", r, tc.runs)
 			}
@@ -189,7 +189,7 @@ func TestPauseWhileRecordingOutcomeIsKeptSC1(t *testing.T) {
 	h.failRun = true
 	ctx := context.Background()
 	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
-	defer h.s.Stop()
+	defer h.s.Stop(context.Background())
 	ran.Store(true)
 	if _, err := h.s.RunNow(ctx, "digest"); err != nil {
 		t.Fatal(err)
@@ -209,7 +209,7 @@ func TestOutcomeRecordedBeforeDeliverySC1(t *testing.T) {
 	var seen store.Run
 	h.onDeliver = func(string, string) { seen, _ = h.db.LastRun(ctx, "digest") }
 	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
-	defer h.s.Stop()
+	defer h.s.Stop(context.Background())
 	if _, err := h.s.RunNow(ctx, "digest"); err != nil {
 		t.Fatal(err)
 	}

@@ -114,6 +114,10 @@ type Scheduler struct {
 	stopped bool
 	wg      sync.WaitGroup
 	ctx     context.Context
+	// runs is the context of scheduled runs: Stop ends it when its
+	// deadline passes, and the run still going is recorded interrupted.
+	runs     context.Context
+	stopRuns context.CancelFunc
 }
 
 type entry struct {
@@ -144,6 +148,7 @@ func New(opt Options) *Scheduler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Scheduler{opt: opt, log: log, jobs: map[string]*entry{}}
+	s.runs, s.stopRuns = context.WithCancel(context.Background())
 	s.undelivered.Store(true) // the last run may have left some
 	return s
 }
@@ -252,8 +257,10 @@ func (s *Scheduler) arm(e *entry) {
 	})
 }
 
-// Stop disarms every job and waits for runs in flight.
-func (s *Scheduler) Stop() {
+// Stop disarms every job and waits for runs in flight until ctx ends;
+// then it stops them (each is recorded "interrupted") and waits for them
+// to return.
+func (s *Scheduler) Stop(ctx context.Context) {
 	s.mu.Lock()
 	s.stopped = true
 	for _, e := range s.jobs {
@@ -262,7 +269,15 @@ func (s *Scheduler) Stop() {
 		}
 	}
 	s.mu.Unlock()
-	s.wg.Wait()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.stopRuns()
+		<-done
+	}
+	s.stopRuns()
 }
 
 // Wait waits for the runs in flight (tests).
@@ -313,7 +328,7 @@ func (s *Scheduler) fire(e *entry, due time.Time) {
 	go func() {
 		defer s.wg.Done()
 		defer func() { s.mu.Lock(); e.running = false; s.mu.Unlock() }()
-		s.execute(ctx, e.job, store.Run{ID: id, Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat}, true)
+		s.execute(s.runs, e.job, store.Run{ID: id, Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat}, true)
 	}()
 }
 
@@ -322,9 +337,19 @@ func (s *Scheduler) fire(e *entry, due time.Time) {
 // whose caller sees a missing model at once: the owner is not told again.
 func (s *Scheduler) execute(ctx context.Context, j Job, run store.Run, scheduled bool) store.Run {
 	report, err := s.opt.Run(ctx, j, run.Chat)
+	interrupted := err != nil && ctx.Err() != nil
+	// What follows records the run: it outlives a stopped run's context.
+	ctx = context.WithoutCancel(ctx)
 	run.FinishedAt = s.opt.Clock.Now()
 	notRun := errors.Is(err, ErrNoModel)
 	switch {
+	case interrupted:
+		// jarvisbot stopped during the run: not the skill's failure.
+		run.Outcome, run.Error, run.Delivery = "interrupted", "jarvisbot stopped during the run: "+err.Error(), "none"
+		if uerr := s.opt.Store.UpdateRun(ctx, run); uerr != nil {
+			s.log.Error("recording an interrupted scheduled run failed", "skill", j.Skill, "due", run.DueAt, "err", uerr)
+		}
+		return run
 	case notRun:
 		run.Outcome, run.Error, run.Delivery = "not-run", err.Error(), "none"
 	case err != nil:

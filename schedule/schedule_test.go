@@ -156,7 +156,7 @@ func TestFiresAndDeliversSC1(t *testing.T) {
 	if err := h.s.Start(context.Background(), []Job{brief}); err != nil {
 		t.Fatal(err)
 	}
-	defer h.s.Stop()
+	defer h.s.Stop(context.Background())
 	h.clk.Advance(30 * time.Second)
 	h.s.Wait()
 	if r, _ := h.counts(); r != 0 {
@@ -182,7 +182,7 @@ func armedOn(t *testing.T, db *sqlite.DB, at time.Time, jobs ...Job) {
 		t.Fatal(err)
 	}
 	h.s.Wait()
-	h.s.Stop()
+	h.s.Stop(context.Background())
 }
 
 // TestCatchUpOnceAndNoDuplicatesSC1: after downtime over 07:00 one run
@@ -197,14 +197,14 @@ func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 	h0.start(t, brief)
 	h0.clk.Advance(time.Hour)
 	h0.s.Wait()
-	h0.s.Stop()
+	h0.s.Stop(context.Background())
 	if r, _ := h0.counts(); r != 1 {
 		t.Fatalf("the first day ran %d times", r)
 	}
 	h := newHarness(t, db, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin))
 	h.start(t, brief)
 	h.s.Wait()
-	h.s.Stop()
+	h.s.Stop(context.Background())
 	if r, _ := h.counts(); r != 1 {
 		t.Fatalf("catch-up ran %d times", r)
 	}
@@ -212,7 +212,7 @@ func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 	h2 := newHarness(t, db, time.Date(2026, 12, 2, 7, 40, 0, 0, berlin))
 	h2.start(t, brief)
 	h2.s.Wait()
-	h2.s.Stop()
+	h2.s.Stop(context.Background())
 	if r, _ := h2.counts(); r != 0 {
 		t.Errorf("restart repeated the run")
 	}
@@ -222,7 +222,7 @@ func TestCatchUpOnceAndNoDuplicatesSC1(t *testing.T) {
 	h3 := newHarness(t, db3, time.Date(2026, 12, 2, 9, 30, 0, 0, berlin))
 	h3.start(t, brief)
 	h3.s.Wait()
-	h3.s.Stop()
+	h3.s.Stop(context.Background())
 	if r, _ := h3.counts(); r != 0 {
 		t.Errorf("caught up outside the grace window")
 	}
@@ -249,7 +249,7 @@ func TestNoCatchUpBeforeFirstArmedSC1(t *testing.T) {
 			if err := h.s.Start(context.Background(), []Job{tc.job}); err != nil {
 				t.Fatal(err)
 			}
-			defer h.s.Stop()
+			defer h.s.Stop(context.Background())
 			h.s.Wait()
 			if r, _ := h.counts(); r != 0 {
 				t.Fatalf("ran %d times at start, for a time before it was armed", r)
@@ -302,7 +302,7 @@ func TestChangedScheduleCountsAsNewSC1(t *testing.T) {
 			}
 			h.start(t, tc.today)
 			h.s.Wait()
-			h.s.Stop()
+			h.s.Stop(context.Background())
 			if r, _ := h.counts(); r != tc.want {
 				t.Errorf("caught up %d runs, want %d", r, tc.want)
 			}
@@ -320,7 +320,7 @@ func TestSkipIfRunningSC1(t *testing.T) {
 	h.clk.Advance(time.Minute) // the next is due while it runs
 	close(h.block)
 	h.s.Wait()
-	h.s.Stop()
+	h.s.Stop(context.Background())
 	runs, _ := h.db.Runs(context.Background(), "poll", 10)
 	outcomes := map[string]int{}
 	for _, r := range runs {
@@ -337,7 +337,7 @@ func TestDeliveryFailureThenRetrySC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	h.failDlv = true
 	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
-	defer h.s.Stop()
+	defer h.s.Stop(context.Background())
 	r, err := h.s.RunNow(context.Background(), "digest")
 	if err != nil || r.Outcome != "ok" || r.Delivery != "failed" || r.DeliveryError == "" {
 		t.Fatalf("run %+v %v", r, err)
@@ -373,7 +373,7 @@ func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 	})
 	ctx := context.Background()
 	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
-	defer h.s.Stop()
+	defer h.s.Stop(context.Background())
 	h.s.RetryDeliveries(ctx) // at start, the last run may have left some
 	h.s.RetryDeliveries(ctx)
 	if n := lc.looks.Load(); n != 1 {
@@ -402,7 +402,7 @@ func TestFailureAlertOncePausedSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	h.failRun = true
 	h.start(t, Job{Skill: "flaky", Spec: "@hourly"})
-	defer h.s.Stop()
+	defer h.s.Stop(context.Background())
 	for range 5 {
 		h.clk.Advance(time.Hour)
 		h.s.Wait()
@@ -441,7 +441,7 @@ func TestNoModelIsNotRunToldOnceSC1(t *testing.T) {
 	h.runErr = noModel
 	ctx := context.Background()
 	h.start(t, Job{Skill: "digest", Spec: "@hourly", Chat: "discord:9"})
-	defer h.s.Stop()
+	defer h.s.Stop(context.Background())
 	hour := func() {
 		h.clk.Advance(time.Hour)
 		h.s.Wait()
@@ -523,7 +523,7 @@ func TestUndeliveredNoticeIsSentAgainSC1(t *testing.T) {
 			h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 			h.runErr = tc.runErr
 			h.start(t, Job{Skill: "digest", Spec: "@hourly"})
-			defer h.s.Stop()
+			defer h.s.Stop(context.Background())
 			hour := func() {
 				h.clk.Advance(time.Hour)
 				h.s.Wait()
@@ -567,4 +567,44 @@ func stringIndex(s, sub string) int {
 		}
 	}
 	return -1
+}
+
+// TestStopInterruptsRunAtDeadlineX4: when the service stops, a run still
+// going at the shutdown deadline is stopped and recorded "interrupted":
+// not a failure of the skill, no report, and Stop returns.
+func TestStopInterruptsRunAtDeadlineX4(t *testing.T) {
+	db := openDB(t)
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	clk := clock.NewFake(time.Date(2026, 12, 2, 6, 59, 0, 0, berlin))
+	started := make(chan struct{})
+	delivered := make(chan string, 1)
+	s := New(Options{Store: db, Clock: clk, MainChat: "telegram:1", Zone: time.UTC,
+		Run: func(ctx context.Context, j Job, chat string) (string, error) {
+			close(started)
+			<-ctx.Done() // a model call that does not end by itself
+			return "", ctx.Err()
+		},
+		Deliver: func(_ context.Context, _, text string) error { delivered <- text; return nil },
+	})
+	if err := s.Start(context.Background(), []Job{brief}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute)
+	<-started
+	deadline, cancel := context.WithCancel(context.Background())
+	cancel() // the shutdown deadline has passed
+	s.Stop(deadline)
+	ctx := context.Background()
+	last, err := db.LastRun(ctx, "morning-brief")
+	if err != nil || last.Outcome != "interrupted" || last.Delivery != "none" {
+		t.Errorf("recorded %+v %v", last, err)
+	}
+	if st, err := db.ScheduleState(ctx, "morning-brief"); err != nil || st.Failures != 0 {
+		t.Errorf("state %+v %v: an interrupted run is not a failure", st, err)
+	}
+	select {
+	case text := <-delivered:
+		t.Errorf("an interrupted run reported: %q", text)
+	default:
+	}
 }

@@ -326,7 +326,7 @@ type Run struct {
 	Skill                 string
 	DueAt                 time.Time
 	StartedAt, FinishedAt time.Time
-	Outcome               string // running, ok, failed, skipped, not-run (it could not start: no model)
+	Outcome               string // running, ok, failed, skipped, not-run (it could not start: no model), interrupted (jarvisbot stopped during it)
 	Error                 string
 	Report                string
 	Chat                  string

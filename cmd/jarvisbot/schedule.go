@@ -148,7 +148,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 	if err := sch.Load(jobs); err != nil {
 		fmt.Fprintln(a.stderr, "jarvisbot:", err)
 	}
-	defer sch.Stop()
+	defer sch.Stop(context.Background())
 	type done struct {
 		r   store.Run
 		err error

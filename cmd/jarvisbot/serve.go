@@ -155,7 +155,7 @@ wait:
 	}
 	svc.engine.Close()
 	desk.Drain(deadline)
-	sch.Stop()
+	sch.Stop(deadline)
 	log.Info("stopped")
 	return nil
 }

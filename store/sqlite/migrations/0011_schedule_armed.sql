@@ -15,7 +15,8 @@ CREATE TABLE schedule_armed (
 -- not repeated until a run starts.
 ALTER TABLE schedule_state ADD COLUMN told_not_run INTEGER NOT NULL DEFAULT 0 CHECK (told_not_run IN (0, 1));
 
--- A run that could not start (no model) is recorded as 'not-run'. SQLite
+-- A run that could not start (no model) is recorded as 'not-run', one that
+-- jarvisbot stopped at its shutdown deadline as 'interrupted'. SQLite
 -- cannot change a CHECK constraint in place: the table is rebuilt.
 CREATE TABLE schedule_runs_next (
 	id             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -23,7 +24,7 @@ CREATE TABLE schedule_runs_next (
 	due_at         TEXT NOT NULL,
 	started_at     TEXT NOT NULL DEFAULT '',
 	finished_at    TEXT NOT NULL DEFAULT '',
-	outcome        TEXT NOT NULL CHECK (outcome IN ('running', 'ok', 'failed', 'skipped', 'not-run')),
+	outcome        TEXT NOT NULL CHECK (outcome IN ('running', 'ok', 'failed', 'skipped', 'not-run', 'interrupted')),
 	error          TEXT NOT NULL DEFAULT '',
 	report         TEXT NOT NULL DEFAULT '',
 	chat           TEXT NOT NULL DEFAULT '',
