@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/approvals"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
@@ -355,15 +356,40 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (Result, error
 			break
 		}
 	}
-	st, err := r.prepare(ctx, Input{Agent: a.Agent, Chat: a.Chat, Text: text}, pendingServers(r.Catalog(), stored))
+	need := pendingServers(r.Catalog(), stored)
+	if cp, ok := r.Catalog().Capability(a.Tool); ok && cp.Kind == catalog.KindMCP {
+		need = append(need, cp.Server)
+	}
+	st, err := r.prepare(ctx, Input{Agent: a.Agent, Chat: a.Chat, Text: text}, need)
 	if err != nil {
 		return st.res, err
 	}
 	n := len(st.req.Messages)
 	if n == 0 || st.req.Messages[n-1].Role != llm.RoleAssistant || len(st.req.Messages[n-1].ToolCalls) == 0 {
-		return st.res, fmt.Errorf("chat %s has no tool call waiting for an answer", a.Chat)
+		return r.late(ctx, st, a)
 	}
 	st.decided = map[string]store.Approval{callKey(a.Tool, a.Args): a}
+	return r.loop(ctx, st)
+}
+
+// late carries out a decision on a call whose turn the conversation has
+// left behind (the owner wrote again before deciding): the call runs (or
+// not) as decided, and the model is told what came of it and tells the
+// owner.
+func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Result, error) {
+	cp, ok := r.Catalog().Capability(a.Tool)
+	if !ok || !cp.Connected {
+		return st.res, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s, which the owner decided on, is not available now", a.Tool)
+	}
+	call := llm.ToolCall{ID: "decided-" + a.ID, Name: llm.WireName(cp.ID), Input: json.RawMessage(a.Args)}
+	res, outcome := r.decided(ctx, st.in, cp, call, a)
+	st.res.Calls = append(st.res.Calls, CallRecord{Tool: cp.ID, Tier: catalog.TierAsk, Outcome: outcome})
+	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] The owner has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s\n\nTell the owner briefly what came of it.",
+		a.Summary, a.Tool, outcome, res.Content)}
+	if err := r.save(ctx, st.in, note); err != nil {
+		return st.res, err
+	}
+	st.req.Messages = append(st.req.Messages, note)
 	return r.loop(ctx, st)
 }
 

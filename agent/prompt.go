@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -72,6 +73,7 @@ func (r *Runtime) history(ctx context.Context, chat string) ([]llm.Message, erro
 		}
 		msgs = append(msgs, m)
 	}
+	msgs = closeOpenCalls(msgs)
 	// The last message is this turn's: keep everything of it whole.
 	for i := range msgs[:max(len(msgs)-1, 0)] {
 		for j := range msgs[i].ToolResults {
@@ -95,6 +97,49 @@ func (r *Runtime) history(ctx context.Context, chat string) ([]llm.Message, erro
 		msgs = msgs[1:]
 	}
 	return msgs, nil
+}
+
+// unanswered is the result the model sees for a call of an earlier turn
+// that has none: that turn stopped (jarvisbot stopped, or it waits for the
+// owner's approval) before the call ran.
+const unanswered = "This call has no result: its turn stopped before it ran (jarvisbot stopped, or the call still waits for the owner's approval). Do not assume it ran."
+
+// closeOpenCalls gives every tool call that a later message left without
+// a result an explicit "no result", so that the conversation stays valid
+// for the providers (each tool call answered in the next message) after a
+// turn stopped between its calls and their results. Calls at the very end
+// stay open: a resumed turn answers them.
+func closeOpenCalls(msgs []llm.Message) []llm.Message {
+	var out []llm.Message
+	for i, m := range msgs {
+		out = append(out, m)
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 || i == len(msgs)-1 {
+			continue
+		}
+		answered := map[string]bool{}
+		next := &llm.Message{Role: llm.RoleUser}
+		if n := msgs[i+1]; n.Role == llm.RoleUser && len(n.ToolResults) > 0 {
+			for _, r := range n.ToolResults {
+				answered[r.CallID] = true
+			}
+			next = nil // the results follow; any missing are added to them below
+		}
+		var missing []llm.ToolResult
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				missing = append(missing, llm.ToolResult{CallID: c.ID, Content: unanswered, IsError: true})
+			}
+		}
+		switch {
+		case len(missing) == 0:
+		case next != nil:
+			next.ToolResults = missing
+			out = append(out, *next)
+		default:
+			msgs[i+1].ToolResults = append(slices.Clone(msgs[i+1].ToolResults), missing...)
+		}
+	}
+	return out
 }
 
 func tokens(m llm.Message) int {

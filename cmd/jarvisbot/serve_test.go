@@ -525,3 +525,67 @@ func TestServeAtHalfPastSevenSC1(t *testing.T) {
 		t.Errorf("the missed brief was not caught up once: %d requests\n%s", len(reqs), out.String())
 	}
 }
+
+// TestServeRepeatedStartStopX4: serve starts and stops again and again,
+// each time with an answer in progress and an approval pending: every stop
+// lets the answer finish, nothing runs after the store is closed, and the
+// pending request is neither lost nor drawn twice. Run under -race.
+func TestServeRepeatedStartStopX4(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+		t.Fatal("cli add")
+	}
+	out, stop := startServe(t, e)
+	waitOutput(t, out, "jarvisbot is ready")
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["later"]}`}}})
+	tg.SendText(42, 42, "run echo")
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Approval needed") })
+	stop()
+	for i := range 5 {
+		out, stop := startServe(t, e)
+		waitOutput(t, out, "jarvisbot is ready")
+		answer := fmt.Sprintf("Answer %d.", i)
+		f.Push(fakellm.Step{Text: answer, Delay: 20 * time.Millisecond})
+		n := len(f.Requests())
+		tg.SendText(42, 42, fmt.Sprintf("question %d", i))
+		waitFor(t, "the model call", func() bool { return len(f.Requests()) > n })
+		stop()
+		if !hasText(tg.Sent(), 42, answer) {
+			t.Fatalf("run %d: the answer in progress was not sent before the stop:\n%s", i, out.String())
+		}
+		if strings.Contains(out.String(), "database is closed") || strings.Contains(out.String(), "level=ERROR") {
+			t.Fatalf("run %d:\n%s", i, out.String())
+		}
+	}
+	prompts := 0
+	for _, m := range tg.Sent() {
+		if m.Method == "sendMessage" && strings.Contains(m.Text, "Approval needed") {
+			prompts++
+		}
+	}
+	if prompts != 1 {
+		t.Errorf("the pending request was drawn %d times; want once", prompts)
+	}
+	if _, out, _ := e.jarvis(t, "", "approvals", "list"); !strings.Contains(out, "cli:echo") {
+		t.Errorf("the pending request was lost: %s", out)
+	}
+	// The owner approves at last, five exchanges later: the call runs and
+	// the model, told what came of it, tells the owner.
+	out, stop = startServe(t, e)
+	defer stop()
+	waitOutput(t, out, "jarvisbot is ready")
+	f.Push(fakellm.Step{Text: "The echo you approved said: later."})
+	for _, m := range tg.Sent() {
+		if strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
+			tg.Press(42, 42, m.MessageID, m.Buttons[0][0].Data)
+		}
+	}
+	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "The echo you approved said: later.") })
+	reqs := f.Requests()
+	if last := fmt.Sprint(reqs[len(reqs)-1].Messages); !strings.Contains(last, "later") || !strings.Contains(last, "decided on an earlier request") {
+		t.Errorf("the model was not told what came of the late decision: %s", last)
+	}
+}
