@@ -53,6 +53,9 @@ func TestBadToolNamesEveryCommandWorksM1(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Added odd") || !strings.Contains(out, ": 2 tools") {
 		t.Fatalf("mcp add: exit %d\n%s\n%s", code, out, errOut)
 	}
+	if !strings.Contains(errOut, `warning:`) || !strings.Contains(errOut, `"a/b"`) {
+		t.Errorf("mcp add did not say which tools it left out:\n%s", errOut)
+	}
 
 	everyCommand := func(t *testing.T, stored string) {
 		t.Helper()

@@ -114,6 +114,18 @@ func privateDataDir(cfg config.Config) error {
 }
 
 // keyringDir is the file keyring's folder.
+// signinLockDir is where sign-in renewals take their cross-process lock:
+// the keyring's directory, the same for every jarvisbot process of this
+// data directory whatever the backend (an OS keyring has no folder of its
+// own, so it is made here).
+func signinLockDir(cfg config.Config) string {
+	dir := keyringDir(cfg)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "" // renewals are then serialised within the process only
+	}
+	return dir
+}
+
 func keyringDir(cfg config.Config) string {
 	if cfg.Keyring.Dir != "" {
 		return cfg.Keyring.Dir

@@ -262,7 +262,7 @@ func (m mcpCmd) dial(ctx context.Context, s store.MCPServer) (*mcphost.Conn, err
 				}
 				// It lives as long as the connection does: a one-shot command
 				// ends with the process; it starts no listener.
-				mgr = signin.NewManager(signin.Options{Keyring: kr})
+				mgr = signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(m.cfg)})
 				hs.Client = &http.Client{Transport: mgr.Transport(s.Plugin, nil)}
 			}
 		}
@@ -342,6 +342,9 @@ func (m mcpCmd) try(ctx context.Context, c *candidate) error {
 		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "not added: %w", err)
 	}
 	defer cn.Close()
+	for _, l := range cn.LeftOut() {
+		fmt.Fprintf(m.a.stderr, "jarvisbot: warning: %s\n", l)
+	}
 	c.s.Transport = cn.Transport // after an SSE fallback, remember SSE
 	c.tools = cn.Tools()
 	c.s.Tools = toolsJSON(c.tools)

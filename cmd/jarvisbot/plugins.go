@@ -189,7 +189,7 @@ func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB
 	}
 	if needsSignIn(sp.plugin) {
 		if kr, err := a.openSecrets(cfg); err == nil {
-			signin.NewManager(signin.Options{Keyring: kr}).Forget(ctx, name)
+			signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)}).Forget(ctx, name)
 		}
 	}
 	if sp.local != "" {
@@ -228,7 +228,7 @@ func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *p
 	if err != nil {
 		return err
 	}
-	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL})
+	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, LockDir: signinLockDir(cfg)})
 	defer mgr.Close()
 	name := p.Manifest.Name
 	var url string

@@ -253,7 +253,7 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	}
 	var mgr *signin.Manager
 	if kr, err := a.openSecrets(cfg); err == nil {
-		mgr = signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log})
+		mgr = signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log, LockDir: signinLockDir(cfg)})
 		s.signin = mgr
 	}
 	var told sync.Map // plugins whose owner was told of an expired sign-in
