@@ -256,28 +256,10 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		mgr = signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log})
 		s.signin = mgr
 	}
-	var told sync.Map // plugins whose owner was told of an expired sign-in
 	s.host = mcphost.NewHost(c, mcphost.HostOptions{
-		Dial:   mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(a)},
-		Logger: log,
-		// A plugin whose sign-in expired or was revoked needs attention
-		// (P4): its tools are gone (the server is down) and the owner is
-		// told once; a renewed sign-in brings it back at the next retry.
-		OnState: func(srv mcphost.Server, st mcphost.State, err error) {
-			if srv.Plugin == "" {
-				return
-			}
-			switch {
-			case st == mcphost.StateUp:
-				db.SetPluginState(context.Background(), srv.Plugin, store.PluginConnected)
-				told.Delete(srv.Plugin)
-			case errors.Is(err, signin.ErrNeedsAttention):
-				db.SetPluginState(context.Background(), srv.Plugin, store.PluginNeedsAttention)
-				if _, dup := told.LoadOrStore(srv.Plugin, true); !dup {
-					log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", srv.Plugin, "renew", "jarvisbot plugins signin "+srv.Plugin)
-				}
-			}
-		},
+		Dial:    mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(a)},
+		Logger:  log,
+		OnState: pluginStateRecorder(db, log),
 		Routing: func(cs *catalog.Server) {
 			if prev, ok := cards[cs.ID]; ok {
 				cs.Card, cs.Aliases = prev.Card, prev.Aliases
@@ -344,6 +326,45 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		},
 	}
 	return s, nil
+}
+
+// pluginStates is what recording a plugin's connection needs of the store.
+type pluginStates interface {
+	SetPluginState(ctx context.Context, name string, state store.PluginState) error
+}
+
+// pluginStateRecorder returns the host's OnState callback, which keeps a
+// plugin's state in the store in step with its server: connected once it
+// answers; needs attention (P4) when its sign-in expired or was revoked,
+// when its tools are gone (the server is down) and the owner is told once
+// until a renewed sign-in brings it back at the next retry.
+//
+// The commands outside the service (catalog list, route, plugins list)
+// read that state, so a write the store refuses is logged with the plugin
+// and what those commands will show meanwhile; the next change of the
+// server's state writes it again.
+func pluginStateRecorder(db pluginStates, log *slog.Logger) func(mcphost.Server, mcphost.State, error) {
+	var told sync.Map // plugins whose owner was told of an expired sign-in
+	record := func(srv mcphost.Server, state store.PluginState, shown string) {
+		if err := db.SetPluginState(context.Background(), srv.Plugin, state); err != nil {
+			log.Error("a plugin's state could not be recorded; "+shown, "plugin", srv.Plugin, "server", srv.Name, "state", string(state), "err", err)
+		}
+	}
+	return func(srv mcphost.Server, st mcphost.State, err error) {
+		if srv.Plugin == "" {
+			return
+		}
+		switch {
+		case st == mcphost.StateUp:
+			record(srv, store.PluginConnected, "the service uses its tools, but catalog list, route and plugins list may still show its last recorded state")
+			told.Delete(srv.Plugin)
+		case errors.Is(err, signin.ErrNeedsAttention):
+			record(srv, store.PluginNeedsAttention, "catalog list, route and plugins list may still show it as connected")
+			if _, dup := told.LoadOrStore(srv.Plugin, true); !dup {
+				log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", srv.Plugin, "renew", "jarvisbot plugins signin "+srv.Plugin)
+			}
+		}
+	}
 }
 
 // logger is the service's slog logger on stderr at the config's level.
