@@ -365,7 +365,7 @@ func (m mcpCmd) record(ctx context.Context, kr *secrets.Keyring, list []candidat
 		moves = append(moves, c.moves...)
 		servers[i] = c.s
 	}
-	undo := func() {}
+	undo := func() error { return nil }
 	if len(moves) > 0 {
 		u, err := keep(ctx, kr, moves)
 		if err != nil {
@@ -374,7 +374,9 @@ func (m mcpCmd) record(ctx context.Context, kr *secrets.Keyring, list []candidat
 		undo = u
 	}
 	if err := m.db.AddMCPServers(ctx, servers); err != nil {
-		undo()
+		if uerr := undo(); uerr != nil {
+			return errors.Join(err, uerr)
+		}
 		return err
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,4 +115,45 @@ func TestNeedsAttentionNotRecordedIsSaidP4X4(t *testing.T) {
 			t.Errorf("a call after revocation: exit %d, %q lacks %q", code, errOut, want)
 		}
 	}
+}
+
+// TestPluginRemoveSaysWhenItsSignInStaysP3X3: when the keyring cannot be
+// reached, `plugins remove` still removes the plugin, but fails and says
+// that its sign-in stays in the keyring and how to delete it, instead of
+// reporting it forgotten; the sign-in is indeed still there.
+func TestPluginRemoveSaysWhenItsSignInStaysP3X3(t *testing.T) {
+	as := fakeauth.NewAuthServer(t)
+	pm := fakeauth.NewProtectedMCP(t, as)
+	e := newTestEnv(t)
+	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
+		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// The keyring's folder is unreachable while the command runs: a file
+	// stands where the folder was.
+	dir := keyringDir(mustConfig(t, e))
+	if err := os.Rename(dir, dir+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := e.jarvis(t, "", "plugins", "remove", "acme")
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir+".away", dir); err != nil {
+		t.Fatal(err)
+	}
+	if code == 0 || strings.Contains(out, "forgotten") {
+		t.Errorf("plugins remove with the keyring away: exit %d, %q; want a failure, not 'forgotten'", code, out)
+	}
+	for _, want := range []string{"removed acme", "sign-in stays in the keyring", "jarvisbot secrets delete signin:acme"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("plugins remove says %q, lacking %q", errOut, want)
+		}
+	}
+	if _, list, _ := e.jarvis(t, "", "plugins", "list", "--json"); strings.Contains(list, `"name":"acme"`) {
+		t.Errorf("acme is still listed after remove: %s", list)
+	}
+	grantOf(t, e, "acme") // still in the keyring, as said
 }
