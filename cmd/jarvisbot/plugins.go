@@ -244,7 +244,13 @@ func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *p
 		return err
 	}
 	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL})
-	defer mgr.Close()
+	defer func() {
+		// The sign-in is stored (or failed) by now; the listener goes with
+		// the process anyway.
+		if err := mgr.Close(); err != nil {
+			fmt.Fprintf(a.stderr, "jarvisbot: closing the sign-in listener: %v\n", err)
+		}
+	}()
 	name := p.Manifest.Name
 	var url string
 	for _, id := range sortedKeys(p.MCP.Servers) {
@@ -440,7 +446,9 @@ func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Name, visible.Text(r.DisplayName), kind, r.State)
 		}
-		tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 		if n > 0 {
 			fmt.Fprintln(a.stdout)
 		}

@@ -159,7 +159,9 @@ func (s *service) Close() {
 		s.host.Close()
 	}
 	if s.signin != nil {
-		s.signin.Close()
+		if err := s.signin.Close(); err != nil {
+			s.log.Error("closing the sign-in listener", "err", err)
+		}
 	}
 	if err := s.db.Close(); err != nil {
 		s.log.Error("closing the store", "err", err)
@@ -270,8 +272,12 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		if !srv.Enabled {
 			continue
 		}
-		// Until it answers, a server has no tools.
-		c.SetConnected(srv.Name, false)
+		// Until it answers, a server has no tools; one the catalog does not
+		// hold (it has no tools remembered yet) has none to hide.
+		if err := c.SetConnected(srv.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+			s.Close()
+			return nil, err
+		}
 		hs := hostServer(srv)
 		if srv.Plugin != "" && loadOnce() != nil {
 			log.Warn("reading the plugin store", "err", storeErr)
@@ -370,6 +376,10 @@ func pluginStateRecorder(db pluginStates, log *slog.Logger) func(mcphost.Server,
 // logger is the service's slog logger on stderr at the config's level.
 func (a *app) logger(cfg config.Config) *slog.Logger {
 	var lv slog.Level
-	lv.UnmarshalText([]byte(cfg.LogLevel))
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lv}))
+	err := lv.UnmarshalText([]byte(cfg.LogLevel))
+	log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lv}))
+	if err != nil { // config.Load checks the level; a Config built otherwise may not
+		log.Warn("the log level is not one of debug, info, warn, error; logging at info", "log_level", cfg.LogLevel, "err", err)
+	}
+	return log
 }
