@@ -296,7 +296,7 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	for _, t := range cli {
 		tools[t.Name] = cliTool(t)
 	}
-	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan})
+	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan, Logger: log})
 	skillsFor := func(ctx context.Context, agentName string) ([]*skills.Skill, error) {
 		on, err := connectedPlugins(ctx, db, c.View())
 		if err != nil {
