@@ -257,6 +257,10 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	if kr, err := a.openSecrets(cfg); err == nil {
 		mgr = signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log})
 		s.signin = mgr
+	} else {
+		// Without it, plugins that sign in reach their servers with no
+		// sign-in and land under Needs attention: say the real cause.
+		log.Warn("the keyring cannot be opened, so plugins that sign in go without their sign-in", "err", err)
 	}
 	s.host = mcphost.NewHost(c, mcphost.HostOptions{
 		Dial:    mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(a)},
