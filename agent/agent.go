@@ -626,12 +626,21 @@ func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tie
 		outcome = "tool error"
 	}
 	if tier != catalog.TierSafe {
-		a := store.Activity{At: start, Agent: in.Agent, Tool: cp.ID, Tier: string(tier), Args: argSummary(c.Input), Outcome: outcome, Duration: took}
-		if err := r.Store.RecordActivity(ctx, a); err != nil {
-			r.log().Error("recording activity", "err", err)
-		}
+		r.record(ctx, in, store.Activity{At: start, Agent: in.Agent, Tool: cp.ID, Tier: string(tier), Args: argSummary(c.Input), Outcome: outcome, Duration: took})
 	}
 	return res, outcome
+}
+
+// record puts a call on the activity board. The call has happened, so
+// neither a cancelled turn nor a failing store undoes it: the entry is
+// written past the turn's cancellation, and an entry the store refuses is
+// logged with what it was about, for the owner to find what the board
+// misses. The turn goes on either way; its answer matters more.
+func (r *Runtime) record(ctx context.Context, in Input, a store.Activity) {
+	if err := r.Store.RecordActivity(context.WithoutCancel(ctx), a); err != nil {
+		r.log().Error("a tool call is missing from the activity board: it could not be recorded",
+			"agent", a.Agent, "chat", in.Chat, "tool", a.Tool, "tier", a.Tier, "outcome", a.Outcome, "at", a.At, "err", err)
+	}
 }
 
 // ask waits for the owner's decision on an ask-tier call.
@@ -670,10 +679,10 @@ func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability,
 	case store.ApprovalApproved:
 		return r.run(ctx, in, cp, catalog.TierAsk, c)
 	case store.ApprovalExpired:
-		r.Store.RecordActivity(ctx, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "expired"})
+		r.record(ctx, in, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "expired"})
 		return llm.ToolResult{CallID: c.ID, Content: "The owner did not answer the approval request in time, so it was denied. Do not retry unless the owner asks.", IsError: true}, "expired"
 	}
-	r.Store.RecordActivity(ctx, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "denied"})
+	r.record(ctx, in, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "denied"})
 	return llm.ToolResult{CallID: c.ID, Content: "The owner denied this action. Do not retry it; say what you would have done instead.", IsError: true}, "denied"
 }
 

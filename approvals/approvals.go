@@ -12,6 +12,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +25,10 @@ import (
 
 // DefaultTTL is how long a request waits for a decision.
 const DefaultTTL = 10 * time.Minute
+
+// ExpiryRetry is how long an expiry the store refused waits before it is
+// tried again.
+const ExpiryRetry = 30 * time.Second
 
 // ByAlways is the decider recorded when a standing grant approved a call.
 const ByAlways = "always"
@@ -45,6 +50,8 @@ type Options struct {
 	// Orphan, when set, is told of a decision that no waiting turn took: a
 	// request decided after a restart, whose turn the runtime continues.
 	Orphan func(store.Approval)
+	// Logger is told of expiries the store refused; nil discards.
+	Logger *slog.Logger
 }
 
 // Engine runs approvals. It is safe for concurrent use.
@@ -77,6 +84,9 @@ func New(opt Options) *Engine {
 	}
 	if opt.TTL <= 0 {
 		opt.TTL = DefaultTTL
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Engine{opt: opt, waiters: map[string][]chan store.Approval{}, timers: map[string]func() bool{}, live: map[string]bool{},
 		closing: make(chan struct{})}
@@ -177,7 +187,12 @@ func (e *Engine) Close() {
 func (e *Engine) expire(id string) {
 	a, err := e.opt.Store.DecideApproval(context.Background(), id, store.ApprovalExpired, "", false, e.opt.Clock.Now())
 	if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
-		return // the store is down: the request stays pending and Resume expires it later
+		// The store is down: the request stays pending, and the turn
+		// waiting for it (holding its chat) with it. It is tried again
+		// until the engine closes; then the next start's Resume expires it.
+		e.opt.Logger.Error("an approval request could not be expired; its turn waits until it is", "approval", id, "retry_in", ExpiryRetry, "err", err)
+		e.schedule(store.Approval{ID: id, ExpiresAt: e.opt.Clock.Now().Add(ExpiryRetry)})
+		return
 	}
 	e.done(a, err == nil)
 }
@@ -281,7 +296,11 @@ func (e *Engine) Decide(ctx context.Context, id, by string, approve, always bool
 	}
 	if cur.State == store.ApprovalPending && !e.opt.Clock.Now().Before(cur.ExpiresAt) {
 		e.expire(id)
-		cur, _ = e.opt.Store.Approval(ctx, id)
+		// Read again for the state the expiry left; when the store cannot
+		// be read, the request as read says when it expired.
+		if after, err := e.opt.Store.Approval(ctx, id); err == nil {
+			cur = after
+		}
 		return cur, jarvisbot.Errorf(jarvisbot.ECONFLICT, "this request expired at %s and was denied", cur.ExpiresAt.Format("15:04"))
 	}
 	state := store.ApprovalDenied

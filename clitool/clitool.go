@@ -256,17 +256,21 @@ func (t Tool) run(ctx context.Context, a callArgs, env []string, stdout, stderr 
 	if inW != nil {
 		go func() {
 			// A program that never reads its stdin ends the write when
-			// the pipe is closed below.
-			io.WriteString(inW, *a.Stdin)
+			// the pipe is closed below; what it did with its input is
+			// in its exit status and output.
+			_, _ = io.WriteString(inW, *a.Stdin)
 			inW.Close()
 		}()
 	}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
+		// The writers keep what fits and count the rest, and never fail;
+		// a read ends with the program's output, or when the pipes are
+		// closed below after the grace: nothing of the copy's error is news.
 		done := make(chan struct{})
-		go func() { io.Copy(stderr, errR); close(done) }()
-		io.Copy(stdout, outR)
+		go func() { _, _ = io.Copy(stderr, errR); close(done) }()
+		_, _ = io.Copy(stdout, outR)
 		<-done
 	}()
 	err = cmd.Wait()

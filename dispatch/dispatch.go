@@ -581,7 +581,9 @@ func (d *Desk) showOutcome(ctx context.Context, a store.Approval) {
 func (d *Desk) HandlePress(ctx context.Context, p channel.Press) {
 	answer := func(s string) {
 		if p.Answer != nil {
-			p.Answer(ctx, s)
+			if err := p.Answer(ctx, s); err != nil {
+				d.log.Warn("answering a button press", "chat", p.Chat, "err", err)
+			}
 		}
 	}
 	rest, ok := strings.CutPrefix(p.Data, buttonPrefix)

@@ -21,7 +21,7 @@ import (
 // stdout that should carry only JSON-RPC.
 type process struct {
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	stdin  *os.File  // our end of its stdin pipe
 	stdout io.Reader // the child's stdout, seen through sniff
 	stderr *tail
 	sniff  *sniffer

@@ -27,7 +27,7 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			return func() {
-				syscall.Flock(fd, syscall.LOCK_UN)
+				_ = syscall.Flock(fd, syscall.LOCK_UN) // closing the file releases it as well
 				f.Close()
 			}, nil
 		}

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,7 +199,9 @@ func (b *Book) save(a callArgs) (string, error) {
 		return "", fmt.Errorf("write skill %s: %w", a.Name, err)
 	}
 	if err := root.Rename(tmp, filepath.Join(a.Name, skills.FileName)); err != nil {
-		root.Remove(tmp)
+		if rerr := root.Remove(tmp); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, fmt.Errorf("its temporary file %s is left in the agent's skills folder (%w): the owner can remove it", tmp, rerr))
+		}
 		return "", fmt.Errorf("write skill %s: %w", a.Name, err)
 	}
 	verb := "saved"

@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -386,7 +387,9 @@ func writeNote(root *os.Root, n, body string) (Note, error) {
 		err = root.Rename(tmp, n+ext)
 	}
 	if err != nil {
-		root.Remove(tmp)
+		if rerr := root.Remove(tmp); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, fmt.Errorf("its temporary file %s is left in the wiki (%w): the owner can remove it", tmp, rerr))
+		}
 		return Note{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "write note %q: %w", n, err)
 	}
 	mod := time.Now()

@@ -152,7 +152,7 @@ func (b *Bot) dialer() *websocket.Dialer {
 			opening := b.opening
 			b.mu.Unlock()
 			if opening {
-				c.Close()
+				_ = c.Close() // cuts the Open short; Open returns the error that matters
 			}
 		})
 		return &runConn{Conn: c, stop: stop}, nil
@@ -251,7 +251,11 @@ func (b *Bot) Run(ctx context.Context, h channel.Handler) error {
 		}
 		return gatewayError(err)
 	}
-	defer b.s.Close()
+	defer func() {
+		if err := b.s.Close(); err != nil {
+			b.log.Warn("discord: closing the gateway connection", "err", err)
+		}
+	}()
 	b.readyOnce.Do(func() { close(b.ready) }) // Open returns after READY
 	var wg sync.WaitGroup
 	defer wg.Wait()

@@ -271,7 +271,9 @@ func (b *Bot) deliver(ctx context.Context, h channel.Handler, u tgbotapi.Update)
 		q := u.CallbackQuery
 		if q.From == nil || q.Message == nil || q.Message.Chat == nil {
 			// A button on an inline-mode message: not ours. Stop its spinner.
-			b.answer(ctx, q.ID, "")
+			if err := b.answer(ctx, q.ID, ""); err != nil {
+				b.log.Warn("telegram: a press on a button that is not ours keeps spinning", "err", err)
+			}
 			return
 		}
 		h.HandlePress(ctx, channel.Press{

@@ -47,20 +47,37 @@ func (b *Bot) RunWebhook(ctx context.Context, h channel.Handler, listen, publicU
 	}
 	mux.Handle(path, b.webhook(ctx, h, secret))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
+	var serveErr error
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		serveErr = srv.Serve(ln)
+	}()
+	defer func() {
+		if err := srv.Close(); err != nil {
+			b.log.Warn("telegram: closing the webhook listener", "err", err)
+		}
+		<-served // no goroutine outlives RunWebhook
+	}()
 	if err := b.setWebhook(ctx, publicURL, secret); err != nil {
 		return err
 	}
 	b.log.Info("telegram: receiving updates by webhook", "url", publicURL, "listen", ln.Addr().String())
 	b.readyOnce.Do(func() { close(b.ready) })
-	<-ctx.Done()
+	// A listener that fails ends the run with its error, instead of a bot
+	// that looks up and receives nothing.
+	var stopped error
+	select {
+	case <-ctx.Done():
+	case <-served:
+		stopped = jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: the webhook listener on %s stopped: %w", ln.Addr(), serveErr)
+	}
 	dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := b.raw(dctx, "deleteWebhook", tgbotapi.Params{}); err != nil {
 		b.log.Warn("telegram: removing the webhook", "err", err)
 	}
-	return nil
+	return stopped
 }
 
 func (b *Bot) setWebhook(ctx context.Context, publicURL, secret string) error {

@@ -154,6 +154,7 @@ func storedServers(c *catalog.Catalog, cfg config.Config) error {
 		if json.Unmarshal(s.Tools, &tools) != nil {
 			tools = nil
 		}
+		// refused: a name `mcp add` would not take; it stays listed and removable
 		_ = c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, tools)
 	}
 	return nil
@@ -274,16 +275,24 @@ func cmdCatalog(ctx context.Context, a *app, args []string) error {
 			}
 			v = c.View()
 		}
-		w := a.stdout
-		if *outPath != "" {
-			f, err := os.OpenFile(*outPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-			if err != nil {
-				return jarvisbot.Errorf(jarvisbot.EINVALID, "export: %w", err)
-			}
-			defer f.Close()
-			w = f
+		snap := v.Snapshot("MCP servers of the jarvisbot catalog")
+		if *outPath == "" {
+			return catalog.WriteSnapshot(a.stdout, snap)
 		}
-		return catalog.WriteSnapshot(w, v.Snapshot("MCP servers of the jarvisbot catalog"))
+		f, err := os.OpenFile(*outPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "export: %w", err)
+		}
+		// Close reports a write the system had not finished: the file
+		// would be cut short without a word.
+		err = catalog.WriteSnapshot(f, snap)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "export: writing %s: %w", *outPath, err)
+		}
+		return nil
 	case "card":
 		if len(pos) != 2 {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot catalog card SERVER")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,6 +22,17 @@ const dbFile = "jarvisbot.db"
 // defaultAgentDescription seeds the default agent when the config does not
 // describe it.
 const defaultAgentDescription = "Your general assistant."
+
+// removeLeftover removes the temporary file or folder a step that failed
+// (or was moved into place) leaves, and says where it stays when it
+// cannot be removed, for the owner to remove by hand. A path already gone
+// is no error.
+func removeLeftover(path string) error {
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("the temporary %s is left behind (%w): remove it by hand", path, err)
+	}
+	return nil
+}
 
 // loadConfig reads the config file and environment this app was given.
 func (a *app) loadConfig() (config.Config, error) {

@@ -72,7 +72,7 @@ func cmdInit(ctx context.Context, a *app, args []string) error {
 // writeTemplate writes the template to path with mode 0600 in a 0700
 // directory. It goes through a temporary file and a rename, so an
 // interrupted init never leaves half a config behind.
-func writeTemplate(path string, force bool) error {
+func writeTemplate(path string, force bool) (err error) {
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
@@ -90,9 +90,9 @@ func writeTemplate(path string, force bool) error {
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file in %s: %w", dir, err)
 	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
+	defer func() { err = errors.Join(err, removeLeftover(tmp.Name())) }() // gone already after the rename
 	if _, err := tmp.Write(config.Template()); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write failed already; that error says what to do
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -58,7 +59,7 @@ type pluginSkill struct {
 
 // install stages, shows and, on yes, installs the plugin folder src. It
 // returns the installed plugin, or nil when the owner said no.
-func (li localInstall) install(ctx context.Context, src string, all map[string]shipped) (*shipped, error) {
+func (li localInstall) install(ctx context.Context, src string, all map[string]shipped) (_ *shipped, err error) {
 	p, err := plugins.Load(src)
 	if err != nil {
 		return nil, err
@@ -88,7 +89,7 @@ func (li localInstall) install(ctx context.Context, src string, all map[string]s
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "create a staging folder in %s: %w", local.Path(), err)
 	}
-	defer os.RemoveAll(stage) // gone already once it is moved into place
+	defer func() { err = errors.Join(err, removeLeftover(stage)) }() // gone already once it is moved into place
 	if err := copyPluginFolder(src, stage); err != nil {
 		return nil, err
 	}
@@ -124,7 +125,11 @@ func (li localInstall) install(ctx context.Context, src string, all map[string]s
 		return nil, err
 	}
 	// A copy left by an earlier install of the same name, since removed.
-	if _, kind, _ := local.Stat(name); kind != namedir.Missing {
+	_, kind, err := local.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if kind != namedir.Missing {
 		if _, err := local.Remove(name); err != nil {
 			return nil, err
 		}

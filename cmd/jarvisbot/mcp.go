@@ -279,7 +279,11 @@ func (m mcpCmd) dial(ctx context.Context, s store.MCPServer) (*mcphost.Conn, err
 		}
 	}
 	if err != nil && errors.Is(err, signin.ErrNeedsAttention) {
-		m.db.SetPluginState(ctx, s.Plugin, store.PluginNeedsAttention)
+		// The commands that read the store (catalog list, route) take the
+		// plugin's tools away once this is recorded; say so when it is not.
+		if serr := m.db.SetPluginState(ctx, s.Plugin, store.PluginNeedsAttention); serr != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%w; renew it with jarvisbot plugins signin %s (that it needs attention could not be recorded, so catalog list and route still show it connected: %v)", err, s.Plugin, serr)
+		}
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%w; renew it with jarvisbot plugins signin %s", err, s.Plugin)
 	}
 	return cn, err
@@ -364,7 +368,7 @@ func (m mcpCmd) record(ctx context.Context, kr *secrets.Keyring, list []candidat
 		moves = append(moves, c.moves...)
 		servers[i] = c.s
 	}
-	undo := func() {}
+	undo := func() error { return nil }
 	if len(moves) > 0 {
 		u, err := keep(ctx, kr, moves)
 		if err != nil {
@@ -373,7 +377,9 @@ func (m mcpCmd) record(ctx context.Context, kr *secrets.Keyring, list []candidat
 		undo = u
 	}
 	if err := m.db.AddMCPServers(ctx, servers); err != nil {
-		undo()
+		if uerr := undo(); uerr != nil {
+			return errors.Join(err, uerr)
+		}
 		return err
 	}
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -279,19 +280,39 @@ func (m mcpCmd) keyringNames(ctx context.Context) (*secrets.Keyring, func(string
 	return kr, func(n string) bool { return slices.Contains(names, n) }, nil
 }
 
+// secretWriter is what keeping moved secrets needs of the keyring.
+type secretWriter interface {
+	Set(ctx context.Context, name, value string) error
+	Delete(ctx context.Context, name string) error
+}
+
 // keep writes the moves to the keyring. On failure it deletes what it
-// wrote, so that a failed command changes no secret.
-func keep(ctx context.Context, kr *secrets.Keyring, moves []secretMove) (func(), error) {
+// wrote, so that a failed command changes no secret; undo does the same
+// for a caller that fails afterwards. A secret that cannot be deleted is
+// named in the error, never left behind without a word.
+func keep(ctx context.Context, kr secretWriter, moves []secretMove) (undo func() error, err error) {
 	var written []string
-	undo := func() {
+	undo = func() error {
+		var left []string
+		var cause error
 		for _, n := range written {
-			kr.Delete(context.WithoutCancel(ctx), n)
+			if err := kr.Delete(context.WithoutCancel(ctx), n); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+				left = append(left, n)
+				cause = err
+			}
 		}
+		if len(left) > 0 {
+			return jarvisbot.Errorf(jarvisbot.ErrorCode(cause), "the secrets written for it stay in the keyring: %s (%w); delete each with jarvisbot secrets delete NAME", strings.Join(left, ", "), cause)
+		}
+		return nil
 	}
 	for _, mv := range moves {
 		if err := kr.Set(ctx, mv.ref, mv.value); err != nil {
-			undo()
-			return nil, jarvisbot.Errorf(jarvisbot.ErrorCode(err), "keeping the %s in the keyring as %s: %w", mv.what, mv.ref, err)
+			kept := jarvisbot.Errorf(jarvisbot.ErrorCode(err), "keeping the %s in the keyring as %s: %w", mv.what, mv.ref, err)
+			if uerr := undo(); uerr != nil {
+				return nil, errors.Join(kept, uerr)
+			}
+			return nil, kept
 		}
 		written = append(written, mv.ref)
 	}

@@ -187,10 +187,11 @@ func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB
 			}
 		}
 	}
+	// A keyring that fails does not keep the plugin installed: the rest
+	// goes, and the command fails saying what stays and how to remove it.
+	var kept error
 	if needsSignIn(sp.plugin) {
-		if kr, err := a.openSecrets(cfg); err == nil {
-			signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)}).Forget(ctx, name)
-		}
+		kept = a.forgetSignIn(ctx, cfg, name)
 	}
 	if sp.local != "" {
 		if _, err := localPlugins(cfg).Remove(filepath.Base(sp.local)); err != nil {
@@ -199,11 +200,25 @@ func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB
 		if err := db.ForgetSkill(ctx, "skill:"+name); err != nil {
 			return err
 		}
+	}
+	if kept != nil {
+		return jarvisbot.Errorf(jarvisbot.ErrorCode(kept), "removed %s, but its sign-in stays in the keyring: %w; once the keyring works again, delete it with jarvisbot secrets delete %s", name, kept, signin.KeyName(name))
+	}
+	if sp.local != "" {
 		fmt.Fprintf(a.stdout, "Removed %s and its copy in %s: its manual's words no longer route to it, and its sign-in is forgotten. To install it again, install its folder.\n", visible.Text(sp.plugin.DisplayName()), sp.local)
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it, and its sign-in is forgotten.\n", sp.plugin.DisplayName())
 	return nil
+}
+
+// forgetSignIn removes a plugin's sign-in from the keyring.
+func (a *app) forgetSignIn(ctx context.Context, cfg config.Config, plugin string) error {
+	kr, err := a.openSecrets(cfg)
+	if err != nil {
+		return err
+	}
+	return signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)}).Forget(ctx, plugin)
 }
 
 // needsSignIn reports whether a plugin signs in in the browser and has a
@@ -229,7 +244,13 @@ func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *p
 		return err
 	}
 	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, LockDir: signinLockDir(cfg)})
-	defer mgr.Close()
+	defer func() {
+		// The sign-in is stored (or failed) by now; the listener goes with
+		// the process anyway.
+		if err := mgr.Close(); err != nil {
+			fmt.Fprintf(a.stderr, "jarvisbot: closing the sign-in listener: %v\n", err)
+		}
+	}()
 	name := p.Manifest.Name
 	var url string
 	for _, id := range sortedKeys(p.MCP.Servers) {
@@ -425,7 +446,9 @@ func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Name, visible.Text(r.DisplayName), kind, r.State)
 		}
-		tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 		if n > 0 {
 			fmt.Fprintln(a.stdout)
 		}

@@ -159,7 +159,9 @@ func (s *service) Close() {
 		s.host.Close()
 	}
 	if s.signin != nil {
-		s.signin.Close()
+		if err := s.signin.Close(); err != nil {
+			s.log.Error("closing the sign-in listener", "err", err)
+		}
 	}
 	if err := s.db.Close(); err != nil {
 		s.log.Error("closing the store", "err", err)
@@ -255,29 +257,15 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	if kr, err := a.openSecrets(cfg); err == nil {
 		mgr = signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log, LockDir: signinLockDir(cfg)})
 		s.signin = mgr
+	} else {
+		// Without it, plugins that sign in reach their servers with no
+		// sign-in and land under Needs attention: say the real cause.
+		log.Warn("the keyring cannot be opened, so plugins that sign in go without their sign-in", "err", err)
 	}
-	var told sync.Map // plugins whose owner was told of an expired sign-in
 	s.host = mcphost.NewHost(c, mcphost.HostOptions{
-		Dial:   mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(a)},
-		Logger: log,
-		// A plugin whose sign-in expired or was revoked needs attention
-		// (P4): its tools are gone (the server is down) and the owner is
-		// told once; a renewed sign-in brings it back at the next retry.
-		OnState: func(srv mcphost.Server, st mcphost.State, err error) {
-			if srv.Plugin == "" {
-				return
-			}
-			switch {
-			case st == mcphost.StateUp:
-				db.SetPluginState(context.Background(), srv.Plugin, store.PluginConnected)
-				told.Delete(srv.Plugin)
-			case errors.Is(err, signin.ErrNeedsAttention):
-				db.SetPluginState(context.Background(), srv.Plugin, store.PluginNeedsAttention)
-				if _, dup := told.LoadOrStore(srv.Plugin, true); !dup {
-					log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", srv.Plugin, "renew", "jarvisbot plugins signin "+srv.Plugin)
-				}
-			}
-		},
+		Dial:    mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(a)},
+		Logger:  log,
+		OnState: pluginStateRecorder(db, log),
 		Routing: func(cs *catalog.Server) {
 			if prev, ok := cards[cs.ID]; ok {
 				cs.Card, cs.Aliases = prev.Card, prev.Aliases
@@ -288,8 +276,12 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		if !srv.Enabled {
 			continue
 		}
-		// Until it answers, a server has no tools.
-		c.SetConnected(srv.Name, false)
+		// Until it answers, a server has no tools; one the catalog does not
+		// hold (it has no tools remembered yet) has none to hide.
+		if err := c.SetConnected(srv.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+			s.Close()
+			return nil, err
+		}
 		hs := hostServer(srv)
 		if srv.Plugin != "" && loadOnce() != nil {
 			log.Warn("reading the plugin store", "err", storeErr)
@@ -308,7 +300,7 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	for _, t := range cli {
 		tools[t.Name] = cliTool(t)
 	}
-	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan})
+	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan, Logger: log})
 	skillsFor := func(ctx context.Context, agentName string) ([]*skills.Skill, error) {
 		on, err := connectedPlugins(ctx, db, c.View())
 		if err != nil {
@@ -346,9 +338,52 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	return s, nil
 }
 
+// pluginStates is what recording a plugin's connection needs of the store.
+type pluginStates interface {
+	SetPluginState(ctx context.Context, name string, state store.PluginState) error
+}
+
+// pluginStateRecorder returns the host's OnState callback, which keeps a
+// plugin's state in the store in step with its server: connected once it
+// answers; needs attention (P4) when its sign-in expired or was revoked,
+// when its tools are gone (the server is down) and the owner is told once
+// until a renewed sign-in brings it back at the next retry.
+//
+// The commands outside the service (catalog list, route, plugins list)
+// read that state, so a write the store refuses is logged with the plugin
+// and what those commands will show meanwhile; the next change of the
+// server's state writes it again.
+func pluginStateRecorder(db pluginStates, log *slog.Logger) func(mcphost.Server, mcphost.State, error) {
+	var told sync.Map // plugins whose owner was told of an expired sign-in
+	record := func(srv mcphost.Server, state store.PluginState, shown string) {
+		if err := db.SetPluginState(context.Background(), srv.Plugin, state); err != nil {
+			log.Error("a plugin's state could not be recorded; "+shown, "plugin", srv.Plugin, "server", srv.Name, "state", string(state), "err", err)
+		}
+	}
+	return func(srv mcphost.Server, st mcphost.State, err error) {
+		if srv.Plugin == "" {
+			return
+		}
+		switch {
+		case st == mcphost.StateUp:
+			record(srv, store.PluginConnected, "the service uses its tools, but catalog list, route and plugins list may still show its last recorded state")
+			told.Delete(srv.Plugin)
+		case errors.Is(err, signin.ErrNeedsAttention):
+			record(srv, store.PluginNeedsAttention, "catalog list, route and plugins list may still show it as connected")
+			if _, dup := told.LoadOrStore(srv.Plugin, true); !dup {
+				log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", srv.Plugin, "renew", "jarvisbot plugins signin "+srv.Plugin)
+			}
+		}
+	}
+}
+
 // logger is the service's slog logger on stderr at the config's level.
 func (a *app) logger(cfg config.Config) *slog.Logger {
 	var lv slog.Level
-	lv.UnmarshalText([]byte(cfg.LogLevel))
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lv}))
+	err := lv.UnmarshalText([]byte(cfg.LogLevel))
+	log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lv}))
+	if err != nil { // config.Load checks the level; a Config built otherwise may not
+		log.Warn("the log level is not one of debug, info, warn, error; logging at info", "log_level", cfg.LogLevel, "err", err)
+	}
+	return log
 }

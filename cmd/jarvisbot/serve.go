@@ -61,7 +61,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	sch := schedule.New(schedule.Options{Store: svc.db, Clock: a.clock, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Deliver: desk.Report, Logger: log})
 	svc.scheduleList = func(ctx context.Context) string {
 		var b strings.Builder
-		writeSchedule(&b, sch.List(ctx))
+		if err := writeSchedule(&b, sch.List(ctx)); err != nil {
+			return "The schedule cannot be shown: " + err.Error()
+		}
 		return b.String()
 	}
 
@@ -247,7 +249,9 @@ func (a *app) chatCommands(svc *service) map[string]func(ctx context.Context, ch
 	return map[string]func(context.Context, string) string{
 		"skills": func(ctx context.Context, _ string) string {
 			on := map[string]bool{}
-			installedPlugins(ctx, svc.db, on)
+			if err := installedPlugins(ctx, svc.db, on); err != nil {
+				return "Skills cannot be read: " + err.Error()
+			}
 			all, err := gatherSkills(ctx, svc.cfg, svc.db, skillScope{agent: store.DefaultAgent, connected: on}, io.Discard)
 			if err != nil {
 				return "Skills cannot be read: " + err.Error()

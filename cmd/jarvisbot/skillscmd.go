@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -154,7 +155,9 @@ func (sk skillCmd) list(ctx context.Context, asJSON bool) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", r.ID, r.State, r.Does, r.Source, marks)
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	fmt.Fprintf(sk.a.stdout, "\n%d skills; %d more are manuals of store plugins you have not installed.\n", len(rows), hidden)
 	return nil
 }
@@ -351,12 +354,10 @@ func writeSkill(dest string, s *skills.Skill) error {
 		return fmt.Errorf("create a folder in %s: %w", parent, err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, skills.FileName), s.Render(), 0o600); err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("write the skill: %w", err)
+		return errors.Join(fmt.Errorf("write the skill: %w", err), removeLeftover(tmp))
 	}
 	if err := os.Rename(tmp, dest); err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("install the skill at %s: %w", dest, err)
+		return errors.Join(fmt.Errorf("install the skill at %s: %w", dest, err), removeLeftover(tmp))
 	}
 	return nil
 }

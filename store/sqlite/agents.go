@@ -86,9 +86,9 @@ func (db *DB) insertAgent(ctx context.Context, a store.Agent) (bool, error) {
 	if err != nil {
 		return false, jarvisbot.Errorf(jarvisbot.EINTERNAL, "creating agent %q in %s: %w", a.Name, db.path, err)
 	}
-	n, err := res.RowsAffected()
+	n, err := db.affected(res, fmt.Sprintf("creating agent %q", a.Name))
 	if err != nil {
-		return false, jarvisbot.Errorf(jarvisbot.EINTERNAL, "creating agent %q in %s: %w", a.Name, db.path, err)
+		return false, err
 	}
 	return n == 1, nil
 }
@@ -120,9 +120,9 @@ func (db *DB) DeleteAgent(ctx context.Context, name string) error {
 }
 
 func (db *DB) affectedOne(res sql.Result, verb, name string) error {
-	n, err := res.RowsAffected()
+	n, err := db.affected(res, fmt.Sprintf("%s agent %q", verb, name))
 	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s agent %q in %s: %w", verb, name, db.path, err)
+		return err
 	}
 	if n == 0 {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "agent %q does not exist", name)

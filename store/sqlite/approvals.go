@@ -79,7 +79,10 @@ func (db *DB) PendingApprovals(ctx context.Context) ([]store.Approval, error) {
 		}
 		out = append(out, a)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing approval requests in %s: %w", db.path, err)
+	}
+	return out, nil
 }
 
 // DecideApproval takes a decision once: the UPDATE only matches a pending
@@ -95,11 +98,15 @@ func (db *DB) DecideApproval(ctx context.Context, id string, state store.Approva
 	if err != nil {
 		return store.Approval{}, jarvisbot.Errorf(jarvisbot.EINTERNAL, "deciding approval request in %s: %w", db.path, err)
 	}
+	n, err := db.affected(res, "deciding approval request "+id)
+	if err != nil {
+		return store.Approval{}, err
+	}
 	a, err := db.Approval(ctx, id)
 	if err != nil {
 		return a, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return a, jarvisbot.Errorf(jarvisbot.ECONFLICT, "this request was already %s", a.State)
 	}
 	return a, nil
@@ -130,7 +137,11 @@ func (db *DB) Revoke(ctx context.Context, tool string) error {
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "revoking %s in %s: %w", tool, db.path, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := db.affected(res, "revoking "+tool)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "%s has no standing approval", tool)
 	}
 	return nil
@@ -147,11 +158,14 @@ func (db *DB) Grants(ctx context.Context) ([]string, error) {
 	for rows.Next() {
 		var t string
 		if err := rows.Scan(&t); err != nil {
-			return nil, err
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing grants in %s: %w", db.path, err)
 		}
 		out = append(out, t)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing grants in %s: %w", db.path, err)
+	}
+	return out, nil
 }
 
 // RecordActivity adds an entry to the activity board.
@@ -184,14 +198,17 @@ func (db *DB) RecentActivity(ctx context.Context, limit int) ([]store.Activity, 
 		var at string
 		var ms int64
 		if err := rows.Scan(&at, &a.Agent, &a.Tool, &a.Tier, &a.Args, &a.Outcome, &ms); err != nil {
-			return nil, err
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading activity from %s: %w", db.path, err)
 		}
 		a.Duration = time.Duration(ms) * time.Millisecond
 		var err error
 		if a.At, err = parseTime(at); err != nil {
-			return nil, err
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading activity from %s: an entry of %s: %w", db.path, a.Tool, err)
 		}
 		out = append(out, a)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading activity from %s: %w", db.path, err)
+	}
+	return out, nil
 }

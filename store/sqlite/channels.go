@@ -33,11 +33,14 @@ func (db *DB) strings(ctx context.Context, q string, args ...any) ([]string, err
 	for rows.Next() {
 		var s string
 		if err := rows.Scan(&s); err != nil {
-			return nil, err
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading %s: %w", db.path, err)
 		}
 		out = append(out, s)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading %s: %w", db.path, err)
+	}
+	return out, nil
 }
 
 // SetApprovalMessage remembers where an approval request was drawn.
@@ -61,11 +64,14 @@ func (db *DB) ApprovalMessages(ctx context.Context, approval string) (map[string
 	for rows.Next() {
 		var c, m string
 		if err := rows.Scan(&c, &m); err != nil {
-			return nil, err
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading approval messages in %s: %w", db.path, err)
 		}
 		out[c] = m
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading approval messages in %s: %w", db.path, err)
+	}
+	return out, nil
 }
 
 // KeepUndelivered stores a reply that could not be sent.
@@ -89,16 +95,25 @@ func (db *DB) Undelivered(ctx context.Context) ([]store.Undelivered, error) {
 		var u store.Undelivered
 		var at string
 		if err := rows.Scan(&u.ID, &u.Chat, &u.Text, &u.Error, &at); err != nil {
-			return nil, err
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the outbox in %s: %w", db.path, err)
 		}
-		u.CreatedAt, _ = parseTime(at)
+		// A reply whose time does not read is still delivered: its time
+		// is for people, and the id orders the outbox.
+		if t, err := parseTime(at); err == nil {
+			u.CreatedAt = t
+		}
 		out = append(out, u)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the outbox in %s: %w", db.path, err)
+	}
+	return out, nil
 }
 
 // Delivered removes a kept reply once it went out.
 func (db *DB) Delivered(ctx context.Context, id int64) error {
-	_, err := db.db.ExecContext(ctx, `DELETE FROM outbox WHERE id = ?`, id)
-	return err
+	if _, err := db.db.ExecContext(ctx, `DELETE FROM outbox WHERE id = ?`, id); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "clearing delivered reply %d from the outbox in %s: %w", id, db.path, err)
+	}
+	return nil
 }

@@ -24,7 +24,11 @@ func (db *DB) AddCLITool(ctx context.Context, t store.CLITool) error {
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "adding cli:%s to %s: %w", t.Name, db.path, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := db.affected(res, "adding cli:"+t.Name)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "cli:%s exists already: remove it first (jarvisbot cli remove %s)", t.Name, t.Name)
 	}
 	return nil
@@ -66,7 +70,11 @@ func (db *DB) RemoveCLITool(ctx context.Context, name string) error {
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "removing cli:%s from %s: %w", name, db.path, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := db.affected(res, "removing cli:"+name)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no CLI tool named %s (see jarvisbot cli list)", name)
 	}
 	return nil

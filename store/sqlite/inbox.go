@@ -15,7 +15,7 @@ func (db *DB) Receive(ctx context.Context, m store.Incoming) (int64, error) {
 	if err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a received message in %s: %w", db.path, err)
 	}
-	return res.LastInsertId()
+	return db.insertedID(res, "storing a received message")
 }
 
 // Answered removes a message whose turn is done.
@@ -37,9 +37,12 @@ func (db *DB) Waiting(ctx context.Context) ([]store.Incoming, error) {
 	for rows.Next() {
 		var m store.Incoming
 		if err := rows.Scan(&m.ID, &m.Chat, &m.User, &m.Name, &m.Text); err != nil {
-			return nil, err
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
 		}
 		out = append(out, m)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
+	}
+	return out, nil
 }

@@ -52,7 +52,11 @@ func (db *DB) AddMCPServers(ctx context.Context, list []store.MCPServer) error {
 		if err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINTERNAL, "adding MCP server %s to %s: %w", s.Name, db.path, err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		n, err := db.affected(res, "adding MCP server "+s.Name)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
 			return jarvisbot.Errorf(jarvisbot.ECONFLICT, "an MCP server named %s exists already: remove it first or choose another name", s.Name)
 		}
 	}
@@ -152,7 +156,11 @@ func (db *DB) updateMCP(ctx context.Context, name, set string, v any) error {
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "changing MCP server %s in %s: %w", name, db.path, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := db.affected(res, "changing MCP server "+name)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server named %s (see jarvisbot mcp list)", name)
 	}
 	return nil
@@ -164,7 +172,11 @@ func (db *DB) RemoveMCPServer(ctx context.Context, name string) error {
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "removing MCP server %s from %s: %w", name, db.path, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := db.affected(res, "removing MCP server "+name)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server named %s (see jarvisbot mcp list)", name)
 	}
 	return nil

@@ -25,7 +25,7 @@ func (db *DB) AppendMessage(ctx context.Context, m store.Message) (int64, error)
 	if err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a message in %s: %w", db.path, err)
 	}
-	return res.LastInsertId()
+	return db.insertedID(res, "storing a message")
 }
 
 // History returns the chat's last limit messages, oldest first.
@@ -48,12 +48,12 @@ func (db *DB) History(ctx context.Context, chat string, limit int) ([]store.Mess
 		m.Content = []byte(content)
 		var err error
 		if m.CreatedAt, err = parseTime(at); err != nil {
-			return nil, err
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading history from %s: message %d: %w", db.path, m.ID, err)
 		}
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading history from %s: %w", db.path, err)
 	}
 	slices.Reverse(out)
 	return out, nil

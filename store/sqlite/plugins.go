@@ -35,7 +35,11 @@ func (db *DB) InstallPlugin(ctx context.Context, name string, state store.Plugin
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "installing plugin %s in %s: %w", name, db.path, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := db.affected(res, "installing plugin "+name)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "plugin %s is installed already", name)
 	}
 	return nil
@@ -99,7 +103,11 @@ func (db *DB) SetPluginState(ctx context.Context, name string, state store.Plugi
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "changing plugin %s in %s: %w", name, db.path, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := db.affected(res, "changing plugin "+name)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "plugin %s is not installed", name)
 	}
 	return nil
@@ -111,7 +119,11 @@ func (db *DB) RemovePlugin(ctx context.Context, name string) error {
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "removing plugin %s from %s: %w", name, db.path, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := db.affected(res, "removing plugin "+name)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "plugin %s is not installed", name)
 	}
 	return nil

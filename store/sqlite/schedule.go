@@ -28,18 +28,14 @@ func (db *DB) ClaimRun(ctx context.Context, r store.Run) (int64, error) {
 	if err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording a run of %s in %s: %w", r.Skill, db.path, err)
 	}
-	n, err := res.RowsAffected()
+	n, err := db.affected(res, "recording a run of "+r.Skill)
 	if err != nil {
-		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording a run of %s in %s: %w", r.Skill, db.path, err)
+		return 0, err
 	}
 	if n == 0 {
 		return 0, jarvisbot.Errorf(jarvisbot.ECONFLICT, "the run of %s due %s exists already", r.Skill, formatTime(r.DueAt))
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording a run of %s in %s: %w", r.Skill, db.path, err)
-	}
-	return id, nil
+	return db.insertedID(res, "recording a run of "+r.Skill)
 }
 
 func nz(s, def string) string {
@@ -49,7 +45,8 @@ func nz(s, def string) string {
 	return s
 }
 
-// UpdateRun stores a run's progress.
+// UpdateRun stores a run's progress, or returns ENOTFOUND for a run that
+// was never claimed: its progress would otherwise be lost without a word.
 func (db *DB) UpdateRun(ctx context.Context, r store.Run) error {
 	fin := ""
 	if !r.FinishedAt.IsZero() {
@@ -59,10 +56,17 @@ func (db *DB) UpdateRun(ctx context.Context, r store.Run) error {
 	if !r.StartedAt.IsZero() {
 		started = formatTime(r.StartedAt)
 	}
-	_, err := db.db.ExecContext(ctx, `UPDATE schedule_runs SET started_at = ?, finished_at = ?, outcome = ?, error = ?, report = ?, chat = ?, delivery = ?, delivery_error = ?, attempts = ? WHERE id = ?`,
+	res, err := db.db.ExecContext(ctx, `UPDATE schedule_runs SET started_at = ?, finished_at = ?, outcome = ?, error = ?, report = ?, chat = ?, delivery = ?, delivery_error = ?, attempts = ? WHERE id = ?`,
 		started, fin, r.Outcome, r.Error, r.Report, r.Chat, nz(r.Delivery, "pending"), r.DeliveryError, r.Attempts, r.ID)
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "updating run %d of %s in %s: %w", r.ID, r.Skill, db.path, err)
+	}
+	n, err := db.affected(res, fmt.Sprintf("updating run %d of %s", r.ID, r.Skill))
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "run %d of %s was never recorded in %s, so its progress cannot be kept", r.ID, r.Skill, db.path)
 	}
 	return nil
 }

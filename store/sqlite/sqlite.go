@@ -88,11 +88,11 @@ func open(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
 	sqldb.SetMaxOpenConns(1)
 	db := &DB{db: sqldb, path: abs, now: time.Now}
 	if err := sqldb.PingContext(ctx); err != nil {
-		sqldb.Close()
+		_ = sqldb.Close() // the pool holds nothing yet; the open error says what to do
 		return nil, db.openError(err)
 	}
 	if err := db.migrate(ctx, migs); err != nil {
-		sqldb.Close()
+		_ = sqldb.Close() // each migration committed or rolled back; the error says which
 		return nil, err
 	}
 	return db, nil
@@ -253,6 +253,28 @@ func (db *DB) Close() error {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "closing database %s: %w", db.path, err)
 	}
 	return nil
+}
+
+// affected returns how many rows a statement changed; doing says what the
+// statement was for ("removing cli:gh"). When the driver cannot tell, the
+// call fails rather than read "no rows" as "not found" or "exists
+// already" while the change may have been made.
+func (db *DB) affected(res sql.Result, doing string) (int64, error) {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s in %s: cannot tell whether it was done: %w", doing, db.path, err)
+	}
+	return n, nil
+}
+
+// insertedID returns the id of the row an INSERT added; doing says what
+// the row was for.
+func (db *DB) insertedID(res sql.Result, doing string) (int64, error) {
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s in %s: the new row's id cannot be read: %w", doing, db.path, err)
+	}
+	return id, nil
 }
 
 // timeLayout is RFC 3339 in UTC with a fixed nine-digit fraction, so that

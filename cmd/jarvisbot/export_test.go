@@ -1,0 +1,30 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCatalogExportFileWrittenOrSaidX4: `catalog export -o FILE` writes a
+// snapshot that reads back; a file that cannot be written (a full disk)
+// fails the command with the file's name, never a success with a file
+// cut short.
+func TestCatalogExportFileWrittenOrSaidX4(t *testing.T) {
+	e := newTestEnv(t)
+	out := filepath.Join(t.TempDir(), "snap.json")
+	if code, _, errOut := e.jarvis(t, "", "catalog", "export", "--cached", "-o", out); code != 0 {
+		t.Fatalf("export: exit %d %s", code, errOut)
+	}
+	if _, err := readSnapshotFile(out); err != nil {
+		t.Fatalf("the exported snapshot does not read back: %v", err)
+	}
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here to stand for a full disk")
+	}
+	code, _, errOut := e.jarvis(t, "", "catalog", "export", "--cached", "-o", "/dev/full")
+	if code == 0 || !strings.Contains(errOut, "writing /dev/full") {
+		t.Errorf("export to a full disk: exit %d %q, want a failure naming the file", code, errOut)
+	}
+}
