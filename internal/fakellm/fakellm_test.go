@@ -619,8 +619,10 @@ func TestCloseReleasesAHangingCall(t *testing.T) {
 		_, err := openaiClient(s, 0).Chat.Completions.New(context.Background(), openaiParams(openai.UserMessage("hi")))
 		errc <- err
 	}()
-	for len(s.Requests()) == 0 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); len(s.Requests()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5s for the hanging call to reach the server; it got no request")
+		}
 	}
 	s.Close()
 	select {
