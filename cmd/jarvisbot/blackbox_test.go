@@ -163,7 +163,7 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 					}
 					return out
 				}
-				waitSent(t, tg, func(s []fakebot.Sent) bool { return len(prompts(s)) == 1 })
+				waitSent(t, tg, "the approval prompt", func(s []fakebot.Sent) bool { return len(prompts(s)) == 1 })
 				first := prompts(tg.Sent())[0]
 				p.stop(t, sig)
 
@@ -171,7 +171,7 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 				p2 := startProc(t, e, "", "serve")
 				waitOutput(t, p2.out, "jarvisbot is ready")
 				tg.Press(42, 42, first.MessageID, first.Buttons[0][0].Data)
-				waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
+				waitSent(t, tg, "the answer after the restart", func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
 				p2.stop(t, syscall.SIGTERM)
 
 				if n := len(prompts(tg.Sent())); n != 1 {
@@ -262,7 +262,7 @@ func TestBlackBoxShutdownDrainsX4(t *testing.T) {
 			waitOutput(t, p.out, "jarvisbot is ready")
 			f.Push(fakellm.Step{Text: "Finished before stopping.", Delay: 500 * time.Millisecond})
 			tg.SendText(42, 42, "a question")
-			waitFor(t, "the model call", func() bool { return len(f.Requests()) == 1 })
+			waitFor(t, "the model call", func() (bool, any) { r := f.Requests(); return len(r) == 1, r })
 			p.stop(t, sig)
 			if !hasText(tg.Sent(), 42, "Finished before stopping.") {
 				t.Errorf("the answer in progress was not sent before exit: %+v\n%s", tg.Sent(), p.out.String())
@@ -287,14 +287,14 @@ func TestBlackBoxShutdownDeadlineX4(t *testing.T) {
 	waitOutput(t, p.out, "jarvisbot is ready")
 	f.Push(fakellm.Step{Hang: true})
 	tg.SendText(42, 42, "a hard question")
-	waitFor(t, "the model call", func() bool { return len(f.Requests()) == 1 })
+	waitFor(t, "the model call", func() (bool, any) { r := f.Requests(); return len(r) == 1, r })
 	p.stop(t, syscall.SIGTERM)
 	if p.err != nil {
 		t.Fatalf("exit: %v\n%s", p.err, p.out.String())
 	}
 	f.Push(fakellm.Step{Text: "Answered after the restart."})
 	p2 := startProc(t, e, "", "serve")
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Answered after the restart.") })
+	waitSent(t, tg, "the answer after the restart", func(s []fakebot.Sent) bool { return hasText(s, 42, "Answered after the restart.") })
 	p2.stop(t, syscall.SIGTERM)
 	n := 0
 	for _, m := range tg.Sent() {
@@ -312,13 +312,20 @@ func TestBlackBoxShutdownDeadlineX4(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds, for at most 15 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor polls cond until it holds; after 15 s it fails the test, naming
+// what it waited for and what cond last saw. It is the package's one
+// waiter: waitOutput and waitSent are made of it.
+func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
+	const limit = 15 * time.Second
+	deadline := time.Now().Add(limit)
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
