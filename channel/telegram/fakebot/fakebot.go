@@ -269,30 +269,19 @@ func (s *Server) FailNext(method string, n int, status int) {
 	}
 }
 
-// WaitSent waits until at least n messages were sent or edited and
-// returns them; it fails the test after timeout.
-func (s *Server) WaitSent(t testing.TB, n int, timeout time.Duration) []Sent {
-	t.Helper()
-	if !s.wait(timeout, func() bool { return len(s.sent) >= n }) {
-		t.Fatalf("fakebot: %d messages sent within %s, want %d: %+v", len(s.Sent()), timeout, n, s.Sent())
-	}
-	return s.Sent()
-}
-
-// WaitAnswers waits until at least n presses were answered.
+// WaitAnswers waits until at least n presses were answered and returns
+// the answers; it fails the test after timeout.
 func (s *Server) WaitAnswers(t testing.TB, n int, timeout time.Duration) []Answer {
 	t.Helper()
-	if !s.wait(timeout, func() bool { return len(s.answers) >= n }) {
-		t.Fatalf("fakebot: %d presses answered within %s, want %d", len(s.Answers()), timeout, n)
-	}
+	s.Wait(t, timeout, fmt.Sprintf("%d answered presses", n), func() bool { return len(s.Answers()) >= n })
 	return s.Answers()
 }
 
 // Wait waits until cond holds, checking it again each time the fake
 // records anything (a call, a message, an answer, an update, a poll
-// starting to wait); after timeout it fails the test, naming what it
-// waited for and showing what the fake saw. cond may call the Server's
-// methods.
+// starting to wait, a webhook); after timeout it fails the test, naming
+// what it waited for and showing what the fake saw. cond may call the
+// Server's methods.
 func (s *Server) Wait(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.NewTimer(timeout)
@@ -312,25 +301,6 @@ func (s *Server) Wait(t testing.TB, timeout time.Duration, what string, cond fun
 			t.Fatalf("fakebot: waited %s for %s; calls %v, polls waiting %d, updates pending %d, sent %+v, answers %+v",
 				timeout, what, s.calls, s.polling, len(s.updates), s.sent, s.answers)
 			return
-		}
-	}
-}
-
-// wait runs cond under the lock each time something happens.
-func (s *Server) wait(timeout time.Duration, cond func() bool) bool {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		ok, ch := cond(), s.changed
-		s.mu.Unlock()
-		if ok {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			return false
 		}
 	}
 }
