@@ -479,7 +479,7 @@ func withTelegram(t *testing.T, e *testEnv) *fakebot.Server {
 }
 
 // startServe runs jarvisbot serve in the environment; stop ends it and
-// waits for it.
+// waits for it. Stopping twice is stopping once.
 func startServe(t *testing.T, e *testEnv) (*syncBuffer, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -488,13 +488,16 @@ func startServe(t *testing.T, e *testEnv) (*syncBuffer, func()) {
 	go func() {
 		done <- run(ctx, []string{"serve"}, e.app(strings.NewReader(""), out, out))
 	}()
+	var once sync.Once
 	return out, func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("serve did not stop")
-		}
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				t.Error("serve did not stop")
+			}
+		})
 	}
 }
 
@@ -523,6 +526,7 @@ func TestServeAtHalfPastSevenSC1(t *testing.T) {
 	e.clock.Advance(24 * time.Hour) // the next day, 07:30: jarvisbot was down at 07:00
 	f.Push(fakellm.Step{Text: "Your morning brief: nothing urgent."})
 	out, stop = startServe(t, e)
+	defer stop()
 	waitSent(t, tg, "the caught-up morning brief", func(s []fakebot.Sent) bool { return hasText(s, 42, "Your morning brief: nothing urgent.") })
 	stop() // a second catch-up, had there been one, came before serve stopped
 	reqs = f.Requests()
