@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"strconv"
@@ -46,9 +47,12 @@ func newEnv(t testing.TB, provider string) *env {
 		t.Fatal(err)
 	}
 	w := wiki.New(filepath.Join(dir, "wiki"))
+	if _, err := exec.LookPath("echo"); err != nil {
+		t.Skip("echo not installed:", err)
+	}
 	echo, err := clitool.Resolve("echo", "")
 	if err != nil {
-		t.Skip("echo not installed")
+		t.Fatalf("Resolve refused echo, which is on PATH: %v", err)
 	}
 	cat := catalog.New()
 	for _, cp := range append([]catalog.Capability{w.Capability(), echo.Capability()}, catalog.AppControlTools()...) {

@@ -73,16 +73,20 @@ func TestDecideOnceC2(t *testing.T) {
 // TestExpiryC2: an unanswered request expires as denied, and a late tap
 // is told so.
 func TestExpiryC2(t *testing.T) {
-	e, clk, _, _ := setup(t)
+	e, clk, db, _ := setup(t)
 	ctx := context.Background()
 	a, _ := e.Ask(ctx, req)
 	got := make(chan store.Approval, 1)
 	go func() { d, _ := e.Wait(ctx, a.ID); got <- d }()
-	time.Sleep(10 * time.Millisecond)
+	// Advance returns once every expiry that came due has run, so the
+	// store says at once whether one fired early.
 	clk.Advance(9 * time.Minute)
+	if d, err := db.Approval(ctx, a.ID); err != nil || d.State != store.ApprovalPending {
+		t.Fatalf("decided early: %+v %v", d, err)
+	}
 	select {
 	case d := <-got:
-		t.Fatalf("decided early: %+v", d)
+		t.Fatalf("the waiter was woken early: %+v", d)
 	default:
 	}
 	clk.Advance(time.Minute)

@@ -2,31 +2,16 @@ package catalog_test
 
 import (
 	"os"
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
-// fixture returns the path of a file in ../shared/fixtures beside the
-// repository (CI has it there too), or skips when it is absent.
-func fixture(t testing.TB, name string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "shared", "fixtures", name)
-	if dir := os.Getenv("JARVIS_FIXTURES"); dir != "" {
-		p = filepath.Join(dir, name)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("fixture %s not found (set JARVIS_FIXTURES): %v", name, err)
-	}
-	return p
-}
-
+// loadSnapshot loads a catalog snapshot from the shared fixtures.
 func loadSnapshot(t testing.TB, name string) *catalog.Catalog {
 	t.Helper()
-	f, err := os.Open(fixture(t, name))
+	f, err := os.Open(fixtures.Path(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,12 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/evalset"
+	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
 func readCases(t *testing.T, name string) []evalset.Case {
 	t.Helper()
-	f, err := os.Open(fixture(t, name))
+	f, err := os.Open(fixtures.Path(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,6 +21,9 @@ func readCases(t *testing.T, name string) []evalset.Case {
 	cases, err := evalset.Read(f, name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatalf("%s holds no cases: a test over it would check nothing", name)
 	}
 	return cases
 }
@@ -174,7 +178,9 @@ func TestGateExplains(t *testing.T) {
 	pl := v.Plan(catalog.Policy{Agent: "default"})
 	var turn catalog.Turn
 	pl.Turn("I have an issue with my internet", &turn)
+	explained := map[string]bool{}
 	for _, ch := range turn.Explain() {
+		explained[ch.Server] = true
 		if ch.Because == "" {
 			t.Errorf("%s: empty explanation", ch.Server)
 		}
@@ -182,11 +188,21 @@ func TestGateExplains(t *testing.T) {
 			t.Errorf("github: offered=%v because %q; want not offered for one everyday word", ch.Offered, ch.Because)
 		}
 	}
+	if !explained["github"] || !explained["notebooklm-mcp"] {
+		t.Errorf("decisions explained for %v, want one for every server of the seed catalog", explained)
+	}
 	pl.Turn("In NotebookLM, make flashcards", &turn)
+	found := false
 	for _, ch := range turn.Explain() {
-		if ch.Server == "notebooklm-mcp" && (!ch.Offered || !strings.Contains(ch.Because, "name")) {
-			t.Errorf("notebooklm-mcp: offered=%v because %q", ch.Offered, ch.Because)
+		if ch.Server == "notebooklm-mcp" {
+			found = true
+			if !ch.Offered || !strings.Contains(ch.Because, "name") {
+				t.Errorf("notebooklm-mcp: offered=%v because %q", ch.Offered, ch.Because)
+			}
 		}
+	}
+	if !found {
+		t.Errorf("no decision about notebooklm-mcp for a message that names it: %+v", turn.Explain())
 	}
 }
 

@@ -69,10 +69,17 @@ func TestResolveStepsC3(t *testing.T) {
 	t.Run("whole server blocked", func(t *testing.T) {
 		pl := v.Plan(catalog.Policy{Agent: "a", Block: []string{"mcp:github/*"}})
 		pl.Turn("open a pull request", &turn)
+		found := false
 		for _, ch := range turn.Explain() {
-			if ch.Server == "github" && (ch.Offered || !strings.Contains(ch.Because, "no tool")) {
-				t.Errorf("github: %+v", ch)
+			if ch.Server == "github" {
+				found = true
+				if ch.Offered || !strings.Contains(ch.Because, "no tool") {
+					t.Errorf("github: %+v", ch)
+				}
 			}
+		}
+		if !found {
+			t.Errorf("no decision about the blocked github server: %+v", turn.Explain())
 		}
 	})
 	t.Run("focus first, MCP after the stable prefix", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
 func TestReadSnapshotRejectsBadInput(t *testing.T) {
@@ -71,9 +72,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 }
 
 func FuzzReadSnapshot(f *testing.F) {
-	if b, err := os.ReadFile("../../shared/fixtures/catalog-seed.json"); err == nil {
-		f.Add(b[:4096])
+	b, err := os.ReadFile(fixtures.Path(f, "catalog-seed.json"))
+	if err != nil {
+		f.Fatal(err)
 	}
+	f.Add(b[:4096])
 	f.Add([]byte(`{"format":"jarvisbot-catalog-snapshot/1","mcp_servers":[{"name":"a","tools":[{"name":"x","inputSchema":{"type":"object"}}]}]}`))
 	f.Add([]byte(`{"format":"jarvisbot-catalog-snapshot/1","mcp_servers":[{"name":"a","card":["repo"],"tools":[{"name":"a_b","annotations":{"destructiveHint":true}}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

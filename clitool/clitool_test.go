@@ -3,6 +3,7 @@ package clitool
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -11,11 +12,17 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 )
 
+// tool resolves a program of the system. Only a program that is not on
+// PATH skips the test; one that is there and that Resolve refuses fails
+// it, or a broken Resolve would skip every test here.
 func tool(t *testing.T, name string) Tool {
 	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Skipf("%s not installed: %v", name, err)
+	}
 	tl, err := Resolve(name, "")
 	if err != nil {
-		t.Skipf("%s not installed: %v", name, err)
+		t.Fatalf("Resolve(%q) refused a program on PATH: %v", name, err)
 	}
 	return tl
 }

@@ -20,10 +20,7 @@ import (
 // either sleeps itself or exits at once.
 func spawner(t *testing.T, thenSleep bool) (Tool, string) {
 	t.Helper()
-	sh, err := Resolve("sh", "")
-	if err != nil {
-		t.Skipf("no sh: %v", err)
-	}
+	sh := tool(t, "sh")
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
 	body := "sleep 30 &\necho $! > " + pidFile + "\necho started\n"

@@ -84,12 +84,19 @@ func setupWith(t *testing.T, wrap func(*sqlite.DB) Store, owners ...string) (*De
 	return d, plat, f, db
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor polls cond until it holds; after 10 s it fails the test,
+// naming what it waited for and what cond last saw.
+func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
+	const limit = 10 * time.Second
+	deadline := time.Now().Add(limit)
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -109,7 +116,10 @@ func TestOrderPerChatCH1(t *testing.T) {
 			d.HandleMessage(ctx, channel.Message{Chat: chat, User: chat, Text: fmt.Sprintf("%s message %d", chat, i)})
 		}
 	}
-	waitFor(t, "every answer", func() bool { return len(plat.to("test:1")) == n && len(plat.to("test:2")) == n })
+	waitFor(t, "every answer", func() (bool, any) {
+		one, two := plat.to("test:1"), plat.to("test:2")
+		return len(one) == n && len(two) == n, [][]string{one, two}
+	})
 	// The model saw each chat's messages in order.
 	seen := map[string][]string{}
 	for _, r := range f.Requests() {
@@ -117,8 +127,14 @@ func TestOrderPerChatCH1(t *testing.T) {
 		first := r.Messages[0].Text
 		seen[first] = append(seen[first], last)
 	}
+	if len(seen) != 2 {
+		t.Fatalf("the model saw %d chats, want 2: %v", len(seen), seen)
+	}
 	for first, msgs := range seen {
 		chat := strings.Fields(first)[0]
+		if len(msgs) != n {
+			t.Errorf("the model saw %d turns of %s, want %d: %v", len(msgs), chat, n, msgs)
+		}
 		for i, m := range msgs {
 			if m != fmt.Sprintf("%s message %d", chat, i) {
 				t.Errorf("order: %v", msgs)
@@ -155,6 +171,7 @@ func TestStrangersAndPairingCH1(t *testing.T) {
 	if got := plat.to("test:7"); len(got) != 1 || strings.Contains(got[0], "Paired") {
 		t.Errorf("second pairing: %q", got)
 	}
+	d.Drain(ctx) // a turn a stranger started by mistake would have ended by now
 	if len(f.Requests()) != 0 {
 		t.Errorf("strangers reached the model: %d calls", len(f.Requests()))
 	}
@@ -168,7 +185,7 @@ func TestUndeliveredKeptCH1(t *testing.T) {
 	plat.fail = true
 	f.Push(fakellm.Step{Text: "the important answer"})
 	d.HandleMessage(ctx, channel.Message{Chat: "test:1", User: "test:1", Text: "tell me"})
-	waitFor(t, "the kept reply", func() bool { u, _ := db.Undelivered(ctx); return len(u) == 1 })
+	waitFor(t, "the kept reply", func() (bool, any) { u, err := db.Undelivered(ctx); return len(u) == 1, fmt.Sprint(u, err) })
 	plat.mu.Lock()
 	plat.fail = false
 	plat.mu.Unlock()
@@ -209,7 +226,7 @@ func TestRetryLooksOnlyAfterAReplyWasKept(t *testing.T) {
 	plat.mu.Unlock()
 	f.Push(fakellm.Step{Text: "kept answer"})
 	d.HandleMessage(ctx, channel.Message{Chat: "test:1", User: "test:1", Text: "tell me"})
-	waitFor(t, "the kept reply", func() bool { u, _ := lc.DB.Undelivered(ctx); return len(u) == 1 })
+	waitFor(t, "the kept reply", func() (bool, any) { u, err := lc.DB.Undelivered(ctx); return len(u) == 1, fmt.Sprint(u, err) })
 	d.RetryUndelivered(ctx) // the platform still fails: kept for the next tick
 	plat.mu.Lock()
 	plat.fail = false
@@ -237,8 +254,8 @@ func TestInboxSurvivesRestartCH1(t *testing.T) {
 	if err := d.Resume(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the answer", func() bool { return len(plat.to("test:1")) == 1 })
-	waitFor(t, "the inbox to empty", func() bool { w, _ := db.Waiting(ctx); return len(w) == 0 })
+	waitFor(t, "the answer", func() (bool, any) { got := plat.to("test:1"); return len(got) == 1, got })
+	waitFor(t, "the inbox to empty", func() (bool, any) { w, err := db.Waiting(ctx); return err == nil && len(w) == 0, fmt.Sprint(w, err) })
 	if got := plat.to("test:1"); !strings.Contains(got[0], "answered after the restart") {
 		t.Errorf("answer %q", got)
 	}

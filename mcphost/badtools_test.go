@@ -69,7 +69,7 @@ func TestBadToolNamesLeftOutM1(t *testing.T) {
 	if err := h.Start(context.Background(), stdioServer("odd", "-tools-file", file)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the good tools", func() bool { return connectedTools(cat, "odd")["good_two"] })
+	waitFor(t, "the good tools", toolsOf(cat, "odd", func(m map[string]bool) bool { return m["good_two"] }))
 	if got := connectedTools(cat, "odd"); len(got) != 2 {
 		t.Errorf("connected tools %v", got)
 	}

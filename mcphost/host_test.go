@@ -196,7 +196,7 @@ func TestHungToolM2(t *testing.T) {
 		_, hungErr = a.Call(context.Background(), "hang", json.RawMessage(`{}`), 0)
 		hungTook = time.Since(start)
 	}()
-	time.Sleep(50 * time.Millisecond) // let the hung call be in flight
+	waitFor(t, "the hung call to reach the server", stderrSays(a, "mcptest: hanging"))
 	if r := call(t, b, "echo", `{"text":"still here"}`); r.Text != "still here" {
 		t.Errorf("other server during a hang: %+v", r)
 	}
@@ -215,11 +215,23 @@ func TestHungToolM2(t *testing.T) {
 	if r := call(t, a, "echo", `{"text":"after"}`); r.Text != "after" {
 		t.Errorf("same server after its hung call: %+v", r)
 	}
-	// The turn's own context cancels a call too.
+	// The turn's own context cancels a call in flight too.
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	if _, err := b.Call(ctx, "hang", json.RawMessage(`{}`), 0); err == nil || !strings.Contains(err.Error(), "cancelled") {
-		t.Errorf("cancelled call: %v", err)
+	defer cancel()
+	cancelled := make(chan error, 1)
+	go func() {
+		_, err := b.Call(ctx, "hang", json.RawMessage(`{}`), 0)
+		cancelled <- err
+	}()
+	waitFor(t, "the call to be cancelled to reach the server", stderrSays(b, "mcptest: hanging"))
+	cancel()
+	select {
+	case err := <-cancelled:
+		if err == nil || !strings.Contains(err.Error(), "cancelled") {
+			t.Errorf("cancelled call: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a call in flight went on after its context was cancelled")
 	}
 }
 
@@ -272,15 +284,39 @@ func TestBadServers(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor polls cond until it holds; after 10 s it fails the test,
+// naming what it waited for and what cond last saw.
+func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
+	const limit = 10 * time.Second
+	deadline := time.Now().Add(limit)
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stderrSays is a condition for waitFor: a stdio server's last stderr
+// lines hold want.
+func stderrSays(cn *Conn, want string) func() (bool, any) {
+	return func() (bool, any) {
+		got := cn.proc.stderr.lines(5)
+		return strings.Contains(got, want), "stderr: " + got
+	}
+}
+
+// toolsOf is a condition for waitFor: the connected tools of a server in
+// the catalog satisfy ok.
+func toolsOf(cat *catalog.Catalog, server string, ok func(map[string]bool) bool) func() (bool, any) {
+	return func() (bool, any) {
+		tools := connectedTools(cat, server)
+		return ok(tools), tools
 	}
 }
 
@@ -303,19 +339,19 @@ func TestHostCrashRestartM3(t *testing.T) {
 	if err := h.Start(context.Background(), stdioServer("flaky")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the server to come up", func() bool { return connectedTools(cat, "flaky")["echo"] })
+	waitFor(t, "the server to come up", toolsOf(cat, "flaky", func(m map[string]bool) bool { return m["echo"] }))
 
 	r, err := h.Call(context.Background(), "flaky", "add_tool", json.RawMessage(`{"name":"brand_new"}`))
 	if err != nil || r.IsError {
 		t.Fatalf("add_tool: %+v %v", r, err)
 	}
-	waitFor(t, "the new tool after list_changed", func() bool { return connectedTools(cat, "flaky")["brand_new"] })
+	waitFor(t, "the new tool after list_changed", toolsOf(cat, "flaky", func(m map[string]bool) bool { return m["brand_new"] }))
 
 	_, err = h.Call(context.Background(), "flaky", "crash", json.RawMessage(`{}`))
 	if err == nil {
 		t.Fatal("crash call succeeded")
 	}
-	waitFor(t, "the tools to leave", func() bool { return len(connectedTools(cat, "flaky")) == 0 })
+	waitFor(t, "the tools to leave", toolsOf(cat, "flaky", func(m map[string]bool) bool { return len(m) == 0 }))
 	if st := h.Status()[0]; st.State != StateDown && st.State != StateUp {
 		t.Errorf("status after crash: %+v", st)
 	}
@@ -324,7 +360,7 @@ func TestHostCrashRestartM3(t *testing.T) {
 	} else if !strings.Contains(err.Error(), "flaky") {
 		t.Errorf("call while down: %v", err)
 	}
-	waitFor(t, "the restart", func() bool { return connectedTools(cat, "flaky")["echo"] })
+	waitFor(t, "the restart", toolsOf(cat, "flaky", func(m map[string]bool) bool { return m["echo"] }))
 	if st := h.Status()[0]; st.Restarts < 1 || st.State != StateUp {
 		t.Errorf("status after restart: %+v", st)
 	}
@@ -345,13 +381,14 @@ func TestHostUnreachableKeepsTrying(t *testing.T) {
 	defer h.Close()
 	h.Start(context.Background(), stdioServer("broken", "-exit-at-start", "2"))
 	h.Start(context.Background(), stdioServer("fine"))
-	waitFor(t, "the good server", func() bool { return connectedTools(cat, "fine")["echo"] })
-	waitFor(t, "retries of the broken one", func() bool {
-		for _, st := range h.Status() {
+	waitFor(t, "the good server", toolsOf(cat, "fine", func(m map[string]bool) bool { return m["echo"] }))
+	waitFor(t, "retries of the broken one", func() (bool, any) {
+		sts := h.Status()
+		for _, st := range sts {
 			if st.Name == "broken" && st.Restarts >= 2 && st.State == StateDown && st.Err != nil && strings.Contains(st.Err.Error(), "status 2") {
-				return true
+				return true, sts
 			}
 		}
-		return false
+		return false, sts
 	})
 }

@@ -141,7 +141,7 @@ func TestDeafServerDeadlineM2(t *testing.T) {
 		_, err := cn.Call(ctx, "freeze", json.RawMessage(`{}`), 0)
 		frozen <- err
 	}()
-	waitFor(t, "the server to freeze", func() bool { return strings.Contains(cn.proc.stderr.lines(5), "mcptest: frozen") })
+	waitFor(t, "the server to freeze", stderrSays(cn, "mcptest: frozen"))
 	cancel() // the turn gave up; the server stays deaf
 	if err := <-frozen; err == nil || !strings.Contains(err.Error(), "cancelled") {
 		t.Fatalf("cancelled freeze call: %v", err)

@@ -110,7 +110,7 @@ func TestEverythingServer(t *testing.T) {
 	if err := h.Start(context.Background(), Server{Name: "everything", Command: node, Args: []string{script, "stdio"}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the everything server", func() bool { return connectedTools(cat, "everything")["echo"] })
+	waitFor(t, "the everything server", toolsOf(cat, "everything", func(m map[string]bool) bool { return m["echo"] }))
 	r, err := h.Call(context.Background(), "everything", "echo", json.RawMessage(`{"message":"hello from jarvisbot"}`))
 	if err != nil || !strings.Contains(r.Text, "hello from jarvisbot") {
 		t.Errorf("echo: %+v %v", r, err)

@@ -2,7 +2,9 @@ package discord
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,12 +52,19 @@ func (r *recorder) pressed() []channel.Press {
 	return append([]channel.Press(nil), r.presses...)
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
+// eventually polls cond until it holds; after 5 s it fails the test,
+// naming what it waited for and what cond last saw.
+func eventually(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
+	const limit = 5 * time.Second
+	deadline := time.Now().Add(limit)
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -114,7 +123,12 @@ func TestRunReceivesMessagesButNotItsOwn(t *testing.T) {
 	srv.SendText(guildChan, srv.BotID(), "my own words")
 	srv.SendText(guildChan, owner, "<@"+srv.BotID()+"> with a mention")
 	srv.SendText(dm, owner, "in private")
-	eventually(t, "two messages", func() bool { return len(h.messages()) >= 2 })
+	// The gateway delivers in order: once the last message is heard, any
+	// of the earlier ones the bot took would be there too.
+	eventually(t, "the last message sent", func() (bool, any) {
+		ms := h.messages()
+		return slices.ContainsFunc(ms, func(m channel.Message) bool { return m.Text == "in private" }), ms
+	})
 
 	want := []channel.Message{
 		{Chat: "discord:" + guildChan, User: "discord:" + owner, Name: fakediscord.DisplayName(owner), Text: "with a mention"},
@@ -137,7 +151,7 @@ func TestRunReceivesMessagesButNotItsOwn(t *testing.T) {
 	if ids := srv.Identifies(); len(ids) != 1 || ids[0] != wantIntents {
 		t.Errorf("IDENTIFY intents = %v, want [%d]", ids, wantIntents)
 	}
-	eventually(t, "a heartbeat", func() bool { return srv.Heartbeats() > 0 })
+	eventually(t, "a heartbeat", func() (bool, any) { n := srv.Heartbeats(); return n > 0, n })
 }
 
 func TestPressAnswerIsEphemeral(t *testing.T) {
@@ -155,7 +169,7 @@ func TestPressAnswerIsEphemeral(t *testing.T) {
 		t.Fatal(err)
 	}
 	iid := srv.Click(guildChan, owner, id, "ap:1:y")
-	eventually(t, "the answer", func() bool { return len(srv.InteractionReplies()) == 1 })
+	eventually(t, "the answer", func() (bool, any) { rs := srv.InteractionReplies(); return len(rs) == 1, rs })
 
 	p := h.pressed()[0]
 	if p.Chat != "discord:"+guildChan || p.User != "discord:"+owner || p.MessageID != id || p.Data != "ap:1:y" {
@@ -175,9 +189,14 @@ func TestLatePressIsAcknowledgedThenFollowedUp(t *testing.T) {
 	b.mu.Lock()
 	b.ackAfter = 50 * time.Millisecond
 	b.mu.Unlock()
+	// The handler answers only once Discord has the automatic
+	// acknowledgement, whatever the machine's speed.
+	acked := make(chan struct{})
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(acked) }) }) // a failed wait must not strand the handler
 	h.mu.Lock()
 	h.onPress = func(p channel.Press) {
-		time.Sleep(300 * time.Millisecond) // past the automatic acknowledgement
+		<-acked
 		answered <- p.Answer(context.Background(), "Done, finally.")
 	}
 	h.mu.Unlock()
@@ -186,6 +205,8 @@ func TestLatePressIsAcknowledgedThenFollowedUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Click(guildChan, owner, id, "go")
+	eventually(t, "the automatic acknowledgement", func() (bool, any) { rs := srv.InteractionReplies(); return len(rs) == 1, rs })
+	release.Do(func() { close(acked) })
 	if err := <-answered; err != nil {
 		t.Fatalf("Answer: %v", err)
 	}
@@ -346,7 +367,7 @@ func TestRunReturnsSoonAfterCancel(t *testing.T) {
 	h := &recorder{}
 	go func() { done <- b.Run(ctx, h) }()
 	srv.SendText(guildChan, owner, "<@"+srv.BotID()+"> are you there?")
-	eventually(t, "the bot to hear a message", func() bool { return len(h.messages()) == 1 })
+	eventually(t, "the bot to hear a message", func() (bool, any) { ms := h.messages(); return len(ms) == 1, ms })
 	if err := b.Run(ctx, &recorder{}); jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
 		t.Errorf("a second Run: %v, want conflict", err)
 	}
@@ -361,7 +382,7 @@ func TestRunReturnsSoonAfterCancel(t *testing.T) {
 		t.Fatal("Run did not return within 5 s of cancel")
 	}
 	t.Logf("Run returned %v after cancel", time.Since(start).Round(time.Millisecond))
-	eventually(t, "the gateway connection to close", func() bool { return srv.Connected() == 0 })
+	eventually(t, "the gateway connection to close", func() (bool, any) { n := srv.Connected(); return n == 0, fmt.Sprintf("%d ready sessions", n) })
 	if codes := srv.CloseCodes(); len(codes) != 1 || codes[0] != 1000 {
 		t.Errorf("close codes %v, want [1000]: a clean close shows the bot offline at once", codes)
 	}
@@ -375,7 +396,7 @@ func TestRunReturnsOnCancelWhileTheGatewayHangs(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx, &recorder{}) }()
-	eventually(t, "the bot to dial the gateway", func() bool { return srv.Connections() == 1 })
+	eventually(t, "the bot to dial the gateway", func() (bool, any) { n := srv.Connections(); return n == 1, fmt.Sprintf("%d connections", n) })
 	cancel()
 	select {
 	case err := <-done:
@@ -407,7 +428,7 @@ func TestRunReconnectsAndResumes(t *testing.T) {
 		t.Fatal("the bot did not reconnect")
 	}
 	srv.SendText(guildChan, owner, "<@"+srv.BotID()+"> still there?")
-	eventually(t, "the message after reconnecting", func() bool { return len(h.messages()) == 1 })
+	eventually(t, "the message after reconnecting", func() (bool, any) { ms := h.messages(); return len(ms) == 1, ms })
 	if n := len(srv.Identifies()); n != 1 {
 		t.Errorf("%d IDENTIFYs, want 1: the bot should resume its session", n)
 	}
@@ -426,7 +447,7 @@ func TestSetCommandsAndSlashCommands(t *testing.T) {
 		t.Fatalf("commands = %+v", cmds)
 	}
 	srv.SlashCommand(guildChan, owner, "pair", "123456")
-	eventually(t, "the command as a message", func() bool { return len(h.messages()) == 1 })
+	eventually(t, "the command as a message", func() (bool, any) { ms := h.messages(); return len(ms) == 1, ms })
 	if m := h.messages()[0]; m.Text != "/pair 123456" || m.User != "discord:"+owner || m.Chat != "discord:"+guildChan {
 		t.Errorf("message = %+v, want /pair 123456 from the owner", m)
 	}

@@ -152,24 +152,14 @@ func TestReadyWhenTheFirstPollGoesOut(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("not ready within 5s of Run")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for s.Calls("getUpdates") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("ready, but no getUpdates reached the Bot API")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	s.Wait(t, 5*time.Second, "a getUpdates after the bot said it is ready", func() bool { return s.Calls("getUpdates") > 0 })
 }
 
 func TestRunStopsWithinASecondOfCancel(t *testing.T) {
 	t.Parallel()
 	s, b := newBot(t, Options{}) // a 30 s poll: the cancel must abort it
 	stop := run(t, b, newRecorder())
-	deadline := time.Now().Add(2 * time.Second)
-	for s.Calls("getUpdates") == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond) // the poll is waiting in the server
+	s.Wait(t, 5*time.Second, "the long poll to wait in the server", func() bool { return s.Polling() == 1 })
 	if took := stop(); took > time.Second {
 		t.Errorf("Run took %s to stop", took)
 	}
@@ -194,7 +184,11 @@ func TestRunRefusesASecondPoller(t *testing.T) {
 	t.Parallel()
 	_, b := newBot(t, Options{})
 	run(t, b, newRecorder())
-	time.Sleep(20 * time.Millisecond)
+	select {
+	case <-b.Ready(): // the first Run is polling
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first Run was not ready within 5s")
+	}
 	if err := b.Run(t.Context(), newRecorder()); jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
 		t.Errorf("second Run: %v", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,12 +70,13 @@ func (e *testEnv) environ() []string {
 	return env
 }
 
-// startProc starts the binary with args in the environment.
-func startProc(t *testing.T, e *testEnv, stdin string, args ...string) *proc {
+// startProc starts the binary with args in the environment; stdin nil
+// is an empty input.
+func startProc(t *testing.T, e *testEnv, stdin io.Reader, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(jarvisBinary(t), args...), out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Env = e.environ()
-	p.cmd.Stdin = strings.NewReader(stdin)
+	p.cmd.Stdin = stdin
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -150,7 +152,7 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 				if code, out := runProc(t, e, "", add...); code != 0 {
 					t.Fatal(out)
 				}
-				p := startProc(t, e, "", "serve")
+				p := startProc(t, e, nil, "serve")
 				waitOutput(t, p.out, "jarvisbot is ready")
 				f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName(tool.id), Input: tool.args}}})
 				tg.SendText(42, 42, tool.msg)
@@ -163,15 +165,15 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 					}
 					return out
 				}
-				waitSent(t, tg, func(s []fakebot.Sent) bool { return len(prompts(s)) == 1 })
+				waitSent(t, tg, "the approval prompt", func(s []fakebot.Sent) bool { return len(prompts(s)) == 1 })
 				first := prompts(tg.Sent())[0]
 				p.stop(t, sig)
 
 				f.Push(fakellm.Step{Text: "It said: survived."})
-				p2 := startProc(t, e, "", "serve")
+				p2 := startProc(t, e, nil, "serve")
 				waitOutput(t, p2.out, "jarvisbot is ready")
 				tg.Press(42, 42, first.MessageID, first.Buttons[0][0].Data)
-				waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
+				waitSent(t, tg, "the answer after the restart", func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
 				p2.stop(t, syscall.SIGTERM)
 
 				if n := len(prompts(tg.Sent())); n != 1 {
@@ -238,15 +240,33 @@ func TestBlackBoxChatWaitsForStartingServerC5(t *testing.T) {
 
 // TestBlackBoxShutdownDrainsX4: serve stops taking messages at the end of
 // console input, at SIGINT and at SIGTERM, and lets the answer in progress
-// finish before it closes the store.
+// finish before it closes the store. The model holds its answer until
+// serve has begun to stop, so the answer is in progress then however fast
+// or slow the machine.
 func TestBlackBoxShutdownDrainsX4(t *testing.T) {
+	// answerWhenStopping waits for serve to begin stopping, then lets the
+	// model answer, and waits for the process to end.
+	answerWhenStopping := func(t *testing.T, p *proc, release chan struct{}) {
+		t.Helper()
+		waitOutput(t, p.out, "stopping: no new messages")
+		close(release)
+		p.wait(t, 60*time.Second)
+	}
 	t.Run("end of console input", func(t *testing.T) {
 		e := newTestEnv(t)
 		f := withModel(t, e)
-		f.Push(fakellm.Step{Text: "An answer worth waiting for.", Delay: 300 * time.Millisecond})
-		code, out := runProc(t, e, "what time is it?\n")
-		if code != 0 || !strings.Contains(out, "An answer worth waiting for.") {
-			t.Fatalf("exit %d; the answer in progress was dropped at the end of input:\n%s", code, out)
+		release := make(chan struct{})
+		f.Push(fakellm.Step{Text: "An answer worth waiting for.", Release: release})
+		in, typed := io.Pipe()
+		p := startProc(t, e, in)
+		t.Cleanup(func() { typed.Close() }) // before the kill: Wait waits for stdin's copy to end
+		io.WriteString(typed, "what time is it?\n")
+		waitFor(t, "the model call", func() (bool, any) { r := f.Requests(); return len(r) == 1, r })
+		typed.Close()
+		answerWhenStopping(t, p, release)
+		out := p.out.String()
+		if p.err != nil || !strings.Contains(out, "An answer worth waiting for.") {
+			t.Fatalf("exit %v; the answer in progress was dropped at the end of input:\n%s", p.err, out)
 		}
 		if strings.Contains(out, "database is closed") {
 			t.Errorf("the store closed under a turn:\n%s", out)
@@ -258,12 +278,16 @@ func TestBlackBoxShutdownDrainsX4(t *testing.T) {
 			f := withModel(t, e)
 			tg := withTelegram(t, e)
 			e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-			p := startProc(t, e, "", "serve")
+			p := startProc(t, e, nil, "serve")
 			waitOutput(t, p.out, "jarvisbot is ready")
-			f.Push(fakellm.Step{Text: "Finished before stopping.", Delay: 500 * time.Millisecond})
+			release := make(chan struct{})
+			f.Push(fakellm.Step{Text: "Finished before stopping.", Release: release})
 			tg.SendText(42, 42, "a question")
-			waitFor(t, "the model call", func() bool { return len(f.Requests()) == 1 })
-			p.stop(t, sig)
+			waitFor(t, "the model call", func() (bool, any) { r := f.Requests(); return len(r) == 1, r })
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			answerWhenStopping(t, p, release)
 			if !hasText(tg.Sent(), 42, "Finished before stopping.") {
 				t.Errorf("the answer in progress was not sent before exit: %+v\n%s", tg.Sent(), p.out.String())
 			}
@@ -283,18 +307,18 @@ func TestBlackBoxShutdownDeadlineX4(t *testing.T) {
 	tg := withTelegram(t, e)
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
 	e.vars["JARVIS_SHUTDOWN_TIMEOUT"] = "300ms"
-	p := startProc(t, e, "", "serve")
+	p := startProc(t, e, nil, "serve")
 	waitOutput(t, p.out, "jarvisbot is ready")
 	f.Push(fakellm.Step{Hang: true})
 	tg.SendText(42, 42, "a hard question")
-	waitFor(t, "the model call", func() bool { return len(f.Requests()) == 1 })
+	waitFor(t, "the model call", func() (bool, any) { r := f.Requests(); return len(r) == 1, r })
 	p.stop(t, syscall.SIGTERM)
 	if p.err != nil {
 		t.Fatalf("exit: %v\n%s", p.err, p.out.String())
 	}
 	f.Push(fakellm.Step{Text: "Answered after the restart."})
-	p2 := startProc(t, e, "", "serve")
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Answered after the restart.") })
+	p2 := startProc(t, e, nil, "serve")
+	waitSent(t, tg, "the answer after the restart", func(s []fakebot.Sent) bool { return hasText(s, 42, "Answered after the restart.") })
 	p2.stop(t, syscall.SIGTERM)
 	n := 0
 	for _, m := range tg.Sent() {
@@ -312,13 +336,20 @@ func TestBlackBoxShutdownDeadlineX4(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds, for at most 15 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor polls cond until it holds; after 15 s it fails the test, naming
+// what it waited for and what cond last saw. It is the package's one
+// waiter: waitOutput and waitSent are made of it.
+func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
+	const limit = 15 * time.Second
+	deadline := time.Now().Add(limit)
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

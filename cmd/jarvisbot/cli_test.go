@@ -27,10 +27,17 @@ func TestCLIToolsP5(t *testing.T) {
 	}
 	e.writeConfig(t, "tiers:\n  cli:echo: monitor\n")
 	_, out, _ = e.jarvis(t, "", "catalog", "list")
+	listed := false
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "cli:echo") && !strings.Contains(l, "monitor") {
-			t.Errorf("tier override: %q", l)
+		if strings.HasPrefix(l, "cli:echo") {
+			listed = true
+			if !strings.Contains(l, "monitor") {
+				t.Errorf("tier override: %q", l)
+			}
 		}
+	}
+	if !listed {
+		t.Errorf("catalog list has no cli:echo:\n%s", out)
 	}
 	for _, args := range [][]string{
 		{"cli", "add", "echo"},

@@ -24,6 +24,9 @@ func withUmask0(t *testing.T) {
 // not want.
 func wantMode(t *testing.T, when string, want os.FileMode, paths ...string) {
 	t.Helper()
+	if len(paths) == 0 {
+		t.Errorf("%s: no file to check", when)
+	}
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {

@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
 // testEnv is a fake environment whose every directory is a temp dir.
@@ -64,16 +64,6 @@ func (e *testEnv) jarvis(t *testing.T, stdin string, args ...string) (int, strin
 	return code, out.String(), errb.String()
 }
 
-func fixturePath(t *testing.T, name string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "fixtures", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("fixture %s not found: %v", name, err)
-	}
-	return p
-}
-
 func decodeRoutes(t *testing.T, out string) []routeOutput {
 	t.Helper()
 	var res []routeOutput
@@ -90,7 +80,7 @@ func decodeRoutes(t *testing.T, out string) []routeOutput {
 // TestRouteJSONC7 pins the documented `route --json` interface.
 func TestRouteJSONC7(t *testing.T) {
 	e := newTestEnv(t)
-	seed := fixturePath(t, "catalog-seed.json")
+	seed := fixtures.Path(t, "catalog-seed.json")
 	code, out, errOut := e.jarvis(t, "", "route", "--catalog", seed, "--json", "Open a pull request for the login fix")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -135,7 +125,7 @@ func TestRouteJSONC7(t *testing.T) {
 // empty lines, invalid UTF-8 and a 100 KB line.
 func TestRouteStdinC7(t *testing.T) {
 	e := newTestEnv(t)
-	seed := fixturePath(t, "catalog-seed.json")
+	seed := fixtures.Path(t, "catalog-seed.json")
 	lines := []string{"In NotebookLM, make flashcards", "", "Tell me a joke", "bad \xff utf8 repo", strings.Repeat("word ", 20000), "ctl\x01\x02 chars"}
 	code, out, errOut := e.jarvis(t, strings.Join(lines, "\n")+"\n", "route", "--catalog", seed, "--json", "-")
 	if code != 0 {
@@ -159,7 +149,7 @@ func TestRouteStdinC7(t *testing.T) {
 
 func TestRouteHumanOutput(t *testing.T) {
 	e := newTestEnv(t)
-	seed := fixturePath(t, "catalog-seed.json")
+	seed := fixtures.Path(t, "catalog-seed.json")
 	code, out, _ := e.jarvis(t, "", "route", "--catalog", seed, "Which issues are still open in the website repo?")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -189,7 +179,7 @@ mcp:
 tiers:
   builtin:wiki: ask
 `)
-	seed := fixturePath(t, "catalog-seed.json")
+	seed := fixtures.Path(t, "catalog-seed.json")
 	_, out, errOut := e.jarvis(t, "", "route", "--catalog", seed, "--agent", "reviewer", "--json", "Tell me a joke")
 	r := decodeRoutes(t, out)[0]
 	if !slices.Contains(r.Tools, "mcp:github/create_pull_request") || slices.Contains(r.Tools, "mcp:github/merge_pull_request") {
@@ -241,7 +231,7 @@ func TestRouteBadInput(t *testing.T) {
 
 func TestEvalGate(t *testing.T) {
 	e := newTestEnv(t)
-	code, out, errOut := e.jarvis(t, "", "eval", "gate", fixturePath(t, "gate-dev.jsonl"), "--catalog", fixturePath(t, "catalog-seed.json"), "--json")
+	code, out, errOut := e.jarvis(t, "", "eval", "gate", fixtures.Path(t, "gate-dev.jsonl"), "--catalog", fixtures.Path(t, "catalog-seed.json"), "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -258,7 +248,7 @@ func TestEvalGate(t *testing.T) {
 	if s.Cases == 0 || s.AllTools != 77 || s.ToolsTurn >= 77 || s.Recall < 100 {
 		t.Errorf("eval figures %+v", s)
 	}
-	code, out, _ = e.jarvis(t, "", "eval", "gate", fixturePath(t, "gate-dev.jsonl"), "--catalog", fixturePath(t, "catalog-seed.json"))
+	code, out, _ = e.jarvis(t, "", "eval", "gate", fixtures.Path(t, "gate-dev.jsonl"), "--catalog", fixtures.Path(t, "catalog-seed.json"))
 	if code != 0 || !strings.Contains(out, "exact match:") || !strings.Contains(out, "schema tokens per turn") {
 		t.Errorf("eval text output:\n%s", out)
 	}
@@ -267,14 +257,14 @@ func TestEvalGate(t *testing.T) {
 func TestCatalogExportRoundTrip(t *testing.T) {
 	e := newTestEnv(t)
 	out := filepath.Join(t.TempDir(), "export.json")
-	if code, _, errOut := e.jarvis(t, "", "catalog", "export", "--catalog", fixturePath(t, "catalog-seed.json"), "-o", out); code != 0 {
+	if code, _, errOut := e.jarvis(t, "", "catalog", "export", "--catalog", fixtures.Path(t, "catalog-seed.json"), "-o", out); code != 0 {
 		t.Fatalf("export: %s", errOut)
 	}
 	code, got, errOut := e.jarvis(t, "", "route", "--catalog", out, "--json", "Make some flashcards about the French Revolution")
 	if code != 0 || !strings.Contains(got, "mcp:notebooklm-mcp/flashcards_create") {
 		t.Errorf("route on the export: exit %d %s %s", code, got, errOut)
 	}
-	code, card, _ := e.jarvis(t, "", "catalog", "card", "notebooklm-mcp", "--catalog", fixturePath(t, "catalog-seed.json"))
+	code, card, _ := e.jarvis(t, "", "catalog", "card", "notebooklm-mcp", "--catalog", fixtures.Path(t, "catalog-seed.json"))
 	if code != 0 || !strings.Contains(card, "flashcards") || strings.Contains(card, "website") {
 		t.Errorf("derived card:\n%s", card)
 	}

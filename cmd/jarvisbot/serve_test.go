@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,15 +38,13 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// waitOutput waits until out holds want.
 func waitOutput(t *testing.T, out *syncBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %q in:\n%s", want, out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, fmt.Sprintf("%q in the output", want), func() (bool, any) {
+		got := out.String()
+		return strings.Contains(got, want), "output:\n" + got
+	})
 }
 
 // TestServeConsoleCH1: jarvisbot with no arguments and no bot token serves
@@ -135,14 +134,14 @@ func TestServeTelegramCH1(t *testing.T) {
 	f.Push(fakellm.Step{Text: "Hi from Telegram."})
 	tg.SendText(42, 42, "hello")
 	tg.SendText(7, 7, "who are you?")
-	waitSent(t, tg, func(s []fakebot.Sent) bool {
+	waitSent(t, tg, "the owner's answer and the stranger's refusal", func(s []fakebot.Sent) bool {
 		return hasText(s, 42, "Hi from Telegram.") && hasText(s, 7, "private assistant")
 	})
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["from","telegram"]}`}}}, fakellm.Step{Text: "Done in Telegram."})
 	tg.SendText(42, 42, "run echo")
 	var approvalMsg int
 	var approve string
-	waitSent(t, tg, func(s []fakebot.Sent) bool {
+	waitSent(t, tg, "the approval prompt", func(s []fakebot.Sent) bool {
 		for _, m := range s {
 			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
 				approvalMsg, approve = m.MessageID, m.Buttons[0][0].Data
@@ -154,7 +153,7 @@ func TestServeTelegramCH1(t *testing.T) {
 	tg.Press(42, 7, approvalMsg, approve) // a stranger: told so, nothing changes
 	tg.WaitAnswers(t, 1, 5*time.Second)
 	tg.Press(42, 42, approvalMsg, approve)
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Done in Telegram.") })
+	waitSent(t, tg, "the answer after the approval", func(s []fakebot.Sent) bool { return hasText(s, 42, "Done in Telegram.") })
 	answers := tg.Answers()
 	if !strings.Contains(answers[0].Text, "Only the owner") {
 		t.Errorf("stranger's tap answered %q", answers[0].Text)
@@ -174,15 +173,13 @@ func hasText(sent []fakebot.Sent, chat int64, text string) bool {
 	return false
 }
 
-func waitSent(t *testing.T, tg *fakebot.Server, cond func([]fakebot.Sent) bool) {
+// waitSent waits until what the bot sent to Telegram satisfies cond.
+func waitSent(t *testing.T, tg *fakebot.Server, what string, cond func([]fakebot.Sent) bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond(tg.Sent()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out; sent so far: %+v", tg.Sent())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, what+" on Telegram", func() (bool, any) {
+		sent := tg.Sent()
+		return cond(sent), sent
+	})
 }
 
 // TestLoadTelegramCH1: 200 chats × 5 messages through the fake Telegram
@@ -204,9 +201,7 @@ func TestLoadTelegramCH1(t *testing.T) {
 	}
 	_, stopServe := startServe(t, e)
 	defer stopServe()
-	for tg.Calls("getUpdates") == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, "the first poll of Telegram", func() (bool, any) { n := tg.Calls("getUpdates"); return n > 0, fmt.Sprintf("%d polls", n) })
 	start := time.Now()
 	for i := range per {
 		for c := 1; c <= chats; c++ {
@@ -279,28 +274,46 @@ func TestEndToEndTelegramDiscordCH2(t *testing.T) {
 		fakellm.Step{Text: "Everything is deleted (in the test)."})
 	tg.SendText(42, 42, "ask testbox to delete everything")
 	var msgID, approve string
-	deadline := time.Now().Add(15 * time.Second)
-	for msgID == "" {
+	waitFor(t, "the approval prompt on Discord", func() (bool, any) {
 		for _, m := range dc.Sent() {
 			if m.ChannelID == approvals && strings.Contains(m.Content, "Approval needed") && len(m.Rows) > 0 {
 				msgID, approve = m.ID, m.Rows[0][0].CustomID
+				return true, nil
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no approval on Discord; telegram got %+v; log:\n%s", tg.Sent(), out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+		return false, fmt.Sprintf("discord %+v; telegram %+v; log:\n%s", dc.Sent(), tg.Sent(), out.String())
+	})
+	// The answer to a click comes after its decision: once the stranger
+	// has theirs, the click has done all it will do.
+	reply := func(who, interaction string) fakediscord.InteractionReply {
+		t.Helper()
+		var r fakediscord.InteractionReply
+		waitFor(t, "the answer to "+who+"'s click", func() (bool, any) {
+			rs := dc.InteractionReplies()
+			for _, r = range rs {
+				if r.InteractionID == interaction && r.Content != "" {
+					return true, nil
+				}
+			}
+			return false, rs
+		})
+		return r
 	}
-	dc.Click(approvals, "999", msgID, approve) // not an approver
-	time.Sleep(100 * time.Millisecond)
+	stranger := dc.Click(approvals, "999", msgID, approve) // not an approver
+	if r := reply("the stranger", stranger); !r.Ephemeral || !strings.Contains(r.Content, "Only the owner") {
+		t.Fatalf("the stranger's click was answered %+v, want an ephemeral refusal", r)
+	}
 	if hasText(tg.Sent(), 42, "Everything is deleted") {
 		t.Fatal("a stranger's click ran the tool")
 	}
-	dc.Click(approvals, "777", msgID, approve)
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Everything is deleted (in the test).") })
+	owner := dc.Click(approvals, "777", msgID, approve)
+	waitSent(t, tg, "the answer after the owner's click", func(s []fakebot.Sent) bool { return hasText(s, 42, "Everything is deleted (in the test).") })
+	if r := reply("the owner", owner); r.Content != "Approved" {
+		t.Errorf("the owner's click was answered %q, want Approved: the request was decided before it", r.Content)
+	}
 	reqs := f.Requests()
-	if res := reqs[len(reqs)-1].Messages; !strings.Contains(fmt.Sprint(res), "deleted nothing (test)") {
-		t.Errorf("the tool's result did not reach the model: %+v", res)
+	if res := fmt.Sprint(reqs[len(reqs)-1].Messages); strings.Count(res, "deleted nothing (test)") != 1 {
+		t.Errorf("the tool's result did not reach the model once: %s", res)
 	}
 	edited := false
 	for _, m := range dc.Sent() {
@@ -354,7 +367,7 @@ func TestServeTelegramExpiryAnd5xxCH2(t *testing.T) {
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["late"]}`}}}, fakellm.Step{Text: "Nobody approved, so I did not run it."})
 	tg.SendText(42, 42, "run echo")
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Nobody approved") })
+	waitSent(t, tg, "the answer after the expiry", func(s []fakebot.Sent) bool { return hasText(s, 42, "Nobody approved") })
 	reqs := f.Requests()
 	if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), "did not answer the approval request in time") {
 		t.Errorf("the model was not told of the expiry: %+v", reqs[len(reqs)-1].Messages)
@@ -372,7 +385,7 @@ func TestServeTelegramExpiryAnd5xxCH2(t *testing.T) {
 	tg.FailNext("sendMessage", 2, http.StatusBadGateway)
 	f.Push(fakellm.Step{Text: "Through the storm."})
 	tg.SendText(42, 42, "are you there?")
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Through the storm.") })
+	waitSent(t, tg, "the answer through the 502s", func(s []fakebot.Sent) bool { return hasText(s, 42, "Through the storm.") })
 }
 
 // TestServeRestartBeforeClickCH2: jarvisbot restarts between the
@@ -394,7 +407,7 @@ func TestServeRestartBeforeClickCH2(t *testing.T) {
 	tg.SendText(42, 42, "run echo")
 	var msgID int
 	var approve string
-	waitSent(t, tg, func(s []fakebot.Sent) bool {
+	waitSent(t, tg, "the approval prompt", func(s []fakebot.Sent) bool {
 		for _, m := range s {
 			if strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
 				msgID, approve = m.MessageID, m.Buttons[0][0].Data
@@ -408,7 +421,7 @@ func TestServeRestartBeforeClickCH2(t *testing.T) {
 	stop2 := start()
 	defer stop2()
 	tg.Press(42, 42, msgID, approve)
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
+	waitSent(t, tg, "the answer after the restart", func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
 	reqs := f.Requests()
 	if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), "survived") {
 		t.Errorf("the tool's output did not reach the model: %+v", reqs[len(reqs)-1].Messages)
@@ -431,18 +444,10 @@ func TestServeDiscordGatewayDropCH1(t *testing.T) {
 	dm := dc.DMChannel("777")
 	answered := func(text string) {
 		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			for _, m := range dc.Sent() {
-				if m.ChannelID == dm && strings.Contains(m.Content, text) {
-					return
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no %q on Discord: %+v", text, dc.Sent())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitFor(t, fmt.Sprintf("%q on Discord", text), func() (bool, any) {
+			sent := dc.Sent()
+			return slices.ContainsFunc(sent, func(m fakediscord.Message) bool { return m.ChannelID == dm && strings.Contains(m.Content, text) }), sent
+		})
 	}
 	f.Push(fakellm.Step{Text: "Before the drop."})
 	dc.SendText(dm, "777", "hello")
@@ -474,7 +479,7 @@ func withTelegram(t *testing.T, e *testEnv) *fakebot.Server {
 }
 
 // startServe runs jarvisbot serve in the environment; stop ends it and
-// waits for it.
+// waits for it. Stopping twice is stopping once.
 func startServe(t *testing.T, e *testEnv) (*syncBuffer, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -483,13 +488,16 @@ func startServe(t *testing.T, e *testEnv) (*syncBuffer, func()) {
 	go func() {
 		done <- run(ctx, []string{"serve"}, e.app(strings.NewReader(""), out, out))
 	}()
+	var once sync.Once
 	return out, func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("serve did not stop")
-		}
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				t.Error("serve did not stop")
+			}
+		})
 	}
 }
 
@@ -508,7 +516,7 @@ func TestServeAtHalfPastSevenSC1(t *testing.T) {
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{Text: "Good to hear from you."})
 	tg.SendText(42, 42, "hello")
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Good to hear from you.") })
+	waitSent(t, tg, "the answer at 07:30", func(s []fakebot.Sent) bool { return hasText(s, 42, "Good to hear from you.") })
 	stop()
 	reqs := f.Requests()
 	if len(reqs) != 1 || reqs[0].Messages[len(reqs[0].Messages)-1].Text != "hello" {
@@ -519,7 +527,8 @@ func TestServeAtHalfPastSevenSC1(t *testing.T) {
 	f.Push(fakellm.Step{Text: "Your morning brief: nothing urgent."})
 	out, stop = startServe(t, e)
 	defer stop()
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Your morning brief: nothing urgent.") })
+	waitSent(t, tg, "the caught-up morning brief", func(s []fakebot.Sent) bool { return hasText(s, 42, "Your morning brief: nothing urgent.") })
+	stop() // a second catch-up, had there been one, came before serve stopped
 	reqs = f.Requests()
 	if len(reqs) != 2 || !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Text, "morning-brief") {
 		t.Errorf("the missed brief was not caught up once: %d requests\n%s", len(reqs), out.String())

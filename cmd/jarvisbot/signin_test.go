@@ -127,6 +127,9 @@ func TestPluginSignInP3P4(t *testing.T) {
 	// No secret the authorization server issued is in the database.
 	db, _ := os.ReadFile(filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db"))
 	wal, _ := os.ReadFile(filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db-wal"))
+	if len(as.Secrets()) == 0 {
+		t.Error("the authorization server issued no secret: the check below would find none")
+	}
 	for _, s := range as.Secrets() {
 		if len(s) > 8 && (strings.Contains(string(db), s) || strings.Contains(string(wal), s) || strings.Contains(out, s)) {
 			t.Errorf("a secret reached the database or the output")

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
 type skillCase struct {
@@ -16,7 +18,7 @@ type skillCase struct {
 
 func readSkillCases(t *testing.T, name string) []skillCase {
 	t.Helper()
-	f, err := os.Open(fixturePath(t, name))
+	f, err := os.Open(fixtures.Path(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +34,12 @@ func readSkillCases(t *testing.T, name string) []skillCase {
 			t.Fatalf("%s: %v", name, err)
 		}
 		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s holds no cases: a test over it would check nothing", name)
 	}
 	return out
 }
@@ -101,7 +109,7 @@ func TestEvalGateWithManuals(t *testing.T) {
 		False  int     `json:"false_offers"`
 	}
 	run := func(set, snap string) summary {
-		code, out, errOut := e.jarvis(t, "", "eval", "gate", fixturePath(t, set), "--catalog", fixturePath(t, snap), "--json")
+		code, out, errOut := e.jarvis(t, "", "eval", "gate", fixtures.Path(t, set), "--catalog", fixtures.Path(t, snap), "--json")
 		if code != 0 {
 			t.Fatalf("eval %s: exit %d: %s", set, code, errOut)
 		}
@@ -120,17 +128,24 @@ func TestEvalGateWithManuals(t *testing.T) {
 	if s := run("gate-extended-dev.jsonl", "catalog-extended.json"); s.Exact < 85 || s.False > 1 {
 		t.Errorf("extended set with manuals: %+v", s)
 	}
-	code, out, _ := e.jarvis(t, "", "route", "--json", "--catalog", fixturePath(t, "catalog-extended.json"), "Am I free on Thursday evening?")
+	code, out, _ := e.jarvis(t, "", "route", "--json", "--catalog", fixtures.Path(t, "catalog-extended.json"), "Am I free on Thursday evening?")
 	if code != 0 {
 		t.Fatal(out)
 	}
 	r := decodeRoutes(t, out)[0]
+	calendar := false
 	for _, m := range r.MCP {
-		if m.Server == "google-calendar" && (!m.Offered || !strings.Contains(m.Because, "manual")) {
-			t.Errorf("calendar for a paraphrase: %+v", m)
+		if m.Server == "google-calendar" {
+			calendar = true
+			if !m.Offered || !strings.Contains(m.Because, "manual") {
+				t.Errorf("calendar for a paraphrase: %+v", m)
+			}
 		}
 		if m.Server != "google-calendar" && m.Offered {
 			t.Errorf("%s offered for a calendar paraphrase: %s", m.Server, m.Because)
 		}
+	}
+	if !calendar {
+		t.Errorf("route says nothing about google-calendar for a calendar paraphrase: %+v", r.MCP)
 	}
 }

@@ -83,7 +83,9 @@
 //	sleep {ms integer}            sleeps ms milliseconds and returns
 //	                              "slept N ms"; fails early when the request
 //	                              is cancelled.
-//	hang {}                       blocks forever, ignoring cancellation.
+//	hang {}                       writes "mcptest: hanging" to stderr, so a
+//	                              test knows the call is in the server, then
+//	                              blocks forever, ignoring cancellation.
 //	fail {}                       a result with isError true and text
 //	                              "the test tool failed on purpose".
 //	crash {}                      writes "mcptest: crash tool called" to

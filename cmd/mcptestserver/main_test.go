@@ -80,15 +80,28 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// eventually polls cond until it holds or waitTimeout passes.
-func eventually(t *testing.T, what string, cond func() bool) {
+// eventually polls cond until it holds; after waitTimeout it fails the
+// test, naming what it waited for and what cond last saw.
+func eventually(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
 	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("waited %s for %s; saw %q", waitTimeout, what, saw)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// onStderr is a condition for eventually: stderr holds want.
+func onStderr(stderr fmt.Stringer, want string) func() (bool, any) {
+	return func() (bool, any) {
+		got := stderr.String()
+		return strings.Contains(got, want), "stderr: " + got
 	}
 }
 
@@ -287,6 +300,9 @@ func TestCancelledCallsLeaveServerUsable(t *testing.T) {
 	if got := callText(t, s.c, "echo", map[string]any{"text": "still here"}); got != "still here" {
 		t.Errorf("echo after cancelled calls = %q", got)
 	}
+	// hang said it had the call, which is how other tests know a hung call
+	// is in flight.
+	eventually(t, "hang to say it has the call", onStderr(s.stderr, "mcptest: hanging"))
 
 	// A hung handler must not keep the child alive once its stdin closes:
 	// mcp-go's client would otherwise wait seconds before killing it.
@@ -462,7 +478,7 @@ func TestExitAtStartReportsOnStderr(t *testing.T) {
 		t.Fatal("initialize succeeded against a server that exited")
 	}
 	const want = "mcptest: fatal: cannot open database /nonexistent"
-	eventually(t, "the fatal message on stderr", func() bool { return strings.Contains(s.stderr.String(), want) })
+	eventually(t, "the fatal message on stderr", onStderr(s.stderr, want))
 
 	var exit *exec.ExitError
 	if err := s.close(); !errors.As(err, &exit) || exit.ExitCode() != 7 {
@@ -477,9 +493,7 @@ func TestCrashToolEndsProcess(t *testing.T) {
 	if _, err := callTool(timeout(t), s.c, "crash", nil); err == nil {
 		t.Fatal("crash call succeeded")
 	}
-	eventually(t, "the crash message on stderr", func() bool {
-		return strings.Contains(s.stderr.String(), "mcptest: crash tool called")
-	})
+	eventually(t, "the crash message on stderr", onStderr(s.stderr, "mcptest: crash tool called"))
 	var exit *exec.ExitError
 	if err := s.close(); !errors.As(err, &exit) || exit.ExitCode() != 3 {
 		t.Errorf("close: %v, want exit status 3", err)
@@ -494,9 +508,7 @@ func TestCrashAfterNthCall(t *testing.T) {
 	if _, err := callTool(timeout(t), s.c, "echo", map[string]any{"text": "two"}); err == nil {
 		t.Fatal("second call succeeded, want the server to crash")
 	}
-	eventually(t, "the crash message on stderr", func() bool {
-		return strings.Contains(s.stderr.String(), "mcptest: crashing after 2 calls")
-	})
+	eventually(t, "the crash message on stderr", onStderr(s.stderr, "mcptest: crashing after 2 calls"))
 	var exit *exec.ExitError
 	if err := s.close(); !errors.As(err, &exit) || exit.ExitCode() != 3 {
 		t.Errorf("close: %v, want exit status 3", err)
@@ -787,7 +799,7 @@ func TestFreezeStopsAnswering(t *testing.T) {
 			}
 			answered <- resultText(res)
 		}()
-		eventually(t, "the freeze", func() bool { return strings.Contains(stderr.String(), "mcptest: frozen") })
+		eventually(t, "the freeze", onStderr(stderr, "mcptest: frozen"))
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		defer cancel()
 		if err := c.Ping(ctx); err == nil {
@@ -827,7 +839,5 @@ func TestPrintEnvWritesItsValueToStderr(t *testing.T) {
 	if _, err := initialize(timeout(t), s.c); err == nil {
 		t.Fatal("initialize succeeded against a server that exited")
 	}
-	eventually(t, "the variable on stderr", func() bool {
-		return strings.Contains(s.stderr.String(), "mcptest: MCPTEST_SECRET=s3cr3t-value")
-	})
+	eventually(t, "the variable on stderr", onStderr(s.stderr, "mcptest: MCPTEST_SECRET=s3cr3t-value"))
 }

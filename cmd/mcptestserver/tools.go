@@ -186,7 +186,7 @@ func (t *testServer) builtinTools() []server.ServerTool {
 			mcp.WithInteger("ms", mcp.Required(), mcp.Description("Milliseconds to sleep."))),
 			Handler: sleep},
 		{Tool: newTool("hang", "Never returns and ignores cancellation, like a hung server.", quiet()),
-			Handler: hang},
+			Handler: t.hang},
 		{Tool: newTool("fail", "Always returns a tool error.", quiet()),
 			Handler: fail},
 		{Tool: newTool("crash", "Ends the server process with exit status 3.", quiet()),
@@ -257,7 +257,10 @@ func sleep(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, e
 	}
 }
 
-func hang(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// hang says on stderr that the call arrived, so a test can wait for the
+// call to be in flight instead of sleeping, and then never answers.
+func (t *testServer) hang(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	fmt.Fprintln(t.stderr, "mcptest: hanging")
 	select {} // deliberately deaf to ctx: this is the hung server
 }
 

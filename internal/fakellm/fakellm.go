@@ -40,6 +40,11 @@ type Step struct {
 	Delay time.Duration
 	// Hang never answers; the handler returns once the request context ends.
 	Hang bool
+	// Release, when not nil, holds the answer until it is closed (or the
+	// request context ends): the test lets the model answer exactly when
+	// it is ready, e.g. once a shutdown has begun, instead of guessing a
+	// Delay long enough.
+	Release <-chan struct{}
 	// StopReason overrides the default ("end_turn"/"stop" for text,
 	// "tool_use"/"tool_calls" for tool calls). The well-known values of
 	// either provider are translated to the other's vocabulary, so
@@ -293,12 +298,14 @@ func (s *Server) pop() (Step, bool) {
 	return step, true
 }
 
-// wait applies the step's Delay or Hang; false means the request ended
-// first and nothing should be written.
+// wait applies the step's Hang, Release or Delay; false means the
+// request ended first and nothing should be written.
 func (s *Server) wait(r *http.Request, step Step) bool {
 	var timeout <-chan time.Time
 	switch {
 	case step.Hang:
+		step.Release = nil
+	case step.Release != nil:
 	case step.Delay > 0:
 		t := time.NewTimer(step.Delay)
 		defer t.Stop()
@@ -308,6 +315,8 @@ func (s *Server) wait(r *http.Request, step Step) bool {
 	}
 	select {
 	case <-timeout:
+		return true
+	case <-step.Release:
 		return true
 	case <-r.Context().Done():
 		return false

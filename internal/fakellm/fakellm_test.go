@@ -455,6 +455,25 @@ func TestDelayAnswersLate(t *testing.T) {
 	}
 }
 
+// TestReleaseHoldsTheAnswer: a step with Release answers only once it is
+// closed; until then the call waits like a hung one.
+func TestReleaseHoldsTheAnswer(t *testing.T) {
+	t.Parallel()
+	s := fakellm.New(t)
+	release := make(chan struct{})
+	s.Push(fakellm.Step{Text: "held", Release: release}, fakellm.Step{Text: "released", Release: release})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := openaiClient(s, 0).Chat.Completions.New(ctx, openaiParams(openai.UserMessage("hi"))); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("before the release: err = %v, want context.DeadlineExceeded", err)
+	}
+	close(release)
+	res, err := anthropicClient(s, 0).Messages.New(context.Background(), anthropicParams(anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))))
+	if err != nil || len(res.Content) == 0 || res.Content[0].Text != "released" {
+		t.Fatalf("after the release: %+v, %v", res, err)
+	}
+}
+
 func TestMalformedToolInputPassesThrough(t *testing.T) {
 	t.Parallel()
 	const bad = `{"city": "Par`
@@ -619,8 +638,10 @@ func TestCloseReleasesAHangingCall(t *testing.T) {
 		_, err := openaiClient(s, 0).Chat.Completions.New(context.Background(), openaiParams(openai.UserMessage("hi")))
 		errc <- err
 	}()
-	for len(s.Requests()) == 0 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); len(s.Requests()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5s for the hanging call to reach the server; it got no request")
+		}
 	}
 	s.Close()
 	select {

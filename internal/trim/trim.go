@@ -50,6 +50,11 @@ func Release() (Stats, error) {
 // for less would only have the same pages mapped back.
 const growth = 4 << 20
 
+// levelTrace is below debug: Keep's look at the resident size on every
+// tick, for whoever must know that a tick passed without a release (its
+// tests), and never shown at any level jarvisbot's configuration names.
+const levelTrace = slog.LevelDebug - 4
+
 // Keep releases at its first tick, when start-up is over, then whenever
 // the process has grown by growth past its idle size, until ctx ends. The
 // idle size starts at what a release leaves and follows smaller growth
@@ -71,6 +76,7 @@ func Keep(ctx context.Context, every time.Duration, log *slog.Logger) {
 			case now > floor:
 				floor = now
 			}
+			log.Log(ctx, levelTrace, "checked memory", "rss_kb", now>>10, "idle_kb", floor>>10)
 		}
 	}
 }

@@ -200,28 +200,34 @@ func TestKeepReleasesAgainOnlyAfterRealGrowthAndStops(t *testing.T) {
 		defer close(done)
 		Keep(ctx, 20*time.Millisecond, slog.New(rec))
 	}()
-	wait := func(n int) {
+	// wait waits until Keep has logged msg n times in all.
+	wait := func(msg string, n int) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
-		for rec.n("released memory") < n {
+		for rec.n(msg) < n {
 			if time.Now().After(deadline) {
-				t.Fatalf("%d releases, want %d", rec.n("released memory"), n)
+				t.Fatalf("waited 5s for %q to be logged %d times; it was %d times (releases: %d)", msg, n, rec.n(msg), rec.n("released memory"))
 			}
 			time.Sleep(time.Millisecond)
 		}
 	}
-	wait(1)
-	time.Sleep(100 * time.Millisecond)
+	// ticks waits for n more ticks, each of which could have released.
+	ticks := func(n int) {
+		t.Helper()
+		wait("checked memory", rec.n("checked memory")+n)
+	}
+	wait("released memory", 1)
+	ticks(3)
 	if n := rec.n("released memory"); n != 1 {
 		t.Errorf("%d releases while nothing grew, want 1", n)
 	}
 	small := bytes.Repeat([]byte{1}, 1<<20) // idle work's size: kept
-	time.Sleep(100 * time.Millisecond)
+	ticks(3)
 	if n := rec.n("released memory"); n != 1 {
 		t.Errorf("%d releases after growing by 1 MiB, want still 1", n)
 	}
 	grown := bytes.Repeat([]byte{1}, 16<<20) // a busy spell's size, alive
-	wait(2)
+	wait("released memory", 2)
 	cancel()
 	select {
 	case <-done:

@@ -94,6 +94,7 @@ type Server struct {
 	fail      map[string][]int
 	calls     map[string]int
 	poller    chan struct{} // closed to end the getUpdates in flight with 409
+	polling   int           // getUpdates calls waiting in the server for an update
 }
 
 type msgKey struct {
@@ -240,6 +241,15 @@ func (s *Server) Pending() int {
 	return len(s.updates)
 }
 
+// Polling counts the getUpdates calls waiting in the server for an
+// update to come: a test that must know a long poll is in flight (to
+// answer it later, or to stop the bot while it waits) waits for it.
+func (s *Server) Polling() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.polling
+}
+
 // Calls counts the calls of a method that reached the server with the
 // right token, failed ones included.
 func (s *Server) Calls(method string) int {
@@ -259,40 +269,38 @@ func (s *Server) FailNext(method string, n int, status int) {
 	}
 }
 
-// WaitSent waits until at least n messages were sent or edited and
-// returns them; it fails the test after timeout.
-func (s *Server) WaitSent(t testing.TB, n int, timeout time.Duration) []Sent {
-	t.Helper()
-	if !s.wait(timeout, func() bool { return len(s.sent) >= n }) {
-		t.Fatalf("fakebot: %d messages sent within %s, want %d: %+v", len(s.Sent()), timeout, n, s.Sent())
-	}
-	return s.Sent()
-}
-
-// WaitAnswers waits until at least n presses were answered.
+// WaitAnswers waits until at least n presses were answered and returns
+// the answers; it fails the test after timeout.
 func (s *Server) WaitAnswers(t testing.TB, n int, timeout time.Duration) []Answer {
 	t.Helper()
-	if !s.wait(timeout, func() bool { return len(s.answers) >= n }) {
-		t.Fatalf("fakebot: %d presses answered within %s, want %d", len(s.Answers()), timeout, n)
-	}
+	s.Wait(t, timeout, fmt.Sprintf("%d answered presses", n), func() bool { return len(s.Answers()) >= n })
 	return s.Answers()
 }
 
-// wait runs cond under the lock each time something happens.
-func (s *Server) wait(timeout time.Duration, cond func() bool) bool {
+// Wait waits until cond holds, checking it again each time the fake
+// records anything (a call, a message, an answer, an update, a poll
+// starting to wait, a webhook); after timeout it fails the test, naming
+// what it waited for and showing what the fake saw. cond may call the
+// Server's methods.
+func (s *Server) Wait(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
 		s.mu.Lock()
-		ok, ch := cond(), s.changed
+		ch := s.changed
 		s.mu.Unlock()
-		if ok {
-			return true
+		if cond() {
+			return
 		}
 		select {
 		case <-ch:
 		case <-deadline.C:
-			return false
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			t.Fatalf("fakebot: waited %s for %s; calls %v, polls waiting %d, updates pending %d, sent %+v, answers %+v",
+				timeout, what, s.calls, s.polling, len(s.updates), s.sent, s.answers)
+			return
 		}
 	}
 }
@@ -424,6 +432,15 @@ func (s *Server) getUpdates(r *http.Request) (any, *apiError) {
 		s.updates = keep
 		s.notify()
 	}
+	waiting := false
+	defer func() {
+		if waiting {
+			s.mu.Lock()
+			s.polling--
+			s.notify()
+			s.mu.Unlock()
+		}
+	}()
 	for {
 		if len(s.updates) > 0 {
 			var out []map[string]any
@@ -432,6 +449,11 @@ func (s *Server) getUpdates(r *http.Request) (any, *apiError) {
 			}
 			s.mu.Unlock()
 			return out, nil
+		}
+		if !waiting && timeout > 0 {
+			waiting = true
+			s.polling++
+			s.notify()
 		}
 		ch := s.changed
 		s.mu.Unlock()
@@ -723,6 +745,7 @@ func (s *Server) setWebhook(r *http.Request) (any, *apiError) {
 	}
 	s.mu.Lock()
 	s.webhookURL, s.webhookSecret = u, r.Form.Get("secret_token")
+	s.notify()
 	s.mu.Unlock()
 	return true, nil
 }
@@ -730,6 +753,7 @@ func (s *Server) setWebhook(r *http.Request) (any, *apiError) {
 func (s *Server) deleteWebhook(*http.Request) (any, *apiError) {
 	s.mu.Lock()
 	s.webhookURL, s.webhookSecret = "", ""
+	s.notify()
 	s.mu.Unlock()
 	return true, nil
 }

@@ -50,12 +50,21 @@ func TestWrongTokenIsUnauthorized(t *testing.T) {
 func TestGetUpdatesLongPolls(t *testing.T) {
 	t.Parallel()
 	s := New(t, token)
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		s.SendText(1, 2, "hi")
-	}()
+	polled := make(chan answer, 1)
 	start := time.Now()
-	_, a := post(t, s.URL, token, "getUpdates", url.Values{"timeout": {"5"}})
+	go func() {
+		resp, err := http.PostForm(s.URL+"/bot"+token+"/getUpdates", url.Values{"timeout": {"5"}})
+		var a answer
+		if err == nil {
+			json.NewDecoder(resp.Body).Decode(&a)
+			resp.Body.Close()
+		}
+		polled <- a
+	}()
+	// The update comes while the poll waits in the server, not before.
+	s.Wait(t, 5*time.Second, "the poll to wait for an update", func() bool { return s.Polling() == 1 })
+	s.SendText(1, 2, "hi")
+	a := <-polled
 	var ups []struct {
 		UpdateID int `json:"update_id"`
 		Message  struct {
@@ -74,6 +83,9 @@ func TestGetUpdatesLongPolls(t *testing.T) {
 	if s.Pending() != 0 {
 		t.Error("the offset did not confirm the update")
 	}
+	if n := s.Polling(); n != 0 {
+		t.Errorf("%d polls still counted as waiting after they were answered", n)
+	}
 }
 
 func TestSecondPollerEndsTheFirstWith409(t *testing.T) {
@@ -84,10 +96,7 @@ func TestSecondPollerEndsTheFirstWith409(t *testing.T) {
 		status, _ := post(t, s.URL, token, "getUpdates", url.Values{"timeout": {"5"}})
 		first <- status
 	}()
-	for s.Calls("getUpdates") == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond)
+	s.Wait(t, 5*time.Second, "the first poll to wait in the server", func() bool { return s.Polling() == 1 })
 	post(t, s.URL, token, "getUpdates", nil)
 	if status := <-first; status != http.StatusConflict {
 		t.Errorf("first poll ended with %d", status)
