@@ -248,6 +248,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	if want := append(t.Offline(manuals...), offline(view, need)...); len(want) > 0 && r.Servers != nil {
 		// A server the message wants is not connected (yet): wait for it
 		// while it starts, then plan again on what is connected now.
+		r.log().Info("waiting for MCP servers this turn wants", "servers", strings.Join(want, ","), "chat", in.Chat)
 		for _, s := range r.Servers.WaitStarted(ctx, want) {
 			if s.State != mcphost.StateUp {
 				absent += notUp(s)

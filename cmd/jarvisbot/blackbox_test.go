@@ -214,13 +214,22 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 func TestBlackBoxChatWaitsForStartingServerC5(t *testing.T) {
 	e := newTestEnv(t)
 	f := withModel(t, e)
-	slow := filepath.Join(t.TempDir(), "slow-server")
-	script := "#!/bin/sh\nsleep 1\nexec " + mcpTestServer(t) + " \"$@\"\n"
+	// The server starts once the test lets it: it is still starting when
+	// the turn is prepared, however fast or slow the machine.
+	dir := t.TempDir()
+	slow, gate := filepath.Join(dir, "slow-server"), filepath.Join(dir, "go")
+	script := "#!/bin/sh\nwhile [ ! -e " + gate + " ]; do sleep 0.05; done\nexec " + mcpTestServer(t) + " \"$@\"\n"
 	if err := os.WriteFile(slow, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if code, out := runProc(t, e, "", "mcp", "add", "testbox", "--", slow); code != 0 {
 		t.Fatal(out)
+	}
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
 	}
 	const msg = "ask testbox to echo hello"
 	code, out := runProc(t, e, "", "route", "--json", msg)
@@ -228,9 +237,14 @@ func TestBlackBoxChatWaitsForStartingServerC5(t *testing.T) {
 		t.Fatalf("route does not offer testbox for %q (exit %d):\n%s", msg, code, out)
 	}
 	f.Push(fakellm.Step{Text: "Done."})
-	code, out = runProc(t, e, "", "chat", "-m", msg)
-	if code != 0 || !strings.Contains(out, "Done.") {
-		t.Fatalf("chat -m: exit %d\n%s", code, out)
+	p := startProc(t, e, nil, "chat", "-m", msg)
+	waitOutput(t, p.out, "waiting for MCP servers this turn wants")
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t, 60*time.Second)
+	if p.err != nil || !strings.Contains(p.out.String(), "Done.") {
+		t.Fatalf("chat -m: %v\n%s", p.err, p.out.String())
 	}
 	reqs := f.Requests()
 	if len(reqs) != 1 || !slices.Contains(reqs[0].Tools, llm.WireName("mcp:testbox/echo")) {

@@ -551,17 +551,22 @@ func TestServeRepeatedStartStopX4(t *testing.T) {
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["later"]}`}}})
 	tg.SendText(42, 42, "run echo")
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "Approval needed") })
+	waitSent(t, tg, "the approval prompt", func(s []fakebot.Sent) bool { return hasText(s, 42, "Approval needed") })
 	stop()
 	for i := range 5 {
 		out, stop := startServe(t, e)
 		waitOutput(t, out, "jarvisbot is ready")
 		answer := fmt.Sprintf("Answer %d.", i)
-		f.Push(fakellm.Step{Text: answer, Delay: 20 * time.Millisecond})
+		release := make(chan struct{})
+		f.Push(fakellm.Step{Text: answer, Release: release})
 		n := len(f.Requests())
 		tg.SendText(42, 42, fmt.Sprintf("question %d", i))
-		waitFor(t, "the model call", func() bool { return len(f.Requests()) > n })
-		stop()
+		waitFor(t, "the model call", func() (bool, any) { return len(f.Requests()) > n, len(f.Requests()) })
+		stopped := make(chan struct{})
+		go func() { stop(); close(stopped) }()
+		waitOutput(t, out, "stopping: no new messages") // the answer is in progress as serve stops
+		close(release)
+		<-stopped
 		if !hasText(tg.Sent(), 42, answer) {
 			t.Fatalf("run %d: the answer in progress was not sent before the stop:\n%s", i, out.String())
 		}
@@ -592,7 +597,7 @@ func TestServeRepeatedStartStopX4(t *testing.T) {
 			tg.Press(42, 42, m.MessageID, m.Buttons[0][0].Data)
 		}
 	}
-	waitSent(t, tg, func(s []fakebot.Sent) bool { return hasText(s, 42, "The echo you approved said: later.") })
+	waitSent(t, tg, "the answer after the late decision", func(s []fakebot.Sent) bool { return hasText(s, 42, "The echo you approved said: later.") })
 	reqs := f.Requests()
 	if last := fmt.Sprint(reqs[len(reqs)-1].Messages); !strings.Contains(last, "later") || !strings.Contains(last, "decided on an earlier request") {
 		t.Errorf("the model was not told what came of the late decision: %s", last)
