@@ -245,7 +245,9 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	var t catalog.Turn
 	plan.Turn(in.Text, &t, manuals...)
 	var absent string
-	if want := append(t.Offline(manuals...), offline(view, need)...); len(want) > 0 && r.Servers != nil {
+	want := append(t.Offline(manuals...), offline(view, need)...)
+	slices.Sort(want)
+	if want = slices.Compact(want); len(want) > 0 && r.Servers != nil {
 		// A server the message wants is not connected (yet): wait for it
 		// while it starts, then plan again on what is connected now.
 		r.log().Info("waiting for MCP servers this turn wants", "servers", strings.Join(want, ","), "chat", in.Chat)

@@ -515,10 +515,20 @@ func (d *Desk) Notify(a store.Approval) {
 		}, {
 			{Label: "Always for this tool", Data: buttonPrefix + a.ID + ":a"},
 		}}
-		if id := d.send(ctx, channel.Outgoing{Chat: chat, Text: text, Buttons: buttons}); id != "" {
-			if err := d.opt.Store.SetApprovalMessage(ctx, a.ID, chat, id); err != nil {
-				d.log.Error("remembering the approval message", "err", err)
-			}
+		// Recorded before it is sent: a crash right after the send must not
+		// draw a second prompt at the next start (Redraw).
+		if err := d.opt.Store.SetApprovalMessage(ctx, a.ID, chat, ""); err != nil {
+			d.log.Error("remembering the approval message", "approval", a.ID, "err", err)
+		}
+		id := d.send(ctx, channel.Outgoing{Chat: chat, Text: text, Buttons: buttons})
+		var err error
+		if id != "" {
+			err = d.opt.Store.SetApprovalMessage(ctx, a.ID, chat, id)
+		} else {
+			err = d.opt.Store.ForgetApprovalMessage(ctx, a.ID, chat)
+		}
+		if err != nil {
+			d.log.Error("remembering the approval message", "approval", a.ID, "err", err)
 		}
 		return
 	}
@@ -528,7 +538,8 @@ func (d *Desk) Notify(a store.Approval) {
 // Redraw draws a request that outlived a restart only where it was never
 // drawn: the owner's prompt from the last run keeps working (its buttons
 // carry the request's id), so a second copy would only confuse. A request
-// whose message could not be sent or recorded gets one now.
+// whose message could not be sent gets one now; one whose sending a crash
+// cut short counts as drawn (it most likely went out).
 func (d *Desk) Redraw(ctx context.Context, a store.Approval) {
 	chat := d.opt.ApprovalChat
 	if chat == "" {
@@ -567,6 +578,9 @@ func (d *Desk) showOutcome(ctx context.Context, a store.Approval) {
 	}
 	text := fmt.Sprintf("%s — agent %s: %s\n(%s)", outcome(a), a.Agent, a.Summary, a.Tool)
 	for chat, id := range msgs {
+		if id == "" {
+			continue // its sending was cut short: there is no message to edit
+		}
 		if ch, ok := d.channels[platform(chat)]; ok {
 			if err := ch.Edit(ctx, chat, id, text, nil); err != nil {
 				d.log.Warn("editing the approval message", "chat", chat, "err", err)
@@ -596,6 +610,7 @@ func (d *Desk) HandlePress(ctx context.Context, p channel.Press) {
 		answer("Only the owner can decide this.")
 		return
 	}
+	d.rememberPressed(ctx, id, p)
 	a, err := d.opt.Approvals.Decide(ctx, id, p.User, choice != "n", choice == "a")
 	switch jarvisbot.ErrorCode(err) {
 	case "":
@@ -610,6 +625,22 @@ func (d *Desk) HandlePress(ctx context.Context, p channel.Press) {
 	default:
 		answer("The decision could not be saved; try again.")
 		d.log.Error("deciding an approval", "err", err)
+	}
+}
+
+// rememberPressed records the message a press came from when the record
+// of where the request was drawn lacks it (a crash cut its sending
+// short), so that the outcome is shown on the prompt the owner pressed.
+func (d *Desk) rememberPressed(ctx context.Context, id string, p channel.Press) {
+	if p.MessageID == "" {
+		return
+	}
+	msgs, err := d.opt.Store.ApprovalMessages(ctx, id)
+	if err != nil || msgs[p.Chat] != "" {
+		return
+	}
+	if err := d.opt.Store.SetApprovalMessage(ctx, id, p.Chat, p.MessageID); err != nil {
+		d.log.Warn("remembering the pressed approval message", "approval", id, "err", err)
 	}
 }
 

@@ -77,8 +77,10 @@ type managed struct {
 	err      error
 	restarts int
 	// moved is closed, and replaced, whenever the state changes, so that
-	// WaitStarted wakes without polling.
+	// WaitStarted wakes without polling; seen is the state as set() last
+	// announced it, after the catalog was brought in step.
 	moved chan struct{}
+	seen  State
 }
 
 // NewHost returns a host that registers servers in cat.
@@ -108,7 +110,7 @@ func (h *Host) Start(ctx context.Context, srv Server) error {
 	}
 	h.Stop(srv.Name)
 	ctx, cancel := context.WithCancel(ctx)
-	m := &managed{srv: srv, cancel: cancel, done: make(chan struct{}), state: StateStarting, moved: make(chan struct{})}
+	m := &managed{srv: srv, cancel: cancel, done: make(chan struct{}), state: StateStarting, seen: StateStarting, moved: make(chan struct{})}
 	h.mu.Lock()
 	h.servers[srv.Name] = m
 	h.mu.Unlock()
@@ -204,6 +206,7 @@ func (h *Host) set(m *managed, state State, conn *Conn, err error) {
 	if state == StateUp {
 		m.err = nil
 	}
+	m.seen = state
 	close(m.moved)
 	m.moved = make(chan struct{})
 	m.mu.Unlock()
@@ -231,7 +234,7 @@ func (h *Host) WaitStarted(ctx context.Context, names []string) []Status {
 		h.mu.Unlock()
 		for m != nil {
 			m.mu.Lock()
-			st, moved := m.state, m.moved
+			st, moved := m.seen, m.moved
 			m.mu.Unlock()
 			if st != StateStarting {
 				break

@@ -313,7 +313,11 @@ type Undelivered struct {
 type Channels interface {
 	AddOwner(ctx context.Context, user string) error
 	Owners(ctx context.Context) ([]string, error)
+	// SetApprovalMessage records where a request is drawn; an empty
+	// messageID says it is being sent (a crash may leave it so).
 	SetApprovalMessage(ctx context.Context, approval, chat, messageID string) error
+	// ForgetApprovalMessage drops that record: the prompt could not be sent.
+	ForgetApprovalMessage(ctx context.Context, approval, chat string) error
 	ApprovalMessages(ctx context.Context, approval string) (map[string]string, error) // chat -> message id
 	KeepUndelivered(ctx context.Context, u Undelivered) error
 	Undelivered(ctx context.Context) ([]Undelivered, error)

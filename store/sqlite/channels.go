@@ -53,6 +53,14 @@ func (db *DB) SetApprovalMessage(ctx context.Context, approval, chat, messageID 
 	return nil
 }
 
+// ForgetApprovalMessage drops where a request was to be drawn.
+func (db *DB) ForgetApprovalMessage(ctx context.Context, approval, chat string) error {
+	if _, err := db.db.ExecContext(ctx, `DELETE FROM approval_messages WHERE approval = ? AND chat = ?`, approval, chat); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "forgetting an approval message in %s: %w", db.path, err)
+	}
+	return nil
+}
+
 // ApprovalMessages returns where a request was drawn, by chat.
 func (db *DB) ApprovalMessages(ctx context.Context, approval string) (map[string]string, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT chat, message_id FROM approval_messages WHERE approval = ?`, approval)
