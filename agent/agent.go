@@ -159,40 +159,31 @@ func (r *Runtime) retry(ctx context.Context, in Input) (Result, bool, error) {
 	if err != nil {
 		return Result{}, true, err
 	}
-	var tail []llm.Message
-	for i := len(stored) - 1; i >= 0; i-- {
-		var m llm.Message
-		if json.Unmarshal(stored[i].Content, &m) != nil {
-			continue
-		}
-		if m.Role == llm.RoleUser && len(m.ToolResults) == 0 {
-			if m.Text != in.Text {
-				return Result{}, false, nil // another message came after it
-			}
-			break
-		}
-		if i == 0 {
-			return Result{}, false, nil
-		}
-		tail = append(tail, m)
+	at, text := lastAsked(stored)
+	if at < 0 || text != in.Text {
+		return Result{}, false, nil // its turn never stored it, or another message came after
 	}
-	if len(stored) == 0 {
-		return Result{}, false, nil
+	// The last thing its turn stored says where it stopped.
+	var last llm.Message
+	if at < len(stored)-1 {
+		if err := json.Unmarshal(stored[len(stored)-1].Content, &last); err != nil {
+			return Result{}, true, fmt.Errorf("reading the last message of chat %s: %w", in.Chat, err)
+		}
 	}
-	// tail is newest first: an answer already written is the answer.
-	if len(tail) > 0 && tail[0].Role == llm.RoleAssistant && len(tail[0].ToolCalls) == 0 {
-		return Result{Text: tail[0].Text}, true, nil
+	// An answer already written is the answer.
+	if last.Role == llm.RoleAssistant && len(last.ToolCalls) == 0 {
+		return Result{Text: last.Text}, true, nil
 	}
 	// Calls that wait for the owner's decision: the pending request
 	// carries the turn, and the decision continues it (Continue). Running
 	// them again would ask the owner a second time.
-	if len(tail) > 0 && tail[0].Role == llm.RoleAssistant && r.Approvals != nil {
+	if last.Role == llm.RoleAssistant && r.Approvals != nil {
 		pending, err := r.Approvals.PendingIn(ctx, in.Chat)
 		if err != nil {
 			return Result{}, true, err
 		}
 		for _, a := range pending {
-			for _, c := range tail[0].ToolCalls {
+			for _, c := range last.ToolCalls {
 				if cp, ok := r.Catalog().Capability(a.Tool); ok && llm.WireName(cp.ID) == c.Name && callKey(a.Tool, a.Args) == callKey(cp.ID, unwrapString(c.Input)) {
 					return Result{}, true, fmt.Errorf("%w: request %s", ErrAwaitingApproval, a.ID)
 				}
@@ -351,14 +342,7 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (Result, error
 		return Result{}, err
 	}
 	// The turn's message is the last user text before the pending calls.
-	var text string
-	for i := len(stored) - 1; i >= 0; i-- {
-		var m llm.Message
-		if json.Unmarshal(stored[i].Content, &m) == nil && m.Role == llm.RoleUser && m.Text != "" && len(m.ToolResults) == 0 {
-			text = m.Text
-			break
-		}
-	}
+	_, text := lastAsked(stored)
 	need := pendingServers(r.Catalog(), stored)
 	if cp, ok := r.Catalog().Capability(a.Tool); ok && cp.Kind == catalog.KindMCP {
 		need = append(need, cp.Server)
@@ -394,6 +378,19 @@ func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Re
 	}
 	st.req.Messages = append(st.req.Messages, note)
 	return r.loop(ctx, st)
+}
+
+// lastAsked finds the last message the owner wrote in stored history (a
+// user message with text, not tool results): its index, -1 when there is
+// none, and its text.
+func lastAsked(stored []store.Message) (int, string) {
+	for i := len(stored) - 1; i >= 0; i-- {
+		var m llm.Message
+		if json.Unmarshal(stored[i].Content, &m) == nil && m.Role == llm.RoleUser && m.Text != "" && len(m.ToolResults) == 0 {
+			return i, m.Text
+		}
+	}
+	return -1, ""
 }
 
 // offline returns those of the named servers that are in the view but not
