@@ -504,10 +504,7 @@ const buttonPrefix = "ap:"
 func (d *Desk) Notify(a store.Approval) {
 	ctx := context.Background()
 	if a.State == store.ApprovalPending {
-		chat := d.opt.ApprovalChat
-		if chat == "" {
-			chat = a.Chat
-		}
+		chat := d.approvalChat(a)
 		text := fmt.Sprintf("Approval needed — agent %s wants to:\n%s\n\n(%s, expires %s)", a.Agent, a.Summary, a.Tool, a.ExpiresAt.Local().Format("15:04"))
 		buttons := [][]channel.Button{{
 			{Label: "Approve", Data: buttonPrefix + a.ID + ":y"},
@@ -535,16 +532,22 @@ func (d *Desk) Notify(a store.Approval) {
 	d.showOutcome(ctx, a)
 }
 
+// approvalChat is where a request's buttons go: the configured approvals
+// chat, else the chat the request came from.
+func (d *Desk) approvalChat(a store.Approval) string {
+	if d.opt.ApprovalChat != "" {
+		return d.opt.ApprovalChat
+	}
+	return a.Chat
+}
+
 // Redraw draws a request that outlived a restart only where it was never
 // drawn: the owner's prompt from the last run keeps working (its buttons
 // carry the request's id), so a second copy would only confuse. A request
 // whose message could not be sent gets one now; one whose sending a crash
 // cut short counts as drawn (it most likely went out).
 func (d *Desk) Redraw(ctx context.Context, a store.Approval) {
-	chat := d.opt.ApprovalChat
-	if chat == "" {
-		chat = a.Chat
-	}
+	chat := d.approvalChat(a)
 	msgs, err := d.opt.Store.ApprovalMessages(ctx, a.ID)
 	if err != nil {
 		d.log.Error("reading where an approval request was drawn; drawing it again", "approval", a.ID, "err", err)
