@@ -14,6 +14,6 @@ cd "$(dirname "$0")/.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 CGO_ENABLED=0 go build -ldflags='-s -w' -o "$bin/jarvisbot" ./cmd/jarvisbot
-CGO_ENABLED=0 go build -o "$bin/mcptestserver" ./cmd/mcptestserver
+CGO_ENABLED=0 go build -o "$bin/mcptestserver" ./internal/fakes/mcptestserver
 CGO_ENABLED=0 go build -o "$bin/footprint" ./scripts/footprint
 "$bin/footprint" -jarvisbot "$bin/jarvisbot" -mcptestserver "$bin/mcptestserver" "$@"

@@ -23,7 +23,7 @@ echo "== unchecked errors (errcheck, pinned)"
 # nothing else. It checks the code that ships: the packages the jarvisbot
 # binary is built from. Left out, because what they drop is no state of
 # the product: _test.go files, the protocol fakes and test servers
-# (channel/*/fake*, signin/fakeauth, internal/fakellm, cmd/mcptestserver)
+# (internal/fakes/...)
 # and scripts/. The only calls allowed to go unchecked are those listed,
 # each with its reason, in scripts/errcheck-excludes.txt (errcheck's own
 # default list is not used); an error ignored on purpose elsewhere is
@@ -38,7 +38,7 @@ CGO_ENABLED=0 go build -o /dev/null ./cmd/jarvisbot
 
 echo "== published MCP servers for the tests (npm, pinned, installed once)"
 export JARVIS_NPM_CACHE="${JARVIS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jarvisbot-test/npm}"
-pins=$(grep -v '^#' mcphost/testdata/published.txt | grep .)
+pins=$(grep -v '^#' catalog/mcphost/testdata/published.txt | grep .)
 if ! command -v npm >/dev/null; then
   echo "node/npm not installed: the tests against published MCP servers will skip"
 else

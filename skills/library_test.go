@@ -80,7 +80,7 @@ func BenchmarkSkillRankShipped(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, p := range store {
-		m, err := Manual(plugins.StoreFS(), p)
+		m, err := Manual(plugins.ShippedFS(), p)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jarvisbot/jarvisbot/internal/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 

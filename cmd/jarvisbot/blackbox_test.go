@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/channel/telegram/fakebot"
-	"github.com/jarvisbot/jarvisbot/internal/fakellm"
-	"github.com/jarvisbot/jarvisbot/llm"
+	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 )
 
 // The black-box tests run the built binary as a user would: a process
@@ -156,8 +156,8 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 				waitOutput(t, p.out, "jarvisbot is ready")
 				f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName(tool.id), Input: tool.args}}})
 				tg.SendText(42, 42, tool.msg)
-				prompts := func(s []fakebot.Sent) []fakebot.Sent {
-					var out []fakebot.Sent
+				prompts := func(s []faketelegram.Sent) []faketelegram.Sent {
+					var out []faketelegram.Sent
 					for _, m := range s {
 						if m.Method == "sendMessage" && strings.Contains(m.Text, "Approval needed") {
 							out = append(out, m)
@@ -165,7 +165,7 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 					}
 					return out
 				}
-				waitSent(t, tg, "the approval prompt", func(s []fakebot.Sent) bool { return len(prompts(s)) == 1 })
+				waitSent(t, tg, "the approval prompt", func(s []faketelegram.Sent) bool { return len(prompts(s)) == 1 })
 				first := prompts(tg.Sent())[0]
 				p.stop(t, sig)
 
@@ -173,7 +173,7 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 				p2 := startProc(t, e, nil, "serve")
 				waitOutput(t, p2.out, "jarvisbot is ready")
 				tg.Press(42, 42, first.MessageID, first.Buttons[0][0].Data)
-				waitSent(t, tg, "the answer after the restart", func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
+				waitSent(t, tg, "the answer after the restart", func(s []faketelegram.Sent) bool { return hasText(s, 42, "It said: survived.") })
 				p2.stop(t, syscall.SIGTERM)
 
 				if n := len(prompts(tg.Sent())); n != 1 {
@@ -332,7 +332,7 @@ func TestBlackBoxShutdownDeadlineX4(t *testing.T) {
 	}
 	f.Push(fakellm.Step{Text: "Answered after the restart."})
 	p2 := startProc(t, e, nil, "serve")
-	waitSent(t, tg, "the answer after the restart", func(s []fakebot.Sent) bool { return hasText(s, 42, "Answered after the restart.") })
+	waitSent(t, tg, "the answer after the restart", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Answered after the restart.") })
 	p2.stop(t, syscall.SIGTERM)
 	n := 0
 	for _, m := range tg.Sent() {

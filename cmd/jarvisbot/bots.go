@@ -3,16 +3,16 @@ package main
 import (
 	"context"
 
-	"github.com/jarvisbot/jarvisbot/channel"
-	"github.com/jarvisbot/jarvisbot/channel/discord"
-	"github.com/jarvisbot/jarvisbot/channel/telegram"
-	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/channels/discord"
+	"github.com/jarvisbot/jarvisbot/channels/telegram"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 )
 
 // botChannels builds the Telegram and Discord channels whose tokens are
 // set, in the keyring or the environment.
-func (a *app) botChannels(ctx context.Context, cfg config.Config) ([]channel.Channel, error) {
-	var out []channel.Channel
+func (a *app) botChannels(ctx context.Context, cfg config.Config) ([]channels.Channel, error) {
+	var out []channels.Channel
 	if tok := a.secretOrEnv(ctx, cfg, "TELEGRAM_BOT_TOKEN"); tok != "" {
 		bot, err := telegram.New(ctx, telegram.Options{Token: tok, BaseURL: cfg.Telegram.APIEndpoint, Logger: a.logger(cfg)})
 		if err != nil {
@@ -44,6 +44,6 @@ type webhookBot struct {
 	listen, url string
 }
 
-func (w webhookBot) Run(ctx context.Context, h channel.Handler) error {
+func (w webhookBot) Run(ctx context.Context, h channels.Handler) error {
 	return w.Bot.RunWebhook(ctx, h, w.listen, w.url)
 }

@@ -11,11 +11,11 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/builtin/skillbook"
-	"github.com/jarvisbot/jarvisbot/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/config"
-	"github.com/jarvisbot/jarvisbot/mcphost"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/agent"
-	"github.com/jarvisbot/jarvisbot/channel/console"
+	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -100,12 +100,12 @@ type terminal struct {
 // turn runs one turn, asking the owner about ask-tier calls as it goes.
 func (c terminal) turn(ctx context.Context, text string) error {
 	type done struct {
-		res agent.Result
+		res agents.Result
 		err error
 	}
 	out := make(chan done, 1)
 	go func() {
-		r, err := c.svc.rt.Turn(ctx, agent.Input{Agent: c.agent, Chat: consoleChat, Text: text})
+		r, err := c.svc.rt.Turn(ctx, agents.Input{Agent: c.agent, Chat: consoleChat, Text: text})
 		out <- done{r, err}
 	}()
 	for {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/internal/fakellm"
-	"github.com/jarvisbot/jarvisbot/llm"
+	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 )
 
 // TestChatConsoleA2: chat -m answers through the configured provider, and

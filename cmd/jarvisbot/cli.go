@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/clitool"
+	"github.com/jarvisbot/jarvisbot/catalog/clitool"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 

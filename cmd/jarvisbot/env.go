@@ -10,9 +10,9 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/config"
-	"github.com/jarvisbot/jarvisbot/secrets"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/secrets"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 

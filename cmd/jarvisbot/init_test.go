@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jarvisbot/jarvisbot/secrets"
+	"github.com/jarvisbot/jarvisbot/store/secrets"
 )
 
 // stuckKeyring is a real file keyring that deletes nothing, and refuses

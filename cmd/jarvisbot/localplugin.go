@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/namedir"
 	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 	"github.com/jarvisbot/jarvisbot/internal/visible"

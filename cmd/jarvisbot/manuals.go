@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/namedir"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
@@ -32,7 +32,7 @@ func loadShipped() (map[string]shipped, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys := plugins.StoreFS()
+	fsys := plugins.ShippedFS()
 	out := make(map[string]shipped, len(list))
 	for _, p := range list {
 		m, err := skills.Manual(fsys, p)

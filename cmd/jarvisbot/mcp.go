@@ -19,12 +19,12 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/config"
-	"github.com/jarvisbot/jarvisbot/mcphost"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/plugins"
-	"github.com/jarvisbot/jarvisbot/secrets"
-	"github.com/jarvisbot/jarvisbot/signin"
+	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/secrets"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 

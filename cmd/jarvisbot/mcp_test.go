@@ -27,7 +27,7 @@ func mcpTestServer(t *testing.T) string {
 			return
 		}
 		testServer = filepath.Join(dir, "mcptestserver")
-		out, err := exec.Command("go", "build", "-o", testServer, "github.com/jarvisbot/jarvisbot/cmd/mcptestserver").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", testServer, "github.com/jarvisbot/jarvisbot/internal/fakes/mcptestserver").CombinedOutput()
 		if err != nil {
 			buildErr = err
 			t.Logf("%s", out)

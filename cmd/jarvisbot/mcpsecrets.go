@@ -13,11 +13,11 @@ import (
 	"unicode"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/secretref"
 	"github.com/jarvisbot/jarvisbot/plugins"
-	"github.com/jarvisbot/jarvisbot/secrets"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/secrets"
 )
 
 // A secretMove is a literal credential of a server's settings bound for

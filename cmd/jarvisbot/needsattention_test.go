@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jarvisbot/jarvisbot/signin"
-	"github.com/jarvisbot/jarvisbot/signin/fakeauth"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
+	"github.com/jarvisbot/jarvisbot/plugins/signin"
 )
 
 // grantOf reads a plugin's sign-in from the test environment's keyring.
@@ -35,8 +35,8 @@ func grantOf(t *testing.T, e *testEnv, plugin string) signin.Grant {
 // not offer its server or switch its manual on and says how to renew the
 // sign-in, and a renewed sign-in brings both back.
 func TestNeedsAttentionHasNoToolsP4C7(t *testing.T) {
-	as := fakeauth.NewAuthServer(t)
-	pm := fakeauth.NewProtectedMCP(t, as)
+	as := fakeoauth.NewAuthServer(t)
+	pm := fakeoauth.NewProtectedMCP(t, as)
 	e := newTestEnv(t)
 	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
 		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)

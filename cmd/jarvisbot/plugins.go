@@ -11,10 +11,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/config"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
-	"github.com/jarvisbot/jarvisbot/signin"
+	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jarvisbot/jarvisbot/mcphost"
-	"github.com/jarvisbot/jarvisbot/signin"
-	"github.com/jarvisbot/jarvisbot/signin/fakeauth"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
+	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
@@ -91,8 +91,8 @@ func TestPluginStateFollowsItsServerP4X4(t *testing.T) {
 // missing), the command says so, and that catalog list and route still
 // show the plugin connected, besides how to renew the sign-in.
 func TestNeedsAttentionNotRecordedIsSaidP4X4(t *testing.T) {
-	as := fakeauth.NewAuthServer(t)
-	pm := fakeauth.NewProtectedMCP(t, as)
+	as := fakeoauth.NewAuthServer(t)
+	pm := fakeoauth.NewProtectedMCP(t, as)
 	e := newTestEnv(t)
 	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
 		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
@@ -122,8 +122,8 @@ func TestNeedsAttentionNotRecordedIsSaidP4X4(t *testing.T) {
 // that its sign-in stays in the keyring and how to delete it, instead of
 // reporting it forgotten; the sign-in is indeed still there.
 func TestPluginRemoveSaysWhenItsSignInStaysP3X3(t *testing.T) {
-	as := fakeauth.NewAuthServer(t)
-	pm := fakeauth.NewProtectedMCP(t, as)
+	as := fakeoauth.NewAuthServer(t)
+	pm := fakeoauth.NewProtectedMCP(t, as)
 	e := newTestEnv(t)
 	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
 		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)

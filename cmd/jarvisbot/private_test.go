@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/jarvisbot/jarvisbot/internal/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 )
 
 // withUmask runs the rest of the test with umask 0, the loosest a service

@@ -11,16 +11,16 @@ import (
 	"sync"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/agent"
-	"github.com/jarvisbot/jarvisbot/approvals"
-	"github.com/jarvisbot/jarvisbot/builtin/skillbook"
-	"github.com/jarvisbot/jarvisbot/builtin/wiki"
+	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/clitool"
-	"github.com/jarvisbot/jarvisbot/config"
-	"github.com/jarvisbot/jarvisbot/llm"
-	"github.com/jarvisbot/jarvisbot/mcphost"
-	"github.com/jarvisbot/jarvisbot/signin"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
+	"github.com/jarvisbot/jarvisbot/catalog/clitool"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -39,7 +39,7 @@ func (a *app) secretOrEnv(ctx context.Context, cfg config.Config, name string) s
 // providerFor resolves an agent's model (A3): the agent's own provider
 // entry over the top-level one, JARVIS_PROVIDER and JARVIS_MODEL over
 // both, keys from the keyring or the SDKs' variables.
-func (a *app) providerFor(ctx context.Context, cfg config.Config, agentName string) (agent.Model, error) {
+func (a *app) providerFor(ctx context.Context, cfg config.Config, agentName string) (agents.Model, error) {
 	p := cfg.Provider
 	if ag, ok := cfg.Agents[agentName]; ok {
 		o := ag.Provider
@@ -75,14 +75,14 @@ func (a *app) providerFor(ctx context.Context, cfg config.Config, agentName stri
 		case a.secretOrEnv(ctx, cfg, "OPENAI_API_KEY") != "" || a.getenv("OPENAI_BASE_URL") != "":
 			p.Name = "openai"
 		default:
-			return agent.Model{}, jarvisbot.Errorf(jarvisbot.EINVALID, "no model provider is configured. Set one of: "+
+			return agents.Model{}, jarvisbot.Errorf(jarvisbot.EINVALID, "no model provider is configured. Set one of: "+
 				"ANTHROPIC_API_KEY (or jarvisbot secrets set ANTHROPIC_API_KEY) and JARVIS_MODEL, e.g. claude-sonnet-4-5; "+
 				"OPENAI_API_KEY and JARVIS_MODEL, e.g. gpt-4.1; or OPENAI_BASE_URL for Ollama, vLLM or llama.cpp "+
 				"(http://localhost:11434/v1) with JARVIS_MODEL. The provider: section of the config does the same")
 		}
 	}
 	if _, ok := keyName[p.Name]; !ok {
-		return agent.Model{}, jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_PROVIDER=%q: use anthropic or openai", p.Name)
+		return agents.Model{}, jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_PROVIDER=%q: use anthropic or openai", p.Name)
 	}
 	base := p.BaseURL
 	if base == "" {
@@ -95,9 +95,9 @@ func (a *app) providerFor(ctx context.Context, cfg config.Config, agentName stri
 	key := a.secretOrEnv(ctx, cfg, secret)
 	prov, err := llm.New(llm.Config{Provider: p.Name, Model: p.Model, BaseURL: base, APIKey: key, Timeout: p.Timeout})
 	if err != nil {
-		return agent.Model{}, err
+		return agents.Model{}, err
 	}
-	return agent.Model{Provider: prov, MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps}, nil
+	return agents.Model{Provider: prov, MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps}, nil
 }
 
 // service is everything a running jarvisbot holds: the store, the live
@@ -108,7 +108,7 @@ type service struct {
 	catalog *catalog.Catalog
 	host    *mcphost.Host
 	engine  *approvals.Engine
-	rt      *agent.Runtime
+	rt      *agents.Runtime
 	signin  *signin.Manager
 	// pending are the approval requests that outlived the last run.
 	pending []store.Approval
@@ -311,12 +311,12 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		}
 		return enabledSkills(ctx, cfg, db, skillScope{agent: agentName, connected: on, shop: shop, general: general}, a.stderr)
 	}
-	s.rt = &agent.Runtime{
+	s.rt = &agents.Runtime{
 		Catalog:   c.View,
 		Store:     db,
 		Approvals: s.engine,
 		Log:       log,
-		Exec: &agent.Tools{
+		Exec: &agents.Tools{
 			Wiki: wiki.New(filepath.Join(cfg.DataDir, "wiki")),
 			Skillbook: func(agentName string) *skillbook.Book {
 				return skillbook.New(agentSkillsDir(cfg, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return skillsFor(ctx, agentName) })
@@ -326,7 +326,7 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 			Lookup: clitool.Lookup(m.lookup(ctx)),
 		},
 		Servers: s.host,
-		Model:   func(agentName string) (agent.Model, error) { return a.providerFor(ctx, cfg, agentName) },
+		Model:   func(agentName string) (agents.Model, error) { return a.providerFor(ctx, cfg, agentName) },
 		Skills: func(ctx context.Context, agentName string) (*skills.Ranker, error) {
 			list, err := skillsFor(ctx, agentName)
 			if err != nil || len(list) == 0 {

@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/agent"
-	"github.com/jarvisbot/jarvisbot/config"
-	"github.com/jarvisbot/jarvisbot/schedule"
+	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -20,7 +20,7 @@ import (
 func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	store.SkillSwitches
 	store.Plugins
-}, warn io.Writer) ([]schedule.Job, error) {
+}, warn io.Writer) ([]scheduler.Job, error) {
 	on := map[string]bool{}
 	if err := installedPlugins(ctx, db, on); err != nil {
 		return nil, err
@@ -30,10 +30,10 @@ func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	if err != nil {
 		return nil, err
 	}
-	var jobs []schedule.Job
+	var jobs []scheduler.Job
 	for _, s := range list {
 		if s.Schedule != "" {
-			jobs = append(jobs, schedule.Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: store.DefaultAgent, Chat: s.Chat, Instructions: s.Body})
+			jobs = append(jobs, scheduler.Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: store.DefaultAgent, Chat: s.Chat, Instructions: s.Body})
 		}
 	}
 	return jobs, nil
@@ -50,16 +50,16 @@ func mainChat(cfg config.Config) string {
 
 // skillRunner runs a scheduled skill as a headless turn of its agent, with
 // the skill as its instructions.
-func skillRunner(rt *agent.Runtime) schedule.Runner {
-	return func(ctx context.Context, j schedule.Job, chat string) (string, error) {
+func skillRunner(rt *agents.Runtime) scheduler.Runner {
+	return func(ctx context.Context, j scheduler.Job, chat string) (string, error) {
 		// Asked before the turn, so that a missing model is told apart from
 		// a failed turn: the run is then recorded as not run, and the owner
 		// told once what to set (SC1).
 		if _, err := rt.Model(j.Agent); err != nil {
-			return "", fmt.Errorf("%w for agent %s: %w", schedule.ErrNoModel, j.Agent, err)
+			return "", fmt.Errorf("%w for agent %s: %w", scheduler.ErrNoModel, j.Agent, err)
 		}
 		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow its instructions now and write the report for the owner.\n\n%s", j.Skill, strings.TrimSpace(j.Instructions))
-		res, err := rt.Turn(ctx, agent.Input{Agent: j.Agent, Chat: chat, Text: text})
+		res, err := rt.Turn(ctx, agents.Input{Agent: j.Agent, Chat: chat, Text: text})
 		return res.Text, err
 	}
 }
@@ -100,14 +100,14 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	}
 	if pos[0] == "list" {
 		// Loaded without catching up or arming: the service does that.
-		sch := schedule.New(schedule.Options{Store: db, Clock: a.clock, MainChat: mainChat(cfg)})
+		sch := scheduler.New(scheduler.Options{Store: db, Clock: a.clock, MainChat: mainChat(cfg)})
 		if err := sch.Load(jobs); err != nil {
 			fmt.Fprintln(a.stderr, "jarvisbot:", err)
 		}
 		return writeSchedule(a.stdout, sch.List(ctx))
 	}
 	name := pos[1]
-	if !slices.ContainsFunc(jobs, func(j schedule.Job) bool { return j.Skill == name }) {
+	if !slices.ContainsFunc(jobs, func(j scheduler.Job) bool { return j.Skill == name }) {
 		names := make([]string, 0, len(jobs))
 		for _, j := range jobs {
 			names = append(names, j.Skill)
@@ -140,7 +140,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 	if err != nil {
 		return err
 	}
-	sch := schedule.New(schedule.Options{Store: svc.db, Clock: a.clock, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Logger: a.logger(cfg),
+	sch := scheduler.New(scheduler.Options{Store: svc.db, Clock: a.clock, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Logger: a.logger(cfg),
 		Deliver: func(_ context.Context, chat, text string) error {
 			_, err := fmt.Fprintf(a.stdout, "[report for %s]\n%s\n", chat, text)
 			return err
@@ -181,7 +181,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 	return nil
 }
 
-func writeSchedule(w io.Writer, list []schedule.Entry) error {
+func writeSchedule(w io.Writer, list []scheduler.Entry) error {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "No scheduled skills. A skill gets a schedule with metadata jarvisbot.schedule, e.g. \"0 7 * * *\".")
 		return nil
@@ -198,7 +198,7 @@ func writeSchedule(w io.Writer, list []schedule.Entry) error {
 		case e.Err != nil:
 			next, last = "unknown", "unknown: "+e.Err.Error()
 		case e.Last != nil && e.Last.Outcome == "not-run":
-			last = fmt.Sprintf("%s not run (%s)", e.Last.DueAt.Local().Format("2006-01-02 15:04"), schedule.ErrNoModel)
+			last = fmt.Sprintf("%s not run (%s)", e.Last.DueAt.Local().Format("2006-01-02 15:04"), scheduler.ErrNoModel)
 		case e.Last != nil:
 			last = fmt.Sprintf("%s %s, report %s", e.Last.DueAt.Local().Format("2006-01-02 15:04"), e.Last.Outcome, e.Last.Delivery)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/secrets"
+	"github.com/jarvisbot/jarvisbot/store/secrets"
 )
 
 const secretsSynopsis = "secrets set NAME <VALUE | list | delete NAME"

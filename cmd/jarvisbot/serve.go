@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/channel"
-	"github.com/jarvisbot/jarvisbot/channel/console"
-	"github.com/jarvisbot/jarvisbot/config"
-	"github.com/jarvisbot/jarvisbot/dispatch"
+	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/channels/console"
+	"github.com/jarvisbot/jarvisbot/channels/dispatch"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/trim"
-	"github.com/jarvisbot/jarvisbot/schedule"
+	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -58,7 +58,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	sch := schedule.New(schedule.Options{Store: svc.db, Clock: a.clock, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Deliver: desk.Report, Logger: log})
+	sch := scheduler.New(scheduler.Options{Store: svc.db, Clock: a.clock, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Deliver: desk.Report, Logger: log})
 	svc.scheduleList = func(ctx context.Context) string {
 		var b strings.Builder
 		if err := writeSchedule(&b, sch.List(ctx)); err != nil {
@@ -106,7 +106,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	// seconds from now and after busy spells, what start-up alone needed
 	// (see internal/trim).
 	for _, ch := range chans {
-		if cm, ok := ch.(channel.Commander); ok {
+		if cm, ok := ch.(channels.Commander); ok {
 			if err := cm.SetCommands(ctx, dispatch.Commands); err != nil && ctx.Err() == nil {
 				log.Warn("registering commands", "channel", ch.Name(), "err", err)
 			}
@@ -138,7 +138,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 // answered after the next start), scheduled runs end; the caller's
 // deferred Close then stops the MCP servers and closes the store, which
 // nothing uses any more.
-func shutdown(stopRecv context.CancelFunc, ends <-chan channelEnd, running int, svc *service, desk *dispatch.Desk, sch *schedule.Scheduler, limit time.Duration, log *slog.Logger) error {
+func shutdown(stopRecv context.CancelFunc, ends <-chan channelEnd, running int, svc *service, desk *dispatch.Desk, sch *scheduler.Scheduler, limit time.Duration, log *slog.Logger) error {
 	log.Info("stopping: no new messages; answers in progress may finish", "deadline", limit)
 	deadline, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
@@ -168,20 +168,20 @@ const channelWait = 5 * time.Second
 
 // channelEnd is a channel's Run returning.
 type channelEnd struct {
-	ch  channel.Channel
+	ch  channels.Channel
 	err error
 }
 
-// awaitChannels waits until every channel that can tell (channel.Readier)
+// awaitChannels waits until every channel that can tell (channels.Readier)
 // hears the owner or has stopped, or channelWait has passed. It returns
 // how many channels stopped meanwhile, having logged why.
-func awaitChannels(ctx context.Context, chans []channel.Channel, ends <-chan channelEnd, log *slog.Logger) (stopped int) {
+func awaitChannels(ctx context.Context, chans []channels.Channel, ends <-chan channelEnd, log *slog.Logger) (stopped int) {
 	done := make(chan struct{})
 	defer close(done)
-	ready := make(chan channel.Channel, len(chans))
-	waiting := map[channel.Channel]bool{}
+	ready := make(chan channels.Channel, len(chans))
+	waiting := map[channels.Channel]bool{}
 	for _, ch := range chans {
-		if r, ok := ch.(channel.Readier); ok {
+		if r, ok := ch.(channels.Readier); ok {
 			waiting[ch] = true
 			go func() {
 				select {
@@ -218,8 +218,8 @@ func awaitChannels(ctx context.Context, chans []channel.Channel, ends <-chan cha
 
 // channels builds the configured channels; the console when there is no
 // bot token.
-func (a *app) channels(ctx context.Context, cfg config.Config) ([]channel.Channel, error) {
-	var out []channel.Channel
+func (a *app) channels(ctx context.Context, cfg config.Config) ([]channels.Channel, error) {
+	var out []channels.Channel
 	extra, err := a.botChannels(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/channel/discord/fakediscord"
-	"github.com/jarvisbot/jarvisbot/channel/telegram/fakebot"
+	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
-	"github.com/jarvisbot/jarvisbot/internal/fakellm"
-	"github.com/jarvisbot/jarvisbot/llm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 )
 
 // syncBuffer is a strings.Builder safe for a writer and a poller.
@@ -134,14 +134,14 @@ func TestServeTelegramCH1(t *testing.T) {
 	f.Push(fakellm.Step{Text: "Hi from Telegram."})
 	tg.SendText(42, 42, "hello")
 	tg.SendText(7, 7, "who are you?")
-	waitSent(t, tg, "the owner's answer and the stranger's refusal", func(s []fakebot.Sent) bool {
+	waitSent(t, tg, "the owner's answer and the stranger's refusal", func(s []faketelegram.Sent) bool {
 		return hasText(s, 42, "Hi from Telegram.") && hasText(s, 7, "private assistant")
 	})
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["from","telegram"]}`}}}, fakellm.Step{Text: "Done in Telegram."})
 	tg.SendText(42, 42, "run echo")
 	var approvalMsg int
 	var approve string
-	waitSent(t, tg, "the approval prompt", func(s []fakebot.Sent) bool {
+	waitSent(t, tg, "the approval prompt", func(s []faketelegram.Sent) bool {
 		for _, m := range s {
 			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
 				approvalMsg, approve = m.MessageID, m.Buttons[0][0].Data
@@ -153,7 +153,7 @@ func TestServeTelegramCH1(t *testing.T) {
 	tg.Press(42, 7, approvalMsg, approve) // a stranger: told so, nothing changes
 	tg.WaitAnswers(t, 1, 5*time.Second)
 	tg.Press(42, 42, approvalMsg, approve)
-	waitSent(t, tg, "the answer after the approval", func(s []fakebot.Sent) bool { return hasText(s, 42, "Done in Telegram.") })
+	waitSent(t, tg, "the answer after the approval", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Done in Telegram.") })
 	answers := tg.Answers()
 	if !strings.Contains(answers[0].Text, "Only the owner") {
 		t.Errorf("stranger's tap answered %q", answers[0].Text)
@@ -164,7 +164,7 @@ func TestServeTelegramCH1(t *testing.T) {
 	}
 }
 
-func hasText(sent []fakebot.Sent, chat int64, text string) bool {
+func hasText(sent []faketelegram.Sent, chat int64, text string) bool {
 	for _, m := range sent {
 		if m.ChatID == chat && strings.Contains(m.Text, text) {
 			return true
@@ -174,7 +174,7 @@ func hasText(sent []fakebot.Sent, chat int64, text string) bool {
 }
 
 // waitSent waits until what the bot sent to Telegram satisfies cond.
-func waitSent(t *testing.T, tg *fakebot.Server, what string, cond func([]fakebot.Sent) bool) {
+func waitSent(t *testing.T, tg *faketelegram.Server, what string, cond func([]faketelegram.Sent) bool) {
 	t.Helper()
 	waitFor(t, what+" on Telegram", func() (bool, any) {
 		sent := tg.Sent()
@@ -307,7 +307,7 @@ func TestEndToEndTelegramDiscordCH2(t *testing.T) {
 		t.Fatal("a stranger's click ran the tool")
 	}
 	owner := dc.Click(approvals, "777", msgID, approve)
-	waitSent(t, tg, "the answer after the owner's click", func(s []fakebot.Sent) bool { return hasText(s, 42, "Everything is deleted (in the test).") })
+	waitSent(t, tg, "the answer after the owner's click", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Everything is deleted (in the test).") })
 	if r := reply("the owner", owner); r.Content != "Approved" {
 		t.Errorf("the owner's click was answered %q, want Approved: the request was decided before it", r.Content)
 	}
@@ -367,7 +367,7 @@ func TestServeTelegramExpiryAnd5xxCH2(t *testing.T) {
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["late"]}`}}}, fakellm.Step{Text: "Nobody approved, so I did not run it."})
 	tg.SendText(42, 42, "run echo")
-	waitSent(t, tg, "the answer after the expiry", func(s []fakebot.Sent) bool { return hasText(s, 42, "Nobody approved") })
+	waitSent(t, tg, "the answer after the expiry", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Nobody approved") })
 	reqs := f.Requests()
 	if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), "did not answer the approval request in time") {
 		t.Errorf("the model was not told of the expiry: %+v", reqs[len(reqs)-1].Messages)
@@ -385,7 +385,7 @@ func TestServeTelegramExpiryAnd5xxCH2(t *testing.T) {
 	tg.FailNext("sendMessage", 2, http.StatusBadGateway)
 	f.Push(fakellm.Step{Text: "Through the storm."})
 	tg.SendText(42, 42, "are you there?")
-	waitSent(t, tg, "the answer through the 502s", func(s []fakebot.Sent) bool { return hasText(s, 42, "Through the storm.") })
+	waitSent(t, tg, "the answer through the 502s", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Through the storm.") })
 }
 
 // TestServeRestartBeforeClickCH2: jarvisbot restarts between the
@@ -407,7 +407,7 @@ func TestServeRestartBeforeClickCH2(t *testing.T) {
 	tg.SendText(42, 42, "run echo")
 	var msgID int
 	var approve string
-	waitSent(t, tg, "the approval prompt", func(s []fakebot.Sent) bool {
+	waitSent(t, tg, "the approval prompt", func(s []faketelegram.Sent) bool {
 		for _, m := range s {
 			if strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
 				msgID, approve = m.MessageID, m.Buttons[0][0].Data
@@ -421,7 +421,7 @@ func TestServeRestartBeforeClickCH2(t *testing.T) {
 	stop2 := start()
 	defer stop2()
 	tg.Press(42, 42, msgID, approve)
-	waitSent(t, tg, "the answer after the restart", func(s []fakebot.Sent) bool { return hasText(s, 42, "It said: survived.") })
+	waitSent(t, tg, "the answer after the restart", func(s []faketelegram.Sent) bool { return hasText(s, 42, "It said: survived.") })
 	reqs := f.Requests()
 	if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), "survived") {
 		t.Errorf("the tool's output did not reach the model: %+v", reqs[len(reqs)-1].Messages)
@@ -471,9 +471,9 @@ func withModel(t *testing.T, e *testEnv) *fakellm.Server {
 }
 
 // withTelegram points the environment at a fake Telegram Bot API.
-func withTelegram(t *testing.T, e *testEnv) *fakebot.Server {
+func withTelegram(t *testing.T, e *testEnv) *faketelegram.Server {
 	t.Helper()
-	tg := fakebot.New(t, "123:test-token")
+	tg := faketelegram.New(t, "123:test-token")
 	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
 	return tg
 }
@@ -516,7 +516,7 @@ func TestServeAtHalfPastSevenSC1(t *testing.T) {
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{Text: "Good to hear from you."})
 	tg.SendText(42, 42, "hello")
-	waitSent(t, tg, "the answer at 07:30", func(s []fakebot.Sent) bool { return hasText(s, 42, "Good to hear from you.") })
+	waitSent(t, tg, "the answer at 07:30", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Good to hear from you.") })
 	stop()
 	reqs := f.Requests()
 	if len(reqs) != 1 || reqs[0].Messages[len(reqs[0].Messages)-1].Text != "hello" {
@@ -527,7 +527,7 @@ func TestServeAtHalfPastSevenSC1(t *testing.T) {
 	f.Push(fakellm.Step{Text: "Your morning brief: nothing urgent."})
 	out, stop = startServe(t, e)
 	defer stop()
-	waitSent(t, tg, "the caught-up morning brief", func(s []fakebot.Sent) bool { return hasText(s, 42, "Your morning brief: nothing urgent.") })
+	waitSent(t, tg, "the caught-up morning brief", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Your morning brief: nothing urgent.") })
 	stop() // a second catch-up, had there been one, came before serve stopped
 	reqs = f.Requests()
 	if len(reqs) != 2 || !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Text, "morning-brief") {
@@ -551,7 +551,7 @@ func TestServeRepeatedStartStopX4(t *testing.T) {
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["later"]}`}}})
 	tg.SendText(42, 42, "run echo")
-	waitSent(t, tg, "the approval prompt", func(s []fakebot.Sent) bool { return hasText(s, 42, "Approval needed") })
+	waitSent(t, tg, "the approval prompt", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Approval needed") })
 	stop()
 	for i := range 5 {
 		out, stop := startServe(t, e)
@@ -597,7 +597,7 @@ func TestServeRepeatedStartStopX4(t *testing.T) {
 			tg.Press(42, 42, m.MessageID, m.Buttons[0][0].Data)
 		}
 	}
-	waitSent(t, tg, "the answer after the late decision", func(s []fakebot.Sent) bool { return hasText(s, 42, "The echo you approved said: later.") })
+	waitSent(t, tg, "the answer after the late decision", func(s []faketelegram.Sent) bool { return hasText(s, 42, "The echo you approved said: later.") })
 	reqs := f.Requests()
 	if last := fmt.Sprint(reqs[len(reqs)-1].Messages); !strings.Contains(last, "later") || !strings.Contains(last, "decided on an earlier request") {
 		t.Errorf("the model was not told what came of the late decision: %s", last)

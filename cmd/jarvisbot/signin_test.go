@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/config"
-	"github.com/jarvisbot/jarvisbot/signin"
-	"github.com/jarvisbot/jarvisbot/signin/fakeauth"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
+	"github.com/jarvisbot/jarvisbot/plugins/signin"
 )
 
 // writePlugin writes a plugin folder whose MCP server is the protected
@@ -33,7 +33,7 @@ func writePlugin(t *testing.T, url string) string {
 // signInAs runs a command that prints a sign-in link, opens the link as
 // the owner's browser would (the fake approves at once) and returns the
 // command's exit code and output.
-func signInAs(t *testing.T, e *testEnv, as *fakeauth.AuthServer, args ...string) (int, string, string) {
+func signInAs(t *testing.T, e *testEnv, as *fakeoauth.AuthServer, args ...string) (int, string, string) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	var errb strings.Builder
@@ -74,8 +74,8 @@ func signInAs(t *testing.T, e *testEnv, as *fakeauth.AuthServer, args ...string)
 // sign-in needs attention, and a renewal brings it back. No token reaches
 // the database or any output.
 func TestPluginSignInP3P4(t *testing.T) {
-	as := fakeauth.NewAuthServer(t)
-	pm := fakeauth.NewProtectedMCP(t, as)
+	as := fakeoauth.NewAuthServer(t)
+	pm := fakeoauth.NewProtectedMCP(t, as)
 	e := newTestEnv(t)
 	code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes")
 	if code != 0 || !strings.Contains(out, "Sign in to Acme in your browser") || !strings.Contains(out, "Signed in to Acme") {

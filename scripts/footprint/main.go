@@ -31,9 +31,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/channel/discord/fakediscord"
-	"github.com/jarvisbot/jarvisbot/channel/telegram/fakebot"
-	"github.com/jarvisbot/jarvisbot/internal/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 )
 
 func main() {
@@ -120,7 +120,7 @@ func measure(o options, r *reporter) error {
 		return err
 	}
 
-	tg := fakebot.New(r, telegramToken)
+	tg := faketelegram.New(r, telegramToken)
 	dc := fakediscord.New(r)
 	// Idle as with the real services: Discord asks for a heartbeat about
 	// every 41s, and Telegram's long poll (jarvisbot asks for 30s) ends
@@ -245,7 +245,7 @@ type serving struct {
 	done   chan error
 }
 
-func startServe(env []string, bin string, tg *fakebot.Server, dc *fakediscord.Server) (*serving, error) {
+func startServe(env []string, bin string, tg *faketelegram.Server, dc *fakediscord.Server) (*serving, error) {
 	// The last run's gateway session must be gone, or it would count as
 	// this run's.
 	for gone := time.Now().Add(5 * time.Second); dc.Connected() > 0; time.Sleep(time.Millisecond) {
@@ -360,14 +360,14 @@ func (s *serving) listMappings() {
 
 // turns has the owner write once on each platform and waits for the
 // scripted model's answer to arrive there.
-func turns(s *serving, tg *fakebot.Server, dc *fakediscord.Server, llm *fakellm.Server) error {
+func turns(s *serving, tg *faketelegram.Server, dc *fakediscord.Server, llm *fakellm.Server) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	llm.Push(fakellm.Step{Text: "Telegram answer."})
 	start := time.Now()
 	tg.SendText(telegramOwner, telegramOwner, "hello from Telegram")
 	if err := waitFor(ctx, func() bool {
-		return slices.ContainsFunc(tg.Sent(), func(m fakebot.Sent) bool { return strings.Contains(m.Text, "Telegram answer.") })
+		return slices.ContainsFunc(tg.Sent(), func(m faketelegram.Sent) bool { return strings.Contains(m.Text, "Telegram answer.") })
 	}); err != nil {
 		return fmt.Errorf("no answer on Telegram: %w", err)
 	}

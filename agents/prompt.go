@@ -1,0 +1,154 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/skills"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// systemPrompt is the stable part of every turn of an agent: the same
+// bytes turn after turn, so providers can cache it.
+func systemPrompt(ag store.Agent, v *catalog.View) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are %s, a personal assistant of one owner, working through jarvisbot.", ag.Name)
+	if ag.Description != "" {
+		fmt.Fprintf(&b, " Your job: %s", strings.TrimSpace(ag.Description))
+	}
+	b.WriteString("\n\nUse the tools you are given when they help; read before you change anything. " +
+		"Some tools wait for the owner's approval: if one is denied or expires, do not retry it. " +
+		"Answer plainly and briefly, in the owner's language.")
+	if len(ag.Focus) > 0 {
+		b.WriteString("\n\nThese tools are your own, the ones you are for: " + strings.Join(ag.Focus, ", ") + ". You may use the others too.")
+	}
+	b.WriteString("\nYou can ask for any enabled skill by name with the skills tool (action use), and save a procedure you worked out as a skill of your own (action save).")
+	return b.String()
+}
+
+// skillsPrompt is this turn's skills (S4): an instruction-only skill's
+// text is followed; a tool-using one is offered, and the model decides.
+func skillsPrompt(list []entered) string {
+	var b strings.Builder
+	for _, e := range list {
+		body := strings.TrimSpace(e.skill.Body)
+		if len(body) > 4000 {
+			body = body[:4000] + "\n[…]"
+		}
+		switch e.entry {
+		case skills.EntryTakeOver:
+			fmt.Fprintf(&b, "Follow the skill %q for this message:\n%s\n\n", e.skill.Name, body)
+		default:
+			fmt.Fprintf(&b, "The skill %q may fit this message; use it only if it does:\n%s\n\n", e.skill.Name, body)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// maxOldResult is how long a tool result from an earlier turn may stay in
+// the history; longer ones are cut to their start.
+const maxOldResult = 2000
+
+// history loads the conversation within the token budget, oldest trimmed
+// first. It never starts with tool results whose calls were trimmed.
+func (r *Runtime) history(ctx context.Context, chat string) ([]llm.Message, error) {
+	stored, err := r.Store.History(ctx, chat, 400)
+	if err != nil {
+		return nil, err
+	}
+	budget := r.HistoryTokens
+	if budget <= 0 {
+		budget = defaultHistory
+	}
+	msgs := make([]llm.Message, 0, len(stored))
+	for _, s := range stored {
+		var m llm.Message
+		if err := json.Unmarshal(s.Content, &m); err != nil {
+			continue // a damaged row costs that message only
+		}
+		msgs = append(msgs, m)
+	}
+	msgs = closeOpenCalls(msgs)
+	// The last message is this turn's: keep everything of it whole.
+	for i := range msgs[:max(len(msgs)-1, 0)] {
+		for j := range msgs[i].ToolResults {
+			if c := msgs[i].ToolResults[j].Content; len(c) > maxOldResult {
+				msgs[i].ToolResults[j].Content = c[:maxOldResult] + fmt.Sprintf("\n[result shortened from %d bytes]", len(c))
+			}
+		}
+	}
+	start, used := len(msgs), 0
+	for start > 0 {
+		n := tokens(msgs[start-1])
+		if used+n > budget && start < len(msgs) {
+			break
+		}
+		used += n
+		start--
+	}
+	msgs = msgs[start:]
+	// Start at a user message that carries text, not at orphaned results.
+	for len(msgs) > 1 && (msgs[0].Role != llm.RoleUser || len(msgs[0].ToolResults) > 0) {
+		msgs = msgs[1:]
+	}
+	return msgs, nil
+}
+
+// unanswered is the result the model sees for a call of an earlier turn
+// that has none: that turn stopped (jarvisbot stopped, or it waits for the
+// owner's approval) before the call ran.
+const unanswered = "This call has no result: its turn stopped before it ran (jarvisbot stopped, or the call still waits for the owner's approval). Do not assume it ran."
+
+// closeOpenCalls gives every tool call that a later message left without
+// a result an explicit "no result", so that the conversation stays valid
+// for the providers (each tool call answered in the next message) after a
+// turn stopped between its calls and their results. Calls at the very end
+// stay open: a resumed turn answers them.
+func closeOpenCalls(msgs []llm.Message) []llm.Message {
+	var out []llm.Message
+	for i, m := range msgs {
+		out = append(out, m)
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 || i == len(msgs)-1 {
+			continue
+		}
+		answered := map[string]bool{}
+		next := &llm.Message{Role: llm.RoleUser}
+		if n := msgs[i+1]; n.Role == llm.RoleUser && len(n.ToolResults) > 0 {
+			for _, r := range n.ToolResults {
+				answered[r.CallID] = true
+			}
+			next = nil // the results follow; any missing are added to them below
+		}
+		var missing []llm.ToolResult
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				missing = append(missing, llm.ToolResult{CallID: c.ID, Content: unanswered, IsError: true})
+			}
+		}
+		switch {
+		case len(missing) == 0:
+		case next != nil:
+			next.ToolResults = missing
+			out = append(out, *next)
+		default:
+			msgs[i+1].ToolResults = append(slices.Clone(msgs[i+1].ToolResults), missing...)
+		}
+	}
+	return out
+}
+
+func tokens(m llm.Message) int {
+	n := len(m.Text)
+	for _, c := range m.ToolCalls {
+		n += len(c.Input) + len(c.Name)
+	}
+	for _, r := range m.ToolResults {
+		n += len(r.Content)
+	}
+	return n/4 + 4
+}

@@ -1,0 +1,89 @@
+// Package channel is how the owner meets jarvisbot (CH1-CH3): one small
+// interface that the Telegram, Discord and console adapters implement,
+// each in its own package. Chats and users are named "PLATFORM:ID"
+// ("telegram:123456", "discord:987654321") everywhere else in jarvisbot.
+package channels
+
+import "context"
+
+// Message is one incoming message.
+type Message struct {
+	Chat string // the conversation, "telegram:123"
+	User string // the sender, "telegram:456"
+	Name string // the sender's display name, for messages to the owner
+	Text string
+	ID   string // the platform's message id
+}
+
+// Button is one button under a message. Data is opaque to the platform:
+// at most 64 bytes (Telegram's limit for callback data), never a secret.
+type Button struct {
+	Label string
+	Data  string
+}
+
+// Press is a tap on a button.
+type Press struct {
+	Chat      string
+	User      string
+	MessageID string // the message the button was under
+	Data      string
+	// Answer acknowledges the tap with a short notice shown to the one
+	// who pressed (Telegram answerCallbackQuery, Discord ephemeral reply).
+	Answer func(ctx context.Context, notice string) error
+}
+
+// Outgoing is a message to send.
+type Outgoing struct {
+	Chat    string
+	Text    string     // Markdown as the model writes it; the adapter converts and splits it
+	Buttons [][]Button // rows of buttons, under the last part
+	// ReplyTo is the platform id of the message this answers; the first
+	// part is sent as a reply to it where the platform has replies.
+	ReplyTo string
+}
+
+// Handler receives what a channel hears. Calls may be concurrent; the
+// handler keeps its own per-chat order.
+type Handler interface {
+	HandleMessage(ctx context.Context, m Message)
+	HandlePress(ctx context.Context, p Press)
+}
+
+// Command is a slash command registered with the platform.
+type Command struct {
+	Name        string // without the slash: "help"
+	Description string
+}
+
+// Channel is one platform.
+type Channel interface {
+	// Name is the platform prefix of its chats: "telegram", "discord", "console".
+	Name() string
+	// Run receives until ctx ends, passing messages and presses to h.
+	Run(ctx context.Context, h Handler) error
+	// Send delivers a message, split at the platform's limit on paragraph
+	// or code-block boundaries; it returns the id of the last part, which
+	// carries the buttons.
+	Send(ctx context.Context, m Outgoing) (messageID string, err error)
+	// Edit replaces a sent message's text and buttons (nil removes them).
+	Edit(ctx context.Context, chat, messageID, text string, buttons [][]Button) error
+}
+
+// Typer shows "typing…" while a turn runs, on platforms that have it.
+type Typer interface {
+	Typing(ctx context.Context, chat string) error
+}
+
+// Commander registers slash commands with the platform.
+type Commander interface {
+	SetCommands(ctx context.Context, cmds []Command) error
+}
+
+// Readier tells when a running channel can hear the owner: Telegram's
+// first long poll is out, Discord's gateway session is ready. The channel
+// closes the channel once, the first time; serve waits for it before it
+// starts work that can wait, such as MCP servers.
+type Readier interface {
+	Ready() <-chan struct{}
+}

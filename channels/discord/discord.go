@@ -1,0 +1,491 @@
+// Package discord is the Discord channel (CH1-CH3), over discordgo.
+//
+// Run holds the gateway websocket open and turns what it hears into
+// handler calls, in arrival order, from one goroutine: MESSAGE_CREATE
+// becomes HandleMessage, a button click (an interaction of type 3)
+// becomes HandlePress, and a slash command (type 2) becomes HandleMessage
+// with the text "/name args". Send, Edit, Typing and SetCommands are REST
+// calls and work whether or not Run is running.
+//
+// Chats are "discord:CHANNEL_ID" (guild channels and DMs alike) and users
+// "discord:USER_ID".
+package discord
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/channels"
+)
+
+// Platform is the prefix of Discord chats and users: "discord:123".
+const Platform = "discord"
+
+// Options configure a Bot.
+type Options struct {
+	Token string // the bot token, with or without the "Bot " prefix
+	// HTTPClient carries every REST call and the gateway lookup; nil is a
+	// client with a 20 s timeout. The gateway websocket itself is dialled
+	// directly, at the address the gateway lookup returns.
+	HTTPClient *http.Client
+	// APIBase, when set (and HTTPClient is not), replaces Discord's API
+	// base for REST calls and gateway discovery (discord.api_base).
+	APIBase string
+	Logger  *slog.Logger
+}
+
+// Intents: messages in guild channels and DMs, with their text. Message
+// content is a privileged intent: enable it for the bot in Discord's
+// developer portal, or guild messages that do not mention the bot arrive
+// empty (and are dropped).
+const intents = discordgo.IntentsGuildMessages | discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent
+
+// ackAfter is how long a button press may wait for Answer before the bot
+// acknowledges it by itself: Discord marks an interaction failed when the
+// first answer takes more than 3 s.
+const ackAfter = 2500 * time.Millisecond
+
+// Bot is one Discord bot account.
+type Bot struct {
+	s        *discordgo.Session
+	log      *slog.Logger
+	self     string // the bot's user id
+	ackAfter time.Duration
+
+	mu      sync.Mutex
+	appID   string          // from READY; until then the bot's user id, which is the same for bots
+	running bool            // Run is running
+	opening bool            // Session.Open is running
+	runCtx  context.Context // Run's context, which ends gateway connections
+	acks    map[*ack]bool   // presses not yet answered, while Run runs
+
+	ready     chan struct{} // closed when the first gateway session is ready
+	readyOnce sync.Once
+}
+
+var (
+	_ channels.Channel   = (*Bot)(nil)
+	_ channels.Typer     = (*Bot)(nil)
+	_ channels.Commander = (*Bot)(nil)
+	_ channels.Readier   = (*Bot)(nil)
+)
+
+// Ready is closed when Run's first gateway session is ready (READY).
+func (b *Bot) Ready() <-chan struct{} { return b.ready }
+
+// New checks the token with Discord (GET /users/@me) and returns the bot.
+func New(ctx context.Context, opt Options) (*Bot, error) {
+	token := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(opt.Token), "Bot "))
+	if token == "" {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "discord: no bot token is set: store one with `jarvisbot secrets set DISCORD_BOT_TOKEN`")
+	}
+	if opt.HTTPClient == nil && opt.APIBase != "" {
+		c, err := apiBaseClient(opt.APIBase)
+		if err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "discord: %w", err)
+		}
+		opt.HTTPClient = c
+	}
+	s, err := discordgo.New("Bot " + token)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "discord: creating the session: %w", err)
+	}
+	b := &Bot{s: s, log: opt.Logger, ackAfter: ackAfter, acks: map[*ack]bool{}, ready: make(chan struct{})}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	s.Client = opt.HTTPClient
+	if s.Client == nil {
+		s.Client = &http.Client{Timeout: 20 * time.Second}
+	}
+	s.Identify.Intents = intents
+	// Events are queued in the order the gateway sent them (Run); the
+	// library's default runs each handler in its own goroutine.
+	s.SyncEvents = true
+	// Run reconnects, so that shutting down stops it: the library's own
+	// reconnect loop retries forever and cannot be stopped.
+	s.ShouldReconnectOnError = false
+	s.StateEnabled = false
+	s.Dialer = b.dialer()
+
+	u, err := s.User("@me", discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, apiError("checking the bot token", err)
+	}
+	b.self, b.appID = u.ID, u.ID
+	return b, nil
+}
+
+// Name is "discord".
+func (b *Bot) Name() string { return Platform }
+
+// dialer dials the gateway so that the end of Run's context aborts an
+// Open waiting on a silent gateway, which discordgo would wait on forever.
+func (b *Bot) dialer() *websocket.Dialer {
+	d := *websocket.DefaultDialer
+	d.NetDialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		b.mu.Lock()
+		run := b.runCtx
+		b.mu.Unlock()
+		if run == nil || run.Err() != nil {
+			return nil, errors.New("the bot is not running")
+		}
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		// Only an Open in progress is cut short; an open connection is
+		// closed by Run, with a close frame, so Discord shows the bot
+		// offline at once.
+		stop := context.AfterFunc(run, func() {
+			b.mu.Lock()
+			opening := b.opening
+			b.mu.Unlock()
+			if opening {
+				_ = c.Close() // cuts the Open short; Open returns the error that matters
+			}
+		})
+		return &runConn{Conn: c, stop: stop}, nil
+	}
+	return &d
+}
+
+// open opens the gateway connection, which the end of Run's context
+// aborts.
+func (b *Bot) open() error {
+	b.mu.Lock()
+	b.opening = true
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.opening = false
+		b.mu.Unlock()
+	}()
+	return b.s.Open()
+}
+
+type runConn struct {
+	net.Conn
+	stop func() bool
+}
+
+func (c *runConn) Close() error {
+	c.stop()
+	return c.Conn.Close()
+}
+
+// Run connects to the gateway and passes what it hears to h until ctx
+// ends; it reconnects (resuming the session) when the connection drops.
+// It returns nil after ctx ends, about a second later (the library waits
+// for the gateway to close), or an error when the first connection fails.
+func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
+	b.mu.Lock()
+	if b.running {
+		b.mu.Unlock()
+		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "discord: the bot is already running")
+	}
+	b.running, b.runCtx = true, ctx
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.running, b.runCtx = false, nil
+		for a := range b.acks {
+			a.stop()
+		}
+		clear(b.acks)
+		b.mu.Unlock()
+	}()
+
+	// The gateway's reader only queues; one loop below calls h, so a slow
+	// handler never delays heartbeats.
+	events := make(chan func(), 256)
+	queue := func(f func()) {
+		select {
+		case events <- f:
+		case <-ctx.Done():
+		}
+	}
+	down := make(chan struct{}, 1)
+	for _, remove := range []func(){
+		b.s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
+			if msg, ok := b.message(m.Message); ok {
+				queue(func() { h.HandleMessage(ctx, msg) })
+			}
+		}),
+		b.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
+			b.interaction(ctx, i.Interaction, h, queue)
+		}),
+		b.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+			if r.Application != nil && r.Application.ID != "" {
+				b.mu.Lock()
+				b.appID = r.Application.ID
+				b.mu.Unlock()
+			}
+			if r.User != nil {
+				b.log.Info("discord: connected to the gateway", "bot", r.User.Username)
+			}
+		}),
+		b.s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) {
+			select {
+			case down <- struct{}{}:
+			default:
+			}
+		}),
+	} {
+		defer remove()
+	}
+
+	if err := b.open(); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return gatewayError(err)
+	}
+	defer func() {
+		if err := b.s.Close(); err != nil {
+			b.log.Warn("discord: closing the gateway connection", "err", err)
+		}
+	}()
+	b.readyOnce.Do(func() { close(b.ready) }) // Open returns after READY
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		b.keepConnected(ctx, down)
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case f := <-events:
+			f()
+		}
+	}
+}
+
+// keepConnected reopens the gateway after each drop until ctx ends: the
+// first try after half a second, then backing off from 1 s to 2 min.
+//
+// The pause matters. When a connection dies, discordgo's heartbeat
+// goroutine for it can be blocked while Close waits a second; it then
+// fails its write and calls Close again, which would close a connection
+// opened in that instant. A pause lets it close nothing.
+func (b *Bot) keepConnected(ctx context.Context, down <-chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-down:
+		}
+		b.log.Warn("discord: the gateway connection dropped; reconnecting")
+		delay, backoff := 500*time.Millisecond, time.Second
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			select { // drops noticed while waiting are this one
+			case <-down:
+			default:
+			}
+			err := b.open()
+			if err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen) {
+				b.log.Info("discord: reconnected to the gateway")
+				break
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			b.log.Warn("discord: reconnecting to the gateway failed; retrying", "in", backoff, "err", gatewayError(err))
+			delay, backoff = backoff, min(2*backoff, 2*time.Minute)
+		}
+	}
+}
+
+// message converts a MESSAGE_CREATE; it drops the bot's own messages,
+// system messages, and messages without text.
+func (b *Bot) message(m *discordgo.Message) (channels.Message, bool) {
+	if m == nil || m.Author == nil || m.Author.ID == b.self {
+		return channels.Message{}, false
+	}
+	if m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply {
+		return channels.Message{}, false
+	}
+	// In a guild channel the bot answers only when it is addressed: a
+	// mention, or a reply to one of its messages. Direct messages always.
+	if m.GuildID != "" && !b.addressed(m) {
+		return channels.Message{}, false
+	}
+	text := m.Content
+	for _, mention := range []string{"<@" + b.self + ">", "<@!" + b.self + ">"} {
+		text = strings.TrimPrefix(strings.TrimSpace(text), mention)
+	}
+	text = strings.TrimSpace(text)
+	if text == "" {
+		b.log.Debug("discord: dropped a message without text (an attachment, or the Message Content intent is off)", "chat", m.ChannelID)
+		return channels.Message{}, false
+	}
+	return channels.Message{
+		Chat: Platform + ":" + m.ChannelID,
+		User: Platform + ":" + m.Author.ID,
+		Name: displayName(m.Author, m.Member),
+		Text: text,
+		ID:   m.ID,
+	}, true
+}
+
+// addressed reports whether a guild message mentions the bot or replies
+// to it.
+func (b *Bot) addressed(m *discordgo.Message) bool {
+	for _, u := range m.Mentions {
+		if u != nil && u.ID == b.self {
+			return true
+		}
+	}
+	if strings.Contains(m.Content, "<@"+b.self+">") || strings.Contains(m.Content, "<@!"+b.self+">") {
+		return true
+	}
+	return m.ReferencedMessage != nil && m.ReferencedMessage.Author != nil && m.ReferencedMessage.Author.ID == b.self
+}
+
+func displayName(u *discordgo.User, m *discordgo.Member) string {
+	switch {
+	case m != nil && m.Nick != "":
+		return m.Nick
+	case u.GlobalName != "":
+		return u.GlobalName
+	}
+	return u.Username
+}
+
+// interaction turns a button press into HandlePress and a slash command
+// into HandleMessage. A slash command is answered at once with an
+// ephemeral echo, since Discord wants a first answer within 3 s and the
+// reply comes later as an ordinary message.
+func (b *Bot) interaction(ctx context.Context, i *discordgo.Interaction, h channels.Handler, queue func(func())) {
+	u := i.User
+	if i.Member != nil && i.Member.User != nil {
+		u = i.Member.User
+	}
+	if u == nil {
+		return
+	}
+	switch i.Type {
+	case discordgo.InteractionMessageComponent:
+		p := channels.Press{
+			Chat: Platform + ":" + i.ChannelID,
+			User: Platform + ":" + u.ID,
+			Data: i.MessageComponentData().CustomID,
+		}
+		if i.Message != nil {
+			p.MessageID = i.Message.ID
+		}
+		p.Answer = b.newAck(i).answer
+		queue(func() { h.HandlePress(ctx, p) })
+	case discordgo.InteractionApplicationCommand:
+		d := i.ApplicationCommandData()
+		text := "/" + d.Name
+		for _, o := range d.Options {
+			if o.Type == discordgo.ApplicationCommandOptionString {
+				text += " " + o.StringValue()
+			}
+		}
+		err := b.s.InteractionRespond(i, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: text, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions()},
+		}, discordgo.WithContext(ctx))
+		if err != nil {
+			b.log.Warn("discord: answering a slash command", "command", d.Name, "err", apiError("answering /"+d.Name, err))
+		}
+		m := channels.Message{Chat: Platform + ":" + i.ChannelID, User: Platform + ":" + u.ID, Name: displayName(u, i.Member), Text: text, ID: i.ID}
+		queue(func() { h.HandleMessage(ctx, m) })
+	}
+}
+
+// ack is the first answer a press owes Discord: the handler's Answer, or
+// a silent acknowledgement when Answer is late.
+type ack struct {
+	b     *Bot
+	i     *discordgo.Interaction
+	mu    sync.Mutex // held across the request, so the two answers never race
+	done  bool
+	timer *time.Timer
+}
+
+func (b *Bot) newAck(i *discordgo.Interaction) *ack {
+	a := &ack{b: b, i: i}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.acks[a] = true
+	a.timer = time.AfterFunc(b.ackAfter, func() {
+		b.mu.Lock()
+		delete(b.acks, a)
+		b.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := a.respond(ctx, ""); err != nil {
+			b.log.Warn("discord: acknowledging a button press", "err", err)
+		}
+	})
+	return a
+}
+
+// stop cancels the automatic acknowledgement; b.mu is held.
+func (a *ack) stop() { a.timer.Stop() }
+
+// answer is Press.Answer: an ephemeral notice to the one who pressed, or
+// with notice "" a bare acknowledgement. A notice after the automatic
+// acknowledgement goes as an ephemeral follow-up message.
+func (a *ack) answer(ctx context.Context, notice string) error {
+	a.b.mu.Lock()
+	a.timer.Stop()
+	delete(a.b.acks, a)
+	a.b.mu.Unlock()
+	return a.respond(ctx, notice)
+}
+
+func (a *ack) respond(ctx context.Context, notice string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if parts := split(notice, maxContent); len(parts) > 0 {
+		notice = parts[0]
+	} else {
+		notice = ""
+	}
+	if a.done {
+		if notice == "" {
+			return nil
+		}
+		_, err := a.b.s.FollowupMessageCreate(a.i, false, &discordgo.WebhookParams{
+			Content: notice, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions(),
+		}, discordgo.WithContext(ctx))
+		if err != nil {
+			return apiError("answering a button press", err)
+		}
+		return nil
+	}
+	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
+	if notice != "" {
+		resp = &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: notice, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions()},
+		}
+	}
+	if err := a.b.s.InteractionRespond(a.i, resp, discordgo.WithContext(ctx)); err != nil {
+		return apiError("answering a button press", err)
+	}
+	a.done = true
+	return nil
+}

@@ -1,0 +1,262 @@
+package dispatch
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
+)
+
+// chatPlatform stands in for a messaging platform: it records what the
+// desk sends, and can fail sends.
+type chatPlatform struct {
+	mu   sync.Mutex
+	sent []channels.Outgoing
+	fail bool
+}
+
+func (p *chatPlatform) Name() string                                      { return "test" }
+func (p *chatPlatform) Run(ctx context.Context, _ channels.Handler) error { <-ctx.Done(); return nil }
+func (p *chatPlatform) Edit(context.Context, string, string, string, [][]channels.Button) error {
+	return nil
+}
+func (p *chatPlatform) Send(_ context.Context, m channels.Outgoing) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail {
+		return "", fmt.Errorf("platform down")
+	}
+	p.sent = append(p.sent, m)
+	return fmt.Sprint(len(p.sent)), nil
+}
+func (p *chatPlatform) to(chat string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, m := range p.sent {
+		if m.Chat == chat {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+func setup(t *testing.T, owners ...string) (*Desk, *chatPlatform, *fakellm.Server, *sqlite.DB) {
+	t.Helper()
+	return setupWith(t, func(db *sqlite.DB) Store { return db }, owners...)
+}
+
+// setupWith builds a desk on the store that wrap makes of the database.
+func setupWith(t *testing.T, wrap func(*sqlite.DB) Store, owners ...string) (*Desk, *chatPlatform, *fakellm.Server, *sqlite.DB) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.CreateAgent(ctx, store.Agent{Name: "default", Description: "assistant"})
+	f := fakellm.New(t)
+	p, err := llm.New(llm.Config{Provider: "anthropic", Model: "m", APIKey: "k", BaseURL: f.AnthropicURL(), MaxRetries: 0, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New()
+	rt := &agents.Runtime{Catalog: cat.View, Store: db, Exec: &agents.Tools{}, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
+	plat := &chatPlatform{}
+	d, err := New(ctx, Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: wrap(db), Owners: owners}, plat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, plat, f, db
+}
+
+// waitFor polls cond until it holds; after 10 s it fails the test,
+// naming what it waited for and what cond last saw.
+func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
+	t.Helper()
+	const limit = 10 * time.Second
+	deadline := time.Now().Add(limit)
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestOrderPerChatCH1: messages of one chat are answered in order, one at
+// a time, none dropped; chats run side by side.
+func TestOrderPerChatCH1(t *testing.T) {
+	d, plat, f, _ := setup(t, "test:1", "test:2")
+	ctx := context.Background()
+	const n = 5
+	for i := 0; i < 2*n; i++ {
+		f.Push(fakellm.Step{Text: "answer"})
+	}
+	for i := 0; i < n; i++ {
+		for _, chat := range []string{"test:1", "test:2"} {
+			d.HandleMessage(ctx, channels.Message{Chat: chat, User: chat, Text: fmt.Sprintf("%s message %d", chat, i)})
+		}
+	}
+	waitFor(t, "every answer", func() (bool, any) {
+		one, two := plat.to("test:1"), plat.to("test:2")
+		return len(one) == n && len(two) == n, [][]string{one, two}
+	})
+	// The model saw each chat's messages in order.
+	seen := map[string][]string{}
+	for _, r := range f.Requests() {
+		last := r.Messages[len(r.Messages)-1].Text
+		first := r.Messages[0].Text
+		seen[first] = append(seen[first], last)
+	}
+	if len(seen) != 2 {
+		t.Fatalf("the model saw %d chats, want 2: %v", len(seen), seen)
+	}
+	for first, msgs := range seen {
+		chat := strings.Fields(first)[0]
+		if len(msgs) != n {
+			t.Errorf("the model saw %d turns of %s, want %d: %v", len(msgs), chat, n, msgs)
+		}
+		for i, m := range msgs {
+			if m != fmt.Sprintf("%s message %d", chat, i) {
+				t.Errorf("order: %v", msgs)
+				break
+			}
+		}
+	}
+}
+
+// TestStrangersAndPairingCH1: with no owner, the code pairs the first
+// contact; anyone else gets one refusal and no model call.
+func TestStrangersAndPairingCH1(t *testing.T) {
+	d, plat, f, db := setup(t)
+	ctx := context.Background()
+	code := d.PairingCode("test")
+	if len(code) != 6 {
+		t.Fatalf("pairing code %q", code)
+	}
+	d.HandleMessage(ctx, channels.Message{Chat: "test:9", User: "test:9", Text: "hello?"})
+	d.HandleMessage(ctx, channels.Message{Chat: "test:9", User: "test:9", Text: "hello again"})
+	d.HandleMessage(ctx, channels.Message{Chat: "test:9", User: "test:9", Text: "/pair 000000x"})
+	if got := plat.to("test:9"); len(got) != 1 || !strings.Contains(got[0], "private assistant") {
+		t.Errorf("stranger got %q", got)
+	}
+	d.HandleMessage(ctx, channels.Message{Chat: "test:5", User: "test:5", Text: "/pair " + code})
+	if got := plat.to("test:5"); len(got) != 1 || !strings.Contains(got[0], "Paired") {
+		t.Errorf("pairing: %q", got)
+	}
+	if owners, _ := db.Owners(ctx); len(owners) != 1 || owners[0] != "test:5" {
+		t.Errorf("owners saved: %v", owners)
+	}
+	// The code is single-use.
+	d.HandleMessage(ctx, channels.Message{Chat: "test:7", User: "test:7", Text: "/pair " + code})
+	if got := plat.to("test:7"); len(got) != 1 || strings.Contains(got[0], "Paired") {
+		t.Errorf("second pairing: %q", got)
+	}
+	d.Drain(ctx) // a turn a stranger started by mistake would have ended by now
+	if len(f.Requests()) != 0 {
+		t.Errorf("strangers reached the model: %d calls", len(f.Requests()))
+	}
+}
+
+// TestUndeliveredKeptCH1: a reply the platform refuses is kept and sent
+// later, never lost.
+func TestUndeliveredKeptCH1(t *testing.T) {
+	d, plat, f, db := setup(t, "test:1")
+	ctx := context.Background()
+	plat.fail = true
+	f.Push(fakellm.Step{Text: "the important answer"})
+	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "tell me"})
+	waitFor(t, "the kept reply", func() (bool, any) { u, err := db.Undelivered(ctx); return len(u) == 1, fmt.Sprint(u, err) })
+	plat.mu.Lock()
+	plat.fail = false
+	plat.mu.Unlock()
+	d.RetryUndelivered(ctx)
+	if got := plat.to("test:1"); len(got) != 1 || !strings.Contains(got[0], "the important answer") {
+		t.Errorf("after retry: %q", got)
+	}
+	if u, _ := db.Undelivered(ctx); len(u) != 0 {
+		t.Errorf("still kept: %v", u)
+	}
+}
+
+// lookCounter is the real store, counting the looks for kept replies.
+type lookCounter struct {
+	*sqlite.DB
+	looks atomic.Int32
+}
+
+func (c *lookCounter) Undelivered(ctx context.Context) ([]store.Undelivered, error) {
+	c.looks.Add(1)
+	return c.DB.Undelivered(ctx)
+}
+
+// TestRetryLooksOnlyAfterAReplyWasKept: an idle service does not query the
+// store on every retry tick; a reply kept since the last look is retried.
+func TestRetryLooksOnlyAfterAReplyWasKept(t *testing.T) {
+	var lc *lookCounter
+	d, plat, f, _ := setupWith(t, func(db *sqlite.DB) Store { lc = &lookCounter{DB: db}; return lc }, "test:1")
+	ctx := context.Background()
+	d.RetryUndelivered(ctx) // at start, the last run may have left some
+	d.RetryUndelivered(ctx)
+	d.RetryUndelivered(ctx)
+	if n := lc.looks.Load(); n != 1 {
+		t.Fatalf("%d looks in the store with nothing kept, want 1 (at start)", n)
+	}
+	plat.mu.Lock()
+	plat.fail = true
+	plat.mu.Unlock()
+	f.Push(fakellm.Step{Text: "kept answer"})
+	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "tell me"})
+	waitFor(t, "the kept reply", func() (bool, any) { u, err := lc.DB.Undelivered(ctx); return len(u) == 1, fmt.Sprint(u, err) })
+	d.RetryUndelivered(ctx) // the platform still fails: kept for the next tick
+	plat.mu.Lock()
+	plat.fail = false
+	plat.mu.Unlock()
+	d.RetryUndelivered(ctx)
+	d.RetryUndelivered(ctx)
+	if n := lc.looks.Load(); n != 3 {
+		t.Errorf("%d looks, want 3: at start, after the reply was kept, after the retry failed", n)
+	}
+	if got := plat.to("test:1"); len(got) != 1 || !strings.Contains(got[0], "kept answer") {
+		t.Errorf("sent after the retries: %q, want the kept answer once", got)
+	}
+}
+
+// TestInboxSurvivesRestartCH1: a message received and not yet answered
+// when the service stops is answered after the restart, once.
+func TestInboxSurvivesRestartCH1(t *testing.T) {
+	d, plat, f, db := setup(t, "test:1")
+	ctx := context.Background()
+	// Received, stored, but the service stopped before its turn.
+	if _, err := db.Receive(ctx, store.Incoming{Chat: "test:1", User: "test:1", Text: "before the crash"}); err != nil {
+		t.Fatal(err)
+	}
+	f.Push(fakellm.Step{Text: "answered after the restart"})
+	if err := d.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the answer", func() (bool, any) { got := plat.to("test:1"); return len(got) == 1, got })
+	waitFor(t, "the inbox to empty", func() (bool, any) { w, err := db.Waiting(ctx); return err == nil && len(w) == 0, fmt.Sprint(w, err) })
+	if got := plat.to("test:1"); !strings.Contains(got[0], "answered after the restart") {
+		t.Errorf("answer %q", got)
+	}
+}

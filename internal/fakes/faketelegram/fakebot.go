@@ -1,0 +1,759 @@
+// Package fakebot is a fake Telegram Bot API server for tests: real HTTP
+// (httptest) speaking the wire protocol of the real one, so the code under
+// test drives the real client library.
+//
+// Requests are POST /bot<TOKEN>/<method> with form-encoded (or multipart,
+// or query) parameters, reply_markup a JSON string among them; answers
+// are {"ok":true,"result":…} or {"ok":false,"error_code":…,"description":…}
+// with the same HTTP status. A test queues what users do (SendText,
+// Press), long polls return it, and every message the bot sends or edits
+// is checked as Telegram checks it (HTML entities, 4096 characters,
+// callback data of 64 bytes, "message is not modified") and recorded.
+package faketelegram
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf16"
+)
+
+// Button is one inline keyboard button.
+type Button struct {
+	Text string
+	Data string // callback_data
+	URL  string
+}
+
+// Sent is a message as the bot sent or last edited it.
+type Sent struct {
+	Method    string // sendMessage, editMessageText or editMessageReplyMarkup
+	ChatID    int64
+	MessageID int
+	Text      string // as the bot sent it: HTML when ParseMode is "HTML"
+	ParseMode string
+	Buttons   [][]Button // nil when the message has none
+	ReplyTo   int        // reply_to_message_id, 0 when it answers nothing
+}
+
+// Answer is an answerCallbackQuery.
+type Answer struct {
+	CallbackQueryID string
+	Text            string
+	ShowAlert       bool
+}
+
+// Command is one entry of setMyCommands.
+type Command struct {
+	Command     string `json:"command"`
+	Description string `json:"description"`
+}
+
+// Action is a sendChatAction.
+type Action struct {
+	ChatID int64
+	Action string
+}
+
+// BotUsername is the bot's @name in getMe; its id is the token's number.
+const BotUsername = "jarvis_test_bot"
+
+// Server is the fake. Its methods are safe for concurrent use.
+type Server struct {
+	URL   string // base URL: the library's endpoint is URL + "/bot%s/%s"
+	Token string
+	// RetryAfter is the parameters.retry_after of a 429 from FailNext;
+	// default 1 second.
+	RetryAfter int
+
+	srv    *httptest.Server
+	closed chan struct{}
+
+	webhookURL, webhookSecret string
+	once                      sync.Once
+
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced whenever anything happens
+	updates   []update      // not yet confirmed by an offset
+	nextUpd   int
+	nextMsg   int
+	messages  map[msgKey]*Sent
+	sent      []Sent
+	answers   []Answer
+	callbacks map[string]bool // callback query id -> answered
+	commands  []Command
+	actions   []Action
+	fail      map[string][]int
+	calls     map[string]int
+	poller    chan struct{} // closed to end the getUpdates in flight with 409
+	polling   int           // getUpdates calls waiting in the server for an update
+}
+
+type msgKey struct {
+	chat int64
+	id   int
+}
+
+type update struct {
+	ID   int
+	JSON map[string]any
+}
+
+// Reporter is what a fake needs of whoever runs it: a *testing.T, or a
+// program that serves the fake outside a test (scripts/footprint).
+type Reporter interface {
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
+// New starts a fake for the token; it stops when the test ends.
+func New(t Reporter, token string) *Server {
+	s := &Server{
+		Token: token, RetryAfter: 1, closed: make(chan struct{}), changed: make(chan struct{}),
+		nextUpd: 100, nextMsg: 1, messages: map[msgKey]*Sent{}, callbacks: map[string]bool{},
+		fail: map[string][]int{}, calls: map[string]int{},
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Close ends long polls in flight and stops the server.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.closed)
+		s.srv.Close()
+	})
+}
+
+// notify wakes waiters; call with s.mu held.
+func (s *Server) notify() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func user(id int64) map[string]any {
+	return map[string]any{"id": id, "is_bot": false, "first_name": "User", "last_name": strconv.FormatInt(id, 10), "username": "user" + strconv.FormatInt(id, 10)}
+}
+
+func chat(id int64) map[string]any {
+	c := map[string]any{"id": id, "type": "private"}
+	switch {
+	case id < -1_000_000_000_000:
+		c["type"], c["title"] = "supergroup", "Group"
+	case id < 0:
+		c["type"], c["title"] = "group", "Group"
+	}
+	return c
+}
+
+// SendText queues a text message from a user, as the next update, and
+// returns its message id. Users are named "User <id>" (@user<id>).
+func (s *Server) SendText(chatID, userID int64, text string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.nextMsg
+	s.nextMsg++
+	msg := map[string]any{"message_id": id, "from": user(userID), "chat": chat(chatID), "date": time.Now().Unix(), "text": text}
+	if strings.HasPrefix(text, "/") {
+		cmd, _, _ := strings.Cut(text, " ")
+		msg["entities"] = []map[string]any{{"type": "bot_command", "offset": 0, "length": len(utf16.Encode([]rune(cmd)))}}
+	}
+	s.queue("message", msg)
+	return id
+}
+
+// Press queues a tap on a button of the bot's message and returns the
+// callback query id that answerCallbackQuery must name.
+func (s *Server) Press(chatID, userID int64, messageID int, data string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	qid := strconv.Itoa(900000 + len(s.callbacks))
+	s.callbacks[qid] = false
+	msg := map[string]any{"message_id": messageID, "chat": chat(chatID), "date": time.Now().Unix()}
+	if m := s.messages[msgKey{chatID, messageID}]; m != nil {
+		msg = messageJSON(m, s.botUser())
+	}
+	s.queue("callback_query", map[string]any{"id": qid, "from": user(userID), "message": msg, "chat_instance": "ci" + strconv.FormatInt(chatID, 10), "data": data})
+	return qid
+}
+
+func (s *Server) queue(kind string, v map[string]any) {
+	s.nextUpd++
+	s.updates = append(s.updates, update{ID: s.nextUpd, JSON: map[string]any{"update_id": s.nextUpd, kind: v}})
+	s.notify()
+}
+
+// Sent returns every message the bot sent or edited, in order (what
+// succeeded; refused calls count only in Calls).
+func (s *Server) Sent() []Sent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Sent(nil), s.sent...)
+}
+
+// Message returns a message as it stands now.
+func (s *Server) Message(chatID int64, messageID int) (Sent, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.messages[msgKey{chatID, messageID}]
+	if m == nil {
+		return Sent{}, false
+	}
+	return *m, true
+}
+
+// Answers returns the answered button presses.
+func (s *Server) Answers() []Answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Answer(nil), s.answers...)
+}
+
+// Commands returns the commands last set.
+func (s *Server) Commands() []Command {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Command(nil), s.commands...)
+}
+
+// Actions returns the chat actions sent ("typing").
+func (s *Server) Actions() []Action {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Action(nil), s.actions...)
+}
+
+// Pending is the number of updates not yet confirmed by a getUpdates
+// offset past them.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.updates)
+}
+
+// Polling counts the getUpdates calls waiting in the server for an
+// update to come: a test that must know a long poll is in flight (to
+// answer it later, or to stop the bot while it waits) waits for it.
+func (s *Server) Polling() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.polling
+}
+
+// Calls counts the calls of a method that reached the server with the
+// right token, failed ones included.
+func (s *Server) Calls(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[strings.ToLower(method)]
+}
+
+// FailNext makes the next n calls of method fail with status: a 429
+// carries parameters.retry_after (RetryAfter), others the status's text.
+func (s *Server) FailNext(method string, n int, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := strings.ToLower(method)
+	for range n {
+		s.fail[m] = append(s.fail[m], status)
+	}
+}
+
+// WaitAnswers waits until at least n presses were answered and returns
+// the answers; it fails the test after timeout.
+func (s *Server) WaitAnswers(t testing.TB, n int, timeout time.Duration) []Answer {
+	t.Helper()
+	s.Wait(t, timeout, fmt.Sprintf("%d answered presses", n), func() bool { return len(s.Answers()) >= n })
+	return s.Answers()
+}
+
+// Wait waits until cond holds, checking it again each time the fake
+// records anything (a call, a message, an answer, an update, a poll
+// starting to wait, a webhook); after timeout it fails the test, naming
+// what it waited for and showing what the fake saw. cond may call the
+// Server's methods.
+func (s *Server) Wait(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		ch := s.changed
+		s.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			t.Fatalf("fakebot: waited %s for %s; calls %v, polls waiting %d, updates pending %d, sent %+v, answers %+v",
+				timeout, what, s.calls, s.polling, len(s.updates), s.sent, s.answers)
+			return
+		}
+	}
+}
+
+// apiError is an {"ok":false} answer.
+type apiError struct {
+	code       int
+	desc       string
+	retryAfter int
+}
+
+func badRequest(format string, args ...any) *apiError {
+	return &apiError{code: http.StatusBadRequest, desc: "Bad Request: " + fmt.Sprintf(format, args...)}
+}
+
+func reply(w http.ResponseWriter, result any, e *apiError) {
+	w.Header().Set("Content-Type", "application/json")
+	if e != nil {
+		body := map[string]any{"ok": false, "error_code": e.code, "description": e.desc}
+		if e.retryAfter > 0 {
+			body["parameters"] = map[string]any{"retry_after": e.retryAfter}
+		}
+		w.WriteHeader(e.code)
+		json.NewEncoder(w).Encode(body)
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]any{"ok": true, "result": result})
+}
+
+var tokenShape = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]+$`)
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
+	token, method, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 || !tokenShape.MatchString(token) {
+		reply(w, nil, &apiError{code: http.StatusNotFound, desc: "Not Found"})
+		return
+	}
+	if token != s.Token {
+		reply(w, nil, &apiError{code: http.StatusUnauthorized, desc: "Unauthorized"})
+		return
+	}
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		r.ParseMultipartForm(1 << 20)
+	} else if err := r.ParseForm(); err != nil {
+		reply(w, nil, badRequest("invalid request parameters"))
+		return
+	}
+	method = strings.ToLower(method)
+	s.mu.Lock()
+	s.calls[method]++
+	var failStatus int
+	if q := s.fail[method]; len(q) > 0 {
+		failStatus, s.fail[method] = q[0], q[1:]
+	}
+	s.notify()
+	s.mu.Unlock()
+	if failStatus != 0 {
+		e := &apiError{code: failStatus, desc: http.StatusText(failStatus)}
+		if failStatus == http.StatusTooManyRequests {
+			e.retryAfter = s.RetryAfter
+			e.desc = fmt.Sprintf("Too Many Requests: retry after %d", s.RetryAfter)
+		}
+		reply(w, nil, e)
+		return
+	}
+	handlers := map[string]func(*http.Request) (any, *apiError){
+		"getme":                  s.getMe,
+		"getupdates":             s.getUpdates,
+		"sendmessage":            s.sendMessage,
+		"editmessagetext":        s.editMessageText,
+		"editmessagereplymarkup": s.editMessageReplyMarkup,
+		"answercallbackquery":    s.answerCallbackQuery,
+		"sendchataction":         s.sendChatAction,
+		"setmycommands":          s.setMyCommands,
+		"setwebhook":             s.setWebhook,
+		"deletewebhook":          s.deleteWebhook,
+	}
+	h := handlers[method]
+	if h == nil {
+		reply(w, nil, &apiError{code: http.StatusNotFound, desc: "Not Found"})
+		return
+	}
+	result, e := h(r)
+	reply(w, result, e)
+}
+
+func (s *Server) botUser() map[string]any {
+	id, _ := strconv.ParseInt(strings.SplitN(s.Token, ":", 2)[0], 10, 64)
+	return map[string]any{"id": id, "is_bot": true, "first_name": "Jarvis", "username": BotUsername,
+		"can_join_groups": true, "can_read_all_group_messages": false, "supports_inline_queries": false}
+}
+
+func (s *Server) getMe(*http.Request) (any, *apiError) { return s.botUser(), nil }
+
+// getUpdates confirms the updates before offset, then answers those
+// left, waiting up to timeout seconds for one to come. A second poll ends
+// the first with 409, as Telegram does.
+func (s *Server) getUpdates(r *http.Request) (any, *apiError) {
+	offset, _ := strconv.Atoi(r.Form.Get("offset"))
+	timeout, _ := strconv.Atoi(r.Form.Get("timeout"))
+	limit, _ := strconv.Atoi(r.Form.Get("limit"))
+	if limit <= 0 || limit > 100 {
+		limit = 100
+	}
+	deadline := time.NewTimer(time.Duration(timeout) * time.Second)
+	defer deadline.Stop()
+
+	s.mu.Lock()
+	if s.poller != nil {
+		close(s.poller)
+	}
+	mine := make(chan struct{})
+	s.poller = mine
+	defer func() {
+		s.mu.Lock()
+		if s.poller == mine {
+			s.poller = nil
+		}
+		s.mu.Unlock()
+	}()
+	if offset > 0 {
+		keep := s.updates[:0]
+		for _, u := range s.updates {
+			if u.ID >= offset {
+				keep = append(keep, u)
+			}
+		}
+		s.updates = keep
+		s.notify()
+	}
+	waiting := false
+	defer func() {
+		if waiting {
+			s.mu.Lock()
+			s.polling--
+			s.notify()
+			s.mu.Unlock()
+		}
+	}()
+	for {
+		if len(s.updates) > 0 {
+			var out []map[string]any
+			for _, u := range s.updates[:min(limit, len(s.updates))] {
+				out = append(out, u.JSON)
+			}
+			s.mu.Unlock()
+			return out, nil
+		}
+		if !waiting && timeout > 0 {
+			waiting = true
+			s.polling++
+			s.notify()
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-mine:
+			return nil, &apiError{code: http.StatusConflict, desc: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}
+		case <-deadline.C:
+			return []any{}, nil
+		case <-r.Context().Done():
+			return []any{}, nil
+		case <-s.closed:
+			return []any{}, nil
+		}
+		s.mu.Lock()
+	}
+}
+
+func formChat(r *http.Request) (int64, *apiError) {
+	id, err := strconv.ParseInt(r.Form.Get("chat_id"), 10, 64)
+	if err != nil || id == 0 {
+		return 0, badRequest("chat not found")
+	}
+	return id, nil
+}
+
+// parseMarkup reads reply_markup; present reports whether it was given.
+func parseMarkup(r *http.Request) (buttons [][]Button, present bool, e *apiError) {
+	raw := r.Form.Get("reply_markup")
+	if raw == "" {
+		return nil, false, nil
+	}
+	var m struct {
+		InlineKeyboard [][]struct {
+			Text         string  `json:"text"`
+			CallbackData *string `json:"callback_data"`
+			URL          *string `json:"url"`
+		} `json:"inline_keyboard"`
+	}
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return nil, true, badRequest("can't parse reply keyboard markup JSON object")
+	}
+	for _, row := range m.InlineKeyboard {
+		var out []Button
+		for _, b := range row {
+			switch {
+			case b.Text == "":
+				return nil, true, badRequest("BUTTON_TEXT_INVALID")
+			case b.CallbackData == nil && b.URL == nil:
+				return nil, true, badRequest("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard")
+			case b.CallbackData != nil && (len(*b.CallbackData) == 0 || len(*b.CallbackData) > 64):
+				return nil, true, badRequest("BUTTON_DATA_INVALID")
+			}
+			btn := Button{Text: b.Text}
+			if b.CallbackData != nil {
+				btn.Data = *b.CallbackData
+			}
+			if b.URL != nil {
+				btn.URL = *b.URL
+			}
+			out = append(out, btn)
+		}
+		if len(out) > 0 {
+			buttons = append(buttons, out)
+		}
+	}
+	return buttons, true, nil
+}
+
+// checkText is Telegram's check of a message text under its parse mode.
+func checkText(text, mode string) *apiError {
+	visible := text
+	if strings.EqualFold(mode, "HTML") {
+		v, err := parseHTML(text)
+		if err != nil {
+			return badRequest("can't parse entities: %s", err.Error())
+		}
+		visible = v
+	}
+	if strings.TrimSpace(visible) == "" {
+		return badRequest("message text is empty")
+	}
+	if len(utf16.Encode([]rune(visible))) > 4096 {
+		return badRequest("message is too long")
+	}
+	return nil
+}
+
+func messageJSON(m *Sent, from map[string]any) map[string]any {
+	text := m.Text
+	if strings.EqualFold(m.ParseMode, "HTML") {
+		text, _ = parseHTML(m.Text)
+	}
+	j := map[string]any{"message_id": m.MessageID, "from": from, "chat": chat(m.ChatID), "date": time.Now().Unix(), "text": text}
+	if len(m.Buttons) > 0 {
+		var rows [][]map[string]any
+		for _, row := range m.Buttons {
+			var r []map[string]any
+			for _, b := range row {
+				btn := map[string]any{"text": b.Text}
+				if b.Data != "" {
+					btn["callback_data"] = b.Data
+				}
+				if b.URL != "" {
+					btn["url"] = b.URL
+				}
+				r = append(r, btn)
+			}
+			rows = append(rows, r)
+		}
+		j["reply_markup"] = map[string]any{"inline_keyboard": rows}
+	}
+	return j
+}
+
+func (s *Server) sendMessage(r *http.Request) (any, *apiError) {
+	c, e := formChat(r)
+	if e != nil {
+		return nil, e
+	}
+	text, mode := r.Form.Get("text"), r.Form.Get("parse_mode")
+	if e := checkText(text, mode); e != nil {
+		return nil, e
+	}
+	buttons, _, e := parseMarkup(r)
+	if e != nil {
+		return nil, e
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := &Sent{Method: "sendMessage", ChatID: c, MessageID: s.nextMsg, Text: text, ParseMode: mode, Buttons: buttons}
+	m.ReplyTo, _ = strconv.Atoi(r.Form.Get("reply_to_message_id"))
+	s.nextMsg++
+	s.messages[msgKey{c, m.MessageID}] = m
+	s.sent = append(s.sent, *m)
+	s.notify()
+	return messageJSON(m, s.botUser()), nil
+}
+
+func (s *Server) editTarget(r *http.Request) (*Sent, *apiError) {
+	c, e := formChat(r)
+	if e != nil {
+		return nil, e
+	}
+	id, _ := strconv.Atoi(r.Form.Get("message_id"))
+	m := s.messages[msgKey{c, id}]
+	if m == nil {
+		return nil, badRequest("message to edit not found")
+	}
+	return m, nil
+}
+
+func sameButtons(a, b [][]Button) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var notModified = badRequest("message is not modified: specified new message content and reply markup are exactly the same as a content and reply markup of the current message")
+
+// editMessageText replaces text and keyboard: without reply_markup the
+// keyboard goes, as on Telegram.
+func (s *Server) editMessageText(r *http.Request) (any, *apiError) {
+	text, mode := r.Form.Get("text"), r.Form.Get("parse_mode")
+	if e := checkText(text, mode); e != nil {
+		return nil, e
+	}
+	buttons, _, e := parseMarkup(r)
+	if e != nil {
+		return nil, e
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, e := s.editTarget(r)
+	if e != nil {
+		return nil, e
+	}
+	if m.Text == text && m.ParseMode == mode && sameButtons(m.Buttons, buttons) {
+		return nil, notModified
+	}
+	m.Method, m.Text, m.ParseMode, m.Buttons = "editMessageText", text, mode, buttons
+	s.sent = append(s.sent, *m)
+	s.notify()
+	return messageJSON(m, s.botUser()), nil
+}
+
+func (s *Server) editMessageReplyMarkup(r *http.Request) (any, *apiError) {
+	buttons, _, e := parseMarkup(r)
+	if e != nil {
+		return nil, e
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, e := s.editTarget(r)
+	if e != nil {
+		return nil, e
+	}
+	if sameButtons(m.Buttons, buttons) {
+		return nil, notModified
+	}
+	m.Method, m.Buttons = "editMessageReplyMarkup", buttons
+	s.sent = append(s.sent, *m)
+	s.notify()
+	return messageJSON(m, s.botUser()), nil
+}
+
+func (s *Server) answerCallbackQuery(r *http.Request) (any, *apiError) {
+	qid := r.Form.Get("callback_query_id")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	answered, known := s.callbacks[qid]
+	if !known || answered {
+		return nil, badRequest("query is too old and response timeout expired or query ID is invalid")
+	}
+	if len([]rune(r.Form.Get("text"))) > 200 {
+		return nil, badRequest("MESSAGE_TOO_LONG")
+	}
+	s.callbacks[qid] = true
+	s.answers = append(s.answers, Answer{CallbackQueryID: qid, Text: r.Form.Get("text"), ShowAlert: r.Form.Get("show_alert") == "true"})
+	s.notify()
+	return true, nil
+}
+
+var chatActions = map[string]bool{"typing": true, "upload_photo": true, "record_video": true, "upload_video": true,
+	"record_voice": true, "upload_voice": true, "upload_document": true, "choose_sticker": true,
+	"find_location": true, "record_video_note": true, "upload_video_note": true}
+
+func (s *Server) sendChatAction(r *http.Request) (any, *apiError) {
+	c, e := formChat(r)
+	if e != nil {
+		return nil, e
+	}
+	a := r.Form.Get("action")
+	if !chatActions[a] {
+		return nil, badRequest("wrong parameter action in request")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.actions = append(s.actions, Action{ChatID: c, Action: a})
+	s.notify()
+	return true, nil
+}
+
+var commandName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+
+func (s *Server) setMyCommands(r *http.Request) (any, *apiError) {
+	var cmds []Command
+	if err := json.Unmarshal([]byte(r.Form.Get("commands")), &cmds); err != nil {
+		return nil, badRequest("can't parse commands JSON object")
+	}
+	for _, c := range cmds {
+		if !commandName.MatchString(c.Command) {
+			return nil, badRequest("BOT_COMMAND_INVALID")
+		}
+		if n := len([]rune(c.Description)); n < 1 || n > 256 {
+			return nil, badRequest("BOT_COMMAND_DESCRIPTION_INVALID")
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commands = cmds
+	s.notify()
+	return true, nil
+}
+
+// Webhook returns the webhook URL and secret token the bot set, "" when
+// it polls.
+func (s *Server) Webhook() (url, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.webhookURL, s.webhookSecret
+}
+
+func (s *Server) setWebhook(r *http.Request) (any, *apiError) {
+	u := r.Form.Get("url")
+	if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://127.0.0.1") {
+		return nil, badRequest("bad webhook: An HTTPS URL must be provided for webhook")
+	}
+	s.mu.Lock()
+	s.webhookURL, s.webhookSecret = u, r.Form.Get("secret_token")
+	s.notify()
+	s.mu.Unlock()
+	return true, nil
+}
+
+func (s *Server) deleteWebhook(*http.Request) (any, *apiError) {
+	s.mu.Lock()
+	s.webhookURL, s.webhookSecret = "", ""
+	s.notify()
+	s.mu.Unlock()
+	return true, nil
+}

@@ -1,0 +1,515 @@
+// Package schedule runs clock-marked skills (SC1, CH3): each run is a
+// headless turn of the skill's agent whose report is posted to a chat. A
+// run is recorded before it fires, so a restart never repeats one; a run
+// still going when the next is due is skipped and recorded; the run's
+// outcome and the report's delivery are recorded separately, and a report
+// that could not be delivered is retried, never shown as a success.
+//
+// Catch-up: a time missed while jarvisbot was down is run once at start,
+// never as a burst, when it lies within the grace window and after the
+// job was first armed. The store keeps since when each job is armed on
+// its schedule, so a fresh install or a skill added today waits for its
+// next time instead of running at once for one that passed before it was
+// known. A changed schedule or time zone counts as new, as a new alarm
+// time does: the owner who moves the brief from 07:00 to 07:15 at 07:20
+// expects it tomorrow at 07:15, not now for a time that never was its
+// schedule. A skill switched off and on again is new too.
+//
+// A run that cannot start because no model is configured is recorded as
+// not run; the owner is told once in the main chat what to set, and not
+// again until a run starts. Such runs are not failures of the skill and
+// never count toward the failure alert.
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Defaults.
+const (
+	DefaultGrace      = time.Hour
+	DefaultAlertAfter = 3
+)
+
+// parser reads 5-field cron specs and descriptors (@daily, @every 2h).
+var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// Parse checks a schedule and its time zone, with an error that says what
+// is wrong.
+func Parse(spec, zone string) (cron.Schedule, *time.Location, error) {
+	loc := time.Local
+	if zone != "" {
+		l, err := time.LoadLocation(zone)
+		if err != nil {
+			return nil, nil, jarvisbot.Errorf(jarvisbot.EINVALID, "time zone %q: use an IANA name such as Europe/Berlin", zone)
+		}
+		loc = l
+	}
+	s, err := parser.Parse(strings.TrimSpace(spec))
+	if err != nil {
+		return nil, nil, jarvisbot.Errorf(jarvisbot.EINVALID, "schedule %q: %v (use 5 cron fields such as \"0 7 * * *\", or @daily, @hourly, @every 2h)", spec, err)
+	}
+	return s, loc, nil
+}
+
+// Job is one scheduled skill.
+type Job struct {
+	Skill string // skill name
+	Spec  string
+	Zone  string // IANA name, "" for the owner's
+	Agent string
+	Chat  string // where the report goes, "" for the owner's main chat
+	// Instructions are the skill's body: the run follows them.
+	Instructions string
+}
+
+// Runner runs a job's headless turn and returns its report. When the
+// job's agent has no model, its error wraps ErrNoModel.
+type Runner func(ctx context.Context, j Job, chat string) (string, error)
+
+// ErrNoModel is wrapped by a Runner's error when the job's agent has no
+// model configured: the run is recorded as not run, not as failed.
+var ErrNoModel = errors.New("no model is configured")
+
+// Deliverer posts a report to a chat.
+type Deliverer func(ctx context.Context, chat, text string) error
+
+// Options configure a scheduler.
+type Options struct {
+	Store      store.Schedules
+	Clock      clock.Clock
+	Run        Runner
+	Deliver    Deliverer
+	MainChat   string        // the owner's main chat, for reports and alerts
+	Grace      time.Duration // catch-up window; 0 means an hour
+	AlertAfter int           // consecutive failures before one alert; 0 means 3
+	Zone       *time.Location
+	Logger     *slog.Logger
+}
+
+// Scheduler fires jobs on their schedules.
+type Scheduler struct {
+	opt Options
+	log *slog.Logger
+	// undelivered says a report may be waiting in the store to be sent
+	// again; an idle service then does not query the store on every retry.
+	undelivered atomic.Bool
+
+	mu      sync.Mutex
+	jobs    map[string]*entry
+	stopped bool
+	wg      sync.WaitGroup
+	ctx     context.Context
+	// runs is the context of scheduled runs: Stop ends it when its
+	// deadline passes, and the run still going is recorded interrupted.
+	runs     context.Context
+	stopRuns context.CancelFunc
+}
+
+type entry struct {
+	job     Job
+	sched   cron.Schedule
+	loc     *time.Location
+	stop    func() bool
+	running bool
+	next    time.Time
+}
+
+// New returns a scheduler; Start arms it.
+func New(opt Options) *Scheduler {
+	if opt.Clock == nil {
+		opt.Clock = clock.Real{}
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = DefaultGrace
+	}
+	if opt.AlertAfter <= 0 {
+		opt.AlertAfter = DefaultAlertAfter
+	}
+	if opt.Zone == nil {
+		opt.Zone = time.Local
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Scheduler{opt: opt, log: log, jobs: map[string]*entry{}}
+	s.runs, s.stopRuns = context.WithCancel(context.Background())
+	s.undelivered.Store(true) // the last run may have left some
+	return s
+}
+
+// Load registers jobs without catching up, arming timers or recording
+// anything (for a command that lists or runs them by hand). A job with a
+// bad schedule is reported and skipped.
+func (s *Scheduler) Load(jobs []Job) error {
+	_, err := s.register(context.Background(), jobs)
+	return err
+}
+
+// Start records the jobs as armed, catches up what was missed since each
+// was armed and within the grace window (once per job), and arms every job.
+func (s *Scheduler) Start(ctx context.Context, jobs []Job) error {
+	entries, err := s.register(ctx, jobs)
+	specs := make([]store.ScheduleSpec, 0, len(entries))
+	for _, e := range entries {
+		specs = append(specs, store.ScheduleSpec{Skill: e.job.Skill, Spec: strings.TrimSpace(e.job.Spec), Zone: e.job.Zone})
+	}
+	since, aerr := s.opt.Store.ArmSchedules(ctx, s.opt.Clock.Now(), specs)
+	if aerr != nil {
+		// Without the record no missed time is known to fall after its
+		// job was armed: nothing is caught up; the jobs still run on time.
+		s.log.Error("recording the armed schedules failed; no missed run is caught up this time", "err", aerr)
+	}
+	for _, e := range entries {
+		if aerr == nil {
+			s.catchUp(ctx, e, since[e.job.Skill])
+		}
+		s.arm(e)
+	}
+	return err
+}
+
+func (s *Scheduler) register(ctx context.Context, jobs []Job) ([]*entry, error) {
+	s.ctx = context.WithoutCancel(ctx)
+	var bad []string
+	var out []*entry
+	for _, j := range jobs {
+		sc, loc, err := Parse(j.Spec, j.Zone)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", j.Skill, err))
+			continue
+		}
+		if j.Zone == "" {
+			loc = s.opt.Zone
+		}
+		e := &entry{job: j, sched: sc, loc: loc}
+		s.mu.Lock()
+		s.jobs[j.Skill] = e
+		s.mu.Unlock()
+		out = append(out, e)
+	}
+	if len(bad) > 0 {
+		return out, jarvisbot.Errorf(jarvisbot.EINVALID, "not scheduled: %s", strings.Join(bad, "; "))
+	}
+	return out, nil
+}
+
+// catchUp fires the latest missed run when it is within the grace window,
+// after the job was armed, and was not recorded: one run, however many
+// were missed.
+func (s *Scheduler) catchUp(ctx context.Context, e *entry, armed time.Time) {
+	if _, every := e.sched.(cron.ConstantDelaySchedule); every {
+		return // "@every 2h" has no times of day to miss
+	}
+	now := s.opt.Clock.Now()
+	from := now.Add(-s.opt.Grace)
+	if armed.After(from) {
+		from = armed
+	}
+	last, err := s.opt.Store.LastRun(ctx, e.job.Skill)
+	switch {
+	case err == nil:
+		if last.DueAt.After(from) {
+			from = last.DueAt
+		}
+	case jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
+		// Unknown is not "never ran": it may have run already.
+		s.log.Error("reading the last scheduled run failed; a missed run is not caught up", "skill", e.job.Skill, "err", err)
+		return
+	}
+	var due time.Time
+	for t := e.sched.Next(from.In(e.loc)); !t.After(now); t = e.sched.Next(t) {
+		due = t
+	}
+	if !due.IsZero() {
+		s.log.Info("catching up a missed scheduled run", "skill", e.job.Skill, "due", due)
+		s.fire(e, due)
+	}
+}
+
+func (s *Scheduler) arm(e *entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	now := s.opt.Clock.Now()
+	next := e.sched.Next(now.In(e.loc))
+	e.next = next
+	e.stop = s.opt.Clock.AfterFunc(next.Sub(now), func() {
+		s.fire(e, next)
+		s.arm(e)
+	})
+}
+
+// Stop disarms every job and waits for runs in flight until ctx ends;
+// then it stops them (each is recorded "interrupted") and waits for them
+// to return.
+func (s *Scheduler) Stop(ctx context.Context) {
+	s.mu.Lock()
+	s.stopped = true
+	for _, e := range s.jobs {
+		if e.stop != nil {
+			e.stop()
+		}
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.stopRuns()
+		<-done
+	}
+	s.stopRuns()
+}
+
+// Wait waits for the runs in flight (tests).
+func (s *Scheduler) Wait() { s.wg.Wait() }
+
+// fire records a run and starts it, unless it ran already (a restart) or
+// the previous run is still going (recorded as skipped).
+func (s *Scheduler) fire(e *entry, due time.Time) {
+	ctx := s.ctx
+	st, err := s.opt.Store.ScheduleState(ctx, e.job.Skill)
+	if err != nil {
+		// Whether the owner paused it is unknown: it does not run.
+		s.log.Error("reading whether a scheduled skill is paused failed; it does not run this time", "skill", e.job.Skill, "due", due, "err", err)
+		return
+	}
+	if st.Paused {
+		return
+	}
+	chat := e.job.Chat
+	if chat == "" {
+		chat = s.opt.MainChat
+	}
+	s.mu.Lock()
+	busy := e.running
+	if !busy {
+		e.running = true
+	}
+	s.mu.Unlock()
+	if busy {
+		s.log.Warn("scheduled run skipped: the previous one is still going", "skill", e.job.Skill, "due", due)
+		_, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, Outcome: "skipped", Chat: chat, Delivery: "none", Error: "the previous run was still going"})
+		if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+			s.log.Error("recording a skipped scheduled run failed", "skill", e.job.Skill, "due", due, "err", err)
+		}
+		return
+	}
+	id, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Outcome: "running", Chat: chat})
+	if err != nil {
+		s.mu.Lock()
+		e.running = false
+		s.mu.Unlock()
+		if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+			s.log.Error("recording a scheduled run", "skill", e.job.Skill, "err", err)
+		}
+		return // ECONFLICT: it ran before a restart
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { s.mu.Lock(); e.running = false; s.mu.Unlock() }()
+		s.execute(s.runs, e.job, store.Run{ID: id, Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat}, true)
+	}()
+}
+
+// execute runs a claimed run, records its outcome and the skill's state,
+// and delivers the report. scheduled is false for a run started by hand,
+// whose caller sees a missing model at once: the owner is not told again.
+func (s *Scheduler) execute(ctx context.Context, j Job, run store.Run, scheduled bool) store.Run {
+	report, err := s.opt.Run(ctx, j, run.Chat)
+	interrupted := err != nil && ctx.Err() != nil
+	// What follows records the run: it outlives a stopped run's context.
+	ctx = context.WithoutCancel(ctx)
+	run.FinishedAt = s.opt.Clock.Now()
+	notRun := errors.Is(err, ErrNoModel)
+	switch {
+	case interrupted:
+		// jarvisbot stopped during the run: not the skill's failure.
+		run.Outcome, run.Error, run.Delivery = "interrupted", "jarvisbot stopped during the run: "+err.Error(), "none"
+		if uerr := s.opt.Store.UpdateRun(ctx, run); uerr != nil {
+			s.log.Error("recording an interrupted scheduled run failed", "skill", j.Skill, "due", run.DueAt, "err", uerr)
+		}
+		return run
+	case notRun:
+		run.Outcome, run.Error, run.Delivery = "not-run", err.Error(), "none"
+	case err != nil:
+		run.Outcome, run.Error = "failed", err.Error()
+		run.Report = fmt.Sprintf("The scheduled skill %s failed: %v", j.Skill, err)
+	default:
+		run.Outcome, run.Report = "ok", report
+	}
+	// The outcome is stored before the report is sent: a crash while
+	// sending leaves a report that is retried, not a run "running" forever.
+	if uerr := s.opt.Store.UpdateRun(ctx, run); uerr != nil {
+		s.log.Error("recording the outcome of a scheduled run failed", "skill", j.Skill, "due", run.DueAt, "outcome", run.Outcome, "err", uerr)
+	}
+	var alert, tell bool
+	st, serr := s.opt.Store.UpdateScheduleState(ctx, j.Skill, func(st *store.ScheduleState) {
+		alert, tell = false, false
+		switch {
+		case notRun:
+			if scheduled && !st.ToldNotRun {
+				st.ToldNotRun, tell = true, true
+			}
+		case err != nil:
+			st.ToldNotRun = false // the turn started: a model is configured
+			st.Failures++
+			if st.Failures >= s.opt.AlertAfter && !st.Alerted {
+				st.Alerted, alert = true, true
+			}
+		default:
+			st.Failures, st.Alerted, st.ToldNotRun = 0, false, false
+		}
+	})
+	if serr != nil {
+		s.log.Error("recording a scheduled skill's failure streak failed", "skill", j.Skill, "outcome", run.Outcome, "err", serr)
+	}
+	if alert {
+		msg := fmt.Sprintf("The scheduled skill %s failed %d times in a row (last: %v). Pause it with jarvisbot schedule pause %s, or look at jarvisbot schedule list.", j.Skill, st.Failures, err, j.Skill)
+		s.notify(ctx, j.Skill, "failure alert", msg, func(st *store.ScheduleState) { st.Alerted = false })
+	}
+	if tell {
+		msg := fmt.Sprintf("The scheduled skill %s did not run: %v. It runs at its next time once a model is set; until then this message is not repeated (jarvisbot schedule run %s tries it now).", j.Skill, err, j.Skill)
+		s.notify(ctx, j.Skill, "no-model notice", msg, func(st *store.ScheduleState) { st.ToldNotRun = false })
+	}
+	if !notRun {
+		s.deliver(ctx, &run)
+	}
+	return run
+}
+
+// notify sends the owner a message about a skill; when it cannot be
+// sent, undo takes back the state that says it was, so that the next run
+// tries again.
+func (s *Scheduler) notify(ctx context.Context, skill, what, msg string, undo func(*store.ScheduleState)) {
+	err := s.opt.Deliver(ctx, s.opt.MainChat, msg)
+	if err == nil {
+		return
+	}
+	s.log.Error("a scheduled skill's "+what+" could not be delivered; the next run tries again", "skill", skill, "chat", s.opt.MainChat, "err", err)
+	if _, uerr := s.opt.Store.UpdateScheduleState(ctx, skill, undo); uerr != nil {
+		s.log.Error("recording that the "+what+" was not delivered failed", "skill", skill, "err", uerr)
+	}
+}
+
+// deliver posts a run's report and records how that went.
+func (s *Scheduler) deliver(ctx context.Context, run *store.Run) {
+	run.Attempts++
+	if err := s.opt.Deliver(ctx, run.Chat, run.Report); err != nil {
+		run.Delivery, run.DeliveryError = "failed", err.Error()
+		s.undelivered.Store(true)
+		s.log.Warn("a scheduled report could not be delivered; it is retried", "skill", run.Skill, "err", err)
+	} else {
+		run.Delivery, run.DeliveryError = "sent", ""
+	}
+	if err := s.opt.Store.UpdateRun(ctx, *run); err != nil {
+		// A report sent but not recorded as sent may be sent again.
+		s.log.Error("recording the delivery of a scheduled report failed", "skill", run.Skill, "due", run.DueAt, "delivery", run.Delivery, "err", err)
+	}
+}
+
+// RetryDeliveries sends the reports that could not be delivered. It
+// looks in the store only when a delivery failed since it last found none
+// (or at start).
+func (s *Scheduler) RetryDeliveries(ctx context.Context) {
+	// Cleared before the look, so that a failure meanwhile sets it again.
+	if !s.undelivered.Swap(false) {
+		return
+	}
+	list, err := s.opt.Store.UndeliveredRuns(ctx)
+	if err != nil {
+		s.undelivered.Store(true)
+		s.log.Error("reading the scheduled reports to send again failed; retried later", "err", err)
+		return
+	}
+	for _, r := range list {
+		s.deliver(ctx, &r)
+	}
+}
+
+// RunNow runs a job at once (`schedule run NAME`), waits and returns it.
+func (s *Scheduler) RunNow(ctx context.Context, skill string) (store.Run, error) {
+	s.mu.Lock()
+	e, ok := s.jobs[skill]
+	s.mu.Unlock()
+	if !ok {
+		return store.Run{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no scheduled skill named %s", skill)
+	}
+	now := s.opt.Clock.Now()
+	chat := e.job.Chat
+	if chat == "" {
+		chat = s.opt.MainChat
+	}
+	var id int64
+	var err error
+	for try := 0; try < 5; try++ { // a scheduled run may hold this instant
+		id, err = s.opt.Store.ClaimRun(ctx, store.Run{Skill: skill, DueAt: now, StartedAt: now, Outcome: "running", Chat: chat})
+		if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+			break
+		}
+		now = now.Add(time.Millisecond)
+	}
+	if err != nil {
+		return store.Run{}, err
+	}
+	return s.execute(ctx, e.job, store.Run{ID: id, Skill: skill, DueAt: now, StartedAt: now, Chat: chat}, false), nil
+}
+
+// Entry is a job's schedule for `schedule list`.
+type Entry struct {
+	Job    Job
+	Next   time.Time
+	Last   *store.Run
+	Paused bool
+	// Err says what of the job's state could not be read; Last and
+	// Paused are then unknown.
+	Err error
+}
+
+// List returns every job with its next and last run.
+func (s *Scheduler) List(ctx context.Context) []Entry {
+	s.mu.Lock()
+	var out []Entry
+	for _, e := range s.jobs {
+		next := e.next
+		if next.IsZero() {
+			next = e.sched.Next(s.opt.Clock.Now().In(e.loc))
+		}
+		out = append(out, Entry{Job: e.job, Next: next})
+	}
+	s.mu.Unlock()
+	for i := range out {
+		r, lerr := s.opt.Store.LastRun(ctx, out[i].Job.Skill)
+		switch {
+		case lerr == nil:
+			out[i].Last = &r
+		case jarvisbot.ErrorCode(lerr) == jarvisbot.ENOTFOUND:
+			lerr = nil
+		}
+		st, serr := s.opt.Store.ScheduleState(ctx, out[i].Job.Skill)
+		out[i].Paused = st.Paused
+		out[i].Err = errors.Join(lerr, serr)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Job.Skill < out[j].Job.Skill })
+	return out
+}
