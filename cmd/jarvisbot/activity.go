@@ -33,11 +33,7 @@ func cmdActivity(ctx context.Context, a *app, args []string) error {
 	if len(pos) > 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot activity [--limit N] [--json]")
 	}
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx, cfg)
+	_, db, err := a.open(ctx)
 	if err != nil {
 		return err
 	}

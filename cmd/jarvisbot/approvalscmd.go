@@ -14,11 +14,7 @@ func cmdApprovals(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx, cfg)
+	_, db, err := a.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -32,11 +32,7 @@ func cmdCLI(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", cliUsage)
 	}
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx, cfg)
+	cfg, db, err := a.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,20 @@ func (a *app) loadConfig() (config.Config, error) {
 	return config.Load(a.getenv)
 }
 
+// open is the prologue most commands share: the config this app was given
+// and the store it names, opened and seeded. The caller closes the store.
+func (a *app) open(ctx context.Context) (config.Config, *sqlite.DB, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return config.Config{}, nil, err
+	}
+	db, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return config.Config{}, nil, err
+	}
+	return cfg, db, nil
+}
+
 // dbPath is where the database of cfg lives.
 func dbPath(cfg config.Config) string {
 	return filepath.Join(cfg.DataDir, dbFile)

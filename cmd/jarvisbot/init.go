@@ -37,11 +37,7 @@ func cmdInit(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx, cfg)
+	cfg, db, err := a.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -50,11 +50,7 @@ func cmdSkills(ctx context.Context, a *app, args []string) error {
 	default:
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown skills subcommand %q: use %s", sub, skillsUsage)
 	}
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx, cfg)
+	cfg, db, err := a.open(ctx)
 	if err != nil {
 		return err
 	}
