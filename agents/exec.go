@@ -54,19 +54,6 @@ func (rs Runners) For(cp *catalog.Capability) Runner {
 	return rs[string(cp.Kind)]
 }
 
-// Run runs a call with the runner registered for it.
-func (rs Runners) Run(ctx context.Context, c catalog.Call) (catalog.Output, error) {
-	r := rs.For(c.Cap)
-	if r == nil {
-		return catalog.Output{}, noRunner(c.Cap)
-	}
-	return r.Run(ctx, c)
-}
-
-func noRunner(cp *catalog.Capability) error {
-	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s cannot be run here: no runner for it or for %s tools is registered with the agent runtime", cp.ID, cp.Kind)
-}
-
 const (
 	// defaultCallTimeout bounds a call whose runner keeps no deadline of
 	// its own (M2).
@@ -85,7 +72,7 @@ const (
 func (r *Runtime) execute(ctx context.Context, c catalog.Call) (catalog.Output, error) {
 	run := r.Runners.For(c.Cap)
 	if run == nil {
-		return catalog.Output{}, noRunner(c.Cap)
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s cannot be run here: no runner for it or for %s tools is registered with the agent runtime", c.Cap.ID, c.Cap.Kind)
 	}
 	limit := cmp.Or(r.CallTimeout, defaultCallTimeout)
 	if t, ok := run.(Timed); ok {

@@ -149,14 +149,19 @@ func TestRunnersByIDThenKindA2(t *testing.T) {
 	rs := Runners{"builtin": answer("kind"), "builtin:dice": answer("id")}
 	for id, want := range map[string]string{"builtin:dice": "id", "builtin:coin": "kind", "cli:gh": ""} {
 		kind, _, _ := catalog.ParseID(id)
-		out, err := rs.Run(context.Background(), catalog.Call{Cap: &catalog.Capability{ID: id, Kind: kind}})
+		c := catalog.Call{Cap: &catalog.Capability{ID: id, Kind: kind}}
+		r := rs.For(c.Cap)
 		if want == "" {
-			if err == nil || !strings.Contains(err.Error(), "no runner") {
-				t.Errorf("%s: %q, %v; want no runner", id, out.Text, err)
+			if r != nil {
+				t.Errorf("%s: a runner was found, want none", id)
 			}
 			continue
 		}
-		if err != nil || out.Text != want {
+		if r == nil {
+			t.Errorf("%s: no runner, want the %s runner", id, want)
+			continue
+		}
+		if out, err := r.Run(context.Background(), c); err != nil || out.Text != want {
 			t.Errorf("%s: %q, %v; want the %s runner", id, out.Text, err, want)
 		}
 	}
