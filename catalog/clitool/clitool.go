@@ -134,7 +134,7 @@ type Runner struct {
 func (r Runner) Run(ctx context.Context, c catalog.Call) (catalog.Output, error) {
 	t, ok := r.tool(c.Cap)
 	if !ok {
-		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s is not connected: add it with `jarvisbot cli add`", c.Cap.ID)
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s is not connected to the running service: add it with `jarvisbot cli add %s` and restart", c.Cap.ID, strings.TrimPrefix(c.Cap.ID, "cli:"))
 	}
 	res, err := t.Call(ctx, c.Args, r.Lookup, 0)
 	return catalog.Output{Text: res.Text, IsError: res.ExitCode != 0}, err
