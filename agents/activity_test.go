@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -70,15 +72,15 @@ func TestActivityNotRecordedIsLoggedC2X4(t *testing.T) {
 	}
 }
 
-// stopAfterCall is the real executor with a shutdown arriving while a
-// call runs: the turn's context is cancelled once the call has happened.
+// stopAfterCall is a real runner with a shutdown arriving while a call
+// runs: the turn's context is cancelled once the call has happened.
 type stopAfterCall struct {
-	Executor
+	Runner
 	stop context.CancelFunc
 }
 
-func (s stopAfterCall) Execute(ctx context.Context, c Call) (Output, error) {
-	out, err := s.Executor.Execute(ctx, c)
+func (s stopAfterCall) Run(ctx context.Context, c catalog.Call) (catalog.Output, error) {
+	out, err := s.Runner.Run(ctx, c)
 	s.stop()
 	return out, err
 }
@@ -90,7 +92,7 @@ func TestActivityOfACallBeforeShutdownIsRecordedC2X4(t *testing.T) {
 	e := newEnv(t, "anthropic")
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	e.rt.Exec = stopAfterCall{Executor: e.rt.Exec, stop: stop}
+	e.rt.Runners[wiki.ID] = stopAfterCall{Runner: e.rt.Runners[wiki.ID], stop: stop}
 	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{call("builtin:wiki", `{"action":"write","name":"ideas","body":"garden"}`)}}, fakellm.Step{Text: "done"})
 	if _, err := e.rt.Turn(ctx, Input{Agent: "default", Chat: "console", Text: "note my garden idea"}); err == nil {
 		t.Fatal("the turn went on after it was cancelled")

@@ -1,4 +1,4 @@
-// Package agent is the agent runtime (A1-A3): one turn takes the message,
+// Package agents is the agent runtime (A1-A3): one turn takes the message,
 // the conversation's history, the skills that match it (S3, S4) and the
 // tools the catalog resolves for the agent (C3), and runs the model's
 // tool-use loop. Every call is checked before it runs (offered this turn,
@@ -6,6 +6,12 @@
 // run by its tier (C2): safe runs, monitor runs and goes on the activity
 // board, ask waits for the owner's approval. Every message, call, result
 // and decision is stored, so a turn whose model call failed can be retried.
+//
+// Tools run behind one seam, the Runner (exec.go; C2, C3, A1, A2): each
+// kind of tool (MCP, CLI, the wiki, the skillbook, the next builtin)
+// registers a runner in the Runners the runtime is built with, and the
+// runtime makes every check, applies the deadline and records the outcome
+// the same way for all of them, knowing none of their kinds.
 package agents
 
 import (
@@ -50,7 +56,12 @@ type Runtime struct {
 	Catalog   func() *catalog.View
 	Store     Store
 	Approvals *approvals.Engine
-	Exec      Executor
+	// Runners run the calls that pass the checks, by capability id or
+	// kind; a call with no runner is answered with an error result.
+	Runners Runners
+	// CallTimeout bounds a call whose runner keeps no deadline of its own
+	// (see Timed); default one minute (M2).
+	CallTimeout time.Duration
 	// Model returns the model of an agent; an error says what to set.
 	Model func(agent string) (Model, error)
 	// Skills returns the ranker over the skills enabled for an agent; nil
@@ -344,7 +355,7 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (Result, error
 	// The turn's message is the last user text before the pending calls.
 	_, text := lastAsked(stored)
 	need := pendingServers(r.Catalog(), stored)
-	if cp, ok := r.Catalog().Capability(a.Tool); ok && cp.Kind == catalog.KindMCP {
+	if cp, ok := r.Catalog().Capability(a.Tool); ok && cp.Server != "" {
 		need = append(need, cp.Server)
 	}
 	st, err := r.prepare(ctx, Input{Agent: a.Agent, Chat: a.Chat, Text: text}, need)
@@ -419,7 +430,7 @@ func pendingServers(v *catalog.View, stored []store.Message) []string {
 		var out []string
 		for _, c := range m.ToolCalls {
 			for _, cp := range v.Capabilities() {
-				if cp.Kind == catalog.KindMCP && llm.WireName(cp.ID) == c.Name && !slices.Contains(out, cp.Server) {
+				if cp.Server != "" && llm.WireName(cp.ID) == c.Name && !slices.Contains(out, cp.Server) {
 					out = append(out, cp.Server)
 				}
 			}
@@ -614,7 +625,7 @@ func tierOf(cp *catalog.Capability, args json.RawMessage) catalog.Tier {
 func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tier catalog.Tier, c llm.ToolCall) (llm.ToolResult, string) {
 	start := r.now()
 	began := time.Now()
-	out, err := r.Exec.Execute(ctx, Call{Cap: cp, Args: c.Input, Agent: in.Agent, Chat: in.Chat})
+	out, err := r.execute(ctx, catalog.Call{Cap: cp, Args: c.Input, Agent: in.Agent, Chat: in.Chat})
 	took := time.Since(began)
 	outcome := "ok"
 	res := llm.ToolResult{CallID: c.ID, Content: out.Text, IsError: out.IsError}
@@ -689,7 +700,7 @@ func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability,
 // summary says in words what an ask-tier call will do.
 func summary(cp *catalog.Capability, args json.RawMessage) string {
 	what := cp.ID
-	if cp.Kind == catalog.KindMCP {
+	if cp.Server != "" {
 		what = fmt.Sprintf("%s on %s", cp.Tool, cp.Server)
 	}
 	if s := argSummary(args); s != "" {

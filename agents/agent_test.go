@@ -82,9 +82,12 @@ func newEnv(t testing.TB, provider string) *env {
 		Catalog:   cat.View,
 		Store:     db,
 		Approvals: engine,
-		Exec:      &Tools{Wiki: w, CLI: map[string]clitool.Tool{"echo": echo}},
-		Model:     func(string) (Model, error) { return Model{Provider: p}, nil },
-		Clock:     clk,
+		Runners: Runners{
+			wiki.ID:                 w,
+			string(catalog.KindCLI): clitool.Runner{Tools: map[string]clitool.Tool{"echo": echo}},
+		},
+		Model: func(string) (Model, error) { return Model{Provider: p}, nil },
+		Clock: clk,
 	}
 	return &env{rt: rt, llm: f, db: db, clk: clk, asked: asked, engine: engine, catalog: cat}
 }

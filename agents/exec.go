@@ -1,77 +1,117 @@
 package agents
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
-	"strings"
+	"errors"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
-	"github.com/jarvisbot/jarvisbot/catalog/clitool"
-	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 )
 
-// Call is one tool call to run: the capability, its arguments, and who
-// asked.
-type Call struct {
-	Cap   *catalog.Capability
-	Args  json.RawMessage
-	Agent string
-	Chat  string
+// Runner runs the calls of one kind of tool: MCP tools through the host,
+// CLI programs, the wiki, the skillbook, and whatever builtin comes next
+// (A2). The runtime has made every check before Run is called (offered
+// this turn, never-list, schema, tier and approval; C2, C3) and records
+// the outcome on the activity board after it; a runner only runs the call.
+// Run must return when ctx ends; the runtime stops waiting for it at the
+// call's deadline in any case.
+type Runner interface {
+	Run(ctx context.Context, c catalog.Call) (catalog.Output, error)
 }
 
-// Output is what a tool said.
-type Output struct {
-	Text    string
-	IsError bool
+// RunnerFunc is a function used as a Runner.
+type RunnerFunc func(ctx context.Context, c catalog.Call) (catalog.Output, error)
+
+// Run calls f.
+func (f RunnerFunc) Run(ctx context.Context, c catalog.Call) (catalog.Output, error) {
+	return f(ctx, c)
 }
 
-// Executor runs capabilities of every kind behind one interface (A2).
-type Executor interface {
-	Execute(ctx context.Context, c Call) (Output, error)
+// Timed is a Runner that holds its calls to deadlines of its own (an MCP
+// server's configured timeout, a CLI tool's). The runtime gives such a call
+// that long, plus a moment for the runner to say in its own words that the
+// time ran out, instead of Runtime.CallTimeout: a longer configured timeout
+// is honoured, and the runner's message is what the model reads. A zero
+// duration leaves the call to CallTimeout.
+type Timed interface {
+	Timeout(c catalog.Call) time.Duration
 }
 
-// Tools is the executor over jarvisbot's real tools: the builtins, MCP
-// servers through the host, and connected CLI programs.
-type Tools struct {
-	Wiki *wiki.Wiki
-	// Skillbook returns the builtin:skills tool of an agent (its own
-	// folder differs per agent).
-	Skillbook func(agent string) *skillbook.Book
-	MCP       *mcphost.Host
-	CLI       map[string]clitool.Tool // by name
-	Lookup    clitool.Lookup
+// Runners is the registry of the runners the runtime calls, keyed by a
+// capability id ("builtin:wiki") or a kind ("mcp", "cli"). A call goes to
+// the runner of its id, else to the runner of its kind; a call with
+// neither gets an error result that names it, so a new kind of tool needs
+// a runner registered where the runtime is built and no change here.
+type Runners map[string]Runner
+
+// For returns the runner of a capability, or nil when none is registered.
+func (rs Runners) For(cp *catalog.Capability) Runner {
+	if r := rs[cp.ID]; r != nil {
+		return r
+	}
+	return rs[string(cp.Kind)]
 }
 
-// Execute runs one call.
-func (t *Tools) Execute(ctx context.Context, c Call) (Output, error) {
-	cp := c.Cap
-	switch cp.Kind {
-	case catalog.KindBuiltin:
-		switch cp.ID {
-		case "builtin:wiki":
-			if t.Wiki != nil {
-				return text(t.Wiki.Call(ctx, c.Args))
-			}
-		case skillbook.ID:
-			if t.Skillbook != nil {
-				return text(t.Skillbook(c.Agent).Call(ctx, c.Args))
-			}
-		}
-	case catalog.KindMCP:
-		if t.MCP != nil {
-			r, err := t.MCP.Call(ctx, cp.Server, cp.Tool, c.Args)
-			return Output{Text: r.Text, IsError: r.IsError}, err
-		}
-	case catalog.KindCLI:
-		if tool, ok := t.CLI[strings.TrimPrefix(cp.ID, "cli:")]; ok {
-			r, err := tool.Call(ctx, c.Args, t.Lookup, 0)
-			return Output{Text: r.Text, IsError: r.ExitCode != 0}, err
+const (
+	// defaultCallTimeout bounds a call whose runner keeps no deadline of
+	// its own (M2).
+	defaultCallTimeout = time.Minute
+	// runnerGrace is the time a Timed runner gets past its own deadline to
+	// report it (an MCP server gets its hung check, a CLI program's group
+	// is killed) before the runtime stops waiting.
+	runnerGrace = 5 * time.Second
+)
+
+// execute runs one call that passed every check under its deadline (M2).
+// A runner that does not return by then is left behind with its context
+// cancelled: the turn goes on, and the call is reported as stopped. When
+// the turn itself ends (a shutdown), the runner is waited for, so that a
+// call that happened is recorded as it happened.
+func (r *Runtime) execute(ctx context.Context, c catalog.Call) (catalog.Output, error) {
+	run := r.Runners.For(c.Cap)
+	if run == nil {
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s cannot be run here: no runner for it or for %s tools is registered with the agent runtime", c.Cap.ID, c.Cap.Kind)
+	}
+	limit := cmp.Or(r.CallTimeout, defaultCallTimeout)
+	if t, ok := run.(Timed); ok {
+		if own := t.Timeout(c); own > 0 {
+			limit = own + runnerGrace
 		}
 	}
-	return Output{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s cannot be run here (no executor for it is connected)", cp.ID)
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	type answer struct {
+		out catalog.Output
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		out, err := run.Run(cctx, c)
+		done <- answer{out, err}
+	}()
+	var a answer
+	select {
+	case a = <-done:
+	case <-cctx.Done():
+		a.err = context.DeadlineExceeded
+		if ctx.Err() == nil {
+			break // the deadline: stop waiting
+		}
+		// The turn ended: a call that happens now is still recorded, as
+		// long as it keeps within its deadline.
+		deadline, _ := cctx.Deadline()
+		wait := time.NewTimer(time.Until(deadline))
+		defer wait.Stop()
+		select {
+		case a = <-done:
+		case <-wait.C:
+			a.err = ctx.Err()
+		}
+	}
+	if a.err != nil && errors.Is(a.err, context.DeadlineExceeded) && errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s did not finish within %s and was stopped; try again with less at once, or tell the owner it is not answering", c.Cap.ID, limit)
+	}
+	return a.out, a.err
 }
-
-func text(s string, err error) (Output, error) { return Output{Text: s}, err }

@@ -8,6 +8,7 @@ package clitool
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,6 +120,42 @@ func (t Tool) environ(lookup Lookup) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// Runner runs the calls of cli: capabilities for the agent runtime
+// (agents.Runner) with the connected programs, by name.
+type Runner struct {
+	Tools  map[string]Tool // by name: "gh" for cli:gh
+	Lookup Lookup          // resolves the ${NAME} references of the tools' environments
+}
+
+// Run runs one call. A program that exits non-zero answers with an error
+// result that the model reads; one that is not connected is an error.
+func (r Runner) Run(ctx context.Context, c catalog.Call) (catalog.Output, error) {
+	t, ok := r.tool(c.Cap)
+	if !ok {
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s is not connected to the running service: add it with `jarvisbot cli add %s` and restart", c.Cap.ID, strings.TrimPrefix(c.Cap.ID, "cli:"))
+	}
+	res, err := t.Call(ctx, c.Args, r.Lookup, 0)
+	return catalog.Output{Text: res.Text, IsError: res.ExitCode != 0}, err
+}
+
+// Timeout is the program's own deadline, which Call keeps.
+func (r Runner) Timeout(c catalog.Call) time.Duration {
+	t, ok := r.tool(c.Cap)
+	if !ok {
+		return 0
+	}
+	return cmp.Or(t.Timeout, DefaultTimeout)
+}
+
+func (r Runner) tool(cp *catalog.Capability) (Tool, bool) {
+	name, ok := strings.CutPrefix(cp.ID, string(catalog.KindCLI)+":")
+	if !ok {
+		return Tool{}, false
+	}
+	t, ok := r.Tools[name]
+	return t, ok
 }
 
 // Result is one run.

@@ -195,6 +195,25 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 	return conn.Call(ctx, tool, args, h.opt.MaxResult)
 }
 
+// Run runs a call of an MCP capability for the agent runtime: the host is
+// the runner of every mcp: tool (agents.Runner).
+func (h *Host) Run(ctx context.Context, c catalog.Call) (catalog.Output, error) {
+	r, err := h.Call(ctx, c.Cap.Server, c.Cap.Tool, c.Args)
+	return catalog.Output{Text: r.Text, IsError: r.IsError}, err
+}
+
+// Timeout is the deadline the call's server keeps (M2), 0 for a server
+// the host does not supervise.
+func (h *Host) Timeout(c catalog.Call) time.Duration {
+	h.mu.Lock()
+	m := h.servers[c.Cap.Server]
+	h.mu.Unlock()
+	if m == nil {
+		return 0
+	}
+	return m.srv.callTimeout()
+}
+
 // set records a server's state, then tells OnState: whoever is told sees
 // the new state in Status and Call.
 func (h *Host) set(m *managed, state State, conn *Conn, err error) {

@@ -75,7 +75,7 @@ func setupWith(t *testing.T, wrap func(*sqlite.DB) Store, owners ...string) (*De
 		t.Fatal(err)
 	}
 	cat := catalog.New()
-	rt := &agents.Runtime{Catalog: cat.View, Store: db, Exec: &agents.Tools{}, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
+	rt := &agents.Runtime{Catalog: cat.View, Store: db, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
 	plat := &chatPlatform{}
 	d, err := New(ctx, Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: wrap(db), Owners: owners}, plat)
 	if err != nil {

@@ -316,14 +316,13 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		Store:     db,
 		Approvals: s.engine,
 		Log:       log,
-		Exec: &agents.Tools{
-			Wiki: wiki.New(filepath.Join(cfg.DataDir, "wiki")),
-			Skillbook: func(agentName string) *skillbook.Book {
+		Runners: agents.Runners{
+			wiki.ID: wiki.New(filepath.Join(cfg.DataDir, "wiki")),
+			skillbook.ID: skillbook.Books(func(agentName string) *skillbook.Book {
 				return skillbook.New(agentSkillsDir(cfg, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return skillsFor(ctx, agentName) })
-			},
-			MCP:    s.host,
-			CLI:    tools,
-			Lookup: clitool.Lookup(m.lookup(ctx)),
+			}),
+			string(catalog.KindMCP): s.host,
+			string(catalog.KindCLI): clitool.Runner{Tools: tools, Lookup: clitool.Lookup(m.lookup(ctx))},
 		},
 		Servers: s.host,
 		Model:   func(agentName string) (agents.Model, error) { return a.providerFor(ctx, cfg, agentName) },

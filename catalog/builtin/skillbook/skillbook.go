@@ -79,6 +79,17 @@ func New(dir namedir.Dir, enabled func(ctx context.Context) ([]*skills.Skill, er
 	return &Book{dir: dir, enabled: enabled}
 }
 
+// Books is the runner of builtin:skills for the agent runtime
+// (agents.Runner): each call is served by the book of the agent that made
+// it, since every agent has its own folder.
+type Books func(agent string) *Book
+
+// Run runs one call with the calling agent's book.
+func (books Books) Run(ctx context.Context, c catalog.Call) (catalog.Output, error) {
+	text, err := books(c.Agent).Call(ctx, c.Args)
+	return catalog.Output{Text: text}, err
+}
+
 type callArgs struct {
 	Action      string   `json:"action"`
 	Name        string   `json:"name"`

@@ -13,6 +13,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 )
 
+// ID is the tool's capability id.
+const ID = "builtin:wiki"
+
 // maxToolLimit caps what the model may ask of search and list, so that one
 // call cannot flood its context.
 const maxToolLimit = 50
@@ -34,7 +37,7 @@ const schema = `{"type":"object",` +
 // line: a model that removes notes could not be undone.
 func (w *Wiki) Capability() catalog.Capability {
 	return catalog.Capability{
-		ID:     "builtin:wiki",
+		ID:     ID,
 		Kind:   catalog.KindBuiltin,
 		Source: "builtin",
 		Name:   "wiki",
@@ -167,6 +170,13 @@ func (w *Wiki) Call(ctx context.Context, args json.RawMessage) (string, error) {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, `missing field "action": one of read, search, list, write, append`)
 	}
 	return "", jarvisbot.Errorf(jarvisbot.EINVALID, "unknown action %q: use read, search, list, write or append", a.Action)
+}
+
+// Run runs one call of builtin:wiki for the agent runtime: it is the
+// wiki's runner (agents.Runner).
+func (w *Wiki) Run(ctx context.Context, c catalog.Call) (catalog.Output, error) {
+	text, err := w.Call(ctx, c.Args)
+	return catalog.Output{Text: text}, err
 }
 
 // parseArgs decodes and checks the arguments object. Unknown fields are

@@ -1,0 +1,26 @@
+package catalog
+
+import "encoding/json"
+
+// Call is one call of a capability as the agent runtime hands it to the
+// runner of its kind, once every check has passed: offered this turn, not
+// on the never-list, arguments valid, tier satisfied (C2). The type lives
+// here, below the runtime, so that each tool source (mcphost, clitool, the
+// builtins) runs calls without importing the runtime.
+type Call struct {
+	Cap  *Capability
+	Args json.RawMessage
+	// Agent and Chat say who asked: a runner may serve each agent its own
+	// data (builtin:skills reads and writes the agent's own folder).
+	Agent string
+	Chat  string
+}
+
+// Output is what a tool said. IsError is the tool's own report that it
+// failed (an MCP result marked as an error, a program's non-zero exit):
+// the model reads Text and may try otherwise. A call that did not happen or
+// did not finish is an error from the runner instead.
+type Output struct {
+	Text    string
+	IsError bool
+}
