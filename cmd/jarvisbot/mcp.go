@@ -435,9 +435,53 @@ type mcpRow struct {
 }
 
 func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
-	list, err := m.db.MCPServers(ctx)
+	rows, err := m.rows(ctx, check)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		b, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(m.a.stdout, "%s\n", b)
+		return err
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(m.a.stdout, "No MCP servers yet. Add one with: jarvisbot mcp add NAME -- COMMAND ARGS…  or  jarvisbot mcp add NAME URL")
+		return nil
+	}
+	tw := tabwriter.NewWriter(m.a.stdout, 2, 4, 2, ' ', 0)
+	for _, r := range rows {
+		state := "on"
+		if !r.Enabled {
+			state = "off"
+		}
+		if r.Status != "" {
+			state += ", " + r.Status
+		}
+		if r.Problem != "" {
+			state += ", needs attention"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d tools\t%s\t%s\n", shownName(r.Name), state, r.Tools, r.Transport, r.Target)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Problem != "" {
+			fmt.Fprintf(m.a.stdout, "%s needs attention: %s.\n", shownName(r.Name), r.Problem)
+		}
+	}
+	return nil
+}
+
+// rows are the stored servers as listed; with check, every enabled one
+// is reached now and its tools listed again.
+func (m mcpCmd) rows(ctx context.Context, check bool) ([]mcpRow, error) {
+	list, err := m.db.MCPServers(ctx)
+	if err != nil {
+		return nil, err
 	}
 	rows := make([]mcpRow, 0, len(list))
 	for _, s := range list {
@@ -454,50 +498,14 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 				s.Tools = toolsJSON(cn.Tools())
 				cn.Close()
 				if err := m.db.SetMCPServerTools(ctx, s.Name, s.Tools); err != nil {
-					return err
+					return nil, err
 				}
 				r.Problem = trouble(s, true) // the tools listed now replace the cached ones
 			}
 		}
 		rows = append(rows, r)
 	}
-	if asJSON {
-		b, err := json.Marshal(rows)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(m.a.stdout, "%s\n", b)
-		return err
-	}
-	if len(rows) == 0 {
-		fmt.Fprintln(m.a.stdout, "No MCP servers yet. Add one with: jarvisbot mcp add NAME -- COMMAND ARGS…  or  jarvisbot mcp add NAME URL")
-		return nil
-	}
-	tw := tabwriter.NewWriter(m.a.stdout, 2, 4, 2, ' ', 0)
-	troubled := 0
-	for _, r := range rows {
-		state := "on"
-		if !r.Enabled {
-			state = "off"
-		}
-		if r.Status != "" {
-			state += ", " + r.Status
-		}
-		if r.Problem != "" {
-			state += ", needs attention"
-			troubled++
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d tools\t%s\t%s\n", shownName(r.Name), state, r.Tools, r.Transport, r.Target)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if r.Problem != "" {
-			fmt.Fprintf(m.a.stdout, "%s needs attention: %s.\n", shownName(r.Name), r.Problem)
-		}
-	}
-	return nil
+	return rows, nil
 }
 
 func (m mcpCmd) show(ctx context.Context, name string) error {
