@@ -59,7 +59,9 @@ func newEnv(t *testing.T) env {
 func (e env) installer(answer bool, shown *Staged) Installer {
 	return Installer{
 		Dir: e.dir, Store: e.db,
-		Shipped: func(name string) (*plugins.Plugin, bool) { return &plugins.Plugin{Manifest: plugins.Manifest{Name: "github"}}, name == "github" },
+		Shipped: func(name string) (*plugins.Plugin, bool) {
+			return &plugins.Plugin{Manifest: plugins.Manifest{Name: "github"}}, name == "github"
+		},
 		Manual: func(dir string, p *plugins.Plugin) (*skills.Skill, error) {
 			q := *p
 			q.Dir = "."
