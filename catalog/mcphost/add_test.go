@@ -221,3 +221,24 @@ func TestAddExistingNameChangesNothingM1(t *testing.T) {
 		t.Errorf("a refused add left secrets %v in the keyring", names)
 	}
 }
+
+// TestSecretsInUseX3: a keyring name another server refers to or had
+// moved there, or a CLI tool's environment names, is in use, with what
+// uses it; the server being removed counts for nothing.
+func TestSecretsInUseX3(t *testing.T) {
+	servers := []store.MCPServer{
+		{Name: "gone", Env: map[string]string{"A": "${ONLY_GONE}"}, Secrets: []string{"MCP_GONE_X"}},
+		{Name: "web", URL: "https://example.test/?k=${SHARED}", Headers: map[string]string{"Authorization": "Bearer ${WEB_TOKEN}"}, Secrets: []string{"MCP_WEB_Y"}},
+	}
+	tools := []store.CLITool{{Name: "gh", Env: map[string]string{"GH_TOKEN": "${GH}"}}}
+	got := SecretsInUse(servers, tools, "gone")
+	want := map[string]string{"SHARED": "MCP server web", "WEB_TOKEN": "MCP server web", "MCP_WEB_Y": "MCP server web", "GH": "CLI tool cli:gh"}
+	if len(got) != len(want) {
+		t.Fatalf("in use %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s used by %q, want %q", k, got[k], v)
+		}
+	}
+}

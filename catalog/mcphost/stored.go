@@ -185,3 +185,26 @@ func Trouble(s store.MCPServer, tools bool) string {
 	}
 	return ""
 }
+
+// SecretsInUse says, for each keyring name a stored server other than
+// except or a CLI tool refers to (or a server had moved there), what
+// needs it: removing except must not delete a secret something else uses.
+func SecretsInUse(servers []store.MCPServer, tools []store.CLITool, except string) map[string]string {
+	use := map[string]string{}
+	for _, s := range servers {
+		if s.Name == except {
+			continue
+		}
+		for _, n := range append(RefsOf(s), s.Secrets...) {
+			use[n] = "MCP server " + ShownName(s.Name)
+		}
+	}
+	for _, t := range tools {
+		for _, v := range t.Env {
+			for _, n := range secretref.Names(v) {
+				use[n] = "CLI tool cli:" + t.Name
+			}
+		}
+	}
+	return use
+}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/internal/secretref"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -22,30 +21,15 @@ func shownName(n string) string                        { return mcphost.ShownNam
 // server being removed needs, what needs it: another MCP server, a CLI
 // tool, or the config.
 func (m mcpCmd) secretsInUse(ctx context.Context, except string) (map[string]string, error) {
-	use := map[string]string{}
 	servers, err := m.db.MCPServers(ctx)
 	if err != nil {
 		return nil, err
-	}
-	for _, s := range servers {
-		if s.Name == except {
-			continue
-		}
-		for _, n := range append(mcphost.RefsOf(s), s.Secrets...) {
-			use[n] = "MCP server " + shownName(s.Name)
-		}
 	}
 	tools, err := m.db.CLITools(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range tools {
-		for _, v := range t.Env {
-			for _, n := range secretref.Names(v) {
-				use[n] = "CLI tool cli:" + t.Name
-			}
-		}
-	}
+	use := mcphost.SecretsInUse(servers, tools, except)
 	for name, p := range configSecrets(m.cfg) {
 		use[name] = p
 	}
