@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -33,7 +30,7 @@ func cmdInit(ctx context.Context, a *app, args []string) error {
 	if path, err = filepath.Abs(path); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "config path: %w", err)
 	}
-	if err := writeTemplate(path, *force); err != nil {
+	if err := config.WriteTemplate(path, *force); err != nil {
 		return err
 	}
 
@@ -62,40 +59,5 @@ func cmdInit(ctx context.Context, a *app, args []string) error {
 	fmt.Fprintf(w, "  jarvisbot secrets set ANTHROPIC_API_KEY < key.txt\n")
 	fmt.Fprintf(w, "(the file keyring reads its passphrase from JARVIS_KEYRING_PASSWORD),\n")
 	fmt.Fprintf(w, "then edit %s to add agents and tiers.\n", path)
-	return nil
-}
-
-// writeTemplate writes the template to path with mode 0600 in a 0700
-// directory. It goes through a temporary file and a rename, so an
-// interrupted init never leaves half a config behind.
-func writeTemplate(path string, force bool) (err error) {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "config path %s is a directory: remove it, or set JARVIS_CONFIG to a file path", path)
-	case err == nil && !force:
-		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "config file %s already exists, so init left it alone: edit it, or run `jarvisbot init --force` to replace it with the default template", path)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot check the config file %s: %w", path, err)
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot create the config directory %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".config-*.yaml") // CreateTemp uses mode 0600
-	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file in %s: %w", dir, err)
-	}
-	defer func() { err = errors.Join(err, removeLeftover(tmp.Name())) }() // gone already after the rename
-	if _, err := tmp.Write(config.Template()); err != nil {
-		_ = tmp.Close() // the write failed already; that error says what to do
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file %s: %w", path, err)
-	}
 	return nil
 }

@@ -2,42 +2,25 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/internal/namedir"
-	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/plugins/local"
 	"github.com/jarvisbot/jarvisbot/skills"
-	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
-// `plugins install DIR` (P1, S6, X1, X2): a plugin folder of the owner's
-// own is copied into a staging folder in the data directory, checked
-// there, shown in full (its servers with their commands and addresses, its
-// skills as written, control characters visible), and moved into place
-// only on the owner's yes. Unless the owner trusts the plugin, its skills
-// pass the import policy of a foreign SKILL.md: what would grant behaviour
-// (trigger words, a tier, a schedule, a voice mark, ...) is listed and
-// left out of the installed copy, so the decision holds for every later
-// reading of it. What is shown is the staged copy, which is what gets
-// installed: a folder changed after the view changes nothing.
-
-// pluginFolderLimit bounds the copy of a plugin folder: a manifest, a
-// configuration, a few manuals, perhaps a bundled server.
-func pluginFolderLimit() sizelimit.Limit {
-	return sizelimit.Limit{What: "a plugin folder", Max: 256 << 20, Hint: "name a large server in mcp.json (e.g. run with npx) instead of bundling it"}
-}
+// `plugins install DIR` (P1, S6, X1, X2): plugins/local stages, checks and
+// installs the folder; this shows it in full (its servers with their
+// commands and addresses, its skills as written, control characters
+// visible) and asks the owner.
 
 // localInstall is one `plugins install DIR`.
 type localInstall struct {
@@ -48,172 +31,52 @@ type localInstall struct {
 	trusted bool // honour every field of the plugin's skills
 }
 
-// pluginSkill is one skill of a staged plugin, as written and as it will be
-// installed.
-type pluginSkill struct {
-	rel      string // "skills/NAME/SKILL.md"
-	manual   bool
-	original string
-	skill    *skills.Skill // under the import policy
-}
-
 // install stages, shows and, on yes, installs the plugin folder src. It
 // returns the installed plugin, or nil when the owner said no.
-func (li localInstall) install(ctx context.Context, src string, all map[string]shipped) (_ *shipped, err error) {
-	p, err := plugins.Load(src)
-	if err != nil {
+func (li localInstall) install(ctx context.Context, src string, all map[string]shipped) (*shipped, error) {
+	in := local.Installer{
+		Dir: localPlugins(li.cfg), Store: li.db, Trusted: li.trusted,
+		Shipped: func(name string) (*plugins.Plugin, bool) {
+			sp, ok := all[name]
+			return sp.plugin, ok && sp.local == ""
+		},
+		Manual:  readManual,
+		Consent: li.consent,
+	}
+	done, err := in.Install(ctx, src)
+	if err != nil || done == nil {
 		return nil, err
 	}
-	name := p.Manifest.Name
-	if sp, ok := all[name]; ok && sp.local == "" {
-		return nil, jarvisbot.Errorf(jarvisbot.ECONFLICT, "the plugin in %s is named %q, like the %s plugin that ships with jarvisbot, and a local plugin never replaces a shipped one: give yours another name in its plugin.json (\"name\") and install it again, or install the shipped one with jarvisbot plugins install %s",
-			visible.Text(src), name, sp.plugin.DisplayName(), name)
-	}
-	switch _, err := li.db.InstalledPlugin(ctx, name); {
-	case err == nil:
-		return nil, jarvisbot.Errorf(jarvisbot.ECONFLICT, "a plugin named %q is installed already: remove it first (jarvisbot plugins remove %s), then install the folder again", name, name)
-	case jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
-		return nil, err
-	}
-	local := localPlugins(li.cfg)
-	dest, _, err := local.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(local.Path(), 0o700); err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "create %s: %w", local.Path(), err)
-	}
-	// A name starting with a dot is not a plain plugin name: loadStore
-	// never takes a staging folder for a plugin.
-	stage, err := os.MkdirTemp(local.Path(), ".install-")
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "create a staging folder in %s: %w", local.Path(), err)
-	}
-	defer func() { err = errors.Join(err, removeLeftover(stage)) }() // gone already once it is moved into place
-	if err := copyPluginFolder(src, stage); err != nil {
-		return nil, err
-	}
-	if p, err = plugins.Load(stage); err != nil {
-		return nil, err
-	}
-	if p.Manifest.Name != name {
-		return nil, jarvisbot.Errorf(jarvisbot.ECONFLICT, "%s changed while it was copied (its name is now %q): install it again", visible.Text(src), p.Manifest.Name)
-	}
-	list, err := readPluginSkills(stage, p)
-	if err != nil {
-		return nil, err
-	}
-	li.show(src, p, list)
-	if !li.yes {
-		ok, err := confirm(li.a, fmt.Sprintf("Install %s into %s? [y/N] ", name, dest), "jarvisbot plugins install "+src+" --yes")
-		if err != nil || !ok {
-			return nil, err
-		}
-	}
-	if !li.trusted {
-		for _, s := range list {
-			if err := os.WriteFile(filepath.Join(stage, filepath.FromSlash(s.rel)), s.skill.Render(), 0o600); err != nil {
-				return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "write %s of the plugin: %w", s.rel, err)
-			}
-		}
-	}
-	manual, err := skills.Manual(os.DirFS(stage), rebase(p))
-	switch {
-	case jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND:
-		manual = placeholderManual(p)
-	case err != nil:
-		return nil, err
-	}
-	// A copy left by an earlier install of the same name, since removed.
-	_, kind, err := local.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if kind != namedir.Missing {
-		if _, err := local.Remove(name); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.Rename(stage, dest); err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "install the plugin at %s: %w", dest, err)
-	}
-	if err := li.record(ctx, src, name, list); err != nil {
-		return nil, err
-	}
-	p.Dir = dest
-	return &shipped{plugin: p, manual: manual, local: dest}, nil
+	return &shipped{plugin: done.Plugin, manual: done.Manual, local: done.Dir}, nil
 }
 
-// record keeps where the plugin came from and the owner's decision on its
-// skills (S6), shown by plugins show and skills show.
-func (li localInstall) record(ctx context.Context, src, name string, list []pluginSkill) error {
-	var dropped []string
-	for _, s := range list {
-		for _, d := range s.skill.Dropped {
-			dropped = append(dropped, s.rel+": "+d.Field+": "+d.Reason)
-		}
+// readManual reads the manual of the plugin in dir, or stands one in when
+// it brings none.
+func readManual(dir string, p *plugins.Plugin) (*skills.Skill, error) {
+	manual, err := skills.Manual(os.DirFS(dir), rebase(p))
+	if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+		return placeholderManual(p), nil
 	}
-	source := "the plugin folder " + src + ", not trusted: the fields of its skills that would grant behaviour are ignored"
-	if li.trusted {
-		source = "the plugin folder " + src + ", trusted by you (--trusted): every field of its skills is honoured"
-		dropped = nil
-	}
-	return li.db.RecordSkill(ctx, store.SkillRecord{Skill: "skill:" + name, Origin: store.SkillImported, Source: source, Dropped: dropped})
+	return manual, err
 }
 
-// readPluginSkills reads every skill of the staged plugin, its manual
-// first, under the import policy.
-func readPluginSkills(stage string, p *plugins.Plugin) ([]pluginSkill, error) {
-	names := slices.Clone(p.Skills)
-	slices.SortStableFunc(names, func(a, b string) int {
-		switch {
-		case a == p.Manifest.Name:
-			return -1
-		case b == p.Manifest.Name:
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	var out []pluginSkill
-	for _, n := range names {
-		rel := plugins.SkillsDir + "/" + n + "/" + plugins.SkillFile
-		s, data, err := skills.ImportDir(filepath.Join(stage, plugins.SkillsDir, n))
-		if err != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.ErrorCode(err), "the plugin's %s: %w", rel, err)
-		}
-		ps := pluginSkill{rel: rel, manual: n == p.Manifest.Name, original: string(data), skill: s}
-		if ps.manual {
-			manualPolicy(s, rel, data)
-		}
-		out = append(out, ps)
+// consent shows the staged plugin and, unless --yes, asks.
+func (li localInstall) consent(st local.Staged) (bool, error) {
+	li.show(st.Src, st.Plugin, st.Skills)
+	if li.yes {
+		return true, nil
 	}
-	return out, nil
-}
-
-// manualPolicy adjusts the import policy for a plugin's manual. Its folder
-// makes it the plugin's manual, so metadata.jarvisbot.plugin takes nothing
-// away. What it says it does is honoured: any kind is at most as free as an
-// imported skill's (instructions), and a manual that uses its plugin's
-// tools should join a turn, not take it over (S4).
-func manualPolicy(s *skills.Skill, path string, data []byte) {
-	s.Does = skills.KindTools
-	if own, err := skills.Parse(path, data); err == nil && own.Does != "" {
-		s.Does = own.Does
-	}
-	s.Dropped = slices.DeleteFunc(s.Dropped, func(d skills.Dropped) bool {
-		f := strings.ToLower(d.Field)
-		return f == "metadata."+skills.Namespace+"plugin" || f == "metadata."+skills.Namespace+"does"
-	})
+	return confirm(li.a, fmt.Sprintf("Install %s into %s? [y/N] ", st.Plugin.Manifest.Name, st.Dest), "jarvisbot plugins install "+st.Src+" --yes")
 }
 
 // show is the consent view of a plugin folder.
-func (li localInstall) show(src string, p *plugins.Plugin, list []pluginSkill) {
+func (li localInstall) show(src string, p *plugins.Plugin, list []local.Skill) {
 	w := li.a.stdout
 	fmt.Fprintf(w, "The plugin %s (%s) %s from %s:\n", visible.Text(p.DisplayName()), p.Manifest.Name, visible.Text(p.Manifest.Version), visible.Text(src))
 	if p.Manifest.Description != "" {
 		fmt.Fprintf(w, "  %s\n", visible.Text(p.Manifest.Description))
 	}
-	fmt.Fprintf(w, "Sign-in: %s\n", signInText(p.Ext.SignIn))
+	fmt.Fprintf(w, "Sign-in: %s\n", p.Ext.SignIn.Text())
 	if p.MCP == nil || len(p.MCP.Servers) == 0 {
 		fmt.Fprintln(w, "It brings no MCP server.")
 	} else {
@@ -231,13 +94,13 @@ func (li localInstall) show(src string, p *plugins.Plugin, list []pluginSkill) {
 	var dropped []skills.Dropped
 	for _, s := range list {
 		what := ""
-		if s.manual {
+		if s.Manual {
 			what = " (its manual)"
 		}
-		fmt.Fprintf(w, "\n%s%s, in full:\n", s.rel, what)
-		showInFull(w, s.original)
-		for _, d := range s.skill.Dropped {
-			dropped = append(dropped, skills.Dropped{Field: s.rel + ": " + d.Field, Reason: d.Reason})
+		fmt.Fprintf(w, "\n%s%s, in full:\n", s.Rel, what)
+		showInFull(w, s.Original)
+		for _, d := range s.Skill.Dropped {
+			dropped = append(dropped, skills.Dropped{Field: s.Rel + ": " + d.Field, Reason: d.Reason})
 		}
 	}
 	switch {
@@ -251,8 +114,8 @@ func (li localInstall) show(src string, p *plugins.Plugin, list []pluginSkill) {
 		showDropped(w, "", dropped)
 	}
 	for _, s := range list {
-		if s.manual && !li.trusted {
-			fmt.Fprintf(w, "Its manual will %s.\n", entryText(s.skill))
+		if s.Manual && !li.trusted {
+			fmt.Fprintf(w, "Its manual will %s.\n", entryText(s.Skill))
 		}
 	}
 }
@@ -298,85 +161,4 @@ func showArg(s string) string {
 	}
 	q := strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`)
 	return `"` + visible.Text(q) + `"`
-}
-
-// copyPluginFolder copies the regular files and folders of src into dst,
-// which exists and is empty. It reads through an os.Root, so a file
-// swapped for a link after validation cannot lead out of src; links are
-// not copied. The whole folder is measured before anything is copied, and
-// each file is copied only up to the size it had then.
-func copyPluginFolder(src, dst string) error {
-	root, err := os.OpenRoot(src)
-	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "plugin folder %s cannot be opened: %w", visible.Text(src), err)
-	}
-	defer root.Close()
-	type file struct {
-		rel  string
-		size int64
-		exec bool
-	}
-	var dirs []string
-	var files []file
-	var total int64
-	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case p == ".":
-			return nil
-		case d.IsDir():
-			dirs = append(dirs, p)
-			return nil
-		case !d.Type().IsRegular():
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		total += fi.Size()
-		files = append(files, file{rel: p, size: fi.Size(), exec: fi.Mode()&0o100 != 0})
-		return nil
-	})
-	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "read plugin folder %s: %w", visible.Text(src), err)
-	}
-	if err := pluginFolderLimit().Check(src, total); err != nil {
-		return err
-	}
-	for _, d := range dirs {
-		if err := os.Mkdir(filepath.Join(dst, filepath.FromSlash(d)), 0o700); err != nil {
-			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "copy plugin folder %s: %w", visible.Text(src), err)
-		}
-	}
-	for _, f := range files {
-		if err := copyFile(root, f.rel, filepath.Join(dst, filepath.FromSlash(f.rel)), f.size, f.exec); err != nil {
-			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "copy %s of plugin folder %s: %w", f.rel, visible.Text(src), err)
-		}
-	}
-	return nil
-}
-
-// copyFile copies at most size bytes of rel; a bundled program stays
-// executable (by the owner only).
-func copyFile(root *os.Root, rel, dst string, size int64, exec bool) error {
-	in, err := root.Open(rel)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	mode := os.FileMode(0o600)
-	if exec {
-		mode = 0o700
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, io.LimitReader(in, size))
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

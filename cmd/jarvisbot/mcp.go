@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -40,20 +35,28 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ", ") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
+// mcpFlags are the flags of `jarvisbot mcp`.
+type mcpFlags struct {
+	env, hdrs     listFlag
+	timeout       *time.Duration
+	trusted, sse  *bool
+	check, asJSON *bool
+}
+
 // cmdMCP: the owner's MCP servers (M1).
 func cmdMCP(ctx context.Context, a *app, args []string) error {
 	// Everything after "--" is the server's command line, verbatim: its
 	// own flags are not ours.
 	args, command := splitCommand(args)
 	fs := newFlagSet(a, "mcp", mcpUsage)
-	var env, hdrs listFlag
-	fs.Var(&env, "env", "add: an environment variable K=V for a stdio server (V may be ${SECRET}); repeatable")
-	fs.Var(&hdrs, "header", `add: an HTTP header "K: V" (V may hold ${SECRET}); repeatable`)
-	timeout := fs.Duration("timeout", 0, "add: deadline of every tool call (default 30s)")
-	trusted := fs.Bool("trusted", false, "add: trust the server's annotations to lower tool tiers")
-	sse := fs.Bool("sse", false, "add: the URL speaks only the older SSE transport")
-	check := fs.Bool("check", false, "list: connect to every enabled server now and show whether it answers")
-	asJSON := fs.Bool("json", false, "list: one JSON array")
+	var f mcpFlags
+	fs.Var(&f.env, "env", "add: an environment variable K=V for a stdio server (V may be ${SECRET}); repeatable")
+	fs.Var(&f.hdrs, "header", `add: an HTTP header "K: V" (V may hold ${SECRET}); repeatable`)
+	f.timeout = fs.Duration("timeout", 0, "add: deadline of every tool call (default 30s)")
+	f.trusted = fs.Bool("trusted", false, "add: trust the server's annotations to lower tool tiers")
+	f.sse = fs.Bool("sse", false, "add: the URL speaks only the older SSE transport")
+	f.check = fs.Bool("check", false, "list: connect to every enabled server now and show whether it answers")
+	f.asJSON = fs.Bool("json", false, "list: one JSON array")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -67,7 +70,11 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer db.Close()
-	m := mcpCmd{a: a, cfg: cfg, db: db}
+	return mcpCmd{a: a, cfg: cfg, db: db}.run(ctx, pos, command, f)
+}
+
+// run runs one mcp subcommand.
+func (m mcpCmd) run(ctx context.Context, pos, command []string, f mcpFlags) error {
 	one := func() (string, error) {
 		if len(pos) != 2 {
 			return "", jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot mcp %s NAME", pos[0])
@@ -76,48 +83,13 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 	}
 	switch pos[0] {
 	case "add":
-		s := store.MCPServer{Timeout: *timeout, Trusted: *trusted, Enabled: true}
-		switch {
-		case len(pos) == 2 && len(command) > 0:
-			s.Name, s.Transport, s.Command, s.Args = pos[1], mcphost.Stdio, command[0], command[1:]
-		case len(pos) == 3 && len(command) == 0:
-			s.Name, s.Transport, s.URL = pos[1], mcphost.StreamableHTTP, pos[2]
-			if *sse {
-				s.Transport = mcphost.SSE
-			}
-		default:
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", mcpUsage)
-		}
-		if s.Env, err = keyValues(env, "=", "--env"); err != nil {
+		s, err := serverToAdd(pos, command, f)
+		if err != nil {
 			return err
-		}
-		if s.Headers, err = keyValues(hdrs, ":", "--header"); err != nil {
-			return err
-		}
-		if s.Transport != mcphost.Stdio && len(s.Env) > 0 {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "--env is for stdio servers; an HTTP server takes --header")
 		}
 		return m.add(ctx, s)
 	case "list":
-		return m.list(ctx, *check, *asJSON)
-	case "show":
-		name, err := one()
-		if err != nil {
-			return err
-		}
-		return m.show(ctx, name)
-	case "on", "off":
-		name, err := one()
-		if err != nil {
-			return err
-		}
-		return m.switchServer(ctx, name, pos[0] == "on")
-	case "remove":
-		name, err := one()
-		if err != nil {
-			return err
-		}
-		return m.remove(ctx, name)
+		return m.list(ctx, *f.check, *f.asJSON)
 	case "call":
 		if len(pos) < 3 || len(pos) > 4 {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, `usage: jarvisbot mcp call NAME TOOL ['{"arg": "value"}']`)
@@ -127,24 +99,61 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 			argJSON = pos[3]
 		}
 		return m.call(ctx, pos[1], pos[2], argJSON)
-	case "import":
-		file, err := one()
+	case "show", "on", "off", "remove", "import":
+		name, err := one()
 		if err != nil {
 			return err
 		}
-		return m.importFile(ctx, file)
+		return m.named(ctx, pos[0], name)
 	}
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown mcp subcommand %q: use add, list, show, on, off, remove or import", pos[0])
+}
+
+// named runs a subcommand that takes one name (or file).
+func (m mcpCmd) named(ctx context.Context, sub, name string) error {
+	switch sub {
+	case "show":
+		return m.show(ctx, name)
+	case "on", "off":
+		return m.switchServer(ctx, name, sub == "on")
+	case "remove":
+		return m.remove(ctx, name)
+	}
+	return m.importFile(ctx, name)
+}
+
+// serverToAdd is the server `mcp add` describes: a command line after
+// "--" or a URL.
+func serverToAdd(pos, command []string, f mcpFlags) (store.MCPServer, error) {
+	s := store.MCPServer{Timeout: *f.timeout, Trusted: *f.trusted, Enabled: true}
+	switch {
+	case len(pos) == 2 && len(command) > 0:
+		s.Name, s.Transport, s.Command, s.Args = pos[1], mcphost.Stdio, command[0], command[1:]
+	case len(pos) == 3 && len(command) == 0:
+		s.Name, s.Transport, s.URL = pos[1], mcphost.StreamableHTTP, pos[2]
+		if *f.sse {
+			s.Transport = mcphost.SSE
+		}
+	default:
+		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", mcpUsage)
+	}
+	var err error
+	if s.Env, err = keyValues(f.env, "=", "--env"); err != nil {
+		return s, err
+	}
+	if s.Headers, err = keyValues(f.hdrs, ":", "--header"); err != nil {
+		return s, err
+	}
+	if s.Transport != mcphost.Stdio && len(s.Env) > 0 {
+		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "--env is for stdio servers; an HTTP server takes --header")
+	}
+	return s, nil
 }
 
 type mcpCmd struct {
 	a   *app
 	cfg config.Config
 	db  *sqlite.DB
-	// pending holds the values of secrets moved out of a server's settings
-	// while it is tried, before they are kept: a server that does not
-	// answer leaves the keyring as it was.
-	pending map[string]string
 }
 
 // keyValues parses K=V (or "K: V") pairs.
@@ -167,48 +176,16 @@ func keyValues(list []string, sep, flagName string) (map[string]string, error) {
 	return out, nil
 }
 
-// noLiteralSecrets refuses settings that would put a credential on disk
-// (a CLI tool's environment, which has no keyring move).
-func noLiteralSecrets(s store.MCPServer) error {
-	for _, l := range literals(s) {
-		switch l.Field {
-		case plugins.FieldEnv, plugins.FieldHeader:
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s of %s holds a literal credential: jarvisbot keeps secrets only in the keyring. Run jarvisbot secrets set NAME (it reads the value from stdin) and write ${NAME} instead, e.g. %s", describe(l), s.Name, example(l.Field, l.Key))
-		default:
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "the %s of %s holds a literal credential: store it with jarvisbot secrets set NAME (it reads the value from stdin) and write ${NAME} in its place", describe(l), s.Name)
-		}
-	}
-	return nil
-}
-
-func example(kind, k string) string {
-	if kind == "header" {
-		return fmt.Sprintf("--header \"%s: Bearer ${%s}\"", k, secretRef(k))
-	}
-	return fmt.Sprintf("--env %s=${%s}", k, secretRef(k))
-}
-
-var nonRef = regexp.MustCompile(`[^A-Za-z0-9_]+`)
-
-// secretRef turns a name into one a ${NAME} reference can hold.
-func secretRef(s string) string {
-	return strings.Trim(strings.ToUpper(nonRef.ReplaceAllString(s, "_")), "_")
-}
+// noLiteralSecrets refuses settings that would put a credential on disk.
+func noLiteralSecrets(s store.MCPServer) error { return mcphost.RefuseLiterals(s) }
 
 // hostServer is the connection settings of a stored server.
-func hostServer(s store.MCPServer) mcphost.Server {
-	return mcphost.Server{Name: s.Name, Transport: s.Transport, Command: s.Command, Args: s.Args, Env: s.Env,
-		Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, Timeout: s.Timeout, Trusted: s.Trusted, Plugin: s.Plugin}
-}
+func hostServer(s store.MCPServer) mcphost.Server { return mcphost.FromStored(s) }
 
-// lookup resolves ${NAME} references: the secrets of a server being
-// tried before they are kept, the keyring, then the environment. The
-// keyring is opened only when a reference needs it.
+// lookup resolves ${NAME} references: the keyring, then the environment.
+// The keyring is opened only when a reference needs it.
 func (m mcpCmd) lookup(ctx context.Context) mcphost.Lookup {
 	return func(name string) (string, bool) {
-		if v, ok := m.pending[name]; ok {
-			return v, true
-		}
 		if kr, err := m.a.openSecrets(m.cfg); err == nil {
 			if v, err := kr.Get(ctx, name); err == nil {
 				return v, true
@@ -231,17 +208,7 @@ func (m mcpCmd) dialStored(ctx context.Context, s store.MCPServer) (*mcphost.Con
 // progress says which server is being reached; the caller prints it, so
 // that concurrent dials never write at once.
 func (m mcpCmd) progress(s store.MCPServer) {
-	fmt.Fprintf(m.a.stderr, "Connecting to %s (%s)...\n", shownName(s.Name), target(s))
-}
-
-// target is what a server is, as it may be shown: its command line or its
-// URL, literal credentials hidden.
-func target(s store.MCPServer) string {
-	s = redacted(s)
-	if s.Transport == mcphost.Stdio || (s.Transport == "" && s.Command != "") {
-		return strings.Join(append([]string{s.Command}, s.Args...), " ")
-	}
-	return s.URL
+	fmt.Fprintf(m.a.stderr, "Connecting to %s (%s)...\n", shownName(s.Name), mcphost.Target(s))
 }
 
 // dial connects to a stored server without a word; safe to run at once
@@ -294,105 +261,38 @@ func initTimeout(a *app) time.Duration {
 	return 60 * time.Second
 }
 
-func toolsJSON(tools []catalog.SnapshotTool) []byte {
-	b, err := json.Marshal(tools)
-	if err != nil {
-		return []byte("[]")
-	}
-	return b
-}
+func toolsJSON(tools []catalog.SnapshotTool) []byte { return mcphost.ToolsJSON(tools) }
 
-// candidate is a server ready to be recorded: its settings hold
-// references where literal secrets were, the moves hold their values, and
-// after it answered, what it said about itself.
-type candidate struct {
-	s     store.MCPServer
-	moves []secretMove
-	info  string
-	tools []catalog.SnapshotTool
-}
-
-// prepare moves s's literal secrets out of its settings (nothing is
-// written yet) and checks the settings and the name.
-func (m mcpCmd) prepare(ctx context.Context, s store.MCPServer, taken func(string) bool) (candidate, error) {
-	moves, err := moveSecrets(&s, taken)
-	if err != nil {
-		return candidate{}, err
+// adder adds servers to this command's store, reaching them as the
+// service would and moving literal secrets to its keyring.
+func (m mcpCmd) adder(ctx context.Context) mcphost.Adder {
+	return mcphost.Adder{
+		Store: m.db,
+		OpenKeyring: func() (mcphost.Keyring, error) {
+			kr, err := m.a.openSecrets(m.cfg)
+			if err != nil {
+				return nil, err
+			}
+			return kr, nil
+		},
+		Dial:     mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(m.a)},
+		Progress: m.progress,
+		Warn:     func(w string) { fmt.Fprintf(m.a.stderr, "jarvisbot: warning: %s\n", w) },
 	}
-	hs := hostServer(s)
-	if err := hs.Check(); err != nil {
-		return candidate{}, jarvisbot.Errorf(jarvisbot.EINVALID, "%s", redactText(s, err.Error()))
-	}
-	if _, err := m.db.MCPServer(ctx, s.Name); err == nil {
-		return candidate{}, jarvisbot.Errorf(jarvisbot.ECONFLICT, "an MCP server named %s exists already: remove it first (jarvisbot mcp remove %s) or choose another name", s.Name, s.Name)
-	}
-	return candidate{s: s, moves: moves}, nil
-}
-
-// try connects to a candidate, with its moved secrets resolved from
-// memory, and records what it answered.
-func (m mcpCmd) try(ctx context.Context, c *candidate) error {
-	t := m
-	t.pending = map[string]string{}
-	for _, mv := range c.moves {
-		t.pending[mv.ref] = mv.value
-	}
-	cn, err := t.dial(ctx, c.s)
-	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "not added: %w", err)
-	}
-	defer cn.Close()
-	for _, l := range cn.LeftOut() {
-		fmt.Fprintf(m.a.stderr, "jarvisbot: warning: %s\n", l)
-	}
-	c.s.Transport = cn.Transport // after an SSE fallback, remember SSE
-	c.tools = cn.Tools()
-	c.s.Tools = toolsJSON(c.tools)
-	c.info = cn.Info.Name
-	if cn.Info.Version != "" {
-		c.info += " " + cn.Info.Version
-	}
-	return nil
-}
-
-// record keeps the candidates' secrets in the keyring and the candidates
-// in the store, all or none: a failure takes back the secrets written.
-func (m mcpCmd) record(ctx context.Context, kr *secrets.Keyring, list []candidate) error {
-	var moves []secretMove
-	servers := make([]store.MCPServer, len(list))
-	for i, c := range list {
-		moves = append(moves, c.moves...)
-		servers[i] = c.s
-	}
-	undo := func() error { return nil }
-	if len(moves) > 0 {
-		u, err := keep(ctx, kr, moves)
-		if err != nil {
-			return err
-		}
-		undo = u
-	}
-	if err := m.db.AddMCPServers(ctx, servers); err != nil {
-		if uerr := undo(); uerr != nil {
-			return errors.Join(err, uerr)
-		}
-		return err
-	}
-	return nil
 }
 
 // report says what moved to the keyring and what was added.
-func (m mcpCmd) report(c candidate, prefix string, tools bool) {
-	for _, mv := range c.moves {
-		fmt.Fprintf(m.a.stdout, "  %s: moved the literal %s into the keyring as %s\n", c.s.Name, mv.what, mv.ref)
+func (m mcpCmd) report(c mcphost.Candidate, prefix string, tools bool) {
+	for _, mv := range c.Moves {
+		fmt.Fprintf(m.a.stdout, "  %s: moved the literal %s into the keyring as %s\n", c.Server.Name, mv.What, mv.Ref)
 	}
-	fmt.Fprintf(m.a.stdout, "%sAdded %s (%s, %s): %d tools, switched on.\n", prefix, c.s.Name, c.info, c.s.Transport, len(c.tools))
+	fmt.Fprintf(m.a.stdout, "%sAdded %s (%s, %s): %d tools, switched on.\n", prefix, c.Server.Name, c.Info, c.Server.Transport, len(c.Tools))
 	if !tools {
 		return
 	}
-	for i, t := range c.tools {
+	for i, t := range c.Tools {
 		if i == 10 {
-			fmt.Fprintf(m.a.stdout, "  … and %d more (jarvisbot mcp show %s)\n", len(c.tools)-10, c.s.Name)
+			fmt.Fprintf(m.a.stdout, "  … and %d more (jarvisbot mcp show %s)\n", len(c.Tools)-10, c.Server.Name)
 			break
 		}
 		fmt.Fprintf(m.a.stdout, "  %s\n", t.Name)
@@ -400,28 +300,10 @@ func (m mcpCmd) report(c candidate, prefix string, tools bool) {
 }
 
 // add checks that the server answers and lists its tools, then records it
-// switched on. Literal secrets in its settings move to the keyring, and
-// the settings refer to them. A server that does not answer is not added,
-// and its secrets are not kept.
+// switched on (mcphost.Adder).
 func (m mcpCmd) add(ctx context.Context, s store.MCPServer) error {
-	var kr *secrets.Keyring
-	taken := func(string) bool { return false }
-	if len(literals(s)) > 0 {
-		k, t, err := m.keyringNames(ctx)
-		if err != nil {
-			return err
-		}
-		kr, taken = k, t
-	}
-	c, err := m.prepare(ctx, s, taken)
+	c, err := m.adder(ctx).Add(ctx, s)
 	if err != nil {
-		return err
-	}
-	m.progress(c.s)
-	if err := m.try(ctx, &c); err != nil {
-		return err
-	}
-	if err := m.record(ctx, kr, []candidate{c}); err != nil {
 		return err
 	}
 	m.report(c, "", true)
@@ -497,35 +379,7 @@ func (m mcpCmd) remove(ctx context.Context, name string) error {
 	return nil
 }
 
-// trouble says why a stored server cannot run as stored, and what to do,
-// or "": a row that did not read whole, settings today's checks refuse or
-// a literal secret an older jarvisbot stored (remove it and add it again),
-// and with tools, a cached tool list the catalog refuses (list it again).
-func trouble(s store.MCPServer, tools bool) string {
-	again := fmt.Sprintf(": remove it (jarvisbot mcp remove %s) and add it again", shownName(s.Name))
-	if s.Problem != "" {
-		return s.Problem + again
-	}
-	hs := hostServer(s)
-	if err := hs.Check(); err != nil {
-		return redactText(s, strings.TrimPrefix(err.Error(), "server "+s.Name+": ")) + again
-	}
-	if lits := literals(s); len(lits) > 0 {
-		return fmt.Sprintf("its %s holds a literal credential an older jarvisbot stored%s, which moves it to the keyring", describe(lits[0]), again)
-	}
-	if !tools {
-		return ""
-	}
-	var list []catalog.SnapshotTool
-	err := json.Unmarshal(s.Tools, &list)
-	if err == nil {
-		err = catalog.New().SetServer(catalog.Server{ID: s.Name, Trusted: s.Trusted, Connected: true}, list)
-	}
-	if err != nil {
-		return fmt.Sprintf("its cached tool list is refused (%v): jarvisbot mcp list --check lists its tools again", err)
-	}
-	return ""
-}
+func trouble(s store.MCPServer, tools bool) string { return mcphost.Trouble(s, tools) }
 
 // find returns a stored server by the name the owner typed. A name that no
 // longer passes the checks is shown quoted when it holds control
@@ -581,31 +435,9 @@ type mcpRow struct {
 }
 
 func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
-	list, err := m.db.MCPServers(ctx)
+	rows, err := m.rows(ctx, check)
 	if err != nil {
 		return err
-	}
-	rows := make([]mcpRow, 0, len(list))
-	for _, s := range list {
-		r := mcpRow{Name: s.Name, Transport: s.Transport, Target: target(s), Enabled: s.Enabled, Trusted: s.Trusted, Problem: trouble(s, true)}
-		var tools []json.RawMessage
-		if json.Unmarshal(s.Tools, &tools) == nil {
-			r.Tools = len(tools)
-		}
-		if check && s.Enabled {
-			if cn, err := m.dialStored(ctx, s); err != nil {
-				r.Status = redactText(s, err.Error())
-			} else {
-				r.Status, r.Tools = "up", len(cn.Tools())
-				s.Tools = toolsJSON(cn.Tools())
-				cn.Close()
-				if err := m.db.SetMCPServerTools(ctx, s.Name, s.Tools); err != nil {
-					return err
-				}
-				r.Problem = trouble(s, true) // the tools listed now replace the cached ones
-			}
-		}
-		rows = append(rows, r)
 	}
 	if asJSON {
 		b, err := json.Marshal(rows)
@@ -620,7 +452,6 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(m.a.stdout, 2, 4, 2, ' ', 0)
-	troubled := 0
 	for _, r := range rows {
 		state := "on"
 		if !r.Enabled {
@@ -631,7 +462,6 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 		}
 		if r.Problem != "" {
 			state += ", needs attention"
-			troubled++
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d tools\t%s\t%s\n", shownName(r.Name), state, r.Tools, r.Transport, r.Target)
 	}
@@ -644,6 +474,38 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 		}
 	}
 	return nil
+}
+
+// rows are the stored servers as listed; with check, every enabled one
+// is reached now and its tools listed again.
+func (m mcpCmd) rows(ctx context.Context, check bool) ([]mcpRow, error) {
+	list, err := m.db.MCPServers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]mcpRow, 0, len(list))
+	for _, s := range list {
+		r := mcpRow{Name: s.Name, Transport: s.Transport, Target: mcphost.Target(s), Enabled: s.Enabled, Trusted: s.Trusted, Problem: trouble(s, true)}
+		var tools []json.RawMessage
+		if json.Unmarshal(s.Tools, &tools) == nil {
+			r.Tools = len(tools)
+		}
+		if check && s.Enabled {
+			if cn, err := m.dialStored(ctx, s); err != nil {
+				r.Status = redactText(s, err.Error())
+			} else {
+				r.Status, r.Tools = "up", len(cn.Tools())
+				s.Tools = toolsJSON(cn.Tools())
+				cn.Close()
+				if err := m.db.SetMCPServerTools(ctx, s.Name, s.Tools); err != nil {
+					return nil, err
+				}
+				r.Problem = trouble(s, true) // the tools listed now replace the cached ones
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
 
 func (m mcpCmd) show(ctx context.Context, name string) error {
@@ -659,9 +521,9 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	}
 	fmt.Fprintf(w, "%s: %s, %s\n", shownName(s.Name), state, s.Transport)
 	if s.Transport == mcphost.Stdio {
-		fmt.Fprintf(w, "command: %s\n", target(stored))
+		fmt.Fprintf(w, "command: %s\n", mcphost.Target(stored))
 	} else {
-		fmt.Fprintf(w, "url:     %s\n", target(stored))
+		fmt.Fprintf(w, "url:     %s\n", mcphost.Target(stored))
 	}
 	for _, k := range sortedKeys(s.Env) {
 		fmt.Fprintf(w, "env:     %s=%s\n", k, s.Env[k])
@@ -701,161 +563,18 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	return nil
 }
 
-// importFile adds every server of an mcp.json written for another app
-// (the mcpServers shape of Claude Desktop, Claude Code and Cursor, or VS
-// Code's servers), or none of them. Every entry is checked first (its
-// name, a clash with a stored server or another entry, its settings), then
-// each is started and listed like `mcp add`; only when all pass are
-// their literal secrets moved to the keyring and the servers recorded. A
-// failed import changes no secret and no server.
+// importFile adds every server of an mcp.json written for another app, or
+// none of them (mcphost.Adder.Import).
 func (m mcpCmd) importFile(ctx context.Context, file string) error {
-	data, err := plugins.ImportLimit().ReadFile(file)
+	list, total, err := m.adder(ctx).Import(ctx, file, func(name string, err error) {
+		fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", name, err)
+	})
 	if err != nil {
-		if jarvisbot.ErrorCode(err) == jarvisbot.EINVALID {
-			return err
-		}
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "read %s: %w", file, err)
-	}
-	var doc struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-		Servers    map[string]json.RawMessage `json:"servers"` // VS Code
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s is not a JSON mcp.json: %w", file, err)
-	}
-	entries := doc.MCPServers
-	if len(entries) == 0 {
-		entries = doc.Servers
-	}
-	if len(entries) == 0 {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no \"mcpServers\" (or \"servers\") object with servers in it", file)
-	}
-	keys := slices.Sorted(maps.Keys(entries))
-	failed := func(code jarvisbot.Code, n int) error {
-		return jarvisbot.Errorf(code, "nothing was imported: %d of %d servers in %s cannot be added (see above); fix or remove them there and import again", n, len(keys), file)
-	}
-
-	type entry struct {
-		key string
-		s   store.MCPServer
-	}
-	var read []entry
-	bad := 0
-	for _, k := range keys {
-		s, err := importEntry(k, entries[k])
-		if err != nil {
-			fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", shownName(k), err)
-			bad++
-			continue
-		}
-		read = append(read, entry{k, s})
-	}
-	// The keyring is read (never written) only when a secret will move.
-	var kr *secrets.Keyring
-	taken := func(string) bool { return false }
-	if slices.ContainsFunc(read, func(e entry) bool { return len(literals(e.s)) > 0 }) {
-		if kr, taken, err = m.keyringNames(ctx); err != nil {
-			return err
-		}
-	}
-	planned := map[string]bool{} // keyring names the entries before took
-	from := map[string]string{}  // server name -> the entry that took it
-	list := make([]candidate, 0, len(read))
-	for _, e := range read {
-		if prev, ok := from[e.s.Name]; ok {
-			fmt.Fprintf(m.a.stdout, "✗ %s: becomes the server name %s, which %s takes already: rename one of them\n", shownName(e.key), e.s.Name, shownName(prev))
-			bad++
-			continue
-		}
-		from[e.s.Name] = e.key
-		c, err := m.prepare(ctx, e.s, func(n string) bool { return planned[n] || taken(n) })
-		if err != nil {
-			fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", shownName(e.key), err)
-			bad++
-			continue
-		}
-		for _, mv := range c.moves {
-			planned[mv.ref] = true
-		}
-		list = append(list, c)
-	}
-	if bad > 0 {
-		return failed(jarvisbot.EINVALID, bad)
-	}
-
-	// Every server is started at once: a slow npx start costs its own
-	// time, not the sum. Each result goes to its own slot.
-	errs := make([]error, len(list))
-	var wg sync.WaitGroup
-	for i := range list {
-		m.progress(list[i].s)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = m.try(ctx, &list[i])
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", list[i].s.Name, err)
-			bad++
-		}
-	}
-	if bad > 0 {
-		return failed(jarvisbot.EUNAVAILABLE, bad)
-	}
-	if err := m.record(ctx, kr, list); err != nil {
-		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "nothing was imported: %w", err)
+		return err
 	}
 	for _, c := range list {
 		m.report(c, "✓ ", false)
 	}
-	fmt.Fprintf(m.a.stdout, "Imported %d of %d servers from %s.\n", len(list), len(keys), file)
+	fmt.Fprintf(m.a.stdout, "Imported %d of %d servers from %s.\n", len(list), total, file)
 	return nil
-}
-
-// importEntry reads one server entry of another app's mcp.json.
-func importEntry(key string, raw json.RawMessage) (store.MCPServer, error) {
-	var e struct {
-		Type    string            `json:"type"`
-		Command string            `json:"command"`
-		Args    []string          `json:"args"`
-		Env     map[string]string `json:"env"`
-		Cwd     string            `json:"cwd"`
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-		Timeout float64           `json:"timeout"` // seconds, as some apps write it
-	}
-	if err := json.Unmarshal(raw, &e); err != nil {
-		return store.MCPServer{}, jarvisbot.Errorf(jarvisbot.EINVALID, "not a server entry: %w", err)
-	}
-	s := store.MCPServer{Name: importName(key), Command: e.Command, Args: e.Args, Env: e.Env, Cwd: e.Cwd, URL: e.URL, Headers: e.Headers, Enabled: true}
-	switch strings.ToLower(e.Type) {
-	case "":
-	case "stdio":
-		s.Transport = mcphost.Stdio
-	case "sse":
-		s.Transport = mcphost.SSE
-	case "http", "streamable-http", "streamablehttp":
-		s.Transport = mcphost.StreamableHTTP
-	default:
-		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "unknown transport %q: use stdio, http (streamable HTTP) or sse", e.Type)
-	}
-	if e.Timeout < 0 {
-		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "timeout %v is negative", e.Timeout)
-	}
-	s.Timeout = time.Duration(e.Timeout * float64(time.Second))
-	if s.Name == "" {
-		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "has no letter or digit to make a server name of: rename it in the file")
-	}
-	return s, nil
-}
-
-// importName makes another app's server key a valid jarvisbot name.
-func importName(n string) string {
-	n = strings.ToLower(strings.TrimSpace(n))
-	n = regexp.MustCompile(`[^a-z0-9._-]+`).ReplaceAllString(n, "-")
-	return strings.Trim(n, "-._")
 }

@@ -21,13 +21,20 @@ import (
 
 const pluginsUsage = "plugins list [--json] | show NAME | install NAME [--no-signin] | install DIR [--yes] [--trusted] [--no-signin] | signin NAME | remove NAME | validate DIR"
 
+// pluginsFlags are the flags of `jarvisbot plugins`.
+type pluginsFlags struct {
+	asJSON, noSignin, yes, trusted *bool
+}
+
 // cmdPlugins: the plugin store (P2) and the Agent Plugins checker (P1).
 func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	fs := newFlagSet(a, "plugins", pluginsUsage)
-	asJSON := fs.Bool("json", false, "list: one JSON array")
-	noSignin := fs.Bool("no-signin", false, "install: record the plugin and its manual now, sign in later with plugins signin NAME")
-	yes := fs.Bool("yes", false, "install DIR: do not ask; install after showing everything the plugin brings")
-	trusted := fs.Bool("trusted", false, "install DIR: you trust the plugin: honour every field of its skills (trigger words, tier, schedule, voice)")
+	f := pluginsFlags{
+		asJSON:   fs.Bool("json", false, "list: one JSON array"),
+		noSignin: fs.Bool("no-signin", false, "install: record the plugin and its manual now, sign in later with plugins signin NAME"),
+		yes:      fs.Bool("yes", false, "install DIR: do not ask; install after showing everything the plugin brings"),
+		trusted:  fs.Bool("trusted", false, "install DIR: you trust the plugin: honour every field of its skills (trigger words, tier, schedule, voice)"),
+	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -52,14 +59,19 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 		if err := need(0, "[--json]"); err != nil {
 			return err
 		}
-		return a.listPlugins(ctx, *asJSON)
+		return a.listPlugins(ctx, *f.asJSON)
 	case "show", "install", "remove", "signin":
 		if err := need(1, "NAME"); err != nil {
 			return err
 		}
-	default:
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown plugins subcommand %q: use %s", pos[0], pluginsUsage)
+		return a.pluginNamed(ctx, pos[0], pos[1], f)
 	}
+	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown plugins subcommand %q: use %s", pos[0], pluginsUsage)
+}
+
+// pluginNamed runs a plugins subcommand on one plugin of the store, or
+// installs a plugin folder.
+func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) error {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
@@ -68,20 +80,10 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	ref := pos[1]
-	if pos[0] == "install" && isFolderRef(ref, all) {
-		db, err := a.openStore(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		sp, err := localInstall{a: a, cfg: cfg, db: db, yes: *yes, trusted: *trusted}.install(ctx, ref, all)
-		if err != nil || sp == nil {
-			return err
-		}
-		return a.installPlugin(ctx, cfg, db, *sp, *noSignin)
+	if sub == "install" && isFolderRef(ref, all) {
+		return a.installFolder(ctx, cfg, ref, all, f)
 	}
-	if *yes || *trusted {
+	if *f.yes || *f.trusted {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "--yes and --trusted are for installing a plugin folder (jarvisbot plugins install DIR); the plugins that ship with jarvisbot need neither")
 	}
 	sp, ok := all[ref]
@@ -94,20 +96,41 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 	}
 	defer db.Close()
 	name := sp.plugin.Manifest.Name
-	switch pos[0] {
+	switch sub {
 	case "install":
-		return a.installPlugin(ctx, cfg, db, sp, *noSignin)
+		return a.installPlugin(ctx, cfg, db, sp, *f.noSignin)
 	case "signin":
 		if _, err := db.InstalledPlugin(ctx, name); err != nil {
 			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is not installed: run jarvisbot plugins install %s", name, name)
 		}
-		if !needsSignIn(sp.plugin) {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", name, signInText(sp.plugin.Ext.SignIn))
+		if !sp.plugin.NeedsSignIn() {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", name, sp.plugin.Ext.SignIn.Text())
 		}
 		return a.signIn(ctx, cfg, db, sp.plugin)
 	case "remove":
 		return a.removePlugin(ctx, cfg, db, sp)
 	}
+	return a.showStorePlugin(ctx, db, sp)
+}
+
+// installFolder installs a plugin folder of the owner's own.
+func (a *app) installFolder(ctx context.Context, cfg config.Config, dir string, all map[string]shipped, f pluginsFlags) error {
+	db, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sp, err := localInstall{a: a, cfg: cfg, db: db, yes: *f.yes, trusted: *f.trusted}.install(ctx, dir, all)
+	if err != nil || sp == nil {
+		return err
+	}
+	return a.installPlugin(ctx, cfg, db, *sp, *f.noSignin)
+}
+
+// showStorePlugin shows a plugin of the store with where the owner stands
+// with it.
+func (a *app) showStorePlugin(ctx context.Context, db *sqlite.DB, sp shipped) error {
+	name := sp.plugin.Manifest.Name
 	state := "not installed"
 	if ip, err := db.InstalledPlugin(ctx, name); err == nil {
 		state = string(ip.State) + " since " + ip.InstalledAt.Local().Format("2006-01-02 15:04")
@@ -141,29 +164,36 @@ func isFolderRef(ref string, all map[string]shipped) bool {
 }
 
 // installPlugin records a plugin of the store as installed, turns its
-// manual on and its servers, and signs in when it needs to.
+// manual on and its servers (plugins.Install, AddServers), and signs in
+// when it needs to.
 func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp shipped, noSignin bool) error {
-	name := sp.plugin.Manifest.Name
-	if err := db.InstallPlugin(ctx, name, store.PluginInstalled); err != nil {
-		if jarvisbot.ErrorCode(err) == jarvisbot.ECONFLICT {
-			return jarvisbot.Errorf(jarvisbot.ECONFLICT, "%s is installed already; to renew its sign-in run jarvisbot plugins signin %s", name, name)
-		}
+	p := sp.plugin
+	if err := plugins.Install(ctx, db, p); err != nil {
 		return err
 	}
 	words := "its name and description"
 	if len(sp.manual.Words) > 0 {
 		words = quoteList(sp.manual.Words, 4)
 	}
-	fmt.Fprintf(a.stdout, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", visible.Text(sp.plugin.DisplayName()), name, visible.Text(words))
-	if err := pluginServers(ctx, a, db, sp.plugin); err != nil {
+	fmt.Fprintf(a.stdout, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", visible.Text(p.DisplayName()), p.Manifest.Name, visible.Text(words))
+	added, err := plugins.AddServers(ctx, db, p)
+	for _, s := range added {
+		switch {
+		case s.Kept:
+			fmt.Fprintf(a.stdout, "You already have an MCP server named %s; it is kept as it is.\n", s.ID)
+		case s.On:
+			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", s.ID, visible.Text(s.Server.URL+s.Server.Command))
+		default:
+			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is recorded, off until you sign in.\n", s.ID, visible.Text(s.Server.URL+s.Server.Command))
+		}
+	}
+	if err != nil {
 		return err
 	}
-	if needsSignIn(sp.plugin) && !noSignin {
-		return a.signIn(ctx, cfg, db, sp.plugin)
+	if p.NeedsSignIn() && !noSignin {
+		return a.signIn(ctx, cfg, db, p)
 	}
-	if next := connectNote(sp.plugin); next != "" {
-		fmt.Fprintln(a.stdout, next)
-	}
+	fmt.Fprintln(a.stdout, p.ConnectNote())
 	return nil
 }
 
@@ -172,25 +202,13 @@ func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.D
 // directory is deleted (the folder it was installed from is not touched).
 func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp shipped) error {
 	name := sp.plugin.Manifest.Name
-	err := db.RemovePlugin(ctx, name)
-	if err != nil && (sp.local == "" || jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND) {
+	if err := plugins.Uninstall(ctx, db, name, sp.local != ""); err != nil {
 		return err
-	}
-	servers, err := db.MCPServers(ctx)
-	if err != nil {
-		return err
-	}
-	for _, s := range servers {
-		if s.Plugin == name {
-			if err := db.RemoveMCPServer(ctx, s.Name); err != nil {
-				return err
-			}
-		}
 	}
 	// A keyring that fails does not keep the plugin installed: the rest
 	// goes, and the command fails saying what stays and how to remove it.
 	var kept error
-	if needsSignIn(sp.plugin) {
+	if sp.plugin.NeedsSignIn() {
 		kept = a.forgetSignIn(ctx, cfg, name)
 	}
 	if sp.local != "" {
@@ -223,21 +241,10 @@ func (a *app) forgetSignIn(ctx context.Context, cfg config.Config, plugin string
 
 // needsSignIn reports whether a plugin signs in in the browser and has a
 // hosted MCP server to sign in to.
-func needsSignIn(p *plugins.Plugin) bool {
-	if p.Ext.SignIn == nil || p.Ext.SignIn.Method != plugins.SignInOAuth || p.MCP == nil {
-		return false
-	}
-	for _, srv := range p.MCP.Servers {
-		if srv.URL != "" {
-			return true
-		}
-	}
-	return false
-}
+func needsSignIn(p *plugins.Plugin) bool { return p.NeedsSignIn() }
 
-// signIn runs the browser sign-in of a plugin (P3): the link is printed,
-// the callback lands on jarvisbot's own listener, the tokens go to the
-// keyring, and the plugin's servers are switched on.
+// signIn runs the browser sign-in of a plugin (P3, signin.Manager.SignIn)
+// on jarvisbot's own listener.
 func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *plugins.Plugin) error {
 	kr, err := a.openSecrets(cfg)
 	if err != nil {
@@ -251,97 +258,19 @@ func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *p
 			fmt.Fprintf(a.stderr, "jarvisbot: closing the sign-in listener: %v\n", err)
 		}
 	}()
-	name := p.Manifest.Name
-	var url string
-	for _, id := range sortedKeys(p.MCP.Servers) {
-		if u := p.MCP.Servers[id].URL; u != "" {
-			url = u
-			break
-		}
-	}
 	var scopes []string
 	if p.Ext.SignIn != nil {
 		scopes = p.Ext.SignIn.Scopes
 	}
-	link, err := mgr.Begin(ctx, name, url, scopes)
-	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "sign-in to %s could not start: %w; the plugin stays installed, try again with jarvisbot plugins signin %s", p.DisplayName(), err, name)
-	}
-	fmt.Fprintf(a.stdout, "Sign in to %s in your browser:\n\n  %s\n\nWaiting for the sign-in (Ctrl-C to stop)...\n", p.DisplayName(), link)
-	if err := mgr.Wait(ctx, name); err != nil {
-		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "sign-in to %s did not complete: %w; the plugin stays installed, try again with jarvisbot plugins signin %s", p.DisplayName(), err, name)
-	}
-	if err := db.SetPluginState(ctx, name, store.PluginConnected); err != nil {
-		return err
-	}
-	servers, err := db.MCPServers(ctx)
+	sp := signin.Plugin{Name: p.Manifest.Name, DisplayName: p.DisplayName(), URL: p.SignInURL(), Scopes: scopes}
+	err = mgr.SignIn(ctx, db, sp, func(link string) {
+		fmt.Fprintf(a.stdout, "Sign in to %s in your browser:\n\n  %s\n\nWaiting for the sign-in (Ctrl-C to stop)...\n", p.DisplayName(), link)
+	})
 	if err != nil {
 		return err
-	}
-	for _, s := range servers {
-		if s.Plugin == name {
-			if err := db.SetMCPServerEnabled(ctx, s.Name, true); err != nil {
-				return err
-			}
-		}
 	}
 	fmt.Fprintf(a.stdout, "Signed in to %s. The sign-in is kept in the keyring; its tools join your agents while the service runs.\n", p.DisplayName())
 	return nil
-}
-
-// pluginServers records the MCP servers of a plugin's mcp.json among the
-// owner's servers, marked as the plugin's. A server that needs no sign-in
-// is on at once; one that needs a sign-in stays off until the owner signs
-// in. A server of the same name the owner added by hand is left alone.
-func pluginServers(ctx context.Context, a *app, db *sqlite.DB, p *plugins.Plugin) error {
-	if p.MCP == nil {
-		return nil
-	}
-	si := p.Ext.SignIn
-	open := si == nil || si.Method == plugins.SignInNone
-	for _, id := range sortedKeys(p.MCP.Servers) {
-		srv := p.MCP.Servers[id]
-		err := db.AddMCPServer(ctx, store.MCPServer{Name: id, Transport: srv.Type, Command: srv.Command, Args: srv.Args,
-			Env: srv.Env, Cwd: srv.Cwd, URL: srv.URL, Headers: srv.Headers, Enabled: open, Plugin: p.Manifest.Name})
-		switch {
-		case jarvisbot.ErrorCode(err) == jarvisbot.ECONFLICT:
-			fmt.Fprintf(a.stdout, "You already have an MCP server named %s; it is kept as it is.\n", id)
-		case err != nil:
-			return err
-		case open:
-			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", id, visible.Text(srv.URL+srv.Command))
-		default:
-			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is recorded, off until you sign in.\n", id, visible.Text(srv.URL+srv.Command))
-		}
-	}
-	return nil
-}
-
-// connectNote says what installing did not do yet: the sign-in and the
-// server connection, which the running service makes.
-func connectNote(p *plugins.Plugin) string {
-	si := p.Ext.SignIn
-	switch {
-	case p.Ext.Builtin:
-		return "Its tools are built into jarvisbot; they work once you sign in to " + p.DisplayName() + " (" + signInText(si) + ")."
-	case si == nil || si.Method == plugins.SignInNone:
-		return "jarvisbot connects to its MCP server when the service runs."
-	}
-	return "jarvisbot connects to its MCP server once you sign in (" + signInText(si) + "); until then its tools are not offered."
-}
-
-func signInText(si *plugins.SignIn) string {
-	switch {
-	case si == nil || si.Method == plugins.SignInNone:
-		return "no sign-in"
-	case si.Method == plugins.SignInOAuth && len(si.Scopes) > 0:
-		return "OAuth in the browser, scopes " + strings.Join(si.Scopes, " ")
-	case si.Method == plugins.SignInOAuth:
-		return "OAuth in the browser"
-	case si.Method == plugins.SignInAPIKey:
-		return "an API key, kept in the keyring"
-	}
-	return si.Method
 }
 
 // quoteList quotes the first n words: "repo", "pull request" and 3 more.
@@ -361,15 +290,7 @@ func quoteList(words []string, n int) string {
 }
 
 // pluginRow is one line of `plugins list --json`.
-type pluginRow struct {
-	Name        string   `json:"name"`
-	DisplayName string   `json:"display_name"`
-	Description string   `json:"description"`
-	Kind        string   `json:"kind"` // "builtin" or "mcp"
-	MCP         []string `json:"mcp,omitempty"`
-	SignIn      string   `json:"sign_in"`
-	State       string   `json:"state"` // "not-installed", or a store.PluginState
-}
+type pluginRow = plugins.Listed
 
 func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 	cfg, err := a.loadConfig()
@@ -389,29 +310,11 @@ func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	state := map[string]store.PluginState{}
-	for _, ip := range installed {
-		state[ip.Name] = ip.State
+	list := make(map[string]*plugins.Plugin, len(all))
+	for name, sp := range all {
+		list[name] = sp.plugin
 	}
-	rows := make([]pluginRow, 0, len(all))
-	for _, name := range sortedKeys(all) {
-		p := all[name].plugin
-		r := pluginRow{Name: name, DisplayName: p.DisplayName(), Description: p.Manifest.Description, Kind: "builtin", SignIn: "none", State: "not-installed"}
-		if si := p.Ext.SignIn; si != nil {
-			r.SignIn = si.Method
-		}
-		if s, ok := state[name]; ok {
-			r.State = string(s)
-		}
-		if p.MCP != nil {
-			r.Kind = "mcp"
-			for _, id := range sortedKeys(p.MCP.Servers) {
-				srv := p.MCP.Servers[id]
-				r.MCP = append(r.MCP, srv.URL+srv.Command)
-			}
-		}
-		rows = append(rows, r)
-	}
+	rows := plugins.List(list, installed)
 	if asJSON {
 		b, err := json.Marshal(rows)
 		if err != nil {
@@ -420,24 +323,33 @@ func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
 		return err
 	}
-	// The design note's Plugins tab: what needs attention first.
+	if err := printPluginGroups(a.stdout, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%d plugins in the store, %d installed. Install one with: jarvisbot plugins install NAME\n", len(rows), len(installed))
+	return nil
+}
+
+// printPluginGroups writes the design note's Plugins tab: what needs
+// attention first.
+func printPluginGroups(w io.Writer, rows []pluginRow) error {
 	groups := []struct {
 		title string
 		match func(string) bool
 	}{
 		{"Needs attention", func(s string) bool { return s == string(store.PluginNeedsAttention) }},
 		{"Installed", func(s string) bool { return s == string(store.PluginInstalled) || s == string(store.PluginConnected) }},
-		{"In the store", func(s string) bool { return s == "not-installed" }},
+		{"In the store", func(s string) bool { return s == plugins.NotInstalled }},
 	}
 	for _, g := range groups {
-		tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		n := 0
 		for _, r := range rows {
 			if !g.match(r.State) {
 				continue
 			}
 			if n == 0 {
-				fmt.Fprintf(a.stdout, "%s:\n", g.title)
+				fmt.Fprintf(w, "%s:\n", g.title)
 			}
 			n++
 			kind := "built in"
@@ -450,10 +362,9 @@ func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 			return err
 		}
 		if n > 0 {
-			fmt.Fprintln(a.stdout)
+			fmt.Fprintln(w)
 		}
 	}
-	fmt.Fprintf(a.stdout, "%d plugins in the store, %d installed. Install one with: jarvisbot plugins install NAME\n", len(rows), len(installed))
 	return nil
 }
 
@@ -467,7 +378,7 @@ func showPlugin(w io.Writer, sp shipped, state, from string) {
 	if from != "" {
 		fmt.Fprintf(w, "From:     %s\n", visible.Text(from))
 	}
-	fmt.Fprintf(w, "Sign-in:  %s\n", signInText(p.Ext.SignIn))
+	fmt.Fprintf(w, "Sign-in:  %s\n", p.Ext.SignIn.Text())
 	if p.Ext.Builtin {
 		fmt.Fprintln(w, "Tools:    built into jarvisbot")
 	}

@@ -71,20 +71,3 @@ func TestSecretsCommand(t *testing.T) {
 		}
 	}
 }
-
-func TestReadSecretTrimsOneLineEnd(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"v", "v"},
-		{"v\n", "v"},
-		{"v\r\n", "v"},
-		{"v\n\n", "v\n"},
-		{" v \n", " v "},
-	}
-	for _, tt := range tests {
-		a := &app{stdin: strings.NewReader(tt.in)}
-		got, err := a.readSecret("N")
-		if err != nil || got != tt.want {
-			t.Errorf("readSecret(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
-	}
-}

@@ -1,5 +1,15 @@
 package config
 
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
 // template is written by `jarvisbot init`. It sets every key to its default
 // so the owner sees the whole shape, and shows examples in comments; a test
 // checks that it loads and that it mentions every key Config has.
@@ -137,3 +147,42 @@ tiers:
 
 // Template returns the commented YAML that `jarvisbot init` writes.
 func Template() []byte { return []byte(template) }
+
+// WriteTemplate writes the template to path with mode 0600 in a 0700
+// directory. It goes through a temporary file and a rename, so an
+// interrupted init never leaves half a config behind.
+func WriteTemplate(path string, force bool) (err error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "config path %s is a directory: remove it, or set JARVIS_CONFIG to a file path", path)
+	case err == nil && !force:
+		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "config file %s already exists, so init left it alone: edit it, or run `jarvisbot init --force` to replace it with the default template", path)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot check the config file %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot create the config directory %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".config-*.yaml") // CreateTemp uses mode 0600
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file in %s: %w", dir, err)
+	}
+	defer func() { // gone already after the rename
+		if rerr := os.Remove(tmp.Name()); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, fmt.Errorf("the temporary %s is left behind (%w): remove it by hand", tmp.Name(), rerr))
+		}
+	}()
+	if _, err := tmp.Write(Template()); err != nil {
+		_ = tmp.Close() // the write failed already; that error says what to do
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file %s: %w", path, err)
+	}
+	return nil
+}

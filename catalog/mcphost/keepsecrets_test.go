@@ -1,4 +1,4 @@
-package main
+package mcphost
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func (stuckKeyring) Delete(context.Context, string) error {
 // whether the keyring failed midway or a later step (the store) did.
 func TestKeptSecretsNotTakenBackAreNamedX3(t *testing.T) {
 	ctx := context.Background()
-	moves := []secretMove{{what: "API key", ref: "WEATHER_KEY", value: "k-1"}, {what: "bearer token", ref: "WEATHER_TOKEN", value: "t-2"}}
+	moves := []SecretMove{{What: "API key", Ref: "WEATHER_KEY", Value: "k-1"}, {What: "bearer token", Ref: "WEATHER_TOKEN", Value: "t-2"}}
 	for _, c := range []struct {
 		name   string
 		refuse []string
@@ -51,7 +51,7 @@ func TestKeptSecretsNotTakenBackAreNamedX3(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			undo, err := keep(ctx, stuckKeyring{Keyring: kr, refuse: c.refuse}, moves)
+			undo, err := KeepSecrets(ctx, stuckKeyring{Keyring: kr, refuse: c.refuse}, moves)
 			if c.later {
 				if err != nil {
 					t.Fatal(err)
