@@ -41,9 +41,9 @@ func loadStore(cfg config.Config, warn io.Writer) (map[string]shipped, error) {
 }
 
 // Former names, kept while the plugin and MCP commands call them.
-func localPlugins(cfg config.Config) namedir.Dir { return collection.LocalDir(cfg.DataDir) }
+func localPlugins(cfg config.Config) namedir.Dir        { return collection.LocalDir(cfg.DataDir) }
 func placeholderManual(p *plugins.Plugin) *skills.Skill { return collection.Placeholder(p) }
-func rebase(p *plugins.Plugin) *plugins.Plugin       { return collection.Rebase(p) }
+func rebase(p *plugins.Plugin) *plugins.Plugin          { return collection.Rebase(p) }
 func pluginsNeedingAttention(ctx context.Context, db store.Plugins) (map[string]bool, error) {
 	return collection.NeedingAttention(ctx, db)
 }
