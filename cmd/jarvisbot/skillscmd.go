@@ -9,7 +9,6 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/internal/namedir"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
@@ -210,12 +209,9 @@ func (sk skillCmd) install(ctx context.Context, src string, yes bool) error {
 	if err != nil {
 		return err
 	}
-	dest, kind, err := ownSkills(sk.cfg).Stat(s.Name)
+	dest, err := skills.InstallPath(sk.cfg.DataDir, s.Name)
 	if err != nil {
 		return err
-	}
-	if kind != namedir.Missing {
-		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "a skill named %q is installed already at %s: remove it first (jarvisbot skills remove %s)", s.Name, dest, s.Name)
 	}
 	w := sk.a.stdout
 	fmt.Fprintf(w, "The skill %q from %s, in full:\n\n", s.Name, visible.Text(src))
@@ -231,96 +227,41 @@ func (sk skillCmd) install(ctx context.Context, src string, yes bool) error {
 			return err
 		}
 	}
-	if err := skills.Install(dest, s.Skill); err != nil {
-		return err
-	}
-	var dropped []string
-	for _, d := range s.Dropped {
-		dropped = append(dropped, d.Field+": "+d.Reason)
-	}
-	if err := sk.db.RecordSkill(ctx, store.SkillRecord{Skill: "skill:" + s.Name, Origin: store.SkillImported, Source: src, Dropped: dropped}); err != nil {
-		// No half-installed skill without its record.
-		if _, rerr := ownSkills(sk.cfg).Remove(s.Name); rerr != nil {
-			return fmt.Errorf("%w; and the skill written to %s could not be removed again: %v", err, dest, rerr)
-		}
+	if err := skills.AddOwn(ctx, sk.db, sk.cfg.DataDir, src, s); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "Installed skill:%s (on). Switch it off with: jarvisbot skills off %s\n", s.Name, s.Name)
 	return nil
 }
 
-// promote makes an agent's own skill global as a draft (S7): it moves to
-// the owner's folder switched off, until the owner switches it on. Both
-// names are checked before they become paths, and a skill folder that is
-// a link is neither read nor moved (X1).
+// promote makes an agent's own skill global as a draft, off (S7).
 func (sk skillCmd) promote(ctx context.Context, name string) error {
-	name = strings.TrimPrefix(name, "skill:")
-	from := agentSkillsDir(sk.cfg, sk.agent)
-	dir, err := from.Folder(name)
-	if err != nil {
-		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-			return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "agent %s has no skill %q (its skills are in %s)", sk.agent, name, from.Path())
-		}
-		return err
-	}
-	s, err := skills.Load(dir)
+	s, err := skills.Promote(ctx, sk.db, sk.cfg.DataDir, sk.agent, name)
 	if err != nil {
 		return err
 	}
-	to := ownSkills(sk.cfg)
-	if _, kind, err := to.Stat(s.Name); err != nil {
-		return err
-	} else if kind != namedir.Missing {
-		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "a global skill named %q exists already in %s", s.Name, to.Path())
-	}
-	id := "skill:" + s.Name
-	// Switch off first: the skill must never be global and on by accident.
-	if err := sk.db.SetSkillEnabled(ctx, id, false); err != nil {
-		return err
-	}
-	if _, err := from.Move(name, to); err != nil {
-		return err
-	}
-	if err := sk.db.RecordSkill(ctx, store.SkillRecord{Skill: id, Origin: store.SkillPromoted, Source: "agent " + sk.agent}); err != nil {
-		return err
-	}
-	fmt.Fprintf(sk.a.stdout, "Promoted %s from agent %s to all of jarvisbot as a draft (off). Read it with jarvisbot skills show %s, then switch it on with jarvisbot skills on %s\n", id, sk.agent, s.Name, s.Name)
+	fmt.Fprintf(sk.a.stdout, "Promoted skill:%s from agent %s to all of jarvisbot as a draft (off). Read it with jarvisbot skills show %s, then switch it on with jarvisbot skills on %s\n", s.Name, sk.agent, s.Name, s.Name)
 	return nil
 }
 
-// remove deletes one of the owner's skills; shipped skills can only be
-// switched off. The name must be a plain skill name; a skill folder that
-// is a link is removed as a link, never what it leads to (X1).
+// remove deletes one of the owner's skills; a shipped skill or a manual
+// can only be switched off, and the error says so.
 func (sk skillCmd) remove(ctx context.Context, name string) error {
+	link, err := skills.RemoveOwn(ctx, sk.db, sk.cfg.DataDir, name)
 	name = strings.TrimPrefix(name, "skill:")
-	own := ownSkills(sk.cfg)
-	_, kind, err := own.Stat(name)
-	if err != nil {
-		return err
-	}
-	if kind == namedir.Missing {
-		e, ferr := sk.find(ctx, name)
-		if ferr == nil && e.Source != skills.SourceOwner {
+	if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+		if e, ferr := sk.find(ctx, name); ferr == nil && e.Source != skills.SourceOwner {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "skill:%s ships with jarvisbot (%s): switch it off instead (jarvisbot skills off %s)", name, e.Source, name)
 		}
-		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "you have no skill %q in %s", name, own.Path())
 	}
-	link, err := own.Remove(name)
 	if err != nil {
-		return err
-	}
-	id := "skill:" + name
-	if err := sk.db.ForgetSkill(ctx, id); err != nil {
-		return err
-	}
-	if err := sk.db.ClearSkillSwitch(ctx, id); err != nil {
 		return err
 	}
 	if link {
-		fmt.Fprintf(sk.a.stdout, "Removed %s: it was a link in %s, and only the link is gone; what it led to is untouched.\n", id, own.Path())
+		fmt.Fprintf(sk.a.stdout, "Removed skill:%s: it was a link in %s, and only the link is gone; what it led to is untouched.\n", name, ownSkills(sk.cfg).Path())
 		return nil
 	}
-	fmt.Fprintf(sk.a.stdout, "Removed %s.\n", id)
+	fmt.Fprintf(sk.a.stdout, "Removed skill:%s.\n", name)
 	return nil
 }
 

@@ -1,0 +1,84 @@
+package agents
+
+import (
+	"context"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Focuser chooses an agent's focus from its name and description (C6);
+// *catalog.View is one.
+type Focuser interface {
+	Focus(name, description string) []string
+}
+
+// Spec is the owner's description of an agent as typed: Allow and Block
+// are comma-separated capability ids or patterns ("mcp:github/*"), "-"
+// clears a list, and "" (like an empty Description) keeps what an edited
+// agent has.
+type Spec struct {
+	Description string
+	Allow       string
+	Block       string
+}
+
+// IDs splits a comma-separated list of capability ids; "-" is the empty
+// list, which clears.
+func IDs(s string) []string {
+	if s == "-" {
+		return []string{}
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Add creates the agent name (A1) with its focus chosen from its
+// description (C6).
+func Add(ctx context.Context, db store.Agents, f Focuser, name string, s Spec) (store.Agent, error) {
+	if strings.TrimSpace(s.Description) == "" {
+		return store.Agent{}, jarvisbot.Errorf(jarvisbot.EINVALID, "describe the agent: jarvisbot agents add %s --describe \"what it is for\"", name)
+	}
+	ag := store.Agent{Name: name, Description: s.Description, Allow: IDs(s.Allow), Block: IDs(s.Block), Focus: f.Focus(name, s.Description)}
+	if err := db.CreateAgent(ctx, ag); err != nil {
+		return store.Agent{}, err
+	}
+	return ag, nil
+}
+
+// Edit changes what s sets of the agent name; a new description chooses
+// the focus anew (C6).
+func Edit(ctx context.Context, db store.Agents, f Focuser, name string, s Spec) (store.Agent, error) {
+	ag, err := db.Agent(ctx, name)
+	if err != nil {
+		return store.Agent{}, err
+	}
+	if s.Description != "" {
+		ag.Description, ag.Focus = s.Description, f.Focus(ag.Name, s.Description)
+	}
+	if s.Allow != "" {
+		ag.Allow = IDs(s.Allow)
+	}
+	if s.Block != "" {
+		ag.Block = IDs(s.Block)
+	}
+	if err := db.UpdateAgent(ctx, ag); err != nil {
+		return store.Agent{}, err
+	}
+	return ag, nil
+}
+
+// Remove deletes the agent name; the default agent stays, for every
+// message that names no agent.
+func Remove(ctx context.Context, db store.Agents, name string) error {
+	if name == store.DefaultAgent {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "the default agent cannot be removed; edit it instead")
+	}
+	return db.DeleteAgent(ctx, name)
+}
