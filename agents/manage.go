@@ -2,9 +2,12 @@ package agents
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -81,4 +84,54 @@ func Remove(ctx context.Context, db store.Agents, name string) error {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "the default agent cannot be removed; edit it instead")
 	}
 	return db.DeleteAgent(ctx, name)
+}
+
+// DefaultDescription describes the default agent when the config does not.
+const DefaultDescription = "Your general assistant."
+
+// Seeder is what seeding agents needs of the store.
+type Seeder interface {
+	Agent(ctx context.Context, name string) (store.Agent, error)
+	EnsureAgent(ctx context.Context, a store.Agent) (created bool, err error)
+}
+
+// Seed makes sure the default agent and every agent the config names
+// exist (A1), the default first, then by name. Agents already stored keep
+// the owner's later edits. focus is called only when an agent is missing,
+// for the catalog that chooses its focus (C6); from names the config in
+// errors.
+func Seed(ctx context.Context, db Seeder, configured map[string]config.Agent, from string, focus func() (Focuser, error)) error {
+	def, ok := configured[store.DefaultAgent]
+	if !ok || def.Description == "" {
+		def.Description = DefaultDescription
+	}
+	var f Focuser
+	seed := func(name string, ag config.Agent) error {
+		if _, err := db.Agent(ctx, name); err == nil {
+			return nil
+		}
+		if f == nil {
+			var err error
+			if f, err = focus(); err != nil {
+				return err
+			}
+		}
+		_, err := db.EnsureAgent(ctx, store.Agent{Name: name, Description: ag.Description, Allow: ag.Allow, Block: ag.Block, Focus: f.Focus(name, ag.Description)})
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "seeding agent %q from %s: %w", name, from, err)
+		}
+		return nil
+	}
+	if err := seed(store.DefaultAgent, def); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(configured)) {
+		if name == store.DefaultAgent {
+			continue
+		}
+		if err := seed(name, configured[name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
