@@ -51,8 +51,6 @@ func (a *app) refreshStored(ctx context.Context, cfg config.Config, c *catalog.C
 	return assembly.Refresh(ctx, c, db, storedDialer{mcpCmd{a: a, cfg: cfg, db: db}}, a.stderr)
 }
 
-func readSnapshotFile(path string) (*catalog.Snapshot, error) { return assembly.ReadSnapshotFile(path) }
-
 // catalogCmd is one run of `catalog`: its flags and the catalog built.
 type catalogCmd struct {
 	a       *app

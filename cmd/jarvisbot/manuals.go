@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 
 	"github.com/jarvisbot/jarvisbot/internal/config"
@@ -9,7 +8,6 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
-	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // shipped is a plugin of the collection as the plugin and MCP commands
@@ -44,7 +42,3 @@ func loadStore(cfg config.Config, warn io.Writer) (map[string]shipped, error) {
 func localPlugins(cfg config.Config) namedir.Dir        { return collection.LocalDir(cfg.DataDir) }
 func placeholderManual(p *plugins.Plugin) *skills.Skill { return collection.Placeholder(p) }
 func rebase(p *plugins.Plugin) *plugins.Plugin          { return collection.Rebase(p) }
-func pluginsNeedingAttention(ctx context.Context, db store.Plugins) (map[string]bool, error) {
-	return collection.NeedingAttention(ctx, db)
-}
-func renewHint(plugin string) string { return collection.RenewHint(plugin) }
