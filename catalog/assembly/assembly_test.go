@@ -176,3 +176,71 @@ func TestRefreshTakesLiveToolsC7(t *testing.T) {
 		}
 	}
 }
+
+// failingCache lists the stored servers and fails to cache any tool list.
+type failingCache struct{ list []store.MCPServer }
+
+func (f failingCache) MCPServers(context.Context) ([]store.MCPServer, error) { return f.list, nil }
+func (failingCache) SetMCPServerTools(context.Context, string, []byte) error {
+	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "disk full")
+}
+
+// keepingDialer dials every server at url and keeps the connections.
+type keepingDialer struct {
+	url   string
+	mu    sync.Mutex
+	conns []*mcphost.Conn
+}
+
+func (d *keepingDialer) Announce(store.MCPServer) {}
+func (d *keepingDialer) Dial(ctx context.Context, s store.MCPServer) (*mcphost.Conn, error) {
+	cn, err := mcphost.Dial(ctx, mcphost.Server{Name: s.Name, Transport: mcphost.StreamableHTTP, URL: d.url}, mcphost.DialOptions{})
+	if err == nil {
+		d.mu.Lock()
+		d.conns = append(d.conns, cn)
+		d.mu.Unlock()
+	}
+	return cn, err
+}
+
+// TestRefreshClosesEveryConnectionX4: when a step fails, Refresh reports
+// it and still closes every connection it opened, those answered after
+// the failure too: no server session outlives the command.
+func TestRefreshClosesEveryConnectionX4(t *testing.T) {
+	ctx := context.Background()
+	srv := server.NewMCPServer("live", "1.0.0")
+	srv.AddTool(mcp.NewTool("forecast"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("sun"), nil
+	})
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(srv))
+	defer hs.Close()
+	var list []store.MCPServer
+	for _, name := range []string{"one", "two", "three"} {
+		list = append(list, store.MCPServer{Name: name, Transport: "streamable-http", URL: hs.URL, Enabled: true})
+	}
+	c, err := assembly.Build(ctx, assembly.Sources{Config: config.Config{DataDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range list {
+		if err := c.SetServer(catalog.Server{ID: s.Name, Connected: true}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := &keepingDialer{url: hs.URL + "/mcp"}
+	if err := assembly.Refresh(ctx, c, failingCache{list}, d, &strings.Builder{}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Refresh = %v, want the cache's failure", err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.conns) != len(list) {
+		t.Fatalf("%d connections made, want %d", len(d.conns), len(list))
+	}
+	for i, cn := range d.conns {
+		select {
+		case <-cn.Done():
+		default:
+			t.Errorf("connection %d is still open after Refresh returned", i)
+		}
+	}
+}
