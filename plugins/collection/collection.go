@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -40,25 +39,6 @@ func (p Plugin) Card() []string { return skills.Card(p.Manual, p.Plugin) }
 
 // Collection is every plugin the owner can install or has, by name.
 type Collection map[string]Plugin
-
-// Names returns the plugins' names, sorted.
-func (c Collection) Names() []string {
-	out := make([]string, 0, len(c))
-	for name := range c {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Manuals returns every plugin's manual by plugin name.
-func (c Collection) Manuals() map[string]*skills.Skill {
-	out := make(map[string]*skills.Skill, len(c))
-	for name, p := range c {
-		out[name] = p.Manual
-	}
-	return out
-}
 
 // Shipped reads the embedded collection and each plugin's manual. A
 // shipped plugin without a manual, or with a broken one, is a build defect.
