@@ -37,6 +37,14 @@
 // Parse honours every field (Own). Import keeps only descriptive fields and
 // records everything that would grant behaviour in Skill.Dropped (S6).
 // Unknown top-level fields are recorded in Dropped by both, and ignored.
+//
+// # Which skills a turn draws on
+//
+// Gather lists the skills of a Scope in rising precedence (shipped, a
+// plugin's manual, the owner's folder, the agent's own: S2, S7), the
+// owner's switches (S5) last. ImportFrom reads a skill to install from a
+// folder, a file or a URL (S6); AddOwn, Promote and RemoveOwn change the
+// owner's folder with its records in the store.
 package skills
 
 import (

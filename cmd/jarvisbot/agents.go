@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
 const agentsUsage = `agents add NAME --describe "what it is for" [--allow IDS] [--block IDS]
@@ -28,103 +32,86 @@ func cmdAgents(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", agentsUsage)
 	}
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return err
-	}
-	c, err := buildCatalog(cfg, "")
-	if err != nil {
-		return err
-	}
-	view := c.View()
-	db, err := a.openStoreWith(ctx, cfg, view)
+	view, db, err := a.openWithCatalog(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	ids := func(s string) []string {
-		if s == "-" {
-			return []string{}
-		}
-		var out []string
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	show := func(ag store.Agent) {
-		fmt.Fprintf(a.stdout, "%s: %s\n", ag.Name, ag.Description)
-		focus := "none (no capability matched the description; name a service to give it one)"
-		if len(ag.Focus) > 0 {
-			focus = strings.Join(ag.Focus, ", ")
-		}
-		fmt.Fprintf(a.stdout, "  focus: %s\n", focus)
-		if len(ag.Allow) > 0 {
-			fmt.Fprintf(a.stdout, "  allow: %s\n", strings.Join(ag.Allow, ", "))
-		}
-		if len(ag.Block) > 0 {
-			fmt.Fprintf(a.stdout, "  block: %s\n", strings.Join(ag.Block, ", "))
-		}
-	}
+	spec := agents.Spec{Description: *describe, Allow: *allow, Block: *block}
 	switch {
 	case pos[0] == "add" && len(pos) == 2:
-		if strings.TrimSpace(*describe) == "" {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "describe the agent: jarvisbot agents add %s --describe \"what it is for\"", pos[1])
-		}
-		ag := store.Agent{Name: pos[1], Description: *describe, Allow: ids(*allow), Block: ids(*block), Focus: view.Focus(pos[1], *describe)}
-		if err := db.CreateAgent(ctx, ag); err != nil {
-			return err
-		}
-		fmt.Fprintln(a.stdout, "Added agent:")
-		show(ag)
-		return nil
-	case pos[0] == "list" && len(pos) == 1:
-		list, err := db.Agents(ctx)
+		ag, err := agents.Add(ctx, db, view, pos[1], spec)
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-		for _, ag := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", ag.Name, ag.Description, strings.Join(ag.Focus, ", "))
-		}
-		return tw.Flush()
+		fmt.Fprintln(a.stdout, "Added agent:")
+		showAgent(a.stdout, ag)
+		return nil
+	case pos[0] == "list" && len(pos) == 1:
+		return listAgents(ctx, a.stdout, db)
 	case pos[0] == "show" && len(pos) == 2:
 		ag, err := db.Agent(ctx, pos[1])
 		if err != nil {
 			return err
 		}
-		show(ag)
+		showAgent(a.stdout, ag)
 		return nil
 	case pos[0] == "edit" && len(pos) == 2:
-		ag, err := db.Agent(ctx, pos[1])
+		ag, err := agents.Edit(ctx, db, view, pos[1], spec)
 		if err != nil {
 			return err
 		}
-		if *describe != "" {
-			ag.Description, ag.Focus = *describe, view.Focus(ag.Name, *describe)
-		}
-		if *allow != "" {
-			ag.Allow = ids(*allow)
-		}
-		if *block != "" {
-			ag.Block = ids(*block)
-		}
-		if err := db.UpdateAgent(ctx, ag); err != nil {
-			return err
-		}
-		show(ag)
+		showAgent(a.stdout, ag)
 		return nil
 	case pos[0] == "remove" && len(pos) == 2:
-		if pos[1] == store.DefaultAgent {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "the default agent cannot be removed; edit it instead")
-		}
-		if err := db.DeleteAgent(ctx, pos[1]); err != nil {
+		if err := agents.Remove(ctx, db, pos[1]); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "Removed agent %s.\n", pos[1])
 		return nil
 	}
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", agentsUsage)
+}
+
+// openWithCatalog opens the store with the catalog built from it, whose
+// view chooses the focus of agents created or described anew (C6).
+func (a *app) openWithCatalog(ctx context.Context) (*catalog.View, *sqlite.DB, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := buildCatalog(cfg, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	view := c.View()
+	db, err := a.openStoreWith(ctx, cfg, view)
+	return view, db, err
+}
+
+func listAgents(ctx context.Context, w io.Writer, db store.Agents) error {
+	list, err := db.Agents(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, ag := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", ag.Name, ag.Description, strings.Join(ag.Focus, ", "))
+	}
+	return tw.Flush()
+}
+
+func showAgent(w io.Writer, ag store.Agent) {
+	fmt.Fprintf(w, "%s: %s\n", ag.Name, ag.Description)
+	focus := "none (no capability matched the description; name a service to give it one)"
+	if len(ag.Focus) > 0 {
+		focus = strings.Join(ag.Focus, ", ")
+	}
+	fmt.Fprintf(w, "  focus: %s\n", focus)
+	if len(ag.Allow) > 0 {
+		fmt.Fprintf(w, "  allow: %s\n", strings.Join(ag.Allow, ", "))
+	}
+	if len(ag.Block) > 0 {
+		fmt.Fprintf(w, "  block: %s\n", strings.Join(ag.Block, ", "))
+	}
 }

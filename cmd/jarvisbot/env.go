@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/secrets"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
@@ -19,9 +17,8 @@ import (
 // dbFile is the database's name inside the data directory (ST1).
 const dbFile = "jarvisbot.db"
 
-// defaultAgentDescription seeds the default agent when the config does not
-// describe it.
-const defaultAgentDescription = "Your general assistant."
+// defaultAgentDescription is the former name of agents.DefaultDescription.
+const defaultAgentDescription = agents.DefaultDescription
 
 // removeLeftover removes the temporary file or folder a step that failed
 // (or was moved into place) leaves, and says where it stays when it
@@ -79,40 +76,19 @@ func (a *app) openStoreWith(ctx context.Context, cfg config.Config, view *catalo
 	if err != nil {
 		return nil, err
 	}
-	seed := func(name string, ag config.Agent) error {
-		if _, err := db.Agent(ctx, name); err == nil {
-			return nil
+	focus := func() (agents.Focuser, error) {
+		if view != nil {
+			return view, nil
 		}
-		if view == nil {
-			c, err := buildCatalog(cfg, "")
-			if err != nil {
-				return err
-			}
-			view = c.View()
-		}
-		focus := view.Focus(name, ag.Description)
-		_, err := db.EnsureAgent(ctx, store.Agent{Name: name, Description: ag.Description, Allow: ag.Allow, Block: ag.Block, Focus: focus})
+		c, err := buildCatalog(cfg, "")
 		if err != nil {
-			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "seeding agent %q from %s: %w", name, configName(cfg), err)
-		}
-		return nil
-	}
-	def, ok := cfg.Agents[store.DefaultAgent]
-	if !ok || def.Description == "" {
-		def.Description = defaultAgentDescription
-	}
-	if err := seed(store.DefaultAgent, def); err != nil {
-		db.Close()
-		return nil, err
-	}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Agents)) {
-		if name == store.DefaultAgent {
-			continue
-		}
-		if err := seed(name, cfg.Agents[name]); err != nil {
-			db.Close()
 			return nil, err
 		}
+		return c.View(), nil
+	}
+	if err := agents.Seed(ctx, db, cfg.Agents, configName(cfg), focus); err != nil {
+		db.Close()
+		return nil, err
 	}
 	return db, nil
 }

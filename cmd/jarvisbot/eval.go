@@ -28,31 +28,36 @@ func cmdEval(ctx context.Context, a *app, args []string) error {
 	if *snapshot == "" {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "eval gate needs --catalog SNAPSHOT.json: the MCP servers to route to")
 	}
-	f, err := os.Open(pos[1])
-	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "open request set: %w", err)
-	}
-	defer f.Close()
-	cases, err := evalset.Read(f, pos[1])
+	cases, err := readEvalSet(pos[1])
 	if err != nil {
 		return err
 	}
-	pl, ranker, err := a.plan(ctx, *agentName, *snapshot, false)
+	p, err := a.planRoute(ctx, *agentName, *snapshot, false)
 	if err != nil {
 		return err
 	}
-	rep := evalset.Run(pl, cases, func(msg string) []string {
-		_, manuals := skillMatches(ranker, msg)
+	rep := evalset.Run(p.Plan, cases, func(msg string) []string {
+		_, manuals := p.Skills(msg)
 		return manuals
 	})
-	if *asJSON {
-		b, err := json.Marshal(rep.Summary())
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+	if !*asJSON {
+		rep.Write(a.stdout)
+		return nil
+	}
+	b, err := json.Marshal(rep.Summary())
+	if err != nil {
 		return err
 	}
-	rep.Write(a.stdout)
-	return nil
+	_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+	return err
+}
+
+// readEvalSet reads the request set in path.
+func readEvalSet(path string) ([]evalset.Case, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "open request set: %w", err)
+	}
+	defer f.Close()
+	return evalset.Read(f, path)
 }

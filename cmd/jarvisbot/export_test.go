@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/catalog/assembly"
 )
 
 // TestCatalogExportFileWrittenOrSaidX4: `catalog export -o FILE` writes a
@@ -17,7 +19,7 @@ func TestCatalogExportFileWrittenOrSaidX4(t *testing.T) {
 	if code, _, errOut := e.jarvis(t, "", "catalog", "export", "--cached", "-o", out); code != 0 {
 		t.Fatalf("export: exit %d %s", code, errOut)
 	}
-	if _, err := readSnapshotFile(out); err != nil {
+	if _, err := assembly.ReadSnapshotFile(out); err != nil {
 		t.Fatalf("the exported snapshot does not read back: %v", err)
 	}
 	if _, err := os.Stat("/dev/full"); err != nil {

@@ -27,6 +27,38 @@ func cmdWiki(ctx context.Context, a *app, args []string) error {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "missing action: usage: jarvisbot %s", wikiSynopsis)
 	}
 	action, rest := pos[0], pos[1:]
+	if err := checkWikiArgs(action, rest); err != nil {
+		return err
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	wc := wikiCmd{a: a, w: wiki.New(filepath.Join(cfg.DataDir, "wiki"))}
+	switch action {
+	case "list":
+		return wc.list(ctx)
+	case "read":
+		n, err := wc.w.Read(ctx, rest[0])
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(a.stdout, n.Body)
+		return err
+	case "search":
+		return wc.search(ctx, strings.Join(rest, " "), *limit)
+	case "write", "append":
+		return wc.save(ctx, action, rest[0])
+	}
+	if err := wc.w.Delete(ctx, rest[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "deleted %s\n", rest[0])
+	return nil
+}
+
+// checkWikiArgs says what an action takes when it was given something else.
+func checkWikiArgs(action string, rest []string) error {
 	wantArgs := func(n int, what string) error {
 		if len(rest) != n {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "wiki %s takes %s, got %d arguments: usage: jarvisbot %s", action, what, len(rest), wikiSynopsis)
@@ -35,96 +67,71 @@ func cmdWiki(ctx context.Context, a *app, args []string) error {
 	}
 	switch action {
 	case "list":
-		err = wantArgs(0, "no arguments")
+		return wantArgs(0, "no arguments")
 	case "read", "write", "append", "delete":
-		err = wantArgs(1, "one note NAME (quote names with spaces)")
+		return wantArgs(1, "one note NAME (quote names with spaces)")
 	case "search":
 		if len(rest) == 0 {
-			err = jarvisbot.Errorf(jarvisbot.EINVALID, "wiki search needs a QUERY: usage: jarvisbot %s", wikiSynopsis)
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "wiki search needs a QUERY: usage: jarvisbot %s", wikiSynopsis)
 		}
-	default:
-		err = jarvisbot.Errorf(jarvisbot.EINVALID, "unknown wiki action %q: usage: jarvisbot %s", action, wikiSynopsis)
+		return nil
 	}
+	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown wiki action %q: usage: jarvisbot %s", action, wikiSynopsis)
+}
+
+type wikiCmd struct {
+	a *app
+	w *wiki.Wiki
+}
+
+func (wc wikiCmd) list(ctx context.Context) error {
+	notes, err := wc.w.List(ctx)
 	if err != nil {
 		return err
 	}
+	tw := tabwriter.NewWriter(wc.a.stdout, 0, 4, 2, ' ', 0)
+	for _, n := range notes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", n.Name, n.Title, n.Modified.Format("2006-01-02 15:04"))
+	}
+	return tw.Flush()
+}
 
-	cfg, err := a.loadConfig()
+func (wc wikiCmd) search(ctx context.Context, query string, limit int) error {
+	hits, err := wc.w.Search(ctx, query, limit)
 	if err != nil {
 		return err
 	}
-	w := wiki.New(filepath.Join(cfg.DataDir, "wiki"))
-
-	switch action {
-	case "list":
-		notes, err := w.List(ctx)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-		for _, n := range notes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", n.Name, n.Title, n.Modified.Format("2006-01-02 15:04"))
-		}
-		return tw.Flush()
-	case "read":
-		n, err := w.Read(ctx, rest[0])
-		if err != nil {
-			return err
-		}
-		_, err = io.WriteString(a.stdout, n.Body)
-		return err
-	case "search":
-		hits, err := w.Search(ctx, strings.Join(rest, " "), *limit)
-		if err != nil {
-			return err
-		}
-		if len(hits) == 0 {
-			fmt.Fprintf(a.stderr, "no notes match %q\n", strings.Join(rest, " "))
-			return nil
-		}
-		for i, h := range hits {
-			fmt.Fprintf(a.stdout, "%d. %s — %s\n", i+1, h.Name, h.Title)
-			if h.Snippet != "" {
-				fmt.Fprintf(a.stdout, "   %s\n", h.Snippet)
-			}
-		}
-		return nil
-	case "write", "append":
-		text, err := readStdin(a, action)
-		if err != nil {
-			return err
-		}
-		var n wiki.Note
-		if action == "write" {
-			n, err = w.Write(ctx, rest[0], text)
-		} else {
-			n, err = w.Append(ctx, rest[0], text)
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "saved %s (%d bytes)\n", n.Name, len(n.Body))
+	if len(hits) == 0 {
+		fmt.Fprintf(wc.a.stderr, "no notes match %q\n", query)
 		return nil
 	}
-	if err := w.Delete(ctx, rest[0]); err != nil {
-		return err
+	for i, h := range hits {
+		fmt.Fprintf(wc.a.stdout, "%d. %s — %s\n", i+1, h.Name, h.Title)
+		if h.Snippet != "" {
+			fmt.Fprintf(wc.a.stdout, "   %s\n", h.Snippet)
+		}
 	}
-	fmt.Fprintf(a.stdout, "deleted %s\n", rest[0])
 	return nil
 }
 
-// readStdin reads a note's text from stdin, refusing more than a note may
-// hold without reading all of it.
-func readStdin(a *app, action string) (string, error) {
-	if a.stdin == nil {
-		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "wiki %s reads the text from stdin, and there is none", action)
+// save writes or appends to a note the text read from stdin.
+func (wc wikiCmd) save(ctx context.Context, action, name string) error {
+	if wc.a.stdin == nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "wiki %s reads the text from stdin, and there is none", action)
 	}
-	b, err := io.ReadAll(io.LimitReader(a.stdin, wiki.MaxBody+1))
+	text, err := wiki.ReadBody(wc.a.stdin, "stdin")
 	if err != nil {
-		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "wiki %s: read stdin: %w", action, err)
+		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "wiki %s: %w", action, err)
 	}
-	if len(b) > wiki.MaxBody {
-		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "wiki %s: stdin holds more than %d bytes, the most a note may hold: split it into several notes", action, wiki.MaxBody)
+	var n wiki.Note
+	if action == "write" {
+		n, err = wc.w.Write(ctx, name, text)
+	} else {
+		n, err = wc.w.Append(ctx, name, text)
 	}
-	return string(b), nil
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(wc.a.stdout, "saved %s (%d bytes)\n", n.Name, len(n.Body))
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -697,4 +698,17 @@ func quoteList(names []string) string {
 		return q[0]
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// ReadBody reads a note's text from r (the owner's stdin), refusing more
+// than a note may hold without reading all of it. name says what r is.
+func ReadBody(r io.Reader, name string) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxBody+1))
+	if err != nil {
+		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "read %s: %w", name, err)
+	}
+	if len(b) > MaxBody {
+		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "%s holds more than %d bytes, the most a note may hold: split it into several notes", name, MaxBody)
+	}
+	return string(b), nil
 }

@@ -534,3 +534,17 @@ func FuzzCall(f *testing.F) {
 		}
 	})
 }
+
+// TestReadBodyLimitP5X4: a note's text read from the owner is refused past
+// what a note may hold, with the size and what to do, and read whole up
+// to it.
+func TestReadBodyLimitP5X4(t *testing.T) {
+	got, err := ReadBody(strings.NewReader(strings.Repeat("x", MaxBody)), "stdin")
+	if err != nil || len(got) != MaxBody {
+		t.Fatalf("a note of the largest size: %d bytes, %v", len(got), err)
+	}
+	_, err = ReadBody(strings.NewReader(strings.Repeat("x", MaxBody+1)), "stdin")
+	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "stdin holds more than 1048576 bytes") || !strings.Contains(err.Error(), "split it into several notes") {
+		t.Errorf("one byte too many: %v", err)
+	}
+}

@@ -1,0 +1,137 @@
+package agents
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Focuser chooses an agent's focus from its name and description (C6);
+// *catalog.View is one.
+type Focuser interface {
+	Focus(name, description string) []string
+}
+
+// Spec is the owner's description of an agent as typed: Allow and Block
+// are comma-separated capability ids or patterns ("mcp:github/*"), "-"
+// clears a list, and "" (like an empty Description) keeps what an edited
+// agent has.
+type Spec struct {
+	Description string
+	Allow       string
+	Block       string
+}
+
+// IDs splits a comma-separated list of capability ids; "-" is the empty
+// list, which clears.
+func IDs(s string) []string {
+	if s == "-" {
+		return []string{}
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Add creates the agent name (A1) with its focus chosen from its
+// description (C6).
+func Add(ctx context.Context, db store.Agents, f Focuser, name string, s Spec) (store.Agent, error) {
+	if strings.TrimSpace(s.Description) == "" {
+		return store.Agent{}, jarvisbot.Errorf(jarvisbot.EINVALID, "describe the agent: jarvisbot agents add %s --describe \"what it is for\"", name)
+	}
+	ag := store.Agent{Name: name, Description: s.Description, Allow: IDs(s.Allow), Block: IDs(s.Block), Focus: f.Focus(name, s.Description)}
+	if err := db.CreateAgent(ctx, ag); err != nil {
+		return store.Agent{}, err
+	}
+	return ag, nil
+}
+
+// Edit changes what s sets of the agent name; a new description chooses
+// the focus anew (C6).
+func Edit(ctx context.Context, db store.Agents, f Focuser, name string, s Spec) (store.Agent, error) {
+	ag, err := db.Agent(ctx, name)
+	if err != nil {
+		return store.Agent{}, err
+	}
+	if s.Description != "" {
+		ag.Description, ag.Focus = s.Description, f.Focus(ag.Name, s.Description)
+	}
+	if s.Allow != "" {
+		ag.Allow = IDs(s.Allow)
+	}
+	if s.Block != "" {
+		ag.Block = IDs(s.Block)
+	}
+	if err := db.UpdateAgent(ctx, ag); err != nil {
+		return store.Agent{}, err
+	}
+	return ag, nil
+}
+
+// Remove deletes the agent name; the default agent stays, for every
+// message that names no agent.
+func Remove(ctx context.Context, db store.Agents, name string) error {
+	if name == store.DefaultAgent {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "the default agent cannot be removed; edit it instead")
+	}
+	return db.DeleteAgent(ctx, name)
+}
+
+// DefaultDescription describes the default agent when the config does not.
+const DefaultDescription = "Your general assistant."
+
+// Seeder is what seeding agents needs of the store.
+type Seeder interface {
+	Agent(ctx context.Context, name string) (store.Agent, error)
+	EnsureAgent(ctx context.Context, a store.Agent) (created bool, err error)
+}
+
+// Seed makes sure the default agent and every agent the config names
+// exist (A1), the default first, then by name. Agents already stored keep
+// the owner's later edits. focus is called only when an agent is missing,
+// for the catalog that chooses its focus (C6); from names the config in
+// errors.
+func Seed(ctx context.Context, db Seeder, configured map[string]config.Agent, from string, focus func() (Focuser, error)) error {
+	def, ok := configured[store.DefaultAgent]
+	if !ok || def.Description == "" {
+		def.Description = DefaultDescription
+	}
+	var f Focuser
+	seed := func(name string, ag config.Agent) error {
+		if _, err := db.Agent(ctx, name); err == nil {
+			return nil
+		}
+		if f == nil {
+			var err error
+			if f, err = focus(); err != nil {
+				return err
+			}
+		}
+		_, err := db.EnsureAgent(ctx, store.Agent{Name: name, Description: ag.Description, Allow: ag.Allow, Block: ag.Block, Focus: f.Focus(name, ag.Description)})
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "seeding agent %q from %s: %w", name, from, err)
+		}
+		return nil
+	}
+	if err := seed(store.DefaultAgent, def); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(configured)) {
+		if name == store.DefaultAgent {
+			continue
+		}
+		if err := seed(name, configured[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,211 @@
+// Package assembly builds the catalog a command or the service works on
+// (C1, C5) from its sources: the builtins (wiki, skillbook, app control),
+// the owner's stored CLI tools and MCP servers, a catalog snapshot, the
+// usage cards of plugins' manuals, the config's routing data and the
+// owner's tier overrides. It sits beside catalog because it draws on the
+// tool sources (catalog/mcphost, catalog/clitool, catalog/builtin/*) that
+// import catalog themselves; it knows no chat platform and no model.
+package assembly
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
+	"github.com/jarvisbot/jarvisbot/catalog/clitool"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Stored is what assembling reads of the owner's store.
+type Stored interface {
+	MCPServers(ctx context.Context) ([]store.MCPServer, error)
+	CLITools(ctx context.Context) ([]store.CLITool, error)
+	collection.Installed
+}
+
+// Sources names what a catalog is built from.
+type Sources struct {
+	Config config.Config
+	// Snapshot is the path of a catalog snapshot whose MCP servers join
+	// as if connected; "" for none.
+	Snapshot string
+	// Stored is the owner's store; nil when there is none yet.
+	Stored Stored
+}
+
+// Build assembles the catalog: the builtins, the stored CLI tools and MCP
+// servers (as last seen), the snapshot's servers, the usage cards of
+// plugins' servers (their manuals' words), the config's routing data for
+// servers (title, aliases, usage card) and the owner's tier overrides.
+func Build(ctx context.Context, src Sources) (*catalog.Catalog, error) {
+	cfg := src.Config
+	c := catalog.New()
+	builtins := append([]catalog.Capability{wiki.New(filepath.Join(cfg.DataDir, "wiki")).Capability(), skillbook.Capability()}, catalog.AppControlTools()...)
+	for _, cp := range builtins {
+		if err := c.Add(cp); err != nil {
+			return nil, err
+		}
+	}
+	if src.Stored != nil {
+		if err := addStored(ctx, c, src.Stored); err != nil {
+			return nil, err
+		}
+	}
+	if src.Snapshot != "" {
+		snap, err := ReadSnapshotFile(src.Snapshot)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.LoadSnapshot(snap); err != nil {
+			return nil, err
+		}
+	}
+	if err := cardsFromManuals(c, cfg.DataDir); err != nil {
+		return nil, err
+	}
+	if err := routingFromConfig(c, cfg); err != nil {
+		return nil, err
+	}
+	return c, tiersFromConfig(c, cfg)
+}
+
+// routingFromConfig gives the servers the config's title, aliases and
+// usage card.
+func routingFromConfig(c *catalog.Catalog, cfg config.Config) error {
+	for id, s := range cfg.MCP {
+		err := c.UpdateServer(id, func(srv *catalog.Server) {
+			if s.Title != "" {
+				srv.Title = s.Title
+			}
+			srv.Aliases = append(srv.Aliases, s.Aliases...)
+			if len(s.Card) > 0 {
+				srv.Card = s.Card // the owner's card replaces the derived one
+			}
+		})
+		// Routing data for a server that is not connected now is kept in
+		// the config for when it is; it is not an error.
+		if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+			return err
+		}
+	}
+	return nil
+}
+
+// tiersFromConfig applies the owner's tier overrides (C2), in a stable
+// order so that the first bad one is always the one reported.
+func tiersFromConfig(c *catalog.Catalog, cfg config.Config) error {
+	ids := make([]string, 0, len(cfg.Tiers))
+	for id := range cfg.Tiers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		t, err := catalog.ParseTier(cfg.Tiers[id])
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "config %s: tiers: %s: %w", cfg.Path, id, err)
+		}
+		if err := c.SetTier(id, t); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "config %s: tiers: %w", cfg.Path, err)
+		}
+	}
+	return nil
+}
+
+// cardsFromManuals gives every server of a plugin that brings no card of
+// its own the words of the plugin's manual (S2, C5): connecting the plugin
+// turns its words on, because the server is in the catalog only while it
+// is connected.
+func cardsFromManuals(c *catalog.Catalog, dataDir string) error {
+	need := false
+	for _, srv := range c.View().Servers() {
+		need = need || (srv.Plugin != "" && len(srv.Card) == 0)
+	}
+	if !need {
+		return nil // reading the collection costs start-up time and memory for nothing
+	}
+	all, err := collection.Load(dataDir, io.Discard)
+	if err != nil {
+		return err
+	}
+	for _, srv := range c.View().Servers() {
+		p, ok := all[srv.Plugin]
+		if !ok || len(srv.Card) > 0 {
+			continue
+		}
+		card := p.Card()
+		if err := c.UpdateServer(srv.ID, func(s *catalog.Server) { s.Card = card }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addStored adds the owner's connected CLI tools and enabled MCP servers
+// with the tools they listed when last seen, as connected: a command that
+// explains a turn does not start every server. The running service
+// replaces them with the live sessions. A server of a plugin under Needs
+// attention is added not connected, as the service has it (P4): its
+// sign-in cannot reach it.
+//
+// Every command builds this catalog, `mcp remove` included, so nothing
+// stored may make it fail: a tool the catalog cannot hold is left out (the
+// catalog's rule, warned about when the server listed it), a cached list
+// that cannot be read counts as no tools until the server is reached again,
+// and an entry the catalog refuses outright is skipped.
+func addStored(ctx context.Context, c *catalog.Catalog, db Stored) error {
+	list, err := db.MCPServers(ctx)
+	if err != nil {
+		return err
+	}
+	tools, err := db.CLITools(ctx)
+	if err != nil {
+		return err
+	}
+	attention, err := collection.NeedingAttention(ctx, db)
+	if err != nil {
+		return err
+	}
+	for _, t := range tools {
+		_ = c.Add(CLITool(t).Capability()) // refused: a name `cli add` would not take; it stays removable
+	}
+	for _, s := range list {
+		if !s.Enabled {
+			continue
+		}
+		var tools []catalog.SnapshotTool
+		if json.Unmarshal(s.Tools, &tools) != nil {
+			tools = nil
+		}
+		// refused: a name `mcp add` would not take; it stays listed and removable
+		_ = c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, tools)
+	}
+	return nil
+}
+
+// CLITool is the runnable form of a stored CLI tool.
+func CLITool(t store.CLITool) clitool.Tool {
+	return clitool.Tool{Name: t.Name, Path: t.Path, Env: t.Env, Timeout: t.Timeout, Description: t.Description}
+}
+
+// ReadSnapshotFile reads a catalog snapshot file (C7), saying what to give
+// instead of a folder.
+func ReadSnapshotFile(path string) (*catalog.Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "open catalog snapshot: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "catalog snapshot %s is a directory, not a JSON file", path)
+	}
+	return catalog.ReadSnapshot(f, path)
+}
