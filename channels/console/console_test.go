@@ -45,7 +45,7 @@ func (s *syncBuffer) String() string {
 func TestTypedAheadNeverAnswersCH2(t *testing.T) {
 	inR, inW := io.Pipe()
 	out := &syncBuffer{}
-	c := New(inR, out)
+	c := New(inR, out, Options{})
 	h := recorder{msgs: make(chan channels.Message, 4), presses: make(chan channels.Press, 4), gate: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
