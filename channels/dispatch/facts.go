@@ -29,7 +29,8 @@ type ServerState struct {
 
 // Facts are what the slash commands read from the running service (each
 // read when its command is sent). A nil one leaves its command to the
-// agent as text, except Schedule, which says the scheduler is not running.
+// agent as text. Schedule returns "" while no scheduler runs (chat), and
+// /schedule says so.
 type Facts struct {
 	Skills   func(ctx context.Context) ([]SkillState, error)
 	Plugins  func(ctx context.Context) ([]store.InstalledPlugin, error)
@@ -43,10 +44,12 @@ type Facts struct {
 func (f Facts) Commands() map[string]func(ctx context.Context, chat string) string {
 	out := map[string]func(context.Context, string) string{
 		"schedule": func(ctx context.Context, _ string) string {
-			if f.Schedule == nil {
-				return "The scheduler is not running."
+			if f.Schedule != nil {
+				if text := f.Schedule(ctx); text != "" {
+					return text
+				}
 			}
-			return f.Schedule(ctx)
+			return "The scheduler is not running."
 		},
 	}
 	add := func(name string, ok bool, answer func(context.Context) string) {

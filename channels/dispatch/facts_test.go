@@ -42,6 +42,7 @@ func TestSlashCommandsAnswerFromFactsCH1(t *testing.T) {
 		Schedule: func(context.Context) string { return "morning-brief  0 7 * * *" },
 	}
 	empty := Facts{
+		Schedule: func(context.Context) string { return "" },
 		Plugins:  func(context.Context) ([]store.InstalledPlugin, error) { return nil, nil },
 		Servers:  func() []ServerState { return nil },
 		Activity: func(context.Context, int) ([]store.Activity, error) { return nil, nil },
