@@ -195,7 +195,9 @@ func TestConsoleAnswersOnlyCH2(t *testing.T) {
 	go func() { done <- c.Run(ctx, h) }()
 	c.Send(ctx, approval)
 	io.WriteString(inW, "maybe\n")
-	waitUntil(t, func() bool { return strings.Contains(out.String(), `"maybe" is not one of the choices: type its number or y / n / a`) })
+	waitUntil(t, func() bool {
+		return strings.Contains(out.String(), `"maybe" is not one of the choices: type its number or y / n / a`)
+	})
 	inW.Close() // open at the end of input: denied
 	if p := <-h.presses; p.Data != "ap:x:n" {
 		t.Errorf("pressed %q at the end of input, want Deny", p.Data)

@@ -141,4 +141,3 @@ func TestConsoleRequestDrawnAgainCH2(t *testing.T) {
 		t.Errorf("keys %v", keys)
 	}
 }
-
