@@ -148,7 +148,7 @@ func (c *Console) press(line Line, text string) (channels.Press, lineKind) {
 	case !line.After(q.shownAt):
 		return channels.Press{}, early
 	}
-	return c.pressOf(q, i, "(%s)\n"), pressed
+	return c.pressOf(q, i, func(notice string) string { return "(" + notice + ")" }), pressed
 }
 
 // choice is the index of the button a line names by number or key, or -1.
@@ -169,12 +169,12 @@ func choice(btns []channels.Button, text string) int {
 	return -1
 }
 
-// pressOf is a press of a question's button; its answer is printed in
-// format.
-func (c *Console) pressOf(q question, i int, format string) channels.Press {
+// pressOf is a press of a question's button; its answer is printed as
+// show words it.
+func (c *Console) pressOf(q question, i int, show func(notice string) string) channels.Press {
 	return channels.Press{Chat: Chat, User: User, MessageID: q.id, Data: q.buttons[i].Data,
 		Answer: func(_ context.Context, notice string) error {
-			_, err := fmt.Fprintf(c.out, format, lowerFirst(notice))
+			_, err := fmt.Fprintln(c.out, show(notice))
 			return err
 		}}
 }
@@ -217,7 +217,7 @@ func (c *Console) endPress(q question) (channels.Press, bool) {
 	if i < 0 {
 		return channels.Press{}, false
 	}
-	return c.pressOf(q, i, "(no answer on stdin: %s)\n"), true
+	return c.pressOf(q, i, func(notice string) string { return "(no answer on stdin: " + lowerFirst(notice) + ")" }), true
 }
 
 // lowerFirst lowers a notice's first letter, to follow words of ours.

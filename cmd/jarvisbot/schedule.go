@@ -145,6 +145,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 	r, err := sch.RunNow(ctx, name)
 	stopRecv()
 	<-ends
+	s.desk.Drain(ctx) // nothing was queued: it only ends the desk's work
 	if err != nil {
 		return err
 	}
