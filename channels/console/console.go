@@ -1,6 +1,9 @@
-// Package console is the console channel: the owner at the terminal,
+// Package console is the console channel (CH1): the owner at the terminal,
 // reading stdin and writing stdout. It is what `jarvisbot serve` runs when
-// no bot token is configured, so a fresh machine has a working assistant.
+// no bot token is configured, so a fresh machine has a working assistant,
+// and what `chat` and `schedule run` run, through the same dispatcher.
+// Buttons are numbered choices (and keys such as y / n / a); only a line
+// typed after a question answers it (CH2).
 package console
 
 import (

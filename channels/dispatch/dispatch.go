@@ -1,7 +1,8 @@
 // Package dispatch stands between the chat channels and the agent runtime
 // (CH1, CH2): it serves only the owner (an allow-list, or one pairing by
 // code), keeps each chat's messages in order with one turn at a time while
-// different chats run at once, answers slash commands, draws approval
+// different chats run at once, answers slash commands (from the Facts the
+// service reports), draws approval
 // requests as buttons where the owner wants them and takes each decision
 // once, and keeps a reply that could not be sent instead of losing it.
 package dispatch
