@@ -2,9 +2,10 @@
 // (CH1, CH2): it serves only the owner (an allow-list, or one pairing by
 // code), keeps each chat's messages in order with one turn at a time while
 // different chats run at once, answers slash commands (from the Facts the
-// service reports), draws approval
-// requests as buttons where the owner wants them and takes each decision
-// once, and keeps a reply that could not be sent instead of losing it.
+// service reports), draws approval requests as buttons where the owner
+// wants them and takes each decision once, and keeps a reply that could
+// not be sent instead of losing it. serve, chat and schedule run all go
+// through it.
 package dispatch
 
 import (
