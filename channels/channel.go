@@ -20,6 +20,9 @@ type Message struct {
 type Button struct {
 	Label string
 	Data  string
+	// Keys are words a channel without buttons (the console) takes for a
+	// press besides the button's number: "y", "yes".
+	Keys []string
 }
 
 // Press is a tap on a button.

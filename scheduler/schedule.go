@@ -1,4 +1,4 @@
-// Package schedule runs clock-marked skills (SC1, CH3): each run is a
+// Package scheduler runs clock-marked skills (SC1, CH3): each run is a
 // headless turn of the skill's agent whose report is posted to a chat. A
 // run is recorded before it fires, so a restart never repeats one; a run
 // still going when the next is due is skipped and recorded; the run's

@@ -103,8 +103,8 @@ type Config struct {
 
 // New returns the provider a config names.
 func New(cfg Config) (Provider, error) {
-	if cfg.Model == "" {
-		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "no model set for %s: set provider.model in the config or JARVIS_MODEL", cfg.Provider)
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 2
@@ -112,22 +112,34 @@ func New(cfg Config) (Provider, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 2 * time.Minute
 	}
+	if cfg.Provider == "anthropic" {
+		return newAnthropic(cfg), nil
+	}
+	if cfg.APIKey == "" {
+		cfg.APIKey = "none" // local servers ignore it; the SDK wants one
+	}
+	return newOpenAI(cfg), nil
+}
+
+// check says what New would refuse, with what to set, without building
+// anything.
+func (cfg Config) check() error {
+	if cfg.Model == "" {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "no model set for %s: set provider.model in the config or JARVIS_MODEL", cfg.Provider)
+	}
 	switch cfg.Provider {
 	case "anthropic":
 		if cfg.APIKey == "" {
-			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "no Anthropic API key: store it with jarvisbot secrets set ANTHROPIC_API_KEY, or set ANTHROPIC_API_KEY")
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "no Anthropic API key: store it with jarvisbot secrets set ANTHROPIC_API_KEY, or set ANTHROPIC_API_KEY")
 		}
-		return newAnthropic(cfg), nil
+		return nil
 	case "openai":
 		if cfg.APIKey == "" && cfg.BaseURL == "" {
-			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "no OpenAI API key: store it with jarvisbot secrets set OPENAI_API_KEY, or set OPENAI_API_KEY (a local endpoint such as Ollama needs only OPENAI_BASE_URL)")
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "no OpenAI API key: store it with jarvisbot secrets set OPENAI_API_KEY, or set OPENAI_API_KEY (a local endpoint such as Ollama needs only OPENAI_BASE_URL)")
 		}
-		if cfg.APIKey == "" {
-			cfg.APIKey = "none" // local servers ignore it; the SDK wants one
-		}
-		return newOpenAI(cfg), nil
+		return nil
 	}
-	return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "unknown provider %q: use anthropic or openai", cfg.Provider)
+	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown provider %q: use anthropic or openai", cfg.Provider)
 }
 
 // unreachable wraps a failed call in words for the owner: the turn is kept

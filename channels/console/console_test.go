@@ -45,7 +45,7 @@ func (s *syncBuffer) String() string {
 func TestTypedAheadNeverAnswersCH2(t *testing.T) {
 	inR, inW := io.Pipe()
 	out := &syncBuffer{}
-	c := New(inR, out)
+	c := New(inR, out, Options{})
 	h := recorder{msgs: make(chan channels.Message, 4), presses: make(chan channels.Press, 4), gate: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -94,5 +94,125 @@ func waitUntil(t *testing.T, cond func() bool) {
 			t.Fatal("timed out")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// approval is a question as the desk draws an approval request.
+var approval = channels.Outgoing{Chat: Chat, Text: "Approval needed (cli:echo, agent default): run echo\nApprove?", Buttons: [][]channels.Button{
+	{{Label: "Approve", Data: "ap:x:y", Keys: []string{"y", "yes"}}, {Label: "Deny", Data: "ap:x:n", Keys: []string{"n", "no"}}},
+	{{Label: "Always for this tool", Data: "ap:x:a", Keys: []string{"a", "always"}}},
+}}
+
+// answerer is a handler that answers every press with its outcome, as the
+// desk does.
+type answerer struct{ recorder }
+
+func (a answerer) HandlePress(ctx context.Context, p channels.Press) {
+	outcome := map[string]string{"ap:x:y": "Approved", "ap:x:n": "Denied", "ap:x:a": "Approved, always for this tool"}[p.Data]
+	p.Answer(ctx, outcome)
+	a.presses <- p
+}
+
+func newRecorder() recorder {
+	gate := make(chan struct{})
+	close(gate)
+	return recorder{msgs: make(chan channels.Message, 8), presses: make(chan channels.Press, 8), gate: gate}
+}
+
+// TestConsoleAnswersByKeyCH2: a question's buttons are numbered and show
+// their keys; typing a key (any case) or a word for it presses the button,
+// like its number does; the newest open question is the one answered, and
+// once it is closed the one before it is.
+func TestConsoleAnswersByKeyCH2(t *testing.T) {
+	inR, inW := io.Pipe()
+	out := &syncBuffer{}
+	c := New(inR, out, Options{})
+	h := newRecorder()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go c.Run(ctx, h)
+	first, _ := c.Send(ctx, approval)
+	second, _ := c.Send(ctx, approval)
+	if !strings.Contains(out.String(), "[1] Approve (y)  [2] Deny (n)  [3] Always for this tool (a)") {
+		t.Fatalf("buttons shown as:\n%s", out.String())
+	}
+	for _, tc := range []struct{ typed, data, msgID string }{{"YES", "ap:x:y", second}, {"a", "ap:x:a", first}} {
+		io.WriteString(inW, tc.typed+"\n")
+		select {
+		case p := <-h.presses:
+			if p.Data != tc.data || p.MessageID != tc.msgID {
+				t.Errorf("%q pressed %q on message %s, want %q on %s", tc.typed, p.Data, p.MessageID, tc.data, tc.msgID)
+			}
+		case m := <-h.msgs:
+			t.Fatalf("%q became a message: %q", tc.typed, m.Text)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q pressed nothing:\n%s", tc.typed, out.String())
+		}
+		c.Edit(ctx, Chat, tc.msgID, "decided", nil)
+	}
+	io.WriteString(inW, "y\n") // no question is open: a message
+	if m := <-h.msgs; m.Text != "y" {
+		t.Errorf("message %q", m.Text)
+	}
+	inW.Close()
+}
+
+// TestConsoleAnswersOnlyCH2: taking answers only (chat -m, schedule
+// run), lines read before the question never answer it and are named once
+// it is asked; a line that is no choice is said to be none; input that
+// ends with a question open, or before one is asked, denies it.
+func TestConsoleAnswersOnlyCH2(t *testing.T) {
+	out := &syncBuffer{}
+	c := New(strings.NewReader("y\nyes\n"), out, Options{AnswersOnly: true, EndKey: "n"})
+	h := answerer{newRecorder()}
+	ctx := context.Background()
+	if err := c.Run(ctx, h); err != nil { // the input ends before any question
+		t.Fatal(err)
+	}
+	if len(h.msgs) != 0 {
+		t.Fatalf("a line became a message: %q", (<-h.msgs).Text)
+	}
+	c.Send(ctx, approval)
+	select {
+	case p := <-h.presses:
+		if p.Data != "ap:x:n" {
+			t.Errorf("pressed %q, want Deny", p.Data)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the question was not denied at the end of input:\n%s", out.String())
+	}
+	got := out.String()
+	for _, want := range []string{`"y" came before the question`, `"yes" came before the question`, "(no answer on stdin: denied)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+
+	inR, inW := io.Pipe()
+	out = &syncBuffer{}
+	c = New(inR, out, Options{AnswersOnly: true, EndKey: "n"})
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx, h) }()
+	c.Send(ctx, approval)
+	io.WriteString(inW, "maybe\n")
+	waitUntil(t, func() bool {
+		return strings.Contains(out.String(), `"maybe" is not one of the choices: type its number or y / n / a`)
+	})
+	inW.Close() // open at the end of input: denied
+	if p := <-h.presses; p.Data != "ap:x:n" {
+		t.Errorf("pressed %q at the end of input, want Deny", p.Data)
+	}
+	<-done
+}
+
+// TestConsoleQuitCH1: /quit ends the console as the end of input does.
+func TestConsoleQuitCH1(t *testing.T) {
+	c := New(strings.NewReader("hello\n/quit\nnot read\n"), &syncBuffer{}, Options{})
+	h := newRecorder()
+	if err := c.Run(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.msgs) != 1 || (<-h.msgs).Text != "hello" {
+		t.Errorf("messages after /quit")
 	}
 }

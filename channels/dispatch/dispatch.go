@@ -1,9 +1,11 @@
 // Package dispatch stands between the chat channels and the agent runtime
 // (CH1, CH2): it serves only the owner (an allow-list, or one pairing by
 // code), keeps each chat's messages in order with one turn at a time while
-// different chats run at once, answers slash commands, draws approval
-// requests as buttons where the owner wants them and takes each decision
-// once, and keeps a reply that could not be sent instead of losing it.
+// different chats run at once, answers slash commands (from the Facts the
+// service reports), draws approval requests as buttons where the owner
+// wants them and takes each decision once, and keeps a reply that could
+// not be sent instead of losing it. serve, chat and schedule run all go
+// through it.
 package dispatch
 
 import (
@@ -93,6 +95,8 @@ type queued struct {
 	// begun before the restart.
 	retry    bool
 	approval *store.Approval
+	// answered, when set, hears the turn's error once it is done (Ask).
+	answered chan<- error
 }
 
 type chatQueue struct {
@@ -186,14 +190,37 @@ func (d *Desk) isOwner(user string) bool {
 // HandleMessage queues a message of its chat; the chat's worker answers
 // the queue in order, one turn at a time.
 func (d *Desk) HandleMessage(ctx context.Context, m channels.Message) {
+	d.handle(ctx, m, nil)
+}
+
+// Ask handles a message as HandleMessage does and returns once it is
+// answered, with the error of its turn (chat -m: one message, then exit).
+// It returns ctx's error when ctx ends first, and nil for a slash command.
+func (d *Desk) Ask(ctx context.Context, m channels.Message) error {
+	answered := make(chan error, 1)
+	if !d.handle(ctx, m, answered) {
+		return nil
+	}
+	select {
+	case err := <-answered:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-d.base.Done():
+		return fmt.Errorf("jarvisbot stopped before the message was answered; it is answered after the next start")
+	}
+}
+
+// handle serves a message; it reports whether a turn was queued for it.
+func (d *Desk) handle(ctx context.Context, m channels.Message, answered chan<- error) bool {
 	text := strings.TrimSpace(m.Text)
 	if !d.isOwner(m.User) {
 		d.stranger(ctx, m, text)
-		return
+		return false
 	}
 	if strings.HasPrefix(text, "/") {
 		if d.command(ctx, m, text) {
-			return
+			return false
 		}
 	}
 	// Stored before this returns: the channel confirms the message to the
@@ -202,16 +229,22 @@ func (d *Desk) HandleMessage(ctx context.Context, m channels.Message) {
 	if err != nil {
 		d.log.Error("storing a received message", "chat", m.Chat, "err", err)
 	}
-	d.enqueue(ctx, queued{Message: m, inbox: id})
+	d.enqueue(ctx, queued{Message: m, inbox: id, answered: answered})
+	return true
 }
 
-// Resume queues the messages received before a restart and not answered.
+// Resume queues the messages received before a restart and not answered
+// whose channel runs here; the others wait in the inbox for a start that
+// runs theirs (chat runs only the console).
 func (d *Desk) Resume(ctx context.Context) error {
 	list, err := d.opt.Store.Waiting(ctx)
 	if err != nil {
 		return err
 	}
 	for _, m := range list {
+		if _, ok := d.channels[platform(m.Chat)]; !ok {
+			continue
+		}
 		d.enqueue(ctx, queued{Message: channels.Message{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}, inbox: m.ID, retry: true})
 	}
 	return nil
@@ -306,8 +339,11 @@ func (d *Desk) work(ctx context.Context, chat string) {
 		tctx, cancel := context.WithCancel(ctx)
 		q.cancel = cancel
 		d.mu.Unlock()
-		done := d.turn(tctx, m)
+		done, err := d.turn(tctx, m)
 		cancel()
+		if m.answered != nil {
+			m.answered <- err
+		}
 		// The inbox lets a message go once it is answered (or its pending
 		// approval carries it), never before: a turn stopped by the
 		// shutdown is retried after the restart.
@@ -320,8 +356,9 @@ func (d *Desk) work(ctx context.Context, chat string) {
 }
 
 // turn runs one queued turn and sends its answer. It reports whether the
-// message is done with: false when the shutdown stopped its turn.
-func (d *Desk) turn(ctx context.Context, m queued) bool {
+// message is done with (false when the shutdown stopped its turn), and
+// the turn's error.
+func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	ch := d.channels[platform(m.Chat)]
 	stopTyping := d.typing(ctx, ch, m.Chat)
 	var res agents.Result
@@ -341,9 +378,9 @@ func (d *Desk) turn(ctx context.Context, m queued) bool {
 	d.mu.Unlock()
 	switch {
 	case errors.Is(err, agents.ErrAwaitingApproval) && (stopping || !errors.Is(err, context.Canceled)):
-		return true // the pending approval carries the turn; its decision continues it
+		return true, err // the pending approval carries the turn; its decision continues it
 	case errors.Is(err, context.Canceled) && stopping:
-		return false // shutting down: retried after the restart
+		return false, err // shutting down: retried after the restart
 	case errors.Is(err, context.Canceled):
 		text = "Stopped."
 	case err != nil:
@@ -352,7 +389,7 @@ func (d *Desk) turn(ctx context.Context, m queued) bool {
 		text = "(no answer)"
 	}
 	d.send(context.WithoutCancel(ctx), channels.Outgoing{Chat: m.Chat, Text: text, ReplyTo: m.ID})
-	return true
+	return true, err
 }
 
 // typing shows "typing…" every few seconds until stopped; stop returns
@@ -505,12 +542,12 @@ func (d *Desk) Notify(a store.Approval) {
 	ctx := context.Background()
 	if a.State == store.ApprovalPending {
 		chat := d.approvalChat(a)
-		text := fmt.Sprintf("Approval needed — agent %s wants to:\n%s\n\n(%s, expires %s)", a.Agent, a.Summary, a.Tool, a.ExpiresAt.Local().Format("15:04"))
+		text := fmt.Sprintf("Approval needed (%s, agent %s): %s\nApprove? It expires at %s.", a.Tool, a.Agent, a.Summary, a.ExpiresAt.Local().Format("15:04"))
 		buttons := [][]channels.Button{{
-			{Label: "Approve", Data: buttonPrefix + a.ID + ":y"},
-			{Label: "Deny", Data: buttonPrefix + a.ID + ":n"},
+			{Label: "Approve", Data: buttonPrefix + a.ID + ":y", Keys: []string{"y", "yes"}},
+			{Label: "Deny", Data: buttonPrefix + a.ID + ":n", Keys: []string{"n", "no"}},
 		}, {
-			{Label: "Always for this tool", Data: buttonPrefix + a.ID + ":a"},
+			{Label: "Always for this tool", Data: buttonPrefix + a.ID + ":a", Keys: []string{"a", "always"}},
 		}}
 		// Recorded before it is sent: a crash right after the send must not
 		// draw a second prompt at the next start (Redraw).
@@ -552,7 +589,9 @@ func (d *Desk) Redraw(ctx context.Context, a store.Approval) {
 	if err != nil {
 		d.log.Error("reading where an approval request was drawn; drawing it again", "approval", a.ID, "err", err)
 	}
-	if _, drawn := msgs[chat]; drawn {
+	// The console's messages end with the process that printed them: a
+	// request drawn there before is asked again.
+	if _, drawn := msgs[chat]; drawn && platform(chat) != "console" {
 		return
 	}
 	d.Notify(a)

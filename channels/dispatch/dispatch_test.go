@@ -23,12 +23,18 @@ import (
 // chatPlatform stands in for a messaging platform: it records what the
 // desk sends, and can fail sends.
 type chatPlatform struct {
+	name string // "test" when empty
 	mu   sync.Mutex
 	sent []channels.Outgoing
 	fail bool
 }
 
-func (p *chatPlatform) Name() string                                      { return "test" }
+func (p *chatPlatform) Name() string {
+	if p.name == "" {
+		return "test"
+	}
+	return p.name
+}
 func (p *chatPlatform) Run(ctx context.Context, _ channels.Handler) error { <-ctx.Done(); return nil }
 func (p *chatPlatform) Edit(context.Context, string, string, string, [][]channels.Button) error {
 	return nil

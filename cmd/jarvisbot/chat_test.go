@@ -155,3 +155,42 @@ func TestAgentsA1(t *testing.T) {
 		t.Error("remove")
 	}
 }
+
+// TestChatIsTheConsoleChannelCH1: chat is serve's console, not a loop of
+// its own: slash commands answer, an approval is a numbered choice as in
+// serve, and /quit ends the conversation.
+func TestChatIsTheConsoleChannelCH1(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+		t.Fatal("cli add")
+	}
+	inR, inW := io.Pipe()
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(context.Background(), []string{"chat"}, e.app(inR, out, out)) }()
+	say := func(s string) { io.WriteString(inW, s+"\n") }
+	waitOutput(t, out, "talking to agent default")
+	say("/help")
+	waitOutput(t, out, "/cancel — stop the answer in progress")
+	say("/agents")
+	waitOutput(t, out, "default — ")
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["by","number"]}`}}}, fakellm.Step{Text: "Echoed by number."})
+	say("echo by number")
+	waitOutput(t, out, "[1] Approve")
+	say("1")
+	waitOutput(t, out, "Echoed by number.")
+	say("/quit")
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d:\n%s", code, out.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("/quit did not end chat:\n%s", out.String())
+	}
+	inW.Close()
+	if n := len(f.Requests()); n != 2 {
+		t.Errorf("%d model calls, want 2 (the slash commands are not the model's)", n)
+	}
+}

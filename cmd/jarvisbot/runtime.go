@@ -3,11 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -21,6 +20,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
+	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -36,68 +36,39 @@ func (a *app) secretOrEnv(ctx context.Context, cfg config.Config, name string) s
 	return a.getenv(name)
 }
 
-// providerFor resolves an agent's model (A3): the agent's own provider
-// entry over the top-level one, JARVIS_PROVIDER and JARVIS_MODEL over
-// both, keys from the keyring or the SDKs' variables.
-func (a *app) providerFor(ctx context.Context, cfg config.Config, agentName string) (agents.Model, error) {
-	p := cfg.Provider
+// providerSettings is an agent's provider entry over the installation's.
+func providerSettings(cfg config.Config, agentName string) llm.Settings {
+	of := func(p config.Provider) llm.Settings {
+		return llm.Settings{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, APIKeySecret: p.APIKeySecret,
+			MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps, Timeout: p.Timeout}
+	}
+	s := of(cfg.Provider)
 	if ag, ok := cfg.Agents[agentName]; ok {
-		o := ag.Provider
-		for _, f := range []struct {
-			dst *string
-			src string
-		}{{&p.Name, o.Name}, {&p.Model, o.Model}, {&p.BaseURL, o.BaseURL}, {&p.APIKeySecret, o.APIKeySecret}} {
-			if f.src != "" {
-				*f.dst = f.src
-			}
-		}
-		if o.MaxTokens > 0 {
-			p.MaxTokens = o.MaxTokens
-		}
-		if o.MaxSteps > 0 {
-			p.MaxSteps = o.MaxSteps
-		}
-		if o.Timeout > 0 {
-			p.Timeout = o.Timeout
-		}
+		s = s.Over(of(ag.Provider))
 	}
-	if v := a.getenv("JARVIS_PROVIDER"); v != "" {
-		p.Name = strings.ToLower(v)
-	}
-	if v := a.getenv("JARVIS_MODEL"); v != "" {
-		p.Model = v
-	}
-	keyName := map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-	if p.Name == "" {
-		switch {
-		case a.secretOrEnv(ctx, cfg, "ANTHROPIC_API_KEY") != "":
-			p.Name = "anthropic"
-		case a.secretOrEnv(ctx, cfg, "OPENAI_API_KEY") != "" || a.getenv("OPENAI_BASE_URL") != "":
-			p.Name = "openai"
-		default:
-			return agents.Model{}, jarvisbot.Errorf(jarvisbot.EINVALID, "no model provider is configured. Set one of: "+
-				"ANTHROPIC_API_KEY (or jarvisbot secrets set ANTHROPIC_API_KEY) and JARVIS_MODEL, e.g. claude-sonnet-4-5; "+
-				"OPENAI_API_KEY and JARVIS_MODEL, e.g. gpt-4.1; or OPENAI_BASE_URL for Ollama, vLLM or llama.cpp "+
-				"(http://localhost:11434/v1) with JARVIS_MODEL. The provider: section of the config does the same")
-		}
-	}
-	if _, ok := keyName[p.Name]; !ok {
-		return agents.Model{}, jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_PROVIDER=%q: use anthropic or openai", p.Name)
-	}
-	base := p.BaseURL
-	if base == "" {
-		base = a.getenv(strings.ToUpper(p.Name) + "_BASE_URL")
-	}
-	secret := p.APIKeySecret
-	if secret == "" {
-		secret = keyName[p.Name]
-	}
-	key := a.secretOrEnv(ctx, cfg, secret)
-	prov, err := llm.New(llm.Config{Provider: p.Name, Model: p.Model, BaseURL: base, APIKey: key, Timeout: p.Timeout})
+	return s
+}
+
+// chooseModel resolves an agent's model (A3) without building its client:
+// keys from the keyring or the SDKs' variables.
+func (a *app) chooseModel(ctx context.Context, cfg config.Config, agentName string) (llm.Choice, error) {
+	return llm.Choose(ctx, providerSettings(cfg, agentName), llm.Env{
+		Getenv: a.getenv,
+		Secret: func(ctx context.Context, name string) string { return a.secretOrEnv(ctx, cfg, name) },
+	})
+}
+
+// modelFor builds an agent's model, when a turn needs it.
+func (a *app) modelFor(ctx context.Context, cfg config.Config, agentName string) (agents.Model, error) {
+	ch, err := a.chooseModel(ctx, cfg, agentName)
 	if err != nil {
 		return agents.Model{}, err
 	}
-	return agents.Model{Provider: prov, MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps}, nil
+	prov, err := llm.New(ch.Config)
+	if err != nil {
+		return agents.Model{}, err
+	}
+	return agents.Model{Provider: prov, MaxTokens: ch.MaxTokens, MaxSteps: ch.MaxSteps}, nil
 }
 
 // service is everything a running jarvisbot holds: the store, the live
@@ -110,18 +81,41 @@ type service struct {
 	engine  *approvals.Engine
 	rt      *agents.Runtime
 	signin  *signin.Manager
+	shipped *shippedSkills
 	// pending are the approval requests that outlived the last run.
 	pending []store.Approval
-	// scheduleList answers /schedule once the scheduler runs.
-	scheduleList func(ctx context.Context) string
+	// sched answers /schedule once serve runs the scheduler.
+	sched *scheduler.Scheduler
 	// servers are the enabled MCP servers, started by connect.
 	servers []mcphost.Server
 	log     *slog.Logger
+	warn    io.Writer // where unreadable skills are reported
 	// work is the context of what the service spawns; Close ends it and
 	// waits for wg.
 	work     context.Context
 	stopWork context.CancelFunc
 	wg       sync.WaitGroup
+}
+
+// shippedSkills are the plugin store and the shipped general skills, read
+// once when first needed (a plugin's server at start, else the first
+// turn): start-up does no work it can defer.
+type shippedSkills struct {
+	once    sync.Once
+	cfg     config.Config
+	warn    io.Writer
+	shop    map[string]shipped
+	general []*skills.Skill
+	err     error
+}
+
+func (sh *shippedSkills) load() error {
+	sh.once.Do(func() {
+		if sh.shop, sh.err = loadStore(sh.cfg, sh.warn); sh.err == nil {
+			sh.general, sh.err = skills.Shipped()
+		}
+	})
+	return sh.err
 }
 
 // connect starts the MCP servers in the background; their tools join the
@@ -168,37 +162,6 @@ func (s *service) Close() {
 	}
 }
 
-// startService builds the service and resumes the approvals that
-// outlived the last run, for a command that talks to the runtime directly
-// (chat, schedule run): notify is told of approval requests and
-// decisions; deliver sends an answer to a chat outside a running turn (a
-// turn that was waiting for approval when jarvisbot stopped, continued
-// after the owner decided). MCP servers start when the caller calls
-// connect.
-func (a *app) startService(ctx context.Context, cfg config.Config, log *slog.Logger, notify func(store.Approval), deliver func(chat, text string)) (*service, error) {
-	var s *service
-	s, err := a.buildService(ctx, cfg, log, notify, func(ap store.Approval) {
-		s.spawn(func(ctx context.Context) {
-			res, err := s.rt.Continue(ctx, ap)
-			text := res.Text
-			if err != nil {
-				text = fmt.Sprintf("The turn that waited for your decision on %s could not go on: %v", ap.Tool, err)
-			}
-			if deliver != nil {
-				deliver(ap.Chat, text)
-			}
-		})
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := s.resume(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
 // resume expires the approval requests that outlived the last run and
 // timed out meanwhile, and keeps the others in s.pending. It is the first
 // thing that can reach out (notify, orphan): call it once everything they
@@ -224,45 +187,46 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	s := &service{cfg: cfg, db: db, catalog: c, log: log}
+	s := &service{cfg: cfg, db: db, catalog: c, log: log, warn: a.stderr, shipped: &shippedSkills{cfg: cfg, warn: a.stderr}}
 	s.work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
-	m := mcpCmd{a: a, cfg: cfg, db: db}
-	servers, err := db.MCPServers(ctx)
-	if err != nil {
-		db.Close()
+	s.signin = a.signinManager(cfg, log)
+	s.host = a.newHost(ctx, cfg, c, db, log)
+	if err := s.planServers(ctx); err != nil {
+		s.Close()
 		return nil, err
 	}
+	cli, err := cliTools(ctx, db)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan, Logger: log})
+	s.rt = a.runtime(ctx, s, cli)
+	return s, nil
+}
+
+// signinManager keeps plugins' sign-ins in the keyring; nil when the
+// keyring cannot be opened.
+func (a *app) signinManager(cfg config.Config, log *slog.Logger) *signin.Manager {
+	kr, err := a.openSecrets(cfg)
+	if err != nil {
+		// Without it, plugins that sign in reach their servers with no
+		// sign-in and land under Needs attention: say the real cause.
+		log.Warn("the keyring cannot be opened, so plugins that sign in go without their sign-in", "err", err)
+		return nil
+	}
+	return signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log, LockDir: signinLockDir(cfg)})
+}
+
+// newHost is the MCP host over the catalog: a server it lists again keeps
+// the usage card and aliases the catalog was built with.
+func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog, db *sqlite.DB, log *slog.Logger) *mcphost.Host {
 	cards := map[string]catalog.Server{}
 	for _, srv := range c.View().Servers() {
 		cards[srv.ID] = srv
 	}
-	// The plugin store and the shipped skills are read once, when first
-	// needed (a plugin's server at start, else the first turn): start-up
-	// does no work it can defer.
-	var (
-		storeOnce sync.Once
-		shop      map[string]shipped
-		general   []*skills.Skill
-		storeErr  error
-	)
-	loadOnce := func() error {
-		storeOnce.Do(func() {
-			if shop, storeErr = loadStore(cfg, a.stderr); storeErr == nil {
-				general, storeErr = skills.Shipped()
-			}
-		})
-		return storeErr
-	}
-	var mgr *signin.Manager
-	if kr, err := a.openSecrets(cfg); err == nil {
-		mgr = signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log, LockDir: signinLockDir(cfg)})
-		s.signin = mgr
-	} else {
-		// Without it, plugins that sign in reach their servers with no
-		// sign-in and land under Needs attention: say the real cause.
-		log.Warn("the keyring cannot be opened, so plugins that sign in go without their sign-in", "err", err)
-	}
-	s.host = mcphost.NewHost(c, mcphost.HostOptions{
+	m := mcpCmd{a: a, cfg: cfg, db: db}
+	return mcphost.NewHost(c, mcphost.HostOptions{
 		Dial:    mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(a)},
 		Logger:  log,
 		OnState: pluginStateRecorder(db, log),
@@ -272,69 +236,89 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 			}
 		},
 	})
+}
+
+// planServers lists the enabled MCP servers for connect, each hidden from
+// the catalog until it answers; a plugin's server that signs in goes
+// through the plugin's sign-in.
+func (s *service) planServers(ctx context.Context) error {
+	servers, err := s.db.MCPServers(ctx)
+	if err != nil {
+		return err
+	}
 	for _, srv := range servers {
 		if !srv.Enabled {
 			continue
 		}
 		// Until it answers, a server has no tools; one the catalog does not
 		// hold (it has no tools remembered yet) has none to hide.
-		if err := c.SetConnected(srv.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
-			s.Close()
-			return nil, err
+		if err := s.catalog.SetConnected(srv.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+			return err
 		}
 		hs := hostServer(srv)
-		if srv.Plugin != "" && loadOnce() != nil {
-			log.Warn("reading the plugin store", "err", storeErr)
+		if srv.Plugin != "" && s.shipped.load() != nil {
+			s.log.Warn("reading the plugin store", "err", s.shipped.err)
 		}
-		if sp, ok := shop[srv.Plugin]; ok && needsSignIn(sp.plugin) && mgr != nil {
-			hs.Client = &http.Client{Transport: mgr.Transport(srv.Plugin, nil)}
+		if sp, ok := s.shipped.shop[srv.Plugin]; ok && needsSignIn(sp.plugin) && s.signin != nil {
+			hs.Client = &http.Client{Transport: s.signin.Transport(srv.Plugin, nil)}
 		}
 		s.servers = append(s.servers, hs)
 	}
-	cli, err := db.CLITools(ctx)
+	return nil
+}
+
+// cliTools are the connected command-line programs by name.
+func cliTools(ctx context.Context, db *sqlite.DB) (map[string]clitool.Tool, error) {
+	list, err := db.CLITools(ctx)
 	if err != nil {
-		s.Close()
 		return nil, err
 	}
 	tools := map[string]clitool.Tool{}
-	for _, t := range cli {
+	for _, t := range list {
 		tools[t.Name] = cliTool(t)
 	}
-	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan, Logger: log})
-	skillsFor := func(ctx context.Context, agentName string) ([]*skills.Skill, error) {
-		on, err := connectedPlugins(ctx, db, c.View())
-		if err != nil {
-			return nil, err
-		}
-		if err := loadOnce(); err != nil {
-			return nil, err
-		}
-		return enabledSkills(ctx, cfg, db, skillScope{agent: agentName, connected: on, shop: shop, general: general}, a.stderr)
-	}
-	s.rt = &agents.Runtime{
-		Catalog:   c.View,
-		Store:     db,
+	return tools, nil
+}
+
+// runtime is the agent runtime over the service's parts. The model is
+// built when a turn needs it, not before.
+func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.Tool) *agents.Runtime {
+	m := mcpCmd{a: a, cfg: s.cfg, db: s.db}
+	return &agents.Runtime{
+		Catalog:   s.catalog.View,
+		Store:     s.db,
 		Approvals: s.engine,
-		Log:       log,
+		Log:       s.log,
 		Runners: agents.Runners{
-			wiki.ID: wiki.New(filepath.Join(cfg.DataDir, "wiki")),
+			wiki.ID: wiki.New(filepath.Join(s.cfg.DataDir, "wiki")),
 			skillbook.ID: skillbook.Books(func(agentName string) *skillbook.Book {
-				return skillbook.New(agentSkillsDir(cfg, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return skillsFor(ctx, agentName) })
+				return skillbook.New(agentSkillsDir(s.cfg, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return s.skillsFor(ctx, agentName) })
 			}),
 			string(catalog.KindMCP): s.host,
-			string(catalog.KindCLI): clitool.Runner{Tools: tools, Lookup: clitool.Lookup(m.lookup(ctx))},
+			string(catalog.KindCLI): clitool.Runner{Tools: cli, Lookup: clitool.Lookup(m.lookup(ctx))},
 		},
 		Servers: s.host,
-		Model:   func(agentName string) (agents.Model, error) { return a.providerFor(ctx, cfg, agentName) },
+		Model:   func(agentName string) (agents.Model, error) { return a.modelFor(ctx, s.cfg, agentName) },
 		Skills: func(ctx context.Context, agentName string) (*skills.Ranker, error) {
-			list, err := skillsFor(ctx, agentName)
+			list, err := s.skillsFor(ctx, agentName)
 			if err != nil || len(list) == 0 {
 				return nil, err
 			}
 			return skills.NewRanker(list), nil
 		},
 	}
-	return s, nil
+}
+
+// skillsFor are the skills an agent's turn may draw on now.
+func (s *service) skillsFor(ctx context.Context, agentName string) ([]*skills.Skill, error) {
+	on, err := connectedPlugins(ctx, s.db, s.catalog.View())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.shipped.load(); err != nil {
+		return nil, err
+	}
+	return enabledSkills(ctx, s.cfg, s.db, skillScope{agent: agentName, connected: on, shop: s.shipped.shop, general: s.shipped.general}, s.warn)
 }
 
 // pluginStates is what recording a plugin's connection needs of the store.

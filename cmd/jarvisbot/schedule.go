@@ -10,6 +10,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -30,13 +32,7 @@ func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	if err != nil {
 		return nil, err
 	}
-	var jobs []scheduler.Job
-	for _, s := range list {
-		if s.Schedule != "" {
-			jobs = append(jobs, scheduler.Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: store.DefaultAgent, Chat: s.Chat, Instructions: s.Body})
-		}
-	}
-	return jobs, nil
+	return scheduler.Jobs(list, store.DefaultAgent), nil
 }
 
 // mainChat is the owner's main chat: the first configured owner's private
@@ -48,20 +44,13 @@ func mainChat(cfg config.Config) string {
 	return "console"
 }
 
-// skillRunner runs a scheduled skill as a headless turn of its agent, with
-// the skill as its instructions.
-func skillRunner(rt *agents.Runtime) scheduler.Runner {
-	return func(ctx context.Context, j scheduler.Job, chat string) (string, error) {
-		// Asked before the turn, so that a missing model is told apart from
-		// a failed turn: the run is then recorded as not run, and the owner
-		// told once what to set (SC1).
-		if _, err := rt.Model(j.Agent); err != nil {
-			return "", fmt.Errorf("%w for agent %s: %w", scheduler.ErrNoModel, j.Agent, err)
-		}
-		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow its instructions now and write the report for the owner.\n\n%s", j.Skill, strings.TrimSpace(j.Instructions))
-		res, err := rt.Turn(ctx, agents.Input{Agent: j.Agent, Chat: chat, Text: text})
-		return res.Text, err
-	}
+// skillRunner runs scheduled skills on the runtime; whether an agent has
+// a model is asked without building it.
+func (a *app) skillRunner(ctx context.Context, cfg config.Config, rt *agents.Runtime) scheduler.Runner {
+	return scheduler.SkillRunner(scheduler.Turns{
+		Ready: func(agent string) error { _, err := a.chooseModel(ctx, cfg, agent); return err },
+		Turn:  rt.Turn,
+	})
 }
 
 // cmdSchedule: the scheduled skills (SC1). Only `run` starts the service
@@ -123,24 +112,26 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 }
 
 // runScheduled runs one scheduled skill now, its report printed here and
-// its ask-tier calls asked at this terminal.
+// its ask-tier calls asked at this terminal: the console, taking answers
+// only, through the same desk as serve.
 func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) error {
-	asked := make(chan store.Approval, 16)
-	svc, err := a.startService(ctx, cfg, a.logger(cfg), func(ap store.Approval) {
-		if ap.State == store.ApprovalPending {
-			asked <- ap
-		}
-	}, nil)
+	log := a.logger(cfg)
+	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: true, EndKey: denyKey})
+	s, err := a.openSession(ctx, cfg, log, sessionOptions{agent: store.DefaultAgent, approvalChat: console.Chat},
+		func() ([]channels.Channel, error) { return []channels.Channel{con}, nil })
 	if err != nil {
 		return err
 	}
-	defer svc.Close()
-	svc.connect(ctx)
-	jobs, err := scheduledJobs(ctx, cfg, svc.db, a.stderr)
+	defer s.Close()
+	if err := s.service.resume(ctx); err != nil {
+		return err
+	}
+	s.connect(ctx)
+	jobs, err := scheduledJobs(ctx, cfg, s.db, a.stderr)
 	if err != nil {
 		return err
 	}
-	sch := scheduler.New(scheduler.Options{Store: svc.db, Clock: a.clock, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Logger: a.logger(cfg),
+	sch := scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.rt), Logger: log,
 		Deliver: func(_ context.Context, chat, text string) error {
 			_, err := fmt.Fprintf(a.stdout, "[report for %s]\n%s\n", chat, text)
 			return err
@@ -149,36 +140,16 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 		fmt.Fprintln(a.stderr, "jarvisbot:", err)
 	}
 	defer sch.Stop(context.Background())
-	type done struct {
-		r   store.Run
-		err error
-	}
-	finished := make(chan done, 1)
-	go func() {
-		r, err := sch.RunNow(ctx, name)
-		finished <- done{r, err}
-	}()
-	in, lines := stdinLines(ctx, a)
-	term := terminal{a: a, svc: svc, in: in, lines: lines, asked: asked}
-	var d done
-	for wait := true; wait; {
-		select {
-		case d = <-finished:
-			wait = false
-		case ap := <-asked:
-			term.decide(ctx, ap)
-		}
-	}
-	r, err := d.r, d.err
-	switch {
-	case err != nil:
+	recv, stopRecv := context.WithCancel(ctx)
+	ends := s.listen(recv)
+	r, err := sch.RunNow(ctx, name)
+	stopRecv()
+	<-ends
+	s.desk.Drain(ctx) // nothing was queued: it only ends the desk's work
+	if err != nil {
 		return err
-	case r.Outcome == "not-run":
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s did not run: %s", name, r.Error)
-	case r.Outcome != "ok":
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the run failed: %s", r.Error)
 	}
-	return nil
+	return scheduler.RunError(r)
 }
 
 func writeSchedule(w io.Writer, list []scheduler.Entry) error {

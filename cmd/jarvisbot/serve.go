@@ -32,88 +32,136 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	log := a.logger(cfg)
-	// Everything is built before anything starts: no approval expires, no
-	// turn runs and no report is sent before the desk that carries them
-	// exists.
-	var desk *dispatch.Desk
-	svc, err := a.buildService(ctx, cfg, log, func(ap store.Approval) { desk.Notify(ap) }, func(ap store.Approval) { desk.Continue(ap) })
+	s, err := a.openSession(ctx, cfg, log, sessionOptions{agent: *agentName, approvalChat: cfg.Approvals.Channel},
+		func() ([]channels.Channel, error) { return a.channels(ctx, cfg) })
 	if err != nil {
 		return err
 	}
-	defer svc.Close()
-	chans, err := a.channels(ctx, cfg)
+	defer s.Close()
+	jobs, err := scheduledJobs(ctx, cfg, s.db, a.stderr)
 	if err != nil {
 		return err
 	}
-	desk, err = dispatch.New(ctx, dispatch.Options{
-		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: ownerIDs(cfg),
-		ApprovalChat: cfg.Approvals.Channel, Agent: *agentName, Logger: log,
-		Commands: a.chatCommands(svc),
-	}, chans...)
-	if err != nil {
-		return err
-	}
-	svc.engine.SetApprover(desk.IsOwner)
-	jobs, err := scheduledJobs(ctx, cfg, svc.db, a.stderr)
-	if err != nil {
-		return err
-	}
-	sch := scheduler.New(scheduler.Options{Store: svc.db, Clock: a.clock, MainChat: mainChat(cfg), Run: skillRunner(svc.rt), Deliver: desk.Report, Logger: log})
-	svc.scheduleList = func(ctx context.Context) string {
-		var b strings.Builder
-		if err := writeSchedule(&b, sch.List(ctx)); err != nil {
-			return "The schedule cannot be shown: " + err.Error()
-		}
-		return b.String()
-	}
-
+	s.sched = scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.rt), Deliver: s.desk.Report, Logger: log})
 	// Start: approvals that outlived the last run, messages that waited,
 	// the schedule, then the channels.
-	if err := svc.resume(ctx); err != nil {
+	if err := s.resume(ctx, nil); err != nil {
 		return err
 	}
-	if err := desk.Resume(ctx); err != nil {
+	if err := s.sched.Start(ctx, jobs); err != nil {
+		log.Warn("some skills are not scheduled", "err", err)
+	}
+	if _, err := a.chooseModel(ctx, cfg, *agentName); err != nil {
+		log.Warn("no model is configured: messages are answered with what to set", "err", err)
+	}
+	recv, stopRecv := context.WithCancel(ctx)
+	defer stopRecv()
+	ends := s.listen(recv)
+	running := len(s.chans) - awaitChannels(ctx, s.chans, ends, log)
+	names := make([]string, 0, len(s.chans))
+	for _, ch := range s.chans {
+		names = append(names, ch.Name())
+	}
+	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)
+	s.afterReady(ctx)
+	return s.wait(ctx, stopRecv, ends, running, cmp.Or(cfg.ShutdownTimeout, config.DefaultShutdownTimeout), log)
+}
+
+// session is a running service with the dispatcher between it and its
+// channels: what serve, chat and schedule run share.
+type session struct {
+	*service
+	desk  *dispatch.Desk
+	chans []channels.Channel
+}
+
+// sessionOptions say who answers and where approvals are asked.
+type sessionOptions struct {
+	agent string
+	// approvalChat is where approval buttons go; "" for the chat the
+	// request came from.
+	approvalChat string
+}
+
+// openSession builds the service, its channels and the desk that joins
+// them. Everything is built before anything starts: no approval expires,
+// no turn runs and no report is sent before the desk that carries them
+// exists.
+func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logger, o sessionOptions, chans func() ([]channels.Channel, error)) (*session, error) {
+	s := &session{}
+	svc, err := a.buildService(ctx, cfg, log, func(ap store.Approval) { s.desk.Notify(ap) }, func(ap store.Approval) { s.desk.Continue(ap) })
+	if err != nil {
+		return nil, err
+	}
+	s.service = svc
+	if s.chans, err = chans(); err != nil {
+		svc.Close()
+		return nil, err
+	}
+	s.desk, err = dispatch.New(ctx, dispatch.Options{
+		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: ownerIDs(cfg),
+		ApprovalChat: o.approvalChat, Agent: o.agent, Logger: log,
+		Commands: svc.facts().Commands(),
+	}, s.chans...)
+	if err != nil {
+		svc.Close()
+		return nil, err
+	}
+	svc.engine.SetApprover(s.desk.IsOwner)
+	return s, nil
+}
+
+// resume takes up what the last run left: approval requests (those of
+// the chats redraw accepts are drawn where the owner answers them; nil
+// accepts every chat) and the messages that waited.
+func (s *session) resume(ctx context.Context, redraw func(chat string) bool) error {
+	if err := s.service.resume(ctx); err != nil {
+		return err
+	}
+	if err := s.desk.Resume(ctx); err != nil {
 		return err
 	}
 	// Requests that outlived the last run keep the prompt the owner has;
 	// one that was never drawn is drawn now.
-	for _, ap := range svc.pending {
-		desk.Redraw(ctx, ap)
+	for _, ap := range s.pending {
+		if redraw == nil || redraw(ap.Chat) {
+			s.desk.Redraw(ctx, ap)
+		}
 	}
-	if err := sch.Start(ctx, jobs); err != nil {
-		log.Warn("some skills are not scheduled", "err", err)
+	return nil
+}
+
+// listen runs every channel until ctx ends; each one's end arrives on the
+// returned channel.
+func (s *session) listen(ctx context.Context) <-chan channelEnd {
+	ends := make(chan channelEnd, len(s.chans))
+	for _, ch := range s.chans {
+		go func() { ends <- channelEnd{ch, ch.Run(ctx, s.desk)} }()
 	}
-	if _, err := svc.rt.Model(*agentName); err != nil {
-		log.Warn("no model is configured: messages are answered with what to set", "err", err)
-	}
-	// The channels hear the owner until a signal or until every channel
-	// ended (the console at the end of its input).
-	recv, stopRecv := context.WithCancel(ctx)
-	defer stopRecv()
-	ends := make(chan channelEnd, len(chans))
-	for _, ch := range chans {
-		go func() { ends <- channelEnd{ch, ch.Run(recv, desk)} }()
-	}
-	running := len(chans) - awaitChannels(ctx, chans, ends, log)
-	names := make([]string, 0, len(chans))
-	for _, ch := range chans {
-		names = append(names, ch.Name())
-	}
-	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)
-	// The owner can reach jarvisbot now. What can wait comes after: the
-	// commands menu, MCP servers (child processes, network; their tools
-	// join as each one answers), and giving back to the kernel, ten
-	// seconds from now and after busy spells, what start-up alone needed
-	// (see internal/trim).
-	for _, ch := range chans {
+	return ends
+}
+
+// afterReady starts what can wait until the owner can reach jarvisbot:
+// the commands menu, MCP servers (child processes, network; their tools
+// join as each one answers), and giving back to the kernel, ten seconds
+// from now and after busy spells, what start-up alone needed (see
+// internal/trim).
+func (s *session) afterReady(ctx context.Context) {
+	for _, ch := range s.chans {
 		if cm, ok := ch.(channels.Commander); ok {
 			if err := cm.SetCommands(ctx, dispatch.Commands); err != nil && ctx.Err() == nil {
-				log.Warn("registering commands", "channel", ch.Name(), "err", err)
+				s.log.Warn("registering commands", "channel", ch.Name(), "err", err)
 			}
 		}
 	}
-	svc.connect(svc.work)
-	svc.spawn(func(ctx context.Context) { trim.Keep(ctx, 10*time.Second, log) })
+	s.connect(s.work)
+	s.spawn(func(ctx context.Context) { trim.Keep(ctx, 10*time.Second, s.log) })
+}
+
+// wait serves until a signal or until every channel ended (the console at
+// the end of its input), sending again from time to time what could not
+// be delivered, then stops in order.
+func (s *session) wait(ctx context.Context, stopRecv context.CancelFunc, ends <-chan channelEnd, running int, limit time.Duration, log *slog.Logger) error {
 	retry := time.NewTicker(30 * time.Second)
 	defer retry.Stop()
 	for running > 0 && ctx.Err() == nil {
@@ -125,11 +173,13 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 				log.Error("a channel stopped", "channel", end.ch.Name(), "err", end.err)
 			}
 		case <-retry.C:
-			desk.RetryUndelivered(ctx)
-			sch.RetryDeliveries(ctx)
+			s.desk.RetryUndelivered(ctx)
+			if s.sched != nil {
+				s.sched.RetryDeliveries(ctx)
+			}
 		}
 	}
-	return shutdown(stopRecv, ends, running, svc, desk, sch, cmp.Or(cfg.ShutdownTimeout, config.DefaultShutdownTimeout), log)
+	return s.shutdown(stopRecv, ends, running, limit, log)
 }
 
 // shutdown stops serve in order (X4): the channels stop hearing, waiting
@@ -138,7 +188,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 // answered after the next start), scheduled runs end; the caller's
 // deferred Close then stops the MCP servers and closes the store, which
 // nothing uses any more.
-func shutdown(stopRecv context.CancelFunc, ends <-chan channelEnd, running int, svc *service, desk *dispatch.Desk, sch *scheduler.Scheduler, limit time.Duration, log *slog.Logger) error {
+func (s *session) shutdown(stopRecv context.CancelFunc, ends <-chan channelEnd, running int, limit time.Duration, log *slog.Logger) error {
 	log.Info("stopping: no new messages; answers in progress may finish", "deadline", limit)
 	deadline, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
@@ -155,9 +205,11 @@ wait:
 			break wait
 		}
 	}
-	svc.engine.Close()
-	desk.Drain(deadline)
-	sch.Stop(deadline)
+	s.engine.Close()
+	s.desk.Drain(deadline)
+	if s.sched != nil {
+		s.sched.Stop(deadline)
+	}
 	log.Info("stopped")
 	return nil
 }
@@ -227,7 +279,7 @@ func (a *app) channels(ctx context.Context, cfg config.Config) ([]channels.Chann
 	out = append(out, extra...)
 	if len(out) == 0 {
 		fmt.Fprintln(a.stdout, "jarvisbot: no Telegram or Discord token is set, so I am listening here. Type a message; Ctrl-D ends.")
-		out = append(out, console.New(a.stdin, a.stdout))
+		out = append(out, console.New(a.stdin, a.stdout, console.Options{}))
 	}
 	return out, nil
 }
@@ -244,94 +296,46 @@ func ownerIDs(cfg config.Config) []string {
 	return out
 }
 
-// chatCommands answer the slash commands in chat from the running service.
-func (a *app) chatCommands(svc *service) map[string]func(ctx context.Context, chat string) string {
-	return map[string]func(context.Context, string) string{
-		"skills": func(ctx context.Context, _ string) string {
-			on := map[string]bool{}
-			if err := installedPlugins(ctx, svc.db, on); err != nil {
-				return "Skills cannot be read: " + err.Error()
+// facts are what the slash commands read from the running service.
+func (s *service) facts() dispatch.Facts {
+	return dispatch.Facts{
+		Skills:  s.skillStates,
+		Plugins: s.db.InstalledPlugins,
+		Servers: func() []dispatch.ServerState {
+			var out []dispatch.ServerState
+			for _, st := range s.host.Status() {
+				out = append(out, dispatch.ServerState{Name: st.Name, State: string(st.State), Tools: st.Tools, Err: st.Err})
 			}
-			all, err := gatherSkills(ctx, svc.cfg, svc.db, skillScope{agent: store.DefaultAgent, connected: on}, io.Discard)
-			if err != nil {
-				return "Skills cannot be read: " + err.Error()
+			return out
+		},
+		Agents:   s.db.Agents,
+		Activity: s.db.RecentActivity,
+		Schedule: func(ctx context.Context) string {
+			if s.sched == nil {
+				return ""
 			}
 			var b strings.Builder
-			for _, e := range all {
-				if e.source == sourceManual && !e.on {
-					continue
-				}
-				mark := ""
-				if e.skill.Schedule != "" {
-					mark = " ⏰ " + e.skill.Schedule
-				}
-				fmt.Fprintf(&b, "%s — %s%s\n", e.skill.Name, e.state(), mark)
-			}
-			return b.String()
-		},
-		"plugins": func(ctx context.Context, _ string) string {
-			list, err := svc.db.InstalledPlugins(ctx)
-			if err != nil {
-				return err.Error()
-			}
-			if len(list) == 0 {
-				return "No plugins installed. Install one with: jarvisbot plugins install NAME"
-			}
-			var b strings.Builder
-			for _, p := range list {
-				note := ""
-				if p.State == store.PluginNeedsAttention {
-					note = " — renew with: jarvisbot plugins signin " + p.Name
-				}
-				fmt.Fprintf(&b, "%s: %s%s\n", p.Name, p.State, note)
-			}
-			return b.String()
-		},
-		"mcp": func(context.Context, string) string {
-			st := svc.host.Status()
-			if len(st) == 0 {
-				return "No MCP servers. Add one with: jarvisbot mcp add NAME -- COMMAND"
-			}
-			var b strings.Builder
-			for _, s := range st {
-				fmt.Fprintf(&b, "%s: %s, %d tools", s.Name, s.State, s.Tools)
-				if s.Err != nil && s.State != "up" {
-					fmt.Fprintf(&b, " (%v)", s.Err)
-				}
-				b.WriteByte('\n')
-			}
-			return b.String()
-		},
-		"agents": func(ctx context.Context, _ string) string {
-			list, err := svc.db.Agents(ctx)
-			if err != nil {
-				return err.Error()
-			}
-			var b strings.Builder
-			for _, ag := range list {
-				fmt.Fprintf(&b, "%s — %s\n", ag.Name, ag.Description)
-			}
-			return b.String()
-		},
-		"schedule": func(ctx context.Context, _ string) string {
-			if svc.scheduleList == nil {
-				return "The scheduler is not running."
-			}
-			return svc.scheduleList(ctx)
-		},
-		"activity": func(ctx context.Context, _ string) string {
-			list, err := svc.db.RecentActivity(ctx, 10)
-			if err != nil {
-				return err.Error()
-			}
-			if len(list) == 0 {
-				return "Nothing yet."
-			}
-			var b strings.Builder
-			for _, e := range list {
-				fmt.Fprintf(&b, "%s %s %s: %s\n", e.At.Local().Format("15:04"), e.Agent, e.Tool, e.Outcome)
+			if err := writeSchedule(&b, s.sched.List(ctx)); err != nil {
+				return "The schedule cannot be shown: " + err.Error()
 			}
 			return b.String()
 		},
 	}
+}
+
+// skillStates are the default agent's skills as /skills shows them.
+func (s *service) skillStates(ctx context.Context) ([]dispatch.SkillState, error) {
+	on := map[string]bool{}
+	if err := installedPlugins(ctx, s.db, on); err != nil {
+		return nil, err
+	}
+	all, err := gatherSkills(ctx, s.cfg, s.db, skillScope{agent: store.DefaultAgent, connected: on}, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]dispatch.SkillState, 0, len(all))
+	for _, e := range all {
+		out = append(out, dispatch.SkillState{Name: e.skill.Name, State: e.state(), Schedule: e.skill.Schedule, Manual: e.source == sourceManual, On: e.on})
+	}
+	return out, nil
 }

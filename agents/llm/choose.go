@@ -1,0 +1,110 @@
+package llm
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// Settings is one provider entry as the owner wrote it: the installation's
+// or an agent's. Empty fields are "not set".
+type Settings struct {
+	Name         string // "anthropic", "openai", or "" to choose by the keys present
+	Model        string
+	BaseURL      string
+	APIKeySecret string // the keyring (or environment) name of the key
+	MaxTokens    int
+	MaxSteps     int
+	Timeout      time.Duration
+}
+
+// Over returns s with every field that o sets taken from o: an agent's
+// entry over the installation's.
+func (s Settings) Over(o Settings) Settings {
+	for _, f := range []struct {
+		dst *string
+		src string
+	}{{&s.Name, o.Name}, {&s.Model, o.Model}, {&s.BaseURL, o.BaseURL}, {&s.APIKeySecret, o.APIKeySecret}} {
+		if f.src != "" {
+			*f.dst = f.src
+		}
+	}
+	if o.MaxTokens > 0 {
+		s.MaxTokens = o.MaxTokens
+	}
+	if o.MaxSteps > 0 {
+		s.MaxSteps = o.MaxSteps
+	}
+	if o.Timeout > 0 {
+		s.Timeout = o.Timeout
+	}
+	return s
+}
+
+// Env is where a choice looks beyond the settings: Getenv reads the
+// process environment (JARVIS_PROVIDER, JARVIS_MODEL, *_BASE_URL); Secret
+// reads a key by name, from the keyring first and then the environment.
+type Env struct {
+	Getenv func(name string) string
+	Secret func(ctx context.Context, name string) string
+}
+
+// Choice is a resolved provider: how to reach it, and the limits of the
+// agent's turns.
+type Choice struct {
+	Config    Config
+	MaxTokens int
+	MaxSteps  int
+}
+
+// keyNames are the SDKs' own variables for each provider's key.
+var keyNames = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+// noProvider is what the owner reads when nothing names a model: every
+// way to name one.
+const noProvider = "no model provider is configured. Set one of: " +
+	"ANTHROPIC_API_KEY (or jarvisbot secrets set ANTHROPIC_API_KEY) and JARVIS_MODEL, e.g. claude-sonnet-4-5; " +
+	"OPENAI_API_KEY and JARVIS_MODEL, e.g. gpt-4.1; or OPENAI_BASE_URL for Ollama, vLLM or llama.cpp " +
+	"(http://localhost:11434/v1) with JARVIS_MODEL. The provider: section of the config does the same"
+
+// Choose resolves the provider of s (A3): JARVIS_PROVIDER and JARVIS_MODEL
+// win over the settings; with no provider named, the first key present
+// chooses (Anthropic's, then OpenAI's or an OpenAI-compatible base URL).
+// It checks what New would refuse but builds no client, so a service can
+// say at start what to set without touching a provider's SDK.
+func Choose(ctx context.Context, s Settings, env Env) (Choice, error) {
+	if v := env.Getenv("JARVIS_PROVIDER"); v != "" {
+		s.Name = strings.ToLower(v)
+	}
+	if v := env.Getenv("JARVIS_MODEL"); v != "" {
+		s.Model = v
+	}
+	if s.Name == "" {
+		switch {
+		case env.Secret(ctx, keyNames["anthropic"]) != "":
+			s.Name = "anthropic"
+		case env.Secret(ctx, keyNames["openai"]) != "" || env.Getenv("OPENAI_BASE_URL") != "":
+			s.Name = "openai"
+		default:
+			return Choice{}, jarvisbot.Errorf(jarvisbot.EINVALID, noProvider)
+		}
+	}
+	if _, ok := keyNames[s.Name]; !ok {
+		return Choice{}, jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_PROVIDER=%q: use anthropic or openai", s.Name)
+	}
+	base := s.BaseURL
+	if base == "" {
+		base = env.Getenv(strings.ToUpper(s.Name) + "_BASE_URL")
+	}
+	secret := s.APIKeySecret
+	if secret == "" {
+		secret = keyNames[s.Name]
+	}
+	cfg := Config{Provider: s.Name, Model: s.Model, BaseURL: base, APIKey: env.Secret(ctx, secret), Timeout: s.Timeout}
+	if err := cfg.check(); err != nil {
+		return Choice{}, err
+	}
+	return Choice{Config: cfg, MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps}, nil
+}

@@ -1,0 +1,60 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/skills"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Jobs are the skills of list that carry a schedule, each run by agent.
+// Imported skills never do: the importer drops their schedules (S6).
+func Jobs(list []*skills.Skill, agent string) []Job {
+	var jobs []Job
+	for _, s := range list {
+		if s.Schedule != "" {
+			jobs = append(jobs, Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: agent, Chat: s.Chat, Instructions: s.Body})
+		}
+	}
+	return jobs
+}
+
+// Turns is the agent runtime as a scheduled run uses it.
+type Turns struct {
+	// Ready says what to set when an agent has no model, without
+	// reaching the model.
+	Ready func(agent string) error
+	Turn  func(ctx context.Context, in agents.Input) (agents.Result, error)
+}
+
+// SkillRunner runs a scheduled skill as a headless turn of its agent,
+// with the skill as its instructions.
+func SkillRunner(t Turns) Runner {
+	return func(ctx context.Context, j Job, chat string) (string, error) {
+		// Asked before the turn, so that a missing model is told apart from
+		// a failed turn: the run is then recorded as not run, and the owner
+		// told once what to set (SC1).
+		if err := t.Ready(j.Agent); err != nil {
+			return "", fmt.Errorf("%w for agent %s: %w", ErrNoModel, j.Agent, err)
+		}
+		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow its instructions now and write the report for the owner.\n\n%s", j.Skill, strings.TrimSpace(j.Instructions))
+		res, err := t.Turn(ctx, agents.Input{Agent: j.Agent, Chat: chat, Text: text})
+		return res.Text, err
+	}
+}
+
+// RunError says what became of a run started by hand: nil when it ran
+// and its report was made, else why not, as an error the owner can act on.
+func RunError(r store.Run) error {
+	switch r.Outcome {
+	case "ok":
+		return nil
+	case "not-run":
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s did not run: %s", r.Skill, r.Error)
+	}
+	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the run failed: %s", r.Error)
+}
