@@ -36,7 +36,7 @@ func consoleDesk(t *testing.T) (*Desk, *chatPlatform, *fakellm.Server, *sqlite.D
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := &agents.Runtime{Catalog: catalog.New().View, Store: db, Exec: &agents.Tools{}, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
+	rt := &agents.Runtime{Catalog: catalog.New().View, Store: db, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
 	plat := &chatPlatform{name: "console"}
 	d, err := New(ctx, Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: db}, plat)
 	if err != nil {
