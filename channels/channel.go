@@ -1,4 +1,4 @@
-// Package channel is how the owner meets jarvisbot (CH1-CH3): one small
+// Package channels is how the owner meets jarvisbot (CH1-CH3): one small
 // interface that the Telegram, Discord and console adapters implement,
 // each in its own package. Chats and users are named "PLATFORM:ID"
 // ("telegram:123456", "discord:987654321") everywhere else in jarvisbot.
