@@ -1,4 +1,4 @@
-// Package wiki is the builtin wiki: the owner's Markdown notes, one file per
+// Package wiki is the builtin wiki (builtin:wiki, P5): the owner's Markdown notes, one file per
 // note under a directory of the data dir. A note named "projects/garden" is
 // the file <dir>/projects/garden.md, so the notes stay readable and editable
 // with any editor. Every file access goes through an os.Root opened on the
