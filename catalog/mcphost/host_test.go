@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // testServer is the in-repo MCP test server (internal/fakes/mcptestserver), built
@@ -288,18 +289,7 @@ func TestBadServers(t *testing.T) {
 // naming what it waited for and what cond last saw.
 func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	const limit = 10 * time.Second
-	deadline := time.Now().Add(limit)
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, what, cond, testwait.WithInterval(20*time.Millisecond))
 }
 
 // stderrSays is a condition for waitFor: a stdio server's last stderr

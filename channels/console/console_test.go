@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // recorder is a channels.Handler that hands on what it hears.
@@ -62,7 +63,10 @@ func TestTypedAheadNeverAnswersCH2(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(h.gate)
-	waitUntil(t, func() bool { return strings.Contains(out.String(), "came before the question") })
+	testwait.For(t, 10*time.Second, "the typed-ahead line to be named", func() (bool, any) {
+		got := out.String()
+		return strings.Contains(got, "came before the question"), "output:\n" + got
+	})
 	io.WriteString(inW, "2\n") // typed after the question
 	select {
 	case p := <-h.presses:
@@ -83,16 +87,5 @@ func TestTypedAheadNeverAnswersCH2(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"1" came before the question`) {
 		t.Errorf("the typed-ahead line was not named:\n%s", out.String())
-	}
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // recorder is a handler that keeps what it hears; onPress, when set,
@@ -56,18 +57,7 @@ func (r *recorder) pressed() []channels.Press {
 // naming what it waited for and what cond last saw.
 func eventually(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	const limit = 5 * time.Second
-	deadline := time.Now().Add(limit)
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, 5*time.Second, what, cond)
 }
 
 func newBot(t *testing.T, srv *fakediscord.Server) *Bot {
