@@ -34,14 +34,20 @@ func toHTML(md string) string {
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 	)
 	var b strings.Builder
-	ast.Walk(p.Parse(text.NewReader(src)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	walk(p.Parse(text.NewReader(src)), func(n ast.Node, entering bool) ast.WalkStatus {
 		render, ok := rendererFor(n.Kind())
 		if !ok {
-			return ast.WalkContinue, nil // a kind with no tag of its own: its text
+			return ast.WalkContinue // a kind with no tag of its own: its text
 		}
-		return render(&b, src, n, entering), nil
+		return render(&b, src, n, entering)
 	})
 	return strings.Trim(b.String(), "\n")
+}
+
+// walk is ast.Walk for visitors that cannot fail: Walk returns only the
+// errors its visitor returns, so there is none to handle.
+func walk(n ast.Node, visit func(n ast.Node, entering bool) ast.WalkStatus) {
+	_ = ast.Walk(n, func(n ast.Node, entering bool) (ast.WalkStatus, error) { return visit(n, entering), nil })
 }
 
 // renderFunc writes one node of goldmark's tree as Telegram HTML, on the
@@ -376,12 +382,12 @@ func isBoldItalic(e *ast.Emphasis) bool {
 // spansLines reports whether n's text holds a line break.
 func spansLines(n ast.Node) bool {
 	found := false
-	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+	walk(n, func(c ast.Node, entering bool) ast.WalkStatus {
 		if t, ok := c.(*ast.Text); ok && entering && (t.SoftLineBreak() || t.HardLineBreak()) && !isLastText(n, t) {
 			found = true
-			return ast.WalkStop, nil
+			return ast.WalkStop
 		}
-		return ast.WalkContinue, nil
+		return ast.WalkContinue
 	})
 	return found
 }
@@ -508,16 +514,16 @@ func (htmlRenderer) rawHTML(w *strings.Builder, source []byte, n ast.Node, enter
 
 func hasText(n ast.Node) bool {
 	found := false
-	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+	walk(n, func(c ast.Node, entering bool) ast.WalkStatus {
 		if t, ok := c.(*ast.Text); ok && entering && t.Segment.Len() > 0 {
 			found = true
-			return ast.WalkStop, nil
+			return ast.WalkStop
 		}
 		if c.Kind() == ast.KindCodeSpan || c.Kind() == ast.KindString {
 			found = true
-			return ast.WalkStop, nil
+			return ast.WalkStop
 		}
-		return ast.WalkContinue, nil
+		return ast.WalkContinue
 	})
 	return found
 }
