@@ -5,18 +5,26 @@
 // lives under extensions["dev.jarvisbot"], which other apps ignore.
 //
 // Data flows one way: Load or LoadFS reads a folder, every file goes through
-// the same checks (size, UTF-8, symlinks that stay inside, strict JSON), and
-// the parsers collect every problem they find as a Problem naming file and
-// field. Validate returns that list for `jarvisbot plugins validate`; Load
+// the same checks (size, UTF-8, symlinks that stay inside, strict JSON), the
+// JSON files through their JSON Schema (plugin.schema.json, mcp.schema.json:
+// types, known fields, closed sets, lengths), then through the checks a
+// schema cannot make (names, paths that stay inside, addresses, credentials),
+// and the parsers collect every problem they find as a Problem naming file
+// and field. Validate returns that list for `jarvisbot plugins validate`; Load
 // turns it into one EINVALID error or a Plugin with its warnings. The package
 // parses no SKILL.md (the skills package does) and connects to nothing.
 package plugins
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
 )
@@ -99,16 +107,6 @@ const (
 	SignInNone   = "none"
 )
 
-// manifestFields are the top-level fields Agent Plugins 1.0.0 permits.
-var manifestFields = []string{"$schema", "name", "version", "description", "author", "homepage", "repository", "license", "keywords", "extensions"}
-
-// Limits on our extension, so a usage card stays a card.
-const (
-	maxDisplayName = 64
-	maxCardPhrases = 200
-	maxPhraseLen   = 200
-)
-
 // ValidName reports whether name is a valid plugin name: 1–64 characters of
 // a-z, 0-9, '-' and '.', a letter or digit at both ends, no "--" or "..".
 func ValidName(name string) error {
@@ -144,118 +142,128 @@ func isAlnum(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' 
 // validator can go on checking the rest of the folder.
 func ParseManifest(file string, data []byte) (Manifest, Extension, []Problem) {
 	c := &checker{file: file}
-	m, ext := c.manifest(data)
+	m, ext := c.manifest(data, newSchemas())
 	return m, ext, c.problems
 }
 
-func (c *checker) manifest(data []byte) (m Manifest, ext Extension) {
+// manifest checks plugin.json against its schema (plugin.schema.json),
+// then what a schema cannot say: the name rules, logo paths, tiers and
+// capability ids (the catalog's rules), a sign-in's scopes that only OAuth
+// has, and namespaces that are not reverse-DNS (a warning).
+func (c *checker) manifest(data []byte, sch *schemas) (m Manifest, ext Extension) {
 	raw, ok := c.document(data)
 	if !ok {
 		return m, ext
 	}
-	members, ok := c.object("", raw)
-	if !ok {
+	order := c.duplicates(raw)
+	s, err := sch.manifest()
+	if err != nil {
+		c.fail("", "cannot be checked: %v", err)
 		return m, ext
 	}
-	seen := map[string]bool{}
-	for _, mb := range members {
-		seen[mb.key] = true
-		switch mb.key {
-		case "$schema":
-			m.Schema, _ = c.str(mb.key, mb.raw)
-		case "name":
-			if s, ok := c.str(mb.key, mb.raw); ok {
-				m.Name = s
-				if err := ValidName(s); err != nil {
-					c.fail("name", "%v", err)
-				}
-			}
-		case "version":
-			m.Version, _ = c.str(mb.key, mb.raw)
-		case "description":
-			m.Description, _ = c.str(mb.key, mb.raw)
-		case "homepage":
-			m.Homepage, _ = c.str(mb.key, mb.raw)
-		case "repository":
-			m.Repository, _ = c.str(mb.key, mb.raw)
-		case "license":
-			m.License, _ = c.str(mb.key, mb.raw)
-		case "keywords":
-			m.Keywords, _ = c.strs(mb.key, mb.raw)
-		case "author":
-			m.Author = c.author(mb.raw)
-		case "extensions":
-			m.Extensions, ext = c.extensions(mb.raw)
-		default:
-			hint := "put app-specific data under extensions"
-			if mb.key == "displayName" {
-				hint = "jarvisbot reads the display name from extensions[\"" + ExtensionID + "\"].displayName"
-			}
-			c.warn(field("", mb.key), "unknown field, ignored: Agent Plugins 1.0.0 allows only %s; %s", strings.Join(manifestFields, ", "), hint)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		c.fail("", "is not valid JSON: %v", err)
+		return m, ext
+	}
+	c.schemaCheck(s, doc, order, manifestLeniency)
+
+	top := members(raw)
+	if top == nil {
+		return m, ext
+	}
+	// Only the fields the specification names are read, by their exact
+	// names (encoding/json would also take "Name" for "name"); what does
+	// not fit its type is left empty and was reported.
+	for k := range top {
+		if _, known := s.Properties[k]; !known {
+			delete(top, k)
 		}
 	}
-	switch {
-	case !seen["$schema"]:
-		c.fail("$schema", "missing: want %q", ManifestSchema)
-	case m.Schema != "" && m.Schema != ManifestSchema:
-		c.fail("$schema", "%.80q is not a supported Agent Plugins version: want %q", m.Schema, ManifestSchema)
-	case m.Schema == "" && c.ok("$schema"):
-		c.fail("$schema", "is empty: want %q", ManifestSchema)
+	for k, v := range top {
+		var dst any
+		switch k {
+		case "$schema":
+			dst = &m.Schema
+		case "name":
+			dst = &m.Name
+		case "version":
+			dst = &m.Version
+		case "description":
+			dst = &m.Description
+		case "homepage":
+			dst = &m.Homepage
+		case "repository":
+			dst = &m.Repository
+		case "license":
+			dst = &m.License
+		case "keywords":
+			dst = &m.Keywords
+		case "author":
+			if kindOf(v) == "an object" {
+				m.Author = &Author{}
+				dst = m.Author
+			}
+		case "extensions":
+			m.Extensions, ext = c.extensions(v)
+		}
+		if dst != nil {
+			_ = json.Unmarshal(v, dst) // a wrong type was reported by the schema
+		}
 	}
-	if !seen["name"] {
-		c.fail("name", "missing: every plugin needs a name such as \"github\"")
+	if _, ok := top["name"]; ok && c.ok("name") {
+		if err := ValidName(m.Name); err != nil {
+			c.fail("name", "%v", err)
+		}
 	}
 	return m, ext
 }
 
-func (c *checker) author(raw json.RawMessage) *Author {
-	if kind(raw) == "a string" {
-		c.fail("author", `must be an object {"name": ..., "email": ..., "url": ...}, not a string`)
-		return nil
-	}
-	members, ok := c.object("author", raw)
-	if !ok {
-		return nil
-	}
-	a := &Author{}
-	for _, mb := range members {
-		f := field("author", mb.key)
-		switch mb.key {
-		case "name":
-			a.Name, _ = c.str(f, mb.raw)
-		case "email":
-			a.Email, _ = c.str(f, mb.raw)
-		case "url":
-			a.URL, _ = c.str(f, mb.raw)
-		default:
-			c.fail(f, "unknown field: an author has only name, email and url")
+// manifestLeniency: Agent Plugins lets an app ignore top-level fields it
+// does not know, and jarvisbot ignores an extensions value that is not an
+// object; both are warnings.
+func manifestLeniency(at []string, k jsonschema.ErrorKind, sch *jsonschema.Schema, f string) (string, bool) {
+	switch k := k.(type) {
+	case *kind.AdditionalProperties:
+		if len(at) == 0 {
+			hint := "put app-specific data under extensions"
+			if f == "displayName" {
+				hint = "jarvisbot reads the display name from extensions[\"" + ExtensionID + "\"].displayName"
+			}
+			return fmt.Sprintf("unknown field, ignored: Agent Plugins 1.0.0 allows only %s; %s", strings.Join(sortedKeys(sch.Properties), ", "), hint), true
+		}
+	case *kind.Type:
+		if slices.Equal(at, []string{"extensions"}) {
+			return fmt.Sprintf("must be an object keyed by reverse-DNS namespace, not %s; ignored", article(k.Got)), true
 		}
 	}
-	return a
+	return "", false
 }
 
+// members splits a JSON object into its members; nil when raw is not one.
+func members(raw json.RawMessage) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if kindOf(raw) != "an object" || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// extensions keeps each namespace that holds an object and reads ours.
 func (c *checker) extensions(raw json.RawMessage) (map[string]json.RawMessage, Extension) {
 	var ext Extension
-	if kind(raw) != "an object" {
-		c.warn("extensions", "must be an object keyed by reverse-DNS namespace, not %s; ignored", kind(raw))
+	all := members(raw)
+	if all == nil {
 		return nil, ext
 	}
-	members, ok := c.object("extensions", raw)
-	if !ok {
-		return nil, ext
-	}
-	all := make(map[string]json.RawMessage, len(members))
-	for _, mb := range members {
-		f := field("extensions", mb.key)
-		if k := kind(mb.raw); k != "an object" {
-			c.fail(f, "must be an object, not %s", k)
-			continue
-		}
-		all[mb.key] = mb.raw
-		if mb.key == ExtensionID {
-			ext = c.extension(f, mb.raw)
-		} else if !reverseDNS(mb.key) {
-			c.warn(f, "is not a reverse-DNS namespace such as \"com.example.app\"")
+	for _, ns := range sortedKeys(all) {
+		switch {
+		case kindOf(all[ns]) != "an object":
+			delete(all, ns)
+		case ns == ExtensionID:
+			ext = c.extension(field("extensions", ns), all[ns])
+		case !reverseDNS(ns):
+			c.warn(field("extensions", ns), "is not a reverse-DNS namespace such as \"com.example.app\"")
 		}
 	}
 	return all, ext
@@ -280,46 +288,6 @@ func reverseDNS(s string) bool {
 	return true
 }
 
-func (c *checker) extension(where string, raw json.RawMessage) Extension {
-	var ext Extension
-	members, _ := c.object(where, raw)
-	for _, mb := range members {
-		f := field(where, mb.key)
-		switch mb.key {
-		case "displayName":
-			if s, ok := c.str(f, mb.raw); ok {
-				ext.DisplayName = s
-				switch {
-				case strings.TrimSpace(s) == "":
-					c.fail(f, "is empty: leave it out to show the plugin's name")
-				case len([]rune(s)) > maxDisplayName:
-					c.fail(f, "is longer than %d characters", maxDisplayName)
-				case hasControl(s):
-					c.fail(f, "holds a control character")
-				}
-			}
-		case "logo":
-			if s, ok := c.str(f, mb.raw); ok {
-				ext.Logo = s
-				c.logo(f, s)
-			}
-		case "signIn":
-			ext.SignIn = c.signIn(f, mb.raw)
-		case "card":
-			ext.Card = c.card(f, mb.raw)
-		case "cardDE":
-			ext.CardDE = c.card(f, mb.raw)
-		case "tiers":
-			ext.Tiers = c.tiers(f, mb.raw)
-		case "builtin":
-			ext.Builtin, _ = c.boolean(f, mb.raw)
-		default:
-			c.fail(f, "unknown field: jarvisbot's extension has displayName, logo, signIn, card, cardDE, tiers and builtin")
-		}
-	}
-	return ext
-}
-
 // logo checks the form of a logo reference; the loader checks that a
 // plugin-relative logo exists.
 func (c *checker) logo(f, s string) {
@@ -340,98 +308,71 @@ func (c *checker) logo(f, s string) {
 	}
 }
 
-func (c *checker) signIn(f string, raw json.RawMessage) *SignIn {
-	members, ok := c.object(f, raw)
-	if !ok {
-		return nil
-	}
-	s := &SignIn{}
-	hasMethod := false
-	for _, mb := range members {
-		g := field(f, mb.key)
-		switch mb.key {
-		case "method":
-			hasMethod = true
-			if m, ok := c.str(g, mb.raw); ok {
-				s.Method = m
-				switch m {
-				case SignInOAuth, SignInAPIKey, SignInNone:
-				default:
-					c.fail(g, "unknown sign-in method %.40q: use oauth, api-key or none", m)
+// extension reads extensions["dev.jarvisbot"]; its structure was checked
+// by the schema.
+func (c *checker) extension(where string, raw json.RawMessage) Extension {
+	var ext Extension
+	for k, v := range members(raw) {
+		f := field(where, k)
+		switch k {
+		case "displayName":
+			_ = json.Unmarshal(v, &ext.DisplayName)
+		case "logo":
+			if json.Unmarshal(v, &ext.Logo) == nil && c.ok(f) {
+				c.logo(f, ext.Logo)
+			}
+		case "signIn":
+			if kindOf(v) == "an object" {
+				ext.SignIn = &SignIn{}
+				_ = json.Unmarshal(v, ext.SignIn)
+				sf := field(f, "scopes")
+				if len(ext.SignIn.Scopes) > 0 && ext.SignIn.Method != SignInOAuth && c.ok(field(f, "method")) && c.ok(sf) {
+					c.fail(sf, "only an oauth sign-in has scopes")
 				}
 			}
-		case "scopes":
-			if scopes, ok := c.strs(g, mb.raw); ok {
-				s.Scopes = scopes
-				for i, sc := range scopes {
-					if sc == "" || strings.ContainsFunc(sc, unicode.IsSpace) || hasControl(sc) {
-						c.fail(fmt.Sprintf("%s[%d]", g, i), "a scope is one non-empty word without spaces")
-					}
-				}
-			}
-		default:
-			c.fail(g, "unknown field: a sign-in has method and scopes")
+		case "card":
+			_ = json.Unmarshal(v, &ext.Card)
+		case "cardDE":
+			_ = json.Unmarshal(v, &ext.CardDE)
+		case "tiers":
+			ext.Tiers = c.tiers(f, v)
+		case "builtin":
+			_ = json.Unmarshal(v, &ext.Builtin)
 		}
 	}
-	switch {
-	case !hasMethod:
-		c.fail(field(f, "method"), "missing: use oauth, api-key or none")
-	case len(s.Scopes) > 0 && s.Method != SignInOAuth && c.ok(field(f, "method")):
-		c.fail(field(f, "scopes"), "only an oauth sign-in has scopes")
-	}
-	return s
+	return ext
 }
 
-func (c *checker) card(f string, raw json.RawMessage) []string {
-	words, ok := c.strs(f, raw)
-	if !ok {
-		return nil
-	}
-	if len(words) > maxCardPhrases {
-		c.fail(f, "has %d phrases; a usage card holds at most %d", len(words), maxCardPhrases)
-	}
-	for i, w := range words {
-		g := fmt.Sprintf("%s[%d]", f, i)
-		switch {
-		case strings.TrimSpace(w) == "":
-			c.fail(g, "is empty")
-		case len(w) > maxPhraseLen:
-			c.fail(g, "is longer than %d bytes; a card phrase is a few words", maxPhraseLen)
-		case hasControl(w):
-			c.fail(g, "holds a control character")
-		}
-	}
-	return words
-}
-
+// tiers checks what the catalog decides: a key is a tool name or a
+// capability id, a value a tier.
 func (c *checker) tiers(f string, raw json.RawMessage) map[string]string {
-	members, ok := c.object(f, raw)
-	if !ok {
+	all := members(raw)
+	if all == nil {
 		return nil
 	}
-	tiers := make(map[string]string, len(members))
-	for _, mb := range members {
-		g := field(f, mb.key)
+	tiers := make(map[string]string, len(all))
+	for _, key := range sortedKeys(all) {
+		g := field(f, key)
 		switch {
-		case strings.Contains(mb.key, ":"):
-			if _, _, err := catalog.ParseID(mb.key); err != nil {
+		case strings.Contains(key, ":"):
+			if _, _, err := catalog.ParseID(key); err != nil {
 				c.fail(g, "%v", err)
 				continue
 			}
-		case mb.key == "" || len(mb.key) > 128 || hasControl(mb.key) || strings.ContainsFunc(mb.key, unicode.IsSpace):
+		case key == "" || len(key) > 128 || hasControl(key) || strings.ContainsFunc(key, unicode.IsSpace):
 			c.fail(g, "is not a tool name or a capability id such as mcp:github/create_issue")
 			continue
 		}
-		s, ok := c.str(g, mb.raw)
-		if !ok {
-			continue
+		var s string
+		if json.Unmarshal(all[key], &s) != nil {
+			continue // reported by the schema
 		}
 		t, err := catalog.ParseTier(s)
 		if err != nil {
 			c.fail(g, "%v", err)
 			continue
 		}
-		tiers[mb.key] = string(t)
+		tiers[key] = string(t)
 	}
 	return tiers
 }

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -8,6 +9,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
@@ -48,89 +51,85 @@ const keyringHint = "a plugin's files are package data anyone can read, so keep 
 // out and reported.
 func ParseMCPConfig(file string, data []byte) (*MCPConfig, []Problem) {
 	c := &checker{file: file}
-	cfg := c.mcpConfig(data)
+	cfg := c.mcpConfig(data, newSchemas())
 	return cfg, c.problems
 }
 
-func (c *checker) mcpConfig(data []byte) *MCPConfig {
+// mcpConfig checks mcp.json against its schema (mcp.schema.json), then
+// what a schema cannot say: server names (the catalog's rule), the
+// transport an entry without type means (a warning), which fields belong
+// to it, and each entry's command, folder, address and credentials.
+func (c *checker) mcpConfig(data []byte, sch *schemas) *MCPConfig {
 	raw, ok := c.document(data)
 	if !ok {
 		return nil
 	}
-	members, ok := c.object("", raw)
-	if !ok {
+	order := c.duplicates(raw)
+	s, err := sch.mcp()
+	if err != nil {
+		c.fail("", "cannot be checked: %v", err)
+		return nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		c.fail("", "is not valid JSON: %v", err)
+		return nil
+	}
+	c.schemaCheck(s, doc, order, nil)
+	top := members(raw)
+	if top == nil {
 		return nil
 	}
 	cfg := &MCPConfig{Servers: map[string]MCPServer{}}
-	hasSchema, hasServers := false, false
-	for _, mb := range members {
-		switch mb.key {
-		case "$schema":
-			hasSchema = true
-			if s, ok := c.str(mb.key, mb.raw); ok {
-				cfg.Schema = s
-				if s != MCPSchema {
-					c.fail(mb.key, "%.80q is not a supported Agent Plugins version: want %q", s, MCPSchema)
-				}
-			}
-		case "mcpServers":
-			hasServers = true
-			servers, ok := c.object(mb.key, mb.raw)
-			if !ok {
-				continue
-			}
-			for _, s := range servers {
-				f := field("mcpServers", s.key)
-				if err := catalog.ValidServerName(s.key); err != nil {
-					c.fail(f, "%v", err)
-					continue
-				}
-				if srv, ok := c.server(f, s.raw); ok {
-					cfg.Servers[s.key] = srv
-				}
-			}
-		default:
-			c.fail(field("", mb.key), "unknown field: mcp.json holds only $schema and mcpServers")
-		}
-	}
-	if !hasServers {
-		c.fail("mcpServers", "missing: mcp.json lists its servers under \"mcpServers\"")
-	}
-	if !hasSchema {
+	if v, ok := top["$schema"]; !ok {
 		c.warn("$schema", "missing: other Agent Plugins apps reject the file without %q", MCPSchema)
+	} else {
+		_ = json.Unmarshal(v, &cfg.Schema) // a wrong value was reported by the schema
+	}
+	servers := members(top["mcpServers"])
+	for _, name := range sortedKeys(servers) {
+		f := field("mcpServers", name)
+		if err := catalog.ValidServerName(name); err != nil {
+			c.fail(f, "%v", err)
+			continue
+		}
+		if srv, ok := c.server(f, servers[name]); ok {
+			cfg.Servers[name] = srv
+		}
 	}
 	return cfg
 }
 
-// server parses one entry; ok is false when it has a problem.
+// server checks one entry beyond its schema; ok is false when the entry
+// has a problem, the schema's included.
 func (c *checker) server(f string, raw json.RawMessage) (MCPServer, bool) {
 	var srv MCPServer
-	before := len(c.problems)
-	members, ok := c.object(f, raw)
-	if !ok {
+	fields := members(raw)
+	if fields == nil {
 		return srv, false
 	}
 	has := map[string]bool{}
-	for _, mb := range members {
-		g := field(f, mb.key)
-		has[mb.key] = true
-		switch mb.key {
+	for k, v := range fields {
+		has[k] = true
+		var dst any
+		switch k {
 		case "type":
-			srv.Type, _ = c.str(g, mb.raw)
+			dst = &srv.Type
 		case "command":
-			srv.Command, _ = c.str(g, mb.raw)
+			dst = &srv.Command
 		case "args":
-			srv.Args, _ = c.strs(g, mb.raw)
+			dst = &srv.Args
 		case "env":
-			srv.Env, _ = c.strMap(g, mb.raw)
+			dst = &srv.Env
 		case "cwd":
-			srv.Cwd, _ = c.str(g, mb.raw)
+			dst = &srv.Cwd
 		case "url":
-			srv.URL, _ = c.str(g, mb.raw)
+			dst = &srv.URL
 		case "headers":
-			srv.Headers, _ = c.strMap(g, mb.raw)
-		default:
-			c.fail(g, "unknown field: a stdio server has type, command, args, env and cwd; an HTTP or SSE server has type, url and headers")
+			dst = &srv.Headers
+		}
+		if dst != nil {
+			_ = json.Unmarshal(v, dst) // a wrong type was reported by the schema
 		}
 	}
 	tf := field(f, "type")
@@ -139,9 +138,6 @@ func (c *checker) server(f string, raw json.RawMessage) (MCPServer, bool) {
 		c.warn(tf, "\"http\" read as %q, the name other Agent Plugins apps know", TransportStreamableHTTP)
 		srv.Type = TransportStreamableHTTP
 	case has["type"]:
-		if c.ok(tf) && srv.Type != TransportStdio && srv.Type != TransportStreamableHTTP && srv.Type != TransportSSE {
-			c.fail(tf, "unknown transport %.40q: use stdio, streamable-http or sse", srv.Type)
-		}
 	case has["command"] && has["url"]:
 		c.fail(f, "has both command and url: set type to stdio or streamable-http")
 	case has["command"]:
@@ -191,7 +187,7 @@ func (c *checker) server(f string, raw json.RawMessage) (MCPServer, bool) {
 		}
 		c.headers(field(f, "headers"), srv.Headers)
 	}
-	return srv, len(c.errorsSince(before)) == 0
+	return srv, !c.failedUnder(f)
 }
 
 // command checks that command is one executable token: a bare name found on
@@ -216,15 +212,11 @@ func (c *checker) args(f string, args []string) {
 	for _, l := range argLiterals(args) {
 		found[l.At] = l
 	}
-	for i, a := range args {
+	for i := range args {
 		g := fmt.Sprintf("%s[%d]", f, i)
-		if strings.ContainsRune(a, 0) {
-			c.fail(g, "holds a NUL byte")
-			continue
-		}
 		l, ok := found[i]
 		switch {
-		case !ok:
+		case !ok || !c.ok(g):
 		case l.form == formHeader:
 			c.fail(g, "passes a literal %s header; %s", l.Name, keyringHint)
 		case l.form == formFlag:
@@ -239,12 +231,9 @@ var reservedEnv = map[string]bool{"PLUGIN_ROOT": true, "PLUGIN_DATA": true}
 
 func (c *checker) envVar(f, k, v string) {
 	switch {
-	case k == "" || strings.ContainsAny(k, "=\x00"):
-		c.fail(f, "is not an environment variable name")
+	case !c.ok(f): // the schema's rules for names and values
 	case reservedEnv[strings.ToUpper(k)]:
 		c.fail(f, "is set by jarvisbot itself for every plugin server")
-	case strings.ContainsRune(v, 0):
-		c.fail(f, "holds a NUL byte")
 	case secretName(k) && !isReference(v):
 		c.fail(f, "holds a literal value for what looks like a credential; %s", keyringHint)
 	case looksLikeCredential(v):
@@ -281,12 +270,9 @@ func (c *checker) headers(f string, h map[string]string) {
 		g := field(f, k)
 		lower := strings.ToLower(k)
 		switch {
-		case !validHeaderName(k):
-			c.fail(g, "is not a valid HTTP header name")
+		case !c.ok(g): // the schema's rules for names and values
 		case seen[lower] != "":
 			c.fail(g, "repeats header %q in another case", seen[lower])
-		case strings.ContainsFunc(v, func(r rune) bool { return r != '\t' && (r < ' ' || r == 0x7f) }):
-			c.fail(g, "holds a control character; a header value is one line")
 		case secretName(k) && !isReference(v):
 			c.fail(g, "holds a literal credential; %s", keyringHint)
 		case looksLikeCredential(v):

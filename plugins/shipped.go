@@ -35,11 +35,12 @@ func Shipped() ([]*Plugin, error) {
 		return nil, fmt.Errorf("read the shipped plugin store: %w", err)
 	}
 	var out []*Plugin
+	sch := newSchemas()
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
-		p, err := LoadFS(fsys, e.Name())
+		p, err := loadFS(fsys, e.Name(), sch)
 		if err != nil {
 			return nil, fmt.Errorf("shipped plugin %s: %w", e.Name(), err)
 		}

@@ -72,17 +72,22 @@ func Load(dir string) (*Plugin, error) {
 		return nil, err
 	}
 	defer root.Close()
-	return load(root.FS(), ".", label(dir))
+	return load(root.FS(), ".", label(dir), newSchemas())
 }
 
 // LoadFS is Load for the folder dir of fsys, such as the store embedded in
 // the binary. It sees symlinks, and refuses those that lead out, only when
 // fsys implements fs.ReadLinkFS (an os.Root's FS does; embed.FS has none).
 func LoadFS(fsys fs.FS, dir string) (*Plugin, error) {
+	return loadFS(fsys, dir, newSchemas())
+}
+
+// loadFS is LoadFS with the schemas of a load of several folders.
+func loadFS(fsys fs.FS, dir string, sch *schemas) (*Plugin, error) {
 	if err := checkFSDir(fsys, dir); err != nil {
 		return nil, err
 	}
-	return load(fsys, dir, dir)
+	return load(fsys, dir, dir, sch)
 }
 
 // Validate checks the plugin folder dir and returns every problem it finds,
@@ -93,7 +98,7 @@ func Validate(dir string) []Problem {
 		return []Problem{{File: label(dir), Message: err.Error()}}
 	}
 	defer root.Close()
-	l := &loader{fsys: root.FS(), dir: ".", label: label(dir)}
+	l := &loader{fsys: root.FS(), dir: ".", label: label(dir), schemas: newSchemas()}
 	l.load()
 	return l.problems
 }
@@ -127,8 +132,8 @@ func checkFSDir(fsys fs.FS, dir string) error {
 	return nil
 }
 
-func load(fsys fs.FS, dir, name string) (*Plugin, error) {
-	l := &loader{fsys: fsys, dir: dir, label: name}
+func load(fsys fs.FS, dir, name string, sch *schemas) (*Plugin, error) {
+	l := &loader{fsys: fsys, dir: dir, label: name, schemas: sch}
 	p := l.load()
 	var errs []Problem
 	for _, pr := range l.problems {
@@ -159,6 +164,7 @@ type loader struct {
 	problems   []Problem
 	seen       map[Problem]bool
 	noManifest bool
+	schemas    *schemas
 }
 
 func (l *loader) rel(name string) string  { return path.Join(l.dir, name) }
@@ -204,9 +210,9 @@ func (l *loader) load() *Plugin {
 		l.noManifest = true
 		l.fail(ManifestFile, "", "not found: a plugin folder needs a %s with at least $schema and name", ManifestFile)
 	case ok:
-		var probs []Problem
-		p.Manifest, p.Ext, probs = ParseManifest(l.file(ManifestFile), data)
-		l.add(probs...)
+		c := &checker{file: l.file(ManifestFile)}
+		p.Manifest, p.Ext = c.manifest(data, l.schemas)
+		l.add(c.problems...)
 		if strings.HasPrefix(p.Ext.Logo, "./") && insideRoot(p.Ext.Logo) {
 			l.logo(p.Ext.Logo)
 		}
@@ -214,8 +220,9 @@ func (l *loader) load() *Plugin {
 
 	data, missing, ok = l.readText(MCPFile)
 	if ok {
-		cfg, probs := ParseMCPConfig(l.file(MCPFile), data)
-		l.add(probs...)
+		c := &checker{file: l.file(MCPFile)}
+		cfg := c.mcpConfig(data, l.schemas)
+		l.add(c.problems...)
 		if cfg != nil {
 			p.MCP = cfg
 			l.serverFiles(cfg)
@@ -492,14 +499,12 @@ func (c *checker) ok(field string) bool {
 	return !slices.ContainsFunc(c.problems, func(p Problem) bool { return !p.Warning && p.Field == field })
 }
 
-func (c *checker) errorsSince(n int) []Problem {
-	var errs []Problem
-	for _, p := range c.problems[n:] {
-		if !p.Warning {
-			errs = append(errs, p)
-		}
-	}
-	return errs
+// failedUnder reports whether an error was recorded for field f or
+// anything inside it.
+func (c *checker) failedUnder(f string) bool {
+	return slices.ContainsFunc(c.problems, func(p Problem) bool {
+		return !p.Warning && (p.Field == f || strings.HasPrefix(p.Field, f+".") || strings.HasPrefix(p.Field, f+"["))
+	})
 }
 
 // document checks that data is one strict JSON value: at most MaxFileSize,
@@ -549,55 +554,8 @@ func lineOf(data []byte, off int64) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
-// member is one name/value pair of a JSON object, in file order.
-type member struct {
-	key string
-	raw json.RawMessage
-}
-
-// object splits a JSON object into its members, reporting a non-object and
-// names given twice (which encoding/json would silently collapse).
-func (c *checker) object(f string, raw json.RawMessage) ([]member, bool) {
-	if k := kind(raw); k != "an object" {
-		where := f
-		if where == "" {
-			c.fail("", "must hold a JSON object, not %s", k)
-		} else {
-			c.fail(where, "must be an object, not %s", k)
-		}
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		c.fail(f, "is not valid JSON: %v", err)
-		return nil, false
-	}
-	var members []member
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			c.fail(f, "is not valid JSON: %v", err)
-			return nil, false
-		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			c.fail(field(f, key), "is not valid JSON: %v", err)
-			return nil, false
-		}
-		if seen[key] {
-			c.fail(field(f, key), "is given twice")
-			continue
-		}
-		seen[key] = true
-		members = append(members, member{key, v})
-	}
-	return members, true
-}
-
-// kind names the JSON type of raw for messages.
-func kind(raw json.RawMessage) string {
+// kindOf names the JSON type of raw for messages.
+func kindOf(raw json.RawMessage) string {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	if len(raw) == 0 {
 		return "nothing"
@@ -615,56 +573,6 @@ func kind(raw json.RawMessage) string {
 		return "null"
 	}
 	return "a number"
-}
-
-func (c *checker) str(f string, raw json.RawMessage) (string, bool) {
-	var s string
-	if kind(raw) != "a string" || json.Unmarshal(raw, &s) != nil {
-		c.fail(f, "must be a string, not %s", kind(raw))
-		return "", false
-	}
-	return s, true
-}
-
-func (c *checker) boolean(f string, raw json.RawMessage) (bool, bool) {
-	var b bool
-	if kind(raw) != "a boolean" || json.Unmarshal(raw, &b) != nil {
-		c.fail(f, "must be true or false, not %s", kind(raw))
-		return false, false
-	}
-	return b, true
-}
-
-func (c *checker) strs(f string, raw json.RawMessage) ([]string, bool) {
-	var items []json.RawMessage
-	if kind(raw) != "an array" || json.Unmarshal(raw, &items) != nil {
-		c.fail(f, "must be an array of strings, not %s", kind(raw))
-		return nil, false
-	}
-	out := make([]string, 0, len(items))
-	ok := true
-	for i, item := range items {
-		s, good := c.str(fmt.Sprintf("%s[%d]", f, i), item)
-		ok = ok && good
-		out = append(out, s)
-	}
-	return out, ok
-}
-
-func (c *checker) strMap(f string, raw json.RawMessage) (map[string]string, bool) {
-	members, ok := c.object(f, raw)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(members))
-	for _, mb := range members {
-		if s, good := c.str(field(f, mb.key), mb.raw); good {
-			out[mb.key] = s
-		} else {
-			ok = false
-		}
-	}
-	return out, ok
 }
 
 // field names key inside parent: parent.key, or parent["key"] when key is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
@@ -78,19 +80,12 @@ func TestExpiryTheStoreRefusedIsRetriedC2X4(t *testing.T) {
 	st.down.Store(false)
 	// Wait registers before it reads the store: once the read says
 	// pending, the retry below wakes it.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.For(t, 10*time.Second, "Wait to register", func() (bool, any) {
 		e.mu.Lock()
 		n := len(e.waiters[a.ID])
 		e.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("Wait never registered")
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return n == 1, fmt.Sprintf("%d waiters", n)
+	})
 	clk.Advance(ExpiryRetry)
 	select {
 	case d := <-got:

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,13 +65,12 @@ func running(pid int) bool {
 // waitEnded waits, with a deadline, for a process to end.
 func waitEnded(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for running(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the script's child %d is still running after the call", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	err := testwait.Until(5*time.Second, fmt.Sprintf("the script's child %d to end after the call", pid), func() (bool, any) {
+		return !running(pid), "still running"
+	}, testwait.WithInterval(20*time.Millisecond))
+	if err != nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatal(err)
 	}
 }
 

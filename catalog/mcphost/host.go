@@ -11,6 +11,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/retry"
 )
 
 // HostOptions tune supervision.
@@ -18,8 +20,10 @@ type HostOptions struct {
 	Dial DialOptions
 	// MinBackoff and MaxBackoff bound the wait before restarting a server
 	// that crashed or could not be reached; it doubles from min to max and
-	// returns to min after a session that stayed up.
+	// returns to min after a session that stayed up longer than max.
 	MinBackoff, MaxBackoff time.Duration
+	// Clock times the waits before a restart; the wall clock when nil.
+	Clock clock.Clock
 	// PingEvery is how often an HTTP server is pinged to notice that it is
 	// gone (a stdio server's exit is noticed at once); 0 means 30 s.
 	PingEvery time.Duration
@@ -90,6 +94,9 @@ func NewHost(cat *catalog.Catalog, opt HostOptions) *Host {
 	}
 	if opt.MaxBackoff < opt.MinBackoff {
 		opt.MaxBackoff = max(time.Minute, opt.MinBackoff)
+	}
+	if opt.Clock == nil {
+		opt.Clock = clock.Real{}
 	}
 	if opt.PingEvery <= 0 {
 		opt.PingEvery = 30 * time.Second
@@ -279,7 +286,8 @@ func (h *Host) WaitStarted(ctx context.Context, names []string) []Status {
 // supervise connects, serves and reconnects until ctx ends.
 func (h *Host) supervise(ctx context.Context, m *managed) {
 	name := m.srv.Name
-	wait := h.opt.MinBackoff
+	restart := retry.New(h.opt.Clock, retry.Policy{Min: h.opt.MinBackoff, Max: h.opt.MaxBackoff, Healthy: h.opt.MaxBackoff})
+	var wait time.Duration
 	for {
 		conn, err := Dial(ctx, m.srv, h.opt.Dial)
 		if err != nil {
@@ -288,9 +296,10 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 			}
 			h.offline(name)
 			h.set(m, StateDown, nil, err)
+			wait = restart.Next()
 			h.log.Warn("MCP server unavailable", "server", name, "err", err, "retry_in", wait)
 		} else {
-			began := time.Now()
+			restart.Up()
 			h.up(m, conn)
 			err = h.serve(ctx, m, conn)
 			if ctx.Err() != nil {
@@ -302,20 +311,16 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 			h.offline(name)
 			h.set(m, StateDown, nil, err)
 			conn.Close()
+			restart.Down() // a session that stayed up restarts after MinBackoff again
+			wait = restart.Next()
 			h.log.Warn("MCP server went down", "server", name, "err", err, "retry_in", wait)
-			if time.Since(began) > h.opt.MaxBackoff {
-				wait = h.opt.MinBackoff
-			}
 		}
-		select {
-		case <-ctx.Done():
+		if !restart.Wait(ctx, wait) {
 			return
-		case <-time.After(wait):
 		}
 		m.mu.Lock()
 		m.restarts++
 		m.mu.Unlock()
-		wait = min(2*wait, h.opt.MaxBackoff)
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // testServer is the in-repo MCP test server (internal/fakes/mcptestserver), built
@@ -288,18 +290,7 @@ func TestBadServers(t *testing.T) {
 // naming what it waited for and what cond last saw.
 func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	const limit = 10 * time.Second
-	deadline := time.Now().Add(limit)
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, what, cond, testwait.WithInterval(20*time.Millisecond))
 }
 
 // stderrSays is a condition for waitFor: a stdio server's last stderr
@@ -371,6 +362,72 @@ func TestHostCrashRestartM3(t *testing.T) {
 	if _, ok := cat.View().Server("flaky"); ok {
 		t.Error("a stopped server is still in the catalog")
 	}
+}
+
+// TestRestartBackoffFollowsTheClockM3: the wait before each restart of
+// a server that cannot start doubles from MinBackoff to MaxBackoff on the
+// injected clock: no restart comes before the clock reaches it, and none
+// needs real time to pass.
+func TestRestartBackoffFollowsTheClockM3(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	h := NewHost(catalog.New(), HostOptions{MinBackoff: time.Second, MaxBackoff: 4 * time.Second, Clock: clk})
+	defer h.Close()
+	h.Start(context.Background(), stdioServer("broken", "-exit-at-start", "2"))
+	for i, wait := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second} {
+		waitRestart(t, h, clk, i)
+		clk.Advance(wait - time.Millisecond) // runs whatever came due, before it returns
+		if st, p := h.Status()[0], clk.Pending(); st.Restarts != i || p != 1 {
+			t.Fatalf("%s into wait %d (%s): %+v, %d timers; want the wait still running", wait-time.Millisecond, i+1, wait, st, p)
+		}
+		clk.Advance(time.Millisecond)
+	}
+	waitRestart(t, h, clk, 4)
+}
+
+// TestHealthySessionResetsTheBackoffM3: a server that crashes right after
+// a restart waits twice as long the next time; one that stayed up longer
+// than MaxBackoff (on the clock) is restarted after MinBackoff again.
+func TestHealthySessionResetsTheBackoffM3(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	cat := catalog.New()
+	h := NewHost(cat, HostOptions{MinBackoff: time.Second, MaxBackoff: 4 * time.Second, Clock: clk})
+	defer h.Close()
+	h.Start(context.Background(), stdioServer("flaky"))
+	crashAfter := func(restarts int, up time.Duration) {
+		t.Helper()
+		waitFor(t, "the server to be up", func() (bool, any) {
+			st := h.Status()[0]
+			return st.State == StateUp && st.Restarts == restarts, st
+		})
+		clk.Advance(up)
+		h.Call(context.Background(), "flaky", "crash", json.RawMessage(`{}`))
+		waitRestart(t, h, clk, restarts)
+	}
+	for i, tc := range []struct {
+		up, wait time.Duration
+	}{
+		{0, time.Second},     // the first wait
+		{0, 2 * time.Second}, // a crash at once: doubled
+		{4*time.Second + time.Millisecond, time.Second}, // after a healthy session: from the start
+	} {
+		crashAfter(i, tc.up)
+		clk.Advance(tc.wait - time.Millisecond)
+		if st, p := h.Status()[0], clk.Pending(); st.Restarts != i || p != 1 {
+			t.Fatalf("crash %d: %s into the %s wait: %+v, %d timers; want the wait still running", i+1, tc.wait-time.Millisecond, tc.wait, st, p)
+		}
+		clk.Advance(time.Millisecond)
+	}
+	waitFor(t, "the third restart", func() (bool, any) { st := h.Status()[0]; return st.Restarts == 3, st })
+}
+
+// waitRestart waits until the host waits on clk to restart its one
+// server for the time after the given number of restarts.
+func waitRestart(t *testing.T, h *Host, clk *clock.Fake, restarts int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("the wait before restart %d", restarts+1), func() (bool, any) {
+		st := h.Status()[0]
+		return st.State == StateDown && st.Restarts == restarts && clk.Pending() == 1, fmt.Sprintf("%+v, %d timers", st, clk.Pending())
+	})
 }
 
 // TestHostUnreachableKeepsTrying: a server that cannot start is reported

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // recorder is a channels.Handler that hands on what it hears.
@@ -62,7 +63,10 @@ func TestTypedAheadNeverAnswersCH2(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(h.gate)
-	waitUntil(t, func() bool { return strings.Contains(out.String(), "came before the question") })
+	testwait.For(t, 10*time.Second, "the typed-ahead line to be named", func() (bool, any) {
+		got := out.String()
+		return strings.Contains(got, "came before the question"), "output:\n" + got
+	})
 	io.WriteString(inW, "2\n") // typed after the question
 	select {
 	case p := <-h.presses:
@@ -83,17 +87,6 @@ func TestTypedAheadNeverAnswersCH2(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"1" came before the question`) {
 		t.Errorf("the typed-ahead line was not named:\n%s", out.String())
-	}
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -195,8 +188,8 @@ func TestConsoleAnswersOnlyCH2(t *testing.T) {
 	go func() { done <- c.Run(ctx, h) }()
 	c.Send(ctx, approval)
 	io.WriteString(inW, "maybe\n")
-	waitUntil(t, func() bool {
-		return strings.Contains(out.String(), `"maybe" is not one of the choices: type its number or y / n / a`)
+	testwait.For(t, 10*time.Second, "the console to refuse an answer that is no choice", func() (bool, any) {
+		return strings.Contains(out.String(), `"maybe" is not one of the choices: type its number or y / n / a`), out.String()
 	})
 	inW.Close() // open at the end of input: denied
 	if p := <-h.presses; p.Data != "ap:x:n" {

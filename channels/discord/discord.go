@@ -26,6 +26,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/retry"
 )
 
 // Platform is the prefix of Discord chats and users: "discord:123".
@@ -42,6 +44,8 @@ type Options struct {
 	// base for REST calls and gateway discovery (discord.api_base).
 	APIBase string
 	Logger  *slog.Logger
+	// Clock times the waits before reconnecting; the wall clock when nil.
+	Clock clock.Clock
 }
 
 // Intents: messages in guild channels and DMs, with their text. Message
@@ -61,6 +65,7 @@ type Bot struct {
 	log      *slog.Logger
 	self     string // the bot's user id
 	ackAfter time.Duration
+	clock    clock.Clock
 
 	mu      sync.Mutex
 	appID   string          // from READY; until then the bot's user id, which is the same for bots
@@ -103,6 +108,10 @@ func New(ctx context.Context, opt Options) (*Bot, error) {
 	b := &Bot{s: s, log: opt.Logger, ackAfter: ackAfter, acks: map[*ack]bool{}, ready: make(chan struct{})}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
+	}
+	b.clock = opt.Clock
+	if b.clock == nil {
+		b.clock = clock.Real{}
 	}
 	s.Client = opt.HTTPClient
 	if s.Client == nil {
@@ -282,6 +291,7 @@ func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 // fails its write and calls Close again, which would close a connection
 // opened in that instant. A pause lets it close nothing.
 func (b *Bot) keepConnected(ctx context.Context, down <-chan struct{}) {
+	restart := retry.New(b.clock, retry.Policy{Min: 500 * time.Millisecond, Max: 2 * time.Minute})
 	for {
 		select {
 		case <-ctx.Done():
@@ -289,12 +299,11 @@ func (b *Bot) keepConnected(ctx context.Context, down <-chan struct{}) {
 		case <-down:
 		}
 		b.log.Warn("discord: the gateway connection dropped; reconnecting")
-		delay, backoff := 500*time.Millisecond, time.Second
+		restart.Reset()
+		delay := restart.Next()
 		for {
-			select {
-			case <-ctx.Done():
+			if !restart.Wait(ctx, delay) {
 				return
-			case <-time.After(delay):
 			}
 			select { // drops noticed while waiting are this one
 			case <-down:
@@ -308,8 +317,8 @@ func (b *Bot) keepConnected(ctx context.Context, down <-chan struct{}) {
 			if ctx.Err() != nil {
 				return
 			}
-			b.log.Warn("discord: reconnecting to the gateway failed; retrying", "in", backoff, "err", gatewayError(err))
-			delay, backoff = backoff, min(2*backoff, 2*time.Minute)
+			delay = restart.Next()
+			b.log.Warn("discord: reconnecting to the gateway failed; retrying", "in", delay, "err", gatewayError(err))
 		}
 	}
 }

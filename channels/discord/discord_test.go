@@ -12,7 +12,9 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // recorder is a handler that keeps what it hears; onPress, when set,
@@ -56,18 +58,7 @@ func (r *recorder) pressed() []channels.Press {
 // naming what it waited for and what cond last saw.
 func eventually(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	const limit = 5 * time.Second
-	deadline := time.Now().Add(limit)
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, 5*time.Second, what, cond)
 }
 
 func newBot(t *testing.T, srv *fakediscord.Server) *Bot {
@@ -431,6 +422,44 @@ func TestRunReconnectsAndResumes(t *testing.T) {
 	eventually(t, "the message after reconnecting", func() (bool, any) { ms := h.messages(); return len(ms) == 1, ms })
 	if n := len(srv.Identifies()); n != 1 {
 		t.Errorf("%d IDENTIFYs, want 1: the bot should resume its session", n)
+	}
+}
+
+// TestReconnectWaitsOnTheClock: after a drop the bot reopens the gateway
+// when the injected clock has moved by the first wait (500 ms), not
+// before, and without sleeping in real time.
+func TestReconnectWaitsOnTheClock(t *testing.T) {
+	t.Parallel()
+	srv := fakediscord.New(t)
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	b, err := New(t.Context(), Options{Token: srv.Token(), HTTPClient: srv.HTTPClient(), Clock: clk,
+		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx, &recorder{}) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	if !srv.WaitConnected(1, 5*time.Second) {
+		t.Fatal("the bot did not connect to the gateway")
+	}
+	srv.DropConnections()
+	testwait.For(t, 5*time.Second, "the wait before reconnecting", func() (bool, any) {
+		return clk.Pending() == 1, fmt.Sprintf("%d timers", clk.Pending())
+	})
+	clk.Advance(499 * time.Millisecond) // runs whatever came due, before it returns
+	if p, c := clk.Pending(), srv.Connected(); p != 1 || c != 0 {
+		t.Fatalf("499ms into the 500ms wait: %d timers, %d sessions; want the wait still running", p, c)
+	}
+	clk.Advance(time.Millisecond)
+	if !srv.WaitConnected(1, 8*time.Second) {
+		t.Fatal("the bot did not reconnect when the clock reached the wait")
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
@@ -94,18 +95,7 @@ func setupWith(t *testing.T, wrap func(*sqlite.DB) Store, owners ...string) (*De
 // naming what it waited for and what cond last saw.
 func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	const limit = 10 * time.Second
-	deadline := time.Now().Add(limit)
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, what, cond)
 }
 
 // TestOrderPerChatCH1: messages of one chat are answered in order, one at

@@ -12,6 +12,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 )
 
 const (
@@ -164,20 +165,8 @@ func (b *Bot) call(ctx context.Context, method string, c tgbotapi.Chattable) (*t
 			}
 		}
 		b.log.Warn("telegram: request failed, retrying", "method", method, "err", err, "retry_in", wait)
-		if !sleep(ctx, wait) {
+		if !clock.Sleep(ctx, b.clock, wait) {
 			return nil, err
 		}
-	}
-}
-
-// sleep waits d or until ctx ends, reporting whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

@@ -1,351 +1,544 @@
 package telegram
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // toHTML turns Markdown as models write it into Telegram's HTML
-// (parse_mode HTML): **bold**, *italic* and _italic_, ~~strike~~, `code`,
-// fenced blocks, [text](url) links, # headings as bold lines and bullets.
-// Everything else is text, with &, < and > escaped. Inline formatting is
-// matched within one line, so every line outside a code block is
-// self-contained HTML and the splitter may cut between any two lines.
+// (parse_mode HTML). goldmark parses it as CommonMark (plus ~~strike~~),
+// and htmlRenderer writes the subset Telegram accepts: b, i, s, code,
+// pre with a language, a href and blockquote. Headings become bold lines,
+// list items bullets or numbers; everything else (tables, raw HTML,
+// images, rules) degrades to escaped text. Lines stay as the model wrote
+// them, so the splitter can cut between any two.
+//
+// The parser is built per call: a few small allocations next to the HTTP
+// request each message costs, and an idle service keeps no Markdown
+// machinery in memory.
 func toHTML(md string) string {
-	md = strings.ReplaceAll(md, "\r\n", "\n")
-	lines := strings.Split(md, "\n")
-	out := make([]string, 0, len(lines))
-	for i := 0; i < len(lines); i++ {
-		fence, indent, lang, ok := openFence(lines[i])
+	src := []byte(strings.ReplaceAll(md, "\r\n", "\n"))
+	p := parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
+			util.Prioritized(strikeParser{}, 500))...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+	var b strings.Builder
+	walk(p.Parse(text.NewReader(src)), func(n ast.Node, entering bool) ast.WalkStatus {
+		render, ok := rendererFor(n.Kind())
 		if !ok {
-			out = append(out, inlineLine(lines[i]))
-			continue
+			return ast.WalkContinue // a kind with no tag of its own: its text
 		}
-		var code []string
-		j := i + 1
-		for ; j < len(lines) && !closesFence(lines[j], fence); j++ {
-			code = append(code, dedent(lines[j], indent))
-		}
-		i = j // the closing fence, or past the end: an unclosed block runs to the end
-		if body := strings.Join(code, "\n"); strings.TrimSpace(body) != "" {
-			out = append(out, preBlock(lang, body))
-		}
-	}
-	return strings.Trim(strings.Join(out, "\n"), "\n")
+		return render(&b, src, n, entering)
+	})
+	return strings.Trim(b.String(), "\n")
 }
 
-// openFence recognises ``` or ~~~ (three or more) with an optional info
-// string whose first word is the language.
-func openFence(line string) (fence string, indent int, lang string, ok bool) {
-	trimmed := strings.TrimLeft(line, " ")
-	indent = len(line) - len(trimmed)
-	if indent > 3 || len(trimmed) < 3 || (trimmed[0] != '`' && trimmed[0] != '~') {
-		return "", 0, "", false
+// walk is ast.Walk for visitors that cannot fail: Walk returns only the
+// errors its visitor returns, so there is none to handle.
+func walk(n ast.Node, visit func(n ast.Node, entering bool) ast.WalkStatus) {
+	_ = ast.Walk(n, func(n ast.Node, entering bool) (ast.WalkStatus, error) { return visit(n, entering), nil })
+}
+
+// renderFunc writes one node of goldmark's tree as Telegram HTML, on the
+// way in (entering) and on the way out.
+type renderFunc func(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus
+
+// rendererFor is htmlRenderer's table: kinds it has no entry for render
+// their children only, which is their text.
+func rendererFor(k ast.NodeKind) (renderFunc, bool) {
+	var r htmlRenderer
+	switch k {
+	case ast.KindParagraph, ast.KindTextBlock, ast.KindList:
+		return r.block, true
+	case ast.KindHeading:
+		return r.heading, true
+	case ast.KindThematicBreak:
+		return r.rule, true
+	case ast.KindBlockquote:
+		return r.blockquote, true
+	case ast.KindListItem:
+		return r.listItem, true
+	case ast.KindCodeBlock, ast.KindFencedCodeBlock:
+		return r.codeBlock, true
+	case ast.KindHTMLBlock:
+		return r.htmlBlock, true
+	case ast.KindText:
+		return r.text, true
+	case ast.KindString:
+		return r.string, true
+	case ast.KindCodeSpan:
+		return r.codeSpan, true
+	case ast.KindEmphasis, extast.KindStrikethrough:
+		return r.emphasis, true
+	case ast.KindLink:
+		return r.link, true
+	case ast.KindImage:
+		return r.image, true
+	case ast.KindAutoLink:
+		return r.autoLink, true
+	case ast.KindRawHTML:
+		return r.rawHTML, true
 	}
-	n := 0
-	for n < len(trimmed) && trimmed[n] == trimmed[0] {
-		n++
+	return nil, false
+}
+
+// strikeParser reads ~~strike~~ (exactly two tildes, as GitHub's
+// Markdown does; a single ~ is text). It stands in for goldmark's
+// extension package, whose other extensions compile regular expressions
+// at start-up that jarvisbot would never use.
+type strikeParser struct{}
+
+func (strikeParser) Trigger() []byte { return []byte{'~'} }
+
+func (strikeParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	before := block.PrecendingCharacter()
+	line, segment := block.PeekLine()
+	d := parser.ScanDelimiter(line, before, 2, strikeDelimiter{})
+	if d == nil || d.OriginalLength != 2 || before == '~' {
+		return nil
 	}
-	if n < 3 {
-		return "", 0, "", false
+	d.Segment = segment.WithStop(segment.Start + d.OriginalLength)
+	block.Advance(d.OriginalLength)
+	pc.PushDelimiter(d)
+	return d
+}
+
+func (strikeParser) CloseBlock(ast.Node, parser.Context) {}
+
+type strikeDelimiter struct{}
+
+func (strikeDelimiter) IsDelimiter(b byte) bool { return b == '~' }
+
+func (strikeDelimiter) CanOpenCloser(opener, closer *parser.Delimiter) bool {
+	return opener.Char == closer.Char
+}
+
+func (strikeDelimiter) OnMatch(int) ast.Node { return extast.NewStrikethrough() }
+
+// htmlRenderer renders goldmark's tree as Telegram HTML.
+type htmlRenderer struct{}
+
+// separate starts a block on its own line, after a blank line when the
+// source has one there. (goldmark's HasBlankPreviousLines also says so
+// for a paragraph right after a closing fence; the source does not lie.)
+func separate(w *strings.Builder, source []byte, n ast.Node) {
+	if n.PreviousSibling() == nil {
+		return
 	}
-	info := strings.TrimSpace(trimmed[n:])
-	if trimmed[0] == '`' && strings.Contains(info, "`") {
-		return "", 0, "", false // ```x``` on one line is a code span
+	if blankBefore(n, source) {
+		w.WriteString("\n\n")
+		return
 	}
-	if f := strings.Fields(info); len(f) > 0 {
+	w.WriteByte('\n')
+}
+
+// blankBefore reports whether the line before n's first line is blank.
+func blankBefore(n ast.Node, source []byte) bool {
+	first := n
+	for first != nil && first.Type() == ast.TypeBlock && first.Lines().Len() == 0 {
+		first = first.FirstChild()
+	}
+	if first == nil || first.Type() != ast.TypeBlock {
+		return n.HasBlankPreviousLines()
+	}
+	start := first.Lines().At(0).Start
+	skip := 1 // the line before the first line
+	if first.Kind() == ast.KindFencedCodeBlock {
+		skip = 2 // its first line is the opening fence, not among its lines
+	}
+	var prev []byte
+	for range skip {
+		end := bytes.LastIndexByte(source[:start], '\n')
+		if end < 0 {
+			return false
+		}
+		start = bytes.LastIndexByte(source[:end], '\n') + 1
+		prev = source[start:end]
+	}
+	return len(bytes.TrimSpace(prev)) == 0
+}
+
+func (htmlRenderer) block(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if entering {
+		separate(w, source, n)
+	}
+	return ast.WalkContinue
+}
+
+func (htmlRenderer) heading(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if !n.HasChildren() {
+		return ast.WalkSkipChildren
+	}
+	if entering {
+		separate(w, source, n)
+		w.WriteString("<b>")
+	} else {
+		w.WriteString("</b>")
+	}
+	return ast.WalkContinue
+}
+
+func (htmlRenderer) rule(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if entering {
+		separate(w, source, n)
+		w.WriteString("———")
+	}
+	return ast.WalkContinue
+}
+
+func (htmlRenderer) blockquote(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if entering {
+		separate(w, source, n)
+		w.WriteString("<blockquote>")
+	} else {
+		w.WriteString("</blockquote>")
+	}
+	return ast.WalkContinue
+}
+
+// listItem writes a bullet, or the item's number, indented two spaces
+// for each list it sits in.
+func (htmlRenderer) listItem(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if !entering {
+		return ast.WalkContinue
+	}
+	separate(w, source, n)
+	depth := -1
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if p.Kind() == ast.KindList {
+			depth++
+		}
+	}
+	w.WriteString(strings.Repeat("  ", max(depth, 0)))
+	list := n.Parent().(*ast.List)
+	if !list.IsOrdered() {
+		w.WriteString("• ")
+		return ast.WalkContinue
+	}
+	num := list.Start
+	for s := n.PreviousSibling(); s != nil; s = s.PreviousSibling() {
+		num++
+	}
+	fmt.Fprintf(w, "%d%c ", num, list.Marker)
+	return ast.WalkContinue
+}
+
+// codeBlock writes a fenced or indented block as <pre>, with the fence's
+// language; a block with nothing in it is left out.
+func (htmlRenderer) codeBlock(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if !entering {
+		return ast.WalkSkipChildren
+	}
+	body := strings.TrimSuffix(string(linesOf(n, source)), "\n")
+	if strings.TrimSpace(body) == "" {
+		return ast.WalkSkipChildren
+	}
+	separate(w, source, n)
+	lang := ""
+	if f, ok := n.(*ast.FencedCodeBlock); ok {
 		lang = strings.Map(func(r rune) rune {
 			if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("+-_.#", r)) {
 				return r
 			}
 			return -1
-		}, f[0])
+		}, string(f.Language(source)))
 	}
-	return trimmed[:n], indent, lang, true
-}
-
-func closesFence(line, fence string) bool {
-	t := strings.TrimSpace(line)
-	return len(t) >= len(fence) && strings.Trim(t, fence[:1]) == ""
-}
-
-// dedent removes up to n leading spaces, the fence's own indentation.
-func dedent(line string, n int) string {
-	for n > 0 && strings.HasPrefix(line, " ") {
-		line, n = line[1:], n-1
-	}
-	return line
-}
-
-func preBlock(lang, code string) string {
-	open := "<pre><code>"
 	if lang != "" {
-		open = `<pre><code class="language-` + escapeHTML(lang) + `">`
-	}
-	return open + escapeHTML(code) + "</code></pre>"
-}
-
-// inlineLine converts one line outside code blocks.
-func inlineLine(line string) string {
-	trimmed := strings.TrimLeft(line, " \t")
-	indent := line[:len(line)-len(trimmed)]
-	if h := strings.TrimLeft(trimmed, "#"); len(trimmed)-len(h) >= 1 && len(trimmed)-len(h) <= 6 &&
-		(h == "" || h[0] == ' ' || h[0] == '\t') && len(indent) <= 3 {
-		h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#"))
-		if h == "" {
-			return ""
-		}
-		return "<b>" + inline(h) + "</b>"
-	}
-	if len(trimmed) >= 2 && strings.ContainsRune("-*+", rune(trimmed[0])) && (trimmed[1] == ' ' || trimmed[1] == '\t') {
-		return indent + "• " + inline(strings.TrimLeft(trimmed[2:], " \t"))
-	}
-	return inline(line)
-}
-
-// span is a piece of converted text, or a run of emphasis delimiters
-// waiting to learn whether it has a partner.
-type span struct {
-	html    string
-	delim   byte // '*', '_' or '~'; 0 for html
-	n       int
-	open    bool // the run can open emphasis
-	close   bool // the run can close emphasis
-	partner int
-}
-
-// inline converts code spans, links and emphasis in s. Emphasis follows
-// CommonMark's flanking rules closely enough for model output: a run
-// opens when it is followed by a non-space, closes when preceded by one,
-// and _ does not work inside words (snake_case stays as it is). Runs pair
-// with the nearest open run of the same character and length; runs left
-// without a partner are printed as they are.
-func inline(s string) string {
-	var spans []span
-	var buf strings.Builder
-	flush := func() {
-		if buf.Len() > 0 {
-			spans = append(spans, span{html: buf.String(), partner: -1})
-			buf.Reset()
-		}
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]):
-			buf.WriteString(escapeHTML(s[i+1 : i+2]))
-			i += 2
-		case c == '`':
-			n := runLen(s, i)
-			end := closingTicks(s, i+n, n)
-			if end < 0 {
-				buf.WriteString(s[i : i+n])
-				i += n
-				continue
-			}
-			code := s[i+n : end]
-			if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.TrimSpace(code) != "" {
-				code = code[1 : len(code)-1]
-			}
-			buf.WriteString("<code>" + escapeHTML(code) + "</code>")
-			i = end + n
-		case c == '[':
-			text, href, end, ok := link(s, i)
-			if !ok {
-				buf.WriteByte('[')
-				i++
-				continue
-			}
-			label := inline(text)
-			if strings.TrimSpace(text) == "" {
-				label = escapeHTML(href)
-			}
-			buf.WriteString(`<a href="` + escapeAttr(href) + `">` + label + "</a>")
-			i = end
-		case c == '*' || c == '_' || c == '~':
-			n := runLen(s, i)
-			if n > 3 || (c == '~' && n != 2) {
-				buf.WriteString(s[i : i+n])
-				i += n
-				continue
-			}
-			before, _ := utf8.DecodeLastRuneInString(s[:i])
-			if i == 0 {
-				before = ' '
-			}
-			after := ' '
-			if i+n < len(s) {
-				after, _ = utf8.DecodeRuneInString(s[i+n:])
-			}
-			left := !unicode.IsSpace(after) && (!isPunct(after) || unicode.IsSpace(before) || isPunct(before))
-			right := !unicode.IsSpace(before) && (!isPunct(before) || unicode.IsSpace(after) || isPunct(after))
-			open, closing := left, right
-			if c == '_' {
-				open = left && (!right || isPunct(before))
-				closing = right && (!left || isPunct(after))
-			}
-			flush()
-			spans = append(spans, span{delim: c, n: n, open: open, close: closing, partner: -1})
-			i += n
-		default:
-			_, size := utf8.DecodeRuneInString(s[i:])
-			buf.WriteString(escapeHTML(s[i : i+size]))
-			i += size
-		}
-	}
-	flush()
-	pairEmphasis(spans)
-
-	var out strings.Builder
-	for k, sp := range spans {
-		switch {
-		case sp.delim == 0:
-			out.WriteString(sp.html)
-		case sp.partner < 0:
-			out.WriteString(strings.Repeat(string(sp.delim), sp.n))
-		case sp.partner > k:
-			out.WriteString(emphasisTags(sp.delim, sp.n, false))
-		default:
-			out.WriteString(emphasisTags(sp.delim, sp.n, true))
-		}
-	}
-	return out.String()
-}
-
-// pairEmphasis matches closing runs with the nearest opening run of the
-// same kind; openers skipped over stay unpaired, so the result nests.
-func pairEmphasis(spans []span) {
-	var stack []int
-	for k := range spans {
-		sp := &spans[k]
-		if sp.delim == 0 {
-			continue
-		}
-		matched := false
-		if sp.close {
-			for si := len(stack) - 1; si >= 0; si-- {
-				o := stack[si]
-				if spans[o].delim == sp.delim && spans[o].n == sp.n {
-					spans[o].partner, sp.partner = k, o
-					stack = stack[:si]
-					matched = true
-					break
-				}
-			}
-		}
-		if !matched && sp.open {
-			stack = append(stack, k)
-		}
-	}
-}
-
-func emphasisTags(delim byte, n int, closing bool) string {
-	var tags []string
-	switch {
-	case delim == '~':
-		tags = []string{"s"}
-	case n == 1:
-		tags = []string{"i"}
-	case n == 2:
-		tags = []string{"b"}
-	default:
-		tags = []string{"b", "i"}
-	}
-	var b strings.Builder
-	if closing {
-		for i := len(tags) - 1; i >= 0; i-- {
-			b.WriteString("</" + tags[i] + ">")
-		}
+		w.WriteString(`<pre><code class="language-` + lang + `">`)
 	} else {
-		for _, t := range tags {
-			b.WriteString("<" + t + ">")
-		}
+		w.WriteString("<pre><code>")
 	}
-	return b.String()
+	w.WriteString(escapeHTML(body))
+	w.WriteString("</code></pre>")
+	return ast.WalkSkipChildren
 }
 
-func runLen(s string, i int) int {
-	n := 0
-	for i+n < len(s) && s[i+n] == s[i] {
-		n++
+// htmlBlock writes raw HTML as the text it is.
+func (htmlRenderer) htmlBlock(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if !entering {
+		return ast.WalkSkipChildren
 	}
-	return n
+	separate(w, source, n)
+	raw := linesOf(n, source)
+	if h := n.(*ast.HTMLBlock); h.HasClosure() {
+		raw = append(raw, h.ClosureLine.Value(source)...)
+	}
+	w.WriteString(escapeHTML(strings.TrimRight(string(raw), "\n")))
+	return ast.WalkSkipChildren
 }
 
-// closingTicks finds a run of exactly n backticks at or after from.
-func closingTicks(s string, from, n int) int {
-	for i := from; i < len(s); {
-		if s[i] != '`' {
-			i++
+func linesOf(n ast.Node, source []byte) []byte {
+	var b []byte
+	lines := n.Lines()
+	for i := range lines.Len() {
+		seg := lines.At(i)
+		b = append(b, seg.Value(source)...)
+	}
+	return b
+}
+
+func (htmlRenderer) text(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if !entering {
+		return ast.WalkContinue
+	}
+	t := n.(*ast.Text)
+	v := t.Segment.Value(source)
+	if !t.IsRaw() {
+		v = unescape(v)
+	}
+	w.WriteString(escapeHTML(string(v)))
+	if t.SoftLineBreak() || t.HardLineBreak() {
+		w.WriteByte('\n')
+	}
+	return ast.WalkContinue
+}
+
+func (htmlRenderer) string(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if entering {
+		w.WriteString(escapeHTML(string(n.(*ast.String).Value)))
+	}
+	return ast.WalkContinue
+}
+
+// unescape resolves backslash escapes and character references, as
+// CommonMark reads text and link destinations.
+func unescape(v []byte) []byte {
+	return util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(v)))
+}
+
+func (htmlRenderer) codeSpan(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if !entering {
+		return ast.WalkSkipChildren
+	}
+	w.WriteString("<code>")
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		t, ok := c.(*ast.Text)
+		if !ok {
 			continue
 		}
-		m := runLen(s, i)
-		if m == n {
-			return i
+		v := string(t.Segment.Value(source))
+		if s, ok := strings.CutSuffix(v, "\n"); ok { // a line end in a code span is a space
+			v = s + " "
 		}
-		i += m
+		w.WriteString(escapeHTML(v))
 	}
-	return -1
+	w.WriteString("</code>")
+	return ast.WalkSkipChildren
 }
 
-// link parses [text](url "title") at s[i] == '['. Only web, mail and tg:
-// addresses become links; anything else stays text.
-func link(s string, i int) (text, href string, end int, ok bool) {
-	depth := 0
-	j := i
-	for ; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-			continue
-		case '[':
-			depth++
-		case ']':
-			depth--
+// emphasis writes *it*, **bold**, ***both*** and ~~strike~~ as i, b,
+// b+i and s. Emphasis that spans a line break is left as the model typed
+// it: models put a lone * at the start of lines as a bullet far more
+// often than they emphasise across lines, and it keeps every line whole.
+func (htmlRenderer) emphasis(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if spansLines(n) {
+		d := delimiters(n, source)
+		w.WriteString(d)
+		return ast.WalkContinue
+	}
+	if outer, ok := n.Parent().(*ast.Emphasis); ok && isBoldItalic(outer) {
+		return ast.WalkContinue // the outer node writes both tags
+	}
+	var open, end string
+	switch e := n.(type) {
+	case *ast.Emphasis:
+		switch {
+		case isBoldItalic(e):
+			open, end = "<b><i>", "</i></b>"
+		case e.Level >= 2:
+			open, end = "<b>", "</b>"
+		default:
+			open, end = "<i>", "</i>"
 		}
-		if depth == 0 {
+	default:
+		open, end = "<s>", "</s>"
+	}
+	if entering {
+		w.WriteString(open)
+	} else {
+		w.WriteString(end)
+	}
+	return ast.WalkContinue
+}
+
+// isBoldItalic reports whether e is ***x***: goldmark nests strong inside
+// emphasis; Telegram users read <b><i>.
+func isBoldItalic(e *ast.Emphasis) bool {
+	inner, ok := e.FirstChild().(*ast.Emphasis)
+	return ok && e.Level == 1 && e.ChildCount() == 1 && inner.Level == 2 && !spansLines(e)
+}
+
+// spansLines reports whether n's text holds a line break.
+func spansLines(n ast.Node) bool {
+	found := false
+	walk(n, func(c ast.Node, entering bool) ast.WalkStatus {
+		if t, ok := c.(*ast.Text); ok && entering && (t.SoftLineBreak() || t.HardLineBreak()) && !isLastText(n, t) {
+			found = true
+			return ast.WalkStop
+		}
+		return ast.WalkContinue
+	})
+	return found
+}
+
+// isLastText reports whether t ends n's text, so that its line break
+// falls after n.
+func isLastText(n ast.Node, t *ast.Text) bool {
+	last := n.LastChild()
+	for last != nil && last.HasChildren() {
+		last = last.LastChild()
+	}
+	return last == ast.Node(t)
+}
+
+// delimiters returns the run that opened n, read from the source before
+// its first text ("*", "__", "~~").
+func delimiters(n ast.Node, source []byte) string {
+	level, char := 2, byte('~')
+	if e, ok := n.(*ast.Emphasis); ok {
+		level, char = e.Level, '*'
+	}
+	outer := 0 // delimiters of nested runs that lie between n's and the text
+	first := n.FirstChild()
+	for first != nil && first.Kind() != ast.KindText {
+		if e, ok := first.(*ast.Emphasis); ok {
+			outer += e.Level
+		} else if first.Kind() == extast.KindStrikethrough {
+			outer += 2
+		} else {
 			break
 		}
+		first = first.FirstChild()
 	}
-	if j >= len(s) || j+1 >= len(s) || s[j+1] != '(' {
-		return "", "", 0, false
-	}
-	text = s[i+1 : j]
-	depth = 0
-	k := j + 1
-	for ; k < len(s); k++ {
-		if s[k] == '(' {
-			depth++
-		} else if s[k] == ')' {
-			depth--
-			if depth == 0 {
-				break
-			}
+	if t, ok := first.(*ast.Text); ok {
+		if start := t.Segment.Start - outer - level; start >= 0 && (source[start] == '*' || source[start] == '_' || source[start] == '~') {
+			char = source[start]
 		}
 	}
-	if k >= len(s) {
-		return "", "", 0, false
+	return strings.Repeat(string(char), level)
+}
+
+// link writes web, mail and tg: links; any other address stays the text
+// the model wrote.
+func (htmlRenderer) link(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	l := n.(*ast.Link)
+	dest := destination(l.Destination)
+	if !safeLink(dest) {
+		if entering {
+			w.WriteByte('[')
+		} else {
+			w.WriteString("](" + escapeHTML(dest))
+			if len(l.Title) > 0 {
+				w.WriteString(` "` + escapeHTML(string(l.Title)) + `"`)
+			}
+			w.WriteByte(')')
+		}
+		return ast.WalkContinue
 	}
-	dest := strings.TrimSpace(s[j+2 : k])
-	if f := strings.Fields(dest); len(f) > 0 {
-		dest = f[0]
+	if entering {
+		w.WriteString(`<a href="` + escapeAttr(dest) + `">`)
+		if !hasText(n) {
+			w.WriteString(escapeHTML(dest))
+		}
+	} else {
+		w.WriteString("</a>")
 	}
-	dest = strings.TrimSuffix(strings.TrimPrefix(dest, "<"), ">")
+	return ast.WalkContinue
+}
+
+// destination is a link's address as CommonMark reads it; a space (from
+// an <address in brackets>) is percent-encoded, as a URL has it.
+func destination(raw []byte) string {
+	return strings.ReplaceAll(string(unescape(raw)), " ", "%20")
+}
+
+// image becomes a link to the picture, its description the label.
+func (htmlRenderer) image(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	dest := destination(n.(*ast.Image).Destination)
+	if !safeLink(dest) {
+		return ast.WalkContinue
+	}
+	if entering {
+		w.WriteString(`<a href="` + escapeAttr(dest) + `">`)
+		if !hasText(n) {
+			w.WriteString(escapeHTML(dest))
+		}
+	} else {
+		w.WriteString("</a>")
+	}
+	return ast.WalkContinue
+}
+
+func (htmlRenderer) autoLink(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if !entering {
+		return ast.WalkSkipChildren
+	}
+	a := n.(*ast.AutoLink)
+	label := string(a.Label(source))
+	dest := string(a.URL(source))
+	if a.AutoLinkType == ast.AutoLinkEmail && !strings.HasPrefix(strings.ToLower(dest), "mailto:") {
+		dest = "mailto:" + dest
+	}
+	if !safeLink(dest) {
+		w.WriteString(escapeHTML("<" + label + ">"))
+		return ast.WalkSkipChildren
+	}
+	w.WriteString(`<a href="` + escapeAttr(dest) + `">` + escapeHTML(label) + "</a>")
+	return ast.WalkSkipChildren
+}
+
+// rawHTML is inline HTML the model wrote (or a <word> it meant as text):
+// Telegram would refuse most of it, so it is shown as typed.
+func (htmlRenderer) rawHTML(w *strings.Builder, source []byte, n ast.Node, entering bool) ast.WalkStatus {
+	if !entering {
+		return ast.WalkSkipChildren
+	}
+	segs := n.(*ast.RawHTML).Segments
+	for i := range segs.Len() {
+		s := segs.At(i)
+		w.WriteString(escapeHTML(string(s.Value(source))))
+	}
+	return ast.WalkSkipChildren
+}
+
+func hasText(n ast.Node) bool {
+	found := false
+	walk(n, func(c ast.Node, entering bool) ast.WalkStatus {
+		if t, ok := c.(*ast.Text); ok && entering && t.Segment.Len() > 0 {
+			found = true
+			return ast.WalkStop
+		}
+		if c.Kind() == ast.KindCodeSpan || c.Kind() == ast.KindString {
+			found = true
+			return ast.WalkStop
+		}
+		return ast.WalkContinue
+	})
+	return found
+}
+
+// safeLink reports whether Telegram may link to dest: web, mail and tg:
+// addresses only.
+func safeLink(dest string) bool {
 	lower := strings.ToLower(dest)
 	for _, scheme := range []string{"https://", "http://", "mailto:", "tg://"} {
 		if strings.HasPrefix(lower, scheme) && len(dest) > len(scheme) {
-			return text, dest, k + 1, true
+			return true
 		}
 	}
-	return "", "", 0, false
+	return false
 }
-
-func isASCIIPunct(c byte) bool {
-	return c < utf8.RuneSelf && c > ' ' && !('a' <= c && c <= 'z') && !('A' <= c && c <= 'Z') && !('0' <= c && c <= '9')
-}
-
-func isPunct(r rune) bool { return unicode.IsPunct(r) || unicode.IsSymbol(r) }
 
 var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 

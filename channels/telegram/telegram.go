@@ -33,6 +33,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/retry"
 )
 
 // Platform is the prefix of Telegram chats and users: "telegram:123".
@@ -53,6 +55,8 @@ type Options struct {
 	// RetryDelay is the first wait before retrying a 5xx answer, doubled
 	// on each retry; default 1s. (A 429 waits what Telegram says.)
 	RetryDelay time.Duration
+	// Clock times the waits between retries; the wall clock when nil.
+	Clock clock.Clock
 }
 
 // Bot is a Telegram bot. It is safe for concurrent use.
@@ -63,6 +67,7 @@ type Bot struct {
 	log        *slog.Logger
 	poll       time.Duration
 	retryDelay time.Duration
+	clock      clock.Clock
 	running    atomic.Bool
 	ready      chan struct{} // closed when the first long poll goes out, or the webhook is set
 	readyOnce  sync.Once
@@ -97,6 +102,10 @@ func New(ctx context.Context, opt Options) (*Bot, error) {
 	b.poll = max(b.poll.Round(time.Second), time.Second) // the API counts whole seconds
 	if b.retryDelay <= 0 {
 		b.retryDelay = time.Second
+	}
+	b.clock = opt.Clock
+	if b.clock == nil {
+		b.clock = clock.Real{}
 	}
 	if t := b.client.Timeout; t > 0 && t <= b.poll {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: the HTTP client's timeout (%s) must be longer than the poll timeout (%s)", t, b.poll)
@@ -160,7 +169,7 @@ func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 			b.confirm(ctx, offset)
 		}
 	}()
-	backoff := time.Duration(0)
+	restart := retry.New(b.clock, retry.Policy{Min: time.Second, Max: 30 * time.Second})
 	for ctx.Err() == nil {
 		b.readyOnce.Do(func() { close(b.ready) })
 		updates, err := b.getUpdates(ctx, offset, int(b.poll/time.Second))
@@ -168,8 +177,7 @@ func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 			if ctx.Err() != nil {
 				break
 			}
-			backoff = min(max(2*backoff, time.Second), 30*time.Second)
-			wait := backoff
+			wait := restart.Next()
 			var e *apiError
 			if errors.As(err, &e) && e.retryAfter > 0 {
 				wait = max(wait, time.Duration(e.retryAfter)*time.Second)
@@ -179,10 +187,10 @@ func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 				msg = "telegram: another program polls this bot (or a webhook is set); only one can receive"
 			}
 			b.log.Warn(msg, "err", err, "retry_in", wait)
-			sleep(ctx, wait)
+			restart.Wait(ctx, wait)
 			continue
 		}
-		backoff = 0
+		restart.Reset()
 		confirmed = offset
 		for _, u := range updates {
 			if u.id < offset {

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 const testToken = "123456:AAH-secret_token-value"
@@ -178,6 +181,47 @@ func TestRunSurvivesFailingPolls(t *testing.T) {
 	if n := s.Calls("getUpdates"); n < 2 {
 		t.Errorf("getUpdates called %d times", n)
 	}
+}
+
+// TestRunBacksOffOnTheClock: after failed polls Run waits 1 s, then 2 s,
+// … on the injected clock, not the wall clock: it polls again exactly when
+// the clock has moved by the wait, and a success starts the schedule over.
+func TestRunBacksOffOnTheClock(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	s, b := newBot(t, Options{Clock: clk})
+	s.FailNext("getUpdates", 2, 502)
+	rec := newRecorder()
+	run(t, b, rec)
+	waiting := func(calls int) {
+		t.Helper()
+		testwait.For(t, 5*time.Second, fmt.Sprintf("a backoff wait after %d failed polls", calls), func() (bool, any) {
+			n, p := s.Calls("getUpdates"), clk.Pending()
+			return n == calls && p == 1, fmt.Sprintf("%d polls, %d timers", n, p)
+		})
+	}
+	for i, wait := range []time.Duration{time.Second, 2 * time.Second} {
+		waiting(i + 1)
+		clk.Advance(wait - time.Millisecond) // runs whatever came due, before it returns
+		if n, p := s.Calls("getUpdates"), clk.Pending(); n != i+1 || p != 1 {
+			t.Fatalf("%s into a %s wait: %d polls, %d timers; want the wait still running", wait-time.Millisecond, wait, n, p)
+		}
+		clk.Advance(time.Millisecond)
+	}
+	s.SendText(1, 1, "still there?")
+	if m := receive(t, rec.msgs); m.Text != "still there?" {
+		t.Errorf("got %+v", m)
+	}
+	s.Wait(t, 5*time.Second, "the next poll to wait in the server", func() bool { return s.Polling() == 1 })
+	s.FailNext("getUpdates", 1, 502)
+	s.SendText(1, 1, "again") // the waiting poll answers it; the next one fails
+	receive(t, rec.msgs)
+	testwait.For(t, 5*time.Second, "a backoff wait after the success", func() (bool, any) { return clk.Pending() == 1, clk.Pending() })
+	n := s.Calls("getUpdates")
+	clk.Advance(time.Second) // 1 s again, not 4 s
+	testwait.For(t, 5*time.Second, "a poll 1 s after the failure that followed a success", func() (bool, any) {
+		return s.Calls("getUpdates") > n, s.Calls("getUpdates")
+	})
 }
 
 func TestRunRefusesASecondPoller(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // The black-box tests run the built binary as a user would: a process
@@ -355,16 +356,5 @@ func TestBlackBoxShutdownDeadlineX4(t *testing.T) {
 // waiter: waitOutput and waitSent are made of it.
 func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	const limit = 15 * time.Second
-	deadline := time.Now().Add(limit)
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; saw %+v", limit, what, saw)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, 15*time.Second, what, cond)
 }

@@ -99,18 +99,19 @@ func (e *testEnv) jarvisAnswering(t *testing.T, answer string, args ...string) (
 		defer close(finished)
 		code = run(context.Background(), args, e.app(inR, out, errb))
 	}()
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(out.String(), "Approve?") {
+	ended := false
+	waitFor(t, "an approval to be asked", func() (bool, any) {
 		select {
 		case <-finished:
-			inW.Close()
-			return code, out.String(), errb.String()
+			ended = true
+			return true, nil
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no approval was asked within 15 s:\n%s\n%s", out.String(), errb.String())
-		}
-		time.Sleep(5 * time.Millisecond)
+		return strings.Contains(out.String(), "Approve?"), "output:\n" + out.String() + "\nerrors:\n" + errb.String()
+	})
+	if ended {
+		inW.Close()
+		return code, out.String(), errb.String()
 	}
 	io.WriteString(inW, answer+"\n")
 	<-finished

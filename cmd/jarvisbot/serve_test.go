@@ -18,6 +18,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // syncBuffer is a strings.Builder safe for a writer and a poller.
@@ -208,22 +209,15 @@ func TestLoadTelegramCH1(t *testing.T) {
 			tg.SendText(int64(1000+c), int64(1000+c), fmt.Sprintf("chat %d message %d", c, i))
 		}
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	testwait.For(t, 2*time.Minute, fmt.Sprintf("%d answers", chats*per), func() (bool, any) {
 		n := 0
 		for _, s := range tg.Sent() {
 			if s.Method == "sendMessage" {
 				n++
 			}
 		}
-		if n >= chats*per {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d answers after 2 minutes", n, chats*per)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return n >= chats*per, fmt.Sprintf("%d answers", n)
+	}, testwait.WithInterval(20*time.Millisecond))
 	took := time.Since(start)
 	for _, s := range tg.Sent() {
 		if s.Method == "sendMessage" && s.Text != "ok" {

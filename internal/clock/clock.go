@@ -4,6 +4,7 @@
 package clock
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"time"
@@ -105,4 +106,20 @@ func (c *Fake) Pending() int {
 		}
 	}
 	return n
+}
+
+// Sleep waits d on c, or until ctx ends, and reports whether d passed.
+func Sleep(ctx context.Context, c Clock, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	passed := make(chan struct{})
+	stop := c.AfterFunc(d, func() { close(passed) })
+	defer stop()
+	select {
+	case <-passed:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

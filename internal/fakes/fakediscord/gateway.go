@@ -3,12 +3,15 @@ package fakediscord
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // gwConn is one gateway websocket.
@@ -248,37 +251,41 @@ func (s *Server) send(c *gwConn, typ string, data any) {
 // it, waiting up to five seconds for one to be ready. It reports whether
 // any session got it.
 func (s *Server) dispatch(event string, intent int, data func(intents int) any) bool {
-	deadline := time.After(5 * time.Second)
-	for {
+	var ready []*gwConn
+	intents := map[*gwConn]int{}
+	err := testwait.Until(5*time.Second, "a bot connected to the gateway to receive "+event, func() (bool, any) {
 		s.mu.Lock()
-		var ready []*gwConn
-		intents := map[*gwConn]int{}
+		defer s.mu.Unlock()
+		ready, intents = ready[:0], map[*gwConn]int{}
 		for c := range s.conns {
 			if c.ready {
 				ready = append(ready, c)
 				intents[c] = c.intents
 			}
 		}
-		changed := s.changed
-		s.mu.Unlock()
-		if len(ready) > 0 {
-			got := false
-			for _, c := range ready {
-				if intent != 0 && intents[c]&intent == 0 {
-					continue
-				}
-				s.send(c, event, data(intents[c]))
-				got = true
-			}
-			return got
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			s.t.Errorf("fakediscord: no bot connected to the gateway within 5s to receive %s", event)
-			return false
-		}
+		return len(ready) > 0, fmt.Sprintf("%d connections, none ready", len(s.conns))
+	}, testwait.WithChange(s.changes))
+	if err != nil {
+		s.t.Errorf("fakediscord: %v", err)
+		return false
 	}
+	got := false
+	for _, c := range ready {
+		if intent != 0 && intents[c]&intent == 0 {
+			continue
+		}
+		s.send(c, event, data(intents[c]))
+		got = true
+	}
+	return got
+}
+
+// changes returns the channel closed when a gateway session next becomes
+// ready or goes.
+func (s *Server) changes() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
 }
 
 // DropConnections cuts every gateway connection without a close frame,
@@ -340,24 +347,8 @@ func (s *Server) Connected() int {
 
 // WaitConnected waits up to timeout for n ready gateway sessions.
 func (s *Server) WaitConnected(n int, timeout time.Duration) bool {
-	deadline := time.After(timeout)
-	for {
-		s.mu.Lock()
-		got := 0
-		for c := range s.conns {
-			if c.ready {
-				got++
-			}
-		}
-		changed := s.changed
-		s.mu.Unlock()
-		if got >= n {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			return false
-		}
-	}
+	return testwait.Until(timeout, fmt.Sprintf("%d ready gateway sessions", n), func() (bool, any) {
+		got := s.Connected()
+		return got >= n, got
+	}, testwait.WithChange(s.changes)) == nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 func anthropicClient(s *fakellm.Server, retries int) *anthropic.Client {
@@ -638,11 +640,10 @@ func TestCloseReleasesAHangingCall(t *testing.T) {
 		_, err := openaiClient(s, 0).Chat.Completions.New(context.Background(), openaiParams(openai.UserMessage("hi")))
 		errc <- err
 	}()
-	for deadline := time.Now().Add(5 * time.Second); len(s.Requests()) == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 5s for the hanging call to reach the server; it got no request")
-		}
-	}
+	testwait.For(t, 5*time.Second, "the hanging call to reach the server", func() (bool, any) {
+		n := len(s.Requests())
+		return n > 0, fmt.Sprintf("%d requests", n)
+	})
 	s.Close()
 	select {
 	case err := <-errc:

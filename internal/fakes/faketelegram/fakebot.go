@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // Button is one inline keyboard button.
@@ -284,25 +286,22 @@ func (s *Server) WaitAnswers(t testing.TB, n int, timeout time.Duration) []Answe
 // Server's methods.
 func (s *Server) Wait(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		ch := s.changed
-		s.mu.Unlock()
+	testwait.For(t, timeout, what, func() (bool, any) {
 		if cond() {
-			return
+			return true, nil
 		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			t.Fatalf("fakebot: waited %s for %s; calls %v, polls waiting %d, updates pending %d, sent %+v, answers %+v",
-				timeout, what, s.calls, s.polling, len(s.updates), s.sent, s.answers)
-			return
-		}
-	}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return false, fmt.Sprintf("fakebot: calls %v, polls waiting %d, updates pending %d, sent %+v, answers %+v",
+			s.calls, s.polling, len(s.updates), s.sent, s.answers)
+	}, testwait.WithChange(s.changes))
+}
+
+// changes returns the channel closed at the fake's next change.
+func (s *Server) changes() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
 }
 
 // apiError is an {"ok":false} answer.

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -84,17 +85,7 @@ func (b *lockedBuffer) String() string {
 // test, naming what it waited for and what cond last saw.
 func eventually(t *testing.T, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; saw %q", waitTimeout, what, saw)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, waitTimeout, what, cond)
 }
 
 // onStderr is a condition for eventually: stderr holds want.

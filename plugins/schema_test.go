@@ -1,0 +1,112 @@
+package plugins
+
+import (
+	"os"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// TestSchemasNameEveryFieldP1: plugin.schema.json and mcp.schema.json
+// compile, and every object they describe has exactly the fields of the
+// Go type it is read into, so that the schema and the code cannot drift.
+func TestSchemasNameEveryFieldP1(t *testing.T) {
+	sch := newSchemas()
+	manifest, err := sch.manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcp, err := sch.mcp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := deref(deref(manifest.Properties["extensions"]).Properties[ExtensionID])
+	for _, tc := range []struct {
+		name   string
+		schema *jsonschema.Schema
+		typ    any
+	}{
+		{"plugin.json", manifest, Manifest{}},
+		{"author", deref(manifest.Properties["author"]), Author{}},
+		{ExtensionID, ext, Extension{}},
+		{"signIn", deref(ext.Properties["signIn"]), SignIn{}},
+		{"mcp.json", mcp, MCPConfig{}},
+		{"server", deref(mcp.Properties["mcpServers"].AdditionalProperties.(*jsonschema.Schema)), MCPServer{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.schema == nil {
+				t.Fatal("the schema does not describe it")
+			}
+			var tags []string
+			rt := reflect.TypeOf(tc.typ)
+			for i := range rt.NumField() {
+				if name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+					tags = append(tags, name)
+				}
+			}
+			sort.Strings(tags)
+			if props := sortedKeys(tc.schema.Properties); !slices.Equal(props, tags) {
+				t.Errorf("the schema has %v, the Go type %v", props, tags)
+			}
+		})
+	}
+}
+
+// TestSchemasCompileOnlyWhenNeeded: a plugin without mcp.json never
+// compiles mcp.schema.json, and one load compiles each schema once however
+// many folders it reads.
+func TestSchemasCompileOnlyWhenNeeded(t *testing.T) {
+	compiled := map[string]int{}
+	counting := func(name string) func() (*jsonschema.Schema, error) {
+		return sync.OnceValues(func() (*jsonschema.Schema, error) { compiled[name]++; return compileSchema(name) })
+	}
+	sch := &schemas{manifest: counting(manifestSchemaFile), mcp: counting(mcpSchemaFile)}
+	files := fullFiles()
+	delete(files, MCPFile)
+	dir := pluginDir(t, files)
+	fsys := os.DirFS(dir)
+	for range 3 {
+		if _, err := loadFS(fsys, ".", sch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if compiled[manifestSchemaFile] != 1 || compiled[mcpSchemaFile] != 0 {
+		t.Errorf("compiled %v; want the manifest's schema once and the MCP one never", compiled)
+	}
+}
+
+// TestSchemaMessagesNameTheRule: failures found by the schema read as the
+// hand-written checks did, with the schema's own words: what is allowed,
+// what is missing, and the advice from the property's description.
+func TestSchemaMessagesNameTheRule(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, data, field, want string
+	}{
+		{"closed object lists its fields", ManifestFile, manifestWith(`"author": {"twitter": "@ann"}`), "author.twitter", "unknown field: an author has only email, name and url"},
+		{"enum lists the choices", MCPFile, `{"mcpServers": {"gh": {"type": "ws", "url": "https://x.example"}}}`, "mcpServers.gh.type", `unknown transport "ws": use stdio, streamable-http, sse or http`},
+		{"const names what it is", MCPFile, `{"$schema": "x", "mcpServers": {}}`, "$schema", `"x" is not a supported Agent Plugins version: want "` + MCPSchema + `"`},
+		{"pattern gives the description", ManifestFile, manifestWith(`"extensions": {"dev.jarvisbot": {"signIn": {"method": "oauth", "scopes": ["repo read"]}}}`), `extensions["dev.jarvisbot"].signIn.scopes[0]`, "must be an OAuth scope: one non-empty word without spaces"},
+		{"max items", ManifestFile, manifestWith(`"extensions": {"dev.jarvisbot": {"card": [` + strings.Repeat(`"a",`, 200) + `"a"]}}`), `extensions["dev.jarvisbot"].card`, "has 201 entries; a usage card holds at most 200"},
+		{"max length in characters", ManifestFile, manifestWith(`"extensions": {"dev.jarvisbot": {"displayName": "` + strings.Repeat("é", 65) + `"}}`), `extensions["dev.jarvisbot"].displayName`, "is longer than 64 characters"},
+		{"property names", MCPFile, `{"mcpServers": {"gh": {"type": "stdio", "command": "x", "env": {"A=B": "1"}}}}`, `mcpServers.gh.env["A=B"]`, "is not an environment variable name"},
+		{"NUL in an argument", MCPFile, `{"mcpServers": {"gh": {"type": "stdio", "command": "x", "args": ["a\u0000b"]}}}`, "mcpServers.gh.args[0]", "must be text without NUL bytes"},
+		{"nested duplicate", MCPFile, `{"mcpServers": {"gh": {"type": "stdio", "command": "x", "env": {"A": "1", "A": "2"}}}}`, "mcpServers.gh.env.A", "is given twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var probs []Problem
+			if tc.file == ManifestFile {
+				_, _, probs = ParseManifest(tc.file, []byte(tc.data))
+			} else {
+				_, probs = ParseMCPConfig(tc.file, []byte(tc.data))
+			}
+			if !slices.ContainsFunc(probs, func(p Problem) bool { return !p.Warning && p.Field == tc.field && p.Message == tc.want }) {
+				t.Errorf("problems %v\nwant %s: %s", probs, tc.field, tc.want)
+			}
+		})
+	}
+}
