@@ -2,7 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
+	"github.com/jarvisbot/jarvisbot/skills"
 	"os"
 	"path/filepath"
 
@@ -16,20 +17,6 @@ import (
 
 // dbFile is the database's name inside the data directory (ST1).
 const dbFile = "jarvisbot.db"
-
-// defaultAgentDescription is the former name of agents.DefaultDescription.
-const defaultAgentDescription = agents.DefaultDescription
-
-// removeLeftover removes the temporary file or folder a step that failed
-// (or was moved into place) leaves, and says where it stays when it
-// cannot be removed, for the owner to remove by hand. A path already gone
-// is no error.
-func removeLeftover(path string) error {
-	if err := os.RemoveAll(path); err != nil {
-		return fmt.Errorf("the temporary %s is left behind (%w): remove it by hand", path, err)
-	}
-	return nil
-}
 
 // loadConfig reads the config file and environment this app was given.
 func (a *app) loadConfig() (config.Config, error) {
@@ -101,7 +88,7 @@ func privateDataDir(cfg config.Config) error {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot create the data directory %s: %w", cfg.DataDir, err)
 	}
-	dirs := []string{cfg.DataDir, keyringDir(cfg), ownSkills(cfg).Path(), localPlugins(cfg).Path(),
+	dirs := []string{cfg.DataDir, keyringDir(cfg), skills.OwnDir(cfg.DataDir).Path(), collection.LocalDir(cfg.DataDir).Path(),
 		filepath.Join(cfg.DataDir, "wiki"), filepath.Join(cfg.DataDir, "agents")}
 	for _, d := range dirs {
 		fi, err := os.Stat(d)

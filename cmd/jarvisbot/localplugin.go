@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/local"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -33,31 +32,21 @@ type localInstall struct {
 
 // install stages, shows and, on yes, installs the plugin folder src. It
 // returns the installed plugin, or nil when the owner said no.
-func (li localInstall) install(ctx context.Context, src string, all map[string]shipped) (*shipped, error) {
+func (li localInstall) install(ctx context.Context, src string, all collection.Collection) (*collection.Plugin, error) {
 	in := local.Installer{
-		Dir: localPlugins(li.cfg), Store: li.db, Trusted: li.trusted,
+		Dir: collection.LocalDir(li.cfg.DataDir), Store: li.db, Trusted: li.trusted,
 		Shipped: func(name string) (*plugins.Plugin, bool) {
 			sp, ok := all[name]
-			return sp.plugin, ok && sp.local == ""
+			return sp.Plugin, ok && sp.Local == ""
 		},
-		Manual:  readManual,
+		Manual:  collection.ReadManual,
 		Consent: li.consent,
 	}
 	done, err := in.Install(ctx, src)
 	if err != nil || done == nil {
 		return nil, err
 	}
-	return &shipped{plugin: done.Plugin, manual: done.Manual, local: done.Dir}, nil
-}
-
-// readManual reads the manual of the plugin in dir, or stands one in when
-// it brings none.
-func readManual(dir string, p *plugins.Plugin) (*skills.Skill, error) {
-	manual, err := skills.Manual(os.DirFS(dir), rebase(p))
-	if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-		return placeholderManual(p), nil
-	}
-	return manual, err
+	return &collection.Plugin{Plugin: done.Plugin, Manual: done.Manual, Local: done.Dir}, nil
 }
 
 // consent shows the staged plugin and, unless --yes, asks.
@@ -115,7 +104,7 @@ func (li localInstall) show(src string, p *plugins.Plugin, list []local.Skill) {
 	}
 	for _, s := range list {
 		if s.Manual && !li.trusted {
-			fmt.Fprintf(w, "Its manual will %s.\n", entryText(s.Skill))
+			fmt.Fprintf(w, "Its manual will %s.\n", skills.EntryText(s.Skill))
 		}
 	}
 }

@@ -6,16 +6,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/store"
 )
-
-// The literal credentials of a server's settings and their keyring moves
-// live in catalog/mcphost (MoveSecrets, KeepSecrets, Redacted); these are
-// the names the commands print with.
-
-func redacted(s store.MCPServer) store.MCPServer       { return mcphost.Redacted(s) }
-func redactText(s store.MCPServer, text string) string { return mcphost.RedactText(s, text) }
-func shownName(n string) string                        { return mcphost.ShownName(n) }
 
 // secretsInUse says, for each keyring name that something other than the
 // server being removed needs, what needs it: another MCP server, a CLI

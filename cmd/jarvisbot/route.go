@@ -112,7 +112,12 @@ func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connect
 	if p.Attention, err = collection.NeedingAttention(ctx, db); err != nil {
 		return p, err
 	}
-	list, err := enabledSkills(ctx, cfg, db, skillScope{agent: ag.Name, connected: on, connectAll: connectAll}, a.stderr)
+	sc, err := skillScope(cfg, ag.Name, on, a.stderr)
+	if err != nil {
+		return p, err
+	}
+	sc.ConnectAll = connectAll
+	list, err := skills.Enabled(ctx, db, sc, a.stderr)
 	if err != nil {
 		return p, err
 	}

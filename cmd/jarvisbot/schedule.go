@@ -13,7 +13,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/scheduler"
+	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -24,11 +26,11 @@ func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	store.Plugins
 }, warn io.Writer) ([]scheduler.Job, error) {
 	on := map[string]bool{}
-	if err := installedPlugins(ctx, db, on); err != nil {
+	if err := collection.AddInstalled(ctx, db, on); err != nil {
 		return nil, err
 	}
-	// Plugin manuals carry no schedules: the store need not be read.
-	list, err := enabledSkills(ctx, cfg, db, skillScope{agent: store.DefaultAgent, connected: on, shop: map[string]shipped{}}, warn)
+	// Plugin manuals carry no schedules: the collection need not be read.
+	list, err := skills.Enabled(ctx, db, skills.Scope{DataDir: cfg.DataDir, Agent: store.DefaultAgent, Connected: on}, warn)
 	if err != nil {
 		return nil, err
 	}
