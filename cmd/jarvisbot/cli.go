@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -104,7 +106,7 @@ func cliList(ctx context.Context, a *app, db clitool.ToolStore) error {
 	}
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	for _, t := range list {
-		fmt.Fprintf(tw, "cli:%s\t%s\t%s\n", t.Name, t.Path, strings.Join(sortedKeys(t.Env), " "))
+		fmt.Fprintf(tw, "cli:%s\t%s\t%s\n", t.Name, t.Path, strings.Join(slices.Sorted(maps.Keys(t.Env)), " "))
 	}
 	return tw.Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -70,7 +71,7 @@ func (li localInstall) show(src string, p *plugins.Plugin, list []local.Skill) {
 		fmt.Fprintln(w, "It brings no MCP server.")
 	} else {
 		fmt.Fprintf(w, "It brings %d MCP server(s), which jarvisbot starts or connects to when the service runs:\n", len(p.MCP.Servers))
-		for _, id := range sortedKeys(p.MCP.Servers) {
+		for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
 			showServer(w, id, p.MCP.Servers[id])
 		}
 	}
@@ -120,7 +121,7 @@ func showServer(w io.Writer, id string, srv plugins.MCPServer) {
 		}
 		fmt.Fprintf(w, "    runs:    %s\n", strings.Join(line, " "))
 	}
-	for _, k := range sortedKeys(srv.Env) {
+	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 		fmt.Fprintf(w, "    env:     %s=%s\n", visible.Text(k), visible.Text(srv.Env[k]))
 	}
 	if srv.Cwd != "" {
@@ -129,7 +130,7 @@ func showServer(w io.Writer, id string, srv plugins.MCPServer) {
 	if srv.URL != "" {
 		fmt.Fprintf(w, "    address: %s\n", visible.Text(srv.URL))
 	}
-	for _, k := range sortedKeys(srv.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
 		fmt.Fprintf(w, "    header:  %s: %s\n", visible.Text(k), visible.Text(srv.Headers[k]))
 	}
 }

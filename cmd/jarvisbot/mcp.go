@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -469,10 +471,10 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	} else {
 		fmt.Fprintf(w, "url:     %s\n", mcphost.Target(stored))
 	}
-	for _, k := range sortedKeys(s.Env) {
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		fmt.Fprintf(w, "env:     %s=%s\n", k, s.Env[k])
 	}
-	for _, k := range sortedKeys(s.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 		fmt.Fprintf(w, "header:  %s: %s\n", k, s.Headers[k])
 	}
 	timeout := s.Timeout

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -377,7 +379,7 @@ func showPlugin(w io.Writer, sp collection.Plugin, state, from string) {
 		fmt.Fprintln(w, "Tools:    built into jarvisbot")
 	}
 	if p.MCP != nil {
-		for _, id := range sortedKeys(p.MCP.Servers) {
+		for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
 			srv := p.MCP.Servers[id]
 			line := []string{showArg(srv.Command)}
 			for _, a := range srv.Args {

@@ -19,9 +19,6 @@ import (
 // maxRouteLine bounds one message read from stdin by `route -`.
 const maxRouteLine = 4 << 20
 
-// routeOutput is one line of `route --json`.
-type routeOutput = route.Output
-
 // cmdRoute explains a turn without running it (C7).
 func cmdRoute(ctx context.Context, a *app, args []string) error {
 	fs := newFlagSet(a, "route", "route [--agent NAME] [--catalog SNAPSHOT.json] [--connect-all] [--json] MESSAGE | -")

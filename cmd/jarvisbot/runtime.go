@@ -213,7 +213,7 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		s.Close()
 		return nil, err
 	}
-	cli, err := cliTools(ctx, db)
+	cli, err := clitool.Stored(ctx, db)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -282,19 +282,6 @@ func (s *service) planServers(ctx context.Context) error {
 		s.servers = append(s.servers, hs)
 	}
 	return nil
-}
-
-// cliTools are the connected command-line programs by name.
-func cliTools(ctx context.Context, db *sqlite.DB) (map[string]clitool.Tool, error) {
-	list, err := db.CLITools(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tools := map[string]clitool.Tool{}
-	for _, t := range list {
-		tools[t.Name] = clitool.FromStored(t)
-	}
-	return tools, nil
 }
 
 // runtime is the agent runtime over the service's parts. The model is

@@ -626,3 +626,18 @@ func parseBackend(s string) (string, error) {
 	}
 	return b, nil
 }
+
+// Secrets are the keyring names the config refers to, each with the key
+// that names it.
+func (c Config) Secrets() map[string]string {
+	out := map[string]string{}
+	if n := c.Provider.APIKeySecret; n != "" {
+		out[n] = "the config (provider.api_key_secret)"
+	}
+	for name, ag := range c.Agents {
+		if n := ag.Provider.APIKeySecret; n != "" {
+			out[n] = fmt.Sprintf("the config (agents.%s.provider.api_key_secret)", name)
+		}
+	}
+	return out
+}

@@ -322,3 +322,26 @@ func TestLoadTooLargeFileSizeLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsNamesWhereX3: the keyring names the config refers to are
+// listed with the key that names each, so that removing an MCP server
+// never deletes a secret the config still needs.
+func TestSecretsNamesWhereX3(t *testing.T) {
+	cfg := Config{
+		Provider: Provider{APIKeySecret: "ANTHROPIC_KEY"},
+		Agents: map[string]Agent{
+			"reviewer": {Provider: Provider{APIKeySecret: "OPENAI_KEY"}},
+			"plain":    {},
+		},
+	}
+	want := map[string]string{
+		"ANTHROPIC_KEY": "the config (provider.api_key_secret)",
+		"OPENAI_KEY":    "the config (agents.reviewer.provider.api_key_secret)",
+	}
+	if got := cfg.Secrets(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Secrets() = %v, want %v", got, want)
+	}
+	if got := (Config{}).Secrets(); len(got) != 0 {
+		t.Errorf("a config naming no secret: %v", got)
+	}
+}
