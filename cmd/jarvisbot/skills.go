@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"sort"
 
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
@@ -18,13 +17,4 @@ func skillScope(cfg config.Config, agent string, on map[string]bool, warn io.Wri
 		return skills.Scope{}, err
 	}
 	return skills.Scope{DataDir: cfg.DataDir, Agent: agent, Manuals: all.Manuals(), Connected: on}, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
