@@ -51,7 +51,10 @@ func mainChat(cfg config.Config) string {
 func (a *app) skillRunner(ctx context.Context, cfg config.Config, rt *agents.Runtime) scheduler.Runner {
 	return scheduler.SkillRunner(scheduler.Turns{
 		Ready: func(agent string) error { _, err := a.chooseModel(ctx, cfg, agent); return err },
-		Turn:  rt.Turn,
+		Turn: func(ctx context.Context, p scheduler.Prompt) (string, error) {
+			res, err := rt.Turn(ctx, agents.Input{Agent: p.Agent, Chat: p.Chat, Text: p.Text})
+			return res.Text, err
+		},
 	})
 }
 
