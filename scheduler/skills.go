@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -23,12 +22,19 @@ func Jobs(list []*skills.Skill, agent string) []Job {
 	return jobs
 }
 
-// Turns is the agent runtime as a scheduled run uses it.
+// A Prompt is what a scheduled run asks of an agent in a chat.
+type Prompt struct {
+	Agent, Chat, Text string
+}
+
+// Turns is the agent runtime as a scheduled run uses it: the scheduler
+// fires runs and knows no runtime type, so the caller adapts its own.
 type Turns struct {
 	// Ready says what to set when an agent has no model, without
 	// reaching the model.
 	Ready func(agent string) error
-	Turn  func(ctx context.Context, in agents.Input) (agents.Result, error)
+	// Turn runs one headless turn and returns its reply, the run's report.
+	Turn func(ctx context.Context, p Prompt) (string, error)
 }
 
 // SkillRunner runs a scheduled skill as a headless turn of its agent,
@@ -42,8 +48,7 @@ func SkillRunner(t Turns) Runner {
 			return "", fmt.Errorf("%w for agent %s: %w", ErrNoModel, j.Agent, err)
 		}
 		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow its instructions now and write the report for the owner.\n\n%s", j.Skill, strings.TrimSpace(j.Instructions))
-		res, err := t.Turn(ctx, agents.Input{Agent: j.Agent, Chat: chat, Text: text})
-		return res.Text, err
+		return t.Turn(ctx, Prompt{Agent: j.Agent, Chat: chat, Text: text})
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -29,7 +28,7 @@ func TestJobsAreTheClockMarkedSkillsSC1(t *testing.T) {
 // names the skill and carries its instructions; an agent without a model
 // is told apart from a failed turn (ErrNoModel) and reaches no turn.
 func TestSkillRunnerSC1(t *testing.T) {
-	var got []agents.Input
+	var got []Prompt
 	turns := Turns{
 		Ready: func(agent string) error {
 			if agent == "nomodel" {
@@ -37,9 +36,9 @@ func TestSkillRunnerSC1(t *testing.T) {
 			}
 			return nil
 		},
-		Turn: func(_ context.Context, in agents.Input) (agents.Result, error) {
-			got = append(got, in)
-			return agents.Result{Text: "the report"}, nil
+		Turn: func(_ context.Context, p Prompt) (string, error) {
+			got = append(got, p)
+			return "the report", nil
 		},
 	}
 	run := SkillRunner(turns)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/leftover"
 )
 
 // FetchTimeout bounds downloading a SKILL.md from a URL.
@@ -120,19 +121,10 @@ func Install(dest string, s *Skill) error {
 		return fmt.Errorf("create a folder in %s: %w", parent, err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, FileName), s.Render(), 0o600); err != nil {
-		return errors.Join(fmt.Errorf("write the skill: %w", err), removeLeftover(tmp))
+		return errors.Join(fmt.Errorf("write the skill: %w", err), leftover.Remove(tmp))
 	}
 	if err := os.Rename(tmp, dest); err != nil {
-		return errors.Join(fmt.Errorf("install the skill at %s: %w", dest, err), removeLeftover(tmp))
-	}
-	return nil
-}
-
-// removeLeftover removes the temporary folder a failed install leaves,
-// and says where it stays when it cannot, for the owner to remove by hand.
-func removeLeftover(path string) error {
-	if err := os.RemoveAll(path); err != nil {
-		return fmt.Errorf("the temporary %s is left behind (%w): remove it by hand", path, err)
+		return errors.Join(fmt.Errorf("install the skill at %s: %w", dest, err), leftover.Remove(tmp))
 	}
 	return nil
 }

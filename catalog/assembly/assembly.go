@@ -175,7 +175,7 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored) error {
 		return err
 	}
 	for _, t := range tools {
-		_ = c.Add(CLITool(t).Capability()) // refused: a name `cli add` would not take; it stays removable
+		_ = c.Add(clitool.FromStored(t).Capability()) // refused: a name `cli add` would not take; it stays removable
 	}
 	for _, s := range list {
 		if !s.Enabled {
@@ -189,11 +189,6 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored) error {
 		_ = c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, tools)
 	}
 	return nil
-}
-
-// CLITool is the runnable form of a stored CLI tool.
-func CLITool(t store.CLITool) clitool.Tool {
-	return clitool.Tool{Name: t.Name, Path: t.Path, Env: t.Env, Timeout: t.Timeout, Description: t.Description}
 }
 
 // ReadSnapshotFile reads a catalog snapshot file (C7), saying what to give

@@ -2,7 +2,6 @@ package assembly
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -86,15 +85,5 @@ func takeLive(ctx context.Context, c *catalog.Catalog, db ToolCache, name string
 	if err != nil {
 		return err
 	}
-	return db.SetMCPServerTools(ctx, name, ToolsJSON(tools))
-}
-
-// ToolsJSON is a tool list as the store caches it; a list that cannot be
-// written is cached as none, and read again when the server is reached.
-func ToolsJSON(tools []catalog.SnapshotTool) []byte {
-	b, err := json.Marshal(tools)
-	if err != nil {
-		return []byte("[]")
-	}
-	return b
+	return db.SetMCPServerTools(ctx, name, mcphost.ToolsJSON(tools))
 }

@@ -22,6 +22,19 @@ func FromStored(t store.CLITool) Tool {
 	return Tool{Name: t.Name, Path: t.Path, Env: t.Env, Timeout: t.Timeout, Description: t.Description}
 }
 
+// Stored are the stored tools by name, as Runner takes them.
+func Stored(ctx context.Context, db ToolStore) (map[string]Tool, error) {
+	list, err := db.CLITools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Tool, len(list))
+	for _, st := range list {
+		out[st.Name] = FromStored(st)
+	}
+	return out, nil
+}
+
 // Find returns the stored tool named name, or ENOTFOUND.
 func Find(ctx context.Context, db ToolStore, name string) (Tool, error) {
 	list, err := db.CLITools(ctx)

@@ -11,7 +11,8 @@ import (
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
-// TestFindAndRunStoredToolP5: a stored tool is found by its name and run
+// TestFindAndRunStoredToolP5: the stored tools are listed by name, and a
+// stored tool is found by its name and run
 // with the owner's arguments as they are, its environment references
 // resolved at run time; a name that is not stored is ENOTFOUND with where
 // to look.
@@ -25,6 +26,13 @@ func TestFindAndRunStoredToolP5(t *testing.T) {
 	defer db.Close()
 	if err := db.AddCLITool(ctx, store.CLITool{Name: "sh", Path: sh.Path, Env: map[string]string{"GREETING": "${HELLO}"}}); err != nil {
 		t.Fatal(err)
+	}
+	if err := db.AddCLITool(ctx, store.CLITool{Name: "true", Path: tool(t, "true").Path}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := Stored(ctx, db)
+	if err != nil || len(all) != 2 || all["sh"].Path != sh.Path || all["true"].Name != "true" {
+		t.Fatalf("Stored: %+v (%v), want sh and true by name", all, err)
 	}
 	found, err := Find(ctx, db, "sh")
 	if err != nil || found.Path != sh.Path || found.Env["GREETING"] != "${HELLO}" {

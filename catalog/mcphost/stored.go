@@ -27,7 +27,8 @@ func FromStored(s store.MCPServer) Server {
 		Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, Timeout: s.Timeout, Trusted: s.Trusted, Plugin: s.Plugin}
 }
 
-// ToolsJSON is a tool list as the store caches it.
+// ToolsJSON is a tool list as the store caches it; a list that cannot be
+// written is cached as none, and read again when the server is reached.
 func ToolsJSON(tools []catalog.SnapshotTool) []byte {
 	b, err := json.Marshal(tools)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -59,8 +60,7 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 	if *once != "" {
 		ends := s.listen(recv)
 		err := s.desk.Ask(ctx, channels.Message{Chat: console.Chat, User: console.User, Name: "you", Text: *once})
-		s.shutdown(stopRecv, ends, len(s.chans), limit, quiet)
-		return err
+		return errors.Join(err, s.shutdown(stopRecv, ends, len(s.chans), limit, quiet))
 	}
 	fmt.Fprintf(a.stdout, "jarvisbot: talking to agent %s. Type a message; /quit ends.\n", *agentName)
 	ends := s.listen(recv)

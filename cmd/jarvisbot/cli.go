@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -60,7 +63,7 @@ func cmdCLI(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		out, err := t.Run(ctx, argv, clitool.Lookup(mcpCmd{a: a, cfg: cfg, db: db}.lookup(ctx)))
+		out, err := t.Run(ctx, argv, a.lookup(ctx, cfg))
 		if err != nil {
 			return err
 		}
@@ -81,7 +84,7 @@ func cliAdd(ctx context.Context, a *app, db clitool.ToolStore, name string, f cl
 	if err != nil {
 		return err
 	}
-	if err := noLiteralSecrets(store.MCPServer{Name: "cli:" + t.Name, Env: vals}); err != nil {
+	if err := mcphost.RefuseLiterals(store.MCPServer{Name: "cli:" + t.Name, Env: vals}); err != nil {
 		return err
 	}
 	if err := db.AddCLITool(ctx, store.CLITool{Name: t.Name, Path: t.Path, Env: vals, Timeout: *f.timeout, Description: *f.describe}); err != nil {
@@ -103,9 +106,7 @@ func cliList(ctx context.Context, a *app, db clitool.ToolStore) error {
 	}
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	for _, t := range list {
-		fmt.Fprintf(tw, "cli:%s\t%s\t%s\n", t.Name, t.Path, strings.Join(sortedKeys(t.Env), " "))
+		fmt.Fprintf(tw, "cli:%s\t%s\t%s\n", t.Name, t.Path, strings.Join(slices.Sorted(maps.Keys(t.Env)), " "))
 	}
 	return tw.Flush()
 }
-
-func cliTool(t store.CLITool) clitool.Tool { return clitool.FromStored(t) }

@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"github.com/jarvisbot/jarvisbot/internal/datadir"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
+	"github.com/jarvisbot/jarvisbot/skills"
 	"os"
 	"path/filepath"
 
-	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/config"
@@ -16,20 +17,6 @@ import (
 
 // dbFile is the database's name inside the data directory (ST1).
 const dbFile = "jarvisbot.db"
-
-// defaultAgentDescription is the former name of agents.DefaultDescription.
-const defaultAgentDescription = agents.DefaultDescription
-
-// removeLeftover removes the temporary file or folder a step that failed
-// (or was moved into place) leaves, and says where it stays when it
-// cannot be removed, for the owner to remove by hand. A path already gone
-// is no error.
-func removeLeftover(path string) error {
-	if err := os.RemoveAll(path); err != nil {
-		return fmt.Errorf("the temporary %s is left behind (%w): remove it by hand", path, err)
-	}
-	return nil
-}
 
 // loadConfig reads the config file and environment this app was given.
 func (a *app) loadConfig() (config.Config, error) {
@@ -93,26 +80,11 @@ func (a *app) openStoreWith(ctx context.Context, cfg config.Config, view *catalo
 	return db, nil
 }
 
-// privateDataDir creates the data directory 0700 and tightens it, and the
-// folders jarvisbot keeps in it, when they exist with looser modes (made
-// by hand, by an older jarvisbot or under a loose umask): what the owner
-// tells jarvisbot is the owner's alone (X3).
+// privateDataDir makes the data directory and the folders jarvisbot keeps
+// in it the owner's alone (X3, datadir.Private).
 func privateDataDir(cfg config.Config) error {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot create the data directory %s: %w", cfg.DataDir, err)
-	}
-	dirs := []string{cfg.DataDir, keyringDir(cfg), ownSkills(cfg).Path(), localPlugins(cfg).Path(),
-		filepath.Join(cfg.DataDir, "wiki"), filepath.Join(cfg.DataDir, "agents")}
-	for _, d := range dirs {
-		fi, err := os.Stat(d)
-		if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 == 0 {
-			continue // not there yet: it is created 0700 when needed
-		}
-		if err := os.Chmod(d, fi.Mode().Perm()&0o700); err != nil {
-			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s can be read by others (mode %#o) and cannot be made private: %w; run chmod 700 %s", d, fi.Mode().Perm(), err, d)
-		}
-	}
-	return nil
+	return datadir.Private(cfg.DataDir, keyringDir(cfg), skills.OwnDir(cfg.DataDir).Path(), collection.LocalDir(cfg.DataDir).Path(),
+		filepath.Join(cfg.DataDir, "wiki"), skills.AgentsDir(cfg.DataDir).Path())
 }
 
 // keyringDir is the file keyring's folder.

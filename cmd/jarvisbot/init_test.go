@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/jarvisbot/jarvisbot/agents"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +63,7 @@ func TestInitWritesConfigAndStore(t *testing.T) {
 	}
 	defer db.Close()
 	ag, err := db.Agent(context.Background(), store.DefaultAgent)
-	if err != nil || ag.Description != defaultAgentDescription {
+	if err != nil || ag.Description != agents.DefaultDescription {
 		t.Errorf("default agent = %+v, %v", ag, err)
 	}
 }

@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
+	"maps"
 	"slices"
 	"strings"
 
-	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/local"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -33,31 +33,21 @@ type localInstall struct {
 
 // install stages, shows and, on yes, installs the plugin folder src. It
 // returns the installed plugin, or nil when the owner said no.
-func (li localInstall) install(ctx context.Context, src string, all map[string]shipped) (*shipped, error) {
+func (li localInstall) install(ctx context.Context, src string, all collection.Collection) (*collection.Plugin, error) {
 	in := local.Installer{
-		Dir: localPlugins(li.cfg), Store: li.db, Trusted: li.trusted,
+		Dir: collection.LocalDir(li.cfg.DataDir), Store: li.db, Trusted: li.trusted,
 		Shipped: func(name string) (*plugins.Plugin, bool) {
 			sp, ok := all[name]
-			return sp.plugin, ok && sp.local == ""
+			return sp.Plugin, ok && sp.Local == ""
 		},
-		Manual:  readManual,
+		Manual:  collection.ReadManual,
 		Consent: li.consent,
 	}
 	done, err := in.Install(ctx, src)
 	if err != nil || done == nil {
 		return nil, err
 	}
-	return &shipped{plugin: done.Plugin, manual: done.Manual, local: done.Dir}, nil
-}
-
-// readManual reads the manual of the plugin in dir, or stands one in when
-// it brings none.
-func readManual(dir string, p *plugins.Plugin) (*skills.Skill, error) {
-	manual, err := skills.Manual(os.DirFS(dir), rebase(p))
-	if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-		return placeholderManual(p), nil
-	}
-	return manual, err
+	return &collection.Plugin{Plugin: done.Plugin, Manual: done.Manual, Local: done.Dir}, nil
 }
 
 // consent shows the staged plugin and, unless --yes, asks.
@@ -81,7 +71,7 @@ func (li localInstall) show(src string, p *plugins.Plugin, list []local.Skill) {
 		fmt.Fprintln(w, "It brings no MCP server.")
 	} else {
 		fmt.Fprintf(w, "It brings %d MCP server(s), which jarvisbot starts or connects to when the service runs:\n", len(p.MCP.Servers))
-		for _, id := range sortedKeys(p.MCP.Servers) {
+		for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
 			showServer(w, id, p.MCP.Servers[id])
 		}
 	}
@@ -115,7 +105,7 @@ func (li localInstall) show(src string, p *plugins.Plugin, list []local.Skill) {
 	}
 	for _, s := range list {
 		if s.Manual && !li.trusted {
-			fmt.Fprintf(w, "Its manual will %s.\n", entryText(s.Skill))
+			fmt.Fprintf(w, "Its manual will %s.\n", skills.EntryText(s.Skill))
 		}
 	}
 }
@@ -131,7 +121,7 @@ func showServer(w io.Writer, id string, srv plugins.MCPServer) {
 		}
 		fmt.Fprintf(w, "    runs:    %s\n", strings.Join(line, " "))
 	}
-	for _, k := range sortedKeys(srv.Env) {
+	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 		fmt.Fprintf(w, "    env:     %s=%s\n", visible.Text(k), visible.Text(srv.Env[k]))
 	}
 	if srv.Cwd != "" {
@@ -140,7 +130,7 @@ func showServer(w io.Writer, id string, srv plugins.MCPServer) {
 	if srv.URL != "" {
 		fmt.Fprintf(w, "    address: %s\n", visible.Text(srv.URL))
 	}
-	for _, k := range sortedKeys(srv.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
 		fmt.Fprintf(w, "    header:  %s: %s\n", visible.Text(k), visible.Text(srv.Headers[k]))
 	}
 }

@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"io"
-	"net/http"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -176,28 +177,6 @@ func keyValues(list []string, sep, flagName string) (map[string]string, error) {
 	return out, nil
 }
 
-// noLiteralSecrets refuses settings that would put a credential on disk.
-func noLiteralSecrets(s store.MCPServer) error { return mcphost.RefuseLiterals(s) }
-
-// hostServer is the connection settings of a stored server.
-func hostServer(s store.MCPServer) mcphost.Server { return mcphost.FromStored(s) }
-
-// lookup resolves ${NAME} references: the keyring, then the environment.
-// The keyring is opened only when a reference needs it.
-func (m mcpCmd) lookup(ctx context.Context) mcphost.Lookup {
-	return func(name string) (string, bool) {
-		if kr, err := m.a.openSecrets(m.cfg); err == nil {
-			if v, err := kr.Get(ctx, name); err == nil {
-				return v, true
-			}
-		}
-		if v := m.a.getenv(name); v != "" {
-			return v, true
-		}
-		return "", false
-	}
-}
-
 // dialStored connects to a stored server to check it, with progress on
 // stderr because a first npx start can take a while.
 func (m mcpCmd) dialStored(ctx context.Context, s store.MCPServer) (*mcphost.Conn, error) {
@@ -208,60 +187,29 @@ func (m mcpCmd) dialStored(ctx context.Context, s store.MCPServer) (*mcphost.Con
 // progress says which server is being reached; the caller prints it, so
 // that concurrent dials never write at once.
 func (m mcpCmd) progress(s store.MCPServer) {
-	fmt.Fprintf(m.a.stderr, "Connecting to %s (%s)...\n", shownName(s.Name), mcphost.Target(s))
+	fmt.Fprintf(m.a.stderr, "Connecting to %s (%s)...\n", mcphost.ShownName(s.Name), mcphost.Target(s))
 }
 
 // dial connects to a stored server without a word; safe to run at once
-// for several servers.
+// for several servers. A plugin's server that signs in is reached through
+// its sign-in (signin.Manager.Dial).
 func (m mcpCmd) dial(ctx context.Context, s store.MCPServer) (*mcphost.Conn, error) {
-	hs := hostServer(s)
-	var mgr *signin.Manager
-	if s.Plugin != "" {
-		if shop, err := loadStore(m.cfg, io.Discard); err == nil {
-			if sp, ok := shop[s.Plugin]; ok && needsSignIn(sp.plugin) {
-				kr, err := m.a.openSecrets(m.cfg)
-				if err != nil {
-					return nil, err
-				}
-				// It lives as long as the connection does: a one-shot command
-				// ends with the process; it starts no listener.
-				mgr = signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(m.cfg)})
-				hs.Client = &http.Client{Transport: mgr.Transport(s.Plugin, nil)}
-			}
-		}
+	hs, opt := mcphost.FromStored(s), m.a.dialOptions(ctx, m.cfg)
+	if s.Plugin == "" {
+		return mcphost.Dial(ctx, hs, opt)
 	}
-	opt := mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(m.a)}
-	cn, err := mcphost.Dial(ctx, hs, opt)
-	if err != nil && mgr != nil && !errors.Is(err, signin.ErrNeedsAttention) {
-		// The server refused the token (401): the transport marked it
-		// invalid, so this refreshes it once, or finds the sign-in gone.
-		if _, terr := mgr.Token(ctx, s.Plugin); terr != nil {
-			err = terr
-		} else {
-			cn, err = mcphost.Dial(ctx, hs, opt)
-		}
+	if all, err := collection.Load(m.cfg.DataDir, io.Discard); err != nil || !all.SignsIn(s.Plugin) {
+		return mcphost.Dial(ctx, hs, opt)
 	}
-	if err != nil && errors.Is(err, signin.ErrNeedsAttention) {
-		// The commands that read the store (catalog list, route) take the
-		// plugin's tools away once this is recorded; say so when it is not.
-		if serr := m.db.SetPluginState(ctx, s.Plugin, store.PluginNeedsAttention); serr != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%w; renew it with jarvisbot plugins signin %s (that it needs attention could not be recorded, so catalog list and route still show it connected: %v)", err, s.Plugin, serr)
-		}
-		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%w; renew it with jarvisbot plugins signin %s", err, s.Plugin)
+	kr, err := m.a.openSecrets(m.cfg)
+	if err != nil {
+		return nil, err
 	}
-	return cn, err
+	// It lives as long as the connection does: a one-shot command ends
+	// with the process; it starts no listener.
+	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(m.cfg)})
+	return mgr.Dial(ctx, m.db, hs, opt)
 }
-
-// initTimeout is the deadline for a server to start and answer; npx may
-// download a package on first use, so the default is generous.
-func initTimeout(a *app) time.Duration {
-	if d, err := time.ParseDuration(a.getenv("JARVIS_MCP_INIT_TIMEOUT")); err == nil && d > 0 {
-		return d
-	}
-	return 60 * time.Second
-}
-
-func toolsJSON(tools []catalog.SnapshotTool) []byte { return mcphost.ToolsJSON(tools) }
 
 // adder adds servers to this command's store, reaching them as the
 // service would and moving literal secrets to its keyring.
@@ -275,7 +223,7 @@ func (m mcpCmd) adder(ctx context.Context) mcphost.Adder {
 			}
 			return kr, nil
 		},
-		Dial:     mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(m.a)},
+		Dial:     m.a.dialOptions(ctx, m.cfg),
 		Progress: m.progress,
 		Warn:     func(w string) { fmt.Fprintf(m.a.stderr, "jarvisbot: warning: %s\n", w) },
 	}
@@ -319,16 +267,16 @@ func (m mcpCmd) switchServer(ctx context.Context, name string, on bool) error {
 		return err
 	}
 	name = s.Name
-	if hs := hostServer(s); on && (s.Problem != "" || hs.Check() != nil) {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s cannot be switched on: %s", shownName(name), trouble(s, false))
+	if hs := mcphost.FromStored(s); on && (s.Problem != "" || hs.Check() != nil) {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s cannot be switched on: %s", mcphost.ShownName(name), mcphost.Trouble(s, false))
 	}
 	if err := m.db.SetMCPServerEnabled(ctx, name, on); err != nil {
 		return err
 	}
 	if !on {
-		fmt.Fprintf(m.a.stdout, "%s is off: its settings are kept, its tools are no longer offered. Switch it back with: jarvisbot mcp on %s\n", shownName(name), shownName(name))
+		fmt.Fprintf(m.a.stdout, "%s is off: its settings are kept, its tools are no longer offered. Switch it back with: jarvisbot mcp on %s\n", mcphost.ShownName(name), mcphost.ShownName(name))
 	} else {
-		fmt.Fprintf(m.a.stdout, "%s is on: its tools are offered again while it answers.\n", shownName(name))
+		fmt.Fprintf(m.a.stdout, "%s is on: its tools are offered again while it answers.\n", mcphost.ShownName(name))
 	}
 	return nil
 }
@@ -348,7 +296,7 @@ func (m mcpCmd) remove(ctx context.Context, name string) error {
 	if err := m.db.RemoveMCPServer(ctx, name); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.a.stdout, "Removed MCP server %s.\n", shownName(name))
+	fmt.Fprintf(m.a.stdout, "Removed MCP server %s.\n", mcphost.ShownName(name))
 	if useErr != nil && len(s.Secrets) > 0 {
 		fmt.Fprintf(m.a.stdout, "Kept its secrets %s in the keyring: whether anything else refers to them cannot be told (%v). Delete each with jarvisbot secrets delete NAME once nothing needs it.\n", strings.Join(s.Secrets, ", "), useErr)
 		return nil
@@ -372,14 +320,12 @@ func (m mcpCmd) remove(ctx context.Context, name string) error {
 			}
 		}
 		if err != nil {
-			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is removed, but its secret %s is still in the keyring (%w): delete it with jarvisbot secrets delete %s", shownName(name), n, err, n)
+			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is removed, but its secret %s is still in the keyring (%w): delete it with jarvisbot secrets delete %s", mcphost.ShownName(name), n, err, n)
 		}
 		fmt.Fprintf(m.a.stdout, "Deleted its secret %s from the keyring.\n", n)
 	}
 	return nil
 }
-
-func trouble(s store.MCPServer, tools bool) string { return mcphost.Trouble(s, tools) }
 
 // find returns a stored server by the name the owner typed. A name that no
 // longer passes the checks is shown quoted when it holds control
@@ -463,14 +409,14 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 		if r.Problem != "" {
 			state += ", needs attention"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d tools\t%s\t%s\n", shownName(r.Name), state, r.Tools, r.Transport, r.Target)
+		fmt.Fprintf(tw, "%s\t%s\t%d tools\t%s\t%s\n", mcphost.ShownName(r.Name), state, r.Tools, r.Transport, r.Target)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, r := range rows {
 		if r.Problem != "" {
-			fmt.Fprintf(m.a.stdout, "%s needs attention: %s.\n", shownName(r.Name), r.Problem)
+			fmt.Fprintf(m.a.stdout, "%s needs attention: %s.\n", mcphost.ShownName(r.Name), r.Problem)
 		}
 	}
 	return nil
@@ -485,22 +431,22 @@ func (m mcpCmd) rows(ctx context.Context, check bool) ([]mcpRow, error) {
 	}
 	rows := make([]mcpRow, 0, len(list))
 	for _, s := range list {
-		r := mcpRow{Name: s.Name, Transport: s.Transport, Target: mcphost.Target(s), Enabled: s.Enabled, Trusted: s.Trusted, Problem: trouble(s, true)}
+		r := mcpRow{Name: s.Name, Transport: s.Transport, Target: mcphost.Target(s), Enabled: s.Enabled, Trusted: s.Trusted, Problem: mcphost.Trouble(s, true)}
 		var tools []json.RawMessage
 		if json.Unmarshal(s.Tools, &tools) == nil {
 			r.Tools = len(tools)
 		}
 		if check && s.Enabled {
 			if cn, err := m.dialStored(ctx, s); err != nil {
-				r.Status = redactText(s, err.Error())
+				r.Status = mcphost.RedactText(s, err.Error())
 			} else {
 				r.Status, r.Tools = "up", len(cn.Tools())
-				s.Tools = toolsJSON(cn.Tools())
+				s.Tools = mcphost.ToolsJSON(cn.Tools())
 				cn.Close()
 				if err := m.db.SetMCPServerTools(ctx, s.Name, s.Tools); err != nil {
 					return nil, err
 				}
-				r.Problem = trouble(s, true) // the tools listed now replace the cached ones
+				r.Problem = mcphost.Trouble(s, true) // the tools listed now replace the cached ones
 			}
 		}
 		rows = append(rows, r)
@@ -513,22 +459,22 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	s := redacted(stored)
+	s := mcphost.Redacted(stored)
 	w := m.a.stdout
 	state := "on"
 	if !s.Enabled {
 		state = "off (settings kept, tools not offered)"
 	}
-	fmt.Fprintf(w, "%s: %s, %s\n", shownName(s.Name), state, s.Transport)
+	fmt.Fprintf(w, "%s: %s, %s\n", mcphost.ShownName(s.Name), state, s.Transport)
 	if s.Transport == mcphost.Stdio {
 		fmt.Fprintf(w, "command: %s\n", mcphost.Target(stored))
 	} else {
 		fmt.Fprintf(w, "url:     %s\n", mcphost.Target(stored))
 	}
-	for _, k := range sortedKeys(s.Env) {
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		fmt.Fprintf(w, "env:     %s=%s\n", k, s.Env[k])
 	}
-	for _, k := range sortedKeys(s.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 		fmt.Fprintf(w, "header:  %s: %s\n", k, s.Headers[k])
 	}
 	timeout := s.Timeout
@@ -536,7 +482,7 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 		timeout = mcphost.DefaultCallTimeout
 	}
 	fmt.Fprintf(w, "timeout: %s per call; trusted annotations: %v\n", timeout, s.Trusted)
-	if why := trouble(stored, false); why != "" {
+	if why := mcphost.Trouble(stored, false); why != "" {
 		fmt.Fprintf(w, "problem: %s\n", why)
 	}
 	var tools []catalog.SnapshotTool

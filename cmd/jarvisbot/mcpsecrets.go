@@ -2,20 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"maps"
 
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
-	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/store"
 )
-
-// The literal credentials of a server's settings and their keyring moves
-// live in catalog/mcphost (MoveSecrets, KeepSecrets, Redacted); these are
-// the names the commands print with.
-
-func redacted(s store.MCPServer) store.MCPServer       { return mcphost.Redacted(s) }
-func redactText(s store.MCPServer, text string) string { return mcphost.RedactText(s, text) }
-func shownName(n string) string                        { return mcphost.ShownName(n) }
 
 // secretsInUse says, for each keyring name that something other than the
 // server being removed needs, what needs it: another MCP server, a CLI
@@ -30,22 +20,6 @@ func (m mcpCmd) secretsInUse(ctx context.Context, except string) (map[string]str
 		return nil, err
 	}
 	use := mcphost.SecretsInUse(servers, tools, except)
-	for name, p := range configSecrets(m.cfg) {
-		use[name] = p
-	}
+	maps.Copy(use, m.cfg.Secrets())
 	return use, nil
-}
-
-// configSecrets are the keyring names the config refers to, with where.
-func configSecrets(cfg config.Config) map[string]string {
-	out := map[string]string{}
-	if n := cfg.Provider.APIKeySecret; n != "" {
-		out[n] = "the config (provider.api_key_secret)"
-	}
-	for name, ag := range cfg.Agents {
-		if n := ag.Provider.APIKeySecret; n != "" {
-			out[n] = fmt.Sprintf("the config (agents.%s.provider.api_key_secret)", name)
-		}
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"maps"
 	"os"
 	"path/filepath"
@@ -414,8 +415,8 @@ func TestMCPDamagedRowsStayManageableM1ST1(t *testing.T) {
 		noSecret("mcp show "+r.name, show+errOut)
 		// A name with control characters is shown quoted, and found when
 		// typed back that way.
-		if code, _, errOut := e.jarvis(t, "", "mcp", "off", shownName(r.name)); code != 0 {
-			t.Errorf("off %s: %s", shownName(r.name), errOut)
+		if code, _, errOut := e.jarvis(t, "", "mcp", "off", mcphost.ShownName(r.name)); code != 0 {
+			t.Errorf("off %s: %s", mcphost.ShownName(r.name), errOut)
 		}
 	}
 	if !strings.Contains(list, `"ctl\x1bname"`) || strings.Contains(list, "\x1b") || strings.Count(list, "needs attention") < len(rows)-1 {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -76,7 +79,7 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 	if err != nil {
 		return err
 	}
-	all, err := loadStore(cfg, a.stderr)
+	all, err := collection.Load(cfg.DataDir, a.stderr)
 	if err != nil {
 		return err
 	}
@@ -95,7 +98,7 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 		return err
 	}
 	defer db.Close()
-	name := sp.plugin.Manifest.Name
+	name := sp.Plugin.Manifest.Name
 	switch sub {
 	case "install":
 		return a.installPlugin(ctx, cfg, db, sp, *f.noSignin)
@@ -103,10 +106,10 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 		if _, err := db.InstalledPlugin(ctx, name); err != nil {
 			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is not installed: run jarvisbot plugins install %s", name, name)
 		}
-		if !sp.plugin.NeedsSignIn() {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", name, sp.plugin.Ext.SignIn.Text())
+		if !sp.Plugin.NeedsSignIn() {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", name, sp.Plugin.Ext.SignIn.Text())
 		}
-		return a.signIn(ctx, cfg, db, sp.plugin)
+		return a.signIn(ctx, cfg, db, sp.Plugin)
 	case "remove":
 		return a.removePlugin(ctx, cfg, db, sp)
 	}
@@ -114,7 +117,7 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 }
 
 // installFolder installs a plugin folder of the owner's own.
-func (a *app) installFolder(ctx context.Context, cfg config.Config, dir string, all map[string]shipped, f pluginsFlags) error {
+func (a *app) installFolder(ctx context.Context, cfg config.Config, dir string, all collection.Collection, f pluginsFlags) error {
 	db, err := a.openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -129,8 +132,8 @@ func (a *app) installFolder(ctx context.Context, cfg config.Config, dir string, 
 
 // showStorePlugin shows a plugin of the store with where the owner stands
 // with it.
-func (a *app) showStorePlugin(ctx context.Context, db *sqlite.DB, sp shipped) error {
-	name := sp.plugin.Manifest.Name
+func (a *app) showStorePlugin(ctx context.Context, db *sqlite.DB, sp collection.Plugin) error {
+	name := sp.Plugin.Manifest.Name
 	state := "not installed"
 	if ip, err := db.InstalledPlugin(ctx, name); err == nil {
 		state = string(ip.State) + " since " + ip.InstalledAt.Local().Format("2006-01-02 15:04")
@@ -138,8 +141,8 @@ func (a *app) showStorePlugin(ctx context.Context, db *sqlite.DB, sp shipped) er
 		return err
 	}
 	from := ""
-	if sp.local != "" {
-		from = "your plugin folder, copied to " + sp.local
+	if sp.Local != "" {
+		from = "your plugin folder, copied to " + sp.Local
 		if rec, err := db.SkillRecord(ctx, "skill:"+name); err == nil {
 			from = rec.Source
 		} else if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
@@ -152,7 +155,7 @@ func (a *app) showStorePlugin(ctx context.Context, db *sqlite.DB, sp shipped) er
 
 // isFolderRef tells a plugin folder from a name in the store: a path, or
 // a folder that is not the name of a plugin in the store.
-func isFolderRef(ref string, all map[string]shipped) bool {
+func isFolderRef(ref string, all collection.Collection) bool {
 	if strings.ContainsAny(ref, `/\`) || ref == "." || ref == ".." {
 		return true
 	}
@@ -166,14 +169,14 @@ func isFolderRef(ref string, all map[string]shipped) bool {
 // installPlugin records a plugin of the store as installed, turns its
 // manual on and its servers (plugins.Install, AddServers), and signs in
 // when it needs to.
-func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp shipped, noSignin bool) error {
-	p := sp.plugin
+func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp collection.Plugin, noSignin bool) error {
+	p := sp.Plugin
 	if err := plugins.Install(ctx, db, p); err != nil {
 		return err
 	}
 	words := "its name and description"
-	if len(sp.manual.Words) > 0 {
-		words = quoteList(sp.manual.Words, 4)
+	if len(sp.Manual.Words) > 0 {
+		words = quoteList(sp.Manual.Words, 4)
 	}
 	fmt.Fprintf(a.stdout, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", visible.Text(p.DisplayName()), p.Manifest.Name, visible.Text(words))
 	added, err := plugins.AddServers(ctx, db, p)
@@ -200,19 +203,19 @@ func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.D
 // removePlugin uninstalls a plugin: its manual's words and its servers go,
 // its sign-in is forgotten, and a local plugin's copy in the data
 // directory is deleted (the folder it was installed from is not touched).
-func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp shipped) error {
-	name := sp.plugin.Manifest.Name
-	if err := plugins.Uninstall(ctx, db, name, sp.local != ""); err != nil {
+func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp collection.Plugin) error {
+	name := sp.Plugin.Manifest.Name
+	if err := plugins.Uninstall(ctx, db, name, sp.Local != ""); err != nil {
 		return err
 	}
 	// A keyring that fails does not keep the plugin installed: the rest
 	// goes, and the command fails saying what stays and how to remove it.
 	var kept error
-	if sp.plugin.NeedsSignIn() {
+	if sp.Plugin.NeedsSignIn() {
 		kept = a.forgetSignIn(ctx, cfg, name)
 	}
-	if sp.local != "" {
-		if _, err := localPlugins(cfg).Remove(filepath.Base(sp.local)); err != nil {
+	if sp.Local != "" {
+		if _, err := collection.LocalDir(cfg.DataDir).Remove(filepath.Base(sp.Local)); err != nil {
 			return err
 		}
 		if err := db.ForgetSkill(ctx, "skill:"+name); err != nil {
@@ -222,11 +225,11 @@ func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB
 	if kept != nil {
 		return jarvisbot.Errorf(jarvisbot.ErrorCode(kept), "removed %s, but its sign-in stays in the keyring: %w; once the keyring works again, delete it with jarvisbot secrets delete %s", name, kept, signin.KeyName(name))
 	}
-	if sp.local != "" {
-		fmt.Fprintf(a.stdout, "Removed %s and its copy in %s: its manual's words no longer route to it, and its sign-in is forgotten. To install it again, install its folder.\n", visible.Text(sp.plugin.DisplayName()), sp.local)
+	if sp.Local != "" {
+		fmt.Fprintf(a.stdout, "Removed %s and its copy in %s: its manual's words no longer route to it, and its sign-in is forgotten. To install it again, install its folder.\n", visible.Text(sp.Plugin.DisplayName()), sp.Local)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it, and its sign-in is forgotten.\n", sp.plugin.DisplayName())
+	fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it, and its sign-in is forgotten.\n", sp.Plugin.DisplayName())
 	return nil
 }
 
@@ -238,10 +241,6 @@ func (a *app) forgetSignIn(ctx context.Context, cfg config.Config, plugin string
 	}
 	return signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)}).Forget(ctx, plugin)
 }
-
-// needsSignIn reports whether a plugin signs in in the browser and has a
-// hosted MCP server to sign in to.
-func needsSignIn(p *plugins.Plugin) bool { return p.NeedsSignIn() }
 
 // signIn runs the browser sign-in of a plugin (P3, signin.Manager.SignIn)
 // on jarvisbot's own listener.
@@ -289,15 +288,12 @@ func quoteList(words []string, n int) string {
 	return strings.Join(q, ", ")
 }
 
-// pluginRow is one line of `plugins list --json`.
-type pluginRow = plugins.Listed
-
 func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
 	}
-	all, err := loadStore(cfg, a.stderr)
+	all, err := collection.Load(cfg.DataDir, a.stderr)
 	if err != nil {
 		return err
 	}
@@ -312,7 +308,7 @@ func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 	}
 	list := make(map[string]*plugins.Plugin, len(all))
 	for name, sp := range all {
-		list[name] = sp.plugin
+		list[name] = sp.Plugin
 	}
 	rows := plugins.List(list, installed)
 	if asJSON {
@@ -332,7 +328,7 @@ func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
 
 // printPluginGroups writes the design note's Plugins tab: what needs
 // attention first.
-func printPluginGroups(w io.Writer, rows []pluginRow) error {
+func printPluginGroups(w io.Writer, rows []plugins.Listed) error {
 	groups := []struct {
 		title string
 		match func(string) bool
@@ -371,8 +367,8 @@ func printPluginGroups(w io.Writer, rows []pluginRow) error {
 // showPlugin writes a plugin of the store; from says where a local one
 // came from. A local plugin's text is from outside: every control
 // character is shown as an escape (X2).
-func showPlugin(w io.Writer, sp shipped, state, from string) {
-	p, m := sp.plugin, sp.manual
+func showPlugin(w io.Writer, sp collection.Plugin, state, from string) {
+	p, m := sp.Plugin, sp.Manual
 	fmt.Fprintf(w, "%s (%s) %s\n%s\n\n", visible.Text(p.DisplayName()), p.Manifest.Name, visible.Text(p.Manifest.Version), visible.Text(p.Manifest.Description))
 	fmt.Fprintf(w, "State:    %s\n", state)
 	if from != "" {
@@ -383,7 +379,7 @@ func showPlugin(w io.Writer, sp shipped, state, from string) {
 		fmt.Fprintln(w, "Tools:    built into jarvisbot")
 	}
 	if p.MCP != nil {
-		for _, id := range sortedKeys(p.MCP.Servers) {
+		for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
 			srv := p.MCP.Servers[id]
 			line := []string{showArg(srv.Command)}
 			for _, a := range srv.Args {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/jarvisbot/jarvisbot/plugins"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ func TestPluginsInstallP2S2(t *testing.T) {
 		t.Errorf("second install: exit %d %s", code, errOut)
 	}
 	code, out, _ = e.jarvis(t, "", "plugins", "list", "--json")
-	var rows []pluginRow
+	var rows []plugins.Listed
 	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil {
 		t.Fatalf("list --json: %v %s", err, out)
 	}

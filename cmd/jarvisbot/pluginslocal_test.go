@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/jarvisbot/jarvisbot/plugins"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,7 @@ func listSkills(t *testing.T, e *testEnv) skillRows {
 func installedPluginNames(t *testing.T, e *testEnv) map[string]string {
 	t.Helper()
 	_, out, _ := e.jarvis(t, "", "plugins", "list", "--json")
-	var rows []pluginRow
+	var rows []plugins.Listed
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("plugins list --json: %v %s", err, out)
 	}

@@ -19,9 +19,6 @@ import (
 // maxRouteLine bounds one message read from stdin by `route -`.
 const maxRouteLine = 4 << 20
 
-// routeOutput is one line of `route --json`.
-type routeOutput = route.Output
-
 // cmdRoute explains a turn without running it (C7).
 func cmdRoute(ctx context.Context, a *app, args []string) error {
 	fs := newFlagSet(a, "route", "route [--agent NAME] [--catalog SNAPSHOT.json] [--connect-all] [--json] MESSAGE | -")
@@ -112,7 +109,12 @@ func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connect
 	if p.Attention, err = collection.NeedingAttention(ctx, db); err != nil {
 		return p, err
 	}
-	list, err := enabledSkills(ctx, cfg, db, skillScope{agent: ag.Name, connected: on, connectAll: connectAll}, a.stderr)
+	sc, err := skillScope(cfg, ag.Name, on, a.stderr)
+	if err != nil {
+		return p, err
+	}
+	sc.ConnectAll = connectAll
+	list, err := skills.Enabled(ctx, db, sc, a.stderr)
 	if err != nil {
 		return p, err
 	}

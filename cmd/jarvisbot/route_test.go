@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/jarvisbot/jarvisbot/catalog/route"
 	"io"
 	"os"
 	"path/filepath"
@@ -64,11 +65,11 @@ func (e *testEnv) jarvis(t *testing.T, stdin string, args ...string) (int, strin
 	return code, out.String(), errb.String()
 }
 
-func decodeRoutes(t *testing.T, out string) []routeOutput {
+func decodeRoutes(t *testing.T, out string) []route.Output {
 	t.Helper()
-	var res []routeOutput
+	var res []route.Output
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var r routeOutput
+		var r route.Output
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("route --json printed a line that is not JSON: %q: %v", line, err)
 		}

@@ -1,11 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
-	"net/http"
 	"path/filepath"
 	"sync"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog/clitool"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/skills"
@@ -26,14 +26,30 @@ import (
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
+// lookup resolves a secret's name: the keyring, then the environment.
+// The keyring is opened only when a name needs it.
+func (a *app) lookup(ctx context.Context, cfg config.Config) func(name string) (string, bool) {
+	return func(name string) (string, bool) {
+		if kr, err := a.openSecrets(cfg); err == nil {
+			if v, err := kr.Get(ctx, name); err == nil && v != "" {
+				return v, true
+			}
+		}
+		v := a.getenv(name)
+		return v, v != ""
+	}
+}
+
 // secretOrEnv reads a key from the keyring, else the environment.
 func (a *app) secretOrEnv(ctx context.Context, cfg config.Config, name string) string {
-	if kr, err := a.openSecrets(cfg); err == nil {
-		if v, err := kr.Get(ctx, name); err == nil && v != "" {
-			return v
-		}
-	}
-	return a.getenv(name)
+	v, _ := a.lookup(ctx, cfg)(name)
+	return v
+}
+
+// dialOptions are how this installation reaches MCP servers: ${NAME}
+// references resolved by lookup, and the start-up deadline of the config.
+func (a *app) dialOptions(ctx context.Context, cfg config.Config) mcphost.DialOptions {
+	return mcphost.DialOptions{Lookup: a.lookup(ctx, cfg), InitTimeout: cmp.Or(cfg.MCPInitTimeout, config.DefaultMCPInitTimeout)}
 }
 
 // providerSettings is an agent's provider entry over the installation's.
@@ -104,14 +120,16 @@ type shippedSkills struct {
 	once    sync.Once
 	cfg     config.Config
 	warn    io.Writer
-	shop    map[string]shipped
+	manuals map[string]*skills.Skill // the plugin collection's
+	shop    collection.Collection
 	general []*skills.Skill
 	err     error
 }
 
 func (sh *shippedSkills) load() error {
 	sh.once.Do(func() {
-		if sh.shop, sh.err = loadStore(sh.cfg, sh.warn); sh.err == nil {
+		if sh.shop, sh.err = collection.Load(sh.cfg.DataDir, sh.warn); sh.err == nil {
+			sh.manuals = sh.shop.Manuals()
 			sh.general, sh.err = skills.Shipped()
 		}
 	})
@@ -195,7 +213,7 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		s.Close()
 		return nil, err
 	}
-	cli, err := cliTools(ctx, db)
+	cli, err := clitool.Stored(ctx, db)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -225,11 +243,10 @@ func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog
 	for _, srv := range c.View().Servers() {
 		cards[srv.ID] = srv
 	}
-	m := mcpCmd{a: a, cfg: cfg, db: db}
 	return mcphost.NewHost(c, mcphost.HostOptions{
-		Dial:    mcphost.DialOptions{Lookup: m.lookup(ctx), InitTimeout: initTimeout(a)},
+		Dial:    a.dialOptions(ctx, cfg),
 		Logger:  log,
-		OnState: pluginStateRecorder(db, log),
+		OnState: signin.Recorder(db, log),
 		Routing: func(cs *catalog.Server) {
 			if prev, ok := cards[cs.ID]; ok {
 				cs.Card, cs.Aliases = prev.Card, prev.Aliases
@@ -255,35 +272,21 @@ func (s *service) planServers(ctx context.Context) error {
 		if err := s.catalog.SetConnected(srv.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 			return err
 		}
-		hs := hostServer(srv)
+		hs := mcphost.FromStored(srv)
 		if srv.Plugin != "" && s.shipped.load() != nil {
 			s.log.Warn("reading the plugin store", "err", s.shipped.err)
 		}
-		if sp, ok := s.shipped.shop[srv.Plugin]; ok && needsSignIn(sp.plugin) && s.signin != nil {
-			hs.Client = &http.Client{Transport: s.signin.Transport(srv.Plugin, nil)}
+		if s.shipped.shop.SignsIn(srv.Plugin) && s.signin != nil {
+			hs = s.signin.Through(hs)
 		}
 		s.servers = append(s.servers, hs)
 	}
 	return nil
 }
 
-// cliTools are the connected command-line programs by name.
-func cliTools(ctx context.Context, db *sqlite.DB) (map[string]clitool.Tool, error) {
-	list, err := db.CLITools(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tools := map[string]clitool.Tool{}
-	for _, t := range list {
-		tools[t.Name] = cliTool(t)
-	}
-	return tools, nil
-}
-
 // runtime is the agent runtime over the service's parts. The model is
 // built when a turn needs it, not before.
 func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.Tool) *agents.Runtime {
-	m := mcpCmd{a: a, cfg: s.cfg, db: s.db}
 	return &agents.Runtime{
 		Catalog:   s.catalog.View,
 		Store:     s.db,
@@ -292,10 +295,10 @@ func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.To
 		Runners: agents.Runners{
 			wiki.ID: wiki.New(filepath.Join(s.cfg.DataDir, "wiki")),
 			skillbook.ID: skillbook.Books(func(agentName string) *skillbook.Book {
-				return skillbook.New(agentSkillsDir(s.cfg, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return s.skillsFor(ctx, agentName) })
+				return skillbook.New(skills.AgentDir(s.cfg.DataDir, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return s.skillsFor(ctx, agentName) })
 			}),
 			string(catalog.KindMCP): s.host,
-			string(catalog.KindCLI): clitool.Runner{Tools: cli, Lookup: clitool.Lookup(m.lookup(ctx))},
+			string(catalog.KindCLI): clitool.Runner{Tools: cli, Lookup: a.lookup(ctx, s.cfg)},
 		},
 		Servers: s.host,
 		Model:   func(agentName string) (agents.Model, error) { return a.modelFor(ctx, s.cfg, agentName) },
@@ -311,53 +314,15 @@ func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.To
 
 // skillsFor are the skills an agent's turn may draw on now.
 func (s *service) skillsFor(ctx context.Context, agentName string) ([]*skills.Skill, error) {
-	on, err := connectedPlugins(ctx, s.db, s.catalog.View())
+	on, err := collection.Connected(ctx, s.db, s.catalog.View())
 	if err != nil {
 		return nil, err
 	}
 	if err := s.shipped.load(); err != nil {
 		return nil, err
 	}
-	return enabledSkills(ctx, s.cfg, s.db, skillScope{agent: agentName, connected: on, shop: s.shipped.shop, general: s.shipped.general}, s.warn)
-}
-
-// pluginStates is what recording a plugin's connection needs of the store.
-type pluginStates interface {
-	SetPluginState(ctx context.Context, name string, state store.PluginState) error
-}
-
-// pluginStateRecorder returns the host's OnState callback, which keeps a
-// plugin's state in the store in step with its server: connected once it
-// answers; needs attention (P4) when its sign-in expired or was revoked,
-// when its tools are gone (the server is down) and the owner is told once
-// until a renewed sign-in brings it back at the next retry.
-//
-// The commands outside the service (catalog list, route, plugins list)
-// read that state, so a write the store refuses is logged with the plugin
-// and what those commands will show meanwhile; the next change of the
-// server's state writes it again.
-func pluginStateRecorder(db pluginStates, log *slog.Logger) func(mcphost.Server, mcphost.State, error) {
-	var told sync.Map // plugins whose owner was told of an expired sign-in
-	record := func(srv mcphost.Server, state store.PluginState, shown string) {
-		if err := db.SetPluginState(context.Background(), srv.Plugin, state); err != nil {
-			log.Error("a plugin's state could not be recorded; "+shown, "plugin", srv.Plugin, "server", srv.Name, "state", string(state), "err", err)
-		}
-	}
-	return func(srv mcphost.Server, st mcphost.State, err error) {
-		if srv.Plugin == "" {
-			return
-		}
-		switch {
-		case st == mcphost.StateUp:
-			record(srv, store.PluginConnected, "the service uses its tools, but catalog list, route and plugins list may still show its last recorded state")
-			told.Delete(srv.Plugin)
-		case errors.Is(err, signin.ErrNeedsAttention):
-			record(srv, store.PluginNeedsAttention, "catalog list, route and plugins list may still show it as connected")
-			if _, dup := told.LoadOrStore(srv.Plugin, true); !dup {
-				log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", srv.Plugin, "renew", "jarvisbot plugins signin "+srv.Plugin)
-			}
-		}
-	}
+	sc := skills.Scope{DataDir: s.cfg.DataDir, Agent: agentName, General: s.shipped.general, Manuals: s.shipped.manuals, Connected: on}
+	return skills.Enabled(ctx, s.db, sc, s.warn)
 }
 
 // logger is the service's slog logger on stderr at the config's level.

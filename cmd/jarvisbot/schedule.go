@@ -13,7 +13,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/scheduler"
+	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -24,11 +26,11 @@ func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	store.Plugins
 }, warn io.Writer) ([]scheduler.Job, error) {
 	on := map[string]bool{}
-	if err := installedPlugins(ctx, db, on); err != nil {
+	if err := collection.AddInstalled(ctx, db, on); err != nil {
 		return nil, err
 	}
-	// Plugin manuals carry no schedules: the store need not be read.
-	list, err := enabledSkills(ctx, cfg, db, skillScope{agent: store.DefaultAgent, connected: on, shop: map[string]shipped{}}, warn)
+	// Plugin manuals carry no schedules: the collection need not be read.
+	list, err := skills.Enabled(ctx, db, skills.Scope{DataDir: cfg.DataDir, Agent: store.DefaultAgent, Connected: on}, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +51,10 @@ func mainChat(cfg config.Config) string {
 func (a *app) skillRunner(ctx context.Context, cfg config.Config, rt *agents.Runtime) scheduler.Runner {
 	return scheduler.SkillRunner(scheduler.Turns{
 		Ready: func(agent string) error { _, err := a.chooseModel(ctx, cfg, agent); return err },
-		Turn:  rt.Turn,
+		Turn: func(ctx context.Context, p scheduler.Prompt) (string, error) {
+			res, err := rt.Turn(ctx, agents.Input{Agent: p.Agent, Chat: p.Chat, Text: p.Text})
+			return res.Text, err
+		},
 	})
 }
 

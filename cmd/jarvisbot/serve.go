@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
+	"github.com/jarvisbot/jarvisbot/skills"
 	"io"
 	"log/slog"
 	"strings"
@@ -326,16 +328,20 @@ func (s *service) facts() dispatch.Facts {
 // skillStates are the default agent's skills as /skills shows them.
 func (s *service) skillStates(ctx context.Context) ([]dispatch.SkillState, error) {
 	on := map[string]bool{}
-	if err := installedPlugins(ctx, s.db, on); err != nil {
+	if err := collection.AddInstalled(ctx, s.db, on); err != nil {
 		return nil, err
 	}
-	all, err := gatherSkills(ctx, s.cfg, s.db, skillScope{agent: store.DefaultAgent, connected: on}, io.Discard)
+	sc, err := skillScope(s.cfg, store.DefaultAgent, on, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	all, err := skills.Gather(ctx, s.db, sc, io.Discard)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]dispatch.SkillState, 0, len(all))
 	for _, e := range all {
-		out = append(out, dispatch.SkillState{Name: e.skill.Name, State: e.state(), Schedule: e.skill.Schedule, Manual: e.source == sourceManual, On: e.on})
+		out = append(out, dispatch.SkillState{Name: e.Skill.Name, State: e.State(), Schedule: e.Skill.Schedule, Manual: e.Source == skills.SourceManual, On: e.On})
 	}
 	return out, nil
 }

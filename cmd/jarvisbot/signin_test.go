@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/jarvisbot/jarvisbot/plugins"
 	"io"
 	"net/http"
 	"os"
@@ -135,7 +136,7 @@ func TestPluginSignInP3P4(t *testing.T) {
 			t.Errorf("a secret reached the database or the output")
 		}
 	}
-	var rows []pluginRow
+	var rows []plugins.Listed
 	_, list, _ = e.jarvis(t, "", "plugins", "list", "--json")
 	json.Unmarshal([]byte(list), &rows)
 	if code, _, _ := e.jarvis(t, "", "plugins", "remove", "acme"); code != 0 {

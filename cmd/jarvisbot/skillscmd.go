@@ -75,7 +75,7 @@ func (sk skillCmd) gather(ctx context.Context) ([]skills.Available, error) {
 	if err := collection.AddInstalled(ctx, sk.db, on); err != nil {
 		return nil, err
 	}
-	sc, err := skillScope{agent: sk.agent, connected: on}.scope(sk.cfg, sk.a.stderr)
+	sc, err := skillScope(sk.cfg, sk.agent, on, sk.a.stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -258,12 +258,9 @@ func (sk skillCmd) remove(ctx context.Context, name string) error {
 		return err
 	}
 	if link {
-		fmt.Fprintf(sk.a.stdout, "Removed skill:%s: it was a link in %s, and only the link is gone; what it led to is untouched.\n", name, ownSkills(sk.cfg).Path())
+		fmt.Fprintf(sk.a.stdout, "Removed skill:%s: it was a link in %s, and only the link is gone; what it led to is untouched.\n", name, skills.OwnDir(sk.cfg.DataDir).Path())
 		return nil
 	}
 	fmt.Fprintf(sk.a.stdout, "Removed skill:%s.\n", name)
 	return nil
 }
-
-// entryText is skills.EntryText, under the name the plugin commands call.
-func entryText(s *skills.Skill) string { return skills.EntryText(s) }

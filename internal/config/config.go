@@ -38,6 +38,7 @@ const (
 	EnvLogLevel        = "JARVIS_LOG_LEVEL"        // overrides log_level
 	EnvShutdownTimeout = "JARVIS_SHUTDOWN_TIMEOUT" // overrides shutdown_timeout
 	EnvKeyringBackend  = "JARVIS_KEYRING_BACKEND"  // overrides keyring.backend
+	EnvMCPInitTimeout  = "JARVIS_MCP_INIT_TIMEOUT" // sets MCPInitTimeout
 )
 
 // maxFileSize bounds what Load reads: a config file is a few kilobytes, and
@@ -64,12 +65,20 @@ type Config struct {
 	// then are stopped and retried after the restart. 0 means
 	// DefaultShutdownTimeout; JARVIS_SHUTDOWN_TIMEOUT wins.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
-	Path            string        `yaml:"-"` // file loaded, "" if none
+	// MCPInitTimeout bounds an MCP server's start, initialize and tool
+	// list; only JARVIS_MCP_INIT_TIMEOUT sets it. 0 means
+	// DefaultMCPInitTimeout.
+	MCPInitTimeout time.Duration `yaml:"-"`
+	Path           string        `yaml:"-"` // file loaded, "" if none
 }
 
 // DefaultShutdownTimeout is ShutdownTimeout when neither the file nor the
 // environment sets it.
 const DefaultShutdownTimeout = 30 * time.Second
+
+// DefaultMCPInitTimeout is MCPInitTimeout when the environment does not
+// set it: generous, since npx may download a server's package on first use.
+const DefaultMCPInitTimeout = 60 * time.Second
 
 // Provider selects an LLM (A3). Keys never go here: they come from the
 // keyring (api_key_secret names the secret) or the SDKs' variables.
@@ -533,6 +542,13 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 		}
 		c.ShutdownTimeout = d
 	}
+	if v := getenv(EnvMCPInitTimeout); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: give a duration above zero such as 60s or 2m (unset, it is %s)", EnvMCPInitTimeout, v, DefaultMCPInitTimeout)
+		}
+		c.MCPInitTimeout = d
+	}
 	if v := getenv(EnvKeyringBackend); v != "" {
 		b, err := parseBackend(v)
 		if err != nil {
@@ -609,4 +625,19 @@ func parseBackend(s string) (string, error) {
 		return "", fmt.Errorf("unknown keyring backend %q: use %s, or leave it empty to choose automatically", s, strings.Join(keyringBackends, ", "))
 	}
 	return b, nil
+}
+
+// Secrets are the keyring names the config refers to, each with the key
+// that names it.
+func (c Config) Secrets() map[string]string {
+	out := map[string]string{}
+	if n := c.Provider.APIKeySecret; n != "" {
+		out[n] = "the config (provider.api_key_secret)"
+	}
+	for name, ag := range c.Agents {
+		if n := ag.Provider.APIKeySecret; n != "" {
+			out[n] = fmt.Sprintf("the config (agents.%s.provider.api_key_secret)", name)
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 )
@@ -132,6 +133,7 @@ func TestEnvironmentWins(t *testing.T) {
 		{"env overrides", map[string]string{"JARVIS_DATA_DIR": "~/env", "JARVIS_LOG_LEVEL": "error", "JARVIS_KEYRING_BACKEND": "keyctl"},
 			Config{DataDir: "/home/o/env", LogLevel: "error", Keyring: Keyring{Backend: "keyctl", Dir: "/home/o/env/keyring"}}},
 		{"auto backend", map[string]string{"JARVIS_KEYRING_BACKEND": "auto"}, Config{DataDir: "/from/file", LogLevel: "warn", Keyring: Keyring{Dir: "/from/file/keyring"}}},
+		{"MCP init timeout", map[string]string{"JARVIS_MCP_INIT_TIMEOUT": "5s"}, Config{DataDir: "/from/file", LogLevel: "warn", Keyring: Keyring{Backend: "pass", Dir: "/from/file/keyring"}, MCPInitTimeout: 5 * time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,6 +166,8 @@ func TestLoadErrors(t *testing.T) {
 		{"bad env log level", "", map[string]string{"JARVIS_LOG_LEVEL": "loud"}, []string{"JARVIS_LOG_LEVEL", "loud"}},
 		{"bad backend", "keyring:\n  backend: vault\n", nil, []string{":2:", "vault", "secret-service"}},
 		{"bad env backend", "", map[string]string{"JARVIS_KEYRING_BACKEND": "vault"}, []string{"JARVIS_KEYRING_BACKEND", "vault"}},
+		{"bad env MCP init timeout", "", map[string]string{"JARVIS_MCP_INIT_TIMEOUT": "soon"}, []string{"JARVIS_MCP_INIT_TIMEOUT", "soon", "60s"}},
+		{"zero env MCP init timeout", "", map[string]string{"JARVIS_MCP_INIT_TIMEOUT": "0s"}, []string{"JARVIS_MCP_INIT_TIMEOUT", "0s"}},
 		{"bad tier value", "tiers:\n  builtin:wiki: maybe\n", nil, []string{":2:", "maybe", "safe, monitor or ask"}},
 		{"bad tier kind", "tiers:\n  tool:wiki: safe\n", nil, []string{":2:", "tool:wiki", "KIND:NAME"}},
 		{"tier without kind", "tiers:\n  wiki: safe\n", nil, []string{":2:", `"wiki"`}},
@@ -316,5 +320,28 @@ func TestLoadTooLargeFileSizeLimit(t *testing.T) {
 				t.Errorf("size %d: error %q does not say %q", size, err, want)
 			}
 		}
+	}
+}
+
+// TestSecretsNamesWhereX3: the keyring names the config refers to are
+// listed with the key that names each, so that removing an MCP server
+// never deletes a secret the config still needs.
+func TestSecretsNamesWhereX3(t *testing.T) {
+	cfg := Config{
+		Provider: Provider{APIKeySecret: "ANTHROPIC_KEY"},
+		Agents: map[string]Agent{
+			"reviewer": {Provider: Provider{APIKeySecret: "OPENAI_KEY"}},
+			"plain":    {},
+		},
+	}
+	want := map[string]string{
+		"ANTHROPIC_KEY": "the config (provider.api_key_secret)",
+		"OPENAI_KEY":    "the config (agents.reviewer.provider.api_key_secret)",
+	}
+	if got := cfg.Secrets(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Secrets() = %v, want %v", got, want)
+	}
+	if got := (Config{}).Secrets(); len(got) != 0 {
+		t.Errorf("a config naming no secret: %v", got)
 	}
 }

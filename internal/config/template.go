@@ -2,12 +2,12 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/leftover"
 )
 
 // template is written by `jarvisbot init`. It sets every key to its default
@@ -169,11 +169,7 @@ func WriteTemplate(path string, force bool) (err error) {
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file in %s: %w", dir, err)
 	}
-	defer func() { // gone already after the rename
-		if rerr := os.Remove(tmp.Name()); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			err = errors.Join(err, fmt.Errorf("the temporary %s is left behind (%w): remove it by hand", tmp.Name(), rerr))
-		}
-	}()
+	defer func() { err = errors.Join(err, leftover.Remove(tmp.Name())) }() // gone already after the rename
 	if _, err := tmp.Write(Template()); err != nil {
 		_ = tmp.Close() // the write failed already; that error says what to do
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot write the config file %s: %w", path, err)

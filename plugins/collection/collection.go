@@ -40,6 +40,23 @@ func (p Plugin) Card() []string { return skills.Card(p.Manual, p.Plugin) }
 // Collection is every plugin the owner can install or has, by name.
 type Collection map[string]Plugin
 
+// SignsIn reports whether the collection's plugin of that name signs in
+// in the browser, so that its server is reached through its sign-in.
+func (c Collection) SignsIn(plugin string) bool {
+	p, ok := c[plugin]
+	return ok && p.Plugin.NeedsSignIn()
+}
+
+// Manuals are the plugins' manuals by plugin name, as skills.Scope takes
+// them.
+func (c Collection) Manuals() map[string]*skills.Skill {
+	out := make(map[string]*skills.Skill, len(c))
+	for name, p := range c {
+		out[name] = p.Manual
+	}
+	return out
+}
+
 // Shipped reads the embedded collection and each plugin's manual. A
 // shipped plugin without a manual, or with a broken one, is a build defect.
 func Shipped() (Collection, error) {

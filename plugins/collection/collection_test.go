@@ -35,6 +35,29 @@ func TestShippedStoreP2S2(t *testing.T) {
 			t.Errorf("%s: no usage card", id)
 		}
 	}
+	var signs, not int
+	for id, sp := range all {
+		if all.SignsIn(id) != sp.Plugin.NeedsSignIn() {
+			t.Errorf("SignsIn(%s) = %v, want %v", id, all.SignsIn(id), sp.Plugin.NeedsSignIn())
+		}
+		if all.SignsIn(id) {
+			signs++
+		} else {
+			not++
+		}
+	}
+	if signs == 0 || not == 0 || all.SignsIn("no-such-plugin") {
+		t.Errorf("SignsIn: %d plugins sign in, %d do not, an unknown one %v", signs, not, all.SignsIn("no-such-plugin"))
+	}
+	manuals := all.Manuals()
+	if len(manuals) != len(all) {
+		t.Errorf("Manuals has %d entries for %d plugins", len(manuals), len(all))
+	}
+	for id, sp := range all {
+		if manuals[id] != sp.Manual {
+			t.Errorf("Manuals()[%s] is not the plugin's manual", id)
+		}
+	}
 }
 
 // writePlugin writes a local plugin folder <data>/plugins/folder named

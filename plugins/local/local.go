@@ -12,13 +12,13 @@ package local
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/leftover"
 	"github.com/jarvisbot/jarvisbot/internal/namedir"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
@@ -93,7 +93,7 @@ func (in Installer) Install(ctx context.Context, src string) (_ *Installed, err 
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "create a staging folder in %s: %w", in.Dir.Path(), err)
 	}
-	defer func() { err = errors.Join(err, removeLeftover(stage)) }() // gone already once it is moved into place
+	defer func() { err = errors.Join(err, leftover.Remove(stage)) }() // gone already once it is moved into place
 	st, err := in.stage(src, stage, dest, name)
 	if err != nil {
 		return nil, err
@@ -242,13 +242,4 @@ func manualPolicy(s *skills.Skill, path string, data []byte) {
 		f := strings.ToLower(d.Field)
 		return f == "metadata."+skills.Namespace+"plugin" || f == "metadata."+skills.Namespace+"does"
 	})
-}
-
-// removeLeftover removes the staging folder a failed install leaves, and
-// says where it stays when it cannot be removed.
-func removeLeftover(path string) error {
-	if err := os.RemoveAll(path); err != nil {
-		return fmt.Errorf("the temporary %s is left behind (%w): remove it by hand", path, err)
-	}
-	return nil
 }
