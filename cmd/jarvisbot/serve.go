@@ -13,7 +13,6 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/channels/dispatch"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/internal/trim"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -101,10 +100,8 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)
 	// The owner can reach jarvisbot now. What can wait comes after: the
-	// commands menu, MCP servers (child processes, network; their tools
-	// join as each one answers), and giving back to the kernel, ten
-	// seconds from now and after busy spells, what start-up alone needed
-	// (see internal/trim).
+	// commands menu and MCP servers (child processes, network; their tools
+	// join as each one answers).
 	for _, ch := range chans {
 		if cm, ok := ch.(channels.Commander); ok {
 			if err := cm.SetCommands(ctx, dispatch.Commands); err != nil && ctx.Err() == nil {
@@ -113,7 +110,6 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	svc.connect(svc.work)
-	svc.spawn(func(ctx context.Context) { trim.Keep(ctx, 10*time.Second, log) })
 	retry := time.NewTicker(30 * time.Second)
 	defer retry.Stop()
 	for running > 0 && ctx.Err() == nil {
