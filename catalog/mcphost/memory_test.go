@@ -3,6 +3,7 @@ package mcphost
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -69,4 +70,31 @@ func jsonEqual(a, b []byte) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// TestStderrTailSmallBufferM1: a child's stderr is copied into its tail
+// through a small buffer, not io.Copy's 32 KiB one, which would be held for
+// as long as the server runs (issue 14).
+func TestStderrTailSmallBufferM1(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteString("starting\nready on stdio\n"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	tl := &tail{max: stderrTail}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := io.Copy(tl, r); err != nil { // what os/exec does with cmd.Stderr
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := tl.lines(5); got != "starting | ready on stdio" {
+		t.Errorf("tail %q", got)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<10 {
+		t.Errorf("copying two lines of stderr allocated %d bytes", n)
+	}
 }
