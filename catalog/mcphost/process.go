@@ -144,8 +144,11 @@ func (t *tail) ReadFrom(r io.Reader) (int64, error) {
 	for {
 		k, err := r.Read(buf)
 		if k > 0 {
-			t.Write(buf[:k])
-			n += int64(k)
+			w, err := t.Write(buf[:k])
+			n += int64(w)
+			if err != nil {
+				return n, err
+			}
 		}
 		if err == io.EOF {
 			return n, nil
