@@ -214,6 +214,7 @@ func compactSchema(raw json.RawMessage) json.RawMessage {
 		return defaultSchema
 	}
 	var b bytes.Buffer
+	b.Grow(len(raw)) // compact is never longer: no slack kept per tool
 	if err := json.Compact(&b, raw); err != nil {
 		return defaultSchema
 	}

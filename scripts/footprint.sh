@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Measures jarvisbot serve's footprint as issue 7 asks: connected to
+# Measures jarvisbot serve's footprint as issue 14 asks: connected to
 # Telegram and Discord (the in-repo fakes, real protocols, loopback only),
 # the shipped store, and ~200 capabilities from real MCP tool lists (the
 # catalog snapshot in ../shared/fixtures, served by mcptestserver). It
-# reports the time from exec until the owner is reachable on both
-# platforms, the idle resident memory from /proc/PID/status after start-up
-# and after a turn on each platform, and the peak (ru_maxrss, as
-# /usr/bin/time -v gives it). A measurement, not a test; it takes about
-# two minutes. Flags go to the harness (scripts/footprint/main.go), e.g.
-#   bash scripts/footprint.sh -runs 9 -settle 60s -mappings
+# reports the stripped binary's size (CGO_ENABLED=0, -ldflags='-s -w', as
+# shipped), the time from exec until the owner is reachable on both
+# platforms, and VmRSS, RssAnon, RssFile and PSS (/proc/PID/status and
+# smaps_rollup) when idle after start-up and one second after a turn, plus
+# the peak (ru_maxrss): each the median of three starts. Nothing is
+# trimmed: the figures are what the process holds. A measurement, not a
+# test; it takes about three minutes. Flags go to the harness
+# (scripts/footprint/main.go), e.g.
+#   bash scripts/footprint.sh -runs 5 -mappings
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)

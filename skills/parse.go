@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -174,7 +175,7 @@ func isDelimiter(line []byte) bool {
 	return string(bytes.TrimRight(line, " \t\r")) == "---"
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // decode parses the front matter into its top-level mapping, or nil when
 // it is empty.
@@ -189,7 +190,7 @@ func (p *parser) decode(front []byte) (root *yaml.Node, err error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(front, &doc); err != nil {
 		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 1
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = m[2]
 			if isParserProblem(msg) {

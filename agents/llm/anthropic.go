@@ -5,26 +5,31 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
 type anthropicProvider struct {
-	c     anthropic.Client
-	model string
-	cfg   Config
+	// client is built by the first call: a service that is never asked
+	// anything builds no SDK client.
+	client func() anthropic.Client
+	model  string
+	cfg    Config
 }
 
 func newAnthropic(cfg Config) *anthropicProvider {
-	opts := []option.RequestOption{option.WithAPIKey(cfg.APIKey), option.WithMaxRetries(cfg.MaxRetries)}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &anthropicProvider{c: anthropic.NewClient(opts...), model: cfg.Model, cfg: cfg}
+	return &anthropicProvider{client: sync.OnceValue(func() anthropic.Client {
+		opts := []option.RequestOption{option.WithAPIKey(cfg.APIKey), option.WithMaxRetries(cfg.MaxRetries)}
+		if cfg.BaseURL != "" {
+			opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+		}
+		if cfg.HTTPClient != nil {
+			opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+		}
+		return anthropic.NewClient(opts...)
+	}), model: cfg.Model, cfg: cfg}
 }
 
 func (p *anthropicProvider) Name() string { return "anthropic " + p.model }
@@ -102,7 +107,8 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response
 			params.Messages = append(params.Messages, anthropic.NewUserMessage(blocks...))
 		}
 	}
-	msg, err := p.c.Messages.New(ctx, params)
+	c := p.client()
+	msg, err := c.Messages.New(ctx, params)
 	if err != nil {
 		return Response{}, unreachable(p.Name(), err)
 	}

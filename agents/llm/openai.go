@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -10,20 +11,26 @@ import (
 )
 
 type openAIProvider struct {
-	c     openai.Client
-	model string
-	cfg   Config
+	// client is built by the first call: a service that is never asked
+	// anything builds no SDK client.
+	client func() openai.ChatCompletionService
+	model  string
+	cfg    Config
 }
 
 func newOpenAI(cfg Config) *openAIProvider {
-	opts := []option.RequestOption{option.WithAPIKey(cfg.APIKey), option.WithMaxRetries(cfg.MaxRetries)}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &openAIProvider{c: openai.NewClient(opts...), model: cfg.Model, cfg: cfg}
+	return &openAIProvider{client: sync.OnceValue(func() openai.ChatCompletionService {
+		opts := []option.RequestOption{option.WithAPIKey(cfg.APIKey), option.WithMaxRetries(cfg.MaxRetries)}
+		if cfg.BaseURL != "" {
+			opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+		}
+		if cfg.HTTPClient != nil {
+			opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+		}
+		// Only the Chat Completions service: a whole client builds every
+		// service of the API (~400 allocations) for one that is used.
+		return openai.NewChatCompletionService(append(openai.DefaultClientOptions(), opts...)...)
+	}), model: cfg.Model, cfg: cfg}
 }
 
 func (p *openAIProvider) Name() string { return "openai-compatible " + p.model }
@@ -82,7 +89,8 @@ func (p *openAIProvider) Complete(ctx context.Context, req Request) (Response, e
 			params.Messages = append(params.Messages, openai.UserMessage(m.Text))
 		}
 	}
-	res, err := p.c.Chat.Completions.New(ctx, params)
+	c := p.client()
+	res, err := c.New(ctx, params)
 	if err != nil {
 		return Response{}, unreachable(p.Name(), err)
 	}

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -48,7 +49,9 @@ type Tool struct {
 	Description string
 }
 
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+// validName is compiled at its first use: {0,63} expands to a 50 KB
+// program that no start-up should pay for.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
 
 // Resolve finds the program for a name ("gh") or a path, and returns a tool
 // for it. The error says where it looked.
@@ -56,7 +59,7 @@ func Resolve(name, path string) (Tool, error) {
 	if path == "" {
 		path = name
 	}
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return Tool{}, jarvisbot.Errorf(jarvisbot.EINVALID, "tool name %q: use 1 to 64 lowercase letters, digits, '.', '_' or '-'", name)
 	}
 	found, err := exec.LookPath(path)

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -68,13 +69,14 @@ type Server struct {
 }
 
 // validName matches server names: they become part of capability ids
-// (mcp:NAME/tool) and chat commands.
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+// (mcp:NAME/tool) and chat commands. It is compiled at its first use:
+// {0,63} expands to a 50 KB program that no start-up should pay for.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
 
 // Check reports, as an EINVALID error, what is wrong with the server's
 // settings, and fills in the transport when it follows from them.
 func (s *Server) Check() error {
-	if !validName.MatchString(s.Name) {
+	if !validName().MatchString(s.Name) {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "server name %q: use 1 to 64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", s.Name)
 	}
 	if s.Transport == "" {

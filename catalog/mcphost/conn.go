@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -51,6 +52,7 @@ type Conn struct {
 	pingTimeout  time.Duration
 	secrets      *redactor // what jarvisbot handed the server; errors never quote it
 
+	lists   atomic.Int64 // numbers this session's tools/list requests
 	mu      sync.Mutex
 	tools   []catalog.SnapshotTool
 	leftOut []catalog.LeftOut
@@ -221,16 +223,20 @@ func (cn *Conn) legacySSE(err error) bool {
 // (a bad name, a repeated one) is left out and remembered for a warning:
 // the server's other tools still work.
 func (cn *Conn) relist(ctx context.Context) error {
-	res, err := within(ctx, func() (*mcp.ListToolsResult, error) { return cn.c.ListTools(ctx, mcp.ListToolsRequest{}) })
+	listing, err := within(ctx, func() ([]json.RawMessage, error) { return cn.listTools(ctx) })
 	if err != nil {
 		return err
 	}
-	tools := make([]catalog.SnapshotTool, 0, len(res.Tools))
+	tools := make([]catalog.SnapshotTool, 0, len(listing))
 	var left []catalog.LeftOut
-	for _, t := range res.Tools {
-		st, err := snapshotTool(t)
-		if err != nil {
-			left = append(left, catalog.LeftOut{Server: cn.srv.Name, Tool: t.Name, Why: fmt.Sprintf("its listing cannot be read: %v", err)})
+	for _, raw := range listing {
+		var st catalog.SnapshotTool
+		if err := json.Unmarshal(raw, &st); err != nil {
+			var named struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(raw, &named) // best effort: the name for the warning
+			left = append(left, catalog.LeftOut{Server: cn.srv.Name, Tool: named.Name, Why: fmt.Sprintf("its listing cannot be read: %v", err)})
 			continue
 		}
 		tools = append(tools, st)
@@ -243,6 +249,51 @@ func (cn *Conn) relist(ctx context.Context) error {
 	return nil
 }
 
+// listTools asks for every page of tools/list through the transport and
+// returns each tool as the server sent it. It does not go through the
+// client's ListTools, which keeps its own decoded copy of every tool (for
+// mirroring parameters into HTTP headers, a feature of a protocol version
+// jarvisbot does not speak: it connects WithLegacyProtocolOnly): with 200
+// tools that copy is several times the size of the listing, held for as
+// long as the session lives.
+func (cn *Conn) listTools(ctx context.Context) ([]json.RawMessage, error) {
+	var all []json.RawMessage
+	seen := map[string]bool{}
+	var params any // no params on the first page: a null would be refused
+	for page := 1; ; page++ {
+		res, err := cn.c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
+			JSONRPC: mcp.JSONRPC_VERSION,
+			// Not a number: the client numbers its own requests on this
+			// transport, and answers are matched by id.
+			ID:     mcp.NewRequestId(fmt.Sprintf("jarvisbot-tools-list-%d", cn.lists.Add(1))),
+			Method: string(mcp.MethodToolsList),
+			Params: params,
+		})
+		if err != nil {
+			return nil, transport.NewError(err)
+		}
+		if res.Error != nil {
+			return nil, res.Error.AsError()
+		}
+		var pg struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(res.Result, &pg); err != nil {
+			return nil, fmt.Errorf("page %d of the tool list cannot be read: %w", page, err)
+		}
+		all = append(all, pg.Tools...)
+		if pg.NextCursor == "" {
+			return all, nil
+		}
+		if seen[pg.NextCursor] {
+			return nil, fmt.Errorf("page %d of the tool list repeats the cursor %q of an earlier page", page, pg.NextCursor)
+		}
+		seen[pg.NextCursor] = true
+		params = map[string]any{"cursor": pg.NextCursor}
+	}
+}
+
 // Relist lists the tools again, after a list_changed.
 func (cn *Conn) Relist(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, DefaultInitTimeout)
@@ -251,18 +302,6 @@ func (cn *Conn) Relist(ctx context.Context) error {
 		return cn.secrets.err(cn.explain(ctx, "tools/list", err))
 	}
 	return nil
-}
-
-// snapshotTool converts a listed tool to the catalog's form, keeping the
-// schema and annotations exactly as the server sent them.
-func snapshotTool(t mcp.Tool) (catalog.SnapshotTool, error) {
-	var st catalog.SnapshotTool
-	b, err := json.Marshal(t)
-	if err != nil {
-		return st, err
-	}
-	err = json.Unmarshal(b, &st)
-	return st, err
 }
 
 // Tools returns the server's tools as last listed.

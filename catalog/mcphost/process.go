@@ -135,6 +135,30 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// ReadFrom copies what r says through a small buffer. os/exec copies a
+// child's stderr with io.Copy, whose 32 KiB buffer would live as long as
+// the child does; with ten servers that is 320 KiB held for a few lines.
+func (t *tail) ReadFrom(r io.Reader) (int64, error) {
+	buf := make([]byte, 512)
+	var n int64
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			w, err := t.Write(buf[:k])
+			n += int64(w)
+			if err != nil {
+				return n, err
+			}
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
 // lines returns the last n non-empty lines, joined with " | ".
 func (t *tail) lines(n int) string {
 	t.mu.Lock()

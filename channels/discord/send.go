@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
@@ -165,7 +166,7 @@ func (b *Bot) Typing(ctx context.Context, chat string) error {
 	return nil
 }
 
-var commandName = regexp.MustCompile(`^[-_a-z0-9]{1,32}$`)
+var commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-_a-z0-9]{1,32}$`) })
 
 // SetCommands replaces the bot's global slash commands. Each takes one
 // optional text argument, so "/pair 123456" works as typed; Discord may
@@ -174,7 +175,7 @@ func (b *Bot) SetCommands(ctx context.Context, cmds []channels.Command) error {
 	out := make([]*discordgo.ApplicationCommand, 0, len(cmds))
 	for _, c := range cmds {
 		name := strings.ToLower(strings.TrimPrefix(c.Name, "/"))
-		if !commandName.MatchString(name) {
+		if !commandName().MatchString(name) {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "discord: %q is not a valid slash command name: use 1 to 32 lowercase letters, digits, - or _", c.Name)
 		}
 		desc := strings.TrimSpace(c.Description)

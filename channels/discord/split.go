@@ -3,6 +3,7 @@ package discord
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -40,11 +41,11 @@ func render(md string) string {
 			out = append(out, line)
 			continue
 		}
-		if m := deepHeading.FindStringSubmatch(line); m != nil {
+		if m := deepHeading().FindStringSubmatch(line); m != nil {
 			out = append(out, "**"+strings.TrimSpace(m[1])+"**")
 			continue
 		}
-		if i+1 < len(lines) && isTableRow(line) && tableRule.MatchString(strings.TrimSpace(lines[i+1])) {
+		if i+1 < len(lines) && isTableRow(line) && tableRule().MatchString(strings.TrimSpace(lines[i+1])) {
 			out = append(out, "```")
 			for ; i < len(lines) && isTableRow(lines[i]); i++ {
 				out = append(out, lines[i])
@@ -59,8 +60,8 @@ func render(md string) string {
 }
 
 var (
-	deepHeading = regexp.MustCompile(`^ {0,3}#{4,6}\s+(.*?)\s*#*\s*$`)
-	tableRule   = regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$`)
+	deepHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}#{4,6}\s+(.*?)\s*#*\s*$`) })
+	tableRule   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$`) })
 )
 
 func isTableRow(line string) bool {

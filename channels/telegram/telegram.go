@@ -453,7 +453,7 @@ func (b *Bot) Typing(ctx context.Context, chat string) error {
 	return nil
 }
 
-var commandName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+var commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_]{1,32}$`) })
 
 // SetCommands registers the commands shown in Telegram's "/" menu,
 // replacing the ones before.
@@ -462,7 +462,7 @@ func (b *Bot) SetCommands(ctx context.Context, cmds []channels.Command) error {
 	for _, c := range cmds {
 		name := strings.ToLower(strings.TrimPrefix(c.Name, "/"))
 		desc := strings.TrimSpace(c.Description)
-		if !commandName.MatchString(name) {
+		if !commandName().MatchString(name) {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: command %q: a name is 1-32 letters, digits or _", c.Name)
 		}
 		if desc == "" || utf8.RuneCountInString(desc) > 256 {

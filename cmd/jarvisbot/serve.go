@@ -15,7 +15,6 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/channels/dispatch"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/internal/trim"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -144,10 +143,8 @@ func (s *session) listen(ctx context.Context) <-chan channelEnd {
 }
 
 // afterReady starts what can wait until the owner can reach jarvisbot:
-// the commands menu, MCP servers (child processes, network; their tools
-// join as each one answers), and giving back to the kernel, ten seconds
-// from now and after busy spells, what start-up alone needed (see
-// internal/trim).
+// the commands menu and MCP servers (child processes, network; their
+// tools join as each one answers).
 func (s *session) afterReady(ctx context.Context) {
 	for _, ch := range s.chans {
 		if cm, ok := ch.(channels.Commander); ok {
@@ -157,7 +154,6 @@ func (s *session) afterReady(ctx context.Context) {
 		}
 	}
 	s.connect(s.work)
-	s.spawn(func(ctx context.Context) { trim.Keep(ctx, 10*time.Second, s.log) })
 }
 
 // wait serves until a signal or until every channel ended (the console at

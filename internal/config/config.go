@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -294,9 +295,9 @@ func parse(path string, data []byte) (cfg Config, err error) {
 }
 
 var (
-	unknownField = regexp.MustCompile(`^line (\d+): field (.+) not found in type (\S+)$`)
-	lineMsg      = regexp.MustCompile(`^line (\d+): (.*)$`)
-	yamlPrefix   = regexp.MustCompile(`^yaml: (line (\d+): )?`)
+	unknownField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): field (.+) not found in type (\S+)$`) })
+	lineMsg      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
+	yamlPrefix   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (line (\d+): )?`) })
 )
 
 // yamlError rewrites the YAML library's errors as "PATH:LINE: what", with
@@ -305,7 +306,7 @@ func yamlError(path string, err error) error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		msg := err.Error()
-		if m := yamlPrefix.FindStringSubmatch(msg); m != nil {
+		if m := yamlPrefix().FindStringSubmatch(msg); m != nil {
 			msg = msg[len(m[0]):]
 			if m[2] != "" {
 				return jarvisbot.Errorf(jarvisbot.EINVALID, "%s:%s: malformed YAML: %s", path, m[2], msg)
@@ -315,10 +316,10 @@ func yamlError(path string, err error) error {
 	}
 	var lines []string
 	for _, e := range te.Errors {
-		if m := unknownField.FindStringSubmatch(e); m != nil {
+		if m := unknownField().FindStringSubmatch(e); m != nil {
 			where, known := section(m[3])
 			lines = append(lines, fmt.Sprintf("%s:%s: unknown key %q %s (known keys: %s)", path, m[1], m[2], where, known))
-		} else if m := lineMsg.FindStringSubmatch(e); m != nil {
+		} else if m := lineMsg().FindStringSubmatch(e); m != nil {
 			lines = append(lines, fmt.Sprintf("%s:%s: %s", path, m[1], m[2]))
 		} else {
 			lines = append(lines, fmt.Sprintf("%s: %s", path, e))

@@ -6,14 +6,15 @@ package secretref
 import (
 	"regexp"
 	"slices"
+	"sync"
 )
 
-var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var reference = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // Expand replaces every ${NAME} in v with lookup(NAME). It returns the
 // first name lookup does not know, and then the value is not to be used.
 func Expand(v string, lookup func(name string) (string, bool)) (out, missing string) {
-	out = reference.ReplaceAllStringFunc(v, func(m string) string {
+	out = reference().ReplaceAllStringFunc(v, func(m string) string {
 		name := m[2 : len(m)-1]
 		if lookup != nil {
 			if val, ok := lookup(name); ok {
@@ -32,7 +33,7 @@ func Expand(v string, lookup func(name string) (string, bool)) (out, missing str
 // needs from the keyring, and what keeps a secret in use.
 func Names(v string) []string {
 	var out []string
-	for _, m := range reference.FindAllStringSubmatch(v, -1) {
+	for _, m := range reference().FindAllStringSubmatch(v, -1) {
 		if !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}

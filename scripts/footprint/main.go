@@ -1,15 +1,21 @@
-// Command footprint measures jarvisbot serve as issue 7 asks: connected to
-// Telegram and Discord (the in-repo fakes, which speak their real
+// Command footprint measures jarvisbot serve as issue 14 asks: connected
+// to Telegram and Discord (the in-repo fakes, which speak their real
 // protocols), with the shipped store and ~200 capabilities from real MCP
-// tool lists (served by mcptestserver), it reports
+// tool lists (served by mcptestserver). Each of -runs starts reports
 //
 //   - ready: from exec until jarvisbot logged "ready", the fake Telegram saw
 //     its first getUpdates and the fake Discord gateway a READY session;
-//   - idle resident memory (VmRSS, RssAnon, RssFile of /proc/PID/status),
-//     after start-up and again after a turn on each platform;
+//   - idle: resident memory after -idle without a message: VmRSS, RssAnon
+//     and RssFile of /proc/PID/status, and PSS of /proc/PID/smaps_rollup
+//     (the process's fair share of pages it shares with others);
+//   - after a turn: the same, -after (1s) after the answer of the first turn
+//     reached Telegram, and again after a turn on Discord;
 //   - the peak (getrusage's ru_maxrss, what /usr/bin/time -v reports).
 //
-// It is a measurement, not a test: scripts/footprint.sh builds the binaries
+// Figures are the median over the runs, with the range: the machine is
+// shared and noisy. jarvisbot gives no memory back by force, so what is
+// read is what it holds. It is a measurement, not a test:
+// scripts/footprint.sh builds the binaries (the stripped one, as shipped)
 // and runs it. Nothing leaves the machine; every address is loopback.
 package main
 
@@ -42,13 +48,17 @@ func main() {
 	flag.StringVar(&o.mcpServer, "mcptestserver", "", "the mcptestserver `BINARY` that serves the tool lists (required)")
 	flag.StringVar(&o.catalog, "catalog", "../shared/fixtures/catalog-extended.json", "catalog snapshot `FILE` whose tool lists are served")
 	flag.IntVar(&o.tools, "tools", 200, "serve whole servers of the snapshot until at least `N` tools")
-	flag.IntVar(&o.runs, "runs", 5, "start jarvisbot `N` times; ready is reported as the median")
-	flag.DurationVar(&o.idle, "idle", 45*time.Second, "how long jarvisbot idles before its memory is read: long enough for a Telegram long poll (30s), a Discord heartbeat (41s) and the release of what start-up needed (10s)")
-	flag.DurationVar(&o.settle, "settle", 0, "after the turns, also read memory once the service has been quiet this `LONG` (0: skip)")
-	flag.BoolVar(&o.mappings, "mappings", false, "also list the mappings that hold 256 KiB or more")
+	flag.IntVar(&o.runs, "runs", 3, "measure `N` starts; every figure is the median over them")
+	flag.DurationVar(&o.idle, "idle", 45*time.Second, "how long jarvisbot idles before its idle memory is read: long enough for a Telegram long poll (30s) and a Discord heartbeat (41s)")
+	flag.DurationVar(&o.after, "after", time.Second, "how long after a turn's answer arrived its memory is read")
+	flag.BoolVar(&o.mappings, "mappings", false, "also list, for the last run, the mappings that hold 256 KiB or more when idle")
 	flag.Parse()
 	if o.jarvisbot == "" || o.mcpServer == "" {
 		fmt.Fprintln(os.Stderr, "footprint: -jarvisbot and -mcptestserver are required (scripts/footprint.sh sets them)")
+		os.Exit(2)
+	}
+	if o.runs < 1 {
+		fmt.Fprintln(os.Stderr, "footprint: -runs must be at least 1")
 		os.Exit(2)
 	}
 	r := &reporter{}
@@ -63,7 +73,7 @@ func main() {
 type options struct {
 	jarvisbot, mcpServer, catalog string
 	tools, runs                   int
-	idle, settle                  time.Duration
+	idle, after                   time.Duration
 	mappings                      bool
 }
 
@@ -100,6 +110,21 @@ const (
 	telegramToken = "123456:footprint-token"
 )
 
+// platforms is the fake Telegram, Discord and model one measurement uses.
+type platforms struct {
+	tg  *faketelegram.Server
+	dc  *fakediscord.Server
+	llm *fakellm.Server
+}
+
+// run is what one start of jarvisbot serve measured.
+type run struct {
+	ready, logged           time.Duration
+	telegramTurn, discTurn  time.Duration
+	idle, afterTG, afterAll memory
+	maxRSS                  int64 // KiB
+}
+
 func measure(o options, r *reporter) error {
 	work, err := os.MkdirTemp("", "jarvisbot-footprint-")
 	if err != nil {
@@ -112,7 +137,7 @@ func measure(o options, r *reporter) error {
 	if err := os.MkdirAll(filepath.Join(work, "home"), 0o700); err != nil {
 		return err
 	}
-	if _, err := run(env, o.jarvisbot, "init"); err != nil {
+	if _, err := command(env, o.jarvisbot, "init"); err != nil {
 		return err
 	}
 	servers, tools, err := addServers(env, o, work)
@@ -120,70 +145,82 @@ func measure(o options, r *reporter) error {
 		return err
 	}
 
-	tg := faketelegram.New(r, telegramToken)
-	dc := fakediscord.New(r)
+	p := platforms{tg: faketelegram.New(r, telegramToken), dc: fakediscord.New(r), llm: fakellm.New(r)}
 	// Idle as with the real services: Discord asks for a heartbeat about
 	// every 41s, and Telegram's long poll (jarvisbot asks for 30s) ends
 	// early only when there is news.
-	dc.SetHeartbeatInterval(41250 * time.Millisecond)
-	llm := fakellm.New(r)
+	p.dc.SetHeartbeatInterval(41250 * time.Millisecond)
 	env = append(env,
-		"TELEGRAM_BOT_TOKEN="+telegramToken, "JARVIS_TELEGRAM_API_ENDPOINT="+tg.URL+"/bot%s/%s",
-		"DISCORD_BOT_TOKEN="+dc.Token(), "JARVIS_DISCORD_API_BASE="+dc.URL(),
+		"TELEGRAM_BOT_TOKEN="+telegramToken, "JARVIS_TELEGRAM_API_ENDPOINT="+p.tg.URL+"/bot%s/%s",
+		"DISCORD_BOT_TOKEN="+p.dc.Token(), "JARVIS_DISCORD_API_BASE="+p.dc.URL(),
 		"JARVIS_TELEGRAM_OWNERS="+strconv.Itoa(telegramOwner), "JARVIS_DISCORD_OWNERS="+discordOwner,
 		"JARVIS_PROVIDER=anthropic", "JARVIS_MODEL=footprint-model",
-		"ANTHROPIC_API_KEY=footprint-key", "ANTHROPIC_BASE_URL="+llm.AnthropicURL())
+		"ANTHROPIC_API_KEY=footprint-key", "ANTHROPIC_BASE_URL="+p.llm.AnthropicURL())
 
 	fmt.Printf("jarvisbot serve with Telegram and Discord (fakes), %d MCP servers with %d tools, the shipped store\n", servers, tools)
-	info, err := os.Stat(o.jarvisbot)
-	if err == nil {
-		fmt.Printf("binary:            %.1f MB\n", float64(info.Size())/1e6)
+	if info, err := os.Stat(o.jarvisbot); err == nil {
+		fmt.Printf("binary:              %.1f MB (%.1f MiB)\n", float64(info.Size())/1e6, float64(info.Size())/(1<<20))
 	}
-
-	var readies []time.Duration
+	var runs []run
 	for i := range o.runs {
-		last := i == o.runs-1
-		s, err := startServe(env, o.jarvisbot, tg, dc)
+		rn, err := measureRun(env, o, p, o.mappings && i == o.runs-1)
 		if err != nil {
 			return err
 		}
-		readies = append(readies, s.ready)
-		if !last {
-			if err := s.stop(); err != nil {
-				return err
-			}
-			continue
-		}
-		slices.Sort(readies)
-		fmt.Printf("ready:             %s median of %d starts (min %s, max %s); jarvisbot's own log line at %s\n",
-			ms(readies[len(readies)/2]), len(readies), ms(readies[0]), ms(readies[len(readies)-1]), ms(s.logged))
-		time.Sleep(o.idle)
-		if err := s.report("idle after start:"); err != nil {
-			return err
-		}
-		if o.mappings {
-			s.listMappings()
-		}
-		if err := turns(s, tg, dc, llm); err != nil {
-			s.stop()
-			return err
-		}
-		time.Sleep(o.idle)
-		if err := s.report("idle after turns:"); err != nil {
-			return err
-		}
-		if o.settle > 0 {
-			time.Sleep(o.settle)
-			if err := s.report(fmt.Sprintf("quiet for %s:", o.settle)); err != nil {
-				return err
-			}
-		}
-		if err := s.stop(); err != nil {
-			return err
-		}
-		fmt.Printf("peak (ru_maxrss):  %.1f MB\n", float64(s.maxRSS)/1024)
+		runs = append(runs, rn)
+		fmt.Fprintf(os.Stderr, "footprint: run %d of %d: ready %s, idle %s, 1s after a turn %s\n", i+1, o.runs, ms(rn.ready), rn.idle, rn.afterTG)
 	}
+	fmt.Printf("medians of %d runs (min-max):\n", len(runs))
+	fmt.Printf("ready:               %s; jarvisbot's own log line at %s\n",
+		spread(runs, func(r run) float64 { return float64(r.ready.Microseconds()) / 1000 }, "%.1f ms"),
+		spread(runs, func(r run) float64 { return float64(r.logged.Microseconds()) / 1000 }, "%.1f ms"))
+	printMemory("idle after start:", runs, func(r run) memory { return r.idle })
+	printMemory(fmt.Sprintf("%s after a turn:", o.after), runs, func(r run) memory { return r.afterTG })
+	printMemory(fmt.Sprintf("%s after 2nd turn:", o.after), runs, func(r run) memory { return r.afterAll })
+	fmt.Printf("first turns:         Telegram %s, Discord %s (message in to answer out, scripted model)\n",
+		spread(runs, func(r run) float64 { return float64(r.telegramTurn.Microseconds()) / 1000 }, "%.1f ms"),
+		spread(runs, func(r run) float64 { return float64(r.discTurn.Microseconds()) / 1000 }, "%.1f ms"))
+	fmt.Printf("peak (ru_maxrss):    %s\n", spread(runs, func(r run) float64 { return float64(r.maxRSS) / 1024 }, "%.1f MiB"))
 	return nil
+}
+
+// measureRun starts jarvisbot serve once and takes every figure of it.
+func measureRun(env []string, o options, p platforms, mappings bool) (run, error) {
+	s, err := startServe(env, o.jarvisbot, p.tg, p.dc)
+	if err != nil {
+		return run{}, err
+	}
+	rn := run{ready: s.ready, logged: s.logged}
+	fail := func(err error) (run, error) {
+		s.stop()
+		return run{}, err
+	}
+	time.Sleep(o.idle) // the idle spell is what is measured
+	if rn.idle, err = s.memory(); err != nil {
+		return fail(err)
+	}
+	if mappings {
+		s.listMappings()
+	}
+	if rn.telegramTurn, err = telegramTurn(p); err != nil {
+		return fail(err)
+	}
+	time.Sleep(o.after) // a measurement delay: the answer has arrived
+	if rn.afterTG, err = s.memory(); err != nil {
+		return fail(err)
+	}
+	if rn.discTurn, err = discordTurn(p); err != nil {
+		return fail(err)
+	}
+	time.Sleep(o.after)
+	if rn.afterAll, err = s.memory(); err != nil {
+		return fail(err)
+	}
+	if err := s.stop(); err != nil {
+		return run{}, err
+	}
+	rn.maxRSS = s.maxRSS
+	return rn, nil
 }
 
 // addServers adds whole servers of the snapshot, each served by
@@ -214,7 +251,7 @@ func addServers(env []string, o options, work string) (servers, tools int, err e
 		if err := os.WriteFile(file, list, 0o600); err != nil {
 			return 0, 0, err
 		}
-		if _, err := run(env, o.jarvisbot, "mcp", "add", s.Name, "--", o.mcpServer, "-name", s.Name, "-tools-file", file); err != nil {
+		if _, err := command(env, o.jarvisbot, "mcp", "add", s.Name, "--", o.mcpServer, "-name", s.Name, "-tools-file", file); err != nil {
 			return 0, 0, err
 		}
 		servers++
@@ -226,7 +263,7 @@ func addServers(env []string, o options, work string) (servers, tools int, err e
 	return servers, tools, nil
 }
 
-func run(env []string, bin string, args ...string) (string, error) {
+func command(env []string, bin string, args ...string) (string, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
@@ -314,25 +351,51 @@ func (s *serving) stop() error {
 	return nil
 }
 
-func (s *serving) report(label string) error {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+// memory is one reading of a process's resident memory, in KiB.
+type memory struct {
+	rss, anon, file, pss float64
+}
+
+func (m memory) String() string {
+	return fmt.Sprintf("VmRSS %.1f MiB (anon %.1f, file %.1f), PSS %.1f MiB", m.rss/1024, m.anon/1024, m.file/1024, m.pss/1024)
+}
+
+// memory reads VmRSS, RssAnon and RssFile from /proc/PID/status and Pss
+// from /proc/PID/smaps_rollup.
+func (s *serving) memory() (memory, error) {
+	pid := s.cmd.Process.Pid
+	status, err := kibFields(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return fmt.Errorf("reading jarvisbot's memory: %w", err)
+		return memory{}, fmt.Errorf("reading jarvisbot's memory: %w", err)
+	}
+	rollup, err := kibFields(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return memory{}, fmt.Errorf("reading jarvisbot's proportional memory: %w", err)
+	}
+	return memory{rss: status["VmRSS"], anon: status["RssAnon"], file: status["RssFile"], pss: rollup["Pss"]}, nil
+}
+
+// kibFields reads the "Name: N kB" lines of a /proc file.
+func kibFields(path string) (map[string]float64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
 	kb := map[string]float64{}
-	for line := range strings.Lines(string(status)) {
+	for line := range strings.Lines(string(data)) {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
 		}
 		if f := strings.Fields(v); len(f) == 2 && f[1] == "kB" {
-			n, _ := strconv.ParseFloat(f[0], 64)
+			n, err := strconv.ParseFloat(f[0], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", path, k, err)
+			}
 			kb[k] = n
 		}
 	}
-	fmt.Printf("%-18s VmRSS %.1f MB (anonymous %.1f MB, program file %.1f MB)\n", label,
-		kb["VmRSS"]/1024, kb["RssAnon"]/1024, kb["RssFile"]/1024)
-	return nil
+	return kb, nil
 }
 
 // listMappings prints the mappings of /proc/PID/smaps holding 256 KiB or
@@ -358,30 +421,37 @@ func (s *serving) listMappings() {
 	}
 }
 
-// turns has the owner write once on each platform and waits for the
-// scripted model's answer to arrive there.
-func turns(s *serving, tg *faketelegram.Server, dc *fakediscord.Server, llm *fakellm.Server) error {
+// telegramTurn has the owner write on Telegram and returns once the
+// scripted model's answer arrived there.
+func telegramTurn(p platforms) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	llm.Push(fakellm.Step{Text: "Telegram answer."})
+	p.llm.Push(fakellm.Step{Text: "Telegram answer."})
 	start := time.Now()
-	tg.SendText(telegramOwner, telegramOwner, "hello from Telegram")
+	n := len(p.tg.Sent())
+	p.tg.SendText(telegramOwner, telegramOwner, "hello from Telegram")
 	if err := waitFor(ctx, func() bool {
-		return slices.ContainsFunc(tg.Sent(), func(m faketelegram.Sent) bool { return strings.Contains(m.Text, "Telegram answer.") })
+		return slices.ContainsFunc(p.tg.Sent()[n:], func(m faketelegram.Sent) bool { return strings.Contains(m.Text, "Telegram answer.") })
 	}); err != nil {
-		return fmt.Errorf("no answer on Telegram: %w", err)
+		return 0, fmt.Errorf("no answer on Telegram: %w", err)
 	}
-	tgTurn := time.Since(start)
-	llm.Push(fakellm.Step{Text: "Discord answer."})
-	start = time.Now()
-	dc.SendText(dc.DMChannel(discordOwner), discordOwner, "hello from Discord")
+	return time.Since(start), nil
+}
+
+// discordTurn does the same on Discord.
+func discordTurn(p platforms) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p.llm.Push(fakellm.Step{Text: "Discord answer."})
+	start := time.Now()
+	n := len(p.dc.Sent())
+	p.dc.SendText(p.dc.DMChannel(discordOwner), discordOwner, "hello from Discord")
 	if err := waitFor(ctx, func() bool {
-		return slices.ContainsFunc(dc.Sent(), func(m fakediscord.Message) bool { return strings.Contains(m.Content, "Discord answer.") })
+		return slices.ContainsFunc(p.dc.Sent()[n:], func(m fakediscord.Message) bool { return strings.Contains(m.Content, "Discord answer.") })
 	}); err != nil {
-		return fmt.Errorf("no answer on Discord: %w", err)
+		return 0, fmt.Errorf("no answer on Discord: %w", err)
 	}
-	fmt.Printf("first turns:       Telegram %s, Discord %s (message in to answer out, scripted model)\n", ms(tgTurn), ms(time.Since(start)))
-	return nil
+	return time.Since(start), nil
 }
 
 func waitFor(ctx context.Context, cond func() bool) error {
@@ -393,6 +463,31 @@ func waitFor(ctx context.Context, cond func() bool) error {
 		}
 	}
 	return nil
+}
+
+// printMemory prints the median and range of each memory figure.
+func printMemory(label string, runs []run, of func(run) memory) {
+	fig := func(f func(memory) float64) string {
+		return spread(runs, func(r run) float64 { return f(of(r)) / 1024 }, "%.1f")
+	}
+	fmt.Printf("%-20s VmRSS %s MiB, RssAnon %s, RssFile %s, PSS %s\n", label,
+		fig(func(m memory) float64 { return m.rss }), fig(func(m memory) float64 { return m.anon }),
+		fig(func(m memory) float64 { return m.file }), fig(func(m memory) float64 { return m.pss }))
+}
+
+// spread formats the median of a figure over the runs, with its range
+// when there is more than one run.
+func spread(runs []run, of func(run) float64, format string) string {
+	v := make([]float64, len(runs))
+	for i, r := range runs {
+		v[i] = of(r)
+	}
+	slices.Sort(v)
+	med := fmt.Sprintf(format, v[len(v)/2])
+	if len(v) == 1 {
+		return med
+	}
+	return med + " (" + fmt.Sprintf(format, v[0]) + "-" + fmt.Sprintf(format, v[len(v)-1]) + ")"
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
