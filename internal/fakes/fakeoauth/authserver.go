@@ -1,4 +1,4 @@
-// Package fakeauth holds test doubles for OAuth sign-ins, real HTTP servers
+// Package fakeoauth holds test doubles for OAuth sign-ins, real HTTP servers
 // that any package's tests can use: an authorization server (RFC 8414
 // metadata, RFC 7591 registration, authorization code with PKCE S256,
 // refresh with rotation, RFC 8707 resources) that approves every sign-in
@@ -167,7 +167,7 @@ func (a *AuthServer) RemoveClient(id string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.clients[id] == nil {
-		a.t.Errorf("fakeauth: RemoveClient of a client the server does not know")
+		a.t.Errorf("fakeoauth: RemoveClient of a client the server does not know")
 	}
 	delete(a.clients, id)
 }
@@ -212,7 +212,7 @@ func (a *AuthServer) Revoke(token string) {
 		rt.grant.revoked = true
 		return
 	}
-	a.t.Errorf("fakeauth: Revoke of a token the server never issued")
+	a.t.Errorf("fakeoauth: Revoke of a token the server never issued")
 }
 
 // Introspect reports whether token is a live access token and, if so, for
@@ -235,12 +235,12 @@ func (a *AuthServer) Approve(authURL string) (redirectURL string) {
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Get(authURL)
 	if err != nil {
-		a.t.Fatalf("fakeauth: authorize: %v", err)
+		a.t.Fatalf("fakeoauth: authorize: %v", err)
 	}
 	resp.Body.Close()
 	loc := resp.Header.Get("Location")
 	if resp.StatusCode != http.StatusFound || loc == "" {
-		a.t.Fatalf("fakeauth: authorize answered %s, not a redirect", resp.Status)
+		a.t.Fatalf("fakeoauth: authorize answered %s, not a redirect", resp.Status)
 	}
 	return loc
 }

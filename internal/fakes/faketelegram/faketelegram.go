@@ -1,4 +1,4 @@
-// Package fakebot is a fake Telegram Bot API server for tests: real HTTP
+// Package faketelegram is a fake Telegram Bot API server for tests: real HTTP
 // (httptest) speaking the wire protocol of the real one, so the code under
 // test drives the real client library.
 //
@@ -292,7 +292,7 @@ func (s *Server) Wait(t testing.TB, timeout time.Duration, what string, cond fun
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return false, fmt.Sprintf("fakebot: calls %v, polls waiting %d, updates pending %d, sent %+v, answers %+v",
+		return false, fmt.Sprintf("faketelegram: calls %v, polls waiting %d, updates pending %d, sent %+v, answers %+v",
 			s.calls, s.polling, len(s.updates), s.sent, s.answers)
 	}, testwait.WithChange(s.changes))
 }
