@@ -1,0 +1,197 @@
+package catalog
+
+import (
+	"cmp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/words"
+)
+
+// The way back when the gate misses (C8). The gate decides from the
+// message's words alone, and everyday phrasing can miss a server the turn
+// needs. So the stable prompt lists every service the agent may use in one
+// short line (Plan.Services), and the model can ask for one by name: the
+// service's tools then join the turn (Plan.Requested), appended after what
+// the turn already offers. Both come from the same plan as the turn's own
+// tools, so grant, deny and the never-list hold for them as for any tool:
+// asking can bring only what the agent may have anyway.
+
+// Service is one connected MCP server an agent may use, as the stable
+// prompt lists it: its id, title, store plugin and usage in a few words.
+type Service struct {
+	ID     string
+	Title  string
+	Plugin string // the store plugin it belongs to, "" if added by hand
+	Usage  string // a few words: its usage card, its instructions' first sentence, or its derived vocabulary
+}
+
+// Bounds that keep a service's line short.
+const (
+	maxUsageBytes = 100
+	maxUsageTerms = 8
+)
+
+// Services returns the connected MCP servers with a tool the agent may use,
+// in server id order, each with its usage in a few words. The list depends
+// only on the plan, so it is the same bytes from turn to turn.
+func (pl *Plan) Services() []Service {
+	var out []Service
+	for i := range pl.view.servers {
+		if st := pl.srvState[i]; st != srvGated && st != srvFocus {
+			continue
+		}
+		s := &pl.view.servers[i]
+		out = append(out, Service{ID: s.ID, Title: s.Title, Plugin: s.Plugin, Usage: pl.view.usage(s)})
+	}
+	return out
+}
+
+// usage says in a few words what a server is for: the words of its usage
+// card (its manual's or the owner's), else the first sentence of the
+// instructions it sent, else what its tools say (see below).
+func (v *View) usage(s *Server) string {
+	if len(s.Card) > 0 {
+		return Shorten(strings.Join(firstDistinct(s.Card, maxUsageTerms), ", "), maxUsageBytes)
+	}
+	if first := firstSentence(s.Instructions); first != "" {
+		return Shorten(first, maxUsageBytes)
+	}
+	// A server of one tool is best described by what that tool says it
+	// does; a larger one by the single words of its tool names (what it
+	// acts on), then the words its descriptions repeat. Tool pairs
+	// ("create entities") would only repeat the tool names.
+	var first string
+	for i := range v.caps {
+		if cp := &v.caps[i]; cp.Kind == KindMCP && cp.Server == s.ID && cp.Description != "" {
+			first = firstSentence(cp.Description)
+			break
+		}
+	}
+	if first != "" && v.srvTools[v.srvIdx[s.ID]] == 1 {
+		return Shorten(first, maxUsageBytes)
+	}
+	vocab := v.gate.Vocabulary(s.ID)
+	var terms []string
+	for _, kind := range []EvidenceKind{EvTool, EvDesc} {
+		for _, e := range vocab {
+			if e.Kind == kind {
+				terms = append(terms, e.Term)
+			}
+		}
+	}
+	if len(terms) > 0 {
+		return Shorten(strings.Join(firstDistinct(terms, maxUsageTerms), ", "), maxUsageBytes)
+	}
+	return Shorten(cmp.Or(first, s.Title, s.ID), maxUsageBytes)
+}
+
+// firstDistinct returns up to n entries of list, each once, ignoring case.
+func firstDistinct(list []string, n int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range list {
+		k := strings.ToLower(strings.TrimSpace(w))
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, strings.TrimSpace(w))
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// firstSentence is a text's first sentence on one line.
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	return s
+}
+
+// Shorten puts s on one line of at most n bytes, cut at a word boundary
+// with "…" when it is longer.
+func Shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if sp := strings.LastIndexByte(s[:cut], ' '); sp > cut/2 {
+		cut = sp
+	}
+	return strings.TrimRight(s[:cut], " ,;:") + "…"
+}
+
+// Requested returns the tools that asking for a service by name brings into
+// a turn (C8): the granted tools of the connected servers the name stands
+// for (a server's id, title or alias in any spelling, or the store plugin
+// it belongs to), in server order. They are the tools the gate would have
+// offered for those servers, so what the agent may not have (not granted,
+// blocked, on the never-list, not connected) never comes this way. A
+// server in the agent's focus brings nothing: its tools are always
+// offered. The error, written for the model, says why a name brings
+// nothing: no such service, not connected, or none of its tools granted.
+func (pl *Plan) Requested(name string) ([]*Capability, error) {
+	key := words.Key(name)
+	if key == "" {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "name the service whose tools you want; the services you may use are listed in your instructions")
+	}
+	var out []*Capability
+	found := false
+	var why string
+	for i := range pl.view.servers {
+		s := &pl.view.servers[i]
+		if !s.namedBy(key) {
+			continue
+		}
+		found = true
+		switch pl.srvState[i] {
+		case srvGated:
+			out = append(out, pl.gated[i]...)
+		case srvOffline:
+			why = s.ID + " is not connected now"
+		case srvNone:
+			why = "none of the tools of " + s.ID + " is available to you"
+		}
+	}
+	switch {
+	case len(out) > 0 || found && why == "":
+		return out, nil
+	case found:
+		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s", why)
+	}
+	return nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no connected service is named %q; the services you may use are listed in your instructions", name)
+}
+
+// namedBy reports whether key (a name after words.Key) names the server:
+// its id with or without "mcp"/"server", its title, an alias or its plugin.
+func (s *Server) namedBy(key string) bool {
+	for _, n := range append([]string{s.ID, trimMCPAffixes(s.ID), s.Title, s.Plugin}, s.Aliases...) {
+		if n != "" && words.Key(n) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// OnRequest returns the servers the agent may use that this turn did not
+// offer: the model can still ask for them by name (C8), and `route` says so.
+func (t *Turn) OnRequest() []string {
+	pl := t.plan
+	out := []string{}
+	for i := range t.Decisions {
+		if pl.srvState[i] == srvGated && !t.Decisions[i].Offered {
+			out = append(out, t.Decisions[i].Server)
+		}
+	}
+	return out
+}
