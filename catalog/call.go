@@ -23,4 +23,9 @@ type Call struct {
 type Output struct {
 	Text    string
 	IsError bool
+	// Services names services (MCP servers, or the store plugins they
+	// belong to) that the call asked for: their tools join the turn from
+	// the next model call on, as far as the agent may have them (C8), and
+	// the runtime adds to Text what came of it.
+	Services []string
 }

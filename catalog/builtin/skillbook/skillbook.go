@@ -4,7 +4,12 @@
 //
 // Reading is safe: "list" names the skills enabled for the agent and "use"
 // returns one's instructions, so the model can ask for any enabled skill
-// even when the message did not match its words. Saving is recorded on the
+// even when the message did not match its words. Asking for a service is
+// safe too (C8): "tools" names a connected service, and "use" of a plugin's
+// manual names the manual's plugin, in the call's Output.Services; the
+// runtime then lets that service's tools join the turn, as far as the agent
+// may have them. The book only passes the name on: what a name may bring
+// is the catalog's decision, under the agent's grant and deny. Saving is recorded on the
 // activity board (monitor): "save" writes an instruction-only skill into the
 // agent's own folder, where it is active for that agent at once. A saved
 // skill can carry no tier, schedule, tools or background work: an agent
@@ -38,8 +43,9 @@ const maxBody = 32 << 10
 
 const schema = `{"type":"object",` +
 	`"properties":{` +
-	`"action":{"type":"string","enum":["list","use","save"],"description":"list the enabled skills, use one (get its instructions), or save a procedure as a new skill of your own"},` +
+	`"action":{"type":"string","enum":["list","use","tools","save"],"description":"list the enabled skills, use one (get its instructions; a plugin's manual also brings that plugin's tools), get the tools of a connected service that your tools lack, or save a procedure as a new skill of your own"},` +
 	`"name":{"type":"string","description":"skill name: lowercase letters, digits and hyphens, e.g. weekly-report; for use and save"},` +
+	`"service":{"type":"string","description":"the name of a connected service from your instructions, e.g. google-maps; for tools: its tools join from your next step on"},` +
 	`"description":{"type":"string","description":"what the skill does and when to use it, one or two sentences; for save"},` +
 	`"body":{"type":"string","description":"the procedure as Markdown instructions, step by step; for save"},` +
 	`"words":{"type":"array","items":{"type":"string"},"description":"words an owner would say when they want this skill; for save"}},` +
@@ -53,14 +59,18 @@ func Capability() catalog.Capability {
 		Source: "builtin",
 		Name:   "skills",
 		Description: "Skills are short manuals for tasks. List the enabled skills, use one by name to get its " +
-			"instructions (also when the owner's words did not bring it), or save a repeatable procedure you " +
-			"worked out as a new skill of your own, active for you at once.",
+			"instructions (also when the owner's words did not bring it), ask for the tools of a connected " +
+			"service you were not given, or save a repeatable procedure you worked out as a new skill of your " +
+			"own, active for you at once.",
 		InputSchema: json.RawMessage(schema),
 		Tier:        catalog.TierMonitor,
 		ActionTiers: map[string]catalog.Tier{
 			"list": catalog.TierSafe,
 			"use":  catalog.TierSafe,
-			"save": catalog.TierMonitor,
+			// Asking grants nothing: the service's tools come only as far
+			// as the agent may have them, and each call runs by its tier.
+			"tools": catalog.TierSafe,
+			"save":  catalog.TierMonitor,
 		},
 		Connected: true,
 	}
@@ -86,43 +96,67 @@ type Books func(agent string) *Book
 
 // Run runs one call with the calling agent's book.
 func (books Books) Run(ctx context.Context, c catalog.Call) (catalog.Output, error) {
-	text, err := books(c.Agent).Call(ctx, c.Args)
-	return catalog.Output{Text: text}, err
+	return books(c.Agent).run(ctx, c.Args)
 }
 
 type callArgs struct {
 	Action      string   `json:"action"`
 	Name        string   `json:"name"`
+	Service     string   `json:"service"`
 	Description string   `json:"description"`
 	Body        string   `json:"body"`
 	Words       []string `json:"words"`
 }
 
-// Call runs one tool call. Errors are EINVALID when the model can correct
-// its arguments and ENOTFOUND for an unknown skill; their messages are
-// written for the model.
+// Call runs one tool call and returns what the model reads. Errors are
+// EINVALID when the model can correct its arguments and ENOTFOUND for an
+// unknown skill; their messages are written for the model.
 func (b *Book) Call(ctx context.Context, raw json.RawMessage) (string, error) {
+	out, err := b.run(ctx, raw)
+	return out.Text, err
+}
+
+// run runs one tool call: what the model reads, and the services it asked
+// for (see Output.Services).
+func (b *Book) run(ctx context.Context, raw json.RawMessage) (catalog.Output, error) {
 	var a callArgs
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
-		return "", jarvisbot.Errorf(jarvisbot.EINVALID, `skills arguments are not a JSON object with the fields action, name, description, body, words: %w`, err)
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EINVALID, `skills arguments are not a JSON object with the fields action, name, service, description, body, words: %w`, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "skills arguments have text after the JSON object: send one object")
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EINVALID, "skills arguments have text after the JSON object: send one object")
 	}
 	a.Name = strings.TrimPrefix(strings.TrimSpace(a.Name), "skill:")
+	text, err := "", error(nil)
 	switch strings.ToLower(strings.TrimSpace(a.Action)) {
 	case "list":
-		return b.list(ctx)
+		text, err = b.list(ctx)
 	case "use":
 		return b.use(ctx, a.Name)
+	case "tools":
+		return tools(a)
 	case "save":
-		return b.save(a)
+		text, err = b.save(a)
 	case "":
-		return "", jarvisbot.Errorf(jarvisbot.EINVALID, `missing field "action": one of list, use, save`)
+		err = jarvisbot.Errorf(jarvisbot.EINVALID, `missing field "action": one of list, use, tools, save`)
+	default:
+		err = jarvisbot.Errorf(jarvisbot.EINVALID, "unknown action %q: use list, use, tools or save", a.Action)
 	}
-	return "", jarvisbot.Errorf(jarvisbot.EINVALID, "unknown action %q: use list, use or save", a.Action)
+	return catalog.Output{Text: text}, err
+}
+
+// tools asks for a service's tools: the runtime decides what joins.
+func tools(a callArgs) (catalog.Output, error) {
+	name := strings.TrimSpace(a.Service)
+	if name == "" {
+		name = strings.TrimSpace(a.Name) // the model may put it where the skill's name goes
+	}
+	if name == "" {
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EINVALID, `tools needs the field "service": the name of a connected service from your instructions`)
+	}
+	return catalog.Output{Text: "asked for the tools of " + name + ".", Services: []string{name}}, nil
 }
 
 func (b *Book) list(ctx context.Context) (string, error) {
@@ -141,20 +175,26 @@ func (b *Book) list(ctx context.Context) (string, error) {
 	return out.String(), nil
 }
 
-func (b *Book) use(ctx context.Context, name string) (string, error) {
+// use returns a skill's instructions. A plugin's manual is read to use
+// the plugin, so it also asks for the plugin's tools.
+func (b *Book) use(ctx context.Context, name string) (catalog.Output, error) {
 	if name == "" {
-		return "", jarvisbot.Errorf(jarvisbot.EINVALID, `use needs the field "name"; list shows the enabled skills`)
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EINVALID, `use needs the field "name"; list shows the enabled skills`)
 	}
 	all, err := b.enabled(ctx)
 	if err != nil {
-		return "", err
+		return catalog.Output{}, err
 	}
 	for _, s := range all {
 		if s.Name == name {
-			return fmt.Sprintf("skill %s: %s\n\n%s", s.Name, s.Description, strings.TrimSpace(s.Body)), nil
+			out := catalog.Output{Text: fmt.Sprintf("skill %s: %s\n\n%s", s.Name, s.Description, strings.TrimSpace(s.Body))}
+			if s.Plugin != "" {
+				out.Services = []string{s.Plugin}
+			}
+			return out, nil
 		}
 	}
-	return "", jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no enabled skill named %q; list shows the enabled skills", name)
+	return catalog.Output{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no enabled skill named %q; list shows the enabled skills", name)
 }
 
 // save writes an instruction-only skill into the agent's folder. The text
