@@ -216,6 +216,9 @@ type turnState struct {
 	model   Model
 	req     llm.Request
 	offered *offer
+	// plan is the agent's resolution for this turn: what the model asks
+	// for joins through it (C8), under the same grant and deny.
+	plan    *catalog.Plan
 	res     Result
 	decided map[string]store.Approval // approvals taken while the turn was not running
 }
@@ -240,7 +243,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	}
 	view := r.Catalog()
 	plan := view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
-	entering, manuals, err := r.matchSkills(ctx, ag.Name, in.Text)
+	entering, manuals, enabled, err := r.matchSkills(ctx, ag.Name, in.Text)
 	if err != nil {
 		return st, err
 	}
@@ -262,6 +265,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 		plan = view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
 		plan.Turn(in.Text, &t, manuals...)
 	}
+	st.plan = plan
 	st.offered = newOffer(t.Tools)
 	for _, cp := range t.Tools {
 		st.res.Tools = append(st.res.Tools, cp.ID)
@@ -270,14 +274,48 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 		st.res.Skills = append(st.res.Skills, "skill:"+s.skill.Name)
 	}
 	st.req = llm.Request{
-		System:      systemPrompt(ag, view),
+		System:      systemPrompt(ag, plan, enabled),
 		SystemExtra: strings.TrimSpace(skillsPrompt(entering) + absent),
-		Tools:       st.offered.wire,
 		CachedTools: len(plan.Prefix()),
 		MaxTokens:   st.model.MaxTokens,
 	}
+	// A resumed turn's calls were offered before the restart, maybe on the
+	// model's request (C8): their servers join again, under the same plan.
+	st.join(need)
 	st.req.Messages, err = r.history(ctx, in.Chat)
 	return st, err
+}
+
+// join lets the tools of the named services join the turn from the next
+// model call on (C8), appended after what the turn offers already, so the
+// list sent before stays its prefix and the provider's cache keeps it. The
+// tools come through the turn's plan: only what the agent may have. It
+// returns, for the model, what came of each name: the tools that joined,
+// or why none did.
+func (st *turnState) join(names []string) string {
+	var b strings.Builder
+	for _, name := range names {
+		tools, err := st.plan.Requested(name)
+		if err != nil {
+			fmt.Fprintf(&b, "\n\n[jarvisbot] %v.", strings.TrimSuffix(err.Error(), "."))
+			continue
+		}
+		added := st.offered.add(tools)
+		if len(added) == 0 {
+			if len(tools) > 0 {
+				fmt.Fprintf(&b, "\n\n[jarvisbot] The tools of %s are already yours in this turn.", name)
+			}
+			continue
+		}
+		wire := make([]string, len(added))
+		for i, cp := range added {
+			wire[i] = llm.WireName(cp.ID)
+			st.res.Tools = append(st.res.Tools, cp.ID)
+		}
+		fmt.Fprintf(&b, "\n\n[jarvisbot] The tools of %s are yours from your next step on: %s.", name, strings.Join(wire, ", "))
+	}
+	st.req.Tools = st.offered.wire
+	return b.String()
 }
 
 // loop runs model calls and tool calls until the model answers.
@@ -380,10 +418,10 @@ func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Re
 		return st.res, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s, which the owner decided on, is not available now", a.Tool)
 	}
 	call := llm.ToolCall{ID: "decided-" + a.ID, Name: llm.WireName(cp.ID), Input: json.RawMessage(a.Args)}
-	res, outcome := r.decided(ctx, st.in, cp, call, a)
+	res, outcome, asked := r.decided(ctx, st.in, cp, call, a)
 	st.res.Calls = append(st.res.Calls, CallRecord{Tool: cp.ID, Tier: catalog.TierAsk, Outcome: outcome})
-	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] The owner has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s\n\nTell the owner briefly what came of it.",
-		a.Summary, a.Tool, outcome, res.Content)}
+	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] The owner has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s%s\n\nTell the owner briefly what came of it.",
+		a.Summary, a.Tool, outcome, res.Content, st.join(asked))}
 	if err := r.save(ctx, st.in, note); err != nil {
 		return st.res, err
 	}
@@ -470,13 +508,16 @@ type entered struct {
 	entry skills.Entry
 }
 
-func (r *Runtime) matchSkills(ctx context.Context, agent, msg string) ([]entered, []string, error) {
+// matchSkills ranks the agent's enabled skills for msg: the skills that
+// enter the turn, the plugin whose manual leads (its servers may come with
+// it), and every enabled skill, which the stable prompt lists.
+func (r *Runtime) matchSkills(ctx context.Context, agent, msg string) ([]entered, []string, []*skills.Skill, error) {
 	if r.Skills == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	rk, err := r.Skills(ctx, agent)
 	if err != nil || rk == nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	ms := rk.Rank(msg, nil)
 	var out []entered
@@ -492,7 +533,7 @@ func (r *Runtime) matchSkills(ctx context.Context, agent, msg string) ([]entered
 			out = append(out, entered{m.Skill, m.Entry})
 		}
 	}
-	return out, manuals, nil
+	return out, manuals, rk.Skills(), nil
 }
 
 func (r *Runtime) save(ctx context.Context, in Input, m llm.Message) error {
@@ -512,12 +553,24 @@ type offer struct {
 
 func newOffer(tools []*catalog.Capability) *offer {
 	o := &offer{byWire: make(map[string]*catalog.Capability, len(tools)), wire: make([]llm.Tool, 0, len(tools))}
+	o.add(tools)
+	return o
+}
+
+// add appends the tools not offered yet, after the others, and returns
+// them.
+func (o *offer) add(tools []*catalog.Capability) []*catalog.Capability {
+	var added []*catalog.Capability
 	for _, cp := range tools {
 		name := llm.WireName(cp.ID)
+		if _, ok := o.byWire[name]; ok {
+			continue
+		}
 		o.byWire[name] = cp
 		o.wire = append(o.wire, llm.Tool{Name: name, Description: cp.Description, Schema: cp.InputSchema})
+		added = append(added, cp)
 	}
-	return o
+	return added
 }
 
 // runCalls runs one step's tool calls: safe and monitor calls at once,
@@ -527,6 +580,7 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 	in, agent, o := st.in, st.agent, st.offered
 	results := make([]llm.ToolResult, len(calls))
 	records := make([]CallRecord, len(calls))
+	asked := make([][]string, len(calls)) // the services each call asked for (C8)
 	var wg sync.WaitGroup
 	var asks []int
 	for i := range calls {
@@ -551,14 +605,21 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], records[i].Outcome = r.run(ctx, in, cp, tier, c)
+			results[i], records[i].Outcome, asked[i] = r.run(ctx, in, cp, tier, c)
 		}()
 	}
 	wg.Wait()
 	for _, i := range asks {
 		c := calls[i]
 		cp := o.byWire[c.Name]
-		results[i], records[i].Outcome = r.ask(ctx, st, cp, c)
+		results[i], records[i].Outcome, asked[i] = r.ask(ctx, st, cp, c)
+	}
+	// In the calls' order, so that a turn's tool list does not depend on
+	// which call finished first.
+	for i := range calls {
+		if len(asked[i]) > 0 {
+			results[i].Content += st.join(asked[i])
+		}
 	}
 	return results, records
 }
@@ -621,8 +682,9 @@ func tierOf(cp *catalog.Capability, args json.RawMessage) catalog.Tier {
 }
 
 // run executes a call that may run, recording monitor and approved calls
-// on the activity board.
-func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tier catalog.Tier, c llm.ToolCall) (llm.ToolResult, string) {
+// on the activity board. It returns the result, the outcome, and the
+// services the call asked for (catalog.Output.Services).
+func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tier catalog.Tier, c llm.ToolCall) (llm.ToolResult, string, []string) {
 	start := r.now()
 	began := time.Now()
 	out, err := r.execute(ctx, catalog.Call{Cap: cp, Args: c.Input, Agent: in.Agent, Chat: in.Chat})
@@ -639,7 +701,10 @@ func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tie
 	if tier != catalog.TierSafe {
 		r.record(ctx, in, store.Activity{At: start, Agent: in.Agent, Tool: cp.ID, Tier: string(tier), Args: argSummary(c.Input), Outcome: outcome, Duration: took})
 	}
-	return res, outcome
+	if err != nil {
+		return res, outcome, nil
+	}
+	return res, outcome, out.Services
 }
 
 // record puts a call on the activity board. The call has happened, so
@@ -655,27 +720,27 @@ func (r *Runtime) record(ctx context.Context, in Input, a store.Activity) {
 }
 
 // ask waits for the owner's decision on an ask-tier call.
-func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability, c llm.ToolCall) (llm.ToolResult, string) {
+func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability, c llm.ToolCall) (llm.ToolResult, string, []string) {
 	in := st.in
 	if a, ok := st.decided[callKey(cp.ID, c.Input)]; ok {
 		return r.decided(ctx, in, cp, c, a)
 	}
 	if r.Approvals == nil {
-		return llm.ToolResult{CallID: c.ID, Content: cp.ID + " needs the owner's approval, and no approvals are possible here", IsError: true}, "refused: no approvals"
+		return llm.ToolResult{CallID: c.ID, Content: cp.ID + " needs the owner's approval, and no approvals are possible here", IsError: true}, "refused: no approvals", nil
 	}
 	req := approvals.Request{Tool: cp.ID, Summary: summary(cp, c.Input), Args: c.Input, Agent: in.Agent, Chat: in.Chat}
 	a, err := r.Approvals.Ask(ctx, req)
 	if err == nil && a.State == store.ApprovalPending {
 		if a, err = r.Approvals.Wait(ctx, a.ID); err != nil && (ctx.Err() != nil || errors.Is(err, approvals.ErrClosed)) {
 			// The request is stored and pending: it carries the turn on.
-			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled while waiting for approval", IsError: true}, outcomeAwaiting
+			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled while waiting for approval", IsError: true}, outcomeAwaiting, nil
 		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled before the approval was asked", IsError: true}, "cancelled"
+			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled before the approval was asked", IsError: true}, "cancelled", nil
 		}
-		return llm.ToolResult{CallID: c.ID, Content: "the approval could not be asked: " + err.Error(), IsError: true}, "error: " + err.Error()
+		return llm.ToolResult{CallID: c.ID, Content: "the approval could not be asked: " + err.Error(), IsError: true}, "error: " + err.Error(), nil
 	}
 	return r.decided(ctx, in, cp, c, a)
 }
@@ -685,16 +750,16 @@ func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability
 const outcomeAwaiting = "cancelled while waiting for approval"
 
 // decided answers a call by its approval's outcome.
-func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability, c llm.ToolCall, a store.Approval) (llm.ToolResult, string) {
+func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability, c llm.ToolCall, a store.Approval) (llm.ToolResult, string, []string) {
 	switch a.State {
 	case store.ApprovalApproved:
 		return r.run(ctx, in, cp, catalog.TierAsk, c)
 	case store.ApprovalExpired:
 		r.record(ctx, in, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "expired"})
-		return llm.ToolResult{CallID: c.ID, Content: "The owner did not answer the approval request in time, so it was denied. Do not retry unless the owner asks.", IsError: true}, "expired"
+		return llm.ToolResult{CallID: c.ID, Content: "The owner did not answer the approval request in time, so it was denied. Do not retry unless the owner asks.", IsError: true}, "expired", nil
 	}
 	r.record(ctx, in, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "denied"})
-	return llm.ToolResult{CallID: c.ID, Content: "The owner denied this action. Do not retry it; say what you would have done instead.", IsError: true}, "denied"
+	return llm.ToolResult{CallID: c.ID, Content: "The owner denied this action. Do not retry it; say what you would have done instead.", IsError: true}, "denied", nil
 }
 
 // summary says in words what an ask-tier call will do.

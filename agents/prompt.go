@@ -9,13 +9,18 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
+	"github.com/jarvisbot/jarvisbot/internal/words"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // systemPrompt is the stable part of every turn of an agent: the same
-// bytes turn after turn, so providers can cache it.
-func systemPrompt(ag store.Agent, v *catalog.View) string {
+// bytes turn after turn, so providers can cache it. It lists what the
+// agent may reach beyond this turn's tools (C8): the connected services
+// and the enabled skills, one short line each, so that a service the
+// message's words did not bring is one request away.
+func systemPrompt(ag store.Agent, pl *catalog.Plan, enabled []*skills.Skill) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are %s, a personal assistant of one owner, working through jarvisbot.", ag.Name)
 	if ag.Description != "" {
@@ -28,7 +33,78 @@ func systemPrompt(ag store.Agent, v *catalog.View) string {
 		b.WriteString("\n\nThese tools are your own, the ones you are for: " + strings.Join(ag.Focus, ", ") + ". You may use the others too.")
 	}
 	b.WriteString("\nYou can ask for any enabled skill by name with the skills tool (action use), and save a procedure you worked out as a skill of your own (action save).")
+	writeServices(&b, pl, enabled)
 	return b.String()
+}
+
+// Bounds that keep the stable prompt short however much is connected:
+// lines past these are named only, or counted.
+const (
+	maxServiceLines = 50
+	maxSkillLines   = 40
+	maxLineBytes    = 110
+)
+
+// writeServices lists the connected services the agent may use and its
+// enabled skills (C8), in a fixed order. A service of a store plugin is
+// described by its manual, whose line then stands for the manual too.
+func writeServices(b *strings.Builder, pl *catalog.Plan, enabled []*skills.Skill) {
+	manuals := map[string]*skills.Skill{}
+	for _, s := range enabled {
+		if s.Plugin != "" && manuals[s.Plugin] == nil {
+			manuals[s.Plugin] = s
+		}
+	}
+	services := pl.Services()
+	listed := map[string]bool{}
+	if len(services) > 0 {
+		b.WriteString("\n\nConnected services you may use. A message brings the tools of the services it needs")
+		if slices.ContainsFunc(pl.Prefix(), func(cp *catalog.Capability) bool { return cp.ID == skillbook.ID }) {
+			b.WriteString("; when it needs one whose tools you were not given, ask for them with the skills tool " +
+				`({"action":"tools","service":"NAME"}, or use its manual): they are yours from your next step on`)
+		}
+		b.WriteString(".")
+		var more []string
+		for i, s := range services {
+			usage := s.Usage
+			if m := manuals[s.Plugin]; m != nil {
+				usage = m.Description
+				listed[m.Name] = true
+			}
+			if i >= maxServiceLines {
+				more = append(more, s.ID)
+				continue
+			}
+			name := s.ID
+			if s.Title != "" && words.Key(s.Title) != words.Key(s.ID) {
+				name += " (" + s.Title + ")"
+			}
+			b.WriteString("\n- " + catalog.Shorten(name+": "+usage, maxLineBytes))
+		}
+		if len(more) > 0 {
+			b.WriteString("\n- and " + strings.Join(more, ", "))
+		}
+	}
+	var rest []*skills.Skill
+	for _, s := range enabled {
+		if !listed[s.Name] && !s.DisableModelInvocation {
+			rest = append(rest, s)
+		}
+	}
+	if len(rest) == 0 {
+		return
+	}
+	rest = slices.Clone(rest)
+	slices.SortFunc(rest, func(x, y *skills.Skill) int { return strings.Compare(x.Name, y.Name) })
+	rest = slices.CompactFunc(rest, func(x, y *skills.Skill) bool { return x.Name == y.Name })
+	b.WriteString("\n\nEnabled skills (the skills tool gives one's instructions: action use):")
+	for i, s := range rest {
+		if i == maxSkillLines {
+			fmt.Fprintf(b, "\n- and %d more (action list names them)", len(rest)-i)
+			break
+		}
+		b.WriteString("\n- " + catalog.Shorten(s.Name+": "+s.Description, maxLineBytes))
+	}
 }
 
 // skillsPrompt is this turn's skills (S4): an instruction-only skill's
