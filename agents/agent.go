@@ -281,7 +281,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	}
 	// A resumed turn's calls were offered before the restart, maybe on the
 	// model's request (C8): their servers join again, under the same plan.
-	st.join(need)
+	r.join(ctx, st, need)
 	st.req.Messages, err = r.history(ctx, in.Chat)
 	return st, err
 }
@@ -291,11 +291,18 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 // list sent before stays its prefix and the provider's cache keeps it. The
 // tools come through the turn's plan: only what the agent may have. It
 // returns, for the model, what came of each name: the tools that joined,
-// or why none did.
-func (st *turnState) join(names []string) string {
+// or why none did. A server that is still starting is waited for, as a
+// server the message wants is (prepare).
+func (r *Runtime) join(ctx context.Context, st *turnState, names []string) string {
 	var b strings.Builder
 	for _, name := range names {
 		tools, err := st.plan.Requested(name)
+		if starting := st.plan.RequestedOffline(name); err != nil && len(starting) > 0 && r.Servers != nil {
+			r.log().Info("waiting for MCP servers the model asked for", "servers", strings.Join(starting, ","), "chat", st.in.Chat)
+			r.Servers.WaitStarted(ctx, starting)
+			st.plan = r.Catalog().Plan(st.plan.Policy())
+			tools, err = st.plan.Requested(name)
+		}
 		if err != nil {
 			fmt.Fprintf(&b, "\n\n[jarvisbot] %v.", strings.TrimSuffix(err.Error(), "."))
 			continue
@@ -421,7 +428,7 @@ func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Re
 	res, outcome, asked := r.decided(ctx, st.in, cp, call, a)
 	st.res.Calls = append(st.res.Calls, CallRecord{Tool: cp.ID, Tier: catalog.TierAsk, Outcome: outcome})
 	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] The owner has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s%s\n\nTell the owner briefly what came of it.",
-		a.Summary, a.Tool, outcome, res.Content, st.join(asked))}
+		a.Summary, a.Tool, outcome, res.Content, r.join(ctx, st, asked))}
 	if err := r.save(ctx, st.in, note); err != nil {
 		return st.res, err
 	}
@@ -618,7 +625,7 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 	// which call finished first.
 	for i := range calls {
 		if len(asked[i]) > 0 {
-			results[i].Content += st.join(asked[i])
+			results[i].Content += r.join(ctx, st, asked[i])
 		}
 	}
 	return results, records

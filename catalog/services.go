@@ -33,13 +33,15 @@ const (
 	maxUsageTerms = 8
 )
 
-// Services returns the connected MCP servers with a tool the agent may use,
-// in server id order, each with its usage in a few words. The list depends
-// only on the plan, so it is the same bytes from turn to turn.
+// Services returns the MCP servers with a tool the agent may use, in
+// server id order, each with its usage in a few words: the connected ones,
+// and those with such a tool that are not connected now (starting, or
+// reconnecting), which a request waits for or is told about. The list
+// depends only on the plan, so it is the same bytes from turn to turn.
 func (pl *Plan) Services() []Service {
 	var out []Service
 	for i := range pl.view.servers {
-		if st := pl.srvState[i]; st != srvGated && st != srvFocus {
+		if st := pl.srvState[i]; st != srvGated && st != srvFocus && (st != srvOffline || !pl.grantedOffline[i]) {
 			continue
 		}
 		s := &pl.view.servers[i]
@@ -170,6 +172,20 @@ func (pl *Plan) Requested(name string) ([]*Capability, error) {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s", why)
 	}
 	return nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no connected service is named %q; the services you may use are listed in your instructions", name)
+}
+
+// RequestedOffline returns the servers a name stands for (as in Requested)
+// that are not connected now but have a tool the agent may use: a runtime
+// can wait for them while they start, then ask a new plan.
+func (pl *Plan) RequestedOffline(name string) []string {
+	key := words.Key(name)
+	var out []string
+	for i := range pl.view.servers {
+		if s := &pl.view.servers[i]; key != "" && pl.srvState[i] == srvOffline && pl.grantedOffline[i] && s.namedBy(key) {
+			out = append(out, s.ID)
+		}
+	}
+	return out
 }
 
 // namedBy reports whether key (a name after words.Key) names the server:

@@ -87,6 +87,19 @@ func TestRequestedToolsC8(t *testing.T) {
 	if err != nil || slices.Contains(tools(got), "mcp:github/delete_file") || len(got) != 44 {
 		t.Errorf("github with one tool blocked: %d tools, %v", len(got), err)
 	}
+	if got := pl.RequestedOffline("down"); !slices.Equal(got, []string{"down"}) {
+		t.Errorf("RequestedOffline(down) = %v", got)
+	}
+	if got := pl.RequestedOffline("google-maps"); len(got) != 0 {
+		t.Errorf("RequestedOffline of a connected server = %v", got)
+	}
+	var listed []string
+	for _, s := range pl.Services() {
+		listed = append(listed, s.ID)
+	}
+	if !slices.Contains(listed, "down") || slices.Contains(listed, "slack") || !slices.Contains(listed, "ops") {
+		t.Errorf("services: %v; want the server not connected now listed, the blocked one not", listed)
+	}
 	if got, err := pl.Requested("sentry"); err != nil || len(got) != 0 {
 		t.Errorf("a server in focus is always offered and brings nothing more: %v %v", tools(got), err)
 	}

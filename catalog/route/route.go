@@ -1,7 +1,8 @@
 // Package route explains a turn without running it (C7): for one agent and
 // one message, which MCP servers are offered and why, the tools the model
-// gets in order with their schema cost, what is withheld and why, and the
-// skills that match with how each may enter the turn (S3, S4). `jarvisbot
+// gets in order with their schema cost, what is withheld and why, the
+// skills that match with how each may enter the turn (S3, S4), and the
+// servers left available on request (C8). `jarvisbot
 // route` prints it, and `route --json` writes Output, which evaluations
 // parse.
 package route
@@ -26,6 +27,9 @@ type Output struct {
 	Tools        []string               `json:"tools"`
 	Skills       []Skill                `json:"skills"`
 	SchemaTokens int                    `json:"schema_tokens"`
+	// OnRequest names the connected servers the agent may use that this
+	// turn did not offer: the model can still ask for their tools (C8).
+	OnRequest []string `json:"on_request"`
 }
 
 // Skill is a matched skill and how it may enter the turn (S3, S4).
@@ -72,7 +76,7 @@ func (p Planner) Explain(msg string) Explanation {
 	var t catalog.Turn
 	matched, manuals := p.Skills(msg)
 	p.Plan.Turn(msg, &t, manuals...)
-	out := Output{Message: msg, Agent: p.Plan.Policy().Agent, MCP: p.servers(&t), Tools: make([]string, 0, len(t.Tools)), Skills: matched}
+	out := Output{Message: msg, Agent: p.Plan.Policy().Agent, MCP: p.servers(&t), Tools: make([]string, 0, len(t.Tools)), Skills: matched, OnRequest: t.OnRequest()}
 	for _, cp := range t.Tools {
 		out.Tools = append(out.Tools, cp.ID)
 		out.SchemaTokens += evalset.Tokens(cp)

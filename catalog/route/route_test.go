@@ -42,7 +42,7 @@ func TestExplainJSONFieldsC7(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(b)
-	for _, want := range []string{"{\"message\":\"list the issues\ufffd\",\"agent\":\"default\",\"mcp\":[", `],"tools":["builtin:wiki"`, `"skills":[],"schema_tokens":`} {
+	for _, want := range []string{"{\"message\":\"list the issues\ufffd\",\"agent\":\"default\",\"mcp\":[", `],"tools":["builtin:wiki"`, `"skills":[],"schema_tokens":`, `,"on_request":[]}`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("route --json = %s\nlacks %s", got, want)
 		}
@@ -90,5 +90,31 @@ func TestTierTextC2(t *testing.T) {
 	}
 	if got := route.TierText(&catalog.Capability{Tier: catalog.TierMonitor}); got != "monitor" {
 		t.Errorf("TierText = %q", got)
+	}
+}
+
+// TestExplainOnRequestC8: route names the servers the agent may use that
+// the turn did not offer, which the model can still ask for; an offered
+// server, one not connected and one the agent may not use are not among
+// them.
+func TestExplainOnRequestC8(t *testing.T) {
+	c := testCatalog(t)
+	if err := c.SetServer(catalog.Server{ID: "maps", Title: "Maps", Connected: true}, []catalog.SnapshotTool{{Name: "directions", Description: "Directions between two places."}}); err != nil {
+		t.Fatal(err)
+	}
+	v := c.View()
+	for _, tt := range []struct {
+		policy catalog.Policy
+		msg    string
+		want   string
+	}{
+		{catalog.Policy{Agent: "default"}, "hello there", `"on_request":["gh","maps"]`},
+		{catalog.Policy{Agent: "default"}, "list the issues of the repository on GitHub", `"on_request":["maps"]`},
+		{catalog.Policy{Agent: "default", Block: []string{"mcp:maps"}}, "hello there", `"on_request":["gh"]`},
+	} {
+		b, _ := json.Marshal(route.Planner{Plan: v.Plan(tt.policy)}.Explain(tt.msg).Output)
+		if !strings.HasSuffix(string(b), tt.want+"}") {
+			t.Errorf("%q with %v: %s\nwant it to end with %s", tt.msg, tt.policy.Block, b, tt.want)
+		}
 	}
 }

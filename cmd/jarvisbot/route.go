@@ -145,6 +145,9 @@ func writeRoute(w io.Writer, ex route.Explanation) {
 			}
 		}
 	}
+	if len(ex.OnRequest) > 0 {
+		fmt.Fprintf(w, "  On request (the model can ask for their tools): %s\n", strings.Join(ex.OnRequest, ", "))
+	}
 	fmt.Fprintf(w, "\nTools the model gets, in order (%d, ~%d schema tokens):\n", len(ex.Tools), ex.SchemaTokens)
 	for i, cp := range ex.Tools {
 		if i == ex.Prefix && ex.Prefix > 0 && ex.Prefix < len(ex.Tools) {
