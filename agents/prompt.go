@@ -41,7 +41,7 @@ func systemPrompt(ag store.Agent, pl *catalog.Plan, enabled []*skills.Skill) str
 // lines past these are named only, or counted.
 const (
 	maxServiceLines = 50
-	maxSkillLines   = 40
+	maxSkillLines   = 60
 	maxLineBytes    = 110
 )
 

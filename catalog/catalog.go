@@ -298,6 +298,9 @@ type View struct {
 	// srvTools counts each server's tools, so plans size their lists once.
 	srvTools []int
 	gate     *Gate
+	// usages says per server what it is for (services.go), worked out
+	// once per view when a prompt first asks.
+	usages func() []string
 }
 
 func newView(caps []Capability, servers []Server) *View {
@@ -320,6 +323,7 @@ func newView(caps []Capability, servers []Server) *View {
 		}
 	}
 	v.gate = buildGate(v)
+	v.usages = sync.OnceValue(v.serverUsages)
 	return v
 }
 

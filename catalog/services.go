@@ -45,7 +45,17 @@ func (pl *Plan) Services() []Service {
 			continue
 		}
 		s := &pl.view.servers[i]
-		out = append(out, Service{ID: s.ID, Title: s.Title, Plugin: s.Plugin, Usage: pl.view.usage(s)})
+		out = append(out, Service{ID: s.ID, Title: s.Title, Plugin: s.Plugin, Usage: pl.view.usages()[i]})
+	}
+	return out
+}
+
+// serverUsages is usage for every server, in server order: a prompt is
+// built every turn, and a derived usage reads the whole gate vocabulary.
+func (v *View) serverUsages() []string {
+	out := make([]string, len(v.servers))
+	for i := range v.servers {
+		out[i] = v.usage(&v.servers[i])
 	}
 	return out
 }

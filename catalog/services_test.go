@@ -153,3 +153,14 @@ func TestShorten(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkServices is what listing the services costs a turn's prompt on
+// the 17-server catalog (the usage lines are worked out once per view).
+func BenchmarkServices(b *testing.B) {
+	v := loadSnapshot(b, "catalog-extended.json").View()
+	pl := v.Plan(catalog.Policy{Agent: "default"})
+	b.ReportAllocs()
+	for b.Loop() {
+		pl.Services()
+	}
+}
