@@ -7,6 +7,12 @@
 // board, ask waits for the owner's approval. Every message, call, result
 // and decision is stored, so a turn whose model call failed can be retried.
 //
+// A gate miss is not the end of a turn (C8): the stable prompt lists the
+// services and skills the agent may use, and a call that asks for a service
+// (catalog.Output.Services: builtin:skills' "tools", or a plugin's manual)
+// lets its tools join from the next model call on, appended after those
+// sent before and resolved through the turn's own plan.
+//
 // Tools run behind one seam, the Runner (exec.go; C2, C3, A1, A2): each
 // kind of tool (MCP, CLI, the wiki, the skillbook, the next builtin)
 // registers a runner in the Runners the runtime is built with, and the
