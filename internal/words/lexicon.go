@@ -71,7 +71,7 @@ type Lexicon struct {
 	// tables go.
 	zipf map[string]uint8
 	// glue marks the frequent stems used mostly as a verb, adjective or
-	// adverb rather than a noun.
+	// adverb rather than a noun, that no hand list places.
 	glue map[string]bool
 }
 
@@ -105,6 +105,13 @@ func parse() (*Lexicon, error) {
 	for _, file := range []string{"frequent-en.txt", "frequent-de.txt"} {
 		if err := l.readFrequent(file); err != nil {
 			return nil, err
+		}
+	}
+	// The hand lists win over the tables: a verb they call everyday
+	// ("play", "reply") stays so in tool names too.
+	for stem := range l.glue {
+		if _, ok := l.class[stem]; ok {
+			delete(l.glue, stem)
 		}
 	}
 	// A frequent word the hand lists do not place is everyday. It is
@@ -174,11 +181,14 @@ func (l *Lexicon) Zipf(stem string) float64 { return float64(l.zipf[stem]) / 10 
 
 // IdentClass returns the class of a stem taken from an identifier, such
 // as a tool name: Class, except that a common verb, adjective or adverb,
-// the glue of identifiers ("select", "take", "back"), is everyday.
+// the glue of identifiers ("select", "take", "back"), is generic, like the
+// verbs every tool list has: evidence in a pair with a noun of the same
+// name ("take ... screenshot"), never alone, and two of them ("press",
+// "fill") do not add up to a service either.
 func (l *Lexicon) IdentClass(stem string) Class {
 	c := l.class[stem]
-	if c == Content && l.glue[stem] && l.zipf[stem] >= identZipf {
-		return Everyday
+	if l.glue[stem] && l.zipf[stem] >= identZipf {
+		return Generic
 	}
 	return c
 }
