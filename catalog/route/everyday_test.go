@@ -10,8 +10,8 @@ import (
 )
 
 // TestManualNeedsMoreThanAnEverydayWordS3C5: a store manual that matches a
-// message on one everyday word does not drag its plugin's servers into the
-// turn, and neither does the gate; a request that says more (two words of
+// message on one everyday word or common verb does not drag its plugin's
+// servers into the turn, and neither does the gate; a request that says more (two words of
 // the manual, or one that is not everyday) still brings them.
 func TestManualNeedsMoreThanAnEverydayWordS3C5(t *testing.T) {
 	c := catalog.New()
@@ -31,12 +31,21 @@ func TestManualNeedsMoreThanAnEverydayWordS3C5(t *testing.T) {
 		return &skills.Skill{Name: name, Plugin: name, Does: skills.KindTools, Words: words, WordsDE: de, Related: related,
 			Description: "Use the owner's " + name + ".", Body: "Read before you change anything.", Origin: skills.Own}
 	}
+	general := func(name, word, desc string) *skills.Skill {
+		return &skills.Skill{Name: name, Does: skills.KindInstructions, Words: []string{word}, Description: desc, Origin: skills.Own}
+	}
 	p := route.Planner{
 		Plan: c.View().Plan(catalog.Policy{Agent: "default"}),
 		Ranker: skills.NewRanker([]*skills.Skill{
 			manual("calendar", []string{"calendar", "event", "appointment"}, []string{"Termin", "Kalender"},
 				[]string{"free", "busy", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "evening", "morning"}),
-			manual("clouddrive", []string{"drive", "file", "folder", "upload"}, []string{"Datei", "Ordner"}, []string{"shared", "storage"}),
+			manual("clouddrive", []string{"drive", "file", "folder", "upload", "scan"}, []string{"Datei", "Ordner"}, []string{"shared", "storage"}),
+			// General skills, so that the manuals' words are as rare among
+			// the skills as they are in a real installation.
+			general("humanizer", "humanize", "Rewrite text so it sounds like a person wrote it."),
+			general("note-taking", "notes", "Keep tidy notes in the wiki."),
+			general("deep-research", "research", "Research a question thoroughly and cite sources."),
+			general("translator", "translate", "Translate text between English and German."),
 		}),
 	}
 	tests := []struct {
@@ -46,6 +55,7 @@ func TestManualNeedsMoreThanAnEverydayWordS3C5(t *testing.T) {
 		{"Which event shaped the last century the most?", ""},
 		{"My file cabinet at home is full", ""},
 		{"Wie groß ist eine Datei normalerweise?", ""},
+		{"Scan the horizon for ships", ""},
 		{"Am I free on Thursday evening?", "cal"},
 		{"Upload the scan to my shared storage", "drive"},
 	}

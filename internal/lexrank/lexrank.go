@@ -39,9 +39,10 @@ type Hit struct {
 	Score float64
 	// Matched is how many distinct message stems matched the document.
 	Matched int
-	// Strong is how many of them say more than an everyday word: a
-	// content word or a whole phrase. A hit with Matched 1 and Strong 0
-	// rests on one everyday word ("file", "event").
+	// Strong is how many of them can point at a subject by themselves: a
+	// distinctive word (words.Lexicon.Distinctive) or a whole phrase. A
+	// hit with Matched 1 and Strong 0 rests on one everyday word ("file",
+	// "event") or common verb ("select").
 	Strong int
 }
 
@@ -214,7 +215,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 
 func (ix *Index) add(sc *scratch, key string, ps []posting, matched []int32) {
 	idf := ix.idf[key]
-	strong := strings.IndexByte(key, ' ') >= 0 || ix.lex.Class(key) == words.Content
+	strong := strings.IndexByte(key, ' ') >= 0 || ix.lex.Distinctive(key)
 	for _, p := range ps {
 		sc.score[p.doc] += p.weight * idf
 		matched[p.doc]++

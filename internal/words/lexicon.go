@@ -193,6 +193,11 @@ func (l *Lexicon) IdentClass(stem string) Class {
 	return c
 }
 
+// Distinctive reports whether a word of a message can point at a service
+// by itself: a content word that is not a common verb, adjective or
+// adverb ("select", "take" are not, "calendar" and "flashcards" are).
+func (l *Lexicon) Distinctive(stem string) bool { return l.IdentClass(stem) == Content }
+
 // IsVerb reports whether a stem is one of the glossary's verbs: evidence in
 // a pair, never alone.
 func (l *Lexicon) IsVerb(stem string) bool { return l.verbs[stem] }
