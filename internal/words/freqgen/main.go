@@ -39,6 +39,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"math"
 	"os"
 	"path/filepath"
@@ -67,13 +68,13 @@ func main() {
 	wordnet := flag.String("wordnet", "", "folder the Debian package wordnet-base was unpacked into with dpkg -x")
 	out := flag.String("out", "internal/words/lists", "folder to write frequent-en.txt and frequent-de.txt into")
 	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("freqgen: ")
 	if *subtlex == "" || *onboard == "" || *wordnet == "" {
-		fmt.Fprintln(os.Stderr, "freqgen: give -subtlex, -onboard and -wordnet; the doc comment of internal/words/freqgen says how to install them")
-		os.Exit(2)
+		log.Fatal("give -subtlex, -onboard and -wordnet; the doc comment of internal/words/freqgen says how to install them")
 	}
 	if err := run(*subtlex, *onboard, *wordnet, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "freqgen:", err)
-		os.Exit(1)
+		log.Fatal(err)
 	}
 }
 
