@@ -27,10 +27,14 @@ import (
 //     card, a word their tool descriptions repeat or their instructions use.
 //
 // Generic words ("create", "list", "report") are never evidence. Everyday
-// words ("issue", "release", "drive") weigh 1, so one of them alone never
+// words ("issue", "release", "drive"; internal/words decides them from
+// English and German word frequencies) weigh 1, so one of them alone never
 // offers a server while a second signal does: "I have an issue with my
 // internet" offers nothing, "which issues are open in the website repo"
-// offers GitHub. A word shared by the tools of three or more servers says
+// offers GitHub. That holds even when one everyday word is evidence twice
+// over (a server named "Notes" whose card says "notes"): a server needs
+// one strong piece of evidence or words from two places in the message. A
+// word shared by the tools of three or more servers says
 // little about any one of them and weighs 1 too. Matching is by whole
 // words after folding and light stemming, so "repo" never fires inside
 // "report" and "Termin" never inside "Terminals"; German compounds match by
@@ -123,6 +127,9 @@ type scratch struct {
 	ev      [][maxEvidence]Evidence
 	nev     []uint8
 	best    []int32 // per server: best term for the current position, -1 none
+	strong  []bool  // per server: some evidence weighs more than an everyday word
+	from    []int32 // per server: the message position of its first evidence, -1 none
+	spread  []bool  // per server: evidence from two or more message positions
 	buf     []byte
 }
 
@@ -147,9 +154,15 @@ type Decision struct {
 	// Manual is the store plugin whose manual entered the turn and brought
 	// this server with it (Plan.Turn); "" when the words alone decided.
 	Manual    string
+	evident   bool // the words are enough, whether or not it is connected
 	evidence  [maxEvidence]Evidence
 	nEvidence uint8
 }
+
+// Evident reports whether the message's words are enough to offer the
+// server once it is connected: OfferAt reached, and not by one everyday
+// word alone.
+func (d *Decision) Evident() bool { return d.evident }
 
 // Evidence returns what the decision rests on, strongest first.
 func (d *Decision) Evidence() []Evidence { return d.evidence[:d.nEvidence] }
@@ -172,7 +185,11 @@ func (d *Decision) Because() string {
 	if len(ev) == 0 {
 		return "no word of the message points at this server"
 	}
-	if !d.Offered {
+	alone := !d.Offered && d.Score >= OfferAt
+	switch {
+	case alone:
+		b.WriteString("one everyday word only: ")
+	case !d.Offered:
 		fmt.Fprintf(&b, "weak evidence only (%d of %d): ", d.Score, OfferAt)
 	}
 	for i, e := range ev {
@@ -224,7 +241,8 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 
 	for si, id := range g.servers {
 		d := Decision{Server: id, Connected: g.conn[si], Score: int(sc.score[si])}
-		d.Offered = d.Connected && d.Score >= OfferAt
+		d.evident = d.Score >= OfferAt && (sc.strong[si] || sc.spread[si])
+		d.Offered = d.Connected && d.evident
 		d.evidence = sc.ev[si]
 		d.nEvidence = sc.nev[si]
 		out = append(out, d)
@@ -240,11 +258,20 @@ func (g *Gate) reset(sc *scratch) {
 		sc.ev = make([][maxEvidence]Evidence, n)
 		sc.nev = make([]uint8, n)
 		sc.best = make([]int32, n)
+		sc.strong = make([]bool, n)
+		sc.from = make([]int32, n)
+		sc.spread = make([]bool, n)
 	}
 	sc.score, sc.desc, sc.ev, sc.nev, sc.best = sc.score[:n], sc.desc[:n], sc.ev[:n], sc.nev[:n], sc.best[:n]
+	sc.strong, sc.from, sc.spread = sc.strong[:n], sc.from[:n], sc.spread[:n]
 	clear(sc.score)
 	clear(sc.desc)
 	clear(sc.nev)
+	clear(sc.strong)
+	clear(sc.spread)
+	for i := range sc.from {
+		sc.from[i] = -1
+	}
 	if len(sc.seen) != len(g.terms) {
 		sc.seen = make([]uint32, len(g.terms))
 		sc.gen = 0
@@ -256,8 +283,9 @@ func (g *Gate) reset(sc *scratch) {
 	}
 }
 
-// count adds a term's weight to its server once per turn.
-func (g *Gate) count(sc *scratch, id int32, word string) {
+// count adds a term's weight to its server once per turn; at is the
+// message position of the word that matched.
+func (g *Gate) count(sc *scratch, id int32, word string, at int32) {
 	if sc.seen[id] == sc.gen {
 		return
 	}
@@ -271,6 +299,15 @@ func (g *Gate) count(sc *scratch, id int32, word string) {
 		sc.desc[t.server]++
 	}
 	sc.score[t.server] += w
+	if t.weight > weightWeak {
+		sc.strong[t.server] = true
+	}
+	switch f := sc.from[t.server]; {
+	case f < 0:
+		sc.from[t.server] = at
+	case f != at:
+		sc.spread[t.server] = true
+	}
 	ev := Evidence{Kind: t.kind, Weight: int(t.weight), Word: word, Term: t.label, Source: t.source}
 	list := &sc.ev[t.server]
 	n := int(sc.nev[t.server])
@@ -311,7 +348,7 @@ func (g *Gate) matchNames(sc *scratch, toks []words.Token) {
 					word = joinFolds(toks[i : i+w+1])
 				}
 				for _, id := range ids {
-					g.count(sc, id, word)
+					g.count(sc, id, word, int32(i))
 				}
 			}
 		}
@@ -350,7 +387,7 @@ func (g *Gate) matchWords(sc *scratch, toks []words.Token) {
 		}
 		for _, id := range sc.best {
 			if id >= 0 {
-				g.count(sc, id, t.Fold)
+				g.count(sc, id, t.Fold, p)
 			}
 		}
 	}
@@ -378,7 +415,7 @@ func (g *Gate) matchPairs(sc *scratch, toks []words.Token) {
 			sc.buf = append(append(append(sc.buf[:0], ta.Stem...), ' '), tb.Stem...)
 			if ids, ok := g.pairs[string(sc.buf)]; ok {
 				for _, id := range ids {
-					g.count(sc, id, ta.Fold+" "+tb.Fold)
+					g.count(sc, id, ta.Fold+" "+tb.Fold, sc.content[a])
 				}
 			}
 		}

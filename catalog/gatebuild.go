@@ -125,7 +125,7 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 			parts = append(parts, words.Token{Fold: strings.Clone(t.Fold), Stem: strings.Clone(t.Stem)})
 		}
 		for i, p := range parts {
-			cls := lex.Class(p.Stem)
+			cls := lex.IdentClass(p.Stem) // tool names are built from common words
 			if w := classWeight(cls); w > 0 && len(p.Stem) >= 3 {
 				b.word(si, p.Stem, p.Fold, cp.Tool, EvTool, w)
 				if b.toolSrv[p.Stem] == nil {

@@ -226,7 +226,7 @@ func (t *Turn) Offline(manuals ...string) []string {
 			continue
 		}
 		s := &pl.view.servers[i]
-		if t.Decisions[i].Score >= OfferAt || matchAny(pl.policy.Focus, "mcp:"+s.ID+"/*", s.ID) ||
+		if t.Decisions[i].Evident() || matchAny(pl.policy.Focus, "mcp:"+s.ID+"/*", s.ID) ||
 			(s.Plugin != "" && slices.Contains(manuals, s.Plugin)) {
 			out = append(out, s.ID)
 		}

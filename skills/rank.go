@@ -42,6 +42,10 @@ type Match struct {
 	Skill *Skill
 	Score float64
 	Entry Entry
+	// Weak is set when the match rests on one everyday word of the
+	// message ("file", "event"): enough for the skill to enter, not for a
+	// manual to bring its plugin's servers (LeadingManual).
+	Weak bool
 }
 
 // ID returns the skill's capability id.
@@ -102,7 +106,7 @@ func (r *Ranker) Rank(msg string, out []Match) []Match {
 	var hits [16]lexrank.Hit
 	for _, h := range r.ix.Rank(msg, hits[:0]) {
 		s := r.skills[h.Doc]
-		out = append(out, Match{Skill: s, Score: h.Score, Entry: EntryFor(s, h.Score)})
+		out = append(out, Match{Skill: s, Score: h.Score, Entry: EntryFor(s, h.Score), Weak: h.Matched < 2 && h.Strong == 0})
 	}
 	return out
 }
@@ -128,13 +132,15 @@ const ManualLead = 1.5
 
 // LeadingManual returns the plugin whose manual clearly leads a ranking
 // and enters the turn, or "": the turn offers that plugin's servers even
-// when the message names none of their words (catalog.Plan.Turn).
+// when the message names none of their words (catalog.Plan.Turn). As in
+// the MCP gate, one everyday word is not enough: "Which event changed
+// history?" may touch the calendar manual, but brings no calendar tools.
 func LeadingManual(ms []Match) string {
 	if len(ms) == 0 {
 		return ""
 	}
 	best := ms[0]
-	if best.Skill.Plugin == "" || (best.Entry != EntryJoin && best.Entry != EntryTakeOver) {
+	if best.Skill.Plugin == "" || (best.Entry != EntryJoin && best.Entry != EntryTakeOver) || best.Weak {
 		return ""
 	}
 	if len(ms) > 1 && best.Score < ManualLead*ms[1].Score {

@@ -116,15 +116,40 @@ func TestLeadingManual(t *testing.T) {
 		want string
 	}{
 		{nil, ""},
-		{[]Match{{cal, 4, EntryJoin}}, "google-calendar"},
-		{[]Match{{cal, 4, EntryJoin}, {todo, 2, EntryJoin}}, "google-calendar"},
-		{[]Match{{cal, 4, EntryJoin}, {todo, 3.5, EntryJoin}}, ""}, // a tie brings neither
-		{[]Match{{human, 9, EntryTakeOver}, {cal, 3, EntryJoin}}, ""},
-		{[]Match{{cal, 1, EntryNone}}, ""},
+		{[]Match{{cal, 4, EntryJoin, false}}, "google-calendar"},
+		{[]Match{{cal, 4, EntryJoin, false}, {todo, 2, EntryJoin, false}}, "google-calendar"},
+		{[]Match{{cal, 4, EntryJoin, false}, {todo, 3.5, EntryJoin, false}}, ""}, // a tie brings neither
+		{[]Match{{human, 9, EntryTakeOver, false}, {cal, 3, EntryJoin, false}}, ""},
+		{[]Match{{cal, 1, EntryNone, false}}, ""},
+		{[]Match{{cal, 4, EntryJoin, true}}, ""}, // one everyday word brings no servers
 	}
 	for i, tt := range tests {
 		if got := LeadingManual(tt.ms); got != tt.want {
 			t.Errorf("%d: %q, want %q", i, got, tt.want)
+		}
+	}
+}
+
+// TestLeadingManualEverydayWordAloneS3: a manual that matches a message on
+// one everyday word may be reported, but does not bring its plugin's
+// servers; two words, or one word that is not everyday, do.
+func TestLeadingManualEverydayWordAloneS3(t *testing.T) {
+	r := NewRanker(rankSet())
+	tests := []struct {
+		msg, want string
+	}{
+		{"Which event shaped the last century?", ""},
+		{"Wie war das Event gestern?", ""},
+		{"Is the meeting room big enough for ten people?", ""},
+		{"Am I free on Thursday evening?", "google-calendar"},
+		{"Put the dentist appointment in my calendar", "google-calendar"},
+		{"Welche Termine habe ich morgen?", "google-calendar"},
+		{"Which repo has the failing build?", "github"},
+	}
+	for _, tt := range tests {
+		ms := r.Rank(tt.msg, nil)
+		if got := LeadingManual(ms); got != tt.want {
+			t.Errorf("%q: manual %q brings its servers, want %q (ranking %v)", tt.msg, got, tt.want, ms)
 		}
 	}
 }

@@ -39,6 +39,11 @@ type Hit struct {
 	Score float64
 	// Matched is how many distinct message stems matched the document.
 	Matched int
+	// Strong is how many of them can point at a subject by themselves: a
+	// distinctive word (words.Lexicon.Distinctive) or a whole phrase. A
+	// hit with Matched 1 and Strong 0 rests on one everyday word ("file",
+	// "event") or common verb ("select").
+	Strong int
 }
 
 type posting struct {
@@ -62,6 +67,7 @@ type scratch struct {
 	score  []float32
 	hits   []int32
 	seen   map[string]bool
+	strong []int32
 	buf    []byte
 	stems  []string
 	phrase []string
@@ -151,11 +157,14 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	if cap(sc.score) < ix.n {
 		sc.score = make([]float32, ix.n)
 		sc.hits = make([]int32, ix.n)
+		sc.strong = make([]int32, ix.n)
 	}
 	sc.score = sc.score[:ix.n]
 	clear(sc.score)
 	matched := sc.hits[:ix.n]
 	clear(matched)
+	sc.strong = sc.strong[:ix.n]
+	clear(sc.strong)
 	clear(sc.seen)
 	sc.stems = sc.stems[:0]
 	sc.phrase = sc.phrase[:0]
@@ -189,7 +198,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	start := len(out)
 	for d, s := range sc.score {
 		if s > 0 {
-			out = append(out, Hit{Doc: d, Score: float64(s), Matched: int(matched[d])})
+			out = append(out, Hit{Doc: d, Score: float64(s), Matched: int(matched[d]), Strong: int(sc.strong[d])})
 		}
 	}
 	slices.SortFunc(out[start:], func(a, b Hit) int {
@@ -206,9 +215,13 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 
 func (ix *Index) add(sc *scratch, key string, ps []posting, matched []int32) {
 	idf := ix.idf[key]
+	strong := strings.IndexByte(key, ' ') >= 0 || ix.lex.Distinctive(key)
 	for _, p := range ps {
 		sc.score[p.doc] += p.weight * idf
 		matched[p.doc]++
+		if strong {
+			sc.strong[p.doc]++
+		}
 	}
 }
 

