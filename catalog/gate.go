@@ -264,7 +264,7 @@ func (g *Gate) count(sc *scratch, id int32, word string) {
 	sc.seen[id] = sc.gen
 	t := &g.terms[id]
 	w := int16(t.weight)
-	if t.kind == EvDesc {
+	if t.kind == EvDesc && t.weight == weightWeak {
 		if sc.desc[t.server] >= maxDescPerTurn {
 			return
 		}
