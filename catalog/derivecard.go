@@ -47,7 +47,7 @@ const (
 	deriveMinScore = 0.5
 	// deriveStrongScore is the score from which a content word of the
 	// card weighs as much as a card word an author chose.
-	deriveStrongScore = 2.5
+	deriveStrongScore = 2.0
 	// deriveMaxWords bounds a card: what the owner reads stays short, and
 	// a server with hundreds of tools cannot claim every word.
 	deriveMaxWords = 16
@@ -130,8 +130,8 @@ func (b *gateBuilder) cardWord(t words.Token, own map[string]bool) bool {
 	if len(t.Stem) < 3 || isNumber(t.Stem) || b.otherNames[t.Stem] || own[t.Stem] {
 		return false
 	}
-	if len(t.Fold) >= 6 && strings.HasSuffix(t.Fold, "ed") {
-		return false // "configured", "requested": what happened, not what it is about
+	if len(t.Fold) >= 6 && strings.HasSuffix(t.Fold, "ed") || isAdverb(t.Fold) {
+		return false // "configured", "permanently": how, not what about
 	}
 	c := b.g.lex.Class(t.Stem)
 	return c == words.Content || c == words.Everyday
@@ -161,9 +161,19 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 		source string
 		best   float64
 		phrase bool
+		head   bool // it heads a noun phrase somewhere, not only modifies one
 	}
 	cands := map[string]*acc{}
-	add := func(stem, label, source string, w float64, phrase bool) {
+	purposes := func(a *acc) int {
+		n := 0
+		for _, w := range a.byTool {
+			if w >= posPurpose {
+				n++
+			}
+		}
+		return n
+	}
+	add := func(stem, label, source string, w float64, phrase, head bool) {
 		a := cands[stem]
 		if a == nil {
 			a = &acc{byTool: map[string]float64{}, label: label, phrase: phrase}
@@ -175,6 +185,7 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 		if w > a.best {
 			a.best, a.source = w, source
 		}
+		a.head = a.head || head
 	}
 	lex := b.g.lex
 	for _, sp := range serverSpans(s, tools) {
@@ -196,10 +207,10 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 			if next != nil {
 				w *= modifierShare
 				if b.cardWord(*next, own) || b.ownWord(*next, own) {
-					add(strings.Clone(t.Stem+" "+next.Stem), strings.Clone(t.Fold+" "+next.Fold), sp.source, sp.weight, true)
+					add(strings.Clone(t.Stem+" "+next.Stem), strings.Clone(t.Fold+" "+next.Fold), sp.source, sp.weight, true, true)
 				}
 			}
-			add(strings.Clone(t.Stem), strings.Clone(t.Fold), sp.source, w, false)
+			add(strings.Clone(t.Stem), strings.Clone(t.Fold), sp.source, w, false, next == nil)
 		}
 	}
 	n := math.Sqrt(float64(max(len(tools), 1)))
@@ -225,9 +236,17 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 		}
 		d := derived{stem: stem, label: a.label, source: a.source, score: score, phrase: a.phrase, weight: weightWeak}
 		// A word weighs as much as an author's card word only when the
-		// server says it in two places (its instructions and a tool, or
-		// two tools): one sentence's passing word ("later") is no subject.
-		if score >= deriveStrongScore && len(a.byTool) >= 2 && (a.phrase || lex.Class(stem) == words.Content) {
+		// server says it in two places where it says what it is for (its
+		// instructions and a tool's purpose, or two tools' purposes): one
+		// sentence's passing word ("later") is no subject, and a later
+		// sentence repeated by every tool ("to identify the target") is
+		// boilerplate.
+		// A word that only modifies others ("knowledge" of "knowledge
+		// graph") is strong only in its phrase.
+		// Two words named together are specific enough when one of the
+		// two places says what the server is for.
+		said := purposes(a) >= 2 || a.phrase && purposes(a) >= 1 && len(a.byTool) >= 2
+		if score >= deriveStrongScore && said && a.head && (a.phrase || lex.Class(stem) == words.Content) {
 			d.weight = weightStrong
 		}
 		out = append(out, d)
@@ -286,4 +305,23 @@ func sentences(text string, max int) []string {
 		emit(len(text))
 	}
 	return out
+}
+
+// adverbSources are the adjective endings that "-ly" turns into adverbs
+// ("complete-ly", "permanent-ly", "explicit-ly"); nouns in -ly ("family",
+// "assembly") keep theirs.
+var adverbSources = []string{"al", "ent", "ant", "ate", "ete", "ous", "ive", "ful", "less", "ic", "it", "ible", "able", "ear", "ect", "ick", "ow"}
+
+// isAdverb reports an English adverb in -ly.
+func isAdverb(fold string) bool {
+	base, ok := strings.CutSuffix(fold, "ly")
+	if !ok || len(base) < 4 {
+		return false
+	}
+	for _, end := range adverbSources {
+		if strings.HasSuffix(base, end) {
+			return true
+		}
+	}
+	return false
 }

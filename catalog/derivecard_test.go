@@ -34,7 +34,8 @@ func handAddedCatalog(t *testing.T) *catalog.View {
 	add(catalog.Server{ID: "keeper", Title: "Keeper",
 		Instructions: "Keeps facts about the user and recalls them later."},
 		tool("put_item", "Store a fact about the user."),
-		tool("get_item", "Return the facts stored about a person or a topic."))
+		tool("get_item", "Return the facts stored about a person or a topic."),
+		tool("drop_item", "Forget a fact completely. A forgotten fact is gone permanently, its history erased."))
 	add(catalog.Server{ID: "github", Title: "GitHub", Plugin: "github", Card: []string{"repo", "pull request", "issue"}},
 		tool("create_pull_request", "Create a pull request."), tool("list_issues", "List issues."))
 	return c.View()
@@ -90,9 +91,12 @@ func TestDerivedCardShowsSourceC5(t *testing.T) {
 			t.Errorf("wayfinder's derived card %v lacks %q", got, want)
 		}
 	}
-	for _, e := range v.Gate().Vocabulary("wayfinder") {
-		if e.Word == "compute" || e.Word == "radius" || e.Word == "meters" {
-			t.Errorf("derived card holds %q (%s): a verb or an argument is no use", e.Word, e.Kind)
+	for _, server := range []string{"wayfinder", "keeper"} {
+		for _, e := range v.Gate().Vocabulary(server) {
+			switch e.Word {
+			case "compute", "radius", "meters", "forget", "completely", "permanently", "erased":
+				t.Errorf("%s's derived card holds %q (%s): a verb, an adverb or an argument is no use", server, e.Word, e.Kind)
+			}
 		}
 	}
 }
