@@ -110,3 +110,28 @@ func because(v *catalog.View, msg string) map[string]string {
 	}
 	return out
 }
+
+// TestDerivedCardsOfPublishedServersC5: over the 17 published servers,
+// the uses their descriptions name reach the hand-added ones (with a
+// second word, as any everyday use), and passing words of those
+// descriptions do not.
+func TestDerivedCardsOfPublishedServersC5(t *testing.T) {
+	v := loadSnapshot(t, "catalog-extended.json").View()
+	for _, tt := range []struct {
+		msg    string
+		want   string // offered
+		absent string // not offered
+	}{
+		{"Any local businesses that repair bikes near me?", "brave-search", ""},
+		{"Find articles online about climate policy", "brave-search", ""},
+		{"What's in your knowledge graph about me?", "memory", ""},
+		{"I read an article about whales yesterday", "", "brave-search"},
+		{"My knowledge of French is poor", "", "memory"},
+		{"Which elements does my website use for its header?", "", "notebooklm-mcp"},
+	} {
+		got := offered(v, tt.msg)
+		if tt.want != "" && !slices.Contains(got, tt.want) || tt.absent != "" && slices.Contains(got, tt.absent) {
+			t.Errorf("%q offered %v; want %q in it, %q not; because %v", tt.msg, got, tt.want, tt.absent, because(v, tt.msg))
+		}
+	}
+}
