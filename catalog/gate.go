@@ -23,8 +23,10 @@ import (
 //     own tool names ("flashcards" from flashcards_create).
 //   - tool pair (2): two words that one tool name joins, near each other in
 //     the message ("create ... event" for create-event, "mind map").
-//   - description word (1, at most 1 per server): for servers without a
-//     card, a word their tool descriptions repeat or their instructions use.
+//   - description word (1, at most 1 per server; 2 when the server says it
+//     where it says what it is for, twice): for servers without a card, a
+//     word of the card derived from their descriptions and instructions
+//     (derivecard.go).
 //
 // Generic words ("create", "list", "report") are never evidence. Everyday
 // words ("issue", "release", "drive") weigh 1, so one of them alone never
@@ -57,9 +59,6 @@ const (
 	// pairWindow is how far apart (in non-function words) the two words of
 	// a tool pair may stand: "create a new calendar event" still pairs.
 	pairWindow = 3
-	// descMinTools is how many of a server's tool descriptions must use a
-	// word before it joins the derived card.
-	descMinTools = 2
 )
 
 // EvidenceKind says where a piece of evidence came from.
