@@ -22,9 +22,9 @@ import (
 //     code, examples and quoted syntax not at all;
 //   - how often: each tool counts a word once, and the tools' total is
 //     scaled by the square root of the server's tool count (the
-//     instructions speak for the whole server and are not scaled), so one passing word among
-//     32 tools ("website" of NotebookLM) stays out while the one word that
-//     two tools of a small server share is in;
+//     instructions speak for the whole server and are not scaled), so one
+//     passing word among 32 tools ("website" of NotebookLM) stays out
+//     while the one word that two tools of a small server share is in;
 //   - how specific: a word the descriptions of many servers use tells them
 //     apart less (an inverse document frequency over the catalog's
 //     servers), and an everyday word less than a content word.
@@ -74,9 +74,9 @@ type textSpan struct {
 	text   string
 	source string // tool name, or "instructions"
 	weight float64
-	// verbFirst is set for the first clause of a description's sentence:
-	// its first word is what the tool does ("Convert", "Performs"), not
-	// what it is about.
+	// verbFirst is set for the first clause of a sentence of a
+	// description or the instructions: its first word is what the server
+	// does ("Convert", "Performs"), not what it is about.
 	verbFirst bool
 }
 
@@ -207,7 +207,7 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 			if next != nil {
 				w *= modifierShare
 				if b.cardWord(*next, own) || b.ownWord(*next, own) {
-					add(strings.Clone(t.Stem+" "+next.Stem), strings.Clone(t.Fold+" "+next.Fold), sp.source, sp.weight, true, true)
+					add(t.Stem+" "+next.Stem, t.Fold+" "+next.Fold, sp.source, sp.weight, true, true)
 				}
 			}
 			add(strings.Clone(t.Stem), strings.Clone(t.Fold), sp.source, w, false, next == nil)
@@ -240,11 +240,10 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 		// instructions and a tool's purpose, or two tools' purposes): one
 		// sentence's passing word ("later") is no subject, and a later
 		// sentence repeated by every tool ("to identify the target") is
-		// boilerplate.
-		// A word that only modifies others ("knowledge" of "knowledge
-		// graph") is strong only in its phrase.
-		// Two words named together are specific enough when one of the
-		// two places says what the server is for.
+		// boilerplate. Two words named together are specific enough when
+		// one of their two places says what the server is for. A word
+		// that only modifies others ("knowledge" of "knowledge graph") is
+		// strong only in its phrase.
 		said := purposes(a) >= 2 || a.phrase && purposes(a) >= 1 && len(a.byTool) >= 2
 		if score >= deriveStrongScore && said && a.head && (a.phrase || lex.Class(stem) == words.Content) {
 			d.weight = weightStrong
@@ -279,8 +278,9 @@ func (b *gateBuilder) specificity(stem string) float64 {
 }
 
 // sentences splits text at sentence ends and line breaks, dropping what
-// reads as code or syntax: examples and argument formats name no use.
-func sentences(text string, max int) []string {
+// reads as code or syntax: examples and argument formats name no use. A
+// limit other than 0 bounds how many are kept.
+func sentences(text string, limit int) []string {
 	var out []string
 	start := 0
 	emit := func(end int) {
@@ -291,7 +291,7 @@ func sentences(text string, max int) []string {
 		}
 		out = append(out, s)
 	}
-	for i := 0; i < len(text) && (max == 0 || len(out) < max); i++ {
+	for i := 0; i < len(text) && (limit == 0 || len(out) < limit); i++ {
 		switch text[i] {
 		case '\n':
 			emit(i)
@@ -301,7 +301,7 @@ func sentences(text string, max int) []string {
 			}
 		}
 	}
-	if start < len(text) && (max == 0 || len(out) < max) {
+	if start < len(text) && (limit == 0 || len(out) < limit) {
 		emit(len(text))
 	}
 	return out
