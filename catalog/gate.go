@@ -23,8 +23,10 @@ import (
 //     own tool names ("flashcards" from flashcards_create).
 //   - tool pair (2): two words that one tool name joins, near each other in
 //     the message ("create ... event" for create-event, "mind map").
-//   - description word (1, at most 1 per server): for servers without a
-//     card, a word their tool descriptions repeat or their instructions use.
+//   - description word (1, at most 2 per server; 2 when the server says it
+//     where it says what it is for, twice): for servers without a card, a
+//     word of the card derived from their descriptions and instructions
+//     (derivecard.go).
 //
 // Generic words ("create", "list", "report") are never evidence. Everyday
 // words ("issue", "release", "drive"; internal/words decides them from
@@ -54,16 +56,13 @@ const (
 	weightName     = 3
 	weightStrong   = 2
 	weightWeak     = 1
-	maxDescPerTurn = 1
+	maxDescPerTurn = 2
 	// compoundHead is the shortest word matched as the head of a compound:
 	// "termin" in "Kundentermine" is safe, "repo" or "song" would not be.
 	compoundHead = 5
 	// pairWindow is how far apart (in non-function words) the two words of
 	// a tool pair may stand: "create a new calendar event" still pairs.
 	pairWindow = 3
-	// descMinTools is how many of a server's tool descriptions must use a
-	// word before it joins the derived card.
-	descMinTools = 2
 )
 
 // EvidenceKind says where a piece of evidence came from.
@@ -292,7 +291,7 @@ func (g *Gate) count(sc *scratch, id int32, word string, at int32) {
 	sc.seen[id] = sc.gen
 	t := &g.terms[id]
 	w := int16(t.weight)
-	if t.kind == EvDesc {
+	if t.kind == EvDesc && t.weight == weightWeak {
 		if sc.desc[t.server] >= maxDescPerTurn {
 			return
 		}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"maps"
 	"strings"
 	"unicode"
 
@@ -23,6 +24,11 @@ type gateBuilder struct {
 	// chose the words in each language, so its tool words are not also
 	// translated ("search_events" of an error tracker is not "Termine").
 	carded bool
+	// srvDF counts, per stem, the servers whose own text (descriptions,
+	// titles, instructions) uses it; nServers is how many servers there
+	// are. A derived card weighs its words by how few servers share them.
+	srvDF    map[string]int
+	nServers int
 }
 
 type termKey struct {
@@ -54,6 +60,12 @@ func buildGate(v *View) *Gate {
 	for i := range v.caps {
 		if cp := &v.caps[i]; cp.Kind == KindMCP && !v.never[i] {
 			tools[cp.Server] = append(tools[cp.Server], cp)
+		}
+	}
+	b.srvDF, b.nServers = map[string]int{}, len(v.servers)
+	for _, s := range v.servers {
+		for stem := range b.serverStems(&s, tools[s.ID]) {
+			b.srvDF[stem]++
 		}
 	}
 	for si, s := range v.servers {
@@ -143,43 +155,23 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 			}
 		}
 	}
-	// A server without a card gets one derived from what its tools say
-	// about themselves: words that several descriptions repeat, and the
-	// instructions it sent. One description's passing word ("website") is
-	// not enough.
+	// A server without a card gets one derived from what it says about
+	// itself: its tools' descriptions and its instructions (derivecard.go).
 	if len(s.Card) == 0 {
-		df := map[string]int{}
-		label := map[string]string{}
-		for _, cp := range tools {
-			seen := map[string]bool{}
-			for _, t := range b.z.Tokenize(cp.Description + " " + cp.title) {
-				if b.descWord(t) && !seen[t.Stem] && !nameWords[t.Stem] {
-					seen[t.Stem] = true
-					df[t.Stem]++
-					if label[t.Stem] == "" {
-						label[t.Stem] = strings.Clone(t.Fold)
-					}
-				}
+		own := maps.Clone(nameWords)
+		for stem := range b.toolSrv {
+			if b.toolSrv[stem][si] {
+				own[stem] = true
 			}
 		}
-		for _, t := range b.z.Tokenize(s.Instructions) {
-			if b.descWord(t) && !nameWords[t.Stem] {
-				df[t.Stem] += descMinTools
-				if label[t.Stem] == "" {
-					label[t.Stem] = strings.Clone(t.Fold)
-				}
-			}
-		}
-		for stem, n := range df {
-			if n >= descMinTools {
-				b.word(si, stem, label[stem], "", EvDesc, weightWeak)
+		for _, d := range b.deriveCard(&s, tools, own) {
+			if d.phrase {
+				b.phrase(si, d.stem, d.label, d.source, EvDesc, d.weight)
+			} else {
+				b.word(si, d.stem, d.label, d.source, EvDesc, d.weight)
 			}
 		}
 	}
-}
-
-func (b *gateBuilder) descWord(t words.Token) bool {
-	return len(t.Stem) >= 4 && !isNumber(t.Stem) && b.g.lex.Class(t.Stem) == words.Content && !b.otherNames[t.Stem]
 }
 
 // classWeight is the weight a single word of a card or tool name carries.

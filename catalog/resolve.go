@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -170,7 +171,11 @@ func (pl *Plan) Policy() Policy { return pl.policy }
 type Turn struct {
 	Tools     []*Capability
 	Decisions []Decision
-	plan      *Plan
+	// Prefer, when set, breaks ties between servers that the message's
+	// words match equally: only the winner is offered (prefer.go).
+	Prefer *Preferences
+	plan   *Plan
+	ties   []*Tie // per decision: the tie it was part of, if any
 }
 
 // Turn runs step 4, the MCP gate, for one message and fills t: the stable
@@ -206,11 +211,87 @@ func (pl *Plan) Turn(msg string, t *Turn, manuals ...string) {
 					d.Offered, d.Manual = true, plugin
 				}
 			}
-			if d.Offered {
-				t.Tools = append(t.Tools, pl.gated[i]...)
+		}
+	}
+	t.ties = t.ties[:0]
+	if byWords && t.Prefer != nil {
+		pl.breakTies(t)
+	}
+	for i := range t.Decisions {
+		if pl.srvState[i] == srvGated && t.Decisions[i].Offered {
+			t.Tools = append(t.Tools, pl.gated[i]...)
+		}
+	}
+}
+
+// breakTies offers only the winner among servers that the message's words
+// match equally: the same score from the same message words, none of them
+// named. Servers that nothing tells apart all stay.
+func (pl *Plan) breakTies(t *Turn) {
+	var groups map[string][]int
+	for i := range t.Decisions {
+		d := &t.Decisions[i]
+		if pl.srvState[i] != srvGated || !d.Offered || d.Manual != "" {
+			continue
+		}
+		key := tieKey(d)
+		if key == "" {
+			continue
+		}
+		if groups == nil {
+			groups = map[string][]int{}
+		}
+		groups[key] = append(groups[key], i)
+	}
+	for _, idx := range groups {
+		if len(idx) < 2 {
+			continue
+		}
+		list := make([]Contender, len(idx))
+		for k, i := range idx {
+			s := &pl.view.servers[i]
+			list[k] = Contender{Name: s.ID, Plugin: s.Plugin, Server: s.ID}
+		}
+		tie, ok := t.Prefer.Break(list)
+		if !ok {
+			continue
+		}
+		if t.ties == nil || len(t.ties) < len(t.Decisions) {
+			t.ties = make([]*Tie, len(t.Decisions))
+		}
+		for _, i := range idx {
+			t.ties[i] = &tie
+			if t.Decisions[i].Server != tie.Winner {
+				t.Decisions[i].Offered = false
 			}
 		}
 	}
+}
+
+// tieKey is what two decisions must share to tie: their score and the
+// message words their evidence rests on. A server named by the message
+// ties with none.
+func tieKey(d *Decision) string {
+	ev := d.Evidence()
+	ws := make([]string, 0, len(ev))
+	for _, e := range ev {
+		if e.Kind == EvName {
+			return ""
+		}
+		ws = append(ws, e.Word)
+	}
+	slices.Sort(ws)
+	return fmt.Sprint(d.Score, ws)
+}
+
+// Tie returns the tie a server was part of this turn, or nil.
+func (t *Turn) Tie(server string) *Tie {
+	for i, tie := range t.ties {
+		if tie != nil && t.Decisions[i].Server == server {
+			return tie
+		}
+	}
+	return nil
 }
 
 // Offline returns the servers this turn would offer if they were
@@ -240,6 +321,10 @@ type ServerChoice struct {
 	Offered bool   `json:"offered"`
 	Because string `json:"because"`
 	Tools   int    `json:"tools"`
+	// Tie, when the message matched this server and another of its kind
+	// equally, says which won and why (the owner's preference, else the
+	// one used last).
+	Tie *Tie `json:"tie,omitempty"`
 }
 
 // Explain returns, per MCP server, whether its tools were offered this turn
@@ -264,6 +349,13 @@ func (t *Turn) Explain() []ServerChoice {
 			c.Because = "no tool of this server is granted to agent " + quote(pl.policy.Agent)
 		default:
 			c.Because = d.Because()
+			if i < len(t.ties) && t.ties[i] != nil {
+				// The words were enough for both; the tie decided.
+				matched := *d
+				matched.Offered = true
+				c.Tie = t.ties[i]
+				c.Because = matched.Because() + "; " + c.Tie.String(d.Server)
+			}
 			if d.Offered {
 				c.Tools = len(pl.gated[i])
 			}

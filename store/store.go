@@ -170,6 +170,9 @@ type MCPServer struct {
 	// Tools is the server's last tools/list, as JSON, for explaining turns
 	// without starting the server.
 	Tools []byte
+	// Instructions is what the server said at initialize, kept for its
+	// derived usage card when the server is not running (C5).
+	Instructions string
 	// Secrets names the keyring entries jarvisbot made for this server
 	// (literal credentials moved out of its settings); removing the server
 	// deletes those nothing else refers to.
@@ -199,6 +202,40 @@ type MCPServers interface {
 	SetMCPServerTools(ctx context.Context, name string, tools []byte) error
 	// RemoveMCPServer forgets a server, or returns ENOTFOUND.
 	RemoveMCPServer(ctx context.Context, name string) error
+}
+
+// MCPInstructions keeps what a server said at initialize.
+type MCPInstructions interface {
+	// SetMCPServerInstructions records a server's instructions, or
+	// returns ENOTFOUND.
+	SetMCPServerInstructions(ctx context.Context, name, text string) error
+}
+
+// Preference is the owner's mark on a plugin or an MCP server: when two of
+// the same kind match a request equally, the one marked last wins (C5).
+type Preference struct {
+	Kind string // "plugin" or "mcp"
+	Name string
+	At   time.Time
+}
+
+// Preferences keeps the owner's preferred plugins and MCP servers.
+type Preferences interface {
+	// Prefer marks a plugin or server preferred as of now, again if it
+	// was before: the newest mark wins a tie.
+	Prefer(ctx context.Context, kind, name string) error
+	// Unprefer removes a mark; a name not marked is not an error.
+	Unprefer(ctx context.Context, kind, name string) error
+	// Preferred returns every mark, newest first.
+	Preferred(ctx context.Context) ([]Preference, error)
+}
+
+// ToolUse reads, from the activity board, when each tool was last called
+// (a call that ran, not one denied or expired): the tie-break between two
+// services of one kind falls to the one used last.
+type ToolUse interface {
+	// LastUsed returns, per capability id, the time of its last call.
+	LastUsed(ctx context.Context) (map[string]time.Time, error)
 }
 
 // CLITool is a connected command-line program (P5).

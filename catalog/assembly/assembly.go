@@ -186,7 +186,7 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored) error {
 			tools = nil
 		}
 		// refused: a name `mcp add` would not take; it stays listed and removable
-		_ = c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, tools)
+		_ = c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Instructions: s.Instructions, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, tools)
 	}
 	return nil
 }

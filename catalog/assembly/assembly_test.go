@@ -171,9 +171,18 @@ func TestRefreshTakesLiveToolsC7(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range list {
-		if s.Name == "weather" && !strings.Contains(string(s.Tools), "forecast") {
-			t.Errorf("cached tools of weather = %s", s.Tools)
+		if s.Name == "weather" && (!strings.Contains(string(s.Tools), "forecast") || s.Instructions != "Ask me about weather.") {
+			t.Errorf("cached tools of weather = %s, instructions %q", s.Tools, s.Instructions)
 		}
+	}
+	// The next command, with no server running, routes by what was cached:
+	// the derived card reads the instructions too (C5).
+	c, err = assembly.Build(ctx, assembly.Sources{Config: config.Config{DataDir: dir}, Stored: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := c.View().Server("weather"); w == nil || w.Instructions != "Ask me about weather." {
+		t.Errorf("weather from the store = %+v, want its cached instructions", w)
 	}
 }
 

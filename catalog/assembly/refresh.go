@@ -85,5 +85,13 @@ func takeLive(ctx context.Context, c *catalog.Catalog, db ToolCache, name string
 	if err != nil {
 		return err
 	}
-	return db.SetMCPServerTools(ctx, name, mcphost.ToolsJSON(tools))
+	if err := db.SetMCPServerTools(ctx, name, mcphost.ToolsJSON(tools)); err != nil {
+		return err
+	}
+	// A cache that keeps instructions too lets the derived card read them
+	// the next time the server is not running.
+	if ic, ok := db.(store.MCPInstructions); ok {
+		return ic.SetMCPServerInstructions(ctx, name, conn.Instructions)
+	}
+	return nil
 }

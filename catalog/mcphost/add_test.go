@@ -242,3 +242,17 @@ func TestSecretsInUseX3(t *testing.T) {
 		}
 	}
 }
+
+// TestAddKeepsInstructionsC5: what a server says at initialize is stored
+// with it, so its derived usage card reads it while it is not running.
+func TestAddKeepsInstructionsC5(t *testing.T) {
+	ctx := context.Background()
+	e := newAdderEnv(t)
+	if _, err := e.adder().Add(ctx, store.MCPServer{Name: "guide", Command: testServer, Args: []string{"-instructions", "Gives directions and travel times."}, Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.db.MCPServer(ctx, "guide")
+	if err != nil || s.Instructions != "Gives directions and travel times." {
+		t.Errorf("stored instructions %q (%v)", s.Instructions, err)
+	}
+}

@@ -334,6 +334,11 @@ func (h *Host) up(m *managed, conn *Conn) {
 	m.state, m.conn, m.err = StateUp, conn, nil
 	m.mu.Unlock()
 	err := h.cat.SetTools(srv.Name, conn.Tools(), true)
+	if err == nil {
+		// A restarted server may say something new at initialize; its
+		// derived card reads it (C5).
+		err = h.cat.UpdateServer(srv.Name, func(cs *catalog.Server) { cs.Instructions = conn.Instructions })
+	}
 	if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
 		title := conn.Info.Title
 		if title == "" {

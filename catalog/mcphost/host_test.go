@@ -449,3 +449,22 @@ func TestHostUnreachableKeepsTrying(t *testing.T) {
 		return false, sts
 	})
 }
+
+// TestHostUpdatesInstructionsC5: a server the catalog knows already (from
+// the store, with what it said last time) takes what it says at this
+// initialize, so its derived card reads the new instructions.
+func TestHostUpdatesInstructionsC5(t *testing.T) {
+	cat := catalog.New()
+	if err := cat.SetServer(catalog.Server{ID: "guide", Instructions: "what it said last week"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := NewHost(cat, HostOptions{MinBackoff: 200 * time.Millisecond, MaxBackoff: time.Second})
+	defer h.Close()
+	if err := h.Start(context.Background(), stdioServer("guide", "-instructions", "Directions and travel times.")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the new instructions", func() (bool, any) {
+		s, ok := cat.View().Server("guide")
+		return ok && s.Instructions == "Directions and travel times.", s
+	})
+}

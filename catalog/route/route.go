@@ -38,6 +38,9 @@ type Skill struct {
 	Plugin *string `json:"plugin"` // null for a skill of no plugin
 	Score  float64 `json:"score"`
 	Entry  string  `json:"entry"`
+	// Tie, when this manual tied with another of its kind, says which
+	// won and why; the loser's entry is "none" (C5).
+	Tie *catalog.Tie `json:"tie,omitempty"`
 }
 
 // Planner explains the turns of one agent.
@@ -47,6 +50,9 @@ type Planner struct {
 	Ranker *skills.Ranker
 	// Attention holds the plugins under Needs attention (P4).
 	Attention map[string]bool
+	// Prefer breaks ties between services of one kind: the owner's
+	// preference, else the one used last. Nil breaks none.
+	Prefer *catalog.Preferences
 }
 
 // Explanation is a turn explained: Output, and what the text form shows
@@ -73,7 +79,7 @@ const maxWithheldShown = 6
 // Explain explains msg's turn; msg is made valid UTF-8 first.
 func (p Planner) Explain(msg string) Explanation {
 	msg = strings.ToValidUTF8(msg, "\uFFFD")
-	var t catalog.Turn
+	t := catalog.Turn{Prefer: p.Prefer}
 	matched, manuals := p.Skills(msg)
 	p.Plan.Turn(msg, &t, manuals...)
 	out := Output{Message: msg, Agent: p.Plan.Policy().Agent, MCP: p.servers(&t), Tools: make([]string, 0, len(t.Tools)), Skills: matched, OnRequest: t.OnRequest()}
@@ -93,11 +99,18 @@ func (p Planner) Skills(msg string) (out []Skill, manuals []string) {
 		return out, nil
 	}
 	ms := p.Ranker.Rank(msg, nil)
-	if lead := skills.LeadingManual(ms); lead != "" {
+	lead, tie := ManualTie(ms, p.Prefer)
+	if lead != "" {
 		manuals = []string{lead}
 	}
 	for _, m := range ms {
 		rs := Skill{ID: m.ID(), Score: math.Round(m.Score*1000) / 1000, Entry: string(m.Entry)}
+		if tie != nil && m.Skill.Plugin != "" && (m.Skill.Plugin == tie.Winner || slices.Contains(tie.Over, m.Skill.Plugin)) {
+			rs.Tie = tie
+			if m.Skill.Plugin != tie.Winner {
+				rs.Entry = string(skills.EntryNone)
+			}
+		}
 		if m.Skill.Plugin != "" {
 			plugin := m.Skill.Plugin
 			rs.Plugin = &plugin
@@ -105,6 +118,29 @@ func (p Planner) Skills(msg string) (out []Skill, manuals []string) {
 		out = append(out, rs)
 	}
 	return out, manuals
+}
+
+// ManualTie returns the plugin whose manual leads a ranking: the one that
+// clearly leads (skills.LeadingManual), or, when manuals of one kind tie
+// (skills.TiedManuals), the one the owner prefers or used last, with the
+// tie. The runtime and route decide a turn's manuals with it alike.
+func ManualTie(ms []skills.Match, prefer *catalog.Preferences) (string, *catalog.Tie) {
+	if lead := skills.LeadingManual(ms); lead != "" {
+		return lead, nil
+	}
+	tied := skills.TiedManuals(ms)
+	if len(tied) < 2 {
+		return "", nil
+	}
+	list := make([]catalog.Contender, len(tied))
+	for i, plugin := range tied {
+		list[i] = catalog.Contender{Name: plugin, Plugin: plugin}
+	}
+	tie, ok := prefer.Break(list)
+	if !ok {
+		return "", nil
+	}
+	return tie.Winner, &tie
 }
 
 // servers is the turn's per-server explanation (C7), saying for a server

@@ -26,7 +26,7 @@ import (
 
 const mcpUsage = `mcp add NAME [--env K=V]... [--header "K: V"]... [--timeout 30s] [--trusted] -- COMMAND [ARGS...]
        jarvisbot mcp add NAME URL [--header "K: V"]... [--sse] [--timeout 30s] [--trusted]
-       jarvisbot mcp list [--check] [--json] | show NAME | on NAME | off NAME | remove NAME
+       jarvisbot mcp list [--check] [--json] | show NAME | on NAME | off NAME | prefer [--clear] NAME | remove NAME
        jarvisbot mcp call NAME TOOL ['{"arg": "value"}']
        jarvisbot mcp import FILE   (Claude Desktop, Claude Code, Cursor or VS Code mcp.json)`
 
@@ -42,6 +42,7 @@ type mcpFlags struct {
 	timeout       *time.Duration
 	trusted, sse  *bool
 	check, asJSON *bool
+	clear         *bool
 }
 
 // cmdMCP: the owner's MCP servers (M1).
@@ -58,6 +59,7 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 	f.sse = fs.Bool("sse", false, "add: the URL speaks only the older SSE transport")
 	f.check = fs.Bool("check", false, "list: connect to every enabled server now and show whether it answers")
 	f.asJSON = fs.Bool("json", false, "list: one JSON array")
+	f.clear = fs.Bool("clear", false, "prefer: take the preference back")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -106,8 +108,17 @@ func (m mcpCmd) run(ctx context.Context, pos, command []string, f mcpFlags) erro
 			return err
 		}
 		return m.named(ctx, pos[0], name)
+	case "prefer":
+		name, err := one()
+		if err != nil {
+			return err
+		}
+		if _, err := m.db.MCPServer(ctx, name); err != nil {
+			return err
+		}
+		return preferService(ctx, m.a.stdout, m.db, "mcp", name, *f.clear)
 	}
-	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown mcp subcommand %q: use add, list, show, on, off, remove or import", pos[0])
+	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown mcp subcommand %q: use add, list, show, on, off, prefer, remove or import", pos[0])
 }
 
 // named runs a subcommand that takes one name (or file).

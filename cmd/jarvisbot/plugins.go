@@ -22,11 +22,11 @@ import (
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
-const pluginsUsage = "plugins list [--json] | show NAME | install NAME [--no-signin] | install DIR [--yes] [--trusted] [--no-signin] | signin NAME | remove NAME | validate DIR"
+const pluginsUsage = "plugins list [--json] | show NAME | install NAME [--no-signin] | install DIR [--yes] [--trusted] [--no-signin] | signin NAME | prefer [--clear] NAME | remove NAME | validate DIR"
 
 // pluginsFlags are the flags of `jarvisbot plugins`.
 type pluginsFlags struct {
-	asJSON, noSignin, yes, trusted *bool
+	asJSON, noSignin, yes, trusted, clear *bool
 }
 
 // cmdPlugins: the plugin store (P2) and the Agent Plugins checker (P1).
@@ -37,6 +37,7 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 		noSignin: fs.Bool("no-signin", false, "install: record the plugin and its manual now, sign in later with plugins signin NAME"),
 		yes:      fs.Bool("yes", false, "install DIR: do not ask; install after showing everything the plugin brings"),
 		trusted:  fs.Bool("trusted", false, "install DIR: you trust the plugin: honour every field of its skills (trigger words, tier, schedule, voice)"),
+		clear:    fs.Bool("clear", false, "prefer: take the preference back"),
 	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -63,7 +64,7 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		return a.listPlugins(ctx, *f.asJSON)
-	case "show", "install", "remove", "signin":
+	case "show", "install", "remove", "signin", "prefer":
 		if err := need(1, "NAME"); err != nil {
 			return err
 		}
@@ -112,8 +113,27 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 		return a.signIn(ctx, cfg, db, sp.Plugin)
 	case "remove":
 		return a.removePlugin(ctx, cfg, db, sp)
+	case "prefer":
+		return preferService(ctx, a.stdout, db, "plugin", name, *f.clear)
 	}
 	return a.showStorePlugin(ctx, db, sp)
+}
+
+// preferService marks a plugin or MCP server preferred (or clears the
+// mark) and says what that changes.
+func preferService(ctx context.Context, w io.Writer, db store.Preferences, kind, name string, clear bool) error {
+	if clear {
+		if err := db.Unprefer(ctx, kind, name); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s is no longer preferred: a tie with another of its kind goes to the one used last.\n", name)
+		return nil
+	}
+	if err := db.Prefer(ctx, kind, name); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s is now preferred: when it and another %s of its kind match a request equally, it wins (see jarvisbot route).\n", name, map[string]string{"plugin": "plugin", "mcp": "MCP server"}[kind])
+	return nil
 }
 
 // installFolder installs a plugin folder of the owner's own.

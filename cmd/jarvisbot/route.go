@@ -10,6 +10,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/catalog/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog/route"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
@@ -118,6 +119,9 @@ func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connect
 	if err != nil {
 		return p, err
 	}
+	if p.Prefer, err = assembly.Preferences(ctx, db, view); err != nil {
+		return p, err
+	}
 	p.Plan = view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
 	if len(list) > 0 {
 		p.Ranker = skills.NewRanker(list)
@@ -162,7 +166,11 @@ func writeRoute(w io.Writer, ex route.Explanation) {
 	}
 	fmt.Fprintln(w, "\nSkills (best first):")
 	for _, sk := range ex.Skills {
-		fmt.Fprintf(w, "  %s  score %.2f  entry %s\n", sk.ID, sk.Score, sk.Entry)
+		fmt.Fprintf(w, "  %s  score %.2f  entry %s", sk.ID, sk.Score, sk.Entry)
+		if sk.Tie != nil && sk.Plugin != nil {
+			fmt.Fprintf(w, "  (%s)", sk.Tie.String(*sk.Plugin))
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -13,9 +13,12 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-var _ store.MCPServers = (*DB)(nil)
+var (
+	_ store.MCPServers      = (*DB)(nil)
+	_ store.MCPInstructions = (*DB)(nil)
+)
 
-const mcpColumns = `name, transport, command, args, env, cwd, url, headers, timeout_ms, trusted, enabled, plugin, tools, secrets, created_at, updated_at`
+const mcpColumns = `name, transport, command, args, env, cwd, url, headers, timeout_ms, trusted, enabled, plugin, tools, secrets, instructions, created_at, updated_at`
 
 // AddMCPServer records a new server.
 func (db *DB) AddMCPServer(ctx context.Context, s store.MCPServer) error {
@@ -46,9 +49,9 @@ func (db *DB) AddMCPServers(ctx context.Context, list []store.MCPServer) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "tools of MCP server %s are not JSON", s.Name)
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO mcp_servers (`+mcpColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
 			s.Name, s.Transport, s.Command, string(cols[0]), string(cols[1]), s.Cwd, s.URL, string(cols[2]),
-			s.Timeout.Milliseconds(), boolInt(s.Trusted), boolInt(s.Enabled), s.Plugin, string(tools), string(cols[3]), now, now)
+			s.Timeout.Milliseconds(), boolInt(s.Trusted), boolInt(s.Enabled), s.Plugin, string(tools), string(cols[3]), s.Instructions, now, now)
 		if err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINTERNAL, "adding MCP server %s to %s: %w", s.Name, db.path, err)
 		}
@@ -108,7 +111,7 @@ func scanMCP(r interface{ Scan(...any) error }) (store.MCPServer, error) {
 	var args, env, headers, tools, secrets, created, updated string
 	var timeout int64
 	var trusted, enabled int
-	if err := r.Scan(&s.Name, &s.Transport, &s.Command, &args, &env, &s.Cwd, &s.URL, &headers, &timeout, &trusted, &enabled, &s.Plugin, &tools, &secrets, &created, &updated); err != nil {
+	if err := r.Scan(&s.Name, &s.Transport, &s.Command, &args, &env, &s.Cwd, &s.URL, &headers, &timeout, &trusted, &enabled, &s.Plugin, &tools, &secrets, &s.Instructions, &created, &updated); err != nil {
 		return s, err
 	}
 	var problems []string
@@ -149,6 +152,11 @@ func (db *DB) SetMCPServerTools(ctx context.Context, name string, tools []byte) 
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "tools of MCP server %s are not JSON", name)
 	}
 	return db.updateMCP(ctx, name, `tools = ?`, string(tools))
+}
+
+// SetMCPServerInstructions records what a server said at initialize.
+func (db *DB) SetMCPServerInstructions(ctx context.Context, name, text string) error {
+	return db.updateMCP(ctx, name, `instructions = ?`, text)
 }
 
 func (db *DB) updateMCP(ctx context.Context, name, set string, v any) error {

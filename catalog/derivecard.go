@@ -1,0 +1,327 @@
+package catalog
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot/internal/words"
+)
+
+// A server added by hand has no manual: its usage card is derived from
+// what it says about itself (C5), its tools' titles and descriptions and
+// the instructions it sent at initialize. Descriptions are long and mostly
+// about parameters, so a word is weighed by where it stands and by how
+// specific it is, not merely counted:
+//
+//   - where: the first sentence of a description says what the tool is
+//     for ("Calculate travel distance and time ..."), a tool's title the
+//     same in a few words, the instructions what the whole server is for;
+//     later sentences explain arguments and limits and count less, and
+//     code, examples and quoted syntax not at all;
+//   - how often: each tool counts a word once, and the tools' total is
+//     scaled by the square root of the server's tool count (the
+//     instructions speak for the whole server and are not scaled), so one
+//     passing word among 32 tools ("website" of NotebookLM) stays out
+//     while the one word that two tools of a small server share is in;
+//   - how specific: a word the descriptions of many servers use tells them
+//     apart less (an inverse document frequency over the catalog's
+//     servers), and an everyday word less than a content word.
+//
+// The words kept are the card's, strongest first. A word the server's
+// tool names already carry is left to the tool index, where it weighs
+// more. Adjacent words of a purpose sentence ("knowledge graph", "travel
+// distance") are kept as phrases too.
+
+// Where a word stands, as weights.
+const (
+	posInstructionsLead = 3.0 // the first sentence of the instructions
+	posPurpose          = 2.0 // a description's first sentence, a tool title, the rest of the instructions
+	posLater            = 1.0 // a later sentence of a description
+)
+
+// Selection of a derived card's words.
+const (
+	// deriveMinScore is the score a word needs to join the card.
+	deriveMinScore = 0.5
+	// deriveStrongScore is the score from which a content word of the
+	// card weighs as much as a card word an author chose.
+	deriveStrongScore = 2.0
+	// deriveMaxWords bounds a card: what the owner reads stays short, and
+	// a server with hundreds of tools cannot claim every word.
+	deriveMaxWords = 16
+	// modifierShare is what a word counts that modifies the next one.
+	modifierShare = 0.5
+	// everydayShare is what an everyday word's score counts.
+	everydayShare = 0.5
+	// descMaxSentences bounds how much of one description is read.
+	descMaxSentences = 6
+)
+
+// derived is one word or phrase of a derived card.
+type derived struct {
+	stem   string // stems, joined by a space for a phrase
+	label  string // as the server wrote it
+	source string // the tool whose description gave it most, or "instructions"
+	score  float64
+	phrase bool
+	weight int
+}
+
+// textSpan is a clause of a server's own text with its position weight.
+type textSpan struct {
+	text   string
+	source string // tool name, or "instructions"
+	weight float64
+	// verbFirst is set for the first clause of a sentence of a
+	// description or the instructions: its first word is what the server
+	// does ("Convert", "Performs"), not what it is about.
+	verbFirst bool
+}
+
+// serverSpans cuts a server's self-description into weighted clauses.
+func serverSpans(s *Server, tools []*Capability) []textSpan {
+	var out []textSpan
+	for i, sent := range sentences(s.Instructions, 0) {
+		w := posPurpose
+		if i == 0 {
+			w = posInstructionsLead
+		}
+		out = appendClauses(out, sent, "instructions", w, true)
+	}
+	for _, cp := range tools {
+		if cp.title != "" {
+			out = appendClauses(out, cp.title, cp.Tool, posPurpose, false)
+		}
+		for i, sent := range sentences(cp.Description, descMaxSentences) {
+			w := posLater
+			if i == 0 {
+				w = posPurpose
+			}
+			out = appendClauses(out, sent, cp.Tool, w, true)
+		}
+	}
+	return out
+}
+
+// appendClauses cuts a sentence at commas, brackets, colons and dashes:
+// a noun that ends a clause ("news, articles") is what it names.
+func appendClauses(out []textSpan, sent, source string, w float64, verbFirst bool) []textSpan {
+	first := true
+	for c := range strings.FieldsFuncSeq(sent, func(r rune) bool { return strings.ContainsRune(",;:()[]\"'|/", r) || r == '—' || r == '–' }) {
+		if strings.TrimSpace(c) == "" {
+			continue
+		}
+		out = append(out, textSpan{text: c, source: source, weight: w, verbFirst: verbFirst && first})
+		first = false
+	}
+	return out
+}
+
+// ownWord reports whether a token is one of the server's own tool words,
+// which may still join a phrase ("knowledge graph" of read_graph).
+func (b *gateBuilder) ownWord(t words.Token, own map[string]bool) bool {
+	return own[t.Stem] && !b.otherNames[t.Stem] && len(t.Stem) >= 3 && b.g.lex.Class(t.Stem) <= words.Everyday
+}
+
+// cardWord reports whether a token may join a derived card at all.
+func (b *gateBuilder) cardWord(t words.Token, own map[string]bool) bool {
+	if len(t.Stem) < 3 || isNumber(t.Stem) || b.otherNames[t.Stem] || own[t.Stem] {
+		return false
+	}
+	if len(t.Fold) >= 6 && strings.HasSuffix(t.Fold, "ed") || isAdverb(t.Fold) {
+		return false // "configured", "permanently": how, not what about
+	}
+	c := b.g.lex.Class(t.Stem)
+	return c == words.Content || c == words.Everyday
+}
+
+// serverStems is the set of stems a server's own text uses, for the
+// catalog-wide specificity of a word.
+func (b *gateBuilder) serverStems(s *Server, tools []*Capability) map[string]bool {
+	set := map[string]bool{}
+	for _, sp := range serverSpans(s, tools) {
+		for _, t := range b.z.Tokenize(sp.text) {
+			if len(t.Stem) >= 3 {
+				set[strings.Clone(t.Stem)] = true
+			}
+		}
+	}
+	return set
+}
+
+// deriveCard returns the derived usage card of a server without one,
+// strongest first. own holds the stems its name and tool names already
+// carry.
+func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]bool) []derived {
+	type acc struct {
+		byTool map[string]float64 // source -> best position weight
+		label  string
+		source string
+		best   float64
+		phrase bool
+		head   bool // it heads a noun phrase somewhere, not only modifies one
+	}
+	cands := map[string]*acc{}
+	purposes := func(a *acc) int {
+		n := 0
+		for _, w := range a.byTool {
+			if w >= posPurpose {
+				n++
+			}
+		}
+		return n
+	}
+	add := func(stem, label, source string, w float64, phrase, head bool) {
+		a := cands[stem]
+		if a == nil {
+			a = &acc{byTool: map[string]float64{}, label: label, phrase: phrase}
+			cands[stem] = a
+		}
+		if w > a.byTool[source] {
+			a.byTool[source] = w
+		}
+		if w > a.best {
+			a.best, a.source = w, source
+		}
+		a.head = a.head || head
+	}
+	lex := b.g.lex
+	for _, sp := range serverSpans(s, tools) {
+		toks := b.z.Tokenize(sp.text)
+		for i, t := range toks {
+			if i == 0 && sp.verbFirst || !b.cardWord(t, own) {
+				continue
+			}
+			// The head of a noun phrase stands before a function word or
+			// at the end of its clause ("address into", "... and
+			// destinations"); a word before another content word modifies
+			// it ("travel distance") and names the subject less on its
+			// own, though the two together name it well.
+			var next *words.Token
+			if i+1 < len(toks) && lex.Class(toks[i+1].Stem) != words.Stop {
+				next = &toks[i+1]
+			}
+			w := sp.weight
+			if next != nil {
+				w *= modifierShare
+				if b.cardWord(*next, own) || b.ownWord(*next, own) {
+					add(t.Stem+" "+next.Stem, t.Fold+" "+next.Fold, sp.source, sp.weight, true, true)
+				}
+			}
+			add(strings.Clone(t.Stem), strings.Clone(t.Fold), sp.source, w, false, next == nil)
+		}
+	}
+	n := math.Sqrt(float64(max(len(tools), 1)))
+	var out []derived
+	for stem, a := range cands {
+		// The instructions speak for the whole server; a tool's text
+		// for one of its tools.
+		sum := 0.0
+		for src, w := range a.byTool {
+			if src != "instructions" {
+				sum += w
+			}
+		}
+		score := (a.byTool["instructions"] + sum/n) * b.specificity(stem)
+		if !a.phrase && lex.Class(stem) == words.Everyday {
+			score *= everydayShare
+		}
+		if a.phrase && a.best < posPurpose {
+			continue // a phrase must say what a tool is for
+		}
+		if score < deriveMinScore {
+			continue
+		}
+		d := derived{stem: stem, label: a.label, source: a.source, score: score, phrase: a.phrase, weight: weightWeak}
+		// A word weighs as much as an author's card word only when the
+		// server says it in two places where it says what it is for (its
+		// instructions and a tool's purpose, or two tools' purposes): one
+		// sentence's passing word ("later") is no subject, and a later
+		// sentence repeated by every tool ("to identify the target") is
+		// boilerplate. Two words named together are specific enough when
+		// one of their two places says what the server is for. A word
+		// that only modifies others ("knowledge" of "knowledge graph") is
+		// strong only in its phrase.
+		said := purposes(a) >= 2 || a.phrase && purposes(a) >= 1 && len(a.byTool) >= 2
+		if score >= deriveStrongScore && said && a.head && (a.phrase || lex.Class(stem) == words.Content) {
+			d.weight = weightStrong
+		}
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(x, y derived) int {
+		if c := cmp.Compare(y.score, x.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.stem, y.stem)
+	})
+	if len(out) > deriveMaxWords {
+		out = out[:deriveMaxWords]
+	}
+	return out
+}
+
+// specificity is how well a stem (or each word of a phrase) tells one
+// server of the catalog from the others: 1 for a word only one server's
+// text uses, less the more servers use it.
+func (b *gateBuilder) specificity(stem string) float64 {
+	if b.nServers <= 1 {
+		return 1
+	}
+	df := 0
+	for _, w := range strings.Fields(stem) {
+		df = max(df, b.srvDF[w])
+	}
+	df = max(df, 1)
+	return math.Log(float64(b.nServers+1)/float64(df)) / math.Log(float64(b.nServers+1))
+}
+
+// sentences splits text at sentence ends and line breaks, dropping what
+// reads as code or syntax: examples and argument formats name no use. A
+// limit other than 0 bounds how many are kept.
+func sentences(text string, limit int) []string {
+	var out []string
+	start := 0
+	emit := func(end int) {
+		s := strings.TrimSpace(text[start:end])
+		start = end + 1
+		if s == "" || strings.ContainsAny(s, "`{}=<>") || strings.Contains(s, "://") {
+			return
+		}
+		out = append(out, s)
+	}
+	for i := 0; i < len(text) && (limit == 0 || len(out) < limit); i++ {
+		switch text[i] {
+		case '\n':
+			emit(i)
+		case '.', '!', '?':
+			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' {
+				emit(i)
+			}
+		}
+	}
+	if start < len(text) && (limit == 0 || len(out) < limit) {
+		emit(len(text))
+	}
+	return out
+}
+
+// adverbSources are the adjective endings that "-ly" turns into adverbs
+// ("complete-ly", "permanent-ly", "explicit-ly"); nouns in -ly ("family",
+// "assembly") keep theirs.
+var adverbSources = []string{"al", "ent", "ant", "ate", "ete", "ous", "ive", "ful", "less", "ic", "it", "ible", "able", "ear", "ect", "ick", "ow"}
+
+// isAdverb reports an English adverb in -ly.
+func isAdverb(fold string) bool {
+	base, ok := strings.CutSuffix(fold, "ly")
+	if !ok || len(base) < 4 {
+		return false
+	}
+	for _, end := range adverbSources {
+		if strings.HasSuffix(base, end) {
+			return true
+		}
+	}
+	return false
+}
