@@ -76,6 +76,10 @@ type Runtime struct {
 	// Servers, when set, lets a turn wait for an MCP server that its
 	// message wants and that is still starting (see Turn.Offline).
 	Servers Starter
+	// Prefer, when set, tells how the owner breaks a tie between two
+	// services of one kind (C5): the one marked preferred, else the one
+	// used last. The turn decides ties as `route` explains them.
+	Prefer func(ctx context.Context, v *catalog.View) (*catalog.Preferences, error)
 	Log     *slog.Logger
 	Clock   clock.Clock
 	// HistoryTokens bounds the history sent with a turn (bytes/4 estimate);
@@ -249,11 +253,17 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	}
 	view := r.Catalog()
 	plan := view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
-	entering, manuals, enabled, err := r.matchSkills(ctx, ag.Name, in.Text)
+	var prefer *catalog.Preferences
+	if r.Prefer != nil {
+		if prefer, err = r.Prefer(ctx, view); err != nil {
+			return st, err
+		}
+	}
+	entering, manuals, enabled, err := r.matchSkills(ctx, ag.Name, in.Text, prefer)
 	if err != nil {
 		return st, err
 	}
-	var t catalog.Turn
+	t := catalog.Turn{Prefer: prefer}
 	plan.Turn(in.Text, &t, manuals...)
 	var absent string
 	want := append(t.Offline(manuals...), offline(view, need)...)
@@ -524,7 +534,7 @@ type entered struct {
 // matchSkills ranks the agent's enabled skills for msg: the skills that
 // enter the turn, the plugin whose manual leads (its servers may come with
 // it), and every enabled skill, which the stable prompt lists.
-func (r *Runtime) matchSkills(ctx context.Context, agent, msg string) ([]entered, []string, []*skills.Skill, error) {
+func (r *Runtime) matchSkills(ctx context.Context, agent, msg string, prefer *catalog.Preferences) ([]entered, []string, []*skills.Skill, error) {
 	if r.Skills == nil {
 		return nil, nil, nil, nil
 	}
@@ -535,11 +545,12 @@ func (r *Runtime) matchSkills(ctx context.Context, agent, msg string) ([]entered
 	ms := rk.Rank(msg, nil)
 	var out []entered
 	var manuals []string
-	if p := skills.LeadingManual(ms); p != "" {
-		manuals = []string{p}
+	lead, tie := skills.ManualTie(ms, prefer)
+	if lead != "" {
+		manuals = []string{lead}
 	}
 	for _, m := range ms {
-		if m.Entry != skills.EntryTakeOver && m.Entry != skills.EntryJoin {
+		if m.Entry != skills.EntryTakeOver && m.Entry != skills.EntryJoin || skills.LostTie(m, tie) {
 			continue
 		}
 		if len(out) < 3 { // a turn's instructions stay short

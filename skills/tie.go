@@ -1,6 +1,9 @@
 package skills
 
 import (
+	"slices"
+
+	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/words"
 )
 
@@ -73,4 +76,38 @@ func sameKind(a, b map[string]bool) bool {
 		}
 	}
 	return float64(shared) >= sameKindShare*float64(min(len(a), len(b)))
+}
+
+// ManualTie returns the plugin whose manual leads a ranking: the one that
+// clearly leads (LeadingManual), or, when manuals of one kind tie
+// (TiedManuals), the one the owner prefers or used last, with the
+// tie. The runtime and route decide a turn's manuals with it alike.
+func ManualTie(ms []Match, prefer *catalog.Preferences) (string, *catalog.Tie) {
+	if lead := LeadingManual(ms); lead != "" {
+		return lead, nil
+	}
+	tied := TiedManuals(ms)
+	if len(tied) < 2 {
+		return "", nil
+	}
+	list := make([]catalog.Contender, len(tied))
+	for i, plugin := range tied {
+		list[i] = catalog.Contender{Name: plugin, Plugin: plugin}
+	}
+	tie, ok := prefer.Break(list)
+	if !ok {
+		return "", nil
+	}
+	return tie.Winner, &tie
+}
+
+// InTie reports whether m is the manual of a plugin in tie.
+func InTie(m Match, tie *catalog.Tie) bool {
+	return tie != nil && m.Skill.Plugin != "" && (m.Skill.Plugin == tie.Winner || slices.Contains(tie.Over, m.Skill.Plugin))
+}
+
+// LostTie reports whether m is the manual of a plugin that lost tie: it
+// does not enter the turn.
+func LostTie(m Match, tie *catalog.Tie) bool {
+	return InTie(m, tie) && m.Skill.Plugin != tie.Winner
 }

@@ -99,15 +99,15 @@ func (p Planner) Skills(msg string) (out []Skill, manuals []string) {
 		return out, nil
 	}
 	ms := p.Ranker.Rank(msg, nil)
-	lead, tie := ManualTie(ms, p.Prefer)
+	lead, tie := skills.ManualTie(ms, p.Prefer)
 	if lead != "" {
 		manuals = []string{lead}
 	}
 	for _, m := range ms {
 		rs := Skill{ID: m.ID(), Score: math.Round(m.Score*1000) / 1000, Entry: string(m.Entry)}
-		if tie != nil && m.Skill.Plugin != "" && (m.Skill.Plugin == tie.Winner || slices.Contains(tie.Over, m.Skill.Plugin)) {
+		if skills.InTie(m, tie) {
 			rs.Tie = tie
-			if m.Skill.Plugin != tie.Winner {
+			if skills.LostTie(m, tie) {
 				rs.Entry = string(skills.EntryNone)
 			}
 		}
@@ -118,29 +118,6 @@ func (p Planner) Skills(msg string) (out []Skill, manuals []string) {
 		out = append(out, rs)
 	}
 	return out, manuals
-}
-
-// ManualTie returns the plugin whose manual leads a ranking: the one that
-// clearly leads (skills.LeadingManual), or, when manuals of one kind tie
-// (skills.TiedManuals), the one the owner prefers or used last, with the
-// tie. The runtime and route decide a turn's manuals with it alike.
-func ManualTie(ms []skills.Match, prefer *catalog.Preferences) (string, *catalog.Tie) {
-	if lead := skills.LeadingManual(ms); lead != "" {
-		return lead, nil
-	}
-	tied := skills.TiedManuals(ms)
-	if len(tied) < 2 {
-		return "", nil
-	}
-	list := make([]catalog.Contender, len(tied))
-	for i, plugin := range tied {
-		list[i] = catalog.Contender{Name: plugin, Plugin: plugin}
-	}
-	tie, ok := prefer.Break(list)
-	if !ok {
-		return "", nil
-	}
-	return tie.Winner, &tie
 }
 
 // servers is the turn's per-server explanation (C7), saying for a server

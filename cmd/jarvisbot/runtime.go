@@ -13,6 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/catalog/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
 	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/catalog/clitool"
@@ -301,7 +302,10 @@ func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.To
 			string(catalog.KindCLI): clitool.Runner{Tools: cli, Lookup: a.lookup(ctx, s.cfg)},
 		},
 		Servers: s.host,
-		Model:   func(agentName string) (agents.Model, error) { return a.modelFor(ctx, s.cfg, agentName) },
+		Prefer: func(ctx context.Context, v *catalog.View) (*catalog.Preferences, error) {
+			return assembly.Preferences(ctx, s.db, v)
+		},
+		Model: func(agentName string) (agents.Model, error) { return a.modelFor(ctx, s.cfg, agentName) },
 		Skills: func(ctx context.Context, agentName string) (*skills.Ranker, error) {
 			list, err := s.skillsFor(ctx, agentName)
 			if err != nil || len(list) == 0 {
