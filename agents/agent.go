@@ -80,8 +80,8 @@ type Runtime struct {
 	// services of one kind (C5): the one marked preferred, else the one
 	// used last. The turn decides ties as `route` explains them.
 	Prefer func(ctx context.Context, v *catalog.View) (*catalog.Preferences, error)
-	Log     *slog.Logger
-	Clock   clock.Clock
+	Log    *slog.Logger
+	Clock  clock.Clock
 	// HistoryTokens bounds the history sent with a turn (bytes/4 estimate);
 	// default 24000.
 	HistoryTokens int
