@@ -3,14 +3,26 @@ package catalog
 import "github.com/jarvisbot/jarvisbot/internal/words"
 
 // paraphrase teaches the gate the words a person uses in place of one of a
-// server's words (issue 15, C5): the thesaurus's translations ("Freitag"
-// for a card's "Friday", "Wegbeschreibung" for a tool's "directions")
-// weigh what the word itself weighs, as the glossary's do; its synonyms
-// and near words ("answered" for "reply", "Saturday" for "Friday") weigh
-// weightWeak, so a paraphrase alone never offers a server but adds to a
-// second signal. The table is generated offline (internal/words/gen);
-// this runs when the gate is built, never per message. A server's own
-// name is not paraphrased: monday.com's "monday" is no weekday.
+// server's words (issue 15, C5), from the thesaurus generated offline
+// (internal/words/gen/thesaurus); it runs when the gate is built, never per
+// message.
+//
+//   - A translation ("Freitag" for a card's "Friday", "Wegbeschreibung" for
+//     a tool's "directions") weighs what the word itself weighs, as the
+//     glossary's translations do: tool descriptions are mostly English,
+//     requests often German.
+//   - A synonym or near word ("answered" for "reply", "Saturday" for
+//     "Friday") is weaker evidence: it joins a server without a card as a
+//     description word (weight 1, at most one per turn), so it tips a
+//     server that has another signal but never offers one alone. The gate
+//     counts in whole points, where two loose paraphrases would already
+//     offer ("Frage" is an issue, "Zusammenfassung" ends in "Fassung", a
+//     release). A server with a card has words its author chose; its
+//     paraphrases reach the turn through its manual, which the skill
+//     scorer ranks with the same thesaurus (Plan.Turn).
+//
+// A server's own name is not paraphrased: monday.com's "monday" is no
+// weekday.
 func (b *gateBuilder) paraphrase(si int32, stem, label, source string, kind EvidenceKind, w int) {
 	if kind == EvName || kind == EvTitleWord {
 		return
@@ -27,12 +39,15 @@ func (b *gateBuilder) paraphrase(si int32, stem, label, source string, kind Evid
 		if cw == 0 {
 			return
 		}
-		rw := weightWeak
-		if how == words.Translation {
-			rw = min(w, cw)
+		k, rw := kind, min(w, cw)
+		if how != words.Translation {
+			if b.carded {
+				return
+			}
+			k, rw = EvDesc, weightWeak
 		}
 		// The label says which of the server's words the paraphrase
 		// stands for, for `route` and `catalog card`.
-		b.index(b.g.uni, rel, b.term(si, rel, rel+" (for "+label+")", source, kind, rw))
+		b.index(b.g.uni, rel, b.term(si, rel, rel+" (for "+label+")", source, k, rw))
 	})
 }

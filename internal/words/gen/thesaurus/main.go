@@ -110,11 +110,14 @@ type gen struct {
 	en    map[string]map[string]rel
 	de    map[string]map[string]rel
 	xlate map[string][]string // stem -> its usual translations, most usual first
+	// exact holds the translation pairs that mean the same without doubt:
+	// each the other's first translation, or given a line of their own.
+	exact map[[2]string]bool
 	deOK  map[string]bool     // common German stems
 }
 
 func newGen() *gen {
-	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, deOK: map[string]bool{}}
+	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, exact: map[[2]string]bool{}, deOK: map[string]bool{}}
 }
 
 // stem returns the stem of a single word, or "" for phrases and words the
@@ -458,17 +461,36 @@ func parseSynset(pos byte, line string) (*synset, string, error) {
 
 var (
 	braces = regexp.MustCompile(`\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|/[^/]*/|<[^>]*>`)
-	// Ding marks register and subject in brackets: a translation used
-	// only in a trade ([archit.]) or a region ([Ös.]) is no paraphrase.
-	// Brackets that keep a line: everyday subjects and colloquial use.
-	tag     = regexp.MustCompile(`\[([^\]]*)\]`)
-	okUsage = map[string]bool{"coll.": true, "comp.": true, "mus.": true, "cook.": true, "Br.": true, "Am.": true, "auto": true, "transp.": true, "telco.": true, "ugs.": true}
+	tag    = regexp.MustCompile(`\[([^\]]*)\]`)
 )
+
+// badUsage: Ding marks register, region and subject in brackets; a
+// translation used only in a trade ([ornith.], [constr.]), a region ([Ös.])
+// or an old or rare register is no paraphrase. Everyday subjects
+// ([meteo.], [cook.], [comp.]) and colloquial use keep their line.
+const badUsage = ` Ös. Schw. Bayr. Norddt. Süddt. Austr. Sc. Ir. NZ Can. SAfr. Ind.
+	geh. hist. pej. slang rare humor. poet. dated veraltet obs. archaic vulg. iron. euphem.
+	ornith. techn. chem. bot. zool. constr. min. anat. textil. phys. agr. geol. biol. ling.
+	naut. mach. aviat. biochem. pharm. arch. astron. electr. mil. archit. statist. photo.
+	geogr. relig. phil. lit. art envir. soc. `
+
+// badTag reports a Ding bracket that marks a line as no paraphrase.
+func badTag(t string) bool {
+	for _, b := range strings.Fields(badUsage) {
+		if b == t {
+			return true
+		}
+	}
+	return false
+}
 
 func dingWords(side string) []string {
 	head, _, _ := strings.Cut(side, "|")
 	var out []string
 	for _, alt := range strings.Split(head, ";") {
+		if slices.ContainsFunc(tag.FindAllStringSubmatch(alt, -1), func(m []string) bool { return badTag(m[1]) }) {
+			continue // "Sonnabend [Norddt.]" goes, "Samstag" on the same line stays
+		}
 		alt = strings.TrimSpace(braces.ReplaceAllString(alt, " "))
 		alt = strings.TrimPrefix(alt, "to ")
 		alt = strings.Join(strings.Fields(alt), " ")
@@ -506,14 +528,6 @@ func (g *gen) readDing(path string) error {
 		if !ok {
 			return nil
 		}
-		for _, side := range []string{deSide, enSide} {
-			head, _, _ := strings.Cut(side, "|")
-			for _, m := range tag.FindAllStringSubmatch(head, -1) {
-				if !okUsage[m[1]] {
-					return nil
-				}
-			}
-		}
 		des, ens := dingWords(deSide), dingWords(enSide)
 		size := len(des) * len(ens)
 		for _, d := range des {
@@ -535,6 +549,22 @@ func (g *gen) readDing(path string) error {
 	if err != nil {
 		return fmt.Errorf("read the Ding dictionary: %w", err)
 	}
+	// How often a word occurs anywhere in the dictionary, in compounds
+	// and examples too, is how common it is: "Auto" is in hundreds of
+	// lines, "Fahrkorb" (a lift's car) in a few.
+	freq := map[string]int{}
+	err = eachLine(path, func(line string) error {
+		if line == "" || line[0] == '#' {
+			return nil
+		}
+		for _, t := range g.z.Tokenize(braces.ReplaceAllString(line, " ")) {
+			freq[t.Stem]++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read the Ding dictionary: %w", err)
+	}
 	best := func(m map[string]*cand) []string {
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -542,6 +572,9 @@ func (g *gen) readDing(path string) error {
 		}
 		slices.SortFunc(keys, func(a, b string) int {
 			ca, cb := m[a], m[b]
+			if fa, fb := freq[a], freq[b]; fa != fb {
+				return fb - fa
+			}
 			if ca.n != cb.n {
 				return cb.n - ca.n
 			}
@@ -553,13 +586,19 @@ func (g *gen) readDing(path string) error {
 		return keys[:min(len(keys), maxTranslations)]
 	}
 	// A pair counts when each side is among the other's usual
-	// translations: "drive" and "Laufwerk" both ways, not "free" and
-	// "ungebunden".
+	// translations ("drive" and "Laufwerk" both ways, not "free" and
+	// "ungebunden"), or when the dictionary gives it a line of its own
+	// ("Montag :: Monday", though "Montag" is also an assembly).
 	for e, m := range en2de {
 		for _, d := range best(m) {
-			if slices.Contains(best(de2en[d]), e) {
+			back := best(de2en[d])
+			if m[d].size == 1 || slices.Contains(back, e) {
 				g.xlate[e] = append(g.xlate[e], d)
 				g.xlate[d] = append(g.xlate[d], e)
+				if m[d].size == 1 || best(m)[0] == d && back[0] == e {
+					g.exact[[2]string{e, d}] = true
+					g.exact[[2]string{d, e}] = true
+				}
 				g.deOK[d] = true
 			}
 		}
@@ -666,9 +705,15 @@ func (g *gen) write(path string) error {
 				*list = append(*list, s)
 			}
 		}
-		// A word's own translations first: they mean the same.
+		// A word's own translations first: an exact one means the same,
+		// a looser one ("Luft" for the play of a wheel) is a synonym.
 		for _, t := range g.xlate[k] {
-			add(&e.trans, t)
+			if g.exact[[2]string{k, t}] {
+				add(&e.trans, t)
+			}
+		}
+		for _, t := range g.xlate[k] {
+			add(&e.syn, t)
 		}
 		rels := g.en[k]
 		if rels == nil {
