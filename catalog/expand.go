@@ -7,10 +7,10 @@ import "github.com/jarvisbot/jarvisbot/internal/words"
 // (internal/words/gen/thesaurus); it runs when the gate is built, never per
 // message.
 //
-//   - A translation ("Freitag" for a card's "Friday", "Wegbeschreibung" for
-//     a tool's "directions") weighs what the word itself weighs, as the
-//     glossary's translations do: tool descriptions are mostly English,
-//     requests often German.
+//   - The same word in German or inflected ("Freitag" for a card's
+//     "Friday", "Wegbeschreibung" for a tool's "directions") weighs what
+//     the word itself weighs, as the glossary's translations do: tool
+//     descriptions are mostly English, requests often German.
 //   - A synonym or near word ("answered" for "reply", "Saturday" for
 //     "Friday") is weaker evidence: it joins a server without a card as a
 //     description word (weight 1, at most one per turn), so it tips a
@@ -40,7 +40,7 @@ func (b *gateBuilder) paraphrase(si int32, stem, label, source string, kind Evid
 			return
 		}
 		k, rw := kind, min(w, cw)
-		if how != words.Translation {
+		if how != words.Same {
 			if b.carded {
 				return
 			}

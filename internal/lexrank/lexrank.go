@@ -91,7 +91,9 @@ const synonymWeight = 0.7
 
 // Shares of a field's weight for the thesaurus's relations. A translation
 // ("Freitag" for "Friday") is the same word and counts like a glossary
-// synonym. A synonym ("answered" for "reply") or a near word ("Saturday"
+// synonym. Another time of the same family ("Saturday" where the author
+// listed weekdays) asks about the same schedule: it counts like a synonym
+// but uncapped. A synonym ("answered" for "reply") or a near word ("Saturday"
 // for "Friday") is a paraphrase: good support, but a word can have a
 // sense the document never meant ("print" for "publish"), so what
 // paraphrases add to one document is capped (Doc.ParaphraseCap).
@@ -189,8 +191,10 @@ func (ix *Index) paraphrase(trans, para map[string]float64, stem string, weight 
 			return
 		}
 		switch how {
-		case words.Translation:
+		case words.Same:
 			trans[rel] = max(trans[rel], weight*synonymWeight)
+		case words.Family:
+			trans[rel] = max(trans[rel], weight*thesaurusSynonym)
 		case words.Synonym:
 			para[rel] = max(para[rel], weight*thesaurusSynonym)
 		default:

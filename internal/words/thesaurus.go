@@ -8,7 +8,8 @@ import (
 )
 
 // thesaurusText is the generated table of related words (gen/thesaurus):
-// one line per stem, "stem TAB translations TAB synonyms TAB near words",
+// one line per stem, "stem TAB translations TAB synonyms TAB family TAB
+// near words",
 // sorted by stem. It stays in the binary's read-only data; a lookup is a
 // binary search over its lines, so nothing is parsed or copied.
 //
@@ -50,27 +51,37 @@ type Relation uint8
 
 // Relations, from closest to loosest.
 const (
-	Translation Relation = iota // the same word in the other language: "Freitag" for "Friday"
-	Synonym                     // the same meaning in the same language: "answer" for "reply"
-	Near                        // broader, narrower or a sibling in a small family: "Saturday" for "Friday"
+	// Same is the same word, in the other language ("Freitag" for
+	// "Friday") or inflected ("replied" for "reply").
+	Same Relation = iota
+	// Synonym is the same meaning in the same language ("answer" for
+	// "reply"), or a looser translation.
+	Synonym
+	// Family is another time of one family ("Saturday", "Samstag" for
+	// "Friday"; "evening" for "afternoon").
+	Family
+	// Near is a broader or narrower word, or a sibling or part in a
+	// small family ("weekday" for "Friday", "truck" for "car").
+	Near
 )
 
-// Related returns the translations, synonyms and near words of a stem,
-// each as space-separated stems, commonest first; all are "" for a stem
-// the table does not know. The strings are slices of the table: no
-// allocation.
-func (t *Thesaurus) Related(stem string) (translations, synonyms, near string) {
+// Related returns the same words (translations, inflected forms),
+// synonyms, family and near words of a stem, each as space-separated
+// stems, commonest first; all are "" for a stem the table does not know.
+// The strings are slices of the table: no allocation.
+func (t *Thesaurus) Related(stem string) (same, synonyms, family, near string) {
 	i := sort.Search(len(t.lines), func(i int) bool { return t.key(i) >= stem })
 	if i == len(t.lines) || t.key(i) != stem {
-		return "", "", ""
+		return "", "", "", ""
 	}
 	line := t.text[int(t.lines[i])+len(stem)+1:]
 	if end := strings.IndexByte(line, '\n'); end >= 0 {
 		line = line[:end]
 	}
-	translations, line, _ = strings.Cut(line, "\t")
-	synonyms, near, _ = strings.Cut(line, "\t")
-	return translations, synonyms, near
+	same, line, _ = strings.Cut(line, "\t")
+	synonyms, line, _ = strings.Cut(line, "\t")
+	family, near, _ = strings.Cut(line, "\t")
+	return same, synonyms, family, near
 }
 
 // Len returns how many stems the table holds.
@@ -86,9 +97,10 @@ func (t *Thesaurus) key(i int) string {
 
 // EachRelated calls fn for every word related to stem, closest first.
 func (t *Thesaurus) EachRelated(stem string, fn func(rel string, how Relation)) {
-	tr, syn, near := t.Related(stem)
-	each(tr, func(s string) { fn(s, Translation) })
+	tr, syn, fam, near := t.Related(stem)
+	each(tr, func(s string) { fn(s, Same) })
 	each(syn, func(s string) { fn(s, Synonym) })
+	each(fam, func(s string) { fn(s, Family) })
 	each(near, func(s string) { fn(s, Near) })
 }
 

