@@ -8,9 +8,9 @@ import "github.com/jarvisbot/jarvisbot/internal/words"
 // message.
 //
 //   - The same word in German or inflected ("Freitag" for a card's
-//     "Friday", "Wegbeschreibung" for a tool's "directions") weighs what
-//     the word itself weighs, as the glossary's translations do: tool
-//     descriptions are mostly English, requests often German.
+//     "Friday", "Wegbeschreibung" for a description's "directions") weighs
+//     what the word itself weighs, as the glossary's translations do:
+//     tool descriptions are mostly English, requests often German.
 //   - A synonym or near word ("answered" for "reply", "Saturday" for
 //     "Friday") is weaker evidence: it joins a server without a card as a
 //     description word (weight 1, at most one per turn), so it tips a
@@ -24,7 +24,10 @@ import "github.com/jarvisbot/jarvisbot/internal/words"
 // A server's own name is not paraphrased: monday.com's "monday" is no
 // weekday.
 func (b *gateBuilder) paraphrase(si int32, stem, label, source string, kind EvidenceKind, w int) {
-	if kind == EvName || kind == EvTitleWord {
+	if kind != EvCard && kind != EvDesc {
+		// Names are names; tool words are identifiers ("take" of
+		// take_screenshot), and paraphrasing them ("took") would widen
+		// exactly the words the gate must keep narrow.
 		return
 	}
 	if _, isName := b.g.names[stem]; isName {
