@@ -47,7 +47,7 @@ const (
 	// frequent English word forms (or a usual translation of one).
 	commonRank = 30000
 	// keyRank bounds the English words that get an entry at all.
-	keyRank = 30000
+	keyRank = 25000
 	// maxSenses: only a word's most frequent senses bring relations.
 	maxSenses = 2
 	// smallFamily: a broader word's narrower words count as near only
@@ -60,8 +60,10 @@ const (
 	// maxSynset: an OpenThesaurus group larger than this is a loose
 	// association, not synonyms.
 	maxSynset = 10
-	maxSyn    = 8
-	maxNear   = 10
+	maxSyn    = 6
+	maxNear   = 8
+	// maxFamily holds a week in both languages.
+	maxFamily = 16
 	// clashRank: a German word spelt like one of this many commonest
 	// English words is left untranslated.
 	clashRank = 5000
@@ -847,7 +849,7 @@ func (g *gen) write(path string) error {
 		sortByRank(e.trans, rankOf)
 		sortByRank(e.family, rankOf)
 		sortByRank(e.near, rankOf)
-		e.family = e.family[:min(len(e.family), maxNear)]
+		e.family = e.family[:min(len(e.family), maxFamily)]
 		e.near = e.near[:min(len(e.near), maxNear)]
 		if len(e.trans)+len(e.syn)+len(e.family)+len(e.near) > 0 {
 			keys = append(keys, k)
