@@ -20,7 +20,7 @@ func paraphraseCatalog(t *testing.T) *catalog.View {
 			t.Fatal(err)
 		}
 	}
-	add(catalog.Server{ID: "diary", Title: "Diary", Card: []string{"diary", "appointment", "Friday", "tomorrow"}},
+	add(catalog.Server{ID: "diary", Title: "Diary", Card: []string{"diary", "appointment", "Friday", "weekend"}},
 		catalog.SnapshotTool{Name: "list_entries"}, catalog.SnapshotTool{Name: "add_entry"})
 	add(catalog.Server{ID: "monday", Title: "monday", Card: []string{"monday", "board", "pulse"}},
 		catalog.SnapshotTool{Name: "get_boards"})
@@ -32,7 +32,7 @@ func paraphraseCatalog(t *testing.T) *catalog.View {
 
 // TestGateParaphraseC5: the gate knows the words a person uses in place of
 // a server's own (issue 15): a card's "Friday" is reached by "Freitag" at
-// the card word's weight, its everyday "tomorrow" by "morgen" weakly; a
+// the card word's weight, its everyday "weekend" by "Wochenende" weakly; a
 // synonym of a description's word ("formula" for "recipe") is weak
 // evidence that never offers a server alone; a server's name is no
 // weekday; small talk and arithmetic reach nothing.
@@ -43,8 +43,8 @@ func TestGateParaphraseC5(t *testing.T) {
 		want      []string
 	}{
 		{"German weekday for a card's weekday", "Hab ich Freitag schon was vor?", []string{"diary"}},
-		{"German for a card's everyday tomorrow", "Was steht morgen an?", nil},
-		{"an everyday word and a German weekday", "Hab ich morgen oder Freitag Zeit?", []string{"diary"}},
+		{"German for a card's everyday weekend", "Was steht am Wochenende an?", nil},
+		{"an everyday word and a German weekday", "Hab ich am Wochenende oder Freitag Zeit?", []string{"diary"}},
 		{"a product's name is not a weekday", "Was steht am Montag an?", nil},
 		{"a synonym alone", "I need a formula for pancakes", nil},
 		{"arithmetic", "What is 250 divided by 7?", nil},
@@ -61,7 +61,7 @@ func TestGateParaphraseC5(t *testing.T) {
 	}
 	// The synonym is evidence all the same, and says what it stands for.
 	for msg, want := range map[string][]string{
-		"Was steht morgen an?":          {"diary", `"morgen"`, "tomorrow"},
+		"Was steht am Wochenende an?":   {"diary", `"wochenende"`, "weekend"},
 		"I need a formula for pancakes": {"cookbook", `"formula"`, "recipe"},
 	} {
 		for _, d := range v.Gate().Check(msg, nil) {

@@ -67,6 +67,9 @@ const (
 	// clashRank: a German word spelt like one of this many commonest
 	// English words is left untranslated.
 	clashRank = 5000
+	// veryCommon: the English words of this many top ranks are never
+	// the same word as a German one, only a synonym.
+	veryCommon = 500
 	// maxTranslations per word, the most usual first.
 	maxTranslations = 3
 )
@@ -641,13 +644,21 @@ func (g *gen) readDing(path string) error {
 	if err != nil {
 		return fmt.Errorf("read the Ding dictionary: %w", err)
 	}
-	best := func(m map[string]*cand) []string {
+	best := func(m map[string]*cand, english bool) []string {
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
 		}
 		slices.SortFunc(keys, func(a, b string) int {
 			ca, cb := m[a], m[b]
+			// English candidates rank by how often people say them
+			// ("Montag" is "Monday" before it is an assembly), German
+			// ones by how often the dictionary uses them.
+			ra, oka := g.rank[a]
+			rb, okb := g.rank[b]
+			if oka && okb && ra != rb && english {
+				return ra - rb
+			}
 			if fa, fb := freq[a], freq[b]; fa != fb {
 				return fb - fa
 			}
@@ -666,12 +677,17 @@ func (g *gen) readDing(path string) error {
 	// "ungebunden"), or when the dictionary gives it a line of its own
 	// ("Montag :: Monday", though "Montag" is also an assembly).
 	for e, m := range en2de {
-		for _, d := range best(m) {
-			back := best(de2en[d])
+		fwd := best(m, false)
+		for _, d := range fwd {
+			back := best(de2en[d], true)
 			if m[d].size == 1 || slices.Contains(back, e) {
 				g.xlate[e] = append(g.xlate[e], d)
 				g.xlate[d] = append(g.xlate[d], e)
-				if m[d].size == 1 || best(m)[0] == d && back[0] == e {
+				// The same word: each is the other's first translation,
+				// and the English word is not one of the few hundred
+				// commonest, which mean too many things ("want" is also
+				// "fehlen", and "Fehler" shares its stem).
+				if fwd[0] == d && back[0] == e && g.rank[e] >= veryCommon {
 					g.exact[[2]string{e, d}] = true
 					g.exact[[2]string{d, e}] = true
 				}
