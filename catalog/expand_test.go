@@ -95,13 +95,3 @@ func TestGateParaphraseQuietC5(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkGateBuildExtended is building the gate of the 17-server
-// catalog with its paraphrases, once per catalog change.
-func BenchmarkGateBuildExtended(b *testing.B) {
-	c := loadSnapshot(b, "catalog-extended.json")
-	b.ReportAllocs()
-	for b.Loop() {
-		c.View().Gate()
-	}
-}
