@@ -7,10 +7,14 @@ import "github.com/jarvisbot/jarvisbot/internal/words"
 // (internal/words/gen/thesaurus); it runs when the gate is built, never per
 // message.
 //
-//   - The same word in German or inflected ("Freitag" for a card's
-//     "Friday", "Wegbeschreibung" for a description's "directions") weighs
-//     what the word itself weighs, as the glossary's translations do:
-//     tool descriptions are mostly English, requests often German.
+//   - The same word in German ("Freitag" for a card's "Friday",
+//     "Wegbeschreibung" for a tool's "directions") weighs what the word
+//     itself weighs, as the glossary's translations do: tool names and
+//     descriptions are mostly English, requests often German.
+//   - An inflected form ("replied" for a card's "reply") weighs the same
+//     too, except for tool words: a tool name is an identifier ("take" of
+//     take_screenshot), and "took" would widen exactly the words the gate
+//     must keep narrow. Tool words take no synonyms either.
 //   - A synonym or near word ("answered" for "reply", "Saturday" for
 //     "Friday") is weaker evidence: it joins a server without a card as a
 //     description word (weight 1, at most one per turn), so it tips a
@@ -24,11 +28,8 @@ import "github.com/jarvisbot/jarvisbot/internal/words"
 // A server's own name is not paraphrased: monday.com's "monday" is no
 // weekday.
 func (b *gateBuilder) paraphrase(si int32, stem, label, source string, kind EvidenceKind, w int) {
-	if kind != EvCard && kind != EvDesc {
-		// Names are names; tool words are identifiers ("take" of
-		// take_screenshot), and paraphrasing them ("took") would widen
-		// exactly the words the gate must keep narrow.
-		return
+	if kind != EvCard && kind != EvDesc && kind != EvTool {
+		return // names are names
 	}
 	if _, isName := b.g.names[stem]; isName {
 		return
@@ -43,10 +44,14 @@ func (b *gateBuilder) paraphrase(si int32, stem, label, source string, kind Evid
 			return
 		}
 		k, rw := kind, min(w, cw)
-		if how != words.Same {
-			if b.carded {
-				return
-			}
+		switch {
+		case how == words.Same:
+		case kind == EvTool:
+			return
+		case how == words.Form:
+		case b.carded:
+			return
+		default:
 			k, rw = EvDesc, weightWeak
 		}
 		// The label says which of the server's words the paraphrase

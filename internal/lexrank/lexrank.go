@@ -191,7 +191,7 @@ func (ix *Index) paraphrase(trans, para map[string]float64, stem string, weight 
 			return
 		}
 		switch how {
-		case words.Same:
+		case words.Same, words.Form:
 			trans[rel] = max(trans[rel], weight*synonymWeight)
 		case words.Family:
 			trans[rel] = max(trans[rel], weight*thesaurusSynonym)

