@@ -24,8 +24,8 @@ func paraphraseCatalog(t *testing.T) *catalog.View {
 		catalog.SnapshotTool{Name: "list_entries"}, catalog.SnapshotTool{Name: "add_entry"})
 	add(catalog.Server{ID: "monday", Title: "monday", Card: []string{"monday", "board", "pulse"}},
 		catalog.SnapshotTool{Name: "get_boards"})
-	add(catalog.Server{ID: "transit", Title: "Transit"},
-		catalog.SnapshotTool{Name: "list_stations"}, catalog.SnapshotTool{Name: "get_departures"})
+	add(catalog.Server{ID: "shops", Title: "Shops"},
+		catalog.SnapshotTool{Name: "find_bakeries"}, catalog.SnapshotTool{Name: "find_pharmacies"})
 	add(catalog.Server{ID: "browser", Title: "Browser"},
 		catalog.SnapshotTool{Name: "take_screenshot"}, catalog.SnapshotTool{Name: "navigate_page"})
 	add(catalog.Server{ID: "cookbook", Title: "Cookbook"},
@@ -37,7 +37,7 @@ func paraphraseCatalog(t *testing.T) *catalog.View {
 // TestGateParaphraseC5: the gate knows the words a person uses in place of
 // a server's own (issue 15): a card's "Friday" is reached by "Freitag" at
 // the card word's weight, its everyday "weekend" by "Wochenende" weakly, a
-// tool's "stations" by "Bahnhöfe" (but "take" of a tool by no "took"); a
+// tool's "bakeries" by "Bäckerei" (but "take" of a tool by no "took"); a
 // synonym of a description's word ("formula" for "recipe") is weak
 // evidence that never offers a server alone; a server's name is no
 // weekday; small talk and arithmetic reach nothing.
@@ -51,7 +51,7 @@ func TestGateParaphraseC5(t *testing.T) {
 		{"German for a card's everyday weekend", "Was steht am Wochenende an?", nil},
 		{"an everyday word and a German weekday", "Hab ich am Wochenende oder Freitag Zeit?", []string{"diary"}},
 		{"a product's name is not a weekday", "Was steht am Montag an?", nil},
-		{"German for a tool's word", "Welche Bahnhöfe gibt es in Köln?", []string{"transit"}},
+		{"German for a tool's word", "Gibt es hier eine Bäckerei?", []string{"shops"}},
 		{"a tool word is not inflected", "We took a long walk", nil},
 		{"a synonym alone", "I need a formula for pancakes", nil},
 		{"arithmetic", "What is 250 divided by 7?", nil},
