@@ -237,6 +237,7 @@ func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKi
 		}
 		b.index(b.g.uni, rel, b.term(si, rel, label, source, kind, rw))
 	}
+	b.paraphrase(si, stem, label, source, kind, w)
 	return id
 }
 

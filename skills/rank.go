@@ -37,6 +37,13 @@ const (
 // a match is reported (entry "none") but does not change the turn.
 const EnterAt = 2.0
 
+// paraphraseCap is the most that the thesaurus's synonyms and near words
+// add to a skill for one message: below EnterAt, so a paraphrase supports
+// the skill's own words ("free on Friday afternoon") but never makes a
+// skill enter alone ("print" is a sense of "publish", printing is not
+// publishing a website).
+const paraphraseCap = 0.75 * EnterAt
+
 // Match is one ranked skill.
 type Match struct {
 	Skill *Skill
@@ -67,8 +74,14 @@ func NewRanker(list []*Skill) *Ranker {
 		fields := listFields(nil, []string{strings.ReplaceAll(s.Name, "-", " ")}, weightName)
 		fields = listFields(fields, trig, weightWords)
 		fields = listFields(fields, s.Related, weightRelated)
-		docs[i] = lexrank.Doc{Fields: append(fields,
-			lexrank.Field{Text: s.Description + " \n " + s.WhenToUse, Weight: weightDescription},
+		// The author's own words also reach the skill through the words
+		// a person uses in their place (S3, issue 15); the body's passing
+		// words do not.
+		for k := range fields {
+			fields[k].Paraphrase = true
+		}
+		docs[i] = lexrank.Doc{Names: []string{s.Name, s.Plugin}, ParaphraseCap: paraphraseCap, Fields: append(fields,
+			lexrank.Field{Text: s.Description + " \n " + s.WhenToUse, Weight: weightDescription, Paraphrase: true},
 			lexrank.Field{Text: strings.Join(s.Headings, " \n "), Weight: weightHeadings},
 			lexrank.Field{Text: s.Body, Weight: weightBody},
 		)}

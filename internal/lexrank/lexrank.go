@@ -26,11 +26,25 @@ type Field struct {
 	// with PhraseWeight, or Weight when that is zero.
 	Phrases      []string
 	PhraseWeight float64
+	// Paraphrase, when set, indexes the words the thesaurus relates to
+	// the field's words too (words.Thesaurus): "tunes" finds a field that
+	// says "music", "Freitag" one that says "Friday", more weakly than
+	// the field's own words do.
+	Paraphrase bool
 }
 
 // Doc is one document to rank.
 type Doc struct {
 	Fields []Field
+	// ParaphraseCap bounds what the thesaurus's synonyms and near words
+	// add to the document's score for one message; 0 leaves it unbounded.
+	// Set it below the score that lets a document act, and a paraphrase
+	// alone never does.
+	ParaphraseCap float64
+	// Names are the document's proper names ("monday" of monday.com):
+	// their words count as written but are never paraphrased, since a
+	// brand's name is no weekday.
+	Names []string
 }
 
 // Hit is a ranked document.
@@ -49,6 +63,7 @@ type Hit struct {
 type posting struct {
 	doc    int32
 	weight float32 // summed field weight, before idf
+	para   bool    // a thesaurus paraphrase: capped per document
 }
 
 // Index is an immutable ranking index; safe for concurrent use.
@@ -57,7 +72,8 @@ type Index struct {
 	uni     map[string][]posting
 	pairs   map[string][]posting // "stem stem" phrases
 	idf     map[string]float32
-	maxLen  int // longest indexed stem, bounds compound splitting
+	maxLen  int       // longest indexed stem, bounds compound splitting
+	caps    []float32 // per document: Doc.ParaphraseCap, 0 unbounded
 	lex     *words.Lexicon
 	scratch sync.Pool
 }
@@ -65,6 +81,7 @@ type Index struct {
 type scratch struct {
 	z      words.Tokenizer
 	score  []float32
+	para   []float32 // per document: what paraphrases added, before the cap
 	hits   []int32
 	seen   map[string]bool
 	strong []int32
@@ -78,14 +95,39 @@ type scratch struct {
 // than "folder" does.
 const synonymWeight = 0.7
 
+// Shares of a field's weight for the thesaurus's relations. A translation
+// ("Freitag" for "Friday") is the same word and counts like a glossary
+// synonym. Another time of the same family ("Saturday" where the author
+// listed weekdays) asks about the same schedule: it counts like a synonym
+// but uncapped. A synonym ("answered" for "reply") or a near word ("Saturday"
+// for "Friday") is a paraphrase: good support, but a word can have a
+// sense the document never meant ("print" for "publish"), so what
+// paraphrases add to one document is capped (Doc.ParaphraseCap).
+const (
+	thesaurusSynonym = 0.5
+	thesaurusNear    = 0.25
+)
+
 // New indexes docs.
 func New(docs []Doc) *Index {
-	ix := &Index{n: len(docs), uni: map[string][]posting{}, pairs: map[string][]posting{}, idf: map[string]float32{}, lex: words.Default()}
+	ix := &Index{n: len(docs), uni: map[string][]posting{}, pairs: map[string][]posting{}, idf: map[string]float32{}, lex: words.Default(), caps: make([]float32, len(docs))}
 	var z words.Tokenizer
 	df := map[string]int{}
 	for d, doc := range docs {
 		w := map[string]float64{}
 		pw := map[string]float64{}
+		ix.caps[d] = float32(doc.ParaphraseCap)
+		// trans and para hold the thesaurus's words, each at the best
+		// weight one of the document's words gives it: ten weekdays that
+		// all relate to "day" make "day" no stronger than one does.
+		trans := map[string]float64{}
+		para := map[string]float64{}
+		names := map[string]bool{}
+		for _, n := range doc.Names {
+			for _, t := range z.Tokenize(n) {
+				names[strings.Clone(t.Stem)] = true
+			}
+		}
 		for _, f := range doc.Fields {
 			// Saturate term frequency within a field: a body that says
 			// "calendar" ten times is not ten times about calendars.
@@ -103,6 +145,9 @@ func New(docs []Doc) *Index {
 						w[rel] += f.Weight * sat * synonymWeight
 					}
 				}
+				if f.Paraphrase && !names[stem] {
+					ix.paraphrase(trans, para, stem, f.Weight*sat)
+				}
 			}
 			pwt := f.PhraseWeight
 			if pwt == 0 {
@@ -115,13 +160,25 @@ func New(docs []Doc) *Index {
 				}
 			}
 		}
+		for stem, v := range trans {
+			if _, own := w[stem]; !own {
+				w[stem] = v
+			}
+		}
 		for stem, v := range w {
-			ix.uni[stem] = append(ix.uni[stem], posting{int32(d), float32(v)})
+			ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v)})
 			df[stem]++
 			ix.maxLen = max(ix.maxLen, len(stem))
 		}
+		for stem, v := range para {
+			if _, own := w[stem]; !own {
+				ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v), para: true})
+				df[stem]++
+				ix.maxLen = max(ix.maxLen, len(stem))
+			}
+		}
 		for ph, v := range pw {
-			ix.pairs[ph] = append(ix.pairs[ph], posting{int32(d), float32(v)})
+			ix.pairs[ph] = append(ix.pairs[ph], posting{doc: int32(d), weight: float32(v)})
 			df[ph]++
 		}
 	}
@@ -131,6 +188,25 @@ func New(docs []Doc) *Index {
 		ix.idf[stem] = float32(max(0.1, math.Log(1+(float64(ix.n)-float64(n)+0.5)/(float64(n)+0.5))))
 	}
 	return ix
+}
+
+// paraphrase records the thesaurus's words for one of a document's stems.
+func (ix *Index) paraphrase(trans, para map[string]float64, stem string, weight float64) {
+	words.DefaultThesaurus().EachRelated(stem, func(rel string, how words.Relation) {
+		if !ix.counts(rel) {
+			return
+		}
+		switch how {
+		case words.Same, words.Form:
+			trans[rel] = max(trans[rel], weight*synonymWeight)
+		case words.Family:
+			trans[rel] = max(trans[rel], weight*thesaurusSynonym)
+		case words.Synonym:
+			para[rel] = max(para[rel], weight*thesaurusSynonym)
+		default:
+			para[rel] = max(para[rel], weight*thesaurusNear)
+		}
+	})
 }
 
 // counts reports whether a stem can be evidence: function words and
@@ -156,11 +232,14 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	defer ix.scratch.Put(sc)
 	if cap(sc.score) < ix.n {
 		sc.score = make([]float32, ix.n)
+		sc.para = make([]float32, ix.n)
 		sc.hits = make([]int32, ix.n)
 		sc.strong = make([]int32, ix.n)
 	}
 	sc.score = sc.score[:ix.n]
 	clear(sc.score)
+	sc.para = sc.para[:ix.n]
+	clear(sc.para)
 	matched := sc.hits[:ix.n]
 	clear(matched)
 	sc.strong = sc.strong[:ix.n]
@@ -195,6 +274,12 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 			ix.add(sc, string(sc.buf), ps, matched)
 		}
 	}
+	for d, p := range sc.para {
+		if c := ix.caps[d]; c > 0 {
+			p = min(p, c)
+		}
+		sc.score[d] += p
+	}
 	start := len(out)
 	for d, s := range sc.score {
 		if s > 0 {
@@ -217,7 +302,11 @@ func (ix *Index) add(sc *scratch, key string, ps []posting, matched []int32) {
 	idf := ix.idf[key]
 	strong := strings.IndexByte(key, ' ') >= 0 || ix.lex.Distinctive(key)
 	for _, p := range ps {
-		sc.score[p.doc] += p.weight * idf
+		if p.para {
+			sc.para[p.doc] += p.weight * idf
+		} else {
+			sc.score[p.doc] += p.weight * idf
+		}
 		matched[p.doc]++
 		if strong {
 			sc.strong[p.doc]++
