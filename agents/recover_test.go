@@ -305,3 +305,58 @@ func TestRequestedToolSurvivesRestartC8(t *testing.T) {
 		t.Errorf("MCP calls that ran: %v; results the model read: %q", *ran, e.lastResults(t))
 	}
 }
+
+// TestEveryServerRecoverableC8: whatever the gate misses can be had one
+// step later. For every connected server of the 17-server snapshot, a
+// message the gate offers nothing for is answered with that server's tool:
+// the stable prompt names the server among the services, the model asks
+// for it by the name the prompt shows, and its next call runs the tool.
+func TestEveryServerRecoverableC8(t *testing.T) {
+	e, _ := recoverEnv(t, store.Agent{Name: "default"})
+	plan := e.rt.Catalog().Plan(catalog.Policy{Agent: "default"})
+	services := plan.Services()
+	if len(services) < 17 {
+		t.Fatalf("%d services listed; the snapshot connects 17", len(services))
+	}
+	for _, srv := range services {
+		if srv.ID == "ops" {
+			continue // the test's own server with a never-list tool
+		}
+		t.Run(srv.ID, func(t *testing.T) {
+			e, _ := recoverEnv(t, store.Agent{Name: "default"})
+			var tool string
+			for _, cp := range e.rt.Catalog().Capabilities() {
+				if cp.Server == srv.ID && !catalog.OnNeverList(cp.Tool) {
+					tool = cp.ID
+					break
+				}
+			}
+			if tool == "" {
+				t.Fatalf("%s has no tool an agent may have", srv.ID)
+			}
+			args, _ := json.Marshal(map[string]string{"action": "tools", "service": srv.ID})
+			e.llm.Push(
+				fakellm.Step{ToolCalls: []fakellm.ToolCall{call(skillbook.ID, string(args))}},
+				fakellm.Step{ToolCalls: []fakellm.ToolCall{call(tool, `{}`)}},
+				fakellm.Step{Text: "Done."},
+			)
+			r := e.turnAs(t, "default", vague)
+			reqs := e.llm.Requests()
+			if !strings.Contains(reqs[0].System, srv.ID) {
+				t.Errorf("the prompt does not name %s among the services", srv.ID)
+			}
+			if slices.ContainsFunc(reqs[0].Tools, func(n string) bool { return strings.HasPrefix(n, "mcp__") }) {
+				t.Fatalf("precondition: the gate offered MCP tools for %q", vague)
+			}
+			if len(reqs) != 3 || !slices.Contains(reqs[1].Tools, call(tool, "").Name) {
+				t.Fatalf("the request after asking does not offer %s", tool)
+			}
+			// The call passes the "offered this turn" check; with {} it may
+			// still miss the tool's required arguments, which is the
+			// schema's refusal, checked after.
+			if r.Text != "Done." || len(r.Calls) != 2 || strings.Contains(r.Calls[1].Outcome, "not offered") {
+				t.Errorf("turn %+v", r)
+			}
+		})
+	}
+}
