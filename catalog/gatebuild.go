@@ -116,6 +116,7 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 	b.carded = len(s.Card) > 0
 	defer func() { b.carded = false }()
 	for _, c := range s.Card {
+		b.joinedWord(si, c)
 		phrase := b.g.lex.ContentPhrase(&b.z, c)
 		switch {
 		case phrase == "":
@@ -171,6 +172,30 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 				b.word(si, d.stem, d.label, d.source, EvDesc, d.weight)
 			}
 		}
+	}
+}
+
+// joinedWord indexes a card word that its author wrote with hyphens
+// ("to-do", "check-in") as the one word it is: its parts are often
+// function words that no phrase keeps, and apart ("nothing to do") they
+// mean something else. The message's "to-do" and "todo" match it
+// (Gate.matchJoined).
+func (b *gateBuilder) joinedWord(si int32, c string) {
+	toks := b.z.Tokenize(c)
+	if len(toks) < 2 {
+		return
+	}
+	for _, t := range toks[1:] {
+		if !t.Joined {
+			return
+		}
+	}
+	stem := words.Stem(words.Key(c))
+	if len(stem) < 4 {
+		return
+	}
+	if w := classWeight(b.g.lex.Class(stem)); w > 0 {
+		b.index(b.g.uni, stem, b.term(si, stem, c, "", EvCard, w))
 	}
 }
 

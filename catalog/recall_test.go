@@ -1,0 +1,80 @@
+package catalog_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+// TestGateHyphenedCardWordC5: a card word written with a hyphen out of
+// function words ("to-do", "check-in") is one word: the message's "to-do",
+// "To-do" or "todo" matches it, while the words apart ("nothing to do",
+// "check in with") do not (issue 15).
+func TestGateHyphenedCardWordC5(t *testing.T) {
+	c := catalog.New()
+	add := func(s catalog.Server, tools ...catalog.SnapshotTool) {
+		s.Connected = true
+		if err := c.SetServer(s, tools); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(catalog.Server{ID: "chores", Title: "Chores", Card: []string{"to-do", "chore"}},
+		catalog.SnapshotTool{Name: "add_chore"}, catalog.SnapshotTool{Name: "finish_chore"})
+	add(catalog.Server{ID: "hotel", Title: "Hotel", Card: []string{"check-in", "booking"}},
+		catalog.SnapshotTool{Name: "get_booking"})
+	v := c.View()
+	for _, tt := range []struct {
+		msg  string
+		want []string
+	}{
+		{"Put 'call the dentist' on my to-do list", []string{"chores"}},
+		{"Noch ein To-do für heute: Reifen wechseln", []string{"chores"}},
+		{"My todo for tonight is laundry", []string{"chores"}},
+		{"When does check-in open tomorrow?", []string{"hotel"}},
+		{"I have nothing to do tonight", nil},
+		{"What do I need to do to renew my passport?", nil},
+		{"Let me check in with my sister first", nil},
+		{"What is 12 times 13?", nil},
+	} {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+	// The extended catalog's task manager says "to-do" on its card.
+	ext := loadSnapshot(t, "catalog-extended.json").View()
+	for _, tt := range []struct {
+		msg  string
+		want []string
+	}{
+		{"Put renewing the car insurance on my to-do list", []string{"todoist"}},
+		{"Schreib Fenster putzen auf meine To-do-Liste", []string{"todoist"}},
+		{"There is so much to do before the holidays", nil},
+	} {
+		if got := offered(ext, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("extended catalog: %q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
+
+// TestGatePairVerbLikeFunctionWordC5: a German verb spelt like an English
+// function word ("such", the imperative of "suchen") still pairs with the
+// tool's noun ("im Internet suchen" is a web search), and still never
+// offers a server alone (issue 15).
+func TestGatePairVerbLikeFunctionWordC5(t *testing.T) {
+	v := loadSnapshot(t, "catalog-extended.json").View()
+	for _, tt := range []struct {
+		msg  string
+		want []string
+	}{
+		{"Such im Internet nach Konzerten in Graz", []string{"brave-search"}},
+		{"Kannst du im Internet nach Zugverbindungen nach Prag suchen?", []string{"brave-search"}},
+		{"Such mir bitte was Schönes aus", nil},
+		{"Is there such a thing as a free lunch?", nil},
+		{"Wie viel ist 17 mal 23?", nil},
+	} {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
