@@ -92,6 +92,9 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 		// Calendar") still counts as a tool word.
 		if toks := b.z.Tokenize(n); len(toks) == 1 {
 			nameWords[strings.Clone(toks[0].Stem)] = true
+			if len(s.Card) == 0 {
+				b.paraphraseName(si, strings.Clone(toks[0].Stem), n)
+			}
 		}
 		w := weightName
 		switch lex.Class(words.Stem(key)) {

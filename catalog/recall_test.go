@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -75,6 +76,42 @@ func TestGatePairVerbLikeFunctionWordC5(t *testing.T) {
 	} {
 		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
 			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
+
+// TestGateDerivedWordsC5: people ask with an adjective or a verb for what a
+// tool names with a noun ("how far" for a distance tool, "remember" for a
+// server called Memory). Such a derived word is weak evidence for a server
+// without a card: with a second word of the message for the same server
+// it offers, alone it never does, so general knowledge and small talk
+// stay without servers (issue 15).
+func TestGateDerivedWordsC5(t *testing.T) {
+	v := loadSnapshot(t, "catalog-extended.json").View()
+	for _, tt := range []struct {
+		msg  string
+		want []string
+	}{
+		{"How far away is this address from the lake?", []string{"google-maps"}},
+		{"Which of these coordinates is nearest to the harbour?", []string{"google-maps"}},
+		{"Remember these observations about my garden", []string{"memory"}},
+		{"How far is the moon from the earth?", nil},
+		{"Which planet is nearest to the sun?", nil},
+		{"I remember my first day at school", nil},
+		{"Do you remember the name of that song?", nil},
+		{"Wie weit ist der Mond entfernt?", nil},
+		{"What is 7 times 8?", nil},
+	} {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+	// A derived word says what it stands for.
+	for _, d := range v.Gate().Check("How far is the moon from the earth?", nil) {
+		if d.Server == "google-maps" {
+			if b := d.Because(); d.Score != 1 || !strings.Contains(b, `"far"`) || !strings.Contains(b, "distance") {
+				t.Errorf("google-maps scored %d: %s; want \"far\" as weak evidence for distance", d.Score, b)
+			}
 		}
 	}
 }
