@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -289,8 +290,8 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 	lex := b.g.lex
 	phrase := p.Stem + " " + q.Stem
 	id := b.term(si, phrase, p.Fold+" "+q.Fold, tool, EvPair, weightStrong)
-	ps := append([]string{p.Stem}, singleWords(lex.Related(p.Stem))...)
-	qs := append([]string{q.Stem}, singleWords(lex.Related(q.Stem))...)
+	ps := b.pairHalf(p.Stem)
+	qs := b.pairHalf(q.Stem)
 	for _, a := range ps {
 		for _, c := range qs {
 			b.index(b.g.pairs, a+" "+c, id)
@@ -309,6 +310,35 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 		}
 	}
 }
+
+// pairHalf is what a message may say for one word of a tool pair: the
+// word, the glossary's words for it, and the thesaurus's translations and
+// first few synonyms ("seek on the web" for brave_web_search). Either half
+// alone is no evidence, so the looser words are safe here where they would
+// not be as single words. Inflected forms are not: a verb's past ("the
+// project deadline moved") tells what happened, not what to do.
+func (b *gateBuilder) pairHalf(stem string) []string {
+	out := append([]string{stem}, singleWords(b.g.lex.Related(stem))...)
+	rels := words.DefaultThesaurus().Related(stem)
+	add := func(list string, limit int) {
+		for w := range strings.FieldsSeq(list) {
+			if limit == 0 {
+				return
+			}
+			if b.g.lex.Class(w) != words.Stop && !slices.Contains(out, w) && !b.otherNames[w] {
+				out = append(out, w)
+				limit--
+			}
+		}
+	}
+	add(rels[words.Same], -1)
+	add(rels[words.Synonym], pairSynonyms)
+	return out
+}
+
+// pairSynonyms is how many of a word's synonyms, commonest first, stand in
+// for it in a tool pair.
+const pairSynonyms = 4
 
 func singleWords(list []string) []string {
 	var out []string

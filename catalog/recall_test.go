@@ -115,3 +115,27 @@ func TestGateDerivedWordsC5(t *testing.T) {
 		}
 	}
 }
+
+// TestGatePairThroughThesaurusC5: the two words of a tool pair also match
+// through the thesaurus's translations and synonyms ("seek" for the
+// "search" of brave_web_search, "erkunden" in German), while an inflected
+// verb does not pair ("the project deadline moved" is no move_projects)
+// and either half alone offers nothing (issue 15).
+func TestGatePairThroughThesaurusC5(t *testing.T) {
+	v := loadSnapshot(t, "catalog-extended.json").View()
+	for _, tt := range []struct {
+		msg  string
+		want []string
+	}{
+		{"Seek online for second-hand bikes near Graz", []string{"brave-search"}},
+		{"Erkunde im Internet, was eine Fähre nach Korsika kostet", []string{"brave-search"}},
+		{"Seek shelter when the storm comes", nil},
+		{"Is the internet down again?", nil},
+		{"The project deadline moved, what now?", nil},
+		{"Wie viel ist 250 geteilt durch 7?", nil},
+	} {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
