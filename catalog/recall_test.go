@@ -94,6 +94,7 @@ func TestGateDerivedWordsC5(t *testing.T) {
 	}{
 		{"How far away is this address from the lake?", []string{"google-maps"}},
 		{"Which of these coordinates is nearest to the harbour?", []string{"google-maps"}},
+		{"Is any of these addresses nearby?", []string{"google-maps"}},
 		{"Remember these observations about my garden", []string{"memory"}},
 		{"How far is the moon from the earth?", nil},
 		{"Which planet is nearest to the sun?", nil},

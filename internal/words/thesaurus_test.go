@@ -74,6 +74,7 @@ func TestThesaurusRelatedC5(t *testing.T) {
 		{"distance", "far", Derived},
 		{"distance", "nearest", Derived},
 		{"distance", "close", Derived},
+		{"distance", "nearby", Derived}, // a satellite of "near"
 		{"memory", "remember", Derived},
 		{"memory", "remembered", Derived},
 		{"near", "nearest", Form},

@@ -73,7 +73,7 @@ const (
 	// maxTranslations per word, the most usual first.
 	maxTranslations = 3
 	// maxDerived bounds a word's derived words, before their forms.
-	maxDerived = 6
+	maxDerived = 10
 )
 
 func main() {
@@ -372,14 +372,26 @@ func (g *gen) readWordNet(dir string) error {
 				// of "distance"); "+": a derivation from this very word
 				// ("remember" to "remembering", whose synset is also the
 				// usual sense of "memory"). Both to usual senses only.
-				if p.sym != "=" && p.sym != "+" || p.src > 0 && (p.src > len(s.all) || g.stem(s.all[p.src-1]) != key) {
+				targets := []string{p.key}
+				if p.sym == "&" {
+					// A satellite adjective measures what its head does:
+					// "nearby" is like "near", so it is of "distance" too.
+					targets = targets[:0]
+					for _, q := range sets[p.key].ptrs {
+						if q.sym == "=" {
+							targets = append(targets, q.key)
+						}
+					}
+				} else if p.sym != "=" && p.sym != "+" || p.src > 0 && (p.src > len(s.all) || g.stem(s.all[p.src-1]) != key) {
 					continue
 				}
-				for _, l := range usual[p.key] {
-					g.link(g.en, key, l, relDerived)
-				}
-				for _, l := range first[p.key] {
-					g.link(g.en, key, l, relDerived)
+				for _, t := range targets {
+					for _, l := range usual[t] {
+						g.link(g.en, key, l, relDerived)
+					}
+					for _, l := range first[t] {
+						g.link(g.en, key, l, relDerived)
+					}
 				}
 			}
 			if s.pos != 'n' {
