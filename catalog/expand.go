@@ -39,7 +39,7 @@ import (
 //
 // A server's own name is not paraphrased, save for its derived words:
 // monday.com's "monday" is no weekday.
-func (b *gateBuilder) paraphrase(si int32, stem, label, source string, kind EvidenceKind, w int) {
+func (b *gateBuilder) paraphrase(si, of int32, stem, label, source string, kind EvidenceKind, w int) {
 	if kind != EvCard && kind != EvDesc && kind != EvTool {
 		return // names are names
 	}
@@ -70,7 +70,7 @@ func (b *gateBuilder) paraphrase(si int32, stem, label, source string, kind Evid
 		}
 		// The label says which of the server's words the paraphrase
 		// stands for, for `route` and `catalog card`.
-		b.index(b.g.uni, rel, b.term(si, rel, rel+" (for "+label+")", source, k, rw))
+		b.index(b.g.uni, rel, b.standsFor(b.term(si, rel, rel+" (for "+label+")", source, k, rw), of))
 	})
 }
 
@@ -80,10 +80,25 @@ func (b *gateBuilder) paraphrase(si int32, stem, label, source string, kind Evid
 func (b *gateBuilder) paraphraseName(si int32, stem, label string) {
 	lex := b.g.lex
 	each := words.DefaultThesaurus().Related(stem)[words.Derived]
+	of := int32(-1) // the name is matched by its key: the first derived word stands for it
 	for rel := range strings.FieldsSeq(each) {
 		if lex.IsVerb(rel) || b.otherNames[rel] || classWeight(lex.Class(rel)) == 0 {
 			continue
 		}
-		b.index(b.g.uni, rel, b.term(si, rel, rel+" (for "+label+")", "", EvDesc, weightWeak))
+		id := b.term(si, rel, rel+" (for "+label+")", "", EvDesc, weightWeak)
+		if of < 0 {
+			of = id
+		}
+		b.index(b.g.uni, rel, b.standsFor(id, of))
 	}
+}
+
+// standsFor records that a new paraphrase term stands for the server word
+// of, so that paraphrases of one word count once a turn; a term that is
+// already a word of the server in its own right keeps counting alone.
+func (b *gateBuilder) standsFor(id, of int32) int32 {
+	if t := &b.g.terms[id]; t.of == id && id != of && b.g.terms[of].server == t.server {
+		t.of = of
+	}
+	return id
 }

@@ -101,6 +101,10 @@ type term struct {
 	phrase string // as indexed: stems joined by spaces
 	label  string // as shown: the word or phrase as the source wrote it
 	source string // the tool it came from, "" for names and cards
+	// of is the term a paraphrase stands for (its own id otherwise): the
+	// paraphrases of one server word count once a turn, so "nearby" and
+	// "closest" are not two reasons for a tool's "distance".
+	of int32
 }
 
 // Gate is the per-turn MCP check of one catalog view. It is immutable and
@@ -120,6 +124,7 @@ type scratch struct {
 	z       words.Tokenizer
 	content []int32  // positions of the non-function words
 	seen    []uint32 // per term: gen when counted this turn
+	stood   []uint32 // per term: gen when a paraphrase of it counted this turn
 	gen     uint32
 	score   []int16
 	desc    []int8
@@ -278,11 +283,13 @@ func (g *Gate) reset(sc *scratch) {
 	}
 	if len(sc.seen) != len(g.terms) {
 		sc.seen = make([]uint32, len(g.terms))
+		sc.stood = make([]uint32, len(g.terms))
 		sc.gen = 0
 	}
 	sc.gen++
 	if sc.gen == 0 { // wrapped: old marks could look current
 		clear(sc.seen)
+		clear(sc.stood)
 		sc.gen = 1
 	}
 }
@@ -295,6 +302,12 @@ func (g *Gate) count(sc *scratch, id int32, word string, at int32) {
 	}
 	sc.seen[id] = sc.gen
 	t := &g.terms[id]
+	if t.of != id {
+		if sc.stood[t.of] == sc.gen {
+			return
+		}
+		sc.stood[t.of] = sc.gen
+	}
 	w := int16(t.weight)
 	if t.kind == EvDesc && t.weight == weightWeak {
 		if sc.desc[t.server] >= maxDescPerTurn {

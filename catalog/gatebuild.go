@@ -227,7 +227,7 @@ func (b *gateBuilder) term(si int32, phrase, label, source string, kind Evidence
 		return id
 	}
 	id := int32(len(b.g.terms))
-	b.g.terms = append(b.g.terms, term{server: si, kind: kind, weight: int8(w), phrase: phrase, label: label, source: source})
+	b.g.terms = append(b.g.terms, term{server: si, kind: kind, weight: int8(w), phrase: phrase, label: label, source: source, of: id})
 	b.byKey[k] = id
 	return id
 }
@@ -244,6 +244,7 @@ func kindGroup(k EvidenceKind) EvidenceKind {
 // word adds a single-word term and the words that mean the same.
 func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKind, w int) int32 {
 	id := b.term(si, stem, label, source, kind, w)
+	b.g.terms[id].of = id // a word of the server's own counts in its own right
 	b.index(b.g.uni, stem, id)
 	if kind == EvTool && b.carded {
 		return id
@@ -266,7 +267,7 @@ func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKi
 		}
 		b.index(b.g.uni, rel, b.term(si, rel, label, source, kind, rw))
 	}
-	b.paraphrase(si, stem, label, source, kind, w)
+	b.paraphrase(si, id, stem, label, source, kind, w)
 	return id
 }
 

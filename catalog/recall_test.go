@@ -140,3 +140,23 @@ func TestGatePairThroughThesaurusC5(t *testing.T) {
 		}
 	}
 }
+
+// TestGateParaphrasesOfOneWordCountOnceC5: two paraphrases of one server
+// word ("nearby" and "closest" for a tool's "distance") are one piece of
+// evidence, not two from two places: they offer nothing together, while a
+// paraphrase and another word of the server do (issue 15).
+func TestGateParaphrasesOfOneWordCountOnceC5(t *testing.T) {
+	v := loadSnapshot(t, "catalog-extended.json").View()
+	for _, tt := range []struct {
+		msg  string
+		want []string
+	}{
+		{"The bakery nearby is the closest one to me", nil},
+		{"Is the nearest exit far from here?", nil},
+		{"Which address is nearby?", []string{"google-maps"}},
+	} {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}

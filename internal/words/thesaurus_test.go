@@ -91,6 +91,13 @@ func TestThesaurusRelatedC5(t *testing.T) {
 			t.Errorf("%s -> %s: found %v as %d, want relation %d; table: %q", tt.word, tt.rel, found, how, tt.how, th.Related(stem(tt.word)))
 		}
 	}
+	// A derived adjective takes its compared forms, not the forms of the
+	// verb spelt like it: "closest" is of "distance", "closed" is not.
+	for _, no := range [][2]string{{"distance", "closed"}, {"distance", "closing"}} {
+		if strings.Contains(" "+th.Related(stem(no[0]))[Derived]+" ", " "+stem(no[1])+" ") {
+			t.Errorf("%s -> %s is derived: %q", no[0], no[1], th.Related(stem(no[0]))[Derived])
+		}
+	}
 	for _, s := range []string{"", "zzzz", "qwertyuiop", "\xff"} {
 		if rels := th.Related(s); rels != [Derived + 1]string{} {
 			t.Errorf("Related(%q) = %q, want nothing", s, rels)

@@ -138,11 +138,16 @@ type gen struct {
 	// adjs maps a stem to the English adjectives it stands for, whose
 	// compared forms ("nearest", "farther") are in forms too.
 	adjs map[string][]string
+	// aforms maps the adjectives to their compared forms.
+	aforms map[string][]string
+	// dpos is the part of speech a derived word has for its key: derived
+	// words take the forms of that part of speech only.
+	dpos map[[2]string]byte
 	deOK map[string]bool // common German stems
 }
 
 func newGen() *gen {
-	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, exact: map[[2]string]bool{}, verbs: map[string][]string{}, adjs: map[string][]string{}, forms: map[string][]string{}, deOK: map[string]bool{}}
+	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, exact: map[[2]string]bool{}, verbs: map[string][]string{}, adjs: map[string][]string{}, aforms: map[string][]string{}, dpos: map[[2]string]byte{}, forms: map[string][]string{}, deOK: map[string]bool{}}
 }
 
 // stem returns the stem of a single word, or "" for phrases and words the
@@ -386,11 +391,13 @@ func (g *gen) readWordNet(dir string) error {
 					continue
 				}
 				for _, t := range targets {
-					for _, l := range usual[t] {
+					for _, l := range append(slices.Clip(usual[t]), first[t]...) {
 						g.link(g.en, key, l, relDerived)
-					}
-					for _, l := range first[t] {
-						g.link(g.en, key, l, relDerived)
+						// Which part of speech each side is, for its
+						// forms: "close" of "distance" is compared
+						// ("closest"), not shut ("closed").
+						g.dpos[[2]string{key, l}] = t[0]
+						g.dpos[[2]string{l, key}] = s.pos
 					}
 				}
 			}
@@ -586,7 +593,7 @@ func (g *gen) readVerbForms(dir string) error {
 			}
 			for _, c := range cands {
 				if r, ok := g.form[c]; ok && r < commonRank {
-					g.forms[a] = append(g.forms[a], c)
+					g.aforms[a] = append(g.aforms[a], c)
 				}
 			}
 		}
@@ -597,7 +604,7 @@ func (g *gen) readVerbForms(dir string) error {
 			return nil
 		}
 		if r, ok := g.form[f[0]]; ok && r < commonRank {
-			g.forms[f[1]] = append(g.forms[f[1]], f[0])
+			g.aforms[f[1]] = append(g.aforms[f[1]], f[0])
 		}
 		return nil
 	})
@@ -620,9 +627,29 @@ func (g *gen) readVerbForms(dir string) error {
 // and adjectives a stem stands for ("answered", "answering" for "answ";
 // "nearest" for "near").
 func (g *gen) inflected(stem string) []string {
+	out := g.inflectedAs(stem, 'v')
+	for _, f := range g.inflectedAs(stem, 'a') {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// inflectedAs returns the stems of the common forms of a stem as a verb
+// ('v') or as an adjective ('a'); nothing for other parts of speech.
+func (g *gen) inflectedAs(stem string, pos byte) []string {
+	lemmas, forms := g.verbs[stem], g.forms
+	switch pos {
+	case 'a':
+		lemmas, forms = g.adjs[stem], g.aforms
+	case 'v':
+	default:
+		return nil
+	}
 	var out []string
-	for _, v := range append(slices.Clip(g.verbs[stem]), g.adjs[stem]...) {
-		for _, f := range g.forms[v] {
+	for _, v := range lemmas {
+		for _, f := range forms[v] {
 			if st := g.stem(f); st != "" && st != stem && !slices.Contains(out, st) {
 				out = append(out, st)
 			}
@@ -997,7 +1024,14 @@ func (g *gen) write(path string) error {
 		e.family = e.family[:min(len(e.family), maxFamily)]
 		e.near = e.near[:min(len(e.near), maxNear)]
 		sortByRank(e.derived, rankOf)
-		e.derived = withForms(k, e.derived[:min(len(e.derived), maxDerived)])
+		e.derived = e.derived[:min(len(e.derived), maxDerived)]
+		for _, w := range e.derived {
+			for _, f := range g.inflectedAs(w, g.dpos[[2]string{k, w}]) {
+				if f != k && !slices.Contains(e.derived, f) {
+					e.derived = append(e.derived, f)
+				}
+			}
+		}
 		if len(e.trans)+len(e.forms)+len(e.syn)+len(e.family)+len(e.near)+len(e.derived) > 0 {
 			keys = append(keys, k)
 		}
