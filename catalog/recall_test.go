@@ -160,3 +160,26 @@ func TestGateParaphrasesOfOneWordCountOnceC5(t *testing.T) {
 		}
 	}
 }
+
+// TestGateTwoWeakSignalsC5: a weak description word and an everyday tool
+// word from two places of the message add up for a server without a card
+// ("news" and "online" for the web search), in English and German; either
+// alone offers nothing (issue 15). The rule predates issue 15's thesaurus
+// work; this pins it with paraphrased evidence.
+func TestGateTwoWeakSignalsC5(t *testing.T) {
+	v := loadSnapshot(t, "catalog-extended.json").View()
+	for _, tt := range []struct {
+		msg  string
+		want []string
+	}{
+		{"Any news online about the rail strike?", []string{"brave-search"}},
+		{"Gibt es im Internet Nachrichten über den Bahnstreik?", []string{"brave-search"}},
+		{"I read the news this morning", nil},
+		{"Ich habe die Nachrichten gehört", nil},
+		{"Is the internet slow today?", nil},
+	} {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
