@@ -101,6 +101,10 @@ type term struct {
 	phrase string // as indexed: stems joined by spaces
 	label  string // as shown: the word or phrase as the source wrote it
 	source string // the tool it came from, "" for names and cards
+	// of is the term a paraphrase stands for (its own id otherwise): the
+	// paraphrases of one server word count once a turn, so "nearby" and
+	// "closest" are not two reasons for a tool's "distance".
+	of int32
 }
 
 // Gate is the per-turn MCP check of one catalog view. It is immutable and
@@ -120,6 +124,7 @@ type scratch struct {
 	z       words.Tokenizer
 	content []int32  // positions of the non-function words
 	seen    []uint32 // per term: gen when counted this turn
+	stood   []uint32 // per term: gen when a paraphrase of it counted this turn
 	gen     uint32
 	score   []int16
 	desc    []int8
@@ -130,6 +135,7 @@ type scratch struct {
 	from    []int32 // per server: the message position of its first evidence, -1 none
 	spread  []bool  // per server: evidence from two or more message positions
 	buf     []byte
+	stem    []byte // buf stemmed, for words written with hyphens
 }
 
 // maxEvidence is how much evidence a decision keeps for its explanation.
@@ -230,12 +236,16 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 
 	sc.content = sc.content[:0]
 	for i, t := range toks {
-		if g.lex.Class(t.Stem) != words.Stop {
+		// A verb of the verb groups spelt like a function word of the
+		// other language ("such", German for "search") still pairs with
+		// a tool's noun; alone it is never evidence (IsVerb).
+		if g.lex.Class(t.Stem) != words.Stop || g.lex.IsVerb(t.Stem) {
 			sc.content = append(sc.content, int32(i))
 		}
 	}
 	g.matchNames(sc, toks)
 	g.matchWords(sc, toks)
+	g.matchJoined(sc, toks)
 	g.matchPairs(sc, toks)
 
 	for si, id := range g.servers {
@@ -273,11 +283,13 @@ func (g *Gate) reset(sc *scratch) {
 	}
 	if len(sc.seen) != len(g.terms) {
 		sc.seen = make([]uint32, len(g.terms))
+		sc.stood = make([]uint32, len(g.terms))
 		sc.gen = 0
 	}
 	sc.gen++
 	if sc.gen == 0 { // wrapped: old marks could look current
 		clear(sc.seen)
+		clear(sc.stood)
 		sc.gen = 1
 	}
 }
@@ -290,6 +302,12 @@ func (g *Gate) count(sc *scratch, id int32, word string, at int32) {
 	}
 	sc.seen[id] = sc.gen
 	t := &g.terms[id]
+	if t.of != id {
+		if sc.stood[t.of] == sc.gen {
+			return
+		}
+		sc.stood[t.of] = sc.gen
+	}
 	w := int16(t.weight)
 	if t.kind == EvDesc && t.weight == weightWeak {
 		if sc.desc[t.server] >= maxDescPerTurn {
@@ -387,6 +405,31 @@ func (g *Gate) matchWords(sc *scratch, toks []words.Token) {
 		for _, id := range sc.best {
 			if id >= 0 {
 				g.count(sc, id, t.Fold, p)
+			}
+		}
+	}
+}
+
+// matchJoined counts words written with hyphens ("to-do", "check-in") as
+// the one word they are, when a card says them so (joinedWord); the same
+// parts apart ("nothing to do") are other words.
+func (g *Gate) matchJoined(sc *scratch, toks []words.Token) {
+	for i := 0; i+1 < len(toks); i++ {
+		if !toks[i+1].Joined {
+			continue
+		}
+		sc.buf = append(sc.buf[:0], toks[i].Fold...)
+		for w := 1; w < 3 && i+w < len(toks) && toks[i+w].Joined; w++ {
+			sc.buf = append(sc.buf, toks[i+w].Fold...)
+			for k := range sc.best {
+				sc.best[k] = -1
+			}
+			sc.stem = words.StemBytes(append(sc.stem[:0], sc.buf...))
+			g.bestOf(sc, g.uni[string(sc.stem)])
+			for _, id := range sc.best {
+				if id >= 0 {
+					g.count(sc, id, joinFolds(toks[i:i+w+1]), int32(i))
+				}
 			}
 		}
 	}

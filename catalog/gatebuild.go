@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -92,6 +93,9 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 		// Calendar") still counts as a tool word.
 		if toks := b.z.Tokenize(n); len(toks) == 1 {
 			nameWords[strings.Clone(toks[0].Stem)] = true
+			if len(s.Card) == 0 {
+				b.paraphraseName(si, strings.Clone(toks[0].Stem), n)
+			}
 		}
 		w := weightName
 		switch lex.Class(words.Stem(key)) {
@@ -116,6 +120,7 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 	b.carded = len(s.Card) > 0
 	defer func() { b.carded = false }()
 	for _, c := range s.Card {
+		b.joinedWord(si, c)
 		phrase := b.g.lex.ContentPhrase(&b.z, c)
 		switch {
 		case phrase == "":
@@ -174,6 +179,30 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 	}
 }
 
+// joinedWord indexes a card word that its author wrote with hyphens
+// ("to-do", "check-in") as the one word it is: its parts are often
+// function words that no phrase keeps, and apart ("nothing to do") they
+// mean something else. The message's "to-do" and "todo" match it
+// (Gate.matchJoined).
+func (b *gateBuilder) joinedWord(si int32, c string) {
+	toks := b.z.Tokenize(c)
+	if len(toks) < 2 {
+		return
+	}
+	for _, t := range toks[1:] {
+		if !t.Joined {
+			return
+		}
+	}
+	stem := words.Stem(words.Key(c))
+	if len(stem) < 4 {
+		return
+	}
+	if w := classWeight(b.g.lex.Class(stem)); w > 0 {
+		b.index(b.g.uni, stem, b.term(si, stem, c, "", EvCard, w))
+	}
+}
+
 // classWeight is the weight a single word of a card or tool name carries.
 func classWeight(c words.Class) int {
 	switch c {
@@ -198,7 +227,7 @@ func (b *gateBuilder) term(si int32, phrase, label, source string, kind Evidence
 		return id
 	}
 	id := int32(len(b.g.terms))
-	b.g.terms = append(b.g.terms, term{server: si, kind: kind, weight: int8(w), phrase: phrase, label: label, source: source})
+	b.g.terms = append(b.g.terms, term{server: si, kind: kind, weight: int8(w), phrase: phrase, label: label, source: source, of: id})
 	b.byKey[k] = id
 	return id
 }
@@ -215,6 +244,7 @@ func kindGroup(k EvidenceKind) EvidenceKind {
 // word adds a single-word term and the words that mean the same.
 func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKind, w int) int32 {
 	id := b.term(si, stem, label, source, kind, w)
+	b.g.terms[id].of = id // a word of the server's own counts in its own right
 	b.index(b.g.uni, stem, id)
 	if kind == EvTool && b.carded {
 		return id
@@ -237,7 +267,7 @@ func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKi
 		}
 		b.index(b.g.uni, rel, b.term(si, rel, label, source, kind, rw))
 	}
-	b.paraphrase(si, stem, label, source, kind, w)
+	b.paraphrase(si, id, stem, label, source, kind, w)
 	return id
 }
 
@@ -261,8 +291,8 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 	lex := b.g.lex
 	phrase := p.Stem + " " + q.Stem
 	id := b.term(si, phrase, p.Fold+" "+q.Fold, tool, EvPair, weightStrong)
-	ps := append([]string{p.Stem}, singleWords(lex.Related(p.Stem))...)
-	qs := append([]string{q.Stem}, singleWords(lex.Related(q.Stem))...)
+	ps := b.pairHalf(p.Stem)
+	qs := b.pairHalf(q.Stem)
 	for _, a := range ps {
 		for _, c := range qs {
 			b.index(b.g.pairs, a+" "+c, id)
@@ -281,6 +311,35 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 		}
 	}
 }
+
+// pairHalf is what a message may say for one word of a tool pair: the
+// word, the glossary's words for it, and the thesaurus's translations and
+// first few synonyms ("seek on the web" for brave_web_search). Either half
+// alone is no evidence, so the looser words are safe here where they would
+// not be as single words. Inflected forms are not: a verb's past ("the
+// project deadline moved") tells what happened, not what to do.
+func (b *gateBuilder) pairHalf(stem string) []string {
+	out := append([]string{stem}, singleWords(b.g.lex.Related(stem))...)
+	rels := words.DefaultThesaurus().Related(stem)
+	add := func(list string, limit int) {
+		for w := range strings.FieldsSeq(list) {
+			if limit == 0 {
+				return
+			}
+			if b.g.lex.Class(w) != words.Stop && !slices.Contains(out, w) && !b.otherNames[w] {
+				out = append(out, w)
+				limit--
+			}
+		}
+	}
+	add(rels[words.Same], -1)
+	add(rels[words.Synonym], pairSynonyms)
+	return out
+}
+
+// pairSynonyms is how many of a word's synonyms, commonest first, stand in
+// for it in a tool pair.
+const pairSynonyms = 4
 
 func singleWords(list []string) []string {
 	var out []string

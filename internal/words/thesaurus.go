@@ -9,7 +9,7 @@ import (
 
 // thesaurusText is the generated table of related words (gen/thesaurus):
 // one line per stem, "stem TAB same TAB forms TAB synonyms TAB family TAB
-// near",
+// near TAB derived",
 // sorted by stem. It stays in the binary's read-only data; a lookup is a
 // binary search over its lines, so nothing is parsed or copied.
 //
@@ -65,13 +65,18 @@ const (
 	// Near is a broader or narrower word, or a sibling or part in a
 	// small family ("weekday" for "Friday", "truck" for "car").
 	Near
+	// Derived is the same idea in another part of speech: the adjective
+	// whose value a noun measures ("far", "nearest" for "distance") or
+	// the verb a noun is made from ("remember" for "memory"). People ask
+	// with the adjective or the verb what a tool names with the noun.
+	Derived
 )
 
 // Related returns the words related to a stem, one space-separated list
-// of stems per Relation (Same, Form, Synonym, Family, Near), commonest
+// of stems per Relation (Same, Form, Synonym, Family, Near, Derived), commonest
 // first; all are "" for a stem the table does not know. The strings are
 // slices of the table: no allocation.
-func (t *Thesaurus) Related(stem string) (rels [Near + 1]string) {
+func (t *Thesaurus) Related(stem string) (rels [Derived + 1]string) {
 	i := sort.Search(len(t.lines), func(i int) bool { return t.key(i) >= stem })
 	if i == len(t.lines) || t.key(i) != stem {
 		return rels
@@ -80,10 +85,10 @@ func (t *Thesaurus) Related(stem string) (rels [Near + 1]string) {
 	if end := strings.IndexByte(line, '\n'); end >= 0 {
 		line = line[:end]
 	}
-	for r := range Near {
+	for r := range Derived {
 		rels[r], line, _ = strings.Cut(line, "\t")
 	}
-	rels[Near] = line
+	rels[Derived] = line
 	return rels
 }
 

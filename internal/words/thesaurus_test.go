@@ -27,8 +27,8 @@ func TestThesaurusTableC5(t *testing.T) {
 		k := th.key(i)
 		line := thesaurusText[th.lines[i]:]
 		line = line[:strings.IndexByte(line, '\n')]
-		if got := strings.Count(line, "\t"); got != int(Near)+1 {
-			t.Fatalf("line %q has %d tabs, want %d", line, got, Near+1)
+		if got := strings.Count(line, "\t"); got != int(Derived)+1 {
+			t.Fatalf("line %q has %d tabs, want %d", line, got, Derived+1)
 		}
 		if k <= prev {
 			t.Fatalf("stem %q after %q: the table must be sorted for its binary search", k, prev)
@@ -44,7 +44,8 @@ func TestThesaurusTableC5(t *testing.T) {
 
 // TestThesaurusRelatedC5: the lookups the gate and the scorer rely on, in
 // English and German: translations, synonyms, the family of the weekdays
-// and parts of the day, and nothing for words the table does not know.
+// and parts of the day, derived words ("far" for "distance", issue 15),
+// and nothing for words the table does not know.
 func TestThesaurusRelatedC5(t *testing.T) {
 	th := DefaultThesaurus()
 	var z Tokenizer
@@ -68,6 +69,15 @@ func TestThesaurusRelatedC5(t *testing.T) {
 		{"Friday", "Samstag", Family},
 		{"afternoon", "evening", Family},
 		{"weekend", "Sunday", Family},
+		// The same idea in another part of speech (WordNet's attributes
+		// and derivations), with the adjectives' compared forms.
+		{"distance", "far", Derived},
+		{"distance", "nearest", Derived},
+		{"distance", "close", Derived},
+		{"distance", "nearby", Derived}, // a satellite of "near"
+		{"memory", "remember", Derived},
+		{"memory", "remembered", Derived},
+		{"near", "nearest", Form},
 	}
 	for _, tt := range tests {
 		want := stem(tt.rel)
@@ -81,8 +91,15 @@ func TestThesaurusRelatedC5(t *testing.T) {
 			t.Errorf("%s -> %s: found %v as %d, want relation %d; table: %q", tt.word, tt.rel, found, how, tt.how, th.Related(stem(tt.word)))
 		}
 	}
+	// A derived adjective takes its compared forms, not the forms of the
+	// verb spelt like it: "closest" is of "distance", "closed" is not.
+	for _, no := range [][2]string{{"distance", "closed"}, {"distance", "closing"}} {
+		if strings.Contains(" "+th.Related(stem(no[0]))[Derived]+" ", " "+stem(no[1])+" ") {
+			t.Errorf("%s -> %s is derived: %q", no[0], no[1], th.Related(stem(no[0]))[Derived])
+		}
+	}
 	for _, s := range []string{"", "zzzz", "qwertyuiop", "\xff"} {
-		if rels := th.Related(s); rels != [Near + 1]string{} {
+		if rels := th.Related(s); rels != [Derived + 1]string{} {
 			t.Errorf("Related(%q) = %q, want nothing", s, rels)
 		}
 	}

@@ -72,6 +72,8 @@ const (
 	veryCommon = 500
 	// maxTranslations per word, the most usual first.
 	maxTranslations = 3
+	// maxDerived bounds a word's derived words, before their forms.
+	maxDerived = 10
 )
 
 func main() {
@@ -111,6 +113,11 @@ const (
 	// weekdays, the parts of a day); near, and translated as such.
 	relClose
 	relNear
+	// relDerived: the same idea in another part of speech, from WordNet's
+	// attributes ("far", "near" and "distance") and derivations
+	// ("remember" and "memory"): what a person asks with an adjective or a
+	// verb that a tool names with a noun.
+	relDerived
 )
 
 type gen struct {
@@ -128,11 +135,19 @@ type gen struct {
 	// and "answer" apart, so a message's "answered" must be in the table.
 	verbs map[string][]string
 	forms map[string][]string
-	deOK  map[string]bool // common German stems
+	// adjs maps a stem to the English adjectives it stands for, whose
+	// compared forms ("nearest", "farther") are in forms too.
+	adjs map[string][]string
+	// aforms maps the adjectives to their compared forms.
+	aforms map[string][]string
+	// dpos is the part of speech a derived word has for its key: derived
+	// words take the forms of that part of speech only.
+	dpos map[[2]string]byte
+	deOK map[string]bool // common German stems
 }
 
 func newGen() *gen {
-	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, exact: map[[2]string]bool{}, verbs: map[string][]string{}, forms: map[string][]string{}, deOK: map[string]bool{}}
+	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, exact: map[[2]string]bool{}, verbs: map[string][]string{}, adjs: map[string][]string{}, aforms: map[string][]string{}, dpos: map[[2]string]byte{}, forms: map[string][]string{}, deOK: map[string]bool{}}
 }
 
 // stem returns the stem of a single word, or "" for phrases and words the
@@ -207,12 +222,17 @@ type synset struct {
 	pos   byte
 	lex   int
 	lemma []string
+	all   []string // every lemma, phrases included, as pointers count them
 	ptrs  []ptr
 }
 
 type ptr struct {
 	sym string
 	key string // pos + offset
+	// src is the lemma (1-based, among all of the synset's lemmas, phrases
+	// included) a word-to-word pointer starts from; 0 for the whole
+	// synset.
+	src int
 }
 
 func (g *gen) readWordNet(dir string) error {
@@ -257,6 +277,7 @@ func (g *gen) readWordNet(dir string) error {
 		offs  []string
 	}
 	byStem := map[string][]entry{}
+	first := map[string][]string{} // synset -> stems whose first sense of its part of speech it is
 	for pos, name := range files {
 		err := eachLine(filepath.Join(dir, "index."+name), func(line string) error {
 			if strings.HasPrefix(line, "  ") {
@@ -278,8 +299,11 @@ func (g *gen) readWordNet(dir string) error {
 				return fmt.Errorf("malformed index line %.40q", line)
 			}
 			byStem[st] = append(byStem[st], entry{f[0], pos, f[6+nptr:]})
-			if pos == 'v' {
+			switch pos {
+			case 'v':
 				g.verbs[st] = append(g.verbs[st], f[0])
+			case 'a':
+				g.adjs[st] = append(g.adjs[st], f[0])
 			}
 			return nil
 		})
@@ -301,6 +325,15 @@ func (g *gen) readWordNet(dir string) error {
 		best := formRank(list[0].lemma)
 		for _, e := range list {
 			best = min(best, formRank(e.lemma))
+		}
+		// Within its part of speech, a word's first sense is its own
+		// even where another part of speech is commoner ("far" the
+		// adjective, of "how far"): what a derivation or attribute may
+		// reach.
+		for _, e := range list {
+			if len(e.offs) > 0 {
+				first[string(e.pos)+e.offs[0]] = append(first[string(e.pos)+e.offs[0]], st)
+			}
 		}
 		total := make([]int, len(list))
 		most := 0
@@ -338,6 +371,35 @@ func (g *gen) readWordNet(dir string) error {
 			s := sets[sk]
 			for _, l := range usual[sk] {
 				g.link(g.en, key, l, relSyn)
+			}
+			for _, p := range s.ptrs {
+				// "=": an adjective and the noun it is a value of ("far"
+				// of "distance"); "+": a derivation from this very word
+				// ("remember" to "remembering", whose synset is also the
+				// usual sense of "memory"). Both to usual senses only.
+				targets := []string{p.key}
+				if p.sym == "&" {
+					// A satellite adjective measures what its head does:
+					// "nearby" is like "near", so it is of "distance" too.
+					targets = targets[:0]
+					for _, q := range sets[p.key].ptrs {
+						if q.sym == "=" {
+							targets = append(targets, q.key)
+						}
+					}
+				} else if p.sym != "=" && p.sym != "+" || p.src > 0 && (p.src > len(s.all) || g.stem(s.all[p.src-1]) != key) {
+					continue
+				}
+				for _, t := range targets {
+					for _, l := range append(slices.Clip(usual[t]), first[t]...) {
+						g.link(g.en, key, l, relDerived)
+						// Which part of speech each side is, for its
+						// forms: "close" of "distance" is compared
+						// ("closest"), not shut ("closed").
+						g.dpos[[2]string{key, l}] = t[0]
+						g.dpos[[2]string{l, key}] = s.pos
+					}
+				}
 			}
 			if s.pos != 'n' {
 				continue // verbs' and adjectives' broader words are too broad
@@ -463,6 +525,7 @@ func parseSynset(pos byte, line string) (*synset, string, error) {
 		if k := strings.IndexByte(l, '('); k >= 0 {
 			l = l[:k] // "big(a)": adjective markers
 		}
+		s.all = append(s.all, l)
 		if !strings.Contains(l, "_") {
 			s.lemma = append(s.lemma, l)
 		}
@@ -478,9 +541,13 @@ func parseSynset(pos byte, line string) (*synset, string, error) {
 		if p == "s" {
 			p = "a"
 		}
-		// Only whole-synset pointers (source/target 0000); word-to-word
-		// ones (derivations) are kept too, they name related lemmas.
-		s.ptrs = append(s.ptrs, ptr{sym: f[i], key: p + f[i+1]})
+		// Whole-synset pointers (source/target 0000) and word-to-word
+		// ones (derivations), which name the lemma they start from.
+		src, err := strconv.ParseInt(f[i+3][:min(2, len(f[i+3]))], 16, 32)
+		if err != nil {
+			return bad()
+		}
+		s.ptrs = append(s.ptrs, ptr{sym: f[i], key: p + f[i+1], src: int(src)})
 		i += 4
 	}
 	return s, string(pos) + f[0], nil
@@ -510,6 +577,40 @@ func (g *gen) readVerbForms(dir string) error {
 			}
 		}
 	}
+	// Adjectives compare by rule ("nearer", "nearest") or as adj.exc
+	// says ("farther", "best").
+	for _, list := range g.adjs {
+		for _, a := range list {
+			n := len(a)
+			cands := []string{a + "er", a + "est"}
+			switch {
+			case n > 2 && a[n-1] == 'e':
+				cands = []string{a + "r", a + "st"}
+			case n > 2 && a[n-1] == 'y':
+				cands = []string{a[:n-1] + "ier", a[:n-1] + "iest"}
+			case n > 2:
+				cands = append(cands, a+a[n-1:]+"er", a+a[n-1:]+"est")
+			}
+			for _, c := range cands {
+				if r, ok := g.form[c]; ok && r < commonRank {
+					g.aforms[a] = append(g.aforms[a], c)
+				}
+			}
+		}
+	}
+	err := eachLine(filepath.Join(dir, "adj.exc"), func(line string) error {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			return nil
+		}
+		if r, ok := g.form[f[0]]; ok && r < commonRank {
+			g.aforms[f[1]] = append(g.aforms[f[1]], f[0])
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read WordNet adj.exc: %w", err)
+	}
 	return eachLine(filepath.Join(dir, "verb.exc"), func(line string) error {
 		f := strings.Fields(line)
 		if len(f) < 2 {
@@ -523,11 +624,32 @@ func (g *gen) readVerbForms(dir string) error {
 }
 
 // inflected returns the stems of the common inflected forms of the verbs
-// a stem stands for ("answered", "answering" for "answ").
+// and adjectives a stem stands for ("answered", "answering" for "answ";
+// "nearest" for "near").
 func (g *gen) inflected(stem string) []string {
+	out := g.inflectedAs(stem, 'v')
+	for _, f := range g.inflectedAs(stem, 'a') {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// inflectedAs returns the stems of the common forms of a stem as a verb
+// ('v') or as an adjective ('a'); nothing for other parts of speech.
+func (g *gen) inflectedAs(stem string, pos byte) []string {
+	lemmas, forms := g.verbs[stem], g.forms
+	switch pos {
+	case 'a':
+		lemmas, forms = g.adjs[stem], g.aforms
+	case 'v':
+	default:
+		return nil
+	}
 	var out []string
-	for _, v := range g.verbs[stem] {
-		for _, f := range g.forms[v] {
+	for _, v := range lemmas {
+		for _, f := range forms[v] {
 			if st := g.stem(f); st != "" && st != stem && !slices.Contains(out, st) {
 				out = append(out, st)
 			}
@@ -695,6 +817,27 @@ func (g *gen) readDing(path string) error {
 			}
 		}
 	}
+	// A German word's translations came in map order; put them in the
+	// order of its own ranking, so the table is the same on every run.
+	for d, list := range g.xlate {
+		if _, german := de2en[d]; !german {
+			continue
+		}
+		order := best(de2en[d], true)
+		slices.SortStableFunc(list, func(a, b string) int {
+			ia, ib := slices.Index(order, a), slices.Index(order, b)
+			if ia < 0 {
+				ia = len(order)
+			}
+			if ib < 0 {
+				ib = len(order)
+			}
+			if ia != ib {
+				return ia - ib
+			}
+			return strings.Compare(a, b)
+		})
+	}
 	return nil
 }
 
@@ -764,7 +907,7 @@ func (g *gen) translationsMeet(a, b string) bool {
 // Output.
 
 func (g *gen) write(path string) error {
-	type entry struct{ trans, forms, syn, family, near []string }
+	type entry struct{ trans, forms, syn, family, near, derived []string }
 	table := map[string]*entry{}
 	// rankOf orders related words, commonest first; German words take the
 	// rank of their commonest translation.
@@ -842,6 +985,18 @@ func (g *gen) write(path string) error {
 				add(&e.near, t[0])
 			}
 		}
+		// The same idea in another part of speech, and the same word for
+		// it in the other language ("weit" for "far" for "distance").
+		for w, r := range rels {
+			if r == relDerived {
+				add(&e.derived, w)
+				for _, t := range g.xlate[w] {
+					if g.exact[[2]string{w, t}] {
+						add(&e.derived, t)
+					}
+				}
+			}
+		}
 	}
 	// A related verb is said inflected as often as not: "answered" for a
 	// card's "reply".
@@ -868,7 +1023,16 @@ func (g *gen) write(path string) error {
 		sortByRank(e.near, rankOf)
 		e.family = e.family[:min(len(e.family), maxFamily)]
 		e.near = e.near[:min(len(e.near), maxNear)]
-		if len(e.trans)+len(e.forms)+len(e.syn)+len(e.family)+len(e.near) > 0 {
+		sortByRank(e.derived, rankOf)
+		e.derived = e.derived[:min(len(e.derived), maxDerived)]
+		for _, w := range e.derived {
+			for _, f := range g.inflectedAs(w, g.dpos[[2]string{k, w}]) {
+				if f != k && !slices.Contains(e.derived, f) {
+					e.derived = append(e.derived, f)
+				}
+			}
+		}
+		if len(e.trans)+len(e.forms)+len(e.syn)+len(e.family)+len(e.near)+len(e.derived) > 0 {
 			keys = append(keys, k)
 		}
 	}
@@ -882,12 +1046,13 @@ func (g *gen) write(path string) error {
 # One line per stem, sorted: stem TAB the same word in the other language
 # TAB its inflected forms TAB synonyms (and looser translations) TAB family
 # (times of one family: weekdays, parts of a day) TAB near words (broader,
-# narrower, siblings and parts in a small family), each a space-separated
-# list of stems, commonest first.
+# narrower, siblings and parts in a small family) TAB derived (the same
+# idea in another part of speech: "far" and "distance", "remember" and
+# "memory"), each a space-separated list of stems, commonest first.
 `)
 	for _, k := range keys {
 		e := table[k]
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\n", k, strings.Join(e.trans, " "), strings.Join(e.forms, " "), strings.Join(e.syn, " "), strings.Join(e.family, " "), strings.Join(e.near, " "))
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k, strings.Join(e.trans, " "), strings.Join(e.forms, " "), strings.Join(e.syn, " "), strings.Join(e.family, " "), strings.Join(e.near, " "), strings.Join(e.derived, " "))
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write the table: %w", err)

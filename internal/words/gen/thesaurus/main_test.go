@@ -44,3 +44,24 @@ func TestAbbreviation(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSynsetDerivation: a word-to-word pointer names the lemma it
+// starts from, among all of the synset's lemmas, phrases included; a
+// whole-synset pointer none (issue 15: derived words).
+func TestParseSynsetDerivation(t *testing.T) {
+	line := "00001740 31 v 03 call_back 0 remember 0 recall 0 002 + 05760202 n 0201 = 05084201 n 0000 | gloss"
+	s, key, err := parseSynset('v', line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "v00001740" || !slices.Equal(s.lemma, []string{"remember", "recall"}) || !slices.Equal(s.all, []string{"call_back", "remember", "recall"}) {
+		t.Fatalf("parsed %q: key %q, lemmas %q, all %q", line, key, s.lemma, s.all)
+	}
+	want := []ptr{{sym: "+", key: "n05760202", src: 2}, {sym: "=", key: "n05084201", src: 0}}
+	if !slices.Equal(s.ptrs, want) {
+		t.Errorf("pointers %+v, want %+v", s.ptrs, want)
+	}
+	if _, _, err := parseSynset('v', "00001740 31 v 01 remember 0 001 + 05760202 n zz01 | gloss"); err == nil {
+		t.Error("a malformed source/target field was accepted")
+	}
+}
