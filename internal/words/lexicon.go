@@ -73,6 +73,9 @@ type Lexicon struct {
 	// glue marks the frequent stems used mostly as a verb, adjective or
 	// adverb rather than a noun, that no hand list places.
 	glue map[string]bool
+	// rareVerb marks the stems rarer than glue goes that are mostly verbs
+	// (lists/rare-verbs-en.txt), that no hand list places.
+	rareVerb map[string]bool
 }
 
 // Default returns the lexicon built from the embedded lists. It is parsed
@@ -86,7 +89,7 @@ var Default = sync.OnceValue(func() *Lexicon {
 })
 
 func parse() (*Lexicon, error) {
-	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}}
+	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}, rareVerb: map[string]bool{}}
 	var z Tokenizer
 	// Later lists win: a word that is both everyday and generic is generic.
 	for _, f := range []struct {
@@ -107,11 +110,21 @@ func parse() (*Lexicon, error) {
 			return nil, err
 		}
 	}
+	err := eachLine("rare-verbs-en.txt", func(stem string) {
+		if l.zipf[stem] == 0 {
+			l.rareVerb[stem] = true
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	// The hand lists win over the tables: a verb they call everyday
-	// ("play", "reply") stays so in tool names too.
-	for stem := range l.glue {
-		if _, ok := l.class[stem]; ok {
-			delete(l.glue, stem)
+	// ("play", "reply", "upload") stays so in tool names too.
+	for _, m := range []map[string]bool{l.glue, l.rareVerb} {
+		for stem := range m {
+			if _, ok := l.class[stem]; ok {
+				delete(m, stem)
+			}
 		}
 	}
 	// A frequent word the hand lists do not place is everyday. It is
@@ -184,19 +197,26 @@ func (l *Lexicon) Zipf(stem string) float64 { return float64(l.zipf[stem]) / 10 
 // the glue of identifiers ("select", "take", "back"), is generic, like the
 // verbs every tool list has: evidence in a pair with a noun of the same
 // name ("take ... screenshot"), never alone, and two of them ("press",
-// "fill") do not add up to a service either.
+// "fill") do not add up to a service either. So is a verb of any
+// frequency ("rename", "deploy"): it says what a tool does, and every
+// service renames or deploys something; the noun beside it says to what.
 func (l *Lexicon) IdentClass(stem string) Class {
-	c := l.class[stem]
-	if l.glue[stem] && l.zipf[stem] >= identZipf {
+	if l.commonGlue(stem) || l.rareVerb[stem] {
 		return Generic
 	}
-	return c
+	return l.class[stem]
 }
 
-// Distinctive reports whether a word of a message can point at a service
-// by itself: a content word that is not a common verb, adjective or
-// adverb ("select", "take" are not, "calendar" and "flashcards" are).
-func (l *Lexicon) Distinctive(stem string) bool { return l.IdentClass(stem) == Content }
+func (l *Lexicon) commonGlue(stem string) bool { return l.glue[stem] && l.zipf[stem] >= identZipf }
+
+// Distinctive reports whether a word of a message can point at a skill or
+// service by itself: a content word that is not a common verb, adjective
+// or adverb ("select", "take" are not, "calendar" and "flashcards" are).
+// A rare verb stays distinctive here: a skill's own rare word
+// ("humanize") names what it is for, unlike a tool name's glue.
+func (l *Lexicon) Distinctive(stem string) bool {
+	return !l.commonGlue(stem) && l.class[stem] == Content
+}
 
 // IsVerb reports whether a stem is one of the glossary's verbs: evidence in
 // a pair, never alone.

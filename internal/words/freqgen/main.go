@@ -28,6 +28,13 @@
 // A line is "ZIPF STEM", or "ZIPF STEM v" for an English stem whose tagged
 // uses are mostly not a noun's (a verb, adjective or adverb: "select",
 // "take", "back"): the words tool names are glued together with.
+//
+// It also writes lists/rare-verbs-en.txt: the English stems rarer than the
+// tables go that WordNet (index.verb, index.noun) knows mostly as verbs,
+// "rename", "deploy", "navigate": tool names are glued from rare verbs too,
+// and such a verb says what is done, not to what. "Mostly" is by WordNet's
+// tagged uses where it has any, else by its count of verb and noun senses,
+// so a word with verb senses and no noun sense is always a verb.
 package main
 
 import (
@@ -83,7 +90,7 @@ func run(subtlex, onboard, wordnet, out string) error {
 	if err != nil {
 		return err
 	}
-	glue, wnSrc, err := readWordNet(wordnet)
+	glue, rare, wnSrc, err := readWordNet(wordnet)
 	if err != nil {
 		return err
 	}
@@ -94,6 +101,9 @@ func run(subtlex, onboard, wordnet, out string) error {
 		return err
 	}
 	if err := write(filepath.Join(out, "frequent-en.txt"), "English", enSrc, en); err != nil {
+		return err
+	}
+	if err := writeRareVerbs(filepath.Join(out, "rare-verbs-en.txt"), wnSrc, en, rare); err != nil {
 		return err
 	}
 	return write(filepath.Join(out, "frequent-de.txt"), "German", deSrc, de)
@@ -167,21 +177,23 @@ func readJSON(path string, v any) error {
 }
 
 // readWordNet reads how often WordNet's sense-tagged corpus used each
-// word as a noun and as anything else (cntlist.rev lines are
-// "lemma%TYPE:...  SENSE_NUMBER TAG_COUNT", TYPE 1 for a noun), and
-// returns the stems used more often otherwise.
-func readWordNet(root string) (map[string]bool, string, error) {
+// word as a noun, as a verb and as anything else (cntlist.rev lines are
+// "lemma%TYPE:...  SENSE_NUMBER TAG_COUNT", TYPE 1 for a noun, 2 for a
+// verb), and returns the stems used more often otherwise (glue), and the
+// stems that are mostly verbs (rare): by tagged uses where there are any,
+// else by WordNet's count of verb and noun senses.
+func readWordNet(root string) (glue, rare map[string]bool, source string, err error) {
 	version, err := debianVersion(filepath.Join(root, "usr/share/doc/wordnet-base/changelog.Debian.gz"))
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	path := filepath.Join(root, "usr/share/wordnet/cntlist.rev")
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("read the parts of speech: %w", err)
+		return nil, nil, "", fmt.Errorf("read the parts of speech: %w", err)
 	}
 	defer f.Close()
-	noun, other := map[string]int64{}, map[string]int64{}
+	noun, verb, other := map[string]int64{}, map[string]int64{}, map[string]int64{}
 	var z words.Tokenizer
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -199,25 +211,112 @@ func readWordNet(root string) (map[string]bool, string, error) {
 			continue
 		}
 		stem := strings.Clone(toks[0].Stem)
-		if key[0] == '1' {
+		switch key[0] {
+		case '1':
 			noun[stem] += n
-		} else {
+		case '2':
+			verb[stem] += n
+			other[stem] += n
+		default:
 			other[stem] += n
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, "", fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, "", fmt.Errorf("read %s: %w", path, err)
 	}
 	if len(other) == 0 {
-		return nil, "", fmt.Errorf("%s has no tagged senses: is it wordnet-base's?", path)
+		return nil, nil, "", fmt.Errorf("%s has no tagged senses: is it wordnet-base's?", path)
 	}
-	glue := map[string]bool{}
+	glue = map[string]bool{}
 	for stem, n := range other {
 		if n > noun[stem] {
 			glue[stem] = true
 		}
 	}
-	return glue, "Debian package wordnet-base " + version + " (sense tag counts, cntlist.rev)", nil
+	nounSenses, err := readSenses(filepath.Join(root, "usr/share/wordnet/index.noun"))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	verbSenses, err := readSenses(filepath.Join(root, "usr/share/wordnet/index.verb"))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	rare = map[string]bool{}
+	for stem, v := range verbSenses {
+		if tagged := verb[stem] + noun[stem]; tagged > 0 {
+			if verb[stem] > noun[stem] {
+				rare[stem] = true
+			}
+		} else if v > nounSenses[stem] {
+			rare[stem] = true
+		}
+	}
+	return glue, rare, "Debian package wordnet-base " + version + " (sense tag counts, cntlist.rev; senses, index.noun and index.verb)", nil
+}
+
+// readSenses reads a WordNet index file ("lemma pos synset_cnt ..." lines
+// after a licence header of lines that start with spaces) into the number
+// of senses of each one-word stem.
+func readSenses(path string) (map[string]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the parts of speech: %w", err)
+	}
+	defer f.Close()
+	senses := map[string]int64{}
+	var z words.Tokenizer
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 3 || strings.HasPrefix(sc.Text(), " ") || strings.ContainsAny(fields[0], "_-.'") {
+			continue
+		}
+		n, err := strconv.ParseInt(fields[2], 10, 64)
+		if err != nil {
+			continue
+		}
+		toks := z.Tokenize(fields[0])
+		if len(toks) != 1 {
+			continue
+		}
+		senses[strings.Clone(toks[0].Stem)] += n
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(senses) == 0 {
+		return nil, fmt.Errorf("%s has no entries: is it wordnet-base's?", path)
+	}
+	return senses, nil
+}
+
+// writeRareVerbs writes the stems that are mostly verbs and rarer than
+// the English table goes for its "v" marks: the table already marks the
+// others.
+func writeRareVerbs(path, source string, en *counts, rare map[string]bool) error {
+	var stems []string
+	for s := range rare {
+		if en.zipf(s) < minGlueZipf && len(s) >= 3 {
+			stems = append(stems, s)
+		}
+	}
+	slices.Sort(stems)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Generated by `go run ./internal/words/freqgen`; do not edit.\n")
+	fmt.Fprintf(&b, "# %d English stems, after jarvisbot's folding and stemming (internal/words),\n", len(stems))
+	fmt.Fprintf(&b, "# that are mostly verbs (by tagged uses where WordNet has any, else by its\n")
+	fmt.Fprintf(&b, "# count of verb and noun senses) and rarer than Zipf %.1f, where\n", minGlueZipf)
+	fmt.Fprintf(&b, "# frequent-en.txt stops marking verbs.\n")
+	fmt.Fprintf(&b, "# Source: %s.\n", source)
+	for _, s := range stems {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write the rare verbs: %w", err)
+	}
+	return nil
 }
 
 // readOnboard reads the 1-gram section of de_DE.lm, an ARPA-like file
