@@ -92,3 +92,41 @@ func TestGateRareToolVerbsC5(t *testing.T) {
 		}
 	}
 }
+
+// TestGateFileNamesC5: a file named by its name ("budget-2027.ods",
+// "Reisekosten März.xlsx") is evidence of the word "file", and of
+// "document" when it is one, for every server whose words say so; like
+// the word itself it is everyday: one file name alone offers nothing, nor
+// does a web address or a framework's name.
+func TestGateFileNamesC5(t *testing.T) {
+	c := catalog.New()
+	err := c.SetServer(catalog.Server{ID: "localfiles", Title: "Local Files", Connected: true},
+		[]catalog.SnapshotTool{{Name: "read_file"}, {Name: "move_file"}, {Name: "list_directory"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.SetServer(catalog.Server{ID: "papers", Title: "Papers", Card: []string{"file", "folder", "document"}, Connected: true},
+		[]catalog.SnapshotTool{{Name: "find"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.View()
+	tests := []struct {
+		msg  string
+		want []string
+	}{
+		{"Move budget-2027.ods somewhere else", []string{"localfiles"}},
+		{"Lies mir notizen.txt vor", []string{"localfiles"}},
+		{"Put Angebot.odt into the blue folder", []string{"localfiles", "papers"}},
+		{"Is holiday.jpeg too big to attach?", nil},
+		{"Hast du Reisekosten März.xlsx gesehen?", nil},
+		{"Is draft-1.odt newer than draft-2.odt?", nil},
+		{"Visit example.com for the details", nil},
+		{"I use Node.js at work", nil},
+	}
+	for _, tt := range tests {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}

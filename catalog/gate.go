@@ -118,6 +118,9 @@ type Gate struct {
 	pairs   map[string][]int32 // "stem stem" -> terms
 	lex     *words.Lexicon
 	pool    sync.Pool
+	// fileStem and docStem are the stems of "file" and "document": what a
+	// file name in a message stands for (fileNames).
+	fileStem, docStem string
 }
 
 type scratch struct {
@@ -136,6 +139,13 @@ type scratch struct {
 	spread  []bool  // per server: evidence from two or more message positions
 	buf     []byte
 	stem    []byte // buf stemmed, for words written with hyphens
+	// doc marks the message positions of file names, true for a
+	// document's: evidence of "file" and "document" (fileNames).
+	doc map[int32]bool
+	// fileAt is the position of the first file name, -1 none: every file
+	// name of a message is one piece of evidence, so two of them
+	// ("rename a.docx to b.docx") are not two places.
+	fileAt int32
 }
 
 // maxEvidence is how much evidence a decision keeps for its explanation.
@@ -233,6 +243,7 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 	defer g.pool.Put(sc)
 	g.reset(sc)
 	toks := sc.z.Tokenize(msg)
+	g.fileNames(sc, toks)
 
 	sc.content = sc.content[:0]
 	for i, t := range toks {
@@ -297,6 +308,13 @@ func (g *Gate) reset(sc *scratch) {
 // count adds a term's weight to its server once per turn; at is the
 // message position of the word that matched.
 func (g *Gate) count(sc *scratch, id int32, word string, at int32) {
+	g.countAtMost(sc, id, word, at, weightName)
+}
+
+// countAtMost is count with the term's weight capped at most: a file name
+// is evidence of "file" as the everyday word is, whatever a card makes
+// of the word.
+func (g *Gate) countAtMost(sc *scratch, id int32, word string, at int32, most int8) {
 	if sc.seen[id] == sc.gen {
 		return
 	}
@@ -308,15 +326,16 @@ func (g *Gate) count(sc *scratch, id int32, word string, at int32) {
 		}
 		sc.stood[t.of] = sc.gen
 	}
-	w := int16(t.weight)
-	if t.kind == EvDesc && t.weight == weightWeak {
+	weight := min(t.weight, most)
+	w := int16(weight)
+	if t.kind == EvDesc && weight == weightWeak {
 		if sc.desc[t.server] >= maxDescPerTurn {
 			return
 		}
 		sc.desc[t.server]++
 	}
 	sc.score[t.server] += w
-	if t.weight > weightWeak {
+	if weight > weightWeak {
 		sc.strong[t.server] = true
 	}
 	switch f := sc.from[t.server]; {
@@ -325,7 +344,7 @@ func (g *Gate) count(sc *scratch, id int32, word string, at int32) {
 	case f != at:
 		sc.spread[t.server] = true
 	}
-	ev := Evidence{Kind: t.kind, Weight: int(t.weight), Word: word, Term: t.label, Source: t.source}
+	ev := Evidence{Kind: t.kind, Weight: int(weight), Word: word, Term: t.label, Source: t.source}
 	list := &sc.ev[t.server]
 	n := int(sc.nev[t.server])
 	// Keep the strongest evidence: insert in order of weight, then kind.
@@ -349,6 +368,34 @@ func stronger(a, b Evidence) bool {
 		return a.Weight > b.Weight
 	}
 	return a.Kind < b.Kind
+}
+
+// fileNames reads the file names of a message ("report-final.docx",
+// "Budget 2026.xlsx"): people name the file instead of saying "file", so
+// an extension of a kept file's type stands for the word "file" (which
+// also pairs with a tool's verb: "move notes.txt" is move_file), and a
+// document's also for "document". Only the extension is changed; the
+// name's own words count as what they are.
+func (g *Gate) fileNames(sc *scratch, toks []words.Token) {
+	clear(sc.doc)
+	sc.fileAt = -1
+	for i := 1; i < len(toks); i++ {
+		if !toks[i].Dotted {
+			continue
+		}
+		file, doc := g.lex.FileType(toks[i].Fold)
+		if !file {
+			continue
+		}
+		if sc.doc == nil {
+			sc.doc = map[int32]bool{}
+		}
+		sc.doc[int32(i)] = doc
+		if sc.fileAt < 0 {
+			sc.fileAt = int32(i)
+		}
+		toks[i].Stem = g.fileStem
+	}
 }
 
 // matchNames looks for server names in windows of one to three words,
@@ -393,6 +440,19 @@ func (g *Gate) matchWords(sc *scratch, toks []words.Token) {
 			sc.best[i] = -1
 		}
 		g.bestOf(sc, g.uni[t.Stem])
+		doc, file := sc.doc[p]
+		if file {
+			if doc {
+				g.bestOf(sc, g.uni[g.docStem])
+			}
+			word := toks[p-1].Fold + "." + t.Fold
+			for _, id := range sc.best {
+				if id >= 0 {
+					g.countAtMost(sc, id, word, sc.fileAt, weightWeak)
+				}
+			}
+			continue
+		}
 		if len(t.Stem) >= compoundHead+3 {
 			// German compounds put the head last: "Kundentermine" ends in
 			// "termin". Prefixes are never tried: "Terminals" is no "Termin".

@@ -76,6 +76,9 @@ type Lexicon struct {
 	// rareVerb marks the stems rarer than glue goes that are mostly verbs
 	// (lists/rare-verbs-en.txt), that no hand list places.
 	rareVerb map[string]bool
+	// fileType holds the file name extensions people keep files under
+	// (lists/file-types.txt): true for a document's, false for another's.
+	fileType map[string]bool
 }
 
 // Default returns the lexicon built from the embedded lists. It is parsed
@@ -89,7 +92,7 @@ var Default = sync.OnceValue(func() *Lexicon {
 })
 
 func parse() (*Lexicon, error) {
-	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}, rareVerb: map[string]bool{}}
+	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}, rareVerb: map[string]bool{}, fileType: map[string]bool{}}
 	var z Tokenizer
 	// Later lists win: a word that is both everyday and generic is generic.
 	for _, f := range []struct {
@@ -110,7 +113,14 @@ func parse() (*Lexicon, error) {
 			return nil, err
 		}
 	}
-	err := eachLine("rare-verbs-en.txt", func(stem string) {
+	err := eachLine("file-types.txt", func(line string) {
+		ext, mark, _ := strings.Cut(line, " ")
+		l.fileType[ext] = mark == "d"
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = eachLine("rare-verbs-en.txt", func(stem string) {
 		if l.zipf[stem] == 0 {
 			l.rareVerb[stem] = true
 		}
@@ -216,6 +226,14 @@ func (l *Lexicon) commonGlue(stem string) bool { return l.glue[stem] && l.zipf[s
 // ("humanize") names what it is for, unlike a tool name's glue.
 func (l *Lexicon) Distinctive(stem string) bool {
 	return !l.commonGlue(stem) && l.class[stem] == Content
+}
+
+// FileType reports whether a folded word is the extension of a file a
+// person keeps ("docx", "txt", "jpg"), and whether that file is a
+// document. A message that names "report-final.docx" speaks of a file.
+func (l *Lexicon) FileType(fold string) (file, document bool) {
+	document, file = l.fileType[fold]
+	return file, document
 }
 
 // IsVerb reports whether a stem is one of the glossary's verbs: evidence in

@@ -22,6 +22,7 @@ type Token struct {
 	Fold   string // lower case, diacritics folded ("Öffne" -> "offne")
 	Stem   string // Fold with English and German inflection removed
 	Joined bool   // attached to the previous token by a hyphen or slash ("Website-Repo")
+	Dotted bool   // attached to the previous token by a dot: an extension ("notes.txt") or a domain's end
 }
 
 // Tokenizer cuts texts into tokens, reusing its buffers between calls. A
@@ -32,6 +33,7 @@ type Tokenizer struct {
 	stem       []byte
 	spans      []span
 	joinedNext bool
+	dottedNext bool
 	tokens     []Token
 	// Camel splits "getFileContents" into get/file/contents; used for
 	// identifiers (tool names), not for messages, where "NotebookLM" and
@@ -41,7 +43,7 @@ type Tokenizer struct {
 
 type span struct {
 	fold0, fold1, stem0, stem1 int
-	joined                     bool
+	joined, dotted             bool
 }
 
 // Tokenize returns the tokens of s. The returned slice and its strings stay
@@ -59,7 +61,7 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 		i += size
 		if !isWordRune(r, size) {
 			if start >= 0 {
-				z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext})
+				z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext, dotted: z.dottedNext})
 				start = -1
 				sep = 0
 			}
@@ -69,19 +71,20 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 			continue
 		}
 		if start >= 0 && z.Camel && isCamelBreak(prevRune, r, s[i:]) {
-			z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext})
+			z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext, dotted: z.dottedNext})
 			start = -1
 			sep = 0
 		}
 		if start < 0 {
 			start = len(z.fold)
 			z.joinedNext = len(z.spans) > 0 && sep == 1 && (sepRune == '-' || sepRune == '/')
+			z.dottedNext = len(z.spans) > 0 && sep == 1 && sepRune == '.'
 		}
 		prevRune = r
 		z.fold = AppendFold(z.fold, r)
 	}
 	if start >= 0 && len(z.spans) < MaxTokens {
-		z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext})
+		z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext, dotted: z.dottedNext})
 	}
 	// Stems go into a second buffer, so both strings are made once and every
 	// token's fields are substrings: two allocations per text, not per word.
@@ -101,6 +104,7 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 			Fold:   foldStr[sp.fold0:sp.fold1],
 			Stem:   stemStr[sp.stem0:sp.stem1],
 			Joined: sp.joined,
+			Dotted: sp.dotted,
 		})
 	}
 	return z.tokens

@@ -129,3 +129,45 @@ func BenchmarkTokenize(b *testing.B) {
 		z.Tokenize(msg)
 	}
 }
+
+// TestFileNamesC5: a word attached to the one before by a dot is marked,
+// and the lexicon knows which such words are the extensions of files a
+// person keeps, and which of those are documents.
+func TestFileNamesC5(t *testing.T) {
+	var z Tokenizer
+	toks := z.Tokenize("Send Angebot v2.pdf and holiday.jpeg. Then e.g. visit example.com")
+	dotted := map[string]bool{}
+	for _, tok := range toks {
+		if tok.Dotted {
+			dotted[tok.Fold] = true
+		}
+	}
+	for _, w := range []string{"pdf", "jpeg", "g", "com"} {
+		if !dotted[w] {
+			t.Errorf("%q is not marked as attached by a dot", w)
+		}
+	}
+	if dotted["then"] || dotted["visit"] {
+		t.Errorf("a word after a full stop and a space is marked as attached by a dot: %v", dotted)
+	}
+	l := Default()
+	for _, tt := range []struct {
+		ext            string
+		file, document bool
+	}{
+		{"pdf", true, true}, {"docx", true, true}, {"odt", true, true}, {"txt", true, true}, {"xlsx", true, true},
+		{"jpeg", true, false}, {"mp3", true, false}, {"zip", true, false},
+		{"com", false, false}, {"org", false, false}, {"g", false, false}, {"2026", false, false},
+	} {
+		if file, doc := l.FileType(tt.ext); file != tt.file || doc != tt.document {
+			t.Errorf("FileType(%q) = %v, %v; want %v, %v", tt.ext, file, doc, tt.file, tt.document)
+		}
+	}
+	b, err := lists.ReadFile("lists/file-types.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head := string(b[:min(len(b), 400)]); !strings.Contains(head, "go run ./internal/words/gen/filetypes") || !strings.Contains(head, "media-types 10.0.0") {
+		t.Errorf("file-types.txt: header %q does not name its generator and source package", head)
+	}
+}
