@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -128,5 +129,39 @@ func TestGateFileNamesC5(t *testing.T) {
 		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
 			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
 		}
+	}
+}
+
+// TestGateEverydayWordsNeedARequestC5: two everyday words of one carded
+// server add up only when the message asks for something of the owner's
+// (my, mein, I, ich, a request's verb first, please): a question about
+// files and folders in general is no request to a file service.
+func TestGateEverydayWordsNeedARequestC5(t *testing.T) {
+	c := catalog.New()
+	err := c.SetServer(catalog.Server{ID: "papers", Title: "Papers", Card: []string{"file", "folder", "Datei", "Ordner"}, Connected: true},
+		[]catalog.SnapshotTool{{Name: "find"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.View()
+	tests := []struct {
+		msg  string
+		want []string
+	}{
+		{"Is a folder just a file that holds other files?", nil},
+		{"Wie unterscheiden sich Ordner und Datei eigentlich?", nil},
+		{"Put that file into the tax folder", []string{"papers"}},
+		{"Which folder did I save the file in?", []string{"papers"}},
+		{"Leg die Datei in meinen Ordner", []string{"papers"}},
+		{"Zeig die Datei aus dem Ordner Steuern", []string{"papers"}},
+	}
+	for _, tt := range tests {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+	d := v.Gate().Check("Is a folder just a file that holds other files?", nil)[0]
+	if d.Offered || d.Evident() || !strings.Contains(d.Because(), "asks for nothing") {
+		t.Errorf("a question about the words: offered %v, evident %v, because %q", d.Offered, d.Evident(), d.Because())
 	}
 }

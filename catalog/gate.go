@@ -112,12 +112,15 @@ type term struct {
 type Gate struct {
 	servers []string // view server index -> id
 	conn    []bool
-	terms   []term
-	names   map[string][]int32 // name key (letters and digits only) -> terms
-	uni     map[string][]int32 // stem -> terms
-	pairs   map[string][]int32 // "stem stem" -> terms
-	lex     *words.Lexicon
-	pool    sync.Pool
+	// carded marks the servers with a usage card: their everyday card
+	// words add up only in a request (Check).
+	carded []bool
+	terms  []term
+	names  map[string][]int32 // name key (letters and digits only) -> terms
+	uni    map[string][]int32 // stem -> terms
+	pairs  map[string][]int32 // "stem stem" -> terms
+	lex    *words.Lexicon
+	pool   sync.Pool
 	// fileStem and docStem are the stems of "file" and "document": what a
 	// file name in a message stands for (fileNames).
 	fileStem, docStem string
@@ -170,6 +173,7 @@ type Decision struct {
 	// this server with it (Plan.Turn); "" when the words alone decided.
 	Manual    string
 	evident   bool // the words are enough, whether or not it is connected
+	unasked   bool // everyday card words only, in a message that asks for nothing
 	evidence  [maxEvidence]Evidence
 	nEvidence uint8
 }
@@ -202,6 +206,8 @@ func (d *Decision) Because() string {
 	}
 	alone := !d.Offered && d.Score >= OfferAt
 	switch {
+	case d.unasked:
+		b.WriteString("everyday words only, in a message that asks for nothing of the owner's: ")
 	case alone:
 		b.WriteString("one everyday word only: ")
 	case !d.Offered:
@@ -213,7 +219,10 @@ func (d *Decision) Because() string {
 		}
 		b.WriteString(e.String())
 	}
-	if !d.Offered && d.Score > 0 {
+	switch {
+	case d.unasked:
+		b.WriteString("; everyday words add up only in a request (my, I, please, a verb first)")
+	case !d.Offered && d.Score > 0:
 		b.WriteString("; an everyday word alone does not offer a server")
 	}
 	return b.String()
@@ -259,9 +268,25 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 	g.matchJoined(sc, toks)
 	g.matchPairs(sc, toks)
 
+	asks := -1 // whether the message asks for something of the owner's; -1 not read yet
 	for si, id := range g.servers {
 		d := Decision{Server: id, Connected: g.conn[si], Score: int(sc.score[si])}
 		d.evident = d.Score >= OfferAt && (sc.strong[si] || sc.spread[si])
+		if d.evident && !sc.strong[si] && g.carded[si] {
+			// Everyday words of a card add up in a request about the
+			// owner's things, not in a question about the words: "Is a
+			// folder a kind of file?" is no file service's business. A
+			// derived card's weak words are not held to this: they are
+			// its own uses ("how far", "nearby"), not everyday words.
+			if asks < 0 {
+				asks = 0
+				if g.lex.Asks(toks) {
+					asks = 1
+				}
+			}
+			d.evident = asks == 1
+			d.unasked = !d.evident
+		}
 		d.Offered = d.Connected && d.evident
 		d.evidence = sc.ev[si]
 		d.nEvidence = sc.nev[si]

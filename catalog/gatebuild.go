@@ -42,6 +42,7 @@ func buildGate(v *View) *Gate {
 	g := &Gate{
 		servers:  make([]string, len(v.servers)),
 		conn:     make([]bool, len(v.servers)),
+		carded:   make([]bool, len(v.servers)),
 		names:    map[string][]int32{},
 		uni:      map[string][]int32{},
 		pairs:    map[string][]int32{},
@@ -74,6 +75,7 @@ func buildGate(v *View) *Gate {
 	for si, s := range v.servers {
 		g.servers[si] = s.ID
 		g.conn[si] = s.Connected
+		g.carded[si] = len(s.Card) > 0
 		b.addServer(int32(si), s, tools[s.ID])
 	}
 	b.demoteShared()

@@ -79,6 +79,9 @@ type Lexicon struct {
 	// fileType holds the file name extensions people keep files under
 	// (lists/file-types.txt): true for a document's, false for another's.
 	fileType map[string]bool
+	// owner holds the stems by which a message speaks of its owner or
+	// asks for something (lists/owner.txt).
+	owner map[string]bool
 }
 
 // Default returns the lexicon built from the embedded lists. It is parsed
@@ -92,7 +95,7 @@ var Default = sync.OnceValue(func() *Lexicon {
 })
 
 func parse() (*Lexicon, error) {
-	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}, rareVerb: map[string]bool{}, fileType: map[string]bool{}}
+	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}, rareVerb: map[string]bool{}, fileType: map[string]bool{}, owner: map[string]bool{}}
 	var z Tokenizer
 	// Later lists win: a word that is both everyday and generic is generic.
 	for _, f := range []struct {
@@ -113,7 +116,15 @@ func parse() (*Lexicon, error) {
 			return nil, err
 		}
 	}
-	err := eachLine("file-types.txt", func(line string) {
+	err := eachLine("owner.txt", func(line string) {
+		for _, t := range z.Tokenize(line) {
+			l.owner[strings.Clone(t.Stem)] = true
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = eachLine("file-types.txt", func(line string) {
 		ext, mark, _ := strings.Cut(line, " ")
 		l.fileType[ext] = mark == "d"
 	})
@@ -226,6 +237,22 @@ func (l *Lexicon) commonGlue(stem string) bool { return l.glue[stem] && l.zipf[s
 // ("humanize") names what it is for, unlike a tool name's glue.
 func (l *Lexicon) Distinctive(stem string) bool {
 	return !l.commonGlue(stem) && l.class[stem] == Content
+}
+
+// Asks reports whether a message of these tokens asks for something of
+// its owner's: it speaks of the owner ("my", "mein", "I"), says please,
+// or begins with a request's verb ("Put", "Zeig", "Move"), the verbs of
+// the verb groups and the generic and glue verbs.
+func (l *Lexicon) Asks(toks []Token) bool {
+	for i, t := range toks {
+		if l.owner[t.Stem] {
+			return true
+		}
+		if i == 0 && (l.verbs[t.Stem] || l.class[t.Stem] != Stop && l.IdentClass(t.Stem) == Generic) {
+			return true
+		}
+	}
+	return false
 }
 
 // FileType reports whether a folded word is the extension of a file a
