@@ -134,8 +134,9 @@ func TestGateFileNamesC5(t *testing.T) {
 
 // TestGateEverydayWordsNeedARequestC5: two everyday words of one carded
 // server add up only when the message asks for something of the owner's
-// (my, mein, I, ich, a request's verb first, please): a question about
-// files and folders in general is no request to a file service.
+// (my, mein, I, ich, you, a request's verb first, please): a question about
+// files and folders in general is no request to a file service, and a
+// manual that matched the same words does not bring the server back.
 func TestGateEverydayWordsNeedARequestC5(t *testing.T) {
 	c := catalog.New()
 	err := c.SetServer(catalog.Server{ID: "papers", Title: "Papers", Card: []string{"file", "folder", "Datei", "Ordner"}, Connected: true},
@@ -154,6 +155,7 @@ func TestGateEverydayWordsNeedARequestC5(t *testing.T) {
 		{"Which folder did I save the file in?", []string{"papers"}},
 		{"Leg die Datei in meinen Ordner", []string{"papers"}},
 		{"Zeig die Datei aus dem Ordner Steuern", []string{"papers"}},
+		{"Can you tell which folder holds the lease file?", []string{"papers"}},
 	}
 	for _, tt := range tests {
 		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
@@ -163,5 +165,27 @@ func TestGateEverydayWordsNeedARequestC5(t *testing.T) {
 	d := v.Gate().Check("Is a folder just a file that holds other files?", nil)[0]
 	if d.Offered || d.Evident() || !strings.Contains(d.Because(), "asks for nothing") {
 		t.Errorf("a question about the words: offered %v, evident %v, because %q", d.Offered, d.Evident(), d.Because())
+	}
+}
+
+// TestTurnManualKeepsUnaskedOutC5: the gate's refusal of everyday card
+// words in a message that asks for nothing holds when the skill scorer
+// found the plugin's manual by the same words.
+func TestTurnManualKeepsUnaskedOutC5(t *testing.T) {
+	c := catalog.New()
+	err := c.SetServer(catalog.Server{ID: "papers", Title: "Papers", Plugin: "papers", Card: []string{"file", "folder"}, Connected: true},
+		[]catalog.SnapshotTool{{Name: "find"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := c.View().Plan(catalog.Policy{})
+	var turn catalog.Turn
+	pl.Turn("Why would a file need a folder at all?", &turn, "papers")
+	if d := turn.Decisions[0]; d.Offered {
+		t.Errorf("a question about the words offered papers through its manual: %s", d.Because())
+	}
+	pl.Turn("Which folder has my lease file?", &turn, "papers")
+	if d := turn.Decisions[0]; !d.Offered {
+		t.Errorf("a request about the owner's file did not offer papers: %s", d.Because())
 	}
 }

@@ -272,12 +272,13 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 	for si, id := range g.servers {
 		d := Decision{Server: id, Connected: g.conn[si], Score: int(sc.score[si])}
 		d.evident = d.Score >= OfferAt && (sc.strong[si] || sc.spread[si])
-		if d.evident && !sc.strong[si] && g.carded[si] {
-			// Everyday words of a card add up in a request about the
-			// owner's things, not in a question about the words: "Is a
-			// folder a kind of file?" is no file service's business. A
-			// derived card's weak words are not held to this: they are
-			// its own uses ("how far", "nearby"), not everyday words.
+		if d.evident && !sc.strong[si] && sc.desc[si] == 0 {
+			// Everyday words of a card or of tool names add up in a
+			// request about the owner's things, not in a question about
+			// the words: "Is a folder a kind of file?" is no file
+			// service's business. The weak words of a derived card are
+			// not held to this: they are the server's own uses ("how
+			// far", "nearby"), which people ask about as questions.
 			if asks < 0 {
 				asks = 0
 				if g.lex.Asks(toks) {

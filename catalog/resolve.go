@@ -206,7 +206,10 @@ func (pl *Plan) Turn(msg string, t *Turn, manuals ...string) {
 		case srvNone, srvOffline:
 			d.Offered = false
 		default:
-			if !byWords && len(manuals) > 0 {
+			// A manual does not bring back a server whose everyday
+			// words the gate read in a message that asks for nothing
+			// (Decision.unasked): the manual matched the same words.
+			if !byWords && len(manuals) > 0 && !d.unasked {
 				if plugin := pl.view.servers[i].Plugin; plugin != "" && slices.Contains(manuals, plugin) {
 					d.Offered, d.Manual = true, plugin
 				}
