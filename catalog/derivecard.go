@@ -325,3 +325,61 @@ func isAdverb(fold string) bool {
 	}
 	return false
 }
+
+// purposePairs adds the verbs a tool's purpose sentence joins to the
+// tool's own verb ("Move or rename files" of move_file) as pairs with the
+// tool's noun: the description names the tool a second way, as its name
+// does. Only such a coordination counts, not any verb near the noun: a
+// purpose sentence's other verbs are about arguments and results.
+func (b *gateBuilder) purposePairs(si int32, cp *Capability, nameWords map[string]bool) {
+	lex := b.g.lex
+	var verbs, nouns []words.Token
+	for _, t := range b.zc.Tokenize(cp.Tool) {
+		if len(t.Stem) < 2 || isNumber(t.Stem) || nameWords[t.Stem] {
+			continue
+		}
+		tok := words.Token{Fold: strings.Clone(t.Fold), Stem: strings.Clone(t.Stem)}
+		switch c := lex.IdentClass(t.Stem); {
+		case lex.IsVerb(t.Stem) || c == words.Generic:
+			verbs = append(verbs, tok)
+		case c != words.Stop && len(t.Stem) >= 3:
+			nouns = append(nouns, tok)
+		}
+	}
+	sents := sentences(cp.Description, 1)
+	if len(verbs) == 0 || len(nouns) == 0 || len(sents) == 0 {
+		return
+	}
+	toks := slices.Clone(b.z.Tokenize(sents[0]))
+	for i := 0; i+2 < len(toks); i++ {
+		if !slices.ContainsFunc(verbs, func(v words.Token) bool { return v.Stem == toks[i].Stem }) || !isConjunction(toks[i+1].Fold) {
+			continue
+		}
+		other := toks[i+2]
+		if lex.Class(other.Stem) == words.Stop || slices.ContainsFunc(verbs, func(v words.Token) bool { return v.Stem == other.Stem }) {
+			continue
+		}
+		// The noun follows within a few words: "rename files", "rename
+		// the selected files".
+		for j, seen := i+3, 0; j < len(toks) && seen < pairWindow; j++ {
+			if lex.Class(toks[j].Stem) == words.Stop {
+				continue
+			}
+			seen++
+			if k := slices.IndexFunc(nouns, func(n words.Token) bool { return n.Stem == toks[j].Stem }); k >= 0 {
+				b.pair(si, words.Token{Fold: strings.Clone(other.Fold), Stem: strings.Clone(other.Stem)}, nouns[k], cp.Tool)
+				break
+			}
+		}
+	}
+}
+
+// isConjunction reports the words that join two verbs of one purpose
+// ("Move or rename", "Lesen und schreiben").
+func isConjunction(fold string) bool {
+	switch fold {
+	case "or", "and", "oder", "und":
+		return true
+	}
+	return false
+}

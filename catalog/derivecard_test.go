@@ -138,3 +138,37 @@ func TestDerivedCardsOfPublishedServersC5(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivedPairsFromPurposeC5: a verb that a tool's purpose sentence
+// names beside the tool's own noun ("Move or rename files") pairs with
+// that noun like the tool name's own verb, and alone stays nothing.
+func TestDerivedPairsFromPurposeC5(t *testing.T) {
+	c := catalog.New()
+	err := c.SetServer(catalog.Server{ID: "stash", Title: "Stash", Connected: true}, []catalog.SnapshotTool{
+		{Name: "move_file", Description: "Move or rename files between places. Both paths must exist."},
+		{Name: "read_file", Description: "Read a file in full."},
+		{Name: "write_file", Description: "Write text to a file, replacing what it held."},
+		{Name: "copy_file", Description: "Copy a file to a second place."},
+		{Name: "delete_file", Description: "Delete a file for good."},
+		{Name: "list_files", Description: "List the files under a path with their sizes."},
+		{Name: "search_files", Description: "Search files by a pattern in their names."},
+		{Name: "file_info", Description: "Tell the size, owner and dates of a file."},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.View()
+	for _, tt := range []struct {
+		msg  string
+		want []string
+	}{
+		{"Rename the file with the garden photos", []string{"stash"}},
+		{"Rename letter-to-anna.odt to letter-sent.odt", []string{"stash"}},
+		{"Rename the garden party", nil},
+		{"They renamed that file last year", nil},
+	} {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}

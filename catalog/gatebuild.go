@@ -167,6 +167,9 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 	// A server without a card gets one derived from what it says about
 	// itself: its tools' descriptions and its instructions (derivecard.go).
 	if len(s.Card) == 0 {
+		for _, cp := range tools {
+			b.purposePairs(si, cp, nameWords)
+		}
 		own := maps.Clone(nameWords)
 		for stem := range b.toolSrv {
 			if b.toolSrv[stem][si] {
