@@ -171,4 +171,12 @@ func TestDerivedPairsFromPurposeC5(t *testing.T) {
 			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
 		}
 	}
+	// The pair is the tool's own, as strong as its name's: not a passing
+	// word of a derived card, which a server with more tools would drop.
+	d := v.Gate().Check("Rename the file with the garden photos", nil)[0]
+	if !slices.ContainsFunc(d.Evidence(), func(e catalog.Evidence) bool {
+		return e.Kind == catalog.EvPair && e.Source == "move_file" && e.Weight == 2
+	}) {
+		t.Errorf("no tool pair from move_file's purpose: %s", d.Because())
+	}
 }
