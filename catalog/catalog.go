@@ -297,7 +297,10 @@ type View struct {
 	never   []bool // caps[i] is on the never-list (C4)
 	// srvTools counts each server's tools, so plans size their lists once.
 	srvTools []int
-	gate     *Gate
+	// gate is built when a turn, a route or a prompt first needs it: a
+	// view is made each time a server connects or changes its tools, and
+	// at start-up most of them are replaced before any message arrives.
+	gate func() *Gate
 	// usages says per server what it is for (services.go), worked out
 	// once per view when a prompt first asks.
 	usages func() []string
@@ -322,7 +325,7 @@ func newView(caps []Capability, servers []Server) *View {
 			}
 		}
 	}
-	v.gate = buildGate(v)
+	v.gate = sync.OnceValue(func() *Gate { return buildGate(v) })
 	v.usages = sync.OnceValue(v.serverUsages)
 	return v
 }
@@ -353,7 +356,7 @@ func (v *View) Server(id string) (*Server, bool) {
 }
 
 // Gate returns the view's MCP gate.
-func (v *View) Gate() *Gate { return v.gate }
+func (v *View) Gate() *Gate { return v.gate() }
 
 // Snapshot returns the view's MCP servers and tools in snapshot form, the
 // format `catalog export` writes and `route --catalog` reads.

@@ -37,7 +37,7 @@ func (v *View) Focus(name, description string) []string {
 			out = append(out, cp.ID)
 		}
 	}
-	for _, d := range v.gate.Check(text, nil) {
+	for _, d := range v.gate().Check(text, nil) {
 		if d.Offered {
 			out = append(out, "mcp:"+d.Server+"/*")
 			if s, ok := v.Server(d.Server); ok && s.Plugin != "" {

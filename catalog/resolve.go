@@ -191,7 +191,7 @@ type Turn struct {
 func (pl *Plan) Turn(msg string, t *Turn, manuals ...string) {
 	t.plan = pl
 	t.Tools = append(t.Tools[:0], pl.prefix...)
-	t.Decisions = pl.view.gate.Check(msg, t.Decisions[:0])
+	t.Decisions = pl.view.gate().Check(msg, t.Decisions[:0])
 	byWords := false
 	for i := range t.Decisions {
 		if pl.srvState[i] == srvGated && t.Decisions[i].Offered {

@@ -84,7 +84,7 @@ func (v *View) usage(s *Server) string {
 	if first != "" && v.srvTools[v.srvIdx[s.ID]] == 1 {
 		return Shorten(first, maxUsageBytes)
 	}
-	vocab := v.gate.Vocabulary(s.ID)
+	vocab := v.gate().Vocabulary(s.ID)
 	var terms []string
 	for _, kind := range []EvidenceKind{EvTool, EvDesc} {
 		for _, e := range vocab {
