@@ -31,6 +31,11 @@ type Field struct {
 	// says "music", "Freitag" one that says "Friday", more weakly than
 	// the field's own words do.
 	Paraphrase bool
+	// Trigger marks the words the document's author listed as what it is
+	// about: one of them, said as written, is strong evidence for this
+	// document even when it is an everyday word ("Mails", "songs"), though
+	// not for another document that merely mentions it.
+	Trigger bool
 }
 
 // Doc is one document to rank.
@@ -51,20 +56,38 @@ type Doc struct {
 type Hit struct {
 	Doc   int
 	Score float64
-	// Matched is how many distinct message stems matched the document.
+	// Matched is how many distinct message stems matched the document:
+	// its own words, or the thesaurus's words for them when distinctive
+	// (an everyday paraphrase such as "need" for a description's "wants"
+	// is support for the score, not a second piece of evidence).
 	Matched int
 	// Strong is how many of them can point at a subject by themselves: a
 	// distinctive word (words.Lexicon.Distinctive) or a whole phrase. A
 	// hit with Matched 1 and Strong 0 rests on one everyday word ("file",
 	// "event") or common verb ("select").
 	Strong int
+	// Listed is how many of them are words the document's author listed
+	// as what it is about (Field.Trigger): everyday or not, they show the
+	// message is about the document's subject ("Mails" for a mail
+	// manual), unlike an everyday word of its prose ("time").
+	Listed int
 }
 
 type posting struct {
 	doc    int32
 	weight float32 // summed field weight, before idf
 	para   bool    // a thesaurus paraphrase: capped per document
+	// strength says more about the stem for this document: strongAlways
+	// for its trigger words (Field.Trigger, counted in Hit.Listed),
+	// strongNever for a one-word name that names a time ("Monday" of
+	// monday.com), which is neither listed nor strong whatever its class.
+	strength int8
 }
+
+const (
+	strongAlways int8 = 1
+	strongNever  int8 = -1
+)
 
 // Index is an immutable ranking index; safe for concurrent use.
 type Index struct {
@@ -85,9 +108,11 @@ type scratch struct {
 	hits   []int32
 	seen   map[string]bool
 	strong []int32
+	listed []int32
 	buf    []byte
 	stems  []string
 	phrase []string
+	trig   []posting
 }
 
 // synonymWeight is the share of a field's weight that a glossary synonym
@@ -128,6 +153,15 @@ func New(docs []Doc) *Index {
 				names[strings.Clone(t.Stem)] = true
 			}
 		}
+		strong := map[string]int8{}
+		for _, n := range doc.Names {
+			// A brand named after a time ("Monday") is not what a
+			// message about that day means: its one-word name alone
+			// is weak, even where its author lists it.
+			if ts := z.Tokenize(n); len(ts) == 1 && isTimeWord(ts[0].Stem) {
+				strong[strings.Clone(ts[0].Stem)] = strongNever
+			}
+		}
 		for _, f := range doc.Fields {
 			// Saturate term frequency within a field: a body that says
 			// "calendar" ten times is not ten times about calendars.
@@ -135,6 +169,9 @@ func New(docs []Doc) *Index {
 			for _, t := range z.Tokenize(f.Text) {
 				if ix.counts(t.Stem) {
 					tf[t.Stem]++
+					if f.Trigger && strong[t.Stem] != strongNever {
+						strong[strings.Clone(t.Stem)] = strongAlways
+					}
 				}
 			}
 			for stem, n := range tf {
@@ -166,7 +203,7 @@ func New(docs []Doc) *Index {
 			}
 		}
 		for stem, v := range w {
-			ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v)})
+			ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v), strength: strong[stem]})
 			df[stem]++
 			ix.maxLen = max(ix.maxLen, len(stem))
 		}
@@ -235,6 +272,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 		sc.para = make([]float32, ix.n)
 		sc.hits = make([]int32, ix.n)
 		sc.strong = make([]int32, ix.n)
+		sc.listed = make([]int32, ix.n)
 	}
 	sc.score = sc.score[:ix.n]
 	clear(sc.score)
@@ -244,6 +282,8 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	clear(matched)
 	sc.strong = sc.strong[:ix.n]
 	clear(sc.strong)
+	sc.listed = sc.listed[:ix.n]
+	clear(sc.listed)
 	clear(sc.seen)
 	sc.stems = sc.stems[:0]
 	sc.phrase = sc.phrase[:0]
@@ -283,7 +323,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	start := len(out)
 	for d, s := range sc.score {
 		if s > 0 {
-			out = append(out, Hit{Doc: d, Score: float64(s), Matched: int(matched[d]), Strong: int(sc.strong[d])})
+			out = append(out, Hit{Doc: d, Score: float64(s), Matched: int(matched[d]), Strong: int(sc.strong[d]), Listed: int(sc.listed[d])})
 		}
 	}
 	slices.SortFunc(out[start:], func(a, b Hit) int {
@@ -307,9 +347,14 @@ func (ix *Index) add(sc *scratch, key string, ps []posting, matched []int32) {
 		} else {
 			sc.score[p.doc] += p.weight * idf
 		}
-		matched[p.doc]++
-		if strong {
+		if !p.para || strong {
+			matched[p.doc]++
+		}
+		if strong && p.strength != strongNever {
 			sc.strong[p.doc]++
+		}
+		if p.strength == strongAlways {
+			sc.listed[p.doc]++
 		}
 	}
 }
@@ -343,4 +388,33 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 			}
 		}
 	}
+	// A German compound names a kind of its last word: "Lieblingssongs"
+	// are songs, "Geburtstagskalender" a calendar, whatever the first
+	// part is. When that last word is one an author listed as what a
+	// document is about, the compound counts as that word for that
+	// document; the longest such word wins.
+	for k := minPart; k <= len(stem)-minPart; k++ {
+		rest := words.Stem(stem[k:])
+		ps, ok := ix.uni[rest]
+		if !ok {
+			continue
+		}
+		n := len(sc.trig)
+		for _, p := range ps {
+			if p.strength == strongAlways {
+				sc.trig = append(sc.trig, p)
+			}
+		}
+		if len(sc.trig) > n {
+			ix.add(sc, rest, sc.trig[n:], matched)
+			sc.trig = sc.trig[:n]
+			return
+		}
+	}
+}
+
+// isTimeWord reports whether the thesaurus places a stem among the times
+// of one family (weekdays, parts of a day, months).
+func isTimeWord(stem string) bool {
+	return words.DefaultThesaurus().Related(stem)[words.Family] != ""
 }
