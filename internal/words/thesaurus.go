@@ -119,3 +119,9 @@ func each(list string, fn func(string)) {
 		}
 	}
 }
+
+// has reports whether the table knows a stem, without allocating.
+func (t *Thesaurus) has(stem []byte) bool {
+	i := sort.Search(len(t.lines), func(i int) bool { return t.key(i) >= string(stem) })
+	return i < len(t.lines) && t.key(i) == string(stem)
+}
