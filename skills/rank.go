@@ -73,14 +73,16 @@ func NewRanker(list []*Skill) *Ranker {
 	for i, s := range list {
 		trig := append(append([]string{}, s.Words...), s.WordsDE...)
 		fields := listFields(nil, []string{strings.ReplaceAll(s.Name, "-", " ")}, weightName)
-		from := len(fields)
+		listed := len(fields)
 		fields = listFields(fields, trig, weightWords)
-		// The author's single trigger words are what the skill is about:
-		// one of them alone is a real match, everyday or not ("Mails").
-		for k := from; k < len(fields); k++ {
+		fields = listFields(fields, s.Related, weightRelated)
+		// The single words the author listed, trigger or related, are
+		// what the skill is about: one of them alone is a real match,
+		// everyday or not ("Mails", "tonight"), unlike a word of its
+		// prose ("time" of "time entries").
+		for k := listed; k < len(fields); k++ {
 			fields[k].Trigger = fields[k].Phrases == nil
 		}
-		fields = listFields(fields, s.Related, weightRelated)
 		// The author's own words also reach the skill through the words
 		// a person uses in their place (S3, issue 15); the body's passing
 		// words do not.

@@ -201,3 +201,39 @@ func TestWeakMatchNeverEntersS4(t *testing.T) {
 		}
 	}
 }
+
+// TestDayPartsReachATimeManualS3: a manual whose author listed the
+// weekdays and a few times of the day is asked about the other times of
+// those families too: relative days and parts of the day, in English and
+// German, alone as compounds ("übermorgen", "Sonntagnachmittag") or beside
+// a weekday. A greeting that names one time of day does not bring it.
+func TestDayPartsReachATimeManualS3(t *testing.T) {
+	planner := manual("planner", "planner", "tools", []string{"calendar", "appointment"}, []string{"Kalender", "Termin"},
+		[]string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "tomorrow", "evening"},
+		"Read and change the owner's calendar.", "List events.")
+	list := append(weakSet()[:3], planner)
+	// Other subjects, so that a word's rarity among the skills is as in a
+	// real store.
+	for _, subject := range []string{"recipe", "invoice", "printer", "garden", "bicycle", "flight", "photo", "contract", "lesson", "parcel"} {
+		list = append(list, manual(subject+"-tool", subject+"-tool", "tools", []string{subject}, nil, nil, "Work with "+subject+"s.", ""))
+	}
+	r := NewRanker(list)
+	tests := []struct {
+		msg, want string
+	}{
+		{"Is Saturday afternoon still open?", "planner"},
+		{"Hab ich heute Nachmittag oder Abend was vor?", "planner"},
+		{"Anything at noon or in the afternoon?", "planner"},
+		{"Habe ich übermorgen Vormittag etwas vor?", "planner"},
+		{"Was ist am Sonntagnachmittag los?", "planner"},
+		{"Bin ich Samstag abends schon verplant?", "planner"},
+		{"Good morning!", ""},
+		{"Gute Nacht!", ""},
+	}
+	for _, tt := range tests {
+		ms := r.Rank(tt.msg, nil)
+		if got := firstEntering(ms); got != tt.want {
+			t.Errorf("%q: first entering skill %q, want %q (%+v)", tt.msg, got, tt.want, ms)
+		}
+	}
+}

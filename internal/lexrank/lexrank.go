@@ -82,6 +82,10 @@ type posting struct {
 	// strongNever for a one-word name that names a time ("Monday" of
 	// monday.com), which is neither listed nor strong whatever its class.
 	strength int8
+	// head marks a word a compound may end in and still mean
+	// (Index.compound): a trigger word, or a time of a family the
+	// document's own words name ("übermorgen" ends in "morgen").
+	head bool
 }
 
 const (
@@ -135,6 +139,7 @@ const (
 
 // New indexes docs.
 func New(docs []Doc) *Index {
+	fams := timeFamilyOf()
 	ix := &Index{n: len(docs), uni: map[string][]posting{}, pairs: map[string][]posting{}, idf: map[string]float32{}, lex: words.Default(), caps: make([]float32, len(docs))}
 	var z words.Tokenizer
 	df := map[string]int{}
@@ -154,6 +159,9 @@ func New(docs []Doc) *Index {
 			}
 		}
 		strong := map[string]int8{}
+		// The time families the document's words name, with the best
+		// weight and how many distinct words of each it has.
+		famW, famN, famSeen := map[int]float64{}, map[int]int{}, map[string]bool{}
 		for _, n := range doc.Names {
 			// A brand named after a time ("Monday") is not what a
 			// message about that day means: its one-word name alone
@@ -184,6 +192,11 @@ func New(docs []Doc) *Index {
 				}
 				if f.Paraphrase && !names[stem] {
 					ix.paraphrase(trans, para, stem, f.Weight*sat)
+					if fam, ok := fams[stem]; ok && !famSeen[stem] {
+						famSeen[stem] = true
+						famN[fam]++
+						famW[fam] = max(famW[fam], f.Weight*sat)
+					}
 				}
 			}
 			pwt := f.PhraseWeight
@@ -197,13 +210,22 @@ func New(docs []Doc) *Index {
 				}
 			}
 		}
+		for fam, n := range famN {
+			// One word of a family ("date" of "due date", "day") is
+			// a passing mention; two or more (the weekdays, "tomorrow"
+			// and "Termin") make the document one about times.
+			if n < 2 {
+				delete(famW, fam)
+			}
+		}
+		heads := ix.timeFamilies(trans, para, famW)
 		for stem, v := range trans {
 			if _, own := w[stem]; !own {
 				w[stem] = v
 			}
 		}
 		for stem, v := range w {
-			ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v), strength: strong[stem]})
+			ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v), strength: strong[stem], head: strong[stem] == strongAlways || heads[stem]})
 			df[stem]++
 			ix.maxLen = max(ix.maxLen, len(stem))
 		}
@@ -389,10 +411,11 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 		}
 	}
 	// A German compound names a kind of its last word: "Lieblingssongs"
-	// are songs, "Geburtstagskalender" a calendar, whatever the first
-	// part is. When that last word is one an author listed as what a
-	// document is about, the compound counts as that word for that
-	// document; the longest such word wins.
+	// are songs, "Geburtstagskalender" a calendar, "übermorgen" a
+	// morning's day, whatever the first part is. When that last word is
+	// one an author listed as what a document is about, or a time of a
+	// family the document's words name, the compound counts as that word
+	// for that document; the longest such word wins.
 	for k := minPart; k <= len(stem)-minPart; k++ {
 		rest := words.Stem(stem[k:])
 		ps, ok := ix.uni[rest]
@@ -401,7 +424,7 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 		}
 		n := len(sc.trig)
 		for _, p := range ps {
-			if p.strength == strongAlways {
+			if p.head {
 				sc.trig = append(sc.trig, p)
 			}
 		}
@@ -417,4 +440,47 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 // of one family (weekdays, parts of a day, months).
 func isTimeWord(stem string) bool {
 	return words.DefaultThesaurus().Related(stem)[words.Family] != ""
+}
+
+// timeFamilyOf maps every stem of the thesaurus's families of times
+// (words.Thesaurus.Families) to its family's number. Built once.
+var timeFamilyOf = sync.OnceValue(func() map[string]int {
+	m := map[string]int{}
+	for i, fam := range words.DefaultThesaurus().Families() {
+		for _, w := range fam {
+			m[w] = i
+		}
+	}
+	return m
+})
+
+// timeFamilies gives a document that names times of a family (weekdays,
+// "tomorrow", "evening") the whole family, at the share of a near word:
+// a manual whose author listed "tomorrow" and the weekdays is asked about
+// "this afternoon" and "übermorgen" too. Beside the family's own words
+// their synonyms support the document as paraphrases ("Vormittag" for
+// "morning"). It returns the family words, which a compound may end in.
+func (ix *Index) timeFamilies(trans, para map[string]float64, famW map[int]float64) map[string]bool {
+	if len(famW) == 0 {
+		return nil
+	}
+	th := words.DefaultThesaurus()
+	fams := th.Families()
+	heads := map[string]bool{}
+	for i, weight := range famW {
+		v := weight * thesaurusNear
+		for _, m := range fams[i] {
+			if !ix.counts(m) {
+				continue
+			}
+			heads[m] = true
+			trans[m] = max(trans[m], v)
+			th.EachRelated(m, func(rel string, how words.Relation) {
+				if (how == words.Same || how == words.Synonym) && ix.counts(rel) {
+					para[rel] = max(para[rel], v)
+				}
+			})
+		}
+	}
+	return heads
 }
