@@ -21,8 +21,9 @@ func Stem(s string) string {
 // nothing.
 func StemBytes(b []byte) []byte {
 	b = englishPlural(b)
-	if p := germanParticiple(b); p != nil {
-		return p
+	if v := germanParticiple(b); v != nil {
+		// In place, like every other rule: callers keep the prefix.
+		return b[:copy(b, v)]
 	}
 	return germanEnding(b)
 }

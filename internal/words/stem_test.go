@@ -42,6 +42,13 @@ func TestStemGermanParticiplesC5S3(t *testing.T) {
 			t.Errorf("Stem(%q) = %q: a word that is no participle keeps its \"ge\"", w, got)
 		}
 	}
+	// The stem is the front of the buffer, as the tokenizer reads it.
+	var z Tokenizer
+	for _, tc := range [][2]string{{"geantwortet", "antwort"}, {"Gelesen", "lesen"}, {"gebuchten", "buch"}} {
+		if toks := z.Tokenize(tc[0]); len(toks) != 1 || toks[0].Stem != tc[1] {
+			t.Errorf("Tokenize(%q) = %+v, want the stem %q", tc[0], toks, tc[1])
+		}
+	}
 	// "schrieb" of "geschrieben" is the verb's past: a strong verb's
 	// participle meets its past, never its noun.
 	if Stem("geschrieben") != Stem("schrieb") {
