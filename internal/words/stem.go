@@ -38,7 +38,7 @@ func StemBytes(b []byte) []byte {
 // Many nouns begin with "ge" too. A weak participle (ge-...-t) is told
 // from one by shape: the verb part has at least four letters and the
 // word does not end like a noun (-heit, -keit, -schaft, -icht: "Gesundheit",
-// "Gewicht"). A strong participle (ge-...-en) looks like a noun's plural
+// "Gewicht") or a verb whose vowel changes (-acht, -annt). A strong participle (ge-...-en) looks like a noun's plural
 // ("Gedanken", "Geschichten"), so it is taken for one only when the
 // thesaurus does not know the word's own stem as a word. It allocates
 // nothing.
@@ -59,7 +59,9 @@ func germanParticiple(b []byte) []byte {
 	if DefaultThesaurus().has(plain) {
 		return nil
 	}
-	if v := germanEnding(b[2:]); len(v) >= minStem {
+	// Five letters at least: a short strong verb's stem is another word
+	// ("geworden" is no "word", "gefunden" no "Fund").
+	if v := germanEnding(b[2:]); len(v) > minStem {
 		return v
 	}
 	return nil
@@ -68,7 +70,9 @@ func germanParticiple(b []byte) []byte {
 // weakParticiple returns the verb of ge-...-t, or nil.
 func weakParticiple(w []byte) []byte {
 	m := len(w)
-	if m < 6 || w[m-1] != 't' || hasAnySuffix(w, "heit", "keit", "schaft", "icht") {
+	// -acht and -annt are the mixed verbs, whose vowel changes
+	// ("gedacht" is no "Dach", "gekannt" no "kann").
+	if m < 6 || w[m-1] != 't' || hasAnySuffix(w, "heit", "keit", "schaft", "icht", "acht", "annt") {
 		return nil
 	}
 	v := w[2 : m-1]
