@@ -116,7 +116,7 @@ type scratch struct {
 	buf    []byte
 	stems  []string
 	phrase []string
-	trig   []posting
+	heads  []posting // compound: the postings of a last word that may head it
 }
 
 // synonymWeight is the share of a field's weight that a glossary synonym
@@ -417,20 +417,21 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 	// family the document's words name, the compound counts as that word
 	// for that document; the longest such word wins.
 	for k := minPart; k <= len(stem)-minPart; k++ {
-		rest := words.Stem(stem[k:])
-		ps, ok := ix.uni[rest]
+		sc.buf = append(sc.buf[:0], stem[k:]...)
+		rest := words.StemBytes(sc.buf)
+		ps, ok := ix.uni[string(rest)] // no allocation for a lookup
 		if !ok {
 			continue
 		}
-		n := len(sc.trig)
+		n := len(sc.heads)
 		for _, p := range ps {
 			if p.head {
-				sc.trig = append(sc.trig, p)
+				sc.heads = append(sc.heads, p)
 			}
 		}
-		if len(sc.trig) > n {
-			ix.add(sc, rest, sc.trig[n:], matched)
-			sc.trig = sc.trig[:n]
+		if len(sc.heads) > n {
+			ix.add(sc, string(rest), sc.heads[n:], matched)
+			sc.heads = sc.heads[:n]
 			return
 		}
 	}
