@@ -237,3 +237,25 @@ func TestDayPartsReachATimeManualS3(t *testing.T) {
 		}
 	}
 }
+
+// TestParticipleReachesManualS3: a German past participle finds the
+// manual that lists its verb's noun or verb ("geantwortet" for "Antwort",
+// "gebucht" for "buchen").
+func TestParticipleReachesManualS3(t *testing.T) {
+	list := []*Skill{
+		manual("postbox", "postbox", "tools", []string{"email", "reply"}, []string{"E-Mail", "Antwort"}, nil, "Read and send the owner's mail.", ""),
+		manual("tripbook", "tripbook", "tools", []string{"booking", "hotel"}, []string{"buchen", "Hotel"}, nil, "Book trips.", ""),
+	}
+	for _, subject := range []string{"recipe", "invoice", "printer", "garden", "bicycle", "photo"} {
+		list = append(list, manual(subject+"-tool", subject+"-tool", "tools", []string{subject}, nil, nil, "Work with "+subject+"s.", ""))
+	}
+	r := NewRanker(list)
+	for _, tt := range []struct{ msg, want string }{
+		{"Hat mir der Handwerker schon geantwortet?", "postbox"},
+		{"Habe ich das Zimmer in Wien schon gebucht?", "tripbook"},
+	} {
+		if got := firstEntering(r.Rank(tt.msg, nil)); got != tt.want {
+			t.Errorf("%q: first entering skill %q, want %q", tt.msg, got, tt.want)
+		}
+	}
+}
