@@ -60,17 +60,17 @@ type Hit struct {
 	// its own words, or the thesaurus's words for them when distinctive
 	// (an everyday paraphrase such as "need" for a description's "wants"
 	// is support for the score, not a second piece of evidence).
-	Matched int
+	Matched int32
 	// Strong is how many of them can point at a subject by themselves: a
 	// distinctive word (words.Lexicon.Distinctive) or a whole phrase. A
 	// hit with Matched 1 and Strong 0 rests on one everyday word ("file",
 	// "event") or common verb ("select").
-	Strong int
+	Strong int32
 	// Listed is how many of them are words the document's author listed
 	// as what it is about (Field.Trigger): everyday or not, they show the
 	// message is about the document's subject ("Mails" for a mail
 	// manual), unlike an everyday word of its prose ("time").
-	Listed int
+	Listed int32
 }
 
 type posting struct {
@@ -345,7 +345,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	start := len(out)
 	for d, s := range sc.score {
 		if s > 0 {
-			out = append(out, Hit{Doc: d, Score: float64(s), Matched: int(matched[d]), Strong: int(sc.strong[d]), Listed: int(sc.listed[d])})
+			out = append(out, Hit{Doc: d, Score: float64(s), Matched: matched[d], Strong: sc.strong[d], Listed: sc.listed[d]})
 		}
 	}
 	slices.SortFunc(out[start:], func(a, b Hit) int {

@@ -93,8 +93,9 @@ func TestListedWordsS3(t *testing.T) {
 		{Names: []string{"sunday"}, Fields: []Field{{Text: "sunday board", Weight: 4, Trigger: true}}}, // 2
 	})
 	tests := []struct {
-		msg                 string
-		doc, listed, strong int
+		msg            string
+		doc            int
+		listed, strong int32
 	}{
 		{"any new mails?", 0, 1, 0},
 		{"any new mails?", 1, 0, 0},
