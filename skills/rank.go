@@ -50,8 +50,9 @@ type Match struct {
 	Score float64
 	Entry Entry
 	// Weak is set when the match rests on one everyday word of the
-	// message ("file", "event"): enough for the skill to enter, not for a
-	// manual to bring its plugin's servers (LeadingManual).
+	// message ("file", "event"): when the skill's author listed that word
+	// it is enough for the skill to enter, not for a manual to bring its
+	// plugin's servers (LeadingManual); otherwise the skill does not enter.
 	Weak bool
 }
 
@@ -72,8 +73,16 @@ func NewRanker(list []*Skill) *Ranker {
 	for i, s := range list {
 		trig := append(append([]string{}, s.Words...), s.WordsDE...)
 		fields := listFields(nil, []string{strings.ReplaceAll(s.Name, "-", " ")}, weightName)
+		listed := len(fields)
 		fields = listFields(fields, trig, weightWords)
 		fields = listFields(fields, s.Related, weightRelated)
+		// The single words the author listed, trigger or related, are
+		// what the skill is about: one of them alone is a real match,
+		// everyday or not ("Mails", "tonight"), unlike a word of its
+		// prose ("time" of "time entries").
+		for k := listed; k < len(fields); k++ {
+			fields[k].Trigger = fields[k].Phrases == nil
+		}
 		// The author's own words also reach the skill through the words
 		// a person uses in their place (S3, issue 15); the body's passing
 		// words do not.
@@ -119,7 +128,14 @@ func (r *Ranker) Rank(msg string, out []Match) []Match {
 	var hits [16]lexrank.Hit
 	for _, h := range r.ix.Rank(msg, hits[:0]) {
 		s := r.skills[h.Doc]
-		out = append(out, Match{Skill: s, Score: h.Score, Entry: EntryFor(s, h.Score), Weak: h.Matched < 2 && h.Strong == 0})
+		m := Match{Skill: s, Score: h.Score, Entry: EntryFor(s, h.Score), Weak: h.Matched < 2 && h.Strong == 0}
+		if m.Weak && h.Listed == 0 {
+			// One everyday word of the skill's prose that its author
+			// did not list ("time" of a time tracker's "time entries"
+			// in "45 times 12") is no reason for it to enter at all.
+			m.Entry = EntryNone
+		}
+		out = append(out, m)
 	}
 	return out
 }

@@ -153,3 +153,109 @@ func TestLeadingManualEverydayWordAloneS3(t *testing.T) {
 		}
 	}
 }
+
+// weakSet is a small store of tool manuals whose words are everyday:
+// a time tracker that speaks of time entries, a mail client, a music
+// player, a calendar, and a board tool named after a weekday.
+func weakSet() []*Skill {
+	return []*Skill{
+		manual("hourly", "hourly", "tools", []string{"Hourly", "timesheet", "time entry"}, []string{"Zeiterfassung"},
+			[]string{"timer", "time tracking", "billable hours"},
+			"Use when the owner wants to log or see time entries in Hourly.", "Start and stop timers, log time entries, list the time spent per project."),
+		manual("postbox", "postbox", "tools", []string{"email", "mail", "inbox"}, []string{"E-Mail", "Posteingang"},
+			[]string{"unread", "sender"}, "Read and send the owner's mail.", "Read first."),
+		manual("tuneplay", "tuneplay", "tools", []string{"music", "song", "playlist"}, []string{"Musik", "Lied"},
+			[]string{"album", "shuffle"}, "Play music.", "Play and pause."),
+		manual("daybook", "daybook", "tools", []string{"calendar", "appointment"}, []string{"Kalender", "Termin"},
+			[]string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday"}, "Read and change the owner's calendar.", "List events."),
+		manual("sunday", "sunday", "tools", []string{"sunday", "board", "card"}, []string{"Karte"},
+			nil, "Use when the owner wants to see or move cards on a Sunday board.", "Move cards between columns."),
+	}
+}
+
+// TestWeakMatchNeverEntersS4: one everyday word that the author did not
+// list as what the skill is about ("time" in a time tracker's prose, a
+// brand's name that is a weekday) does not make a tool manual join; one
+// listed word does, however everyday, and so does a German compound whose
+// last part is one ("Partylieder" are songs).
+func TestWeakMatchNeverEntersS4(t *testing.T) {
+	r := NewRanker(weakSet())
+	tests := []struct {
+		msg, want string
+	}{
+		{"What is 7 times 8?", ""},
+		{"How much time do I need to walk to the station?", ""},
+		{"Was ist auf dem Sunday-Board neu?", "sunday"},
+		{"What do I have on Sunday?", ""},
+		{"Any new mails?", "postbox"},
+		{"Zeig mir neue Mails", "postbox"},
+		{"Play some songs", "tuneplay"},
+		{"Spiel meine Partylieder", "tuneplay"},
+		{"Öffne den Urlaubskalender", "daybook"},
+		{"Trag das in den Familienkalender ein", "daybook"},
+	}
+	for _, tt := range tests {
+		ms := r.Rank(tt.msg, nil)
+		if got := firstEntering(ms); got != tt.want {
+			t.Errorf("%q: first entering skill %q, want %q (%+v)", tt.msg, got, tt.want, ms)
+		}
+	}
+}
+
+// TestDayPartsReachATimeManualS3: a manual whose author listed the
+// weekdays and a few times of the day is asked about the other times of
+// those families too: relative days and parts of the day, in English and
+// German, alone as compounds ("übermorgen", "Sonntagnachmittag") or beside
+// a weekday. A greeting that names one time of day does not bring it.
+func TestDayPartsReachATimeManualS3(t *testing.T) {
+	planner := manual("planner", "planner", "tools", []string{"calendar", "appointment"}, []string{"Kalender", "Termin"},
+		[]string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "tomorrow", "evening"},
+		"Read and change the owner's calendar.", "List events.")
+	list := append(weakSet()[:3], planner)
+	// Other subjects, so that a word's rarity among the skills is as in a
+	// real store.
+	for _, subject := range []string{"recipe", "invoice", "printer", "garden", "bicycle", "flight", "photo", "contract", "lesson", "parcel"} {
+		list = append(list, manual(subject+"-tool", subject+"-tool", "tools", []string{subject}, nil, nil, "Work with "+subject+"s.", ""))
+	}
+	r := NewRanker(list)
+	tests := []struct {
+		msg, want string
+	}{
+		{"Is Saturday afternoon still open?", "planner"},
+		{"Hab ich heute Nachmittag oder Abend was vor?", "planner"},
+		{"Anything at noon or in the afternoon?", "planner"},
+		{"Habe ich übermorgen Vormittag etwas vor?", "planner"},
+		{"Was ist am Sonntagnachmittag los?", "planner"},
+		{"Bin ich Samstag abends schon verplant?", "planner"},
+		{"Good morning!", ""},
+		{"Gute Nacht!", ""},
+	}
+	for _, tt := range tests {
+		ms := r.Rank(tt.msg, nil)
+		if got := firstEntering(ms); got != tt.want {
+			t.Errorf("%q: first entering skill %q, want %q (%+v)", tt.msg, got, tt.want, ms)
+		}
+	}
+}
+
+// TestParticipleReachesManualS3: a German past participle finds the
+// manual that lists its verb's noun or verb ("geantwortet" for "Antwort",
+// "gebucht" for "buchen").
+func TestParticipleReachesManualS3(t *testing.T) {
+	list := []*Skill{
+		manual("postbox", "postbox", "tools", []string{"email", "reply"}, []string{"E-Mail", "Antwort"}, nil, "Read and send the owner's mail.", ""),
+		manual("tripbook", "tripbook", "tools", []string{"booking", "hotel"}, []string{"buchen", "Hotel"}, nil, "Book trips.", ""),
+	}
+	for _, subject := range []string{"recipe", "invoice", "printer", "garden", "bicycle", "photo"} {
+		list = append(list, manual(subject+"-tool", subject+"-tool", "tools", []string{subject}, nil, nil, "Work with "+subject+"s.", ""))
+	}
+	r := NewRanker(list)
+	for _, tt := range []struct{ msg, want string }{
+		{"Hat mir der Handwerker schon geantwortet?", "postbox"},
+		{"Habe ich das Zimmer in Wien schon gebucht?", "tripbook"},
+	} {
+		if got := firstEntering(r.Rank(tt.msg, nil)); got != tt.want {
+			t.Errorf("%q: first entering skill %q, want %q", tt.msg, got, tt.want)
+		}
+	}
+}

@@ -31,6 +31,11 @@ type Field struct {
 	// says "music", "Freitag" one that says "Friday", more weakly than
 	// the field's own words do.
 	Paraphrase bool
+	// Trigger marks the words the document's author listed as what it is
+	// about: one of them, said as written, is strong evidence for this
+	// document even when it is an everyday word ("Mails", "songs"), though
+	// not for another document that merely mentions it.
+	Trigger bool
 }
 
 // Doc is one document to rank.
@@ -51,20 +56,42 @@ type Doc struct {
 type Hit struct {
 	Doc   int
 	Score float64
-	// Matched is how many distinct message stems matched the document.
-	Matched int
+	// Matched is how many distinct message stems matched the document:
+	// its own words, or the thesaurus's words for them when distinctive
+	// (an everyday paraphrase such as "need" for a description's "wants"
+	// is support for the score, not a second piece of evidence).
+	Matched int32
 	// Strong is how many of them can point at a subject by themselves: a
 	// distinctive word (words.Lexicon.Distinctive) or a whole phrase. A
 	// hit with Matched 1 and Strong 0 rests on one everyday word ("file",
 	// "event") or common verb ("select").
-	Strong int
+	Strong int32
+	// Listed is how many of them are words the document's author listed
+	// as what it is about (Field.Trigger): everyday or not, they show the
+	// message is about the document's subject ("Mails" for a mail
+	// manual), unlike an everyday word of its prose ("time").
+	Listed int32
 }
 
 type posting struct {
 	doc    int32
 	weight float32 // summed field weight, before idf
 	para   bool    // a thesaurus paraphrase: capped per document
+	// strength says more about the stem for this document: strongAlways
+	// for its trigger words (Field.Trigger, counted in Hit.Listed),
+	// strongNever for a one-word name that names a time ("Monday" of
+	// monday.com), which is neither listed nor strong whatever its class.
+	strength int8
+	// head marks a word a compound may end in and still mean
+	// (Index.compound): a trigger word, or a time of a family the
+	// document's own words name ("übermorgen" ends in "morgen").
+	head bool
 }
+
+const (
+	strongAlways int8 = 1
+	strongNever  int8 = -1
+)
 
 // Index is an immutable ranking index; safe for concurrent use.
 type Index struct {
@@ -85,9 +112,11 @@ type scratch struct {
 	hits   []int32
 	seen   map[string]bool
 	strong []int32
+	listed []int32
 	buf    []byte
 	stems  []string
 	phrase []string
+	heads  []posting // compound: the postings of a last word that may head it
 }
 
 // synonymWeight is the share of a field's weight that a glossary synonym
@@ -110,6 +139,7 @@ const (
 
 // New indexes docs.
 func New(docs []Doc) *Index {
+	fams := timeFamilyOf()
 	ix := &Index{n: len(docs), uni: map[string][]posting{}, pairs: map[string][]posting{}, idf: map[string]float32{}, lex: words.Default(), caps: make([]float32, len(docs))}
 	var z words.Tokenizer
 	df := map[string]int{}
@@ -128,6 +158,18 @@ func New(docs []Doc) *Index {
 				names[strings.Clone(t.Stem)] = true
 			}
 		}
+		strong := map[string]int8{}
+		// The time families the document's words name, with the best
+		// weight and how many distinct words of each it has.
+		famW, famN, famSeen := map[int]float64{}, map[int]int{}, map[string]bool{}
+		for _, n := range doc.Names {
+			// A brand named after a time ("Monday") is not what a
+			// message about that day means: its one-word name alone
+			// is weak, even where its author lists it.
+			if ts := z.Tokenize(n); len(ts) == 1 && isTimeWord(ts[0].Stem) {
+				strong[strings.Clone(ts[0].Stem)] = strongNever
+			}
+		}
 		for _, f := range doc.Fields {
 			// Saturate term frequency within a field: a body that says
 			// "calendar" ten times is not ten times about calendars.
@@ -135,6 +177,9 @@ func New(docs []Doc) *Index {
 			for _, t := range z.Tokenize(f.Text) {
 				if ix.counts(t.Stem) {
 					tf[t.Stem]++
+					if f.Trigger && strong[t.Stem] != strongNever {
+						strong[strings.Clone(t.Stem)] = strongAlways
+					}
 				}
 			}
 			for stem, n := range tf {
@@ -147,6 +192,11 @@ func New(docs []Doc) *Index {
 				}
 				if f.Paraphrase && !names[stem] {
 					ix.paraphrase(trans, para, stem, f.Weight*sat)
+					if fam, ok := fams[stem]; ok && !famSeen[stem] {
+						famSeen[stem] = true
+						famN[fam]++
+						famW[fam] = max(famW[fam], f.Weight*sat)
+					}
 				}
 			}
 			pwt := f.PhraseWeight
@@ -160,13 +210,22 @@ func New(docs []Doc) *Index {
 				}
 			}
 		}
+		for fam, n := range famN {
+			// One word of a family ("date" of "due date", "day") is
+			// a passing mention; two or more (the weekdays, "tomorrow"
+			// and "Termin") make the document one about times.
+			if n < 2 {
+				delete(famW, fam)
+			}
+		}
+		heads := ix.timeFamilies(trans, para, famW)
 		for stem, v := range trans {
 			if _, own := w[stem]; !own {
 				w[stem] = v
 			}
 		}
 		for stem, v := range w {
-			ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v)})
+			ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v), strength: strong[stem], head: strong[stem] == strongAlways || heads[stem]})
 			df[stem]++
 			ix.maxLen = max(ix.maxLen, len(stem))
 		}
@@ -235,6 +294,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 		sc.para = make([]float32, ix.n)
 		sc.hits = make([]int32, ix.n)
 		sc.strong = make([]int32, ix.n)
+		sc.listed = make([]int32, ix.n)
 	}
 	sc.score = sc.score[:ix.n]
 	clear(sc.score)
@@ -244,6 +304,8 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	clear(matched)
 	sc.strong = sc.strong[:ix.n]
 	clear(sc.strong)
+	sc.listed = sc.listed[:ix.n]
+	clear(sc.listed)
 	clear(sc.seen)
 	sc.stems = sc.stems[:0]
 	sc.phrase = sc.phrase[:0]
@@ -283,7 +345,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	start := len(out)
 	for d, s := range sc.score {
 		if s > 0 {
-			out = append(out, Hit{Doc: d, Score: float64(s), Matched: int(matched[d]), Strong: int(sc.strong[d])})
+			out = append(out, Hit{Doc: d, Score: float64(s), Matched: matched[d], Strong: sc.strong[d], Listed: sc.listed[d]})
 		}
 	}
 	slices.SortFunc(out[start:], func(a, b Hit) int {
@@ -307,9 +369,14 @@ func (ix *Index) add(sc *scratch, key string, ps []posting, matched []int32) {
 		} else {
 			sc.score[p.doc] += p.weight * idf
 		}
-		matched[p.doc]++
-		if strong {
+		if !p.para || strong {
+			matched[p.doc]++
+		}
+		if strong && p.strength != strongNever {
 			sc.strong[p.doc]++
+		}
+		if p.strength == strongAlways {
+			sc.listed[p.doc]++
 		}
 	}
 }
@@ -343,4 +410,78 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 			}
 		}
 	}
+	// A German compound names a kind of its last word: "Lieblingssongs"
+	// are songs, "Geburtstagskalender" a calendar, "übermorgen" a
+	// morning's day, whatever the first part is. When that last word is
+	// one an author listed as what a document is about, or a time of a
+	// family the document's words name, the compound counts as that word
+	// for that document; the longest such word wins.
+	for k := minPart; k <= len(stem)-minPart; k++ {
+		sc.buf = append(sc.buf[:0], stem[k:]...)
+		rest := words.StemBytes(sc.buf)
+		ps, ok := ix.uni[string(rest)] // no allocation for a lookup
+		if !ok {
+			continue
+		}
+		n := len(sc.heads)
+		for _, p := range ps {
+			if p.head {
+				sc.heads = append(sc.heads, p)
+			}
+		}
+		if len(sc.heads) > n {
+			ix.add(sc, string(rest), sc.heads[n:], matched)
+			sc.heads = sc.heads[:n]
+			return
+		}
+	}
+}
+
+// isTimeWord reports whether the thesaurus places a stem among the times
+// of one family (weekdays, parts of a day, months).
+func isTimeWord(stem string) bool {
+	return words.DefaultThesaurus().Related(stem)[words.Family] != ""
+}
+
+// timeFamilyOf maps every stem of the thesaurus's families of times
+// (words.Thesaurus.Families) to its family's number. Built once.
+var timeFamilyOf = sync.OnceValue(func() map[string]int {
+	m := map[string]int{}
+	for i, fam := range words.DefaultThesaurus().Families() {
+		for _, w := range fam {
+			m[w] = i
+		}
+	}
+	return m
+})
+
+// timeFamilies gives a document that names times of a family (weekdays,
+// "tomorrow", "evening") the whole family, at the share of a near word:
+// a manual whose author listed "tomorrow" and the weekdays is asked about
+// "this afternoon" and "übermorgen" too. Beside the family's own words
+// their synonyms support the document as paraphrases ("Vormittag" for
+// "morning"). It returns the family words, which a compound may end in.
+func (ix *Index) timeFamilies(trans, para map[string]float64, famW map[int]float64) map[string]bool {
+	if len(famW) == 0 {
+		return nil
+	}
+	th := words.DefaultThesaurus()
+	fams := th.Families()
+	heads := map[string]bool{}
+	for i, weight := range famW {
+		v := weight * thesaurusNear
+		for _, m := range fams[i] {
+			if !ix.counts(m) {
+				continue
+			}
+			heads[m] = true
+			trans[m] = max(trans[m], v)
+			th.EachRelated(m, func(rel string, how words.Relation) {
+				if (how == words.Same || how == words.Synonym) && ix.counts(rel) {
+					para[rel] = max(para[rel], v)
+				}
+			})
+		}
+	}
+	return heads
 }

@@ -81,3 +81,40 @@ func benchRank(b *testing.B, n int) {
 
 func BenchmarkSkillRank50(b *testing.B)   { benchRank(b, 50) }
 func BenchmarkSkillRank1000(b *testing.B) { benchRank(b, 1000) }
+
+// TestListedWordsS3: a word of a Trigger field counts in Hit.Listed for
+// its document only, as written or as the last part of a compound; the
+// same everyday word in another document's prose is not listed there, and
+// a one-word name that is a time ("Sunday") is neither listed nor strong.
+func TestListedWordsS3(t *testing.T) {
+	ix := New([]Doc{
+		{Fields: []Field{{Text: "mail inbox", Weight: 4, Trigger: true}}},                              // 0
+		{Fields: []Field{{Text: "Send a mail when the time is up.", Weight: 1}}},                       // 1
+		{Names: []string{"sunday"}, Fields: []Field{{Text: "sunday board", Weight: 4, Trigger: true}}}, // 2
+	})
+	tests := []struct {
+		msg            string
+		doc            int
+		listed, strong int32
+	}{
+		{"any new mails?", 0, 1, 0},
+		{"any new mails?", 1, 0, 0},
+		{"zeig die Urlaubsmails", 0, 1, 0},
+		{"what about sunday?", 2, 0, 0},
+		{"the sunday board", 2, 1, 1}, // "board" is listed and distinctive
+	}
+	for _, tt := range tests {
+		found := false
+		for _, h := range ix.Rank(tt.msg, nil) {
+			if h.Doc == tt.doc {
+				found = true
+				if h.Listed != tt.listed || h.Strong != tt.strong {
+					t.Errorf("%q, doc %d: listed %d strong %d, want %d and %d", tt.msg, tt.doc, h.Listed, h.Strong, tt.listed, tt.strong)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q: doc %d not matched", tt.msg, tt.doc)
+		}
+	}
+}

@@ -21,7 +21,87 @@ func Stem(s string) string {
 // nothing.
 func StemBytes(b []byte) []byte {
 	b = englishPlural(b)
+	if v := germanParticiple(b); v != nil {
+		// In place, like every other rule: callers keep the prefix.
+		return b[:copy(b, v)]
+	}
 	return germanEnding(b)
+}
+
+// germanParticiple returns the verb stem of a German past participle, or
+// nil for a word that is not one: "geantwortet" -> "antwort" (as
+// "antworten"), "gebuchten" -> "buch", "gelesen" -> "lesen", "geschrieben"
+// -> "schrieb" (the verb's past; a strong verb's vowel change needs a
+// dictionary). A person asks whether someone "geantwortet" has where a
+// manual says "Antwort".
+//
+// Many nouns begin with "ge" too. A weak participle (ge-...-t) is told
+// from one by shape: the verb part has at least four letters and the
+// word does not end like a noun (-heit, -keit, -schaft, -icht: "Gesundheit",
+// "Gewicht") or a verb whose vowel changes (-acht, -annt). A strong participle (ge-...-en) looks like a noun's plural
+// ("Gedanken", "Geschichten"), so it is taken for one only when the
+// thesaurus does not know the word's own stem as a word. It allocates
+// nothing.
+func germanParticiple(b []byte) []byte {
+	n := len(b)
+	if n < 6 || b[0] != 'g' || b[1] != 'e' || !isASCIIWord(b) {
+		return nil
+	}
+	// germanEnding only shortens: plain is a prefix of b, b is unchanged.
+	// A weak participle may be inflected as an adjective ("gebuchten").
+	plain := germanEnding(b)
+	if v := weakParticiple(plain); v != nil {
+		return v
+	}
+	if b[n-2] != 'e' || b[n-1] != 'n' || n-4 < 3 { // "gegen", "gehen", "gelten"
+		return nil
+	}
+	if DefaultThesaurus().has(plain) {
+		return nil
+	}
+	// Five letters at least: a short strong verb's stem is another word
+	// ("geworden" is no "word", "gefunden" no "Fund").
+	if v := germanEnding(b[2:]); len(v) > minStem {
+		return v
+	}
+	return nil
+}
+
+// weakParticiple returns the verb of ge-...-t, or nil.
+func weakParticiple(w []byte) []byte {
+	m := len(w)
+	// -acht and -annt are the mixed verbs, whose vowel changes
+	// ("gedacht" is no "Dach", "gekannt" no "kann").
+	if m < 6 || w[m-1] != 't' || hasAnySuffix(w, "heit", "keit", "schaft", "icht", "acht", "annt") {
+		return nil
+	}
+	v := w[2 : m-1]
+	// -et after d, t or a consonant before n: "gesendet", "gearbeitet",
+	// "geoffnet", "gerechnet".
+	if k := len(v); k >= 2 && v[k-1] == 'e' && (v[k-2] == 'd' || v[k-2] == 't' || k >= 3 && v[k-2] == 'n' && !isVowel(v[k-3])) {
+		v = v[:k-1]
+	}
+	if len(v) < minStem {
+		return nil
+	}
+	return v
+}
+
+func hasAnySuffix(b []byte, suffixes ...string) bool {
+	for _, s := range suffixes {
+		if len(b) >= len(s) && string(b[len(b)-len(s):]) == s {
+			return true
+		}
+	}
+	return false
+}
+
+func isVowel(c byte) bool {
+	switch c {
+	case 'a', 'e', 'i', 'o', 'u', 'y':
+		return true
+	}
+	return false
 }
 
 const minStem = 4

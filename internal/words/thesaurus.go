@@ -23,8 +23,9 @@ var thesaurusText string
 // expand a card's or skill's own words with it when they build their
 // indexes, never per message. It is immutable and safe for concurrent use.
 type Thesaurus struct {
-	text  string
-	lines []int32 // offsets of the data lines, in stem order
+	text     string
+	lines    []int32 // offsets of the data lines, in stem order
+	families func() [][]string
 }
 
 // DefaultThesaurus returns the table built into the binary. Its line index
@@ -33,6 +34,7 @@ var DefaultThesaurus = sync.OnceValue(func() *Thesaurus { return newThesaurus(th
 
 func newThesaurus(text string) *Thesaurus {
 	t := &Thesaurus{text: text}
+	t.families = sync.OnceValue(t.buildFamilies)
 	for off := 0; off < len(text); {
 		end := strings.IndexByte(text[off:], '\n')
 		if end < 0 {
@@ -118,4 +120,49 @@ func each(list string, fn func(string)) {
 			fn(w)
 		}
 	}
+}
+
+// has reports whether the table knows a stem, without allocating.
+func (t *Thesaurus) has(stem []byte) bool {
+	i := sort.Search(len(t.lines), func(i int) bool { return t.key(i) >= string(stem) })
+	return i < len(t.lines) && t.key(i) == string(stem)
+}
+
+// Families returns the table's families of times (weekdays and the week,
+// the parts of a day and the days around today, the months), each the
+// stems that its family column links, directly or through one another:
+// "Monday" and "weekend" are of one family, "tomorrow", "afternoon" and
+// "Abend" of another. Computed once; the result must not be changed.
+func (t *Thesaurus) Families() [][]string { return t.families() }
+
+func (t *Thesaurus) buildFamilies() [][]string {
+	links := map[string][]string{}
+	for i := range t.lines {
+		k := t.key(i)
+		each(t.Related(k)[Family], func(w string) {
+			links[k] = append(links[k], w)
+			links[w] = append(links[w], k)
+		})
+	}
+	var out [][]string
+	seen := map[string]bool{}
+	for i := range t.lines { // in stem order, so the result is stable
+		k := t.key(i)
+		if seen[k] || len(links[k]) == 0 {
+			continue
+		}
+		fam := []string{k}
+		seen[k] = true
+		for j := 0; j < len(fam); j++ {
+			for _, w := range links[fam[j]] {
+				if !seen[w] {
+					seen[w] = true
+					fam = append(fam, w)
+				}
+			}
+		}
+		sort.Strings(fam)
+		out = append(out, fam)
+	}
+	return out
 }
