@@ -232,7 +232,7 @@ func TestPromptListsServicesAndSkillsC8(t *testing.T) {
 	e, _ := recoverEnv(t, store.Agent{Name: "scoped", Block: []string{"mcp:memory"}})
 	e.llm.Push(fakellm.Step{Text: "one"}, fakellm.Step{Text: "two"})
 	e.turnAs(t, "scoped", vague)
-	e.turnAs(t, "scoped", "What do I have on Wednesday? Also find the way to the station.")
+	e.turnAs(t, "scoped", "Whats planned on Wednesday? Also find the way to the station.")
 	reqs := e.llm.Requests()
 	sys := reqs[0].System
 	if sys != reqs[1].System {

@@ -71,7 +71,7 @@ func TestDerivedCardCarriesUsesC5(t *testing.T) {
 		{"What is 17 times 23?", nil},
 		{"How do I get better at chess?", nil},
 		{"Wie geht es dir heute?", nil},
-		{"Open a pull request for the fix", []string{"github"}},
+		{"Create a pull request with this branch", []string{"github"}},
 	} {
 		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
 			t.Errorf("%q offered %v, want %v; because %v", tt.msg, got, tt.want, because(v, tt.msg))

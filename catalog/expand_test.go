@@ -54,7 +54,7 @@ func TestGateParaphraseC5(t *testing.T) {
 		{"German for a tool's word", "Gibt es hier eine Bäckerei?", []string{"shops"}},
 		{"a tool word is not inflected", "We took a long walk", nil},
 		{"a synonym alone", "I need a formula for pancakes", nil},
-		{"arithmetic", "What is 250 divided by 7?", nil},
+		{"arithmetic", "What is 318 divided by 6?", nil},
 		{"German arithmetic", "Wie viel ist sieben mal acht?", nil},
 		{"small talk", "How are you today?", nil},
 		{"German small talk", "Erzähl mir einen Witz", nil},

@@ -357,11 +357,11 @@ func TestTurnManualsS3(t *testing.T) {
 		}
 		return out
 	}
-	got := offered("What do I have on Wednesday?", "google-calendar")
+	got := offered("Anything planned for Wednesday?", "google-calendar")
 	if len(got) != 1 || !strings.Contains(got["google-calendar"], "manual of plugin google-calendar") {
 		t.Errorf("paraphrase with the calendar manual: %v", got)
 	}
-	if got := offered("What do I have on Wednesday?"); len(got) != 0 {
+	if got := offered("Anything planned for Wednesday?"); len(got) != 0 {
 		t.Errorf("no manual, no words: %v", got)
 	}
 	// The words point at GitHub: a manual of another plugin adds nothing.
@@ -370,7 +370,7 @@ func TestTurnManualsS3(t *testing.T) {
 		t.Errorf("words decided, manual ignored: %v", got)
 	}
 	// A manual of a plugin with no server connected changes nothing.
-	if got := offered("What do I have on Wednesday?", "spotify"); len(got) != 0 {
+	if got := offered("Anything planned for Wednesday?", "spotify"); len(got) != 0 {
 		t.Errorf("unconnected plugin: %v", got)
 	}
 }

@@ -132,7 +132,7 @@ func (r *Ranker) Rank(msg string, out []Match) []Match {
 		if m.Weak && h.Listed == 0 {
 			// One everyday word of the skill's prose that its author
 			// did not list ("time" of a time tracker's "time entries"
-			// in "45 times 12") is no reason for it to enter at all.
+			// in "17 times 23") is no reason for it to enter at all.
 			m.Entry = EntryNone
 		}
 		out = append(out, m)

@@ -34,7 +34,7 @@ func TestRankEntryS3S4(t *testing.T) {
 		want  string
 		entry Entry
 	}{
-		{"Am I free on Thursday evening?", "google-calendar", EntryJoin},
+		{"Am I busy on Friday evening?", "google-calendar", EntryJoin},
 		{"Welche Termine habe ich morgen?", "google-calendar", EntryJoin},
 		{"Was steht im Terminkalender?", "google-calendar", EntryJoin},
 		{"Open a pull request for the fix", "github", EntryJoin},
@@ -93,7 +93,7 @@ func benchRanker(n int) *Ranker {
 
 func benchRank(b *testing.B, n int) {
 	r := benchRanker(n)
-	msgs := []string{"Am I free on Thursday evening?", "Open a pull request for the login fix", "Tell me a joke", "Was steht im Terminkalender?"}
+	msgs := []string{"Am I busy on Friday evening?", "Open a pull request for the login fix", "Tell me a joke", "Was steht im Terminkalender?"}
 	out := make([]Match, 0, n)
 	b.ReportAllocs()
 	i := 0
@@ -141,7 +141,7 @@ func TestLeadingManualEverydayWordAloneS3(t *testing.T) {
 		{"Which event shaped the last century?", ""},
 		{"Wie war das Event gestern?", ""},
 		{"Is the meeting room big enough for ten people?", ""},
-		{"Am I free on Thursday evening?", "google-calendar"},
+		{"Am I busy on Friday evening?", "google-calendar"},
 		{"Put the dentist appointment in my calendar", "google-calendar"},
 		{"Welche Termine habe ich morgen?", "google-calendar"},
 		{"Which repo has the failing build?", "github"},

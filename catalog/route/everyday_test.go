@@ -56,7 +56,7 @@ func TestManualNeedsMoreThanAnEverydayWordS3C5(t *testing.T) {
 		{"My file cabinet at home is full", ""},
 		{"Wie groß ist eine Datei normalerweise?", ""},
 		{"Scan the horizon for ships", ""},
-		{"Am I free on Thursday evening?", "cal"},
+		{"Am I busy on Friday evening?", "cal"},
 		{"Upload the scan to my shared storage", "drive"},
 	}
 	for _, tt := range tests {
