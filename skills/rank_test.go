@@ -186,7 +186,7 @@ func TestWeakMatchNeverEntersS4(t *testing.T) {
 		{"What is 7 times 8?", ""},
 		{"How much time do I need to walk to the station?", ""},
 		{"Was ist auf dem Sunday-Board neu?", "sunday"},
-		{"What do I have on Sunday?", ""},
+		{"Anything planned for this Sunday?", ""},
 		{"Any new mails?", "postbox"},
 		{"Zeig mir neue Mails", "postbox"},
 		{"Play some songs", "tuneplay"},
