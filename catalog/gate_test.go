@@ -115,7 +115,7 @@ func TestGateRulesC5(t *testing.T) {
 		name, msg string
 		want      []string
 	}{
-		{"repo is not inside report", "Print the quarterly report for the reporter", nil},
+		{"repo is not inside report", "Summarise the yearly report before the reporter calls", nil},
 		{"Termin is not inside Terminals", "How do Terminals work?", nil},
 		{"Termin in German plural", "Welche Termine habe ich morgen?", []string{"google-calendar"}},
 		{"German compound head", "Verschieb den Kundentermin auf Freitag", []string{"google-calendar"}},
@@ -125,7 +125,7 @@ func TestGateRulesC5(t *testing.T) {
 		{"everyday drive alone", "Let's go for a drive to the coast", nil},
 		{"weak word plus a second signal", "Which issues are still open in the website repo?", []string{"github"}},
 		{"card phrase", "open a pull request", []string{"github"}},
-		{"name", "search Google Drive for the lease", []string{"google-drive"}},
+		{"name", "find the rental agreement in Google Drive", []string{"google-drive"}},
 		{"name spelled apart", "look in git hub", []string{"github"}},
 		{"tool pair with a generic verb", "create an event for Saturday", []string{"google-calendar"}},
 		{"generic words only", "create a new list and show the results", nil},
@@ -162,7 +162,7 @@ func TestGateWebsiteGapC5(t *testing.T) {
 	v := loadSnapshot(t, "catalog-seed.json").View()
 	for _, msg := range []string{
 		"Which issues are still open in the website repo?",
-		"Open an issue in the website repo about the broken contact form",
+		"Add an issue to the website repository: the signup page crashes",
 		"Create a pull request that fixes the website footer",
 	} {
 		got := offered(v, msg)

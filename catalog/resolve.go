@@ -183,8 +183,8 @@ type Turn struct {
 //
 // manuals names the store plugins whose manual the skill scorer found for
 // the message (S3). When the message's words point at no server, the
-// servers of those plugins are offered: a paraphrase ("What do I have on
-// Wednesday?") says none of the calendar card's words but finds the
+// servers of those plugins are offered: a paraphrase ("Anything planned
+// for Wednesday?") says none of the calendar card's words but finds the
 // calendar manual by the words its author listed. When the words already
 // point somewhere, the manuals add nothing, so a weak manual match never
 // widens a turn the gate has decided.

@@ -84,7 +84,7 @@ func TestResolveStepsC3(t *testing.T) {
 	})
 	t.Run("focus first, MCP after the stable prefix", func(t *testing.T) {
 		pl := v.Plan(catalog.Policy{Agent: "mail", Focus: []string{"plugin:gmail"}})
-		pl.Turn("Make some flashcards about the French Revolution", &turn)
+		pl.Turn("Build flashcards on the Cold War for revision", &turn)
 		got := ids(turn.Tools)
 		if got[0] != "plugin:gmail" {
 			t.Errorf("first tool %s, want the focus plugin:gmail", got[0])
@@ -288,8 +288,8 @@ func benchCatalog(b *testing.B) *catalog.View {
 var benchMessages = []string{
 	"Which issues are still open in the website repo?",
 	"What's the weather tomorrow?",
-	"Mach mir ein Quiz aus meinem Notizbuch zur Statistik in NotebookLM",
-	"Open a pull request for the login fix",
+	"Erstell in NotebookLM einen Test zu meinen Notizen über Geometrie",
+	"Raise a pull request with the signup patch",
 }
 
 // BenchmarkRoute is one turn's full resolution for an agent whose steps
@@ -365,7 +365,7 @@ func TestTurnManualsS3(t *testing.T) {
 		t.Errorf("no manual, no words: %v", got)
 	}
 	// The words point at GitHub: a manual of another plugin adds nothing.
-	got = offered("Open a pull request for the login fix", "google-calendar")
+	got = offered("Raise a pull request with the signup patch", "google-calendar")
 	if _, ok := got["google-calendar"]; ok || got["github"] == "" {
 		t.Errorf("words decided, manual ignored: %v", got)
 	}

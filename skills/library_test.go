@@ -87,7 +87,7 @@ func BenchmarkSkillRankShipped(b *testing.B) {
 		list = append(list, m)
 	}
 	r := NewRanker(list)
-	msgs := []string{"Am I free on Thursday evening?", "Open a pull request for the login fix", "Tell me a joke", "Was steht im Terminkalender?"}
+	msgs := []string{"Is Thursday evening still free for me?", "Raise a pull request with the signup patch", "Tell me a joke", "Was steht im Terminkalender?"}
 	out := make([]Match, 0, len(list))
 	b.ReportAllocs()
 	i := 0

@@ -37,7 +37,7 @@ func TestRankEntryS3S4(t *testing.T) {
 		{"Am I busy on Friday evening?", "google-calendar", EntryJoin},
 		{"Welche Termine habe ich morgen?", "google-calendar", EntryJoin},
 		{"Was steht im Terminkalender?", "google-calendar", EntryJoin},
-		{"Open a pull request for the fix", "github", EntryJoin},
+		{"Raise a pull request for my patch", "github", EntryJoin},
 		{"Can you make this email sound human?", "humanizer", EntryTakeOver},
 		{"Run the backup now", "nightly-backup", EntryOffer},
 		{"How do terminals work?", "", ""},
@@ -93,7 +93,7 @@ func benchRanker(n int) *Ranker {
 
 func benchRank(b *testing.B, n int) {
 	r := benchRanker(n)
-	msgs := []string{"Am I busy on Friday evening?", "Open a pull request for the login fix", "Tell me a joke", "Was steht im Terminkalender?"}
+	msgs := []string{"Am I busy on Friday evening?", "Raise a pull request with the signup patch", "Tell me a joke", "Was steht im Terminkalender?"}
 	out := make([]Match, 0, n)
 	b.ReportAllocs()
 	i := 0
@@ -186,7 +186,7 @@ func TestWeakMatchNeverEntersS4(t *testing.T) {
 		{"What is 7 times 8?", ""},
 		{"How much time do I need to walk to the station?", ""},
 		{"Was ist auf dem Sunday-Board neu?", "sunday"},
-		{"What do I have on Sunday?", ""},
+		{"Anything planned for this Sunday?", ""},
 		{"Any new mails?", "postbox"},
 		{"Zeig mir neue Mails", "postbox"},
 		{"Play some songs", "tuneplay"},

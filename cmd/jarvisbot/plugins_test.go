@@ -29,7 +29,7 @@ func TestPluginsValidate(t *testing.T) {
 func TestPluginsInstallP2S2(t *testing.T) {
 	e := newTestEnv(t)
 	manualFirst := func() string {
-		_, out, _ := e.jarvis(t, "", "route", "--json", "Am I free on Thursday evening?")
+		_, out, _ := e.jarvis(t, "", "route", "--json", "Is Thursday evening still free for me?")
 		r := decodeRoutes(t, out)[0]
 		for _, s := range r.Skills {
 			if s.Entry == "join" || s.Entry == "take-over" {

@@ -82,7 +82,7 @@ func decodeRoutes(t *testing.T, out string) []route.Output {
 func TestRouteJSONC7(t *testing.T) {
 	e := newTestEnv(t)
 	seed := fixtures.Path(t, "catalog-seed.json")
-	code, out, errOut := e.jarvis(t, "", "route", "--catalog", seed, "--json", "Open a pull request for the login fix")
+	code, out, errOut := e.jarvis(t, "", "route", "--catalog", seed, "--json", "Raise a pull request with the signup patch")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -96,7 +96,7 @@ func TestRouteJSONC7(t *testing.T) {
 		}
 	}
 	r := decodeRoutes(t, out)[0]
-	if r.Agent != "default" || r.Message != "Open a pull request for the login fix" {
+	if r.Agent != "default" || r.Message != "Raise a pull request with the signup patch" {
 		t.Errorf("agent %q message %q", r.Agent, r.Message)
 	}
 	if !slices.Contains(r.Tools, "mcp:github/create_pull_request") || slices.Contains(r.Tools, "mcp:notebooklm-mcp/notebook_list") {
@@ -261,7 +261,7 @@ func TestCatalogExportRoundTrip(t *testing.T) {
 	if code, _, errOut := e.jarvis(t, "", "catalog", "export", "--catalog", fixtures.Path(t, "catalog-seed.json"), "-o", out); code != 0 {
 		t.Fatalf("export: %s", errOut)
 	}
-	code, got, errOut := e.jarvis(t, "", "route", "--catalog", out, "--json", "Make some flashcards about the French Revolution")
+	code, got, errOut := e.jarvis(t, "", "route", "--catalog", out, "--json", "Build flashcards on the Cold War for revision")
 	if code != 0 || !strings.Contains(got, "mcp:notebooklm-mcp/flashcards_create") {
 		t.Errorf("route on the export: exit %d %s %s", code, got, errOut)
 	}

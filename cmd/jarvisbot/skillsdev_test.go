@@ -152,7 +152,7 @@ func TestEvalGateWithManuals(t *testing.T) {
 	if s := run("gate-extended-dev.jsonl", "catalog-extended.json"); s.Exact < 85 || s.False > 1 {
 		t.Errorf("extended set with manuals: %+v", s)
 	}
-	code, out, _ := e.jarvis(t, "", "route", "--json", "--catalog", fixtures.Path(t, "catalog-extended.json"), "Am I free on Thursday evening?")
+	code, out, _ := e.jarvis(t, "", "route", "--json", "--catalog", fixtures.Path(t, "catalog-extended.json"), "Is Thursday evening still free for me?")
 	if code != 0 {
 		t.Fatal(out)
 	}
