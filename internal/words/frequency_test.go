@@ -99,7 +99,7 @@ func TestFrequencyTablesNameTheirSource(t *testing.T) {
 		}
 		head, _, _ := strings.Cut(string(b), "\n7.")
 		head, _, _ = strings.Cut(head, "\na")
-		if !strings.Contains(head, "go run ./internal/words/freqgen") || !strings.Contains(head, want) {
+		if !strings.Contains(head, "go run ./internal/words/gen/freq") || !strings.Contains(head, want) {
 			t.Errorf("%s: header %q does not name its generator and %s", file, head, want)
 		}
 	}

@@ -37,7 +37,7 @@ func (c Class) String() string {
 
 // Everyday is decided from real word frequencies, not from a hand list:
 // the generated tables lists/frequent-en.txt and frequent-de.txt (see
-// internal/words/freqgen for their sources) give each frequent stem its
+// internal/words/gen/freq for their sources) give each frequent stem its
 // frequency on the Zipf scale, log10 of occurrences per billion words.
 const (
 	// everydayZipf is where everyday words begin: 5, a hundred times in a

@@ -24,16 +24,15 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/jarvisbot/jarvisbot/internal/words/gen/debian"
 )
 
 // documentTypes are the media type markers of documents: what a person
@@ -56,7 +55,7 @@ func main() {
 }
 
 func run(root, out string) error {
-	version, err := debianVersion(filepath.Join(root, "usr/share/doc/media-types/changelog.gz"))
+	version, err := debian.Version(filepath.Join(root, "usr/share/doc/media-types/changelog.gz"))
 	if err != nil {
 		return err
 	}
@@ -144,28 +143,4 @@ func kind(mediaType string) (document, file bool) {
 
 func hasLetter(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' })
-}
-
-// debianVersion reads the version from the first line of a Debian
-// changelog: "media-types (10.0.0) unstable; urgency=medium".
-func debianVersion(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("read the package version: %w", err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	line, err := bufio.NewReader(zr).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	_, rest, ok := strings.Cut(line, "(")
-	version, _, ok2 := strings.Cut(rest, ")")
-	if !ok || !ok2 || version == "" {
-		return "", fmt.Errorf("%s: no version on its first line %q", path, line)
-	}
-	return version, nil
 }
