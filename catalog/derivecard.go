@@ -1,7 +1,9 @@
 package catalog
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -101,8 +103,65 @@ func serverSpans(s *Server, tools []*Capability) []textSpan {
 			}
 			out = appendClauses(out, sent, cp.Tool, w, true)
 		}
+		// The values an argument takes name what the tool does as well
+		// as its purpose does ("driving", "walking", "transit" of a
+		// travel mode): people say the value, not the argument.
+		for _, v := range enumWords(cp.InputSchema) {
+			out = append(out, textSpan{text: v, source: cp.Tool, weight: posPurpose})
+		}
 	}
 	return out
+}
+
+// enumWords returns the word values of the enums of an input schema's
+// arguments, at any depth: identifiers and codes ("us-east-1", "ASC")
+// are no words and are left out.
+func enumWords(schema json.RawMessage) []string {
+	if len(schema) == 0 || !bytes.Contains(schema, []byte(`"enum"`)) {
+		return nil
+	}
+	var root any
+	if json.Unmarshal(schema, &root) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if list, ok := v["enum"].([]any); ok {
+				for _, e := range list {
+					if s, ok := e.(string); ok && isPlainWord(s) && !slices.Contains(out, s) {
+						out = append(out, s)
+					}
+				}
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(root)
+	slices.Sort(out)
+	return out
+}
+
+// isPlainWord reports a word written in lower-case letters, as people
+// write it: "walking", not "ASC", "get_diff" or "eu-west-1".
+func isPlainWord(s string) bool {
+	if len(s) < 3 {
+		return false
+	}
+	for _, r := range s {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // appendClauses cuts a sentence at commas, brackets, colons and dashes:

@@ -124,6 +124,11 @@ type Gate struct {
 	// fileStem and docStem are the stems of "file" and "document": what a
 	// file name in a message stands for (fileNames).
 	fileStem, docStem string
+	// routeStems and nearStem are the words a route of two named places
+	// ("from Köln to Bonn") and a phrase of nearness ("close to") stand
+	// for (travel).
+	routeStems [2]string
+	nearStem   string
 }
 
 type scratch struct {
@@ -267,6 +272,7 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 	g.matchWords(sc, toks)
 	g.matchJoined(sc, toks)
 	g.matchPairs(sc, toks)
+	g.travel(sc, msg, toks)
 
 	asks := -1 // whether the message asks for something of the owner's; -1 not read yet
 	for si, id := range g.servers {
@@ -421,6 +427,44 @@ func (g *Gate) fileNames(sc *scratch, toks []words.Token) {
 			sc.fileAt = int32(i)
 		}
 		toks[i].Stem = g.fileStem
+	}
+}
+
+// travel reads the ways people ask about getting somewhere without the
+// words a maps server's tools use: a route of two named places stands for
+// "directions" and "route", a phrase of nearness ("close to", "in der
+// Nähe") for "near". A route is the server's own use when the message asks
+// for it (a question or a request) and counts as the word would; told as a
+// story ("I drove from Berlin to Hamburg") it is one weak word.
+func (g *Gate) travel(sc *scratch, msg string, toks []words.Token) {
+	if at, end := words.RouteAt(toks); at >= 0 {
+		for i := range sc.best {
+			sc.best[i] = -1
+		}
+		for _, st := range g.routeStems {
+			g.bestOf(sc, g.uni[st])
+		}
+		most := int8(weightWeak)
+		if g.lex.Question(msg, toks) {
+			most = weightName
+		}
+		word := joinFolds(toks[at:end])
+		for _, id := range sc.best {
+			if id >= 0 {
+				g.countAtMost(sc, id, word, int32(at), most)
+			}
+		}
+	}
+	if at := words.NearAt(toks); at >= 0 {
+		for i := range sc.best {
+			sc.best[i] = -1
+		}
+		g.bestOf(sc, g.uni[g.nearStem])
+		for _, id := range sc.best {
+			if id >= 0 {
+				g.countAtMost(sc, id, toks[at].Fold+" "+toks[at+1].Fold, int32(at), weightWeak)
+			}
+		}
 	}
 }
 

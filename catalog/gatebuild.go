@@ -40,15 +40,17 @@ type termKey struct {
 
 func buildGate(v *View) *Gate {
 	g := &Gate{
-		servers:  make([]string, len(v.servers)),
-		conn:     make([]bool, len(v.servers)),
-		carded:   make([]bool, len(v.servers)),
-		names:    map[string][]int32{},
-		uni:      map[string][]int32{},
-		pairs:    map[string][]int32{},
-		lex:      words.Default(),
-		fileStem: words.Stem("file"),
-		docStem:  words.Stem("document"),
+		servers:    make([]string, len(v.servers)),
+		conn:       make([]bool, len(v.servers)),
+		carded:     make([]bool, len(v.servers)),
+		names:      map[string][]int32{},
+		uni:        map[string][]int32{},
+		pairs:      map[string][]int32{},
+		lex:        words.Default(),
+		fileStem:   words.Stem("file"),
+		docStem:    words.Stem("document"),
+		routeStems: [2]string{words.Stem("directions"), words.Stem("route")},
+		nearStem:   words.Stem("near"),
 	}
 	b := &gateBuilder{g: g, byKey: map[termKey]int32{}, toolSrv: map[string]map[int32]bool{}, zc: words.Tokenizer{Camel: true}, otherNames: map[string]bool{}}
 	// Words of server names: a description that mentions "Google Drive"

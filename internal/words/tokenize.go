@@ -23,6 +23,7 @@ type Token struct {
 	Stem   string // Fold with English and German inflection removed
 	Joined bool   // attached to the previous token by a hyphen or slash ("Website-Repo")
 	Dotted bool   // attached to the previous token by a dot: an extension ("notes.txt") or a domain's end
+	Upper  bool   // written with a capital first letter: a name, or a German noun
 }
 
 // Tokenizer cuts texts into tokens, reusing its buffers between calls. A
@@ -34,6 +35,7 @@ type Tokenizer struct {
 	spans      []span
 	joinedNext bool
 	dottedNext bool
+	upperNext  bool
 	tokens     []Token
 	// Camel splits "getFileContents" into get/file/contents; used for
 	// identifiers (tool names), not for messages, where "NotebookLM" and
@@ -43,7 +45,7 @@ type Tokenizer struct {
 
 type span struct {
 	fold0, fold1, stem0, stem1 int
-	joined, dotted             bool
+	joined, dotted, upper      bool
 }
 
 // Tokenize returns the tokens of s. The returned slice and its strings stay
@@ -61,7 +63,7 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 		i += size
 		if !isWordRune(r, size) {
 			if start >= 0 {
-				z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext, dotted: z.dottedNext})
+				z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext, dotted: z.dottedNext, upper: z.upperNext})
 				start = -1
 				sep = 0
 			}
@@ -71,7 +73,7 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 			continue
 		}
 		if start >= 0 && z.Camel && isCamelBreak(prevRune, r, s[i:]) {
-			z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext, dotted: z.dottedNext})
+			z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext, dotted: z.dottedNext, upper: z.upperNext})
 			start = -1
 			sep = 0
 		}
@@ -79,12 +81,13 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 			start = len(z.fold)
 			z.joinedNext = len(z.spans) > 0 && sep == 1 && (sepRune == '-' || sepRune == '/')
 			z.dottedNext = len(z.spans) > 0 && sep == 1 && sepRune == '.'
+			z.upperNext = unicode.IsUpper(r)
 		}
 		prevRune = r
 		z.fold = AppendFold(z.fold, r)
 	}
 	if start >= 0 && len(z.spans) < MaxTokens {
-		z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext, dotted: z.dottedNext})
+		z.spans = append(z.spans, span{fold0: start, fold1: len(z.fold), joined: z.joinedNext, dotted: z.dottedNext, upper: z.upperNext})
 	}
 	// Stems go into a second buffer, so both strings are made once and every
 	// token's fields are substrings: two allocations per text, not per word.
@@ -105,6 +108,7 @@ func (z *Tokenizer) Tokenize(s string) []Token {
 			Stem:   stemStr[sp.stem0:sp.stem1],
 			Joined: sp.joined,
 			Dotted: sp.dotted,
+			Upper:  sp.upper,
 		})
 	}
 	return z.tokens

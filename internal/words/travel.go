@@ -1,0 +1,110 @@
+package words
+
+import "strings"
+
+// People ask the way by naming its two ends, not by saying "route": "from
+// Cologne to Bonn", "von Köln nach Bonn", "zwischen Berlin und Potsdam".
+// The ends are names (capitalised) and neither is a time ("from Monday to
+// Friday"), nor written in lower case ("from time to time"). And they ask
+// for what is near a place in phrases of several words ("close to", "in
+// der Nähe", "near by") whose parts alone say nothing.
+
+// routeWords are the words that open a route and the word that leads to
+// its other end.
+var routeWords = [...]struct{ from, to string }{
+	{"from", "to"},
+	{"von", "nach"},
+	{"vom", "nach"},
+	{"zwischen", "und"},
+	{"between", "and"},
+}
+
+// routeNameMax is how many words one end of a route may take ("New York").
+const routeNameMax = 3
+
+// RouteAt returns the span [start, end) of a route of two named places
+// ("from X to Y"), or -1, -1.
+func RouteAt(toks []Token) (start, end int) {
+	for i := 0; i+3 < len(toks); i++ {
+		for _, rw := range routeWords {
+			if toks[i].Fold != rw.from {
+				continue
+			}
+			n := namedRun(toks, i+1)
+			if n == 0 || i+1+n >= len(toks) || toks[i+1+n].Fold != rw.to {
+				continue
+			}
+			if m := namedRun(toks, i+2+n); m > 0 {
+				return i, i + 2 + n + m
+			}
+		}
+	}
+	return -1, -1
+}
+
+// namedRun returns how many capitalised words, none of them a time, stand
+// from position at (at most routeNameMax).
+func namedRun(toks []Token, at int) int {
+	n := 0
+	for at+n < len(toks) && n < routeNameMax && toks[at+n].Upper && !isTime(toks[at+n].Stem) {
+		n++
+	}
+	return n
+}
+
+// isTime reports a word of a family of times (weekdays, months, parts of
+// a day), which the thesaurus knows.
+func isTime(stem string) bool {
+	return DefaultThesaurus().Related(stem)[Family] != ""
+}
+
+// nearPhrases are the phrases that say "near" in several words.
+var nearPhrases = [...][]string{
+	{"close", "to"},
+	{"near", "by"},
+	{"in", "der", "nahe"},
+	{"in", "die", "nahe"},
+	{"nahe", "bei"},
+	{"nahe", "am"},
+	{"in", "the", "vicinity"},
+}
+
+// NearAt returns the position of a phrase that says "near", or -1.
+func NearAt(toks []Token) int {
+	for i := range toks {
+	phrases:
+		for _, p := range nearPhrases {
+			if i+len(p) > len(toks) {
+				continue
+			}
+			for k, w := range p {
+				if toks[i+k].Fold != w {
+					continue phrases
+				}
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+// questionWords open a question in English and German.
+var questionWords = map[string]bool{
+	"how": true, "what": true, "where": true, "which": true, "when": true, "can": true, "could": true,
+	"is": true, "are": true, "do": true, "does": true, "will": true, "would": true, "should": true,
+	"wie": true, "was": true, "wo": true, "wohin": true, "woher": true, "welche": true, "welcher": true,
+	"welches": true, "wann": true, "kann": true, "konnen": true, "gibt": true, "ist": true, "sind": true,
+}
+
+// Question reports whether a message asks something: it has a question
+// mark, opens with a question word, or opens with a verb (a request:
+// "Show me the way ..."). A story told ("I drove ...") does not.
+func (l *Lexicon) Question(msg string, toks []Token) bool {
+	if strings.ContainsRune(msg, '?') {
+		return true
+	}
+	if len(toks) == 0 {
+		return false
+	}
+	return questionWords[toks[0].Fold] || l.verbs[toks[0].Stem]
+}
