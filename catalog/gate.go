@@ -358,7 +358,28 @@ func (g *Gate) countAtMost(sc *scratch, id int32, word string, at int32, most in
 		}
 		sc.stood[t.of] = sc.gen
 	}
-	weight := min(t.weight, most)
+	g.add(sc, t, word, at, min(t.weight, most))
+}
+
+// countAs counts a term at the weight the caller read from the phrase
+// that matched it, once per turn like count.
+func (g *Gate) countAs(sc *scratch, id int32, word string, at int32, weight int8) {
+	if sc.seen[id] == sc.gen {
+		return
+	}
+	sc.seen[id] = sc.gen
+	t := &g.terms[id]
+	if t.of != id {
+		if sc.stood[t.of] == sc.gen {
+			return
+		}
+		sc.stood[t.of] = sc.gen
+	}
+	g.add(sc, t, word, at, weight)
+}
+
+// add adds a matched term to its server's score and evidence.
+func (g *Gate) add(sc *scratch, t *term, word string, at int32, weight int8) {
 	w := int16(weight)
 	if t.kind == EvDesc && weight == weightWeak {
 		if sc.desc[t.server] >= maxDescPerTurn {
@@ -438,32 +459,46 @@ func (g *Gate) fileNames(sc *scratch, toks []words.Token) {
 // story ("I drove from Berlin to Hamburg") it is one weak word.
 func (g *Gate) travel(sc *scratch, msg string, toks []words.Token) {
 	if at, end := words.RouteAt(toks); at >= 0 {
-		for i := range sc.best {
-			sc.best[i] = -1
-		}
-		for _, st := range g.routeStems {
-			g.bestOf(sc, g.uni[st])
-		}
 		most := int8(weightWeak)
 		if g.lex.Question(msg, toks) {
 			most = weightName
 		}
-		word := joinFolds(toks[at:end])
-		for _, id := range sc.best {
-			if id >= 0 {
-				g.countAtMost(sc, id, word, int32(at), most)
-			}
-		}
+		g.countRoute(sc, toks, at, end, most)
+	} else if at, end := words.DestinationAt(toks); at >= 0 {
+		// One named end: a weak word, as "to Anna" may be a letter's.
+		g.countRoute(sc, toks, at, end, weightWeak)
 	}
-	if at := words.NearAt(toks); at >= 0 {
+	if at, end := words.NearAt(toks); at >= 0 {
 		for i := range sc.best {
 			sc.best[i] = -1
 		}
 		g.bestOf(sc, g.uni[g.nearStem])
+		// Asked where something near is ("Is there a pharmacy close to
+		// the station?"), nearness is the server's own use.
+		most := int8(weightWeak)
+		if words.AsksWhere(toks) {
+			most = weightStrong
+		}
 		for _, id := range sc.best {
 			if id >= 0 {
-				g.countAtMost(sc, id, toks[at].Fold+" "+toks[at+1].Fold, int32(at), weightWeak)
+				g.countAs(sc, id, joinFolds(toks[at:end]), int32(at), most)
 			}
+		}
+	}
+}
+
+// countRoute counts the terms a route stands for, at most at weight most.
+func (g *Gate) countRoute(sc *scratch, toks []words.Token, at, end int, most int8) {
+	for i := range sc.best {
+		sc.best[i] = -1
+	}
+	for _, st := range g.routeStems {
+		g.bestOf(sc, g.uni[st])
+	}
+	word := joinFolds(toks[at:end])
+	for _, id := range sc.best {
+		if id >= 0 {
+			g.countAtMost(sc, id, word, int32(at), most)
 		}
 	}
 }

@@ -42,6 +42,46 @@ func RouteAt(toks []Token) (start, end int) {
 	return -1, -1
 }
 
+// destinationWords lead to the end of a way ("to the Marienplatz", "nach
+// Potsdam"); the article a place may take in English is allowed, not in
+// German, where "nach dem Essen" is a time.
+var destinationWords = map[string]bool{"to": true, "nach": true, "zum": true, "zur": true, "towards": true}
+
+// DestinationAt returns the span [start, end) of the one named end of a
+// way ("to Lyon", "nach Potsdam", "to the Marienplatz"), or -1, -1.
+func DestinationAt(toks []Token) (start, end int) {
+	for i := 1; i+1 < len(toks); i++ {
+		if !destinationWords[toks[i].Fold] {
+			continue
+		}
+		at := i + 1
+		if toks[i].Fold == "to" && toks[at].Fold == "the" && at+1 < len(toks) {
+			at++
+		}
+		if n := namedRun(toks, at); n > 0 {
+			return i, at + n
+		}
+	}
+	return -1, -1
+}
+
+// AsksWhere reports a question for where something is: "where", "wo", "is
+// there", "are there", "gibt es".
+func AsksWhere(toks []Token) bool {
+	if len(toks) == 0 {
+		return false
+	}
+	switch toks[0].Fold {
+	case "where", "wo":
+		return true
+	case "is", "are":
+		return len(toks) > 1 && toks[1].Fold == "there"
+	case "gibt":
+		return len(toks) > 1 && toks[1].Fold == "es"
+	}
+	return false
+}
+
 // namedRun returns how many capitalised words, none of them a time, stand
 // from position at (at most routeNameMax).
 func namedRun(toks []Token, at int) int {
@@ -69,8 +109,9 @@ var nearPhrases = [...][]string{
 	{"in", "the", "vicinity"},
 }
 
-// NearAt returns the position of a phrase that says "near", or -1.
-func NearAt(toks []Token) int {
+// NearAt returns the span [start, end) of a phrase that says "near", or
+// -1, -1.
+func NearAt(toks []Token) (start, end int) {
 	for i := range toks {
 	phrases:
 		for _, p := range nearPhrases {
@@ -82,10 +123,10 @@ func NearAt(toks []Token) int {
 					continue phrases
 				}
 			}
-			return i
+			return i, i + len(p)
 		}
 	}
-	return -1
+	return -1, -1
 }
 
 // questionWords open a question in English and German.
