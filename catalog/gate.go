@@ -268,11 +268,13 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 			sc.content = append(sc.content, int32(i))
 		}
 	}
+	// Phrases first: a word they read ("nearest") is then not counted
+	// again, weaker, on its own.
+	g.travel(sc, msg, toks)
 	g.matchNames(sc, toks)
 	g.matchWords(sc, toks)
 	g.matchJoined(sc, toks)
 	g.matchPairs(sc, toks)
-	g.travel(sc, msg, toks)
 
 	asks := -1 // whether the message asks for something of the owner's; -1 not read yet
 	for si, id := range g.servers {

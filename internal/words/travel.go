@@ -107,6 +107,12 @@ var nearPhrases = [...][]string{
 	{"nahe", "bei"},
 	{"nahe", "am"},
 	{"in", "the", "vicinity"},
+	{"in", "meiner", "nahe"},
+	{"around", "the", "corner"},
+	{"um", "die", "ecke"},
+	{"nearest"},
+	{"closest"},
+	{"nearby"},
 }
 
 // NearAt returns the span [start, end) of a phrase that says "near", or
