@@ -462,12 +462,13 @@ func (g *Gate) fileNames(sc *scratch, toks []words.Token) {
 func (g *Gate) travel(sc *scratch, msg string, toks []words.Token) {
 	if at, end := words.RouteAt(toks); at >= 0 {
 		most := int8(weightWeak)
-		if g.lex.Question(msg, toks) {
+		if g.lex.Request(msg, toks) {
 			most = weightName
 		}
 		g.countRoute(sc, toks, at, end, most)
-	} else if at, end := words.DestinationAt(toks); at >= 0 {
-		// One named end: a weak word, as "to Anna" may be a letter's.
+	} else if at, end := words.DestinationAt(toks); at >= 0 && words.Question(msg, toks) {
+		// One named end in a question ("How long do I walk to the
+		// Marienplatz?"): a weak word, as "to Anna" may be a letter's.
 		g.countRoute(sc, toks, at, end, weightWeak)
 	}
 	if at, end := words.NearAt(toks); at >= 0 {

@@ -144,14 +144,17 @@ var questionWords = map[string]bool{
 }
 
 // Question reports whether a message asks something: it has a question
-// mark, opens with a question word, or opens with a verb (a request:
-// "Show me the way ..."). A story told ("I drove ...") does not.
-func (l *Lexicon) Question(msg string, toks []Token) bool {
-	if strings.ContainsRune(msg, '?') {
+// mark or opens with a question word. A request ("Show me the way ...")
+// is no question, and neither is a story told ("I drove ...").
+func Question(msg string, toks []Token) bool {
+	return strings.ContainsRune(msg, '?') || len(toks) > 0 && questionWords[toks[0].Fold]
+}
+
+// Request reports whether a message asks something or asks for something:
+// a question, or a verb first ("Show me the way ...").
+func (l *Lexicon) Request(msg string, toks []Token) bool {
+	if Question(msg, toks) {
 		return true
 	}
-	if len(toks) == 0 {
-		return false
-	}
-	return questionWords[toks[0].Fold] || l.verbs[toks[0].Stem]
+	return len(toks) > 0 && (l.verbs[toks[0].Stem] || l.class[toks[0].Stem] != Stop && l.IdentClass(toks[0].Stem) == Generic)
 }
