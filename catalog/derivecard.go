@@ -151,7 +151,9 @@ func enumWords(schema json.RawMessage) []string {
 }
 
 // isPlainWord reports a word written in lower-case letters, as people
-// write it: "walking", not "ASC", "get_diff" or "eu-west-1".
+// write it, and known to the word frequencies or the thesaurus: "walking",
+// not "ASC",
+// "asc", "get_diff" or "eu-west-1".
 func isPlainWord(s string) bool {
 	if len(s) < 3 {
 		return false
@@ -161,7 +163,12 @@ func isPlainWord(s string) bool {
 			return false
 		}
 	}
-	return true
+	known := func(stem string) bool {
+		return words.Default().Zipf(stem) > 0 || words.DefaultThesaurus().Related(stem) != [words.Derived + 1]string{}
+	}
+	// A gerund of a known verb is a word too ("bicycling" of "bicycle").
+	base, gerund := strings.CutSuffix(s, "ing")
+	return known(words.Stem(s)) || gerund && len(base) >= 3 && known(words.Stem(base))
 }
 
 // appendClauses cuts a sentence at commas, brackets, colons and dashes:

@@ -2,7 +2,10 @@ package catalog_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/catalog"
 )
 
 // TestGateTravelReachesMapsC5: travel and place questions reach a maps
@@ -48,6 +51,35 @@ func TestGateTravelNegativesC5(t *testing.T) {
 	} {
 		if got := offered(v, m); slices.Contains(got, "google-maps") {
 			t.Errorf("%q offered %v", m, got)
+		}
+	}
+}
+
+// TestDerivedCardReadsEnumValuesC5: the values a tool's argument takes
+// ("driving", "walking", "bicycling", "transit" of a travel mode) join a
+// derived card as weak words: people say the value, not the argument.
+// Codes ("us-east-1", "ASC") are no words and stay out.
+func TestDerivedCardReadsEnumValuesC5(t *testing.T) {
+	v := loadSnapshot(t, "catalog-extended.json").View()
+	got := map[string]string{}
+	for _, server := range []string{"google-maps", "supabase", "github"} {
+		for _, e := range v.Gate().Vocabulary(server) {
+			if e.Kind == catalog.EvDesc {
+				got[e.Word] = e.Term
+				// A term's label may name the word it stands for:
+				// "walking (for distance)".
+				got[strings.Fields(e.Term)[0]] = e.Term
+			}
+		}
+	}
+	for _, want := range []string{"driving", "walking", "bicycling", "transit"} {
+		if got[want] == "" {
+			t.Errorf("google-maps' derived card lacks the travel mode %q", want)
+		}
+	}
+	for _, code := range []string{"us-east-1", "ASC", "asc", "get_diff"} {
+		if term := got[code]; term != "" {
+			t.Errorf("a derived card holds the code %q (for %q)", code, term)
 		}
 	}
 }
