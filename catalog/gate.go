@@ -466,10 +466,12 @@ func (g *Gate) travel(sc *scratch, msg string, toks []words.Token) {
 			most = weightName
 		}
 		g.countRoute(sc, toks, at, end, most)
-	} else if at, end := words.DestinationAt(toks); at >= 0 && words.Question(msg, toks) {
+	} else if words.Question(msg, toks) {
 		// One named end in a question ("How long do I walk to the
 		// Marienplatz?"): a weak word, as "to Anna" may be a letter's.
-		g.countRoute(sc, toks, at, end, weightWeak)
+		if at, end := words.DestinationAt(toks); at >= 0 {
+			g.countRoute(sc, toks, at, end, weightWeak)
+		}
 	}
 	if at, end := words.NearAt(toks); at >= 0 {
 		for i := range sc.best {

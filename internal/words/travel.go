@@ -45,13 +45,19 @@ func RouteAt(toks []Token) (start, end int) {
 // destinationWords lead to the end of a way ("to the Marienplatz", "nach
 // Potsdam"); the article a place may take in English is allowed, not in
 // German, where "nach dem Essen" is a time.
-var destinationWords = map[string]bool{"to": true, "nach": true, "zum": true, "zur": true, "towards": true}
+func destinationWord(fold string) bool {
+	switch fold {
+	case "to", "nach", "zum", "zur", "towards":
+		return true
+	}
+	return false
+}
 
 // DestinationAt returns the span [start, end) of the one named end of a
 // way ("to Lyon", "nach Potsdam", "to the Marienplatz"), or -1, -1.
 func DestinationAt(toks []Token) (start, end int) {
 	for i := 1; i+1 < len(toks); i++ {
-		if !destinationWords[toks[i].Fold] {
+		if !destinationWord(toks[i].Fold) {
 			continue
 		}
 		at := i + 1
@@ -115,10 +121,23 @@ var nearPhrases = [...][]string{
 	{"nearby"},
 }
 
+// nearOpener reports a word that opens a phrase of nearPhrases: most
+// words of a message open none, and are passed over at one switch.
+func nearOpener(fold string) bool {
+	switch fold {
+	case "close", "near", "in", "nahe", "around", "um", "nearest", "closest", "nearby":
+		return true
+	}
+	return false
+}
+
 // NearAt returns the span [start, end) of a phrase that says "near", or
 // -1, -1.
 func NearAt(toks []Token) (start, end int) {
 	for i := range toks {
+		if !nearOpener(toks[i].Fold) {
+			continue
+		}
 	phrases:
 		for _, p := range nearPhrases {
 			if i+len(p) > len(toks) {
