@@ -268,13 +268,15 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 			sc.content = append(sc.content, int32(i))
 		}
 	}
-	// Phrases first: a word they read ("nearest") is then not counted
-	// again, weaker, on its own.
-	g.travel(sc, msg, toks)
+	// Phrases of nearness first: a word they read ("nearest") is then not
+	// counted again, weaker, on its own. Routes last: they weigh what the
+	// other words left (route).
+	g.near(sc, toks)
 	g.matchNames(sc, toks)
 	g.matchWords(sc, toks)
 	g.matchJoined(sc, toks)
 	g.matchPairs(sc, toks)
+	g.route(sc, msg, toks)
 
 	asks := -1 // whether the message asks for something of the owner's; -1 not read yet
 	for si, id := range g.servers {
@@ -453,16 +455,18 @@ func (g *Gate) fileNames(sc *scratch, toks []words.Token) {
 	}
 }
 
-// travel reads the ways people ask about getting somewhere without the
+// route reads the way people ask about getting somewhere without the
 // words a maps server's tools use: a route of two named places stands for
-// "directions" and "route", a phrase of nearness ("close to", "in der
-// Nähe") for "near". A route is the server's own use when the message asks
-// for it (a question or a request) and counts as the word would; told as a
-// story ("I drove from Berlin to Hamburg") it is one weak word.
-func (g *Gate) travel(sc *scratch, msg string, toks []words.Token) {
+// "directions" and "route". A route is the server's own use when the
+// message asks for it (a question or a request) and counts as the word
+// would; told as a story ("I drove from Berlin to Hamburg"), or where
+// another server's own words say what goes from one end to the other
+// ("Forward the email from Anna to Peter", "Move the file from Downloads
+// to Documents"), it is one weak word.
+func (g *Gate) route(sc *scratch, msg string, toks []words.Token) {
 	if at, end := words.RouteAt(toks); at >= 0 {
 		most := int8(weightWeak)
-		if g.lex.Request(msg, toks) {
+		if g.lex.Request(msg, toks) && !g.strongElsewhere(sc) {
 			most = weightName
 		}
 		g.countRoute(sc, toks, at, end, most)
@@ -473,6 +477,28 @@ func (g *Gate) travel(sc *scratch, msg string, toks []words.Token) {
 			g.countRoute(sc, toks, at, end, weightWeak)
 		}
 	}
+}
+
+// strongElsewhere reports whether a server other than the ones a route
+// stands for has strong evidence in the message.
+func (g *Gate) strongElsewhere(sc *scratch) bool {
+	for i := range sc.best {
+		sc.best[i] = -1
+	}
+	for _, st := range g.routeStems {
+		g.bestOf(sc, g.uni[st])
+	}
+	for si, strong := range sc.strong {
+		if strong && sc.best[si] < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// near reads phrases of nearness ("close to", "in der Nähe", "nearest")
+// as the word "near".
+func (g *Gate) near(sc *scratch, toks []words.Token) {
 	if at, end := words.NearAt(toks); at >= 0 {
 		for i := range sc.best {
 			sc.best[i] = -1

@@ -48,6 +48,11 @@ func TestGateTravelNegativesC5(t *testing.T) {
 		"I am close to finishing the report",
 		"What is the closest thing to happiness?",
 		"Nach dem Essen gehe ich schlafen",
+		// Things sent or moved between named ends, for another server.
+		"Forward the email from Anna to Peter",
+		"Can you forward the email from Anna to Peter?",
+		"Move the file from Downloads to Documents",
+		"Search the web for flights from Berlin to Rome",
 	} {
 		if got := offered(v, m); slices.Contains(got, "google-maps") {
 			t.Errorf("%q offered %v", m, got)
