@@ -665,6 +665,19 @@ var (
 	tag    = regexp.MustCompile(`\[([^\]]*)\]`)
 )
 
+// placeholder reports whether a word of a Ding entry only marks where a
+// verb's object or reflexive pronoun goes ("sich etw. merken :: to
+// remember sth."): without it the entry is the one word a person says,
+// and most German verbs of keeping and knowing come reflexive.
+func placeholder(w string) bool {
+	switch strings.Trim(w, ",") {
+	case "sich", "etw.", "jdn.", "jdm.", "jds.", "jd.", "jdn./etw.", "jdm./etw.", "etw./jdn.",
+		"sth.", "sb.", "sb.'s", "sb.’s", "sb./sth.", "sth./sb.", "oneself", "one's", "one’s":
+		return true
+	}
+	return false
+}
+
 // badUsage: Ding marks register, region and subject in brackets; a
 // translation used only in a trade ([ornith.], [constr.]), a region ([Ös.])
 // or an old or rare register is no paraphrase. Everyday subjects
@@ -694,7 +707,7 @@ func dingWords(side string) []string {
 		}
 		alt = strings.TrimSpace(braces.ReplaceAllString(alt, " "))
 		alt = strings.TrimPrefix(alt, "to ")
-		alt = strings.Join(strings.Fields(alt), " ")
+		alt = strings.Join(slices.DeleteFunc(strings.Fields(alt), placeholder), " ")
 		if alt != "" && !strings.ContainsAny(alt, " .…") {
 			out = append(out, alt)
 		}
