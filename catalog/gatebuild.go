@@ -79,6 +79,7 @@ func buildGate(v *View) *Gate {
 		b.addServer(int32(si), s, tools[s.ID])
 	}
 	b.demoteShared()
+	g.keep = buildKeep(g)
 	return g
 }
 
