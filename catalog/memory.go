@@ -31,7 +31,8 @@ var (
 	askAnchors    = []string{"remember", "know", "wissen"}
 	noteAnchors   = []string{"note", "notieren"}
 	forgetAnchors = []string{"forget", "vergiss"}
-	negations     = []string{"not", "never", "don", "nicht", "nie", "niemals"}
+	// negations: "don't" comes as "don" and "t" from the tokenizer.
+	negations = []string{"not", "never", "don", "t", "nicht", "nie", "niemals"}
 )
 
 // keepWords is what the gate knows about keeping servers, built with it.
@@ -128,12 +129,13 @@ func (k *keepWords) fact(lex *words.Lexicon, toks []words.Token) (verb, self str
 }
 
 // addressed reports whether the verb at i is said to the assistant: only
-// negations and polite words before it, or "you"/"du" within two words
-// of it ("what do you know", "weißt du", "can you remember").
+// negations, polite words and function words before it ("don't",
+// "please"; no "I"), or "you"/"du" within two words of it ("what do you
+// know", "weißt du", "can you remember").
 func (k *keepWords) addressed(lex *words.Lexicon, toks []words.Token, i int) bool {
 	opens := true
 	for _, t := range toks[:i] {
-		if !k.neg[t.Stem] && !lex.Addresses(t.Stem) {
+		if lex.Self(t.Stem) || !k.neg[t.Stem] && !lex.Addresses(t.Stem) && lex.Class(t.Stem) != words.Stop {
 			opens = false
 			break
 		}
