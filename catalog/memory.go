@@ -30,7 +30,7 @@ var keepAnchors = []string{"remember", "knowledge"}
 var (
 	askAnchors    = []string{"remember", "know", "wissen"}
 	noteAnchors   = []string{"note", "notieren"}
-	forgetAnchors = []string{"forget", "vergiss"}
+	forgetAnchors = []string{"forget", "vergessen"}
 	// negations: "don't" comes as "don" and "t" from the tokenizer.
 	negations = []string{"not", "never", "don", "t", "nicht", "nie", "niemals"}
 )

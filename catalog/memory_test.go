@@ -61,6 +61,7 @@ func TestKeepingServerGetsOwnersFactsC5(t *testing.T) {
 		{"Merk dir bitte, dass meine Schwester Vegetarierin ist", kg},
 		{"Vergiss nicht, dass ich dienstags Chorprobe habe", kg},
 		{"Kannst du dir merken, dass mein Auto grau ist?", kg},
+		{"Was weißt du über meine Nachbarin Frieda?", kg},
 		// remembering and knowing as topics, the owner's own memory
 		{"Do you remember the 90s?", nil},
 		{"I forgot my umbrella on the train", nil},

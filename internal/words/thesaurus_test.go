@@ -84,6 +84,9 @@ func TestThesaurusRelatedC5(t *testing.T) {
 		{"merken", "remember", Synonym},
 		{"memory", "einprägen", Derived},
 		{"Gedächtnis", "memory", Synonym},
+		// A strong verb's du form and imperative, as Ding lists them.
+		{"wissen", "weißt", Form},
+		{"vergessen", "vergiss", Form},
 	}
 	for _, tt := range tests {
 		want := stem(tt.rel)
