@@ -76,6 +76,9 @@ const (
 	EvTool
 	EvTitleWord
 	EvDesc
+	// EvFact: the owner tells a fact of theirs or asks about one, beside
+	// a verb of keeping, for a server that keeps facts (memory.go).
+	EvFact
 )
 
 func (k EvidenceKind) String() string {
@@ -90,6 +93,8 @@ func (k EvidenceKind) String() string {
 		return "tool word"
 	case EvTitleWord:
 		return "title word"
+	case EvFact:
+		return "owner's fact"
 	}
 	return "description word"
 }
@@ -121,6 +126,8 @@ type Gate struct {
 	pairs  map[string][]int32 // "stem stem" -> terms
 	lex    *words.Lexicon
 	pool   sync.Pool
+	// keep knows the servers that keep facts about the owner (memory.go).
+	keep keepWords
 	// fileStem and docStem are the stems of "file" and "document": what a
 	// file name in a message stands for (fileNames).
 	fileStem, docStem string
@@ -279,6 +286,8 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 	g.route(sc, msg, toks)
 
 	asks := -1 // whether the message asks for something of the owner's; -1 not read yet
+	fact := -1 // whether it tells or asks a fact of the owner's to keep (memory.go); -1 not read yet
+	var factEv Evidence
 	for si, id := range g.servers {
 		d := Decision{Server: id, Connected: g.conn[si], Score: int(sc.score[si])}
 		d.evident = d.Score >= OfferAt && (sc.strong[si] || sc.spread[si])
@@ -297,6 +306,22 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 			}
 			d.evident = asks == 1
 			d.unasked = !d.evident
+		}
+		if !d.evident && g.keep.server[si] {
+			if fact < 0 {
+				fact = 0
+				if verb, self, ok := g.keep.fact(g.lex, toks); ok {
+					fact, factEv = 1, Evidence{Kind: EvFact, Weight: weightWeak, Word: verb, Term: verb + " … " + self}
+				}
+			}
+			if fact == 1 {
+				d.evident = true
+				d.unasked = false
+				d.Score = max(d.Score+weightWeak, OfferAt)
+				n := min(int(sc.nev[si]), maxEvidence-1)
+				sc.ev[si][n] = factEv
+				sc.nev[si] = uint8(n + 1)
+			}
 		}
 		d.Offered = d.Connected && d.evident
 		d.evidence = sc.ev[si]

@@ -81,6 +81,7 @@ func buildGate(v *View) *Gate {
 		b.addServer(int32(si), s, tools[s.ID])
 	}
 	b.demoteShared()
+	g.keep = buildKeep(g)
 	return g
 }
 

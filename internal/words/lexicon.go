@@ -82,6 +82,9 @@ type Lexicon struct {
 	// owner holds the stems by which a message speaks of its owner or
 	// asks for something (lists/owner.txt).
 	owner map[string]bool
+	// self holds the first-person singular stems (lists/self.txt): the
+	// owner speaking of themselves.
+	self map[string]bool
 }
 
 // Default returns the lexicon built from the embedded lists. It is parsed
@@ -95,7 +98,7 @@ var Default = sync.OnceValue(func() *Lexicon {
 })
 
 func parse() (*Lexicon, error) {
-	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}, rareVerb: map[string]bool{}, fileType: map[string]bool{}, owner: map[string]bool{}}
+	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}, rareVerb: map[string]bool{}, fileType: map[string]bool{}, owner: map[string]bool{}, self: map[string]bool{}}
 	var z Tokenizer
 	// Later lists win: a word that is both everyday and generic is generic.
 	for _, f := range []struct {
@@ -119,6 +122,14 @@ func parse() (*Lexicon, error) {
 	err := eachLine("owner.txt", func(line string) {
 		for _, t := range z.Tokenize(line) {
 			l.owner[strings.Clone(t.Stem)] = true
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = eachLine("self.txt", func(line string) {
+		for _, t := range z.Tokenize(line) {
+			l.self[strings.Clone(t.Stem)] = true
 		}
 	})
 	if err != nil {
@@ -254,6 +265,15 @@ func (l *Lexicon) Asks(toks []Token) bool {
 	}
 	return false
 }
+
+// Self reports whether a stem is a first-person singular word ("I", "my",
+// "ich", "mein"): the owner speaking of themselves.
+func (l *Lexicon) Self(stem string) bool { return l.self[stem] }
+
+// Addresses reports whether a stem addresses the assistant or asks
+// politely ("you", "du", "please", "bitte"): the words of owner.txt that
+// are not the owner's own first person.
+func (l *Lexicon) Addresses(stem string) bool { return l.owner[stem] && !l.self[stem] }
 
 // FileType reports whether a folded word is the extension of a file a
 // person keeps ("docx", "txt", "jpg"), and whether that file is a

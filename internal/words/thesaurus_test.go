@@ -78,6 +78,15 @@ func TestThesaurusRelatedC5(t *testing.T) {
 		{"memory", "remember", Derived},
 		{"memory", "remembered", Derived},
 		{"near", "nearest", Form},
+		// A German reflexive verb is translated as the one word a person
+		// says ("sich etw. merken :: to remember sth."), so German
+		// phrasing reaches the English words of a card.
+		{"merken", "remember", Synonym},
+		{"memory", "einprägen", Derived},
+		{"Gedächtnis", "memory", Synonym},
+		// A strong verb's du form and imperative, as Ding lists them.
+		{"wissen", "weißt", Form},
+		{"vergessen", "vergiss", Form},
 	}
 	for _, tt := range tests {
 		want := stem(tt.rel)

@@ -144,10 +144,15 @@ type gen struct {
 	// words take the forms of that part of speech only.
 	dpos map[[2]string]byte
 	deOK map[string]bool // common German stems
+	// deForms maps a German verb's stem to the stems of the forms Ding
+	// lists for a strong or irregular verb that the tokenizer does not
+	// bring back to it: the du form and the imperative ("du weißt" and
+	// "vergiss!" for "wissen" and "vergessen"), as a request says them.
+	deForms map[string][]string
 }
 
 func newGen() *gen {
-	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, exact: map[[2]string]bool{}, verbs: map[string][]string{}, adjs: map[string][]string{}, aforms: map[string][]string{}, dpos: map[[2]string]byte{}, forms: map[string][]string{}, deOK: map[string]bool{}}
+	return &gen{rank: map[string]int{}, form: map[string]int{}, en: map[string]map[string]rel{}, de: map[string]map[string]rel{}, xlate: map[string][]string{}, exact: map[[2]string]bool{}, verbs: map[string][]string{}, adjs: map[string][]string{}, aforms: map[string][]string{}, dpos: map[[2]string]byte{}, forms: map[string][]string{}, deOK: map[string]bool{}, deForms: map[string][]string{}}
 }
 
 // stem returns the stem of a single word, or "" for phrases and words the
@@ -396,8 +401,12 @@ func (g *gen) readWordNet(dir string) error {
 						// Which part of speech each side is, for its
 						// forms: "close" of "distance" is compared
 						// ("closest"), not shut ("closed").
-						g.dpos[[2]string{key, l}] = t[0]
-						g.dpos[[2]string{l, key}] = s.pos
+						// A pair met through synsets of two parts of
+						// speech keeps the first in byte order ('a'
+						// before 'v'): the synsets come in map order,
+						// and the table must be the same on every run.
+						g.setPos(key, l, t[0])
+						g.setPos(l, key, s.pos)
 					}
 				}
 			}
@@ -447,6 +456,15 @@ func (g *gen) readWordNet(dir string) error {
 
 // nounTime is WordNet's lexicographer file of nouns for times.
 const nounTime = 28
+
+// setPos records the part of speech of b as a derived word of a,
+// keeping the least in byte order when there are several.
+func (g *gen) setPos(a, b string, pos byte) {
+	k := [2]string{a, b}
+	if old, ok := g.dpos[k]; !ok || pos < old {
+		g.dpos[k] = pos
+	}
+}
 
 // family is the relation of two synsets of one small family.
 func family(a, b *synset) rel {
@@ -665,6 +683,19 @@ var (
 	tag    = regexp.MustCompile(`\[([^\]]*)\]`)
 )
 
+// placeholder reports whether a word of a Ding entry only marks where a
+// verb's object or reflexive pronoun goes ("sich etw. merken :: to
+// remember sth."): without it the entry is the one word a person says,
+// and most German verbs of keeping and knowing come reflexive.
+func placeholder(w string) bool {
+	switch strings.Trim(w, ",") {
+	case "sich", "etw.", "jdn.", "jdm.", "jds.", "jd.", "jdn./etw.", "jdm./etw.", "etw./jdn.",
+		"sth.", "sb.", "sb.'s", "sb.’s", "sb./sth.", "sth./sb.", "oneself", "one's", "one’s":
+		return true
+	}
+	return false
+}
+
 // badUsage: Ding marks register, region and subject in brackets; a
 // translation used only in a trade ([ornith.], [constr.]), a region ([Ös.])
 // or an old or rare register is no paraphrase. Everyday subjects
@@ -694,7 +725,7 @@ func dingWords(side string) []string {
 		}
 		alt = strings.TrimSpace(braces.ReplaceAllString(alt, " "))
 		alt = strings.TrimPrefix(alt, "to ")
-		alt = strings.Join(strings.Fields(alt), " ")
+		alt = strings.Join(slices.DeleteFunc(strings.Fields(alt), placeholder), " ")
 		if alt != "" && !strings.ContainsAny(alt, " .…") {
 			out = append(out, alt)
 		}
@@ -730,6 +761,9 @@ func (g *gen) readDing(path string) error {
 			return nil
 		}
 		des, ens := dingWords(deSide), dingWords(enSide)
+		if len(des) == 1 {
+			g.readDuForms(deSide, g.stem(des[0]))
+		}
 		size := len(des) * len(ens)
 		for _, d := range des {
 			ds := g.stem(d)
@@ -841,6 +875,31 @@ func (g *gen) readDing(path string) error {
 	return nil
 }
 
+// readDuForms records the du forms and imperatives a verb's Ding line
+// lists after its head ("etw. wissen {vt} | wissend | … | du weißt | …
+// | wisse!"), for the verb's stem.
+func (g *gen) readDuForms(deSide, verb string) {
+	head, rest, ok := strings.Cut(deSide, "|")
+	if !ok || verb == "" || !strings.Contains(head, "{v") {
+		return
+	}
+	for _, part := range strings.Split(rest, "|") {
+		part = strings.TrimSpace(braces.ReplaceAllString(part, " "))
+		var form string
+		switch {
+		case strings.HasPrefix(part, "du ") && !strings.Contains(part[3:], " "):
+			form = part[3:]
+		case strings.HasSuffix(part, "!") && !strings.ContainsAny(part, " ,"):
+			form = strings.TrimSuffix(part, "!")
+		default:
+			continue
+		}
+		if st := g.stem(form); st != "" && st != verb && !slices.Contains(g.deForms[verb], st) {
+			g.deForms[verb] = append(g.deForms[verb], st)
+		}
+	}
+}
+
 // OpenThesaurus.
 
 var otBad = regexp.MustCompile(`\((veraltet|derb|vulgär|fachspr|geh|schweiz|österr|süddt|norddt|regional|Jargon|scherzh|abwertend|bildl|selten|Amtsdeutsch|mittelhochdeutsch|lat|engl|franz|ital|span|griechisch)[^)]*\)`)
@@ -950,6 +1009,14 @@ func (g *gen) write(path string) error {
 		}
 		for _, f := range g.inflected(k) {
 			add(&e.forms, f)
+		}
+		if g.deOK[k] {
+			for _, f := range g.deForms[k] {
+				if !seen[f] {
+					seen[f] = true
+					e.forms = append(e.forms, f)
+				}
+			}
 		}
 		for _, t := range g.xlate[k] {
 			add(&e.syn, t)
