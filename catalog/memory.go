@@ -9,8 +9,8 @@ import (
 // A server that keeps facts about its owner (a memory or knowledge-graph
 // server added by hand) says so in words people do not use when they ask
 // it: its tools speak of entities, observations and a knowledge graph;
-// its owner says "remember that I prefer window seats", "merk dir, dass
-// ich keinen Koriander mag", "what do you know about my sister?". The
+// its owner says "remember that I take my coffee black", "merk dir, dass
+// ich Spinat nicht mag", "what do you know about my sister?". The
 // verb of keeping alone is one everyday word and offers nothing ("Do you
 // remember the 90s?"); the owner telling a fact about themselves, or
 // asking about someone or something of theirs, beside it is the second
