@@ -146,11 +146,15 @@ func TestEvalGateWithManuals(t *testing.T) {
 	if s := run("gate-dev.jsonl", "catalog-seed.json"); s.Exact < 100 || s.False != 0 {
 		t.Errorf("seed set with manuals: %+v", s)
 	}
-	// 17 servers, 294 tools: three requests name no server's words at all
-	// ("petrol station", "window seats") or touch two (a folder of
-	// documents); everything else is exact.
-	if s := run("gate-extended-dev.jsonl", "catalog-extended.json"); s.Exact < 85 || s.False > 1 {
+	// 17 servers, 294 tools: one request touches two servers (a folder of
+	// documents, local or in the cloud); everything else is exact.
+	if s := run("gate-extended-dev.jsonl", "catalog-extended.json"); s.Exact < 95 || s.False > 1 {
 		t.Errorf("extended set with manuals: %+v", s)
+	}
+	// Everyday phrasing over the same servers (C5): what the gate misses
+	// is left to the way back (C8); it offers nothing it should not.
+	if s := run("gate-extended-dev2.jsonl", "catalog-extended.json"); s.Exact < 90 || s.Recall < 85 || s.False != 0 {
+		t.Errorf("everyday phrasing with manuals: %+v", s)
 	}
 	code, out, _ := e.jarvis(t, "", "route", "--json", "--catalog", fixtures.Path(t, "catalog-extended.json"), "Is Thursday evening still free for me?")
 	if code != 0 {
