@@ -16,14 +16,11 @@ import (
 
 // gwConn is one gateway websocket.
 type gwConn struct {
-	ws  *websocket.Conn
-	wmu sync.Mutex // gorilla allows one writer at a time
-	// order keeps a session's events in sequence order on the wire, and
-	// READY or RESUMED ahead of any dispatch to the session it readies.
-	order   sync.Mutex
-	session string // set by IDENTIFY or RESUME; guarded by Server.mu
-	intents int    // guarded by Server.mu
-	ready   bool   // READY or RESUMED sent; guarded by Server.mu
+	ws      *websocket.Conn
+	wmu     sync.Mutex // gorilla allows one writer at a time
+	session string     // set by IDENTIFY or RESUME; guarded by Server.mu
+	intents int        // guarded by Server.mu
+	ready   bool       // READY or RESUMED sent; guarded by Server.mu
 }
 
 // session is what a gateway session keeps across connections: Discord
@@ -168,11 +165,12 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			s.identifies = append(s.identifies, id.Intents)
 			s.sessions[c.session] = &session{intents: id.Intents}
 			s.mu.Unlock()
-			s.sendReadying(c, "READY", map[string]any{
+			s.send(c, "READY", map[string]any{
 				"v": 9, "user": s.bot, "session_id": c.session, "resume_gateway_url": s.wsURL(),
 				"guilds": []any{map[string]any{"id": s.guild, "unavailable": true}}, "private_channels": []any{},
 				"shard": []int{0, 1}, "application": map[string]any{"id": s.bot.ID, "flags": 0},
 			})
+			s.markReady(c)
 		case 6: // resume
 			var res struct {
 				Token     string `json:"token"`
@@ -211,13 +209,21 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 					return
 				}
 			}
-			s.sendReadying(c, "RESUMED", map[string]any{})
+			s.send(c, "RESUMED", map[string]any{})
+			s.markReady(c)
 		case 3, 4, 8: // presence, voice state, request members: accepted, ignored
 		default:
 			c.closeWith(4001, "Unknown opcode.")
 			return
 		}
 	}
+}
+
+func (s *Server) markReady(c *gwConn) {
+	s.mu.Lock()
+	c.ready = true
+	s.notifyLocked()
+	s.mu.Unlock()
 }
 
 // notifyLocked wakes whoever waits for a change in the ready sessions.
@@ -228,21 +234,8 @@ func (s *Server) notifyLocked() {
 
 // send dispatches one event on c with the session's next sequence
 // number, and keeps it for a resume.
-func (s *Server) send(c *gwConn, typ string, data any) { s.sendMarking(c, typ, data, false) }
-
-// sendReadying sends READY or RESUMED and counts the session as ready
-// from that moment: by the time the bot reads it, Connected counts it, and
-// no dispatch reaches the session before it.
-func (s *Server) sendReadying(c *gwConn, typ string, data any) { s.sendMarking(c, typ, data, true) }
-
-func (s *Server) sendMarking(c *gwConn, typ string, data any, ready bool) {
-	c.order.Lock()
-	defer c.order.Unlock()
+func (s *Server) send(c *gwConn, typ string, data any) {
 	s.mu.Lock()
-	if ready {
-		c.ready = true
-		s.notifyLocked()
-	}
 	sess := s.sessions[c.session]
 	sess.seq++
 	e := event{Op: 0, Seq: sess.seq, Type: typ, Data: data}
