@@ -21,6 +21,9 @@ type gwConn struct {
 	session string     // set by IDENTIFY or RESUME; guarded by Server.mu
 	intents int        // guarded by Server.mu
 	ready   bool       // READY or RESUMED sent; guarded by Server.mu
+	// readying is set just before READY goes out, so a bot that has read
+	// READY always finds it set (ReadySent); guarded by Server.mu.
+	readying bool
 }
 
 // session is what a gateway session keeps across connections: Discord
@@ -164,6 +167,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			c.intents = id.Intents
 			s.identifies = append(s.identifies, id.Intents)
 			s.sessions[c.session] = &session{intents: id.Intents}
+			c.readying = true
 			s.mu.Unlock()
 			s.send(c, "READY", map[string]any{
 				"v": 9, "user": s.bot, "session_id": c.session, "resume_gateway_url": s.wsURL(),
@@ -339,6 +343,22 @@ func (s *Server) Connected() int {
 	n := 0
 	for c := range s.conns {
 		if c.ready {
+			n++
+		}
+	}
+	return n
+}
+
+// ReadySent counts the gateway connections that were sent READY, from
+// just before it goes out: a bot that has read READY is counted, one that
+// only said hello or IDENTIFY is not. (Connected counts a session from
+// just after, which a bot may read READY before.)
+func (s *Server) ReadySent() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if c.readying {
 			n++
 		}
 	}
