@@ -108,9 +108,13 @@ func (c *Console) take(ctx context.Context, h channels.Handler, line Line, text 
 	case early:
 		// Typed ahead or pasted before the question: never an answer to
 		// it, and not a message the owner meant either.
+		c.mu.Lock()
 		fmt.Fprintf(c.out, "(%q came before the question, so it does not answer it: type your choice now)\n", text)
+		c.mu.Unlock()
 	case notChoice:
+		c.mu.Lock()
 		fmt.Fprintf(c.out, "(%q is not one of the choices: type its number or %s)\n", text, c.keys())
+		c.mu.Unlock()
 	case held:
 	default:
 		h.HandleMessage(ctx, channels.Message{Chat: Chat, User: User, Name: "you", Text: text})
@@ -177,6 +181,10 @@ func choice(btns []channels.Button, text string) int {
 func (c *Console) pressOf(q question, i int, show func(notice string) string) channels.Press {
 	return channels.Press{Chat: Chat, User: User, MessageID: q.id, Data: q.buttons[i].Data,
 		Answer: func(_ context.Context, notice string) error {
+			// The desk answers from its own goroutine: one writer at a
+			// time, as for Send.
+			c.mu.Lock()
+			defer c.mu.Unlock()
 			_, err := fmt.Fprintln(c.out, show(notice))
 			return err
 		}}

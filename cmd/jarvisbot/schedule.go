@@ -137,8 +137,9 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 		return err
 	}
 	sch := scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.rt), Logger: log,
-		Deliver: func(_ context.Context, chat, text string) error {
-			_, err := fmt.Fprintf(a.stdout, "[report for %s]\n%s\n", chat, text)
+		// The report goes through the console, the terminal's one writer.
+		Deliver: func(ctx context.Context, chat, text string) error {
+			_, err := con.Send(ctx, channels.Outgoing{Chat: console.Chat, Text: fmt.Sprintf("[report for %s]\n%s", chat, text)})
 			return err
 		}})
 	if err := sch.Load(jobs); err != nil {
