@@ -14,15 +14,8 @@ import (
 func handAddedCatalog(t *testing.T) *catalog.View {
 	t.Helper()
 	c := catalog.New()
-	add := func(s catalog.Server, tools ...catalog.SnapshotTool) {
-		s.Connected = true
-		if err := c.SetServer(s, tools); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tool := func(name, desc string) catalog.SnapshotTool {
-		return catalog.SnapshotTool{Name: name, Description: desc}
-	}
+	add := adder(t, c)
+	tool := described
 	add(catalog.Server{ID: "wayfinder", Title: "Wayfinder",
 		Instructions: "Gives directions between addresses, travel times by car, bike or transit, and shops or cafés nearby."},
 		tool("run_query", "Compute a journey with directions between two addresses. Returns the travel time and distance for each mode of transport."),

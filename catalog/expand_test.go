@@ -14,12 +14,7 @@ import (
 func paraphraseCatalog(t *testing.T) *catalog.View {
 	t.Helper()
 	c := catalog.New()
-	add := func(s catalog.Server, tools ...catalog.SnapshotTool) {
-		s.Connected = true
-		if err := c.SetServer(s, tools); err != nil {
-			t.Fatal(err)
-		}
-	}
+	add := adder(t, c)
 	add(catalog.Server{ID: "diary", Title: "Diary", Card: []string{"diary", "appointment", "Friday", "weekend"}},
 		catalog.SnapshotTool{Name: "list_entries"}, catalog.SnapshotTool{Name: "add_entry"})
 	add(catalog.Server{ID: "monday", Title: "monday", Card: []string{"monday", "board", "pulse"}},

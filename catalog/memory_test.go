@@ -16,15 +16,8 @@ import (
 func keepingCatalog(t *testing.T) *catalog.View {
 	t.Helper()
 	c := catalog.New()
-	add := func(s catalog.Server, tools ...catalog.SnapshotTool) {
-		s.Connected = true
-		if err := c.SetServer(s, tools); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tool := func(name, desc string) catalog.SnapshotTool {
-		return catalog.SnapshotTool{Name: name, Description: desc}
-	}
+	add := adder(t, c)
+	tool := described
 	add(catalog.Server{ID: "kg", Title: "Graph Store",
 		Instructions: "A persistent memory for the assistant: a knowledge graph of entities, their observations and the relations between them."},
 		tool("add_entities", "Add entities to the knowledge graph, each with a type and observations."),

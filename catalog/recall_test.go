@@ -14,12 +14,7 @@ import (
 // "check in with") do not (issue 15).
 func TestGateHyphenedCardWordC5(t *testing.T) {
 	c := catalog.New()
-	add := func(s catalog.Server, tools ...catalog.SnapshotTool) {
-		s.Connected = true
-		if err := c.SetServer(s, tools); err != nil {
-			t.Fatal(err)
-		}
-	}
+	add := adder(t, c)
 	add(catalog.Server{ID: "chores", Title: "Chores", Card: []string{"to-do", "chore"}},
 		catalog.SnapshotTool{Name: "add_chore"}, catalog.SnapshotTool{Name: "finish_chore"})
 	add(catalog.Server{ID: "hotel", Title: "Hotel", Card: []string{"check-in", "booking"}},

@@ -1,0 +1,25 @@
+package catalog_test
+
+import (
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+// adder returns the function the tests use to put a connected server of
+// their own making into c: written in the shape real servers send, none of
+// them a fixture server.
+func adder(t testing.TB, c *catalog.Catalog) func(catalog.Server, ...catalog.SnapshotTool) {
+	return func(s catalog.Server, tools ...catalog.SnapshotTool) {
+		t.Helper()
+		s.Connected = true
+		if err := c.SetServer(s, tools); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// described is a tool with a description, as a server lists it.
+func described(name, desc string) catalog.SnapshotTool {
+	return catalog.SnapshotTool{Name: name, Description: desc}
+}
