@@ -255,9 +255,15 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	plan := view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
 	var prefer *catalog.Preferences
 	if r.Prefer != nil {
-		if prefer, err = r.Prefer(ctx, view); err != nil {
-			return st, err
-		}
+		// Read only when a tie needs breaking; a failed read breaks none.
+		prefer = catalog.Lazy(func() *catalog.Preferences {
+			p, err := r.Prefer(ctx, view)
+			if err != nil {
+				r.log().Warn("reading the owner's preferences; the tie stays", "err", err)
+				return nil
+			}
+			return p
+		})
 	}
 	entering, manuals, enabled, err := r.matchSkills(ctx, ag.Name, in.Text, prefer)
 	if err != nil {

@@ -3,6 +3,7 @@ package catalog
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -15,6 +16,25 @@ import (
 type Preferences struct {
 	Marked map[string]time.Time // when the owner marked it preferred
 	Used   map[string]time.Time // when one of its tools was last called
+
+	// load, when set, reads Marked and Used at the first tie (Lazy).
+	load func() *Preferences
+	once sync.Once
+	got  *Preferences
+}
+
+// Lazy returns preferences that load reads only when a tie needs
+// breaking: most turns have none, and reading the last uses scans the
+// activity board. A nil result of load breaks no tie.
+func Lazy(load func() *Preferences) *Preferences { return &Preferences{load: load} }
+
+// resolved is p with what it stands for read, or nil.
+func (p *Preferences) resolved() *Preferences {
+	if p == nil || p.load == nil {
+		return p
+	}
+	p.once.Do(func() { p.got = p.load() })
+	return p.got
 }
 
 // UsageFromTools turns the last call per capability id (the activity
@@ -86,7 +106,10 @@ func (s Contender) latest(m map[string]time.Time) time.Time {
 // tells the leader apart from the next (no mark and no use, or the same
 // time), so both stay.
 func (p *Preferences) Break(list []Contender) (Tie, bool) {
-	if p == nil || len(list) < 2 {
+	if len(list) < 2 {
+		return Tie{}, false
+	}
+	if p = p.resolved(); p == nil {
 		return Tie{}, false
 	}
 	for _, rule := range []struct {

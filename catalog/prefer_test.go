@@ -113,3 +113,30 @@ func TestUsageFromToolsC5(t *testing.T) {
 		t.Errorf("usage %v", got)
 	}
 }
+
+// TestLazyPreferencesReadOnlyForATieC5: a turn's preferences are read at
+// its first tie and only then (reading last use scans the activity board),
+// once however many ties follow; a failed read (nil) breaks no tie.
+func TestLazyPreferencesReadOnlyForATieC5(t *testing.T) {
+	reads := 0
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	p := catalog.Lazy(func() *catalog.Preferences {
+		reads++
+		return &catalog.Preferences{Marked: map[string]time.Time{"plugin:b": at}}
+	})
+	if _, ok := p.Break([]catalog.Contender{{Name: "a", Plugin: "a"}}); ok || reads != 0 {
+		t.Fatalf("one contender is no tie: broken %v, %d reads", ok, reads)
+	}
+	pair := []catalog.Contender{{Name: "a", Plugin: "a"}, {Name: "b", Plugin: "b"}}
+	for range 2 {
+		if tie, ok := p.Break(pair); !ok || tie.Winner != "b" {
+			t.Errorf("tie %+v, %v; want b preferred", tie, ok)
+		}
+	}
+	if reads != 1 {
+		t.Errorf("%d reads for two ties, want 1", reads)
+	}
+	if _, ok := catalog.Lazy(func() *catalog.Preferences { return nil }).Break(pair); ok {
+		t.Error("a failed read broke a tie")
+	}
+}
