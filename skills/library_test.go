@@ -68,9 +68,19 @@ func TestManualS2(t *testing.T) {
 	}
 }
 
-// BenchmarkSkillRankShipped ranks everything that ships: every store
-// plugin's manual and the general skills.
-func BenchmarkSkillRankShipped(b *testing.B) {
+// BenchmarkNewRankerShipped indexes everything that ships, as a turn's
+// ranker over the enabled skills is built.
+func BenchmarkNewRankerShipped(b *testing.B) {
+	list := shippedAll(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		NewRanker(list)
+	}
+}
+
+// shippedAll is every store plugin's manual and the general skills.
+func shippedAll(b *testing.B) []*Skill {
+	b.Helper()
 	list, err := Shipped()
 	if err != nil {
 		b.Fatal(err)
@@ -86,6 +96,13 @@ func BenchmarkSkillRankShipped(b *testing.B) {
 		}
 		list = append(list, m)
 	}
+	return list
+}
+
+// BenchmarkSkillRankShipped ranks everything that ships: every store
+// plugin's manual and the general skills.
+func BenchmarkSkillRankShipped(b *testing.B) {
+	list := shippedAll(b)
 	r := NewRanker(list)
 	msgs := []string{"Is Thursday evening still free for me?", "Raise a pull request with the signup patch", "Tell me a joke", "Was steht im Terminkalender?"}
 	out := make([]Match, 0, len(list))
@@ -96,4 +113,16 @@ func BenchmarkSkillRankShipped(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(len(list)), "skills")
+}
+
+// BenchmarkRankerCacheShipped is a turn's ranker over what ships when the
+// list reads as the last turn's: the index is reused.
+func BenchmarkRankerCacheShipped(b *testing.B) {
+	list := shippedAll(b)
+	var c RankerCache
+	c.Ranker(list)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Ranker(list)
+	}
 }

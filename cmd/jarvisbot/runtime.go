@@ -99,6 +99,9 @@ type service struct {
 	rt      *agents.Runtime
 	signin  *signin.Manager
 	shipped *shippedSkills
+	// rankers keeps the skills' index from turn to turn while the enabled
+	// skills read the same.
+	rankers skills.RankerCache
 	// pending are the approval requests that outlived the last run.
 	pending []store.Approval
 	// sched answers /schedule once serve runs the scheduler.
@@ -311,7 +314,7 @@ func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.To
 			if err != nil || len(list) == 0 {
 				return nil, err
 			}
-			return skills.NewRanker(list), nil
+			return s.rankers.Ranker(list), nil
 		},
 	}
 }
