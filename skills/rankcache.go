@@ -52,11 +52,11 @@ func indexKey(list []*Skill) [sha256.Size]byte {
 	count := func(n int) {
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], uint64(n))
-		h.Write(b[:])
+		_, _ = h.Write(b[:]) // a hash.Hash never returns an error
 	}
 	text := func(s string) {
 		count(len(s))
-		h.Write([]byte(s))
+		_, _ = h.Write([]byte(s)) // a hash.Hash never returns an error
 	}
 	texts := func(list []string) {
 		count(len(list))
