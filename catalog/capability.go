@@ -80,9 +80,10 @@ type Capability struct {
 	// Connected is false while the capability cannot work (server down,
 	// sign-in expired); step 2 of C3 removes it then.
 	Connected bool
-	// Server is the MCP server id for KindMCP, else "".
+	// Server is the MCP server id for KindMCP, the plugin for a built-in
+	// plugin's native tool (KindPlugin, plugin:PLUGIN/TOOL), else "".
 	Server string
-	// Tool is the tool's name on its server for KindMCP, else "".
+	// Tool is the tool's name on its server where Server is set, else "".
 	Tool string
 
 	title       string       // the MCP tool's display title, kept for export and the gate

@@ -29,6 +29,10 @@ type Server struct {
 	Instructions string   // what the server said at initialize
 	Trusted      bool     // the owner trusts its annotations to lower tiers
 	Connected    bool
+	// Native marks a built-in plugin's tools (KindPlugin, Go code run in
+	// process) held like a server's, so the gate routes them by the
+	// plugin's manual; they are no MCP session and never exported.
+	Native bool
 }
 
 // Catalog is the registry that sources write to. It is safe for concurrent
@@ -89,6 +93,37 @@ func (c *Catalog) SetServer(s Server, tools []SnapshotTool) error {
 	return nil
 }
 
+// SetPluginTools registers a built-in plugin's native tools as a server
+// named like the plugin (Server.Native), replacing what it had before.
+// Each capability must be of kind plugin with an id
+// plugin:SERVER/TOOL.
+func (c *Catalog) SetPluginTools(s Server, caps []Capability) error {
+	if err := ValidServerName(s.ID); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
+	}
+	s.Native = true
+	caps = slices.Clone(caps)
+	for i := range caps {
+		cp := &caps[i]
+		if cp.Kind != KindPlugin || cp.ID != "plugin:"+s.ID+"/"+cp.Name {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "plugin tool %s: want kind plugin and id plugin:%s/%s", cp.ID, s.ID, cp.Name)
+		}
+		cp.Server, cp.Tool, cp.Source, cp.Connected = s.ID, cp.Name, s.ID, s.Connected
+		if cp.Tier == "" {
+			cp.Tier = TierMonitor
+		}
+		if len(cp.InputSchema) == 0 {
+			cp.InputSchema = defaultSchema
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.replaceTools(s.ID, caps)
+	c.servers[s.ID] = s
+	c.view = nil
+	return nil
+}
+
 // SetTools replaces a known server's tools and its connected state and
 // keeps its routing data (title, aliases, card): a re-list after
 // tools/list_changed, or a reconnect, is this call.
@@ -125,7 +160,7 @@ func (c *Catalog) RemoveServer(id string) {
 // replaceTools swaps a server's tools; c.mu is held.
 func (c *Catalog) replaceTools(server string, caps []Capability) {
 	for id, cp := range c.caps {
-		if cp.Kind == KindMCP && cp.Server == server {
+		if cp.Server == server {
 			delete(c.caps, id)
 		}
 	}
@@ -319,7 +354,7 @@ func newView(caps []Capability, servers []Server) *View {
 	}
 	v.srvTools = make([]int, len(servers))
 	for i := range caps {
-		if caps[i].Kind == KindMCP {
+		if caps[i].Server != "" {
 			if si, ok := v.srvIdx[caps[i].Server]; ok {
 				v.srvTools[si]++
 			}
@@ -363,6 +398,9 @@ func (v *View) Gate() *Gate { return v.gate() }
 func (v *View) Snapshot(about string) *Snapshot {
 	s := &Snapshot{Format: SnapshotFormat, About: about, MCPServers: []SnapshotServer{}}
 	for _, srv := range v.servers {
+		if srv.Native {
+			continue // a built-in plugin's tools come with the binary, not a snapshot
+		}
 		out := SnapshotServer{Name: srv.ID, Title: srv.Title, Plugin: srv.Plugin, Aliases: srv.Aliases,
 			Card: srv.Card, Instructions: srv.Instructions, Trusted: srv.Trusted, Tools: []SnapshotTool{}}
 		for i := range v.caps {

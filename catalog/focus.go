@@ -27,7 +27,7 @@ func (v *View) Focus(name, description string) []string {
 	var out []string
 	for i := range v.caps {
 		cp := &v.caps[i]
-		if cp.Kind == KindMCP || cp.Kind == KindSkill || v.never[i] {
+		if cp.Server != "" || cp.Kind == KindSkill || v.never[i] {
 			continue
 		}
 		key := words.Key(cp.Name)

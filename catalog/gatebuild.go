@@ -64,7 +64,7 @@ func buildGate(v *View) *Gate {
 	}
 	tools := map[string][]*Capability{}
 	for i := range v.caps {
-		if cp := &v.caps[i]; cp.Kind == KindMCP && !v.never[i] {
+		if cp := &v.caps[i]; cp.Server != "" && !v.never[i] {
 			tools[cp.Server] = append(tools[cp.Server], cp)
 		}
 	}

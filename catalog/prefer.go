@@ -53,8 +53,8 @@ func UsageFromTools(last map[string]time.Time, v *View) map[string]time.Time {
 		if err != nil || kind != KindMCP && kind != KindPlugin {
 			continue
 		}
+		name, _, _ = strings.Cut(name, "/") // a tool counts for its service
 		if kind == KindMCP {
-			name, _, _ = strings.Cut(name, "/")
 			if s, ok := v.serverOrNil(name); ok && s.Plugin != "" {
 				note("plugin:"+s.Plugin, at)
 			}

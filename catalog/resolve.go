@@ -105,13 +105,13 @@ func (v *View) Plan(p Policy) *Plan {
 		}
 		if why != "" {
 			pl.withheld = append(pl.withheld, Withheld{ID: cp.ID, Reason: why})
-			if why == ReasonNotConnected && cp.Kind == KindMCP {
+			if why == ReasonNotConnected && cp.Server != "" {
 				pl.grantedOffline[v.srvIdx[cp.Server]] = true
 			}
 			continue
 		}
 		switch {
-		case cp.Kind == KindMCP:
+		case cp.Server != "":
 			si := v.srvIdx[cp.Server]
 			if focusedServer[si] || matchAny(p.Focus, cp.ID, "") {
 				focusMCP = append(focusMCP, cp)
@@ -373,12 +373,15 @@ func quote(s string) string { return `"` + s + `"` }
 // View returns the catalog view the plan was made on.
 func (pl *Plan) View() *View { return pl.view }
 
-// isServerPattern reports whether p is "mcp:SERVER" or "mcp:SERVER/*",
+// isServerPattern reports whether p is "mcp:SERVER" or "mcp:SERVER/*"
+// (or "plugin:…" for a built-in plugin's tools, served like a server's),
 // without building either string: planning runs it for every capability.
 func isServerPattern(p, server string) bool {
 	rest, ok := strings.CutPrefix(p, "mcp:")
 	if !ok {
-		return false
+		if rest, ok = strings.CutPrefix(p, "plugin:"); !ok {
+			return false
+		}
 	}
 	rest, ok = strings.CutPrefix(rest, server)
 	return ok && (rest == "" || rest == "/*")

@@ -76,7 +76,7 @@ func (v *View) usage(s *Server) string {
 	// ("create entities") would only repeat the tool names.
 	var first string
 	for i := range v.caps {
-		if cp := &v.caps[i]; cp.Kind == KindMCP && cp.Server == s.ID && cp.Description != "" {
+		if cp := &v.caps[i]; cp.Server == s.ID && cp.Description != "" {
 			first = firstSentence(cp.Description)
 			break
 		}
