@@ -57,6 +57,7 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		getBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 		r = r.Clone(r.Context())
 		r.Body, _ = getBody() // a bytes reader cannot fail
+		r.GetBody = getBody   // so the transports below may send it again too
 	}
 	bo := New(t.Clock, pol)
 	for i := 1; ; i++ {

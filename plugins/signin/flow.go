@@ -138,7 +138,13 @@ func (m *Manager) begin(ctx context.Context, plugin, mcpURL, clientID string, sc
 	authURL := oauthConfig(g).AuthCodeURL(f.state,
 		oauth2.S256ChallengeOption(f.verifier),
 		oauth2.SetAuthURLParam("resource", resource))
+	return m.pend(f, authURL)
+}
 
+// pend keeps f waiting for its callback, replacing the plugin's sign-in
+// still pending, and returns authURL.
+func (m *Manager) pend(f *flow, authURL string) (string, error) {
+	plugin, g := f.plugin, f.grant
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -153,7 +159,7 @@ func (m *Manager) begin(ctx context.Context, plugin, mcpURL, clientID string, sc
 	m.pending[f.state] = f
 	m.latest[plugin] = f
 	f.timer = time.AfterFunc(m.opt.StateTTL, func() { m.expire(f) })
-	m.log.Info("signin: sign-in started", "plugin", plugin, "issuer", g.Issuer, "resource", resource, "expires_in", m.opt.StateTTL)
+	m.log.Info("signin: sign-in started", "plugin", plugin, "issuer", g.Issuer, "auth_url", g.AuthURL, "resource", g.Resource, "expires_in", m.opt.StateTTL)
 	return authURL, nil
 }
 
@@ -407,8 +413,10 @@ func (m *Manager) callback(w http.ResponseWriter, r *http.Request) {
 		page(w, http.StatusBadRequest, "Sign-in not completed", "The sign-in to "+f.plugin+" was not completed: "+why+".")
 		return
 	}
-	// RFC 9207: a response that names its issuer must name ours.
-	if iss := q.Get("iss"); iss != "" && iss != f.grant.Issuer {
+	// RFC 9207: a response that names its issuer must name ours. A
+	// provider's sign-in (BeginProvider) has no discovered issuer to
+	// compare; its authorization URL was fixed in advance.
+	if iss := q.Get("iss"); iss != "" && f.grant.Issuer != "" && iss != f.grant.Issuer {
 		m.finish(f, jarvisbot.Errorf(jarvisbot.EINVALID, "the sign-in to %s was refused: the answer came from %.80q, not from %s", f.plugin, iss, f.grant.Issuer))
 		page(w, http.StatusBadRequest, "Sign-in not completed", "The sign-in to "+f.plugin+" came back from the wrong server. Start it again from jarvisbot.")
 		return
@@ -425,9 +433,11 @@ func (m *Manager) callback(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), callTimeout)
 	defer cancel()
 	g := f.grant
-	tok, err := oauthConfig(g).Exchange(m.oauthContext(ctx, nil), code,
-		oauth2.VerifierOption(f.verifier),
-		oauth2.SetAuthURLParam("resource", g.Resource))
+	opts := []oauth2.AuthCodeOption{oauth2.VerifierOption(f.verifier)}
+	if g.Resource != "" {
+		opts = append(opts, oauth2.SetAuthURLParam("resource", g.Resource))
+	}
+	tok, err := oauthConfig(g).Exchange(m.oauthContext(ctx, nil), code, opts...)
 	if err != nil {
 		why, code := tokenReason(err), jarvisbot.EUNAVAILABLE
 		if refused(err) {

@@ -218,7 +218,23 @@ func (e *env) mustToken() string {
 // grant reads the plugin's stored sign-in.
 func (e *env) grant() signin.Grant {
 	e.t.Helper()
-	s, err := e.ring.Get(context.Background(), signin.KeyName(plugin))
+	return e.grantOf(plugin)
+}
+
+// mustTokenOf returns a valid access token of the sign-in kept as name.
+func (e *env) mustTokenOf(name string) string {
+	e.t.Helper()
+	tok, err := e.m.Token(context.Background(), name)
+	if err != nil {
+		e.t.Fatalf("Token: %v", err)
+	}
+	return tok
+}
+
+// grantOf reads the sign-in kept as name.
+func (e *env) grantOf(name string) signin.Grant {
+	e.t.Helper()
+	s, err := e.ring.Get(context.Background(), signin.KeyName(name))
 	if err != nil {
 		e.t.Fatalf("keyring: %v", err)
 	}

@@ -160,6 +160,16 @@ func (a *AuthServer) AddClient(id string) {
 	a.clients[id] = &client{id: id, anyLoopback: true}
 }
 
+// AddConfidentialClient registers a client with a secret by hand, as an
+// owner creates a "Desktop app" client at a provider without dynamic
+// registration (Google). It accepts any loopback redirect URI.
+func (a *AuthServer) AddConfidentialClient(id, secret string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.clients[id] = &client{id: id, secret: secret, anyLoopback: true}
+	a.secrets = append(a.secrets, secret)
+}
+
 // RemoveClient forgets a registered client, as a server that expires
 // unused registrations does: its requests are refused with invalid_client
 // at the token endpoint and its authorization requests fail.
