@@ -40,6 +40,17 @@ const (
 	EnvShutdownTimeout = "JARVIS_SHUTDOWN_TIMEOUT" // overrides shutdown_timeout
 	EnvKeyringBackend  = "JARVIS_KEYRING_BACKEND"  // overrides keyring.backend
 	EnvMCPInitTimeout  = "JARVIS_MCP_INIT_TIMEOUT" // sets MCPInitTimeout
+	EnvTimezone        = "JARVIS_TIMEZONE"         // overrides timezone
+	EnvBrowserEngine   = "JARVIS_BROWSER_ENGINE"   // overrides browser.engine
+	EnvBrowserAllow    = "JARVIS_BROWSER_ALLOW"    // overrides browser.allow (comma-separated)
+)
+
+// The keyring names (or environment variables) of the OAuth clients the
+// owner registers once for the built-in plugins (P6).
+const (
+	SecretGoogleClientID     = "GOOGLE_OAUTH_CLIENT_ID"
+	SecretGoogleClientSecret = "GOOGLE_OAUTH_CLIENT_SECRET"
+	SecretSpotifyClientID    = "SPOTIFY_CLIENT_ID"
 )
 
 // maxFileSize bounds what Load reads: a config file is a few kilobytes, and
@@ -61,6 +72,11 @@ type Config struct {
 	SignIn    SignIn    `yaml:"signin"`
 	Telegram  Telegram  `yaml:"telegram"`
 	Discord   Discord   `yaml:"discord"`
+	Browser   Browser   `yaml:"browser"`
+	// Timezone is the owner's IANA time zone ("Europe/Berlin"): built-in
+	// plugins read and show times in it. "" means the system's (TZ);
+	// JARVIS_TIMEZONE wins.
+	Timezone string `yaml:"timezone"`
 	// ShutdownTimeout is how long serve lets turns in flight finish when it
 	// stops (end of console input, SIGINT, SIGTERM); turns still running
 	// then are stopped and retried after the restart. 0 means
@@ -128,6 +144,39 @@ type SignIn struct {
 	// the sign-in then returns to PUBLIC_BASE_URL/oauth/callback.
 	// JARVIS_PUBLIC_URL wins.
 	PublicBaseURL string `yaml:"public_base_url"`
+	// Google is the OAuth client the owner created for Google Calendar,
+	// Gmail and Google Drive.
+	Google OAuthClient `yaml:"google"`
+	// Spotify is the owner's Spotify app (a public client: an id only).
+	Spotify OAuthClient `yaml:"spotify"`
+}
+
+// OAuthClient is an OAuth client the owner registered at a provider that
+// has no dynamic registration. Its secret stays in the keyring; the URLs
+// move the provider (a test's fake, a proxy) and default to the real one.
+type OAuthClient struct {
+	ClientID string `yaml:"client_id"` // else the keyring or environment (GOOGLE_OAUTH_CLIENT_ID, SPOTIFY_CLIENT_ID)
+	// ClientSecretSecret names the client secret's keyring entry, default
+	// GOOGLE_OAUTH_CLIENT_SECRET.
+	ClientSecretSecret string `yaml:"client_secret_secret"`
+	// ClientSecret is refused: a secret never sits in the config file.
+	ClientSecret string `yaml:"client_secret"`
+	AuthURL      string `yaml:"auth_url"`
+	TokenURL     string `yaml:"token_url"`
+	// APIEndpoint is the root the provider's APIs hang below.
+	APIEndpoint string `yaml:"api_endpoint"`
+}
+
+// Browser configures builtin:browser (P6).
+type Browser struct {
+	// Engine is "go" (the default: nothing to install) or "chromium"
+	// (pages that need JavaScript, rendered by Chromium).
+	Engine string `yaml:"engine"`
+	// Allow lets the owner's own hosts (names, or CIDRs such as
+	// 192.168.1.0/24) through the rule that refuses private addresses.
+	Allow []string `yaml:"allow"`
+	// ChromiumPath is the browser binary, default chromium on PATH.
+	ChromiumPath string `yaml:"chromium_path"`
 }
 
 // Approvals configures ask-tier approvals (C2).
@@ -405,6 +454,27 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 	if c.ShutdownTimeout < 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: shutdown_timeout is negative", at("shutdown_timeout"))
 	}
+	for _, cl := range []struct {
+		name   string
+		secret string
+		c      OAuthClient
+	}{{"google", SecretGoogleClientSecret, c.SignIn.Google}, {"spotify", "", c.SignIn.Spotify}} {
+		if cl.c.ClientSecret != "" {
+			keep := "remove it: Spotify's client needs no secret"
+			if cl.secret != "" {
+				keep = "keep it in the keyring instead: jarvisbot secrets set " + cl.secret
+			}
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: signin.%s.client_secret: a secret never goes in the config file; %s", at("signin", cl.name, "client_secret"), cl.name, keep)
+		}
+	}
+	if c.Timezone != "" {
+		if _, err := time.LoadLocation(c.Timezone); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: timezone %q is not an IANA time zone such as Europe/Berlin or America/New_York", at("timezone"), c.Timezone)
+		}
+	}
+	if err := checkEngine(c.Browser.Engine); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: browser.engine: %w", at("browser", "engine"), err)
+	}
 	for _, id := range slices.Sorted(maps.Keys(c.Tiers)) {
 		if err := checkCapabilityID(id); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: tiers: %w", at("tiers", id), err)
@@ -550,6 +620,35 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 		}
 		c.MCPInitTimeout = d
 	}
+	if v := getenv(EnvTimezone); v != "" {
+		if _, err := time.LoadLocation(v); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q is not an IANA time zone such as Europe/Berlin", EnvTimezone, v)
+		}
+		c.Timezone = v
+	}
+	if v := getenv(EnvBrowserEngine); v != "" {
+		if err := checkEngine(v); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", EnvBrowserEngine, err)
+		}
+		c.Browser.Engine = v
+	}
+	if v := getenv(EnvBrowserAllow); v != "" {
+		c.Browser.Allow = split(v)
+	}
+	for _, p := range []struct {
+		prefix string
+		c      *OAuthClient
+	}{{"JARVIS_GOOGLE_", &c.SignIn.Google}, {"JARVIS_SPOTIFY_", &c.SignIn.Spotify}} {
+		if v := getenv(p.prefix + "AUTH_URL"); v != "" {
+			p.c.AuthURL = v
+		}
+		if v := getenv(p.prefix + "TOKEN_URL"); v != "" {
+			p.c.TokenURL = v
+		}
+		if v := getenv(p.prefix + "API_ENDPOINT"); v != "" {
+			p.c.APIEndpoint = v
+		}
+	}
 	if v := getenv(EnvKeyringBackend); v != "" {
 		b, err := parseBackend(v)
 		if err != nil {
@@ -628,12 +727,34 @@ func parseBackend(s string) (string, error) {
 	return b, nil
 }
 
+// checkEngine checks a browser engine's name.
+func checkEngine(e string) error {
+	switch e {
+	case "", "go", "chromium":
+		return nil
+	}
+	return fmt.Errorf("unknown engine %q: use go (the default) or chromium", e)
+}
+
+// Location is the owner's time zone: Timezone, else the system's.
+func (c Config) Location() *time.Location {
+	if c.Timezone != "" {
+		if l, err := time.LoadLocation(c.Timezone); err == nil {
+			return l
+		}
+	}
+	return time.Local
+}
+
 // Secrets are the keyring names the config refers to, each with the key
 // that names it.
 func (c Config) Secrets() map[string]string {
 	out := map[string]string{}
 	if n := c.Provider.APIKeySecret; n != "" {
 		out[n] = "the config (provider.api_key_secret)"
+	}
+	if n := c.SignIn.Google.ClientSecretSecret; n != "" {
+		out[n] = "the config (signin.google.client_secret_secret)"
 	}
 	for name, ag := range c.Agents {
 		if n := ag.Provider.APIKeySecret; n != "" {

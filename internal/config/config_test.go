@@ -134,6 +134,11 @@ func TestEnvironmentWins(t *testing.T) {
 			Config{DataDir: "/home/o/env", LogLevel: "error", Keyring: Keyring{Backend: "keyctl", Dir: "/home/o/env/keyring"}}},
 		{"auto backend", map[string]string{"JARVIS_KEYRING_BACKEND": "auto"}, Config{DataDir: "/from/file", LogLevel: "warn", Keyring: Keyring{Dir: "/from/file/keyring"}}},
 		{"MCP init timeout", map[string]string{"JARVIS_MCP_INIT_TIMEOUT": "5s"}, Config{DataDir: "/from/file", LogLevel: "warn", Keyring: Keyring{Backend: "pass", Dir: "/from/file/keyring"}, MCPInitTimeout: 5 * time.Second}},
+		{"built-in plugins", map[string]string{"JARVIS_TIMEZONE": "Europe/Berlin", "JARVIS_BROWSER_ENGINE": "chromium", "JARVIS_BROWSER_ALLOW": "nas.home, 10.0.0.0/8",
+			"JARVIS_GOOGLE_API_ENDPOINT": "http://127.0.0.1:1/", "JARVIS_GOOGLE_TOKEN_URL": "http://127.0.0.1:2/token", "JARVIS_SPOTIFY_AUTH_URL": "http://127.0.0.1:3/authorize"},
+			Config{DataDir: "/from/file", LogLevel: "warn", Keyring: Keyring{Backend: "pass", Dir: "/from/file/keyring"}, Timezone: "Europe/Berlin",
+				Browser: Browser{Engine: "chromium", Allow: []string{"nas.home", "10.0.0.0/8"}},
+				SignIn:  SignIn{Google: OAuthClient{APIEndpoint: "http://127.0.0.1:1/", TokenURL: "http://127.0.0.1:2/token"}, Spotify: OAuthClient{AuthURL: "http://127.0.0.1:3/authorize"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,6 +185,11 @@ func TestLoadErrors(t *testing.T) {
 		{"binary garbage", "\x00\x01\x02\xff\xfe garbage", nil, []string{"NUL"}},
 		{"invalid utf-8", "log_level: \x80\x81", nil, []string{"malformed YAML"}},
 		{"two documents", "log_level: info\n---\nlog_level: debug\n", nil, []string{"more than one YAML document"}},
+		{"client secret in the file", "signin:\n  google:\n    client_id: x\n    client_secret: hunter2\n", nil, []string{":4:", "never goes in the config file", "jarvisbot secrets set GOOGLE_OAUTH_CLIENT_SECRET"}},
+		{"bad timezone", "timezone: Mars/Olympus\n", nil, []string{":1:", "Mars/Olympus", "Europe/Berlin"}},
+		{"bad env timezone", "", map[string]string{"JARVIS_TIMEZONE": "Nowhere"}, []string{"JARVIS_TIMEZONE", "Nowhere"}},
+		{"bad browser engine", "browser:\n  engine: firefox\n", nil, []string{":2:", "firefox", "go (the default) or chromium"}},
+		{"bad env browser engine", "", map[string]string{"JARVIS_BROWSER_ENGINE": "lynx"}, []string{"JARVIS_BROWSER_ENGINE", "lynx"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

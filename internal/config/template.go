@@ -78,9 +78,39 @@ provider:
 #   public_base_url: for a jarvisbot on a server, its https address; the
 #             sign-in returns to <public_base_url>/oauth/callback.
 #             JARVIS_PUBLIC_URL wins.
+#   google: the OAuth client you create once for Google Calendar, Gmail and
+#             Google Drive (type "Desktop app"; the README says how):
+#             client_id here or in the keyring as GOOGLE_OAUTH_CLIENT_ID;
+#             its secret only in the keyring (jarvisbot secrets set
+#             GOOGLE_OAUTH_CLIENT_SECRET), never in this file.
+#   spotify: your Spotify app's client id (or SPOTIFY_CLIENT_ID in the
+#             keyring); Spotify's sign-in needs no secret.
+#   auth_url, token_url, api_endpoint under either move the provider (a
+#             proxy, a test's fake); JARVIS_GOOGLE_AUTH_URL, _TOKEN_URL,
+#             _API_ENDPOINT (and JARVIS_SPOTIFY_…) win.
 signin:
   listen: ""
   public_base_url: ""
+  google:
+    client_id: ""
+  spotify:
+    client_id: ""
+
+# timezone: your IANA time zone (Europe/Berlin, America/New_York); the
+# calendar and mail tools read and show times in it. Empty means the
+# system's; JARVIS_TIMEZONE wins.
+timezone: ""
+
+# browser: builtin:browser, which reads web pages for the agents.
+#   engine: go (the default, nothing to install) or chromium, for pages that
+#           need JavaScript (install Debian's chromium); JARVIS_BROWSER_ENGINE
+#           wins.
+#   allow: your own hosts or networks ("nas.home", "192.168.1.0/24") that
+#           may be read although private addresses are refused;
+#           JARVIS_BROWSER_ALLOW (comma-separated) wins.
+browser:
+  engine: go
+  allow: []
 
 # telegram and discord: the chat channels. Their bot tokens come from the
 # keyring (jarvisbot secrets set TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN) or
