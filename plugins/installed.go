@@ -55,8 +55,12 @@ func (si *SignIn) Text() string {
 func (p *Plugin) ConnectNote() string {
 	si := p.Ext.SignIn
 	switch {
+	case p.Ext.Channel:
+		token := strings.ToUpper(p.Manifest.Name) + "_BOT_TOKEN"
+		return "It is one of jarvisbot's chat channels and brings no tools: jarvisbot answers you on " + p.DisplayName() +
+			" once its bot token is set (jarvisbot secrets set " + token + ") and the service runs."
 	case p.Ext.Builtin:
-		return "Its tools are built into jarvisbot; they work once you sign in to " + p.DisplayName() + " (" + si.Text() + ")."
+		return "Its tools are built into jarvisbot; they work once you sign in: jarvisbot plugins signin " + p.Manifest.Name + "."
 	case si == nil || si.Method == SignInNone:
 		return "jarvisbot connects to its MCP server when the service runs."
 	}
@@ -151,7 +155,7 @@ type Listed struct {
 	Name        string   `json:"name"`
 	DisplayName string   `json:"display_name"`
 	Description string   `json:"description"`
-	Kind        string   `json:"kind"` // "builtin" or "mcp"
+	Kind        string   `json:"kind"` // "builtin", "mcp" or "channel"
 	MCP         []string `json:"mcp,omitempty"`
 	SignIn      string   `json:"sign_in"`
 	State       string   `json:"state"` // "not-installed", or a store.PluginState
@@ -176,6 +180,9 @@ func List(all map[string]*Plugin, installed []store.InstalledPlugin) []Listed {
 		}
 		if s, ok := state[name]; ok {
 			r.State = string(s)
+		}
+		if p.Ext.Channel {
+			r.Kind = "channel"
 		}
 		if p.MCP != nil {
 			r.Kind = "mcp"

@@ -92,6 +92,10 @@ type Extension struct {
 	// Builtin marks a plugin whose tools are native to jarvisbot: it brings
 	// no MCP server.
 	Builtin bool `json:"builtin,omitempty"`
+	// Channel marks a plugin that is one of jarvisbot's chat channels
+	// (Telegram, Discord): the owner talks to jarvisbot through it; it
+	// brings no tools and no MCP server.
+	Channel bool `json:"channel,omitempty"`
 }
 
 // SignIn says how the owner signs in to the plugin's service.
@@ -338,6 +342,8 @@ func (c *checker) extension(where string, raw json.RawMessage) Extension {
 			ext.Tiers = c.tiers(f, v)
 		case "builtin":
 			_ = json.Unmarshal(v, &ext.Builtin)
+		case "channel":
+			_ = json.Unmarshal(v, &ext.Channel)
 		}
 	}
 	return ext

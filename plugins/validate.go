@@ -228,6 +228,9 @@ func (l *loader) load() *Plugin {
 			l.serverFiles(cfg)
 		}
 	}
+	if p.Ext.Channel && !missing {
+		l.fail(MCPFile, "", "a channel plugin (extensions[%q].channel) brings no MCP server: remove %s or channel", ExtensionID, MCPFile)
+	}
 	if p.Ext.Builtin && !missing {
 		l.fail(MCPFile, "", "a builtin plugin (extensions[%q].builtin) brings no MCP server: remove %s or builtin", ExtensionID, MCPFile)
 	}
