@@ -161,21 +161,21 @@ type calAttendee struct {
 }
 
 type calEvent struct {
-	Kind         string         `json:"kind"`
-	ID           string         `json:"id"`
-	Status       string         `json:"status"`
-	HTMLLink     string         `json:"htmlLink"`
-	ICalUID      string         `json:"iCalUID"`
-	EventType    string         `json:"eventType"`
-	Summary      string         `json:"summary,omitempty"`
-	Description  string         `json:"description,omitempty"`
-	Location     string         `json:"location,omitempty"`
+	Kind         string        `json:"kind"`
+	ID           string        `json:"id"`
+	Status       string        `json:"status"`
+	HTMLLink     string        `json:"htmlLink"`
+	ICalUID      string        `json:"iCalUID"`
+	EventType    string        `json:"eventType"`
+	Summary      string        `json:"summary,omitempty"`
+	Description  string        `json:"description,omitempty"`
+	Location     string        `json:"location,omitempty"`
 	Start        calDateTime   `json:"start"`
 	End          calDateTime   `json:"end"`
 	Attendees    []calAttendee `json:"attendees,omitempty"`
 	Organizer    calPerson     `json:"organizer"`
 	Creator      calPerson     `json:"creator"`
-	Transparency string         `json:"transparency,omitempty"`
+	Transparency string        `json:"transparency,omitempty"`
 }
 
 func eventToWire(calID string, ev CalendarEvent) calEvent {
