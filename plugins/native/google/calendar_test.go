@@ -543,8 +543,14 @@ func TestCalendarBadArguments_P6(t *testing.T) {
 	if w := f.srv.CalendarWrites(); len(w) != 0 {
 		t.Errorf("writes %+v after bad arguments, want none", w)
 	}
-	_, err := f.run(t, "move_event", `{"event_id":"no-such-event","start":"2026-03-30T10:00"}`)
-	if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND || !strings.Contains(err.Error(), "list_events") {
-		t.Errorf("moving an unknown event: %v, want not found pointing to list_events", err)
+	for _, tc := range []struct{ tool, args, say string }{
+		{"move_event", `{"event_id":"no-such-event","start":"2026-03-30T10:00"}`, "list_events"},
+		{"list_events", `{"calendar_id":"nobody@example.com"}`, "nobody@example.com"},
+		{"free_busy", `{"calendar_id":"nobody@example.com"}`, "leave calendar_id empty"},
+	} {
+		_, err := f.run(t, tc.tool, tc.args)
+		if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND || !strings.Contains(err.Error(), tc.say) {
+			t.Errorf("%s %s: %v, want not found saying %q", tc.tool, tc.args, err, tc.say)
+		}
 	}
 }
