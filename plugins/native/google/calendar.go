@@ -782,6 +782,10 @@ func (o Options) moveEvent(ctx context.Context, raw json.RawMessage) (string, er
 	if err != nil {
 		return "", err
 	}
+	if !organizedByOwner(ev) {
+		return "", jarvisbot.Errorf(jarvisbot.ECONFLICT, "%q is organized by %s, not the owner: only they can move it; answer it with respond_to_invitation",
+			native.OneLine(ev.Summary), ev.Organizer.Email)
+	}
 	was, ok := o.eventWhen(ev)
 	if !ok {
 		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "move event %q: Google gave it no readable start and end", ev.Id)

@@ -370,7 +370,7 @@ func TestInviteGuests_P6(t *testing.T) {
 
 // TestMoveEvent_P6: an event keeps its length unless an end is given; its
 // guests are told, an event without guests mails no one; all-day events
-// move by dates.
+// move by dates; someone else's event is theirs to move.
 func TestMoveEvent_P6(t *testing.T) {
 	f := newCalFixture(t)
 	withGuest := f.srv.AddEvent("primary", fakegoogle.CalendarEvent{Summary: "1:1", Start: f.at(3, 27, 10, 0), End: f.at(3, 27, 10, 45),
@@ -399,6 +399,11 @@ func TestMoveEvent_P6(t *testing.T) {
 	if ev := byID[trip]; !ev.AllDay || ev.Start.Format(time.DateOnly) != "2026-04-10" || ev.End.Format(time.DateOnly) != "2026-04-12" {
 		t.Errorf("trip %+v, want all day 2026-04-10 to 2026-04-12 (exclusive)", ev)
 	}
+	_, err := f.run(t, "move_event", `{"event_id":"`+f.invitation()+`","start":"2026-03-30T11:00"}`)
+	if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT || !strings.Contains(err.Error(), "boss@example.com") {
+		t.Errorf("moving someone else's event: %v, want a conflict naming its organizer", err)
+	}
+
 	var notified []string
 	for _, w := range f.srv.CalendarWrites() {
 		notified = append(notified, w.EventID+"="+w.SendUpdates)
