@@ -11,9 +11,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakegoogle"
 )
 
-// call sends one request with a bearer token and returns the status and
+// calendarCall sends one request with a bearer token and returns the status and
 // the decoded JSON body (nil when there is none).
-func call(t *testing.T, method, url, body string) (int, map[string]any) {
+func calendarCall(t *testing.T, method, url, body string) (int, map[string]any) {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -66,7 +66,7 @@ func TestCalendarFakeRefusesWhatGoogleRefuses(t *testing.T) {
 		{"bad sendUpdates", "POST", events + "?sendUpdates=everyone", `{"start":{"date":"2026-05-04"},"end":{"date":"2026-05-05"}}`, 400, "badRequest"},
 		{"bad attendee", "PATCH", events + "/e1", `{"attendees":[{"email":"nobody"}]}`, 400, "badRequest"},
 	} {
-		status, body := call(t, tc.method, tc.url, tc.body)
+		status, body := calendarCall(t, tc.method, tc.url, tc.body)
 		e, _ := body["error"].(map[string]any)
 		errs, _ := e["errors"].([]any)
 		reason := ""
@@ -88,7 +88,7 @@ func TestCalendarFakeRefusesWhatGoogleRefuses(t *testing.T) {
 func TestCalendarFakeWrites(t *testing.T) {
 	s := fakegoogle.New(t)
 	events := s.URL + "/calendar/v3/calendars/primary/events"
-	status, ev := call(t, "POST", events+"?sendUpdates=none",
+	status, ev := calendarCall(t, "POST", events+"?sendUpdates=none",
 		`{"summary":"Plan","description":"agenda","start":{"dateTime":"2026-05-04T10:00:00","timeZone":"Europe/Berlin"},"end":{"dateTime":"2026-05-04T11:00:00+02:00"}}`)
 	id, _ := ev["id"].(string)
 	if status != 200 || id == "" || ev["kind"] != "calendar#event" {
@@ -98,7 +98,7 @@ func TestCalendarFakeWrites(t *testing.T) {
 		t.Errorf("a dateTime without offset was not read in its timeZone: %s", got.Start)
 	}
 
-	if status, ev = call(t, "PATCH", events+"/"+id+"?sendUpdates=all", `{"location":"Room 1","attendees":[{"email":"ann@example.com"}]}`); status != 200 {
+	if status, ev = calendarCall(t, "PATCH", events+"/"+id+"?sendUpdates=all", `{"location":"Room 1","attendees":[{"email":"ann@example.com"}]}`); status != 200 {
 		t.Fatalf("patch: %d %v", status, ev)
 	}
 	got := s.Events("primary")[0]
@@ -107,7 +107,7 @@ func TestCalendarFakeWrites(t *testing.T) {
 		t.Errorf("after patch: %+v", got)
 	}
 
-	if status, ev = call(t, "PUT", events+"/"+id, `{"summary":"New","start":{"date":"2026-05-06"},"end":{"date":"2026-05-07"}}`); status != 200 {
+	if status, ev = calendarCall(t, "PUT", events+"/"+id, `{"summary":"New","start":{"date":"2026-05-06"},"end":{"date":"2026-05-07"}}`); status != 200 {
 		t.Fatalf("update: %d %v", status, ev)
 	}
 	got = s.Events("primary")[0]
@@ -118,10 +118,10 @@ func TestCalendarFakeWrites(t *testing.T) {
 		t.Errorf("update answered start %v, want date 2026-05-06", ev["start"])
 	}
 
-	if status, _ = call(t, "DELETE", events+"/"+id+"?sendUpdates=all", ""); status != 204 {
+	if status, _ = calendarCall(t, "DELETE", events+"/"+id+"?sendUpdates=all", ""); status != 204 {
 		t.Errorf("delete: %d", status)
 	}
-	if status, _ = call(t, "DELETE", events+"/"+id, ""); status != 410 {
+	if status, _ = calendarCall(t, "DELETE", events+"/"+id, ""); status != 410 {
 		t.Errorf("second delete: %d, want 410", status)
 	}
 	var sent []string
@@ -140,7 +140,7 @@ func TestCalendarFakeFreeBusy(t *testing.T) {
 	day := time.Date(2026, 5, 4, 0, 0, 0, 0, time.UTC)
 	s.AddEvent("primary", fakegoogle.CalendarEvent{Summary: "early", Start: day.Add(-time.Hour), End: day.Add(time.Hour)})
 	s.AddEvent("primary", fakegoogle.CalendarEvent{Summary: "free", Start: day.Add(3 * time.Hour), End: day.Add(4 * time.Hour), Transparent: true})
-	status, body := call(t, "POST", s.URL+"/calendar/v3/freeBusy",
+	status, body := calendarCall(t, "POST", s.URL+"/calendar/v3/freeBusy",
 		`{"timeMin":"2026-05-04T00:00:00Z","timeMax":"2026-05-05T00:00:00Z","items":[{"id":"primary"},{"id":"nobody@example.com"}]}`)
 	if status != 200 {
 		t.Fatalf("freeBusy: %d %v", status, body)
