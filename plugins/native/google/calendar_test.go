@@ -200,6 +200,11 @@ func TestListEventsInOwnerZone_P6(t *testing.T) {
 	out = f.mustRun(t, "list_events", `{"query":"DENTIST","to":"2026-04-30"}`)
 	wantAll(t, out, `Events matching "DENTIST"`, "1. Mon 2026-03-30 10:00–11:00 · Dentist")
 	wantNone(t, out, "standup", "2.")
+	// Another of the owner's calendars, by its id (escaped in the path).
+	f.srv.AddEvent("family@group.calendar.google.com", fakegoogle.CalendarEvent{ID: "school", Summary: "School play", Start: f.at(3, 27, 17, 0), End: f.at(3, 27, 18, 0)})
+	out = f.mustRun(t, "list_events", `{"calendar_id":"family@group.calendar.google.com"}`)
+	wantAll(t, out, "1. Fri 2026-03-27 17:00–18:00 · School play · id school")
+	wantNone(t, out, "Dentist", "2.")
 	out = f.mustRun(t, "list_events", `{"query":"nothing like it"}`)
 	wantAll(t, out, `No events matching "nothing like it" from Thu 2026-03-26 09:30`)
 }
