@@ -22,6 +22,7 @@ const (
 	DriveDocument     = "application/vnd.google-apps.document"
 	DriveSpreadsheet  = "application/vnd.google-apps.spreadsheet"
 	DrivePresentation = "application/vnd.google-apps.presentation"
+	DriveShortcut     = "application/vnd.google-apps.shortcut"
 )
 
 // DriveRoot is the id of the owner's My Drive folder, which requests may
@@ -39,6 +40,7 @@ type DriveFile struct {
 	Content  []byte
 	Modified time.Time // zero: when it was added
 	Trashed  bool
+	Target   string // a shortcut's (DriveShortcut) target file id
 }
 
 // google reports whether f is one of Drive's own kinds, which export but
@@ -181,7 +183,7 @@ func (s *Server) driveList(w http.ResponseWriter, r *http.Request) {
 	got, next, err := page(hits, qs.Get("pageToken"), size, size)
 	var out []map[string]any
 	for _, f := range got {
-		out = append(out, fields.show(f))
+		out = append(out, fields.show(s.drive, f))
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -231,7 +233,10 @@ func (s *Server) driveGet(w http.ResponseWriter, r *http.Request) {
 		Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, fields.show(&c))
+	s.mu.Lock()
+	body := fields.show(s.drive, &c)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, body)
 }
 
 func (s *Server) driveExport(w http.ResponseWriter, r *http.Request) {
@@ -343,13 +348,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, meta driveMeta, 
 		}
 	}
 	f := s.drive.add(DriveFile{Name: meta.Name, MimeType: meta.MimeType, Parents: meta.Parents, Content: content}, time.Now().UTC())
-	writeJSON(w, http.StatusOK, fields.show(f))
+	writeJSON(w, http.StatusOK, fields.show(s.drive, f))
 }
 
 // driveFileFields are the file fields the fake knows, and so accepts in a
 // field mask.
 func driveFileFields() []string {
-	return []string{"kind", "id", "name", "mimeType", "parents", "modifiedTime", "size", "trashed", "webViewLink"}
+	return []string{"kind", "id", "name", "mimeType", "parents", "modifiedTime", "size", "trashed", "webViewLink", "shortcutDetails"}
 }
 
 // fieldMask is a parsed fields parameter: the list's top-level fields and
@@ -376,6 +381,14 @@ func driveFields(v string, list bool) (fieldMask, error) {
 		return m, nil
 	}
 	fileField := func(n string) error {
+		if name, inner, ok := strings.Cut(n, "("); ok && name == "shortcutDetails" {
+			for _, sub := range splitFields(strings.TrimSuffix(inner, ")")) {
+				if sub != "targetId" && sub != "targetMimeType" {
+					return fmt.Errorf("Invalid field selection %s", sub)
+				}
+			}
+			n = name // the fake shows both of its fields
+		}
 		switch {
 		case n == "*":
 			all(m.file, driveFileFields())
@@ -445,8 +458,9 @@ func splitFields(v string) []string {
 	return out
 }
 
-// show is f's JSON as Drive shows it, cut to the mask.
-func (m fieldMask) show(f *DriveFile) map[string]any {
+// show is f's JSON as Drive shows it, cut to the mask; d (locked) holds
+// a shortcut's target.
+func (m fieldMask) show(d *driveData, f *DriveFile) map[string]any {
 	full := map[string]any{
 		"kind":         "drive#file",
 		"id":           f.ID,
@@ -458,6 +472,13 @@ func (m fieldMask) show(f *DriveFile) map[string]any {
 	}
 	if f.ID != DriveRoot {
 		full["parents"] = f.Parents
+	}
+	if f.MimeType == DriveShortcut {
+		details := map[string]any{"targetId": f.Target}
+		if t := d.byID(f.Target); t != nil {
+			details["targetMimeType"] = t.MimeType
+		}
+		full["shortcutDetails"] = details
 	}
 	if !f.google() {
 		full["size"] = strconv.Itoa(len(f.Content)) // int64 fields travel as strings

@@ -26,6 +26,7 @@ const (
 	mimeDocument     = "application/vnd.google-apps.document"
 	mimeSpreadsheet  = "application/vnd.google-apps.spreadsheet"
 	mimePresentation = "application/vnd.google-apps.presentation"
+	mimeShortcut     = "application/vnd.google-apps.shortcut"
 )
 
 const (
@@ -37,7 +38,7 @@ const (
 	// one request.
 	maxUpload = 5 << 20
 	// fileFields are the file fields the tools show.
-	fileFields = "id,name,mimeType,modifiedTime,size,webViewLink"
+	fileFields = "id,name,mimeType,modifiedTime,size,webViewLink,shortcutDetails(targetId,targetMimeType)"
 )
 
 // DriveTools are the Google Drive plugin's tools: search, read, list a
@@ -187,7 +188,7 @@ func (d driveTools) list(ctx context.Context, args json.RawMessage) (string, err
 	}
 	// The folder itself first: its name heads the listing, and a wrong id
 	// or a file that is no folder is said plainly instead of listed empty.
-	folder, err := svc.Files.Get(id).Context(ctx).SupportsAllDrives(true).Fields("id,name,mimeType").Do()
+	folder, err := open(ctx, svc, id)
 	if err != nil {
 		return "", apiError(err, "open Google Drive folder "+id)
 	}
@@ -216,7 +217,7 @@ func (d driveTools) listing(head string, files []*drive.File, next string) strin
 	var b strings.Builder
 	b.WriteString(head)
 	for i, f := range files {
-		fmt.Fprintf(&b, "\n%d. %s — %s", i+1, native.OneLine(f.Name), kindOf(f.MimeType))
+		fmt.Fprintf(&b, "\n%d. %s — %s", i+1, native.OneLine(f.Name), describe(f))
 		if t, err := time.Parse(time.RFC3339, f.ModifiedTime); err == nil {
 			b.WriteString(", modified " + t.In(d.o.loc()).Format("Mon 2 Jan 2006 15:04"))
 		}
@@ -250,7 +251,7 @@ func (d driveTools) read(ctx context.Context, args json.RawMessage) (string, err
 	if err != nil {
 		return "", err
 	}
-	f, err := svc.Files.Get(id).Context(ctx).SupportsAllDrives(true).Fields(fileFields).Do()
+	f, err := open(ctx, svc, id)
 	if err != nil {
 		return "", apiError(err, "read Google Drive file "+id)
 	}
@@ -292,7 +293,11 @@ func (d driveTools) read(ctx context.Context, args json.RawMessage) (string, err
 	}
 	// Google's text export of a Doc begins with a byte order mark.
 	text := strings.TrimPrefix(strings.ToValidUTF8(string(raw), "\uFFFD"), "\uFEFF")
-	head := fmt.Sprintf("%s (%s, id %s)", name, kindOf(f.MimeType), f.Id)
+	kind := kindOf(f.MimeType)
+	if f.MimeType == mimeSpreadsheet {
+		kind += ", its first sheet as CSV"
+	}
+	head := fmt.Sprintf("%s (%s, id %s)", name, kind, f.Id)
 	if in.Offset > 0 {
 		skip := in.Offset
 		for i := range text {
@@ -317,6 +322,25 @@ func (d driveTools) read(ctx context.Context, args json.RawMessage) (string, err
 		out += fmt.Sprintf("\n(Only the first %s of the file were fetched.)", byteSize(maxRead))
 	}
 	return out, nil
+}
+
+// open gets the file with id, or the target of the shortcut with id: a
+// search finds shortcuts as readily as files, and the model means what
+// they point to.
+func open(ctx context.Context, svc *drive.Service, id string) (*drive.File, error) {
+	f, err := svc.Files.Get(id).Context(ctx).SupportsAllDrives(true).Fields(fileFields).Do()
+	if err != nil || f.MimeType != mimeShortcut || f.ShortcutDetails == nil || f.ShortcutDetails.TargetId == "" {
+		return f, err
+	}
+	return svc.Files.Get(f.ShortcutDetails.TargetId).Context(ctx).SupportsAllDrives(true).Fields(fileFields).Do()
+}
+
+// describe words a file's kind, a shortcut's by what it points to.
+func describe(f *drive.File) string {
+	if f.MimeType == mimeShortcut && f.ShortcutDetails != nil && f.ShortcutDetails.TargetMimeType != "" {
+		return "shortcut to " + kindOf(f.ShortcutDetails.TargetMimeType)
+	}
+	return kindOf(f.MimeType)
 }
 
 // exportAs is the text format a Google kind of file is exported in, ""

@@ -205,7 +205,7 @@ func TestReadFileGivesTextP6(t *testing.T) {
 		{"google doc", fakegoogle.DriveFile{Name: "Trip plan", MimeType: fakegoogle.DriveDocument, Content: []byte("Day 1: Lisbon\nDay 2: Porto")},
 			[]string{"Trip plan (Google Doc, id ", "):\n\nDay 1: Lisbon\nDay 2: Porto"}, []string{"\ufeff"}},
 		{"google sheet", fakegoogle.DriveFile{Name: "Budget", MimeType: fakegoogle.DriveSpreadsheet, Content: []byte("item,cost\nrent,900")},
-			[]string{"Budget (Google Sheet", "item,cost\nrent,900"}, nil},
+			[]string{"Budget (Google Sheet, its first sheet as CSV", "item,cost\nrent,900"}, nil},
 		{"google slides", fakegoogle.DriveFile{Name: "Pitch", MimeType: fakegoogle.DrivePresentation, Content: []byte("Slide one")},
 			[]string{"Pitch (Google Slides", "Slide one"}, nil},
 		{"markdown", fakegoogle.DriveFile{Name: "README.md", MimeType: "text/markdown", Content: []byte("# Title\nbody")},
@@ -234,6 +234,14 @@ func TestReadFileGivesTextP6(t *testing.T) {
 			}
 		})
 	}
+	t.Run("shortcut", func(t *testing.T) {
+		doc := f.srv.AddFile(fakegoogle.DriveFile{Name: "Minutes", MimeType: fakegoogle.DriveDocument, Content: []byte("We agreed.")})
+		link := f.srv.AddFile(fakegoogle.DriveFile{Name: "Minutes", MimeType: fakegoogle.DriveShortcut, Target: doc})
+		out := f.must(t, "read_file", map[string]any{"file_id": link})
+		if !strings.Contains(out, "Minutes (Google Doc, id "+doc+"):\n\nWe agreed.") {
+			t.Errorf("reading a shortcut does not read its target:\n%s", out)
+		}
+	})
 	if _, err := f.run(t, "read_file", map[string]any{"file_id": "no-such-file"}); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		t.Errorf("unknown file: %v, want ENOTFOUND", err)
 	}
@@ -307,6 +315,15 @@ func TestListFolderShowsFoldersFirstP6(t *testing.T) {
 	out = f.must(t, "list_folder", map[string]any{"folder_id": top, "limit": 2, "page_token": m[1]})
 	if !strings.Contains(out, "1. zeta.txt") || strings.Contains(out, "page_token") {
 		t.Errorf("second page:\n%s", out)
+	}
+
+	link := f.srv.AddFile(fakegoogle.DriveFile{Name: "Projects link", MimeType: fakegoogle.DriveShortcut, Target: top})
+	out = f.must(t, "list_folder", map[string]any{})
+	if !strings.Contains(out, "Projects link — shortcut to folder, ") {
+		t.Errorf("root listing does not say what the shortcut points to:\n%s", out)
+	}
+	if out := f.must(t, "list_folder", map[string]any{"folder_id": link}); !strings.HasPrefix(out, "Folder Projects (id "+top+")") {
+		t.Errorf("listing a shortcut to a folder:\n%s", out)
 	}
 
 	file := f.srv.AddFile(fakegoogle.DriveFile{Name: "a.txt", MimeType: "text/plain"})
