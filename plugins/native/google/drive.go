@@ -255,7 +255,8 @@ func (d driveTools) read(ctx context.Context, args json.RawMessage) (string, err
 	if err != nil {
 		return "", apiError(err, "read Google Drive file "+id)
 	}
-	name := native.OneLine(f.Name)
+	// A name may be long (Drive allows kilobytes); the text needs the room.
+	name := native.OneLine(native.Clip(f.Name, 300))
 	var resp *http.Response
 	switch {
 	case f.MimeType == mimeFolder:
@@ -308,12 +309,15 @@ func (d driveTools) read(ctx context.Context, args json.RawMessage) (string, err
 			skip--
 		}
 		if skip > 0 {
+			if more {
+				return fmt.Sprintf("%s: read_file fetches only the first %s of a file, and character %d lies beyond it.", head, byteSize(maxRead), in.Offset), nil
+			}
 			return fmt.Sprintf("%s has no text after character %d.", head, in.Offset), nil
 		}
 		head += fmt.Sprintf(", from character %d", in.Offset)
 	}
 	// Leave room in the answer for the head and the notes below.
-	body := native.Clip(text, native.MaxResult-len(head)-400)
+	body := native.Clip(text, max(native.MaxResult-len(head)-400, 1000))
 	out := head + ":\n\n" + body
 	if shown := strings.LastIndex(body, "\n[… "); body != text && shown >= 0 {
 		out += fmt.Sprintf("\nTo read on, call read_file with offset %d.", in.Offset+utf8.RuneCountInString(body[:shown]))

@@ -273,6 +273,13 @@ func TestReadFileBoundsLongTextP6(t *testing.T) {
 	}
 	body := strings.SplitN(out, "\n\n", 2)[1]
 	lastShown := strings.Split(body[:strings.LastIndex(body, "\n[… ")], "\n")
+	if out := f.must(t, "read_file", map[string]any{"file_id": id, "offset": 2 << 20}); !strings.Contains(out, "fetches only the first 1.0 MiB") {
+		t.Errorf("an offset beyond what is fetched: %s", out)
+	}
+	long := f.srv.AddFile(fakegoogle.DriveFile{Name: strings.Repeat("very long name ", 2000), MimeType: "text/plain", Content: []byte("short text")})
+	if out := f.must(t, "read_file", map[string]any{"file_id": long}); !strings.Contains(out, "short text") || len(out) > 2000 {
+		t.Errorf("a file with a huge name: %d bytes, text shown: %v", len(out), strings.Contains(out, "short text"))
+	}
 	next := f.must(t, "read_file", map[string]any{"file_id": id, "offset": json.Number(m[1])})
 	nextBody := strings.SplitN(next, "\n\n", 2)[1]
 	// The last line shown, maybe cut, and the start of the next answer
@@ -410,6 +417,17 @@ func TestDriveRetriesBusyAnswerP6(t *testing.T) {
 	r := <-done
 	if r.err != nil || !strings.Contains(r.out, "hello") {
 		t.Fatalf("after a 503: %q, %v", r.out, r.err)
+	}
+
+	// An upload turned away as rate limited is sent again, whole.
+	f.srv.Fail(http.MethodPost, "/upload/drive/v3/files", http.StatusTooManyRequests, 1)
+	out := f.must(t, "upload_file", map[string]any{"name": "again.txt", "content": "sent twice, kept once"})
+	m := regexp.MustCompile(`id (\S+),`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("upload after a 429: %s", out)
+	}
+	if got, _ := f.srv.File(m[1]); string(got.Content) != "sent twice, kept once" {
+		t.Errorf("the retried upload holds %q", got.Content)
 	}
 }
 
