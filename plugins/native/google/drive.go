@@ -124,12 +124,13 @@ func (d driveTools) search(ctx context.Context, args json.RawMessage) (string, e
 		return "", err
 	}
 	words := strings.TrimSpace(in.Query)
+	kind := strings.ToLower(strings.TrimSpace(in.Type))
 	var terms []string
 	if words != "" {
 		terms = append(terms, "(name contains "+quote(words)+" or fullText contains "+quote(words)+")")
 	}
-	if in.Type != "" {
-		t, ok := kindQuery(strings.ToLower(strings.TrimSpace(in.Type)))
+	if kind != "" {
+		t, ok := kindQuery(kind)
 		if !ok {
 			return "", jarvisbot.Errorf(jarvisbot.EINVALID, "type %q is not one of document, spreadsheet, presentation, pdf, folder, image", in.Type)
 		}
@@ -154,8 +155,8 @@ func (d driveTools) search(ctx context.Context, args json.RawMessage) (string, e
 		return "", apiError(err, "search Google Drive")
 	}
 	what := "files"
-	if in.Type != "" {
-		what = strings.ToLower(in.Type) + " files"
+	if kind != "" {
+		what = kind + " files"
 	}
 	if words != "" {
 		what += " matching " + fmt.Sprintf("%q", words)
