@@ -9,6 +9,7 @@ package google
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -66,6 +67,8 @@ func (o Options) clientOptions(path string) []option.ClientOption {
 
 // apiError words what Google answered for the model and keeps a code the
 // runtime can act on. doing says what the tool tried ("list events").
+// Google's error stays the cause, so a refused sign-in (401) can be told
+// apart from a busy service.
 func apiError(err error, doing string) error {
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {
@@ -73,17 +76,20 @@ func apiError(err error, doing string) error {
 		if msg == "" {
 			msg = http.StatusText(ge.Code)
 		}
+		wrap := func(code jarvisbot.Code, format string, args ...any) error {
+			return &jarvisbot.Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}
+		}
 		switch ge.Code {
 		case http.StatusBadRequest:
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: Google refused the request: %s", doing, msg)
+			return wrap(jarvisbot.EINVALID, "%s: Google refused the request: %s", doing, msg)
 		case http.StatusNotFound, http.StatusGone:
-			return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "%s: not found: %s", doing, msg)
+			return wrap(jarvisbot.ENOTFOUND, "%s: not found: %s", doing, msg)
 		case http.StatusForbidden:
-			return jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "%s: Google does not allow it: %s", doing, msg)
+			return wrap(jarvisbot.EFORBIDDEN, "%s: Google does not allow it: %s", doing, msg)
 		case http.StatusTooManyRequests:
-			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s: Google is rate limiting; try again in a minute", doing)
+			return wrap(jarvisbot.EUNAVAILABLE, "%s: Google is rate limiting; try again in a minute", doing)
 		}
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s: Google answered %d: %s", doing, ge.Code, msg)
+		return wrap(jarvisbot.EUNAVAILABLE, "%s: Google answered %d: %s", doing, ge.Code, msg)
 	}
 	code := jarvisbot.ErrorCode(err)
 	if code == jarvisbot.EINTERNAL && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
