@@ -66,9 +66,9 @@ func (o Options) clientOptions(path string) []option.ClientOption {
 }
 
 // apiError words what Google answered for the model and keeps a code the
-// runtime can act on. doing says what the tool tried ("list events").
-// Google's error stays the cause, so a refused sign-in (401) can be told
-// apart from a busy service.
+// runtime can act on, with Google's error (or the transport's) as the
+// cause: errors.As finds the *googleapi.Error, errors.Is the sign-in's
+// ErrNeedsAttention. doing says what the tool tried ("list events").
 func apiError(err error, doing string) error {
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {
@@ -76,20 +76,20 @@ func apiError(err error, doing string) error {
 		if msg == "" {
 			msg = http.StatusText(ge.Code)
 		}
-		wrap := func(code jarvisbot.Code, format string, args ...any) error {
-			return &jarvisbot.Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}
-		}
+		code, text := jarvisbot.EUNAVAILABLE, fmt.Sprintf("%s: Google answered %d: %s", doing, ge.Code, msg)
 		switch ge.Code {
 		case http.StatusBadRequest:
-			return wrap(jarvisbot.EINVALID, "%s: Google refused the request: %s", doing, msg)
+			code, text = jarvisbot.EINVALID, fmt.Sprintf("%s: Google refused the request: %s", doing, msg)
+		case http.StatusUnauthorized:
+			text = fmt.Sprintf("%s: Google refused the sign-in (401): it needs renewing", doing)
 		case http.StatusNotFound, http.StatusGone:
-			return wrap(jarvisbot.ENOTFOUND, "%s: not found: %s", doing, msg)
+			code, text = jarvisbot.ENOTFOUND, fmt.Sprintf("%s: not found: %s", doing, msg)
 		case http.StatusForbidden:
-			return wrap(jarvisbot.EFORBIDDEN, "%s: Google does not allow it: %s", doing, msg)
+			code, text = jarvisbot.EFORBIDDEN, fmt.Sprintf("%s: Google does not allow it: %s", doing, msg)
 		case http.StatusTooManyRequests:
-			return wrap(jarvisbot.EUNAVAILABLE, "%s: Google is rate limiting; try again in a minute", doing)
+			text = fmt.Sprintf("%s: Google is rate limiting; try again in a minute", doing)
 		}
-		return wrap(jarvisbot.EUNAVAILABLE, "%s: Google answered %d: %s", doing, ge.Code, msg)
+		return &jarvisbot.Error{Code: code, Message: text, Err: ge}
 	}
 	code := jarvisbot.ErrorCode(err)
 	if code == jarvisbot.EINTERNAL && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
