@@ -14,6 +14,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
+
+	"github.com/jarvisbot/jarvisbot/internal/secretref"
 )
 
 // The MCP transports a server entry may name.
@@ -179,7 +181,7 @@ func (c *checker) server(f string, raw json.RawMessage) (MCPServer, bool) {
 		if !has["url"] {
 			c.fail(uf, "missing: an HTTP server needs its https address")
 		} else if c.ok(uf) {
-			if err := httpsURL(srv.URL, true); err != nil {
+			if err := httpsURL(secretref.Shape(srv.URL), true); err != nil {
 				c.fail(uf, "%v", err)
 			} else if q := secretQuery(srv.URL); q != "" {
 				c.fail(uf, "query parameter %q holds what looks like a credential; %s", q, keyringHint)

@@ -96,7 +96,9 @@ func (s *Server) Check() error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: give a command or a URL, not both", s.Name)
 		}
 	case StreamableHTTP, SSE:
-		u, err := url.Parse(s.URL)
+		// A reference may stand for the host ("https://${HA_HOST}/api/mcp"),
+		// known only when the server is reached.
+		u, err := url.Parse(secretref.Shape(s.URL))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "server %s: URL %q is not an http(s) address", s.Name, s.URL)
 		}

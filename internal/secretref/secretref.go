@@ -40,3 +40,15 @@ func Names(v string) []string {
 	}
 	return out
 }
+
+// placeholder stands for a reference's value where only the shape of a
+// setting is checked: a valid host name and path segment.
+const placeholder = "ref.invalid"
+
+// Shape returns v with every reference replaced by a placeholder, so a URL
+// whose host is a reference ("https://${HA_HOST}/api/mcp") can be checked
+// for its scheme and form before the value is known.
+func Shape(v string) string {
+	out, _ := Expand(v, func(string) (string, bool) { return placeholder, true })
+	return out
+}

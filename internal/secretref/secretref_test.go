@@ -40,3 +40,15 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+func TestShape(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://${HA_HOST}/api/mcp": "https://ref.invalid/api/mcp",
+		"https://plain.example/mcp":  "https://plain.example/mcp",
+		"${A}${B}":                   "ref.invalidref.invalid",
+	} {
+		if got := Shape(in); got != want {
+			t.Errorf("Shape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
