@@ -11,7 +11,8 @@ import (
 
 // Track is a track of the fake's catalog. Its artists and album become
 // artist and album objects of their own, with ids made from their names
-// (see Slug), so a test seeds tracks only.
+// (see Slug), so a test seeds tracks only. With Show set it is a podcast
+// episode of that show instead (spotify:episode:ID), found by no search.
 type Track struct {
 	ID         string
 	Name       string
@@ -19,10 +20,16 @@ type Track struct {
 	Album      string
 	Year       string // the album's release date, such as "2013"
 	DurationMs int
+	Show       string
 }
 
 // URI is the track's Spotify URI.
-func (t Track) URI() string { return "spotify:track:" + t.ID }
+func (t Track) URI() string {
+	if t.Show != "" {
+		return "spotify:episode:" + t.ID
+	}
+	return "spotify:track:" + t.ID
+}
 
 // Playlist is a playlist of the fake's catalog.
 type Playlist struct {
@@ -114,7 +121,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		switch t {
 		case "track":
 			for _, tr := range s.tracks {
-				if matches(words, tr.Name, strings.Join(tr.Artists, " "), tr.Album) {
+				if tr.Show == "" && matches(words, tr.Name, strings.Join(tr.Artists, " "), tr.Album) {
 					items = append(items, s.trackJSON(tr))
 				}
 			}
@@ -314,6 +321,14 @@ func (s *Server) albumJSON(name string) map[string]any {
 }
 
 func (s *Server) trackJSON(t Track) map[string]any {
+	if t.Show != "" {
+		return map[string]any{
+			"id": t.ID, "name": t.Name, "type": "episode", "uri": t.URI(),
+			"href":        "https://api.spotify.com/v1/episodes/" + t.ID,
+			"duration_ms": t.DurationMs, "explicit": false,
+			"show": map[string]any{"id": Slug(t.Show), "name": t.Show, "type": "show", "uri": "spotify:show:" + Slug(t.Show)},
+		}
+	}
 	var artists []any
 	for _, a := range t.Artists {
 		artists = append(artists, artistJSON(a))

@@ -80,7 +80,7 @@ func (s *Server) SetPlayback(p Playback) {
 	for i := range s.devices {
 		s.devices[i].Active = s.devices[i].ID == p.Device
 	}
-	cur := strings.TrimPrefix(p.Track, "spotify:track:")
+	_, cur := splitURI(p.Track)
 	list, _ := s.contextTracks(p.Context)
 	idx := slices.Index(list, cur)
 	if idx < 0 {
@@ -88,7 +88,8 @@ func (s *Server) SetPlayback(p Playback) {
 	}
 	var queue []string
 	for _, u := range p.Queue {
-		queue = append(queue, strings.TrimPrefix(u, "spotify:track:"))
+		_, id := splitURI(u)
+		queue = append(queue, id)
 	}
 	s.player = player{
 		context: p.Context, list: list, index: idx, current: cur,
@@ -108,18 +109,20 @@ func (s *Server) Player() Playback {
 	if d := s.activeDevice(); d != nil {
 		p.Device = d.ID
 	}
-	if s.player.current != "" {
-		p.Track = "spotify:track:" + s.player.current
+	if t, ok := s.track(s.player.current); ok {
+		p.Track = t.URI()
 	}
 	for _, id := range s.player.queue {
-		p.Queue = append(p.Queue, "spotify:track:"+id)
+		if t, ok := s.track(id); ok {
+			p.Queue = append(p.Queue, t.URI())
+		}
 	}
 	return p
 }
 
 func (s *Server) playerRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /v1/me/player", func(w http.ResponseWriter, r *http.Request) { s.state(w, true) })
-	mux.HandleFunc("GET /v1/me/player/currently-playing", func(w http.ResponseWriter, r *http.Request) { s.state(w, false) })
+	mux.HandleFunc("GET /v1/me/player", func(w http.ResponseWriter, r *http.Request) { s.state(w, r, true) })
+	mux.HandleFunc("GET /v1/me/player/currently-playing", func(w http.ResponseWriter, r *http.Request) { s.state(w, r, false) })
 	mux.HandleFunc("GET /v1/me/player/devices", s.listDevices)
 	mux.HandleFunc("PUT /v1/me/player", s.transfer)
 	mux.HandleFunc("PUT /v1/me/player/play", s.play)
@@ -208,7 +211,10 @@ func (s *Server) command(do func(w http.ResponseWriter, r *http.Request, d *Devi
 	}
 }
 
-func (s *Server) state(w http.ResponseWriter, full bool) {
+// state answers the player's state; full adds the device, shuffle and
+// repeat (GET /me/player) to what currently-playing tells. Like Spotify, an
+// episode is shown only to a client that asks for additional_types=episode.
+func (s *Server) state(w http.ResponseWriter, r *http.Request, full bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.activeDevice()
@@ -243,7 +249,12 @@ func (s *Server) state(w http.ResponseWriter, full bool) {
 		}
 	}
 	if t, ok := s.track(s.player.current); ok {
-		out["item"] = s.trackJSON(t)
+		if t.Show != "" {
+			out["currently_playing_type"] = "episode"
+		}
+		if t.Show == "" || slices.Contains(strings.Split(r.URL.Query().Get("additional_types"), ","), "episode") {
+			out["item"] = s.trackJSON(t)
+		}
 	} else {
 		out["currently_playing_type"] = "unknown"
 	}
@@ -339,8 +350,8 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request) {
 		list = ts
 	case len(body.URIs) > 0:
 		for _, u := range body.URIs {
-			kind, id := splitURI(u)
-			if _, ok := s.track(id); kind != "track" || !ok {
+			_, id := splitURI(u)
+			if t, ok := s.track(id); !ok || t.URI() != u {
 				Error(w, http.StatusBadRequest, "Invalid track uri: "+u, "")
 				return
 			}
@@ -407,7 +418,7 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, d *Device) bool
 		Error(w, http.StatusBadRequest, "Unsupported uri kind", "")
 		return false
 	}
-	if _, ok := s.track(id); !ok {
+	if t, ok := s.track(id); !ok || t.URI() != u {
 		Error(w, http.StatusNotFound, "Not found.", "")
 		return false
 	}

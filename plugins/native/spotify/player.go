@@ -105,6 +105,12 @@ func findDevice(devs []device, named string) (device, error) {
 	case 1:
 		return part[0], nil
 	case 0:
+		for _, d := range devs {
+			if d.Restricted && (d.ID == named || strings.Contains(strings.ToLower(d.Name), want)) {
+				return device{}, jarvisbot.Errorf(jarvisbot.EINVALID,
+					"%s does not accept remote control from apps; the devices that do are: %s", d.Name, deviceList(ok))
+			}
+		}
 		return device{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND,
 			"no Spotify device is called %q; the devices are: %s", named, deviceList(ok))
 	}

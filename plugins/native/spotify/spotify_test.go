@@ -147,6 +147,20 @@ func TestNowPlayingShowsTrackDeviceProgressShuffleRepeat_P6(t *testing.T) {
 	wantAll(t, out, "Paused on Work laptop", "Mina Vale, Otto Rask", "0:05 of 4:05", "shuffle off, repeat off")
 }
 
+func TestNowPlayingAndQueueTakeEpisodes_P6(t *testing.T) {
+	fs, tools := newFake(t)
+	ep := fakespotify.Track{ID: "e1tides", Name: "On Tides", Show: "The Coastal Hour", DurationMs: 3725000}
+	ep2 := fakespotify.Track{ID: "e2storms", Name: "On Storms", Show: "The Coastal Hour", DurationMs: 3000000}
+	fs.AddTrack(ep, ep2)
+	fs.AddDevice(kitchen)
+	fs.SetPlayback(fakespotify.Playback{Device: kitchen.ID, Track: ep.URI(), Playing: true, ProgressMs: 61000})
+	wantAll(t, mustCall(t, tools, "now_playing", `{}`), `"On Tides" (episode from The Coastal Hour, spotify:episode:e1tides)`, "1:01 of 1:02:05")
+	mustCall(t, tools, "queue", `{"uri":"spotify:episode:e2storms"}`)
+	if q := fs.Player().Queue; !slices.Equal(q, []string{ep2.URI()}) {
+		t.Errorf("queue %v", q)
+	}
+}
+
 func TestNowPlayingSaysNothingPlaysWhenSpotifyAnswers204_P6(t *testing.T) {
 	fs, tools := newFake(t)
 	fs.AddDevice(kitchen) // not active: Spotify answers 204
@@ -246,6 +260,14 @@ func TestPlayOnTheDeviceTheOwnerNamed_P6(t *testing.T) {
 	}
 	_, err := call(t, tools, "play", `{"device":"car"}`)
 	wantCode(t, err, jarvisbot.ENOTFOUND, `no Spotify device is called "car"`, "Kitchen speaker (Speaker)", "Work laptop (Computer)")
+
+	fs.AddDevice(fakespotify.Device{ID: "dtv", Name: "Living room TV", Type: "TV", Restricted: true})
+	_, err = call(t, tools, "pause", `{"device":"tv"}`)
+	wantCode(t, err, jarvisbot.EINVALID, "Living room TV does not accept remote control", "Work laptop (Computer)")
+
+	fs.AddDevice(fakespotify.Device{ID: "dlaptop2", Name: "Home laptop", Type: "Computer"})
+	_, err = call(t, tools, "set_volume", `{"percent":10,"device":"laptop"}`)
+	wantCode(t, err, jarvisbot.EINVALID, `"laptop" fits several`, "Work laptop", "Home laptop")
 }
 
 func TestPlaybackCommandsChangeThePlayer_P6(t *testing.T) {
