@@ -9,6 +9,7 @@ package google
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -73,17 +74,24 @@ func apiError(err error, doing string) error {
 		if msg == "" {
 			msg = http.StatusText(ge.Code)
 		}
+		// Google's answer stays the cause, so a caller can still read its
+		// status (a 401 means the sign-in needs renewing).
+		say := func(code jarvisbot.Code, format string, args ...any) error {
+			return &jarvisbot.Error{Code: code, Message: doing + ": " + fmt.Sprintf(format, args...), Err: err}
+		}
 		switch ge.Code {
 		case http.StatusBadRequest:
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: Google refused the request: %s", doing, msg)
+			return say(jarvisbot.EINVALID, "Google refused the request: %s", msg)
+		case http.StatusUnauthorized:
+			return say(jarvisbot.EUNAVAILABLE, "Google did not accept the sign-in: %s; the owner needs to sign in again", msg)
 		case http.StatusNotFound, http.StatusGone:
-			return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "%s: not found: %s", doing, msg)
+			return say(jarvisbot.ENOTFOUND, "not found: %s", msg)
 		case http.StatusForbidden:
-			return jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "%s: Google does not allow it: %s", doing, msg)
+			return say(jarvisbot.EFORBIDDEN, "Google does not allow it: %s", msg)
 		case http.StatusTooManyRequests:
-			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s: Google is rate limiting; try again in a minute", doing)
+			return say(jarvisbot.EUNAVAILABLE, "Google is rate limiting; try again in a minute")
 		}
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s: Google answered %d: %s", doing, ge.Code, msg)
+		return say(jarvisbot.EUNAVAILABLE, "Google answered %d: %s", ge.Code, msg)
 	}
 	code := jarvisbot.ErrorCode(err)
 	if code == jarvisbot.EINTERNAL && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
