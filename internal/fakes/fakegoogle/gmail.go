@@ -19,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	xhtml "golang.org/x/net/html"
+
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 )
 
 // DefaultMailAddress is the signed-in user's address until SetMailAddress
@@ -44,6 +46,9 @@ type Message struct {
 	Thread string
 	// MessageID is the Message-ID header; "" makes one up.
 	MessageID, InReplyTo, References string
+	// Charset is what Plain and HTML are written in ("" for UTF-8): their
+	// bytes are served as they are, as Gmail serves a part's bytes.
+	Charset string
 }
 
 // An Attachment is a file attached to a Message.
@@ -77,10 +82,11 @@ type mailData struct {
 	labels   []label
 	sent     []Mail
 	drafts   []Mail
+	clock    clock.Clock // for newer_than: and older_than:
 }
 
 func newMailData() *mailData {
-	d := &mailData{address: DefaultMailAddress}
+	d := &mailData{address: DefaultMailAddress, clock: clock.Real{}}
 	for _, l := range systemLabels {
 		d.labels = append(d.labels, label{id: l, name: l, kind: "system"})
 	}
@@ -92,6 +98,14 @@ func (s *Server) SetMailAddress(addr string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mail.address = addr
+}
+
+// SetMailClock sets the clock searches with newer_than: and older_than:
+// count back from.
+func (s *Server) SetMailClock(c clock.Clock) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mail.clock = c
 }
 
 // AddLabel makes an owner's label named name (if there is none) and
@@ -627,10 +641,14 @@ func (sm *storedMessage) payload() map[string]any {
 	add("In-Reply-To", m.InReplyTo)
 	add("References", m.References)
 
+	cs := m.Charset
+	if cs == "" {
+		cs = "UTF-8"
+	}
 	leaf := func(partID, mimeType, text string) map[string]any {
 		return map[string]any{
 			"partId": partID, "mimeType": mimeType, "filename": "",
-			"headers": []map[string]string{{"name": "Content-Type", "value": mimeType + "; charset=\"UTF-8\""}},
+			"headers": []map[string]string{{"name": "Content-Type", "value": mimeType + "; charset=\"" + cs + "\""}},
 			"body":    map[string]any{"size": len(text), "data": b64([]byte(text))},
 		}
 	}
@@ -682,9 +700,10 @@ func (sm *storedMessage) payload() map[string]any {
 
 // query compiles a Gmail search into a filter. It knows the operators a
 // person uses most (is:, in:, label:, from:, to:, cc:, subject:,
-// has:attachment, after:, before:, negation with -) and plain words or
-// "quoted phrases", which match the sender, recipients, subject and text;
-// it refuses other operators, so a test notices what the fake lacks.
+// has:attachment, after:, before:, newer_than:, older_than:, negation
+// with -) and plain words or "quoted phrases", which match the sender,
+// recipients, subject and text; it refuses other operators, so a test
+// notices what the fake lacks.
 func (d *mailData) query(q string, spamTrash bool) (func(*storedMessage) bool, error) {
 	var tests []func(*storedMessage) bool
 	anywhere := spamTrash
@@ -754,6 +773,15 @@ func (d *mailData) query(q string, spamTrash bool) (func(*storedMessage) bool, e
 				return nil, fmt.Errorf("fakegoogle does not know has:%s", arg)
 			}
 			t = func(sm *storedMessage) bool { return len(sm.m.Attachments) > 0 }
+		case "newer_than", "older_than":
+			n, err := strconv.Atoi(arg[:max(len(arg)-1, 0)])
+			unit := map[string]time.Duration{"h": time.Hour, "d": 24 * time.Hour, "m": 30 * 24 * time.Hour, "y": 365 * 24 * time.Hour}[arg[max(len(arg)-1, 0):]]
+			if err != nil || unit == 0 {
+				return nil, fmt.Errorf("%s: wants a count and a unit, like 2d", op)
+			}
+			since := d.clock.Now().Add(-time.Duration(n) * unit)
+			newer := op == "newer_than"
+			t = func(sm *storedMessage) bool { return sm.m.Date.After(since) == newer }
 		case "after", "before":
 			day, err := time.ParseInLocation("2006/1/2", arg, time.UTC)
 			if err != nil {

@@ -1,6 +1,7 @@
 package google
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -275,7 +276,7 @@ func (g *gmailTools) readThread(ctx context.Context, raw json.RawMessage) (strin
 		return "", apiError(err, "read thread "+a.ThreadID)
 	}
 	msgs := slices.Clone(t.Messages)
-	slices.SortStableFunc(msgs, func(x, y *gmail.Message) int { return int(x.InternalDate - y.InternalDate) })
+	slices.SortStableFunc(msgs, func(x, y *gmail.Message) int { return cmp.Compare(x.InternalDate, y.InternalDate) })
 	var b strings.Builder
 	subject := ""
 	if len(msgs) > 0 {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakegoogle"
 	"github.com/jarvisbot/jarvisbot/internal/retry"
 	"github.com/jarvisbot/jarvisbot/plugins/native"
@@ -132,6 +133,7 @@ func TestGmailSearch_DefaultIsInboxNewestFirst_P6(t *testing.T) {
 
 func TestGmailSearch_Query_P6(t *testing.T) {
 	srv, tools := gmailFake(t)
+	srv.SetMailClock(clock.NewFake(mailDay))
 	srv.AddMessage(fakegoogle.Message{From: "Ann Lee <ann@example.com>", Subject: "Invoice 42", Date: mailDay, Plain: "Please pay by Monday.", Labels: []string{"INBOX", "UNREAD", "Receipts"}})
 	srv.AddMessage(fakegoogle.Message{From: "bob@example.com", Subject: "Holiday photos", Date: mailDay.Add(-time.Hour), Plain: "From the lake.", Labels: []string{"INBOX"}})
 	srv.AddMessage(fakegoogle.Message{From: "carol@example.com", Subject: "Old invoice", Date: mailDay.Add(-48 * time.Hour), Plain: "Paid.", Labels: []string{"Receipts"}})
@@ -141,6 +143,8 @@ func TestGmailSearch_Query_P6(t *testing.T) {
 		{"subject:invoice", "Old invoice", "Holiday photos"},
 		{"label:receipts -is:unread", "Old invoice", "Invoice 42"},
 		{"lake", "Holiday photos", "Invoice"},
+		{"newer_than:1d", "Holiday photos", "Old invoice"},
+		{"older_than:1d", "Old invoice", "Holiday photos"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			out := mustCall(t, tools, "search_mail", map[string]any{"query": tc.query})
@@ -231,6 +235,16 @@ order!</h1><p>Your parcel ships <b>today</b>.<br>Tracking: <a href="https://trac
 		t.Errorf("html read as\n%q\nwant\n%q", body, want)
 	}
 	lacks(t, out, "<", "color: red", "track()", "&amp;")
+}
+
+func TestGmailReadMessage_OtherCharsetReadAsUTF8_P6(t *testing.T) {
+	srv, tools := gmailFake(t)
+	id := srv.AddMessage(fakegoogle.Message{
+		From: "=?ISO-8859-1?Q?J=F6rg_M=FCller?= <joerg@example.com>", Subject: "=?ISO-8859-1?Q?Gr=FC=DFe?=", Date: mailDay,
+		Charset: "ISO-8859-1", Plain: "Sch\xf6ne Gr\xfc\xdfe aus K\xf6ln",
+	})
+	out := mustCall(t, tools, "read_message", map[string]any{"message_id": id})
+	contains(t, out, "From: Jörg Müller <joerg@example.com>", "Subject: Grüße", "Schöne Grüße aus Köln")
 }
 
 func TestGmailReadMessage_LongBodyClipped_P6(t *testing.T) {
