@@ -473,7 +473,7 @@ func (g *gmailTools) label(ctx context.Context, raw json.RawMessage) (string, er
 	if len(a.Remove) > 0 {
 		did = append(did, "removed "+strings.Join(a.Remove, ", "))
 	}
-	return fmt.Sprintf("%s: %s.", a.what(), strings.Join(did, "; ")), nil
+	return fmt.Sprintf("Labels of %s: %s.", a.what(), strings.Join(did, "; ")), nil
 }
 
 func (g *gmailTools) archive(ctx context.Context, raw json.RawMessage) (string, error) {
@@ -491,7 +491,7 @@ func (g *gmailTools) archive(ctx context.Context, raw json.RawMessage) (string, 
 	if err := a.modify(ctx, svc, nil, []string{"INBOX"}); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Archived %s: it is out of the inbox and stays in All Mail.", strings.ToLower(a.what()[:1])+a.what()[1:]), nil
+	return fmt.Sprintf("Archived %s: it is out of the inbox and stays in All Mail.", a.what()), nil
 }
 
 // target is a message or a whole thread, for label and archive.
@@ -512,9 +512,9 @@ func (t target) check() error {
 
 func (t target) what() string {
 	if t.ThreadID != "" {
-		return "Thread " + t.ThreadID
+		return "thread " + t.ThreadID
 	}
-	return "Message " + t.MessageID
+	return "message " + t.MessageID
 }
 
 func (t target) modify(ctx context.Context, svc *gmail.Service, add, remove []string) error {
@@ -525,7 +525,7 @@ func (t target) modify(ctx context.Context, svc *gmail.Service, add, remove []st
 		_, err = svc.Users.Messages.Modify(me, t.MessageID, &gmail.ModifyMessageRequest{AddLabelIds: add, RemoveLabelIds: remove}).Context(ctx).Do()
 	}
 	if err != nil {
-		return apiError(err, "change the labels of "+strings.ToLower(t.what()[:1])+t.what()[1:])
+		return apiError(err, "change the labels of "+t.what())
 	}
 	return nil
 }

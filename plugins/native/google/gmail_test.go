@@ -459,7 +459,7 @@ func TestGmailLabel_ByName_P6(t *testing.T) {
 	srv.AddLabel("Travel plans")
 	id := srv.AddMessage(fakegoogle.Message{From: "ann@example.com", Subject: "Flights", Date: mailDay, Labels: []string{"INBOX", "UNREAD"}})
 	out := mustCall(t, tools, "label", map[string]any{"message_id": id, "add": []string{"travel plans", "STARRED"}, "remove": []string{"unread"}})
-	contains(t, out, "Message "+id, "added travel plans, STARRED", "removed unread")
+	contains(t, out, "Labels of message "+id, "added travel plans, STARRED", "removed unread")
 	if got := srv.Labels(id); !slices.Equal(got, []string{"INBOX", "STARRED", "Travel plans"}) {
 		t.Errorf("labels %v", got)
 	}
@@ -546,4 +546,18 @@ func TestGmail_RefusedSignInKeepsCause_P6(t *testing.T) {
 		t.Errorf("a refused sign-in is EINVALID, which tells the model to fix its arguments: %v", err)
 	}
 	contains(t, err.Error(), "sign in again")
+}
+
+func TestGmailSearch_FailedReadFailsThePageWithItsCause_P6(t *testing.T) {
+	srv, tools := gmailFake(t)
+	for i := range 8 {
+		srv.AddMessage(fakegoogle.Message{From: "ann@example.com", Subject: fmt.Sprintf("Note %d", i), Date: mailDay, Labels: []string{"INBOX"}})
+	}
+	// The list answers; one of the reads of its messages is refused.
+	srv.Fail(http.MethodGet, "/gmail/v1/users/me/messages/", http.StatusForbidden, 1)
+	_, err := call(t, tools, "search_mail", map[string]any{})
+	if jarvisbot.ErrorCode(err) != jarvisbot.EFORBIDDEN {
+		t.Fatalf("error %v (%s), want Google's refusal (EFORBIDDEN)", err, jarvisbot.ErrorCode(err))
+	}
+	lacks(t, err.Error(), "canceled")
 }
