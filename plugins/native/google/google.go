@@ -66,9 +66,7 @@ func (o Options) clientOptions(path string) []option.ClientOption {
 }
 
 // apiError words what Google answered for the model and keeps a code the
-// runtime can act on, with Google's error (or the transport's) as the
-// cause: errors.As finds the *googleapi.Error, errors.Is the sign-in's
-// ErrNeedsAttention. doing says what the tool tried ("list events").
+// runtime can act on. doing says what the tool tried ("list events").
 func apiError(err error, doing string) error {
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {
@@ -76,20 +74,24 @@ func apiError(err error, doing string) error {
 		if msg == "" {
 			msg = http.StatusText(ge.Code)
 		}
-		code, text := jarvisbot.EUNAVAILABLE, fmt.Sprintf("%s: Google answered %d: %s", doing, ge.Code, msg)
+		// Google's answer stays the cause, so a caller can still read its
+		// status (a 401 means the sign-in needs renewing).
+		say := func(code jarvisbot.Code, format string, args ...any) error {
+			return &jarvisbot.Error{Code: code, Message: doing + ": " + fmt.Sprintf(format, args...), Err: err}
+		}
 		switch ge.Code {
 		case http.StatusBadRequest:
-			code, text = jarvisbot.EINVALID, fmt.Sprintf("%s: Google refused the request: %s", doing, msg)
+			return say(jarvisbot.EINVALID, "Google refused the request: %s", msg)
 		case http.StatusUnauthorized:
-			text = fmt.Sprintf("%s: Google refused the sign-in (401): it needs renewing", doing)
+			return say(jarvisbot.EUNAVAILABLE, "Google did not accept the sign-in: %s; the owner needs to sign in again", msg)
 		case http.StatusNotFound, http.StatusGone:
-			code, text = jarvisbot.ENOTFOUND, fmt.Sprintf("%s: not found: %s", doing, msg)
+			return say(jarvisbot.ENOTFOUND, "not found: %s", msg)
 		case http.StatusForbidden:
-			code, text = jarvisbot.EFORBIDDEN, fmt.Sprintf("%s: Google does not allow it: %s", doing, msg)
+			return say(jarvisbot.EFORBIDDEN, "Google does not allow it: %s", msg)
 		case http.StatusTooManyRequests:
-			text = fmt.Sprintf("%s: Google is rate limiting; try again in a minute", doing)
+			return say(jarvisbot.EUNAVAILABLE, "Google is rate limiting; try again in a minute")
 		}
-		return &jarvisbot.Error{Code: code, Message: text, Err: ge}
+		return say(jarvisbot.EUNAVAILABLE, "Google answered %d: %s", ge.Code, msg)
 	}
 	code := jarvisbot.ErrorCode(err)
 	if code == jarvisbot.EINTERNAL && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
