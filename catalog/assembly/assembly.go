@@ -21,6 +21,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/catalog/clitool"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -141,8 +142,14 @@ func cardsFromManuals(c *catalog.Catalog, dataDir string) error {
 		if !ok || len(srv.Card) > 0 {
 			continue
 		}
-		card := p.Card()
-		if err := c.UpdateServer(srv.ID, func(s *catalog.Server) { s.Card = card }); err != nil {
+		card, title := p.Card(), p.Plugin.DisplayName()
+		err := c.UpdateServer(srv.ID, func(s *catalog.Server) {
+			s.Card = card
+			if s.Native && s.Title == "" {
+				s.Title = title // "Google Calendar" names the calendar's tools
+			}
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -170,9 +177,22 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored) error {
 	if err != nil {
 		return err
 	}
-	attention, err := collection.NeedingAttention(ctx, db)
+	installed, err := db.InstalledPlugins(ctx)
 	if err != nil {
 		return err
+	}
+	attention := map[string]bool{}
+	for _, p := range installed {
+		attention[p.Name] = p.State == store.PluginNeedsAttention
+		if !builtins.Has(p.Name) {
+			continue
+		}
+		// A built-in plugin's tools work once it is signed in; installed
+		// only, or under Needs attention, they are listed but withheld.
+		on := p.State == store.PluginConnected
+		if err := c.SetPluginTools(catalog.Server{ID: p.Name, Plugin: p.Name, Connected: on}, builtins.Capabilities(p.Name, on)); err != nil {
+			return err
+		}
 	}
 	for _, t := range tools {
 		_ = c.Add(clitool.FromStored(t).Capability()) // refused: a name `cli add` would not take; it stays removable

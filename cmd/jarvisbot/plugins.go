@@ -16,17 +16,18 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
-const pluginsUsage = "plugins list [--json] | show NAME | install NAME [--no-signin] | install DIR [--yes] [--trusted] [--no-signin] | signin NAME | prefer [--clear] NAME | remove NAME | validate DIR"
+const pluginsUsage = "plugins list [--json] | show NAME | install NAME [--no-signin] [--all-google] | install DIR [--yes] [--trusted] [--no-signin] | signin NAME | call NAME TOOL [JSON] | prefer [--clear] NAME | remove NAME | validate DIR"
 
 // pluginsFlags are the flags of `jarvisbot plugins`.
 type pluginsFlags struct {
-	asJSON, noSignin, yes, trusted, clear *bool
+	asJSON, noSignin, yes, trusted, clear, allGoogle *bool
 }
 
 // cmdPlugins: the plugin store (P2) and the Agent Plugins checker (P1).
@@ -38,6 +39,8 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 		yes:      fs.Bool("yes", false, "install DIR: do not ask; install after showing everything the plugin brings"),
 		trusted:  fs.Bool("trusted", false, "install DIR: you trust the plugin: honour every field of its skills (trigger words, tier, schedule, voice)"),
 		clear:    fs.Bool("clear", false, "prefer: take the preference back"),
+		allGoogle: fs.Bool("all-google", false, "install a Google plugin: install Google Calendar, Gmail and Google Drive with one Google sign-in "+
+			"that grants all three plugins' scopes"),
 	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -69,6 +72,15 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		return a.pluginNamed(ctx, pos[0], pos[1], f)
+	case "call":
+		if len(pos) < 3 || len(pos) > 4 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, `usage: jarvisbot plugins call NAME TOOL ['{"arg": "value"}']`)
+		}
+		args := "{}"
+		if len(pos) == 4 {
+			args = pos[3]
+		}
+		return a.pluginCall(ctx, pos[1], pos[2], args)
 	}
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown plugins subcommand %q: use %s", pos[0], pluginsUsage)
 }
@@ -100,12 +112,21 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 	}
 	defer db.Close()
 	name := sp.Plugin.Manifest.Name
+	if *f.allGoogle && (sub != "install" || builtins.ProviderOf(name) != builtins.Google) {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "--all-google is for installing a Google plugin (google-calendar, gmail, google-drive)")
+	}
 	switch sub {
 	case "install":
-		return a.installPlugin(ctx, cfg, db, sp, *f.noSignin)
+		return a.installPlugin(ctx, cfg, db, sp, installOptions{noSignin: *f.noSignin, allGoogle: *f.allGoogle, all: all})
 	case "signin":
 		if _, err := db.InstalledPlugin(ctx, name); err != nil {
 			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is not installed: run jarvisbot plugins install %s", name, name)
+		}
+		if builtins.Has(name) {
+			return a.renewBuiltin(ctx, cfg, db, all, sp.Plugin)
+		}
+		if si := sp.Plugin.Ext.SignIn; si != nil && si.Method == plugins.SignInAPIKey && sp.Plugin.MCP != nil {
+			return a.settingsSignIn(ctx, cfg, db, sp.Plugin)
 		}
 		if !sp.Plugin.NeedsSignIn() {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", name, sp.Plugin.Ext.SignIn.Text())
@@ -147,7 +168,32 @@ func (a *app) installFolder(ctx context.Context, cfg config.Config, dir string, 
 	if err != nil || sp == nil {
 		return err
 	}
-	return a.installPlugin(ctx, cfg, db, *sp, *f.noSignin)
+	return a.installPlugin(ctx, cfg, db, *sp, installOptions{noSignin: *f.noSignin, all: all})
+}
+
+// pluginCall runs `plugins call NAME TOOL [JSON]`.
+func (a *app) pluginCall(ctx context.Context, name, tool, args string) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	all, err := collection.Load(cfg.DataDir, a.stderr)
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return a.callBuiltin(ctx, cfg, db, all, name, tool, args)
+}
+
+// installOptions are how a plugin is installed.
+type installOptions struct {
+	noSignin  bool // sign in later
+	allGoogle bool // one Google sign-in for every Google plugin
+	all       collection.Collection
 }
 
 // showStorePlugin shows a plugin of the store with where the owner stands
@@ -189,7 +235,7 @@ func isFolderRef(ref string, all collection.Collection) bool {
 // installPlugin records a plugin of the store as installed, turns its
 // manual on and its servers (plugins.Install, AddServers), and signs in
 // when it needs to.
-func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp collection.Plugin, noSignin bool) error {
+func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp collection.Plugin, o installOptions) error {
 	p := sp.Plugin
 	if err := plugins.Install(ctx, db, p); err != nil {
 		return err
@@ -213,8 +259,14 @@ func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.D
 	if err != nil {
 		return err
 	}
-	if p.NeedsSignIn() && !noSignin {
+	if builtins.Has(p.Manifest.Name) && !o.noSignin {
+		return a.signInBuiltin(ctx, cfg, db, o.all, p, o.allGoogle)
+	}
+	if p.NeedsSignIn() && !o.noSignin {
 		return a.signIn(ctx, cfg, db, p)
+	}
+	if si := p.Ext.SignIn; si != nil && si.Method == plugins.SignInAPIKey && len(added) > 0 && !o.noSignin {
+		return a.settingsSignIn(ctx, cfg, db, p)
 	}
 	fmt.Fprintln(a.stdout, p.ConnectNote())
 	return nil
@@ -231,7 +283,10 @@ func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB
 	// A keyring that fails does not keep the plugin installed: the rest
 	// goes, and the command fails saying what stays and how to remove it.
 	var kept error
-	if sp.Plugin.NeedsSignIn() {
+	switch {
+	case builtins.Has(name):
+		kept = a.forgetBuiltin(ctx, cfg, db, name)
+	case sp.Plugin.NeedsSignIn():
 		kept = a.forgetSignIn(ctx, cfg, name)
 	}
 	if sp.Local != "" {

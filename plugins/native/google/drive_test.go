@@ -24,9 +24,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins/native"
 )
 
-// owner is the owner's time zone in these tests: an hour east of UTC, so
+// driveZone is the owner's time zone in these tests: an hour east of UTC, so
 // a time shown in UTC is caught.
-var owner = time.FixedZone("CET", 60*60)
+var driveZone = time.FixedZone("CET", 60*60)
 
 // driveFixture runs the Drive tools against a fake Google server through
 // a signed-in client whose transport is next (a retry.Transport when nil).
@@ -46,7 +46,7 @@ func newDrive(t *testing.T, next http.RoundTripper, opts ...fakegoogle.Option) *
 		Base:   next,
 	}}
 	tools := map[string]native.Tool{}
-	for _, tool := range DriveTools(Options{HTTPClient: hc, Endpoint: srv.URL, Location: owner}) {
+	for _, tool := range DriveTools(Options{HTTPClient: hc, Endpoint: srv.URL, Location: driveZone}) {
 		tools[tool.Name] = tool
 	}
 	return &driveFixture{srv: srv, tools: tools}

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/secretref"
+	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
+	"github.com/jarvisbot/jarvisbot/plugins/signin"
+	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
+)
+
+// builtinEnv is how this installation signs in to and runs the built-in
+// plugins (P6).
+func (a *app) builtinEnv(ctx context.Context, cfg config.Config, mgr *signin.Manager) builtins.Env {
+	env := builtins.Env{Config: cfg, Lookup: a.lookup(ctx, cfg), Signin: mgr}
+	if a.clock != nil {
+		env.Now = a.clock.Now
+	}
+	return env
+}
+
+// scopesOf are each store plugin's sign-in scopes, from its manifest.
+func scopesOf(all collection.Collection) map[string][]string {
+	out := map[string][]string{}
+	for name, sp := range all {
+		if si := sp.Plugin.Ext.SignIn; si != nil {
+			out[name] = si.Scopes
+		}
+	}
+	return out
+}
+
+// signInBuiltin signs a built-in plugin in at its provider with the
+// owner's client. With allGoogle, one Google sign-in with the union of the
+// Google plugins' scopes serves all of them, and each is installed. A
+// Google plugin whose scopes a shared sign-in already holds needs none.
+func (a *app) signInBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB, all collection.Collection, p *plugins.Plugin, allGoogle bool) error {
+	name := p.Manifest.Name
+	kr, err := a.openSecrets(cfg)
+	if err != nil {
+		return err
+	}
+	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, LockDir: signinLockDir(cfg)})
+	defer func() {
+		if err := mgr.Close(); err != nil {
+			fmt.Fprintf(a.stderr, "jarvisbot: closing the sign-in listener: %v\n", err)
+		}
+	}()
+	env := a.builtinEnv(ctx, cfg, mgr)
+	scopes := scopesOf(all)
+	prov, err := env.Provider(name)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%w; %s stays installed: sign in with jarvisbot plugins signin %s", err, p.DisplayName(), name)
+	}
+	grant, connect, want := name, []string{name}, scopes[name]
+	if builtins.ProviderOf(name) == builtins.Google {
+		if allGoogle {
+			grant, connect, want = builtins.SharedGoogle, nil, nil
+			for _, n := range builtins.Names() {
+				if builtins.ProviderOf(n) != builtins.Google {
+					continue
+				}
+				if err := plugins.Install(ctx, db, all[n].Plugin); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+					return err
+				}
+				connect = append(connect, n)
+				for _, s := range scopes[n] {
+					if !slices.Contains(want, s) {
+						want = append(want, s)
+					}
+				}
+			}
+		} else if g, ok, err := env.Grant(ctx, name, want); err != nil {
+			return err
+		} else if ok && g == builtins.SharedGoogle {
+			if err := signin.Connected(ctx, db, name); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s uses your Google sign-in, which already grants what it needs. Its tools join your agents while the service runs.\n", p.DisplayName())
+			return nil
+		}
+	}
+	err = mgr.SignInProvider(ctx, db, grant, prov, want, connect, func(link string) {
+		fmt.Fprintf(a.stdout, "Sign in to %s in your browser:\n\n  %s\n\nWaiting for the sign-in (Ctrl-C to stop)...\n", prov.Name, link)
+	})
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%w; %s stays installed: try again with jarvisbot plugins signin %s", err, p.DisplayName(), name)
+	}
+	names := make([]string, 0, len(connect))
+	for _, n := range connect {
+		names = append(names, all[n].Plugin.DisplayName())
+	}
+	fmt.Fprintf(a.stdout, "Signed in to %s for %s. The sign-in is kept in the keyring; the tools join your agents while the service runs.\n", prov.Name, quoteNames(names))
+	return nil
+}
+
+// renewBuiltin renews the sign-in that serves a built-in plugin: the
+// shared Google one (for every Google plugin it serves) when that is what
+// it uses, else its own.
+func (a *app) renewBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB, all collection.Collection, p *plugins.Plugin) error {
+	name := p.Manifest.Name
+	kr, err := a.openSecrets(cfg)
+	if err != nil {
+		return err
+	}
+	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)})
+	defer mgr.Close() // it starts no listener
+	shared, _, err := mgr.Scopes(ctx, builtins.SharedGoogle)
+	if err != nil {
+		return err
+	}
+	_, own, err := mgr.Scopes(ctx, name)
+	if err != nil {
+		return err
+	}
+	uses := builtins.ProviderOf(name) == builtins.Google && !own && len(shared) > 0
+	return a.signInBuiltin(ctx, cfg, db, all, p, uses)
+}
+
+// forgetBuiltin forgets a removed built-in plugin's own sign-in, and the
+// shared Google one once no installed Google plugin is left to use it.
+func (a *app) forgetBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB, name string) error {
+	if err := a.forgetSignIn(ctx, cfg, name); err != nil {
+		return err
+	}
+	if builtins.ProviderOf(name) != builtins.Google {
+		return nil
+	}
+	list, err := db.InstalledPlugins(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ip := range list {
+		if builtins.ProviderOf(ip.Name) == builtins.Google {
+			return nil // still used
+		}
+	}
+	return a.forgetSignIn(ctx, cfg, builtins.SharedGoogle)
+}
+
+// callBuiltin runs one tool of an installed built-in plugin for the owner
+// (`plugins call`), as `mcp call` does for a server: the owner's own
+// command, so no approval is asked.
+func (a *app) callBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB, all collection.Collection, name, tool, argJSON string) error {
+	if !builtins.Has(name) {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no built-in tools; for a plugin's MCP server use jarvisbot mcp call SERVER TOOL", name)
+	}
+	ip, err := db.InstalledPlugin(ctx, name)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is not installed: run jarvisbot plugins install %s", name, name)
+	}
+	if !json.Valid([]byte(argJSON)) {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, `the arguments are not JSON: give an object such as '{"query": "lunch"}'`)
+	}
+	var cp *catalog.Capability
+	for _, c := range builtins.Capabilities(name, true) {
+		if c.Name == tool {
+			cp = &c
+		}
+	}
+	if cp == nil {
+		var names []string
+		for _, c := range builtins.Capabilities(name, true) {
+			names = append(names, c.Name)
+		}
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "%s has no tool %q; it has %s", name, tool, quoteNames(names))
+	}
+	kr, err := a.openSecrets(cfg)
+	if err != nil {
+		return err
+	}
+	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)})
+	defer mgr.Close()
+	r := builtins.Runner{Env: a.builtinEnv(ctx, cfg, mgr), Scopes: scopesOf(all)}
+	out, err := r.Run(ctx, catalog.Call{Cap: cp, Args: json.RawMessage(argJSON), Agent: "owner"})
+	if errors.Is(err, signin.ErrNeedsAttention) && ip.State != store.PluginNeedsAttention {
+		if serr := db.SetPluginState(ctx, name, store.PluginNeedsAttention); serr != nil {
+			fmt.Fprintf(a.stderr, "jarvisbot: recording that %s needs attention: %v\n", name, serr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(a.stdout, out.Text)
+	return err
+}
+
+// quoteNames joins names for a sentence: "a", "a and b", "a, b and c".
+func quoteNames(names []string) string {
+	switch len(names) {
+	case 0:
+		return "none"
+	case 1:
+		return names[0]
+	}
+	out := ""
+	for i, n := range names {
+		switch {
+		case i == 0:
+		case i == len(names)-1:
+			out += " and "
+		default:
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
+
+// askSettings asks the owner, one line of stdin each, for the ${NAME}
+// values a plugin's servers refer to and the keyring or environment does
+// not hold yet (Home Assistant's host and long-lived access token), and
+// keeps them in the keyring. It reports whether every value is now known.
+func (a *app) askSettings(ctx context.Context, cfg config.Config, p *plugins.Plugin) (bool, error) {
+	var names []string
+	if p.MCP != nil {
+		for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
+			srv := p.MCP.Servers[id]
+			refs := secretref.Names(srv.URL)
+			for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
+				refs = append(refs, secretref.Names(srv.Headers[k])...)
+			}
+			for _, n := range refs {
+				if _, ok := a.lookup(ctx, cfg)(n); !ok && !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return true, nil
+	}
+	if a.stdin == nil {
+		fmt.Fprintf(a.stdout, "%s needs %s: set each with jarvisbot secrets set NAME, then run jarvisbot plugins signin %s.\n", p.DisplayName(), strings.Join(names, " and "), p.Manifest.Name)
+		return false, nil
+	}
+	kr, err := a.openSecrets(cfg)
+	if err != nil {
+		return false, err
+	}
+	in := bufio.NewReader(a.stdin)
+	for _, n := range names {
+		fmt.Fprintf(a.stdout, "%s needs %s (%s); type it and press Enter:\n", p.DisplayName(), n, settingHint(p.Manifest.Name, n))
+		line, err := in.ReadString('\n')
+		line = strings.TrimSpace(line)
+		if line == "" {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return false, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "reading %s from stdin: %w", n, err)
+			}
+			fmt.Fprintf(a.stdout, "No value given. %s stays installed and off; set it with jarvisbot secrets set %s, then run jarvisbot plugins signin %s.\n", p.DisplayName(), n, p.Manifest.Name)
+			return false, nil
+		}
+		if err := kr.Set(ctx, n, line); err != nil {
+			return false, err
+		}
+	}
+	fmt.Fprintf(a.stdout, "Kept %s in the keyring.\n", strings.Join(names, " and "))
+	return true, nil
+}
+
+// settingHint says what a plugin's setting is, for the prompt.
+func settingHint(plugin, name string) string {
+	switch {
+	case plugin == "home-assistant" && strings.HasSuffix(name, "_HOST"):
+		return "your Home Assistant's host and port, such as homeassistant.example.net:8123, reached over https, with its MCP Server integration added"
+	case plugin == "home-assistant" && strings.HasSuffix(name, "_TOKEN"):
+		return "a long-lived access token: your Home Assistant profile, Security, Create token"
+	case plugin == "youtube-music" && strings.HasSuffix(name, "_HOST"):
+		return "the host and port of the YouTube Music MCP server you run, reached over https"
+	case plugin == "youtube-music" && strings.HasSuffix(name, "_TOKEN"):
+		return "the bearer token your YouTube Music MCP server expects"
+	}
+	return "kept in the keyring, never in the database"
+}
+
+// settingsSignIn completes the install of a plugin that signs in with
+// values the owner gives (an API key, a host): asked for when missing,
+// then its servers are switched on.
+func (a *app) settingsSignIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *plugins.Plugin) error {
+	ok, err := a.askSettings(ctx, cfg, p)
+	if err != nil || !ok {
+		return err
+	}
+	if err := signin.Connected(ctx, db, p.Manifest.Name); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", p.DisplayName())
+	return nil
+}
