@@ -56,7 +56,11 @@ type Options struct {
 	Agent        string // the agent that answers, default "default"
 	// Commands answer slash commands by name ("skills"), for a chat.
 	Commands map[string]func(ctx context.Context, chat string) string
-	Logger   *slog.Logger
+	// Renew starts a new sign-in of a plugin whose sign-in needs
+	// attention (P4), for the owner's Renew button: the link to open, and
+	// wait, which returns once the sign-in is done or failed.
+	Renew  func(ctx context.Context, plugin string) (link string, wait func(context.Context) error, err error)
+	Logger *slog.Logger
 }
 
 // Desk routes between channels and the runtime. It implements
@@ -641,6 +645,10 @@ func (d *Desk) HandlePress(ctx context.Context, p channels.Press) {
 				d.log.Warn("answering a button press", "chat", p.Chat, "err", err)
 			}
 		}
+	}
+	if plugin, ok := strings.CutPrefix(p.Data, renewPrefix); ok {
+		d.renew(ctx, p, plugin, answer)
+		return
 	}
 	rest, ok := strings.CutPrefix(p.Data, buttonPrefix)
 	id, choice, ok2 := strings.Cut(rest, ":")

@@ -185,7 +185,8 @@ func (a *app) callBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB,
 	}
 	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)})
 	defer mgr.Close()
-	r := builtins.Runner{Env: a.builtinEnv(ctx, cfg, mgr), Scopes: scopesOf(all)}
+	scopes := scopesOf(all)
+	r := builtins.Runner{Env: a.builtinEnv(ctx, cfg, mgr), Scopes: func(p string) []string { return scopes[p] }}
 	out, err := r.Run(ctx, catalog.Call{Cap: cp, Args: json.RawMessage(argJSON), Agent: "owner"})
 	if errors.Is(err, signin.ErrNeedsAttention) && ip.State != store.PluginNeedsAttention {
 		if serr := db.SetPluginState(ctx, name, store.PluginNeedsAttention); serr != nil {

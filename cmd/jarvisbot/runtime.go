@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog/clitool"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/scheduler"
@@ -106,6 +108,11 @@ type service struct {
 	pending []store.Approval
 	// sched answers /schedule once serve runs the scheduler.
 	sched *scheduler.Scheduler
+	// told holds the plugins whose owner was told their sign-in needs
+	// attention; tell tells the owner (the desk's NeedsAttention), once
+	// the session has one.
+	told sync.Map
+	tell func(ctx context.Context, plugin string)
 	// servers are the enabled MCP servers, started by connect.
 	servers []mcphost.Server
 	log     *slog.Logger
@@ -212,7 +219,7 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	s := &service{cfg: cfg, db: db, catalog: c, log: log, warn: a.stderr, shipped: &shippedSkills{cfg: cfg, warn: a.stderr}}
 	s.work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
 	s.signin = a.signinManager(cfg, log)
-	s.host = a.newHost(ctx, cfg, c, db, log)
+	s.host = a.newHost(ctx, cfg, c, db, log, func(plugin string, err error) { s.tellAttention(s.work, plugin, err) })
 	if err := s.planServers(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -242,7 +249,8 @@ func (a *app) signinManager(cfg config.Config, log *slog.Logger) *signin.Manager
 
 // newHost is the MCP host over the catalog: a server it lists again keeps
 // the usage card and aliases the catalog was built with.
-func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog, db *sqlite.DB, log *slog.Logger) *mcphost.Host {
+func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog, db *sqlite.DB, log *slog.Logger, attention func(plugin string, err error)) *mcphost.Host {
+	record := signin.Recorder(db, log)
 	cards := map[string]catalog.Server{}
 	for _, srv := range c.View().Servers() {
 		cards[srv.ID] = srv
@@ -250,7 +258,12 @@ func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog
 	return mcphost.NewHost(c, mcphost.HostOptions{
 		Dial:    a.dialOptions(ctx, cfg),
 		Logger:  log,
-		OnState: signin.Recorder(db, log),
+		OnState: func(srv mcphost.Server, st mcphost.State, err error) {
+			record(srv, st, err)
+			if srv.Plugin != "" && errors.Is(err, signin.ErrNeedsAttention) {
+				attention(srv.Plugin, err)
+			}
+		},
 		Routing: func(cs *catalog.Server) {
 			if prev, ok := cards[cs.ID]; ok {
 				cs.Card, cs.Aliases = prev.Card, prev.Aliases
@@ -303,6 +316,13 @@ func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.To
 			}),
 			string(catalog.KindMCP): s.host,
 			string(catalog.KindCLI): clitool.Runner{Tools: cli, Lookup: a.lookup(ctx, s.cfg)},
+			string(catalog.KindPlugin): &builtins.Runner{Env: a.builtinEnv(ctx, s.cfg, s.signin), Attention: s.attention,
+				Scopes: func(plugin string) []string {
+					if s.shipped.load() != nil {
+						return nil
+					}
+					return scopesOf(s.shipped.shop)[plugin]
+				}},
 		},
 		Servers: s.host,
 		Prefer: func(ctx context.Context, v *catalog.View) (*catalog.Preferences, error) {

@@ -94,7 +94,7 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	}
 	if pos[0] == "list" {
 		// Loaded without catching up or arming: the service does that.
-		sch := scheduler.New(scheduler.Options{Store: db, Clock: a.clock, MainChat: mainChat(cfg)})
+		sch := scheduler.New(scheduler.Options{Store: db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg)})
 		if err := sch.Load(jobs); err != nil {
 			fmt.Fprintln(a.stderr, "jarvisbot:", err)
 		}
@@ -118,9 +118,15 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 
 // runScheduled runs one scheduled skill now, its report printed here and
 // its ask-tier calls asked at this terminal: the console, taking answers
-// only, through the same desk as serve.
+// only, through the same desk as serve. The report also goes to the
+// owner's main chat, as on the clock, when that chat's bot is set up: the
+// bot only sends, so a running serve keeps receiving.
 func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) error {
 	log := a.logger(cfg)
+	bots, err := a.botChannels(ctx, cfg)
+	if err != nil {
+		return err
+	}
 	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: true, EndKey: denyKey})
 	s, err := a.openSession(ctx, cfg, log, sessionOptions{agent: store.DefaultAgent, approvalChat: console.Chat},
 		func() ([]channels.Channel, error) { return []channels.Channel{con}, nil })
@@ -136,9 +142,16 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 	if err != nil {
 		return err
 	}
-	sch := scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.rt), Logger: log,
+	sch := scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.rt), Logger: log,
 		// The report goes through the console, the terminal's one writer.
 		Deliver: func(ctx context.Context, chat, text string) error {
+			for _, b := range bots {
+				if strings.HasPrefix(chat, b.Name()+":") {
+					if _, err := b.Send(ctx, channels.Outgoing{Chat: chat, Text: text}); err != nil {
+						return err
+					}
+				}
+			}
 			_, err := con.Send(ctx, channels.Outgoing{Chat: console.Chat, Text: fmt.Sprintf("[report for %s]\n%s", chat, text)})
 			return err
 		}})

@@ -43,7 +43,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	s.sched = scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.rt), Deliver: s.desk.Report, Logger: log})
+	s.sched = scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.rt), Deliver: s.desk.Report, Logger: log})
 	// Start: approvals that outlived the last run, messages that waited,
 	// the schedule, then the channels.
 	if err := s.resume(ctx, nil); err != nil {
@@ -103,12 +103,24 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: ownerIDs(cfg),
 		ApprovalChat: o.approvalChat, Agent: o.agent, Logger: log,
 		Commands: svc.facts().Commands(),
+		Renew: func(ctx context.Context, plugin string) (string, func(context.Context) error, error) {
+			return a.renew(ctx, svc, plugin)
+		},
 	}, s.chans...)
 	if err != nil {
 		svc.Close()
 		return nil, err
 	}
 	svc.engine.SetApprover(s.desk.IsOwner)
+	svc.tell = func(ctx context.Context, plugin string) {
+		display := plugin
+		if svc.shipped.load() == nil {
+			if sp, ok := svc.shipped.shop[plugin]; ok {
+				display = sp.Plugin.DisplayName()
+			}
+		}
+		s.desk.NeedsAttention(ctx, mainChat(cfg), plugin, display)
+	}
 	return s, nil
 }
 

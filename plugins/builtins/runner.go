@@ -16,8 +16,8 @@ import (
 // without a restart.
 type Runner struct {
 	Env Env
-	// Scopes are each plugin's scopes, from its manifest.
-	Scopes map[string][]string
+	// Scopes returns a plugin's scopes, from its manifest.
+	Scopes func(plugin string) []string
 	// Attention hears that a plugin's sign-in expired or was revoked
 	// (P4): the service takes its tools away and tells the owner.
 	Attention func(ctx context.Context, plugin string, err error)
@@ -29,7 +29,14 @@ func (r *Runner) Run(ctx context.Context, c catalog.Call) (catalog.Output, error
 	if !Has(plugin) {
 		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "%s is not a built-in plugin's tool", c.Cap.ID)
 	}
-	grant, ok, err := r.Env.Grant(ctx, plugin, r.Scopes[plugin])
+	if r.Env.Signin == nil {
+		return catalog.Output{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s cannot be used: the keyring that holds its sign-in cannot be opened (see jarvisbot's log)", plugin)
+	}
+	var scopes []string
+	if r.Scopes != nil {
+		scopes = r.Scopes(plugin)
+	}
+	grant, ok, err := r.Env.Grant(ctx, plugin, scopes)
 	if err != nil {
 		return catalog.Output{}, err
 	}

@@ -99,7 +99,8 @@ func TestOneGoogleSignInServesThePluginsItCoversP3P6(t *testing.T) {
 
 	var mu sync.Mutex
 	var heard []string
-	r := builtins.Runner{Env: g.env, Scopes: map[string][]string{"google-calendar": {calendarScope}, "gmail": {mailScope}, "google-drive": {"drive"}},
+	scopes := map[string][]string{"google-calendar": {calendarScope}, "gmail": {mailScope}, "google-drive": {"drive"}}
+	r := builtins.Runner{Env: g.env, Scopes: func(p string) []string { return scopes[p] },
 		Attention: func(_ context.Context, plugin string, err error) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins"
+	"github.com/jarvisbot/jarvisbot/plugins/signin"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// A sign-in that expired or was revoked (P4) puts its plugin under Needs
+// attention: its tools leave every agent's list, the owner is told once
+// with a Renew button, and a renewed sign-in brings the plugin back
+// without a restart.
+
+// attention handles a built-in plugin's tool call that found its sign-in
+// unusable.
+func (s *service) attention(ctx context.Context, plugin string, err error) {
+	if serr := s.db.SetPluginState(context.WithoutCancel(ctx), plugin, store.PluginNeedsAttention); serr != nil {
+		s.log.Error("a plugin's state could not be recorded", "plugin", plugin, "err", serr)
+	}
+	if cerr := s.catalog.SetConnected(plugin, false); cerr != nil && jarvisbot.ErrorCode(cerr) != jarvisbot.ENOTFOUND {
+		s.log.Error("taking a plugin's tools away", "plugin", plugin, "err", cerr)
+	}
+	s.tellAttention(ctx, plugin, err)
+}
+
+// tellAttention tells the owner once that plugin needs attention, until a
+// renewed sign-in brings it back.
+func (s *service) tellAttention(ctx context.Context, plugin string, err error) {
+	if _, dup := s.told.LoadOrStore(plugin, true); dup {
+		return
+	}
+	s.log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", plugin, "err", err, "renew", "jarvisbot plugins signin "+plugin)
+	if s.tell != nil {
+		s.tell(context.WithoutCancel(ctx), plugin)
+	}
+}
+
+// renew starts a renewed sign-in for the owner's Renew button: the link,
+// and wait, which brings the plugin (and each Google plugin a shared
+// Google sign-in serves) back once it succeeds.
+func (a *app) renew(ctx context.Context, s *service, plugin string) (string, func(context.Context) error, error) {
+	if s.signin == nil {
+		return "", nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the keyring cannot be opened, so no sign-in can be kept (see jarvisbot's log)")
+	}
+	if err := s.shipped.load(); err != nil {
+		return "", nil, err
+	}
+	sp, ok := s.shipped.shop[plugin]
+	if !ok {
+		return "", nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "the store has no plugin %q", plugin)
+	}
+	scopes := scopesOf(s.shipped.shop)
+	grant, want, back := plugin, scopes[plugin], []string{plugin}
+	var link string
+	var err error
+	switch {
+	case builtins.Has(plugin):
+		env := a.builtinEnv(ctx, s.cfg, s.signin)
+		prov, perr := env.Provider(plugin)
+		if perr != nil {
+			return "", nil, perr
+		}
+		if builtins.ProviderOf(plugin) == builtins.Google {
+			shared, _, serr := s.signin.Scopes(ctx, builtins.SharedGoogle)
+			_, own, oerr := s.signin.Scopes(ctx, plugin)
+			if err := errors.Join(serr, oerr); err != nil {
+				return "", nil, err
+			}
+			if !own && len(shared) > 0 {
+				grant, back = builtins.SharedGoogle, nil
+				want = slices.Clone(shared)
+				for _, n := range builtins.Names() {
+					if builtins.ProviderOf(n) == builtins.Google {
+						back = append(back, n)
+						for _, sc := range scopes[n] {
+							if !slices.Contains(want, sc) {
+								want = append(want, sc)
+							}
+						}
+					}
+				}
+			}
+		}
+		link, err = s.signin.BeginProvider(ctx, grant, prov, want)
+	case sp.Plugin.NeedsSignIn():
+		link, err = s.signin.Begin(ctx, plugin, sp.Plugin.SignInURL(), want)
+	default:
+		return "", nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", plugin, sp.Plugin.Ext.SignIn.Text())
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	wait := func(ctx context.Context) error {
+		if err := s.signin.Wait(ctx, grant); err != nil {
+			return err
+		}
+		installed, err := s.db.InstalledPlugins(ctx)
+		if err != nil {
+			return err
+		}
+		for _, ip := range installed {
+			if !slices.Contains(back, ip.Name) {
+				continue
+			}
+			if err := signin.Connected(ctx, s.db, ip.Name); err != nil {
+				return err
+			}
+			if builtins.Has(ip.Name) {
+				_ = s.catalog.SetConnected(ip.Name, true) // a plugin not in the catalog joins at the next start
+			}
+			s.told.Delete(ip.Name)
+		}
+		return nil
+	}
+	return link, wait, nil
+}

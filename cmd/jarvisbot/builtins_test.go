@@ -1,0 +1,214 @@
+package main
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakegoogle"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
+)
+
+// withGoogle points the environment at a fake Google: its authorization
+// server with the owner's Desktop client (id and secret in the
+// environment, as the keyring would hold them), and its APIs, which take
+// only that server's live tokens.
+func withGoogle(t *testing.T, e *testEnv) (*fakeoauth.AuthServer, *fakegoogle.Server) {
+	t.Helper()
+	as := fakeoauth.NewAuthServer(t)
+	as.AddConfidentialClient("owner-desktop-client", "owner-desktop-secret")
+	as.AddResource("")
+	api := fakegoogle.New(t, fakegoogle.WithAuth(func(tok string) bool { _, _, ok := as.Introspect(tok); return ok }))
+	e.vars["GOOGLE_OAUTH_CLIENT_ID"], e.vars["GOOGLE_OAUTH_CLIENT_SECRET"] = "owner-desktop-client", "owner-desktop-secret"
+	e.vars["JARVIS_GOOGLE_AUTH_URL"], e.vars["JARVIS_GOOGLE_TOKEN_URL"] = as.URL+"/authorize", as.URL+"/token"
+	e.vars["JARVIS_GOOGLE_API_ENDPOINT"] = api.URL + "/"
+	e.vars["JARVIS_TIMEZONE"] = "Europe/Berlin"
+	return as, api
+}
+
+// TestMorningBriefReadsCalendarAndMailP6SC1: the owner installs the
+// Google plugins with one sign-in; route offers the calendar's tools for
+// a calendar question, with their tiers; the shipped morning brief, run
+// by schedule run and then on its 07:00 clock, calls the calendar and mail
+// tools against Google's API, and the brief naming the first appointment
+// reaches the owner's Telegram chat.
+func TestMorningBriefReadsCalendarAndMailP6SC1(t *testing.T) {
+	e := newTestEnv(t)
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock = clock.NewFake(time.Date(2026, 12, 3, 6, 59, 0, 0, berlin))
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	as, api := withGoogle(t, e)
+	day := time.Date(2026, 12, 3, 0, 0, 0, 0, berlin)
+	api.AddEvent("primary", fakegoogle.CalendarEvent{Summary: "Physiotherapy", Location: "Praxis Nord", Start: day.Add(8*time.Hour + 30*time.Minute), End: day.Add(9*time.Hour + 15*time.Minute)})
+	api.AddEvent("primary", fakegoogle.CalendarEvent{Summary: "Budget review", Start: day.Add(14 * time.Hour), End: day.Add(15 * time.Hour)})
+	api.AddMessage(fakegoogle.Message{From: "Mara <mara@example.org>", To: fakegoogle.DefaultMailAddress, Subject: "Can you confirm Saturday?", Date: day.Add(-2 * time.Hour), Plain: "Let me know by noon.", Labels: []string{"INBOX", "UNREAD"}})
+
+	code, out, errOut := signInAs(t, e, as, "plugins", "install", "google-calendar", "--all-google")
+	if code != 0 || !strings.Contains(out, "Signed in to Google for Gmail, Google Calendar and Google Drive") {
+		t.Fatalf("install --all-google: exit %d\n%s\n%s", code, out, errOut)
+	}
+	_, list, _ := e.jarvis(t, "", "plugins", "list")
+	for _, name := range []string{"google-calendar", "gmail", "google-drive"} {
+		if !strings.Contains(list, name) || strings.Contains(list, "Needs attention") {
+			t.Errorf("plugins list after one Google sign-in:\n%s", list)
+		}
+	}
+	code, out, _ = e.jarvis(t, "", "route", "--json", "what is on my calendar this afternoon?")
+	if code != 0 || !slices.Contains(decodeRoutes(t, out)[0].Tools, "plugin:google-calendar/list_events") {
+		t.Errorf("route does not offer the calendar for a calendar question:\n%s", out)
+	}
+	if _, text, _ := e.jarvis(t, "", "catalog", "list"); !strings.Contains(text, "plugin:gmail/send_mail") || !strings.Contains(text, "ask") {
+		t.Errorf("catalog list does not show Gmail's tools with their tiers:\n%s", text)
+	}
+	if code, out, errOut := e.jarvis(t, "", "plugins", "call", "google-calendar", "list_events", `{"from":"2026-12-03","to":"2026-12-03"}`); code != 0 || !strings.Contains(out, "Physiotherapy") || !strings.Contains(out, "08:30") {
+		t.Errorf("plugins call list_events: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	brief := func() {
+		f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{
+			{Name: llm.WireName("plugin:google-calendar/list_events"), Input: `{"from":"2026-12-03","to":"2026-12-03"}`},
+			{Name: llm.WireName("plugin:gmail/search_mail"), Input: `{"query":"is:unread"}`},
+		}}, fakellm.Step{Text: "Good morning! First up: Physiotherapy at 08:30 (Praxis Nord)."})
+	}
+	brief()
+	n := len(f.Requests())
+	code, out, errOut = e.jarvis(t, "", "schedule", "run", "morning-brief")
+	if code != 0 || !strings.Contains(out, "First up: Physiotherapy") {
+		t.Fatalf("schedule run morning-brief: exit %d\n%s\n%s", code, out, errOut)
+	}
+	checkBriefTurn(t, f.Requests()[n:])
+	waitSent(t, tg, "the brief in the owner's chat", func(s []faketelegram.Sent) bool { return hasText(s, 42, "First up: Physiotherapy") })
+
+	// On its clock: serve runs, 07:00 comes, the brief is posted again.
+	before := len(tg.Sent())
+	brief()
+	n = len(f.Requests())
+	serveOut, stop := startServe(t, e)
+	defer stop()
+	waitOutput(t, serveOut, "jarvisbot is ready")
+	waitFor(t, "the 07:00 timer", func() (bool, any) { return e.clock.Pending() > 0, e.clock.Pending() })
+	e.clock.Advance(time.Minute)
+	waitSent(t, tg, "the 07:00 brief", func(s []faketelegram.Sent) bool {
+		return len(s) > before && hasText(s[before:], 42, "First up: Physiotherapy")
+	})
+	stop()
+	checkBriefTurn(t, f.Requests()[n:])
+}
+
+// checkBriefTurn checks that a brief's turn offered the calendar and mail
+// tools and that their results, read from the fake Google, reached the
+// model.
+func checkBriefTurn(t *testing.T, reqs []fakellm.Request) {
+	t.Helper()
+	if len(reqs) != 2 {
+		t.Fatalf("the brief made %d model requests, want 2", len(reqs))
+	}
+	for _, id := range []string{"plugin:google-calendar/list_events", "plugin:gmail/search_mail"} {
+		if !slices.Contains(reqs[0].Tools, llm.WireName(id)) {
+			t.Errorf("the brief's turn was not offered %s: %v", id, reqs[0].Tools)
+		}
+	}
+	var results strings.Builder
+	for _, m := range reqs[1].Messages {
+		results.WriteString(strings.Join(m.ToolResults, "\n") + "\n")
+	}
+	for _, want := range []string{"Physiotherapy", "08:30", "Can you confirm Saturday?"} {
+		if !strings.Contains(results.String(), want) {
+			t.Errorf("the tools' results did not carry %q to the model:\n%s", want, results.String())
+		}
+	}
+}
+
+// TestRevokedGoogleSignInRenewedFromChatP4: the owner removes jarvisbot's
+// access at Google while serve runs; the next calendar call fails, the
+// plugin goes under Needs attention, its tools leave the next turn, and
+// the owner is told in Telegram with a Renew button; pressing it sends
+// the sign-in link, and once signed in the calendar works again without
+// a restart. No token reaches the chat.
+func TestRevokedGoogleSignInRenewedFromChatP4(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	as, api := withGoogle(t, e)
+	api.AddEvent("primary", fakegoogle.CalendarEvent{Summary: "Piano lesson", Start: e.clock.Now().Add(3 * time.Hour), End: e.clock.Now().Add(4 * time.Hour)})
+	if code, out, errOut := signInAs(t, e, as, "plugins", "install", "google-calendar"); code != 0 {
+		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, s := range as.Secrets() {
+		if strings.HasPrefix(s, "at-") || strings.HasPrefix(s, "rt-") {
+			as.Revoke(s)
+		}
+	}
+	out, stop := startServe(t, e)
+	defer stop()
+	waitOutput(t, out, "jarvisbot is ready")
+	listEvents := fakellm.ToolCall{Name: llm.WireName("plugin:google-calendar/list_events")}
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{listEvents}}, fakellm.Step{Text: "I cannot reach your calendar right now."})
+	tg.SendText(42, 42, "what is on my calendar today?")
+	var notice int
+	var renew string
+	waitSent(t, tg, "the Needs attention notice with its button", func(s []faketelegram.Sent) bool {
+		for _, m := range s {
+			if m.ChatID == 42 && strings.Contains(m.Text, "Google Calendar expired or was revoked") && len(m.Buttons) > 0 {
+				notice, renew = m.MessageID, m.Buttons[0][0].Data
+				return true
+			}
+		}
+		return false
+	})
+	if _, list, _ := e.jarvis(t, "", "plugins", "list"); !strings.Contains(list, "Needs attention:") {
+		t.Errorf("plugins list does not show the calendar under Needs attention:\n%s", list)
+	}
+	n := len(f.Requests())
+	f.Push(fakellm.Step{Text: "No calendar for now."})
+	tg.SendText(42, 42, "any appointments on my calendar tomorrow?")
+	waitSent(t, tg, "the answer without the calendar", func(s []faketelegram.Sent) bool { return hasText(s, 42, "No calendar for now.") })
+	if reqs := f.Requests(); slices.Contains(reqs[n].Tools, listEvents.Name) {
+		t.Errorf("a turn offered the calendar while its sign-in needed attention: %v", reqs[n].Tools)
+	}
+
+	tg.Press(42, 42, notice, renew)
+	var link string
+	waitSent(t, tg, "the sign-in link", func(s []faketelegram.Sent) bool {
+		for _, m := range s {
+			if i := strings.Index(m.Text, as.URL+"/authorize?"); m.ChatID == 42 && i >= 0 {
+				link = strings.Fields(strings.ReplaceAll(m.Text[i:], "&amp;", "&"))[0]
+				return true
+			}
+		}
+		return false
+	})
+	resp, err := http.Get(as.Approve(link))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	waitSent(t, tg, "the word that the sign-in is renewed", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Signed in to google-calendar again") })
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{listEvents}}, fakellm.Step{Text: "Piano lesson later today."})
+	n = len(f.Requests())
+	tg.SendText(42, 42, "and now, what is on my calendar?")
+	waitSent(t, tg, "the answer with the calendar back", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Piano lesson later today.") })
+	reqs := f.Requests()
+	if !slices.Contains(reqs[n].Tools, listEvents.Name) || !strings.Contains(strings.Join(reqs[n+1].Messages[len(reqs[n+1].Messages)-1].ToolResults, ""), "Piano lesson") {
+		t.Errorf("after the renewal the calendar's tool was not offered or did not read the calendar")
+	}
+	for _, m := range tg.Sent() {
+		for _, s := range as.Secrets() {
+			if len(s) > 8 && strings.Contains(m.Text, s) {
+				t.Errorf("a token or client secret reached the chat: %q", m.Text)
+			}
+		}
+	}
+}
