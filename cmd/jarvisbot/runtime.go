@@ -256,8 +256,8 @@ func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog
 		cards[srv.ID] = srv
 	}
 	return mcphost.NewHost(c, mcphost.HostOptions{
-		Dial:    a.dialOptions(ctx, cfg),
-		Logger:  log,
+		Dial:   a.dialOptions(ctx, cfg),
+		Logger: log,
 		OnState: func(srv mcphost.Server, st mcphost.State, err error) {
 			record(srv, st, err)
 			if srv.Plugin != "" && errors.Is(err, signin.ErrNeedsAttention) {
