@@ -1,0 +1,83 @@
+package browser
+
+import (
+	"net/http"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// chromiumOrSkip returns the Chromium these tests run, or skips them:
+// the engine is optional, and CI installs Chromium to run them.
+func chromiumOrSkip(t *testing.T) string {
+	t.Helper()
+	for _, name := range chromiumNames() {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	t.Skip("no Chromium on PATH (apt install chromium): the chromium engine is not tested")
+	return ""
+}
+
+// scripted is a page whose text only a browser that runs JavaScript sees.
+const scripted = `<!doctype html><html><head><title>Loading…</title></head><body>
+<div id="app">Please enable JavaScript.</div>
+<script>
+document.title = "Otter census 2026";
+var p = document.createElement("p");
+p.textContent = "The river otters counted this spring number forty-two, up from thirty last year, says the script.";
+document.getElementById("app").replaceChildren(p);
+var a = document.createElement("a");
+a.href = "/methods"; a.textContent = "How we counted";
+document.body.appendChild(a);
+</script></body></html>`
+
+func TestChromiumRendersScriptWrittenTextP6(t *testing.T) {
+	exe := chromiumOrSkip(t)
+	s := newSite(t, map[string]http.HandlerFunc{
+		"/census":  htmlPage(scripted),
+		"/methods": htmlPage(`<html><head><title>Methods</title></head><body><p>We walked the banks at dawn.</p></body></html>`),
+	})
+	b := New(Options{Engine: EngineChromium, ChromiumPath: exe, Allow: allowLoopback, Timeout: 60 * time.Second})
+	text := mustCall(t, b, "c", map[string]any{"action": "open", "url": s.URL + "/census"})
+	contains(t, text, "Title: Otter census 2026", "Rendered with chromium", "forty-two", "How we counted — "+s.URL+"/methods")
+	if ua, _ := s.ua.Load().(string); ua != DefaultUserAgent {
+		t.Errorf("Chromium sent User-Agent %q, want %q", ua, DefaultUserAgent)
+	}
+	text = mustCall(t, b, "c", map[string]any{"action": "find", "query": "otters counted"})
+	contains(t, text, "The river otters counted this spring number forty-two")
+	text = mustCall(t, b, "c", map[string]any{"action": "follow", "link": linkNumber(t, mustCall(t, b, "c", map[string]any{"action": "open", "url": s.URL + "/census"}), s.URL+"/methods")})
+	contains(t, text, "Title: Methods", "We walked the banks at dawn.")
+}
+
+// TestChromiumKeepsTheAddressRulesP6: Chromium reaches the network only
+// through the guard, so loopback (which Chromium would otherwise reach
+// directly) and a redirect into a private address are refused with the
+// same words as the Go engine.
+func TestChromiumKeepsTheAddressRulesP6(t *testing.T) {
+	exe := chromiumOrSkip(t)
+	s := newSite(t, map[string]http.HandlerFunc{
+		"/page": htmlPage(scripted),
+		"/to-metadata": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+		},
+	})
+	closed := New(Options{Engine: EngineChromium, ChromiumPath: exe, Timeout: 60 * time.Second})
+	_, err := call(t, closed, "c", map[string]any{"action": "open", "url": s.URL + "/page"})
+	wantErr(t, err, jarvisbot.EFORBIDDEN, "refused to connect to 127.0.0.1", "browser.allow")
+	if n := s.hits.Load(); n != 0 {
+		t.Fatalf("the loopback server got %d requests from a browser not allowed to reach it", n)
+	}
+	open := New(Options{Engine: EngineChromium, ChromiumPath: exe, Allow: allowLoopback, Timeout: 60 * time.Second})
+	_, err = call(t, open, "c", map[string]any{"action": "open", "url": s.URL + "/to-metadata"})
+	wantErr(t, err, jarvisbot.EFORBIDDEN, "169.254.169.254")
+}
+
+func TestChromiumMissingSaysWhatToInstallP6(t *testing.T) {
+	b := New(Options{Engine: EngineChromium, ChromiumPath: "/nonexistent/chromium", Allow: allowLoopback})
+	_, err := call(t, b, "c", map[string]any{"action": "open", "url": "http://127.0.0.1:1/"})
+	wantErr(t, err, jarvisbot.EUNAVAILABLE, "apt install chromium", "set browser.engine to go")
+}
