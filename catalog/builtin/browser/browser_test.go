@@ -613,3 +613,52 @@ func TestMemoryKeepsLastPagePerChatBoundedP6(t *testing.T) {
 		t.Errorf("replacing a chat's page: %v, %d chats", p, len(m.pages))
 	}
 }
+
+func TestParseURLReadsAddressesAsPeopleWriteThemP6(t *testing.T) {
+	base, _ := parseURL("https://example.org/docs/intro", nil)
+	for _, c := range []struct {
+		in   string
+		base bool
+		want string
+	}{
+		{"example.org/page", false, "https://example.org/page"},
+		{"  https://example.org/a#section  ", false, "https://example.org/a"},
+		{"HTTP://Example.org/", false, "http://Example.org/"},
+		{"../about", true, "https://example.org/about"},
+		{"/search?q=bees", true, "https://example.org/search?q=bees"},
+		{"https://other.example/x", true, "https://other.example/x"},
+	} {
+		b := base
+		if !c.base {
+			b = nil
+		}
+		u, err := parseURL(c.in, b)
+		if err != nil || u.String() != c.want {
+			t.Errorf("parseURL(%q) = %v, %v; want %s", c.in, u, err, c.want)
+		}
+	}
+	g := newGuard(allowList{})
+	for _, ok := range []string{"https://bücher.example/", "http://example.org:8080/x", "https://xn--bcher-kva.example/"} {
+		u, _ := parseURL(ok, nil)
+		if err := g.checkURL(u); err != nil {
+			t.Errorf("checkURL(%s): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"https://exa mple.org/", "http://under_score!.org/"} {
+		u, err := parseURL(bad, nil)
+		if err == nil {
+			err = g.checkURL(u)
+		}
+		wantErr(t, err, jarvisbot.EINVALID)
+	}
+}
+
+func TestTextFilesKeepTheirIndentationP6(t *testing.T) {
+	s := newSite(t, map[string]http.HandlerFunc{"/config.json": func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "\n{\n  \"garden\": {\n    \"beds\": 4\n  }\n}\n\n\n")
+	}})
+	b := New(Options{Allow: allowLoopback})
+	text := mustCall(t, b, "c", map[string]any{"action": "open", "url": s.URL + "/config.json"})
+	contains(t, text, "{\n  \"garden\": {\n    \"beds\": 4\n  }\n}")
+}

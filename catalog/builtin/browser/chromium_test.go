@@ -1,8 +1,13 @@
 package browser
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,4 +85,77 @@ func TestChromiumMissingSaysWhatToInstallP6(t *testing.T) {
 	b := New(Options{Engine: EngineChromium, ChromiumPath: "/nonexistent/chromium", Allow: allowLoopback})
 	_, err := call(t, b, "c", map[string]any{"action": "open", "url": "http://127.0.0.1:1/"})
 	wantErr(t, err, jarvisbot.EUNAVAILABLE, "apt install chromium", "set browser.engine to go")
+}
+
+// TestProxyCloseEndsItsTunnelsP6: the proxy Chromium goes out through
+// lives as long as one call; closing it ends the tunnels still open and
+// waits for their goroutines, so a rendering leaves nothing running.
+func TestProxyCloseEndsItsTunnelsP6(t *testing.T) {
+	// A server that accepts a connection and never speaks: a tunnel to it
+	// stays open until someone closes it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c
+		}
+	}()
+	b := New(Options{Allow: allowLoopback})
+	px, err := startProxy(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", px.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", ln.Addr(), ln.Addr())
+	br := bufio.NewReader(c)
+	status, err := br.ReadString('\n')
+	if err != nil || !strings.Contains(status, " 200 ") {
+		t.Fatalf("CONNECT answered %q, %v", status, err)
+	}
+	if blank, err := br.ReadString('\n'); err != nil || blank != "\r\n" {
+		t.Fatalf("CONNECT's answer goes on with %q, %v", blank, err)
+	}
+	up := <-accepted
+	defer up.Close()
+
+	done := make(chan struct{})
+	go func() { px.close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("closing the proxy did not end an open tunnel")
+	}
+	if err := c.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := br.ReadByte(); err == nil || isTimeout(err) {
+		t.Errorf("the tunnel's client side is still open after close: %v", err)
+	}
+
+	// A CONNECT to a refused address is answered 403 and remembered.
+	px, err = startProxy(context.Background(), New(Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.close()
+	c2, err := net.Dial("tcp", px.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	fmt.Fprintf(c2, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", ln.Addr(), ln.Addr())
+	status, err = bufio.NewReader(c2).ReadString('\n')
+	if err != nil || !strings.Contains(status, " 403 ") {
+		t.Fatalf("CONNECT to loopback answered %q, %v", status, err)
+	}
+	wantErr(t, px.refusal(), jarvisbot.EFORBIDDEN, "refused to connect to 127.0.0.1")
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/net/idna"
+
 	"github.com/jarvisbot/jarvisbot"
 )
 
@@ -233,7 +235,8 @@ func (g *guard) checkURL(u *url.URL) error {
 	if ip, ok := numericIPv4(host); ok {
 		return g.checkIP("", ip)
 	}
-	if !validHostname(strings.TrimSuffix(strings.ToLower(host), ".")) {
+	ascii, err := idna.Lookup.ToASCII(host) // bücher.example is xn--bcher-kva.example
+	if err != nil || !validHostname(strings.TrimSuffix(strings.ToLower(ascii), ".")) {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%q is not a valid host name", host)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
@@ -61,7 +62,7 @@ func newPage(r *response, maxBytes int64) *page {
 	case kindHTML:
 		p.readHTML(r)
 	case kindText:
-		p.text = clean(decode(r.body, r.contentType))
+		p.text = cleanLines(decode(r.body, r.contentType), strings.TrimRightFunc)
 	default:
 		size := "of unknown size"
 		switch {
@@ -246,12 +247,16 @@ func strip(n *html.Node) {
 
 // clean trims each line and folds runs of blank lines into one, so the
 // model's context holds words, not layout.
-func clean(s string) string {
+func clean(s string) string { return cleanLines(s, strings.TrimFunc) }
+
+// cleanLines is clean with the trimming of each line given: a text file
+// (JSON, code) keeps its indentation, which carries meaning.
+func cleanLines(s string, trim func(string, func(rune) bool) string) string {
 	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	out := lines[:0]
 	blank := true
 	for _, l := range lines {
-		l = strings.TrimSpace(l)
+		l = trim(l, unicode.IsSpace)
 		if l == "" {
 			if !blank {
 				out = append(out, "")
@@ -262,7 +267,7 @@ func clean(s string) string {
 		out = append(out, l)
 		blank = false
 	}
-	return strings.TrimSpace(strings.Join(out, "\n"))
+	return strings.TrimRightFunc(strings.Join(out, "\n"), unicode.IsSpace)
 }
 
 // render writes the page for the model: what it is, its text (clipped),
