@@ -103,7 +103,13 @@ type Browser struct {
 	guard   *guard
 	client  *http.Client
 	memory  *memory
+	// renders bounds the Chromiums running at once: each is a few hundred
+	// MB, and chats open pages in parallel.
+	renders chan struct{}
 }
+
+// maxRenders is how many pages Chromium renders at once.
+const maxRenders = 2
 
 // New returns a browser with o's settings.
 func New(o Options) *Browser {
@@ -119,6 +125,7 @@ func New(o Options) *Browser {
 		guard:   g,
 		client:  newClient(g, o),
 		memory:  newMemory(maxChats),
+		renders: make(chan struct{}, maxRenders),
 	}
 }
 

@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -68,6 +67,12 @@ func (b *Browser) render(ctx context.Context, u *url.URL) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	select {
+	case b.renders <- struct{}{}:
+		defer func() { <-b.renders }()
+	case <-ctx.Done():
+		return nil, b.chromiumError(ctx, u, ctx.Err())
+	}
 	px, err := startProxy(ctx, b)
 	if err != nil {
 		return nil, err
@@ -107,6 +112,9 @@ func (b *Browser) render(ctx context.Context, u *url.URL) (*response, error) {
 		if ctx.Err() != nil {
 			return nil, b.chromiumError(ctx, u, navErr)
 		}
+		if failed := px.failedFor(u); failed != nil {
+			return nil, failed
+		}
 		var le *chromedp.LoadError
 		if errors.As(navErr, &le) && strings.Contains(le.ErrorText, "ERR_ABORTED") {
 			// A download (a PDF, an archive) aborts the navigation: the Go
@@ -125,8 +133,8 @@ func (b *Browser) render(ctx context.Context, u *url.URL) (*response, error) {
 		}
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "Chromium could not open %s: it ended on %s", clipURL(u.String()), clipURL(resp.URL))
 	}
-	if refusal := px.refusedFor(final); refusal != nil {
-		return nil, refusal
+	if failed := px.failedFor(final); failed != nil && isRefusal(failed) {
+		return nil, failed
 	}
 	if kindOf(strings.ToLower(resp.MimeType)) != kindHTML {
 		return b.get(ctx, final)
@@ -238,8 +246,8 @@ type proxy struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
-	refused map[string]error // by host:port
-	first   error
+	failed  map[string]error // what went wrong reaching each host:port, refusals first
+	first   error            // the first refusal
 	tunnels map[net.Conn]bool
 }
 
@@ -249,7 +257,7 @@ func startProxy(ctx context.Context, b *Browser) (*proxy, error) {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot start the browser's proxy for Chromium on loopback: %w", err)
 	}
 	pctx, cancel := context.WithCancel(ctx)
-	p := &proxy{b: b, ctx: pctx, cancel: cancel, ln: ln, refused: map[string]error{}, tunnels: map[net.Conn]bool{}}
+	p := &proxy{b: b, ctx: pctx, cancel: cancel, ln: ln, failed: map[string]error{}, tunnels: map[net.Conn]bool{}}
 	p.srv = &http.Server{Handler: p, BaseContext: func(net.Listener) context.Context { return pctx }}
 	p.wg.Go(func() { _ = p.srv.Serve(ln) }) // returns http.ErrServerClosed on close
 	return p, nil
@@ -276,25 +284,36 @@ func (p *proxy) refusal() error {
 	return p.first
 }
 
-// refusedFor is the refusal of u's host and port, or nil.
-func (p *proxy) refusedFor(u *url.URL) error {
+// failedFor is what went wrong reaching u's host and port (a refusal, a
+// name that does not exist), or nil.
+func (p *proxy) failedFor(u *url.URL) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.refused[hostPort(u.Hostname(), u.Port(), u.Scheme)]
+	return p.failed[hostPort(u.Hostname(), u.Port(), u.Scheme)]
 }
 
-func (p *proxy) note(key string, err error) {
-	if jarvisbot.ErrorCode(err) != jarvisbot.EFORBIDDEN && jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
-		return
-	}
+// note remembers why the proxy could not reach key, and answers Chromium
+// with a status that says whether it was refused.
+func (p *proxy) note(w http.ResponseWriter, key string, err error) {
+	refused := isRefusal(err)
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.first == nil {
+	if refused && p.first == nil {
 		p.first = err
 	}
-	if p.refused[key] == nil {
-		p.refused[key] = err
+	if prev := p.failed[key]; prev == nil || refused && !isRefusal(prev) {
+		p.failed[key] = err
 	}
+	p.mu.Unlock()
+	status := http.StatusBadGateway
+	if refused {
+		status = http.StatusForbidden
+	}
+	http.Error(w, err.Error(), status)
+}
+
+func isRefusal(err error) bool {
+	code := jarvisbot.ErrorCode(err)
+	return code == jarvisbot.EFORBIDDEN || code == jarvisbot.EINVALID
 }
 
 func hostPort(host, port, scheme string) string {
@@ -326,8 +345,7 @@ func (p *proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	key := hostPort(host, port, "https")
 	up, err := p.b.guard.dial(p.ctx, "tcp", r.Host)
 	if err != nil {
-		p.note(key, err)
-		http.Error(w, err.Error(), http.StatusForbidden)
+		p.note(w, key, err)
 		return
 	}
 	hj, ok := w.(http.Hijacker)
@@ -402,8 +420,7 @@ func (p *proxy) forward(w http.ResponseWriter, r *http.Request) {
 	}
 	key := hostPort(r.URL.Hostname(), r.URL.Port(), r.URL.Scheme)
 	if err := p.b.guard.checkURL(r.URL); err != nil {
-		p.note(key, err)
-		http.Error(w, err.Error(), http.StatusForbidden)
+		p.note(w, key, err)
 		return
 	}
 	out := r.Clone(p.ctx)
@@ -415,11 +432,10 @@ func (p *proxy) forward(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var je *jarvisbot.Error
 		if errors.As(err, &je) {
-			p.note(key, je)
-			http.Error(w, je.Error(), http.StatusForbidden)
-			return
+			p.note(w, key, je)
+		} else {
+			p.note(w, key, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot reach %s: %w", r.URL.Host, err))
 		}
-		http.Error(w, fmt.Sprintf("cannot reach %s: %v", r.URL.Host, err), http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()

@@ -79,6 +79,18 @@ func TestChromiumKeepsTheAddressRulesP6(t *testing.T) {
 	open := New(Options{Engine: EngineChromium, ChromiumPath: exe, Allow: allowLoopback, Timeout: 60 * time.Second})
 	_, err = call(t, open, "c", map[string]any{"action": "open", "url": s.URL + "/to-metadata"})
 	wantErr(t, err, jarvisbot.EFORBIDDEN, "169.254.169.254")
+
+	// Names are resolved by the guard, not by Chromium: one that resolves
+	// to loopback is refused, one that does not resolve says so.
+	port := s.Listener.Addr().(*net.TCPAddr).Port
+	open.guard.lookup = table(map[string]string{"rebound.example.com": "127.0.0.2"})
+	_, err = call(t, open, "c", map[string]any{"action": "open", "url": fmt.Sprintf("http://rebound.example.com:%d/page", port)})
+	wantErr(t, err, jarvisbot.EFORBIDDEN, "rebound.example.com (127.0.0.2)")
+	_, err = call(t, open, "c", map[string]any{"action": "open", "url": "https://nowhere.example.com/"})
+	wantErr(t, err, jarvisbot.EUNAVAILABLE, "cannot look up nowhere.example.com")
+	if n := s.hits.Load(); n != 1 {
+		t.Errorf("the server got %d requests, want 1 (the redirect)", n)
+	}
 }
 
 func TestChromiumMissingSaysWhatToInstallP6(t *testing.T) {
