@@ -106,14 +106,16 @@ func (b *Browser) render(ctx context.Context, u *url.URL) (*response, error) {
 	w.start()
 	resp, navErr := chromedp.Run(tctx, chromedp.NavigateResponse(u.String()))
 	if navErr != nil {
+		// Why the address itself failed, else a refusal on the way (a
+		// redirect hop), else Chromium's own words.
+		if failed := px.failedFor(u); failed != nil {
+			return nil, failed
+		}
 		if refusal := px.refusal(); refusal != nil {
 			return nil, refusal
 		}
 		if ctx.Err() != nil {
 			return nil, b.chromiumError(ctx, u, navErr)
-		}
-		if failed := px.failedFor(u); failed != nil {
-			return nil, failed
 		}
 		var le *chromedp.LoadError
 		if errors.As(navErr, &le) && strings.Contains(le.ErrorText, "ERR_ABORTED") {
