@@ -17,6 +17,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/browser"
 	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
 	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/catalog/clitool"
@@ -50,7 +51,7 @@ type Sources struct {
 func Build(ctx context.Context, src Sources) (*catalog.Catalog, error) {
 	cfg := src.Config
 	c := catalog.New()
-	builtins := append([]catalog.Capability{wiki.New(filepath.Join(cfg.DataDir, "wiki")).Capability(), skillbook.Capability()}, catalog.AppControlTools()...)
+	builtins := append([]catalog.Capability{wiki.New(filepath.Join(cfg.DataDir, "wiki")).Capability(), skillbook.Capability(), Browser(cfg).Capability()}, catalog.AppControlTools()...)
 	for _, cp := range builtins {
 		if err := c.Add(cp); err != nil {
 			return nil, err
@@ -77,6 +78,11 @@ func Build(ctx context.Context, src Sources) (*catalog.Catalog, error) {
 		return nil, err
 	}
 	return c, tiersFromConfig(c, cfg)
+}
+
+// Browser is builtin:browser as the config sets it up (P6).
+func Browser(cfg config.Config) *browser.Browser {
+	return browser.New(browser.Options{Engine: cfg.Browser.Engine, Allow: cfg.Browser.Allow, ChromiumPath: cfg.Browser.ChromiumPath})
 }
 
 // routingFromConfig gives the servers the config's title, aliases and

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/browser"
 	"github.com/jarvisbot/jarvisbot/internal/datadir"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
-	"os"
-	"path/filepath"
 
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -20,7 +23,15 @@ const dbFile = "jarvisbot.db"
 
 // loadConfig reads the config file and environment this app was given.
 func (a *app) loadConfig() (config.Config, error) {
-	return config.Load(a.getenv)
+	cfg, err := config.Load(a.getenv)
+	if err != nil {
+		return cfg, err
+	}
+	// browser.allow is read by the browser, which knows what an entry may be.
+	if err := (browser.Options{Engine: cfg.Browser.Engine, Allow: cfg.Browser.Allow}).Validate(); err != nil {
+		return cfg, jarvisbot.Errorf(jarvisbot.EINVALID, "%s: browser: %w", configName(cfg), err)
+	}
+	return cfg, nil
 }
 
 // open is the prologue most commands share: the config this app was given

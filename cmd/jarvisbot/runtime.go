@@ -15,6 +15,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/assembly"
+	"github.com/jarvisbot/jarvisbot/catalog/builtin/browser"
 	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
 	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/catalog/clitool"
@@ -310,7 +311,8 @@ func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.To
 		Approvals: s.engine,
 		Log:       s.log,
 		Runners: agents.Runners{
-			wiki.ID: wiki.New(filepath.Join(s.cfg.DataDir, "wiki")),
+			wiki.ID:    wiki.New(filepath.Join(s.cfg.DataDir, "wiki")),
+			browser.ID: assembly.Browser(s.cfg),
 			skillbook.ID: skillbook.Books(func(agentName string) *skillbook.Book {
 				return skillbook.New(skills.AgentDir(s.cfg.DataDir, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return s.skillsFor(ctx, agentName) })
 			}),
