@@ -56,6 +56,17 @@ else
   fi
 fi
 
+echo "== Chromium for builtin:browser's chromium engine (Debian's package, installed once)"
+if command -v chromium >/dev/null; then
+  echo "already installed: $(command -v chromium)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; }
+  echo "installed: $(command -v chromium)"
+else
+  echo "chromium is not installed and cannot be installed here (not root, or no apt-get): the chromium engine's tests will skip"
+fi
+
 echo "== go test -race"
 go test -race -count=1 ./...
 

@@ -104,7 +104,11 @@ func (a *app) signInBuiltin(ctx context.Context, cfg config.Config, db *sqlite.D
 	for _, n := range connect {
 		names = append(names, all[n].Plugin.DisplayName())
 	}
-	fmt.Fprintf(a.stdout, "Signed in to %s for %s. The sign-in is kept in the keyring; the tools join your agents while the service runs.\n", prov.Name, quoteNames(names))
+	who := prov.Name
+	if len(names) != 1 || names[0] != prov.Name {
+		who += " for " + quoteNames(names)
+	}
+	fmt.Fprintf(a.stdout, "Signed in to %s. The sign-in is kept in the keyring; the tools join your agents while the service runs.\n", who)
 	return nil
 }
 
@@ -118,7 +122,7 @@ func (a *app) renewBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB
 		return err
 	}
 	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)})
-	defer mgr.Close() // it starts no listener
+	defer func() { _ = mgr.Close() }() // it starts no listener, so closing has nothing to report
 	shared, _, err := mgr.Scopes(ctx, builtins.SharedGoogle)
 	if err != nil {
 		return err
@@ -184,7 +188,7 @@ func (a *app) callBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB,
 		return err
 	}
 	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)})
-	defer mgr.Close()
+	defer func() { _ = mgr.Close() }() // it starts no listener, so closing has nothing to report
 	scopes := scopesOf(all)
 	r := builtins.Runner{Env: a.builtinEnv(ctx, cfg, mgr), Scopes: func(p string) []string { return scopes[p] }}
 	out, err := r.Run(ctx, catalog.Call{Cap: cp, Args: json.RawMessage(argJSON), Agent: "owner"})

@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakegoogle"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakespotify"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 )
 
@@ -210,5 +213,72 @@ func TestRevokedGoogleSignInRenewedFromChatP4(t *testing.T) {
 				t.Errorf("a token or client secret reached the chat: %q", m.Text)
 			}
 		}
+	}
+}
+
+// TestSpotifySignInWithAPublicClientP3P6: Spotify signs in with only the
+// owner's client id (PKCE, no secret); its tools then reach the Web API
+// with the sign-in's token, and the owner's words route to them.
+func TestSpotifySignInWithAPublicClientP3P6(t *testing.T) {
+	e := newTestEnv(t)
+	as := fakeoauth.NewAuthServer(t)
+	as.AddClient("owner-spotify-app")
+	as.AddResource("")
+	sp := fakespotify.New(t, fakespotify.WithAuth(func(tok string) bool { _, _, ok := as.Introspect(tok); return ok }))
+	sp.AddDevice(fakespotify.Device{ID: "d1", Name: "Kitchen speaker", Type: "Speaker", Volume: 40, Active: true})
+	sp.AddTrack(fakespotify.Track{ID: "t1", Name: "Clair de Lune", Artists: []string{"Claude Debussy"}, Album: "Suite bergamasque", DurationMs: 300000})
+	sp.SetPlayback(fakespotify.Playback{Device: "d1", Track: "spotify:track:t1", Playing: true})
+	e.vars["SPOTIFY_CLIENT_ID"] = "owner-spotify-app"
+	e.vars["JARVIS_SPOTIFY_AUTH_URL"], e.vars["JARVIS_SPOTIFY_TOKEN_URL"] = as.URL+"/authorize", as.URL+"/token"
+	e.vars["JARVIS_SPOTIFY_API_ENDPOINT"] = sp.URL
+
+	code, out, errOut := signInAs(t, e, as, "plugins", "install", "spotify")
+	if code != 0 || !strings.Contains(out, "Signed in to Spotify. ") {
+		t.Fatalf("install spotify: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, r := range as.TokenRequests() {
+		if r.Has("client_secret") {
+			t.Error("a public client sent a client secret")
+		}
+	}
+	code, out, errOut = e.jarvis(t, "", "plugins", "call", "spotify", "now_playing")
+	if code != 0 || !strings.Contains(out, "Clair de Lune") || !strings.Contains(out, "Kitchen speaker") {
+		t.Errorf("plugins call spotify now_playing: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = e.jarvis(t, "", "route", "--json", "skip to the next song")
+	if code != 0 || !slices.Contains(decodeRoutes(t, out)[0].Tools, "plugin:spotify/next") {
+		t.Errorf("route does not offer Spotify for a music request:\n%s", out)
+	}
+}
+
+// TestHomeAssistantIsItsOwnMCPServerP6: installing Home Assistant asks
+// for the host and the long-lived access token, keeps both in the keyring
+// (never the database), and records its MCP server at
+// https://HOST/api/mcp with the token as a reference, switched on.
+func TestHomeAssistantIsItsOwnMCPServerP6(t *testing.T) {
+	e := newTestEnv(t)
+	const token = "ha-long-lived-token-0123456789abcdef"
+	code, out, errOut := e.jarvis(t, "ha.example.net:8123\n"+token+"\n", "plugins", "install", "home-assistant")
+	if code != 0 || !strings.Contains(out, "HOME_ASSISTANT_HOST") || !strings.Contains(out, "long-lived access token") || !strings.Contains(out, "Home Assistant is on") {
+		t.Fatalf("install home-assistant: exit %d\n%s\n%s", code, out, errOut)
+	}
+	_, show, _ := e.jarvis(t, "", "mcp", "show", "home-assistant")
+	if !strings.Contains(show, "https://${HOME_ASSISTANT_HOST}/api/mcp") || strings.Contains(show, token) {
+		t.Errorf("mcp show home-assistant:\n%s", show)
+	}
+	kr, err := (&app{getenv: e.getenv}).openSecrets(mustConfig(t, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := kr.Get(t.Context(), "HOME_ASSISTANT_TOKEN"); err != nil || v != token {
+		t.Errorf("the token in the keyring: %q, %v", v, err)
+	}
+	db, _ := os.ReadFile(filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db"))
+	wal, _ := os.ReadFile(filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db-wal"))
+	if strings.Contains(string(db)+string(wal), token) {
+		t.Error("the access token reached the database")
+	}
+	if _, list, _ := e.jarvis(t, "", "plugins", "list", "--json"); !strings.Contains(list, `"name":"home-assistant"`) || !strings.Contains(list, `"kind":"mcp"`) {
+		t.Errorf("plugins list: %s", list)
 	}
 }

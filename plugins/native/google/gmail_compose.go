@@ -1,7 +1,6 @@
 package google
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
 	"mime"
@@ -29,7 +28,7 @@ type outgoing struct {
 // UTF-8 throughout, headers that need it in encoded words, the body
 // quoted-printable with CRLF line ends.
 func (o outgoing) raw(now time.Time) string {
-	var b bytes.Buffer
+	var b strings.Builder
 	h := func(k, v string) {
 		if v != "" {
 			b.WriteString(k + ": " + v + "\r\n")
@@ -47,9 +46,9 @@ func (o outgoing) raw(now time.Time) string {
 	h("Content-Transfer-Encoding", "quoted-printable")
 	b.WriteString("\r\n")
 	w := quotedprintable.NewWriter(&b)                               // turns the body's line ends into CRLF
-	_, _ = w.Write([]byte(strings.ReplaceAll(o.body, "\r\n", "\n"))) // a bytes.Buffer does not fail
+	_, _ = w.Write([]byte(strings.ReplaceAll(o.body, "\r\n", "\n"))) // a strings.Builder does not fail
 	_ = w.Close()
-	return base64.URLEncoding.EncodeToString(b.Bytes())
+	return base64.URLEncoding.EncodeToString([]byte(b.String()))
 }
 
 // recipients names whom o goes to, for the tool's answer.
