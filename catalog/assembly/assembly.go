@@ -230,3 +230,15 @@ func ReadSnapshotFile(path string) (*catalog.Snapshot, error) {
 	}
 	return catalog.ReadSnapshot(f, path)
 }
+
+// ConnectBuiltins puts every built-in plugin's tools in c as installed and
+// signed in, with their manuals' words, for `route --connect-all`: an
+// evaluation sees the whole store, native tools included.
+func ConnectBuiltins(c *catalog.Catalog, dataDir string) error {
+	for _, name := range builtins.Names() {
+		if err := c.SetPluginTools(catalog.Server{ID: name, Plugin: name, Connected: true}, builtins.Capabilities(name, true)); err != nil {
+			return err
+		}
+	}
+	return cardsFromManuals(c, dataDir)
+}

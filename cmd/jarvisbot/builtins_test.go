@@ -282,3 +282,23 @@ func TestHomeAssistantIsItsOwnMCPServerP6(t *testing.T) {
 		t.Errorf("plugins list: %s", list)
 	}
 }
+
+// TestRouteConnectAllOffersBuiltinToolsC7P6: for evaluation, route
+// --connect-all treats the built-in plugins as signed in, so their tools
+// are routed by their manuals' words without an install.
+func TestRouteConnectAllOffersBuiltinToolsC7P6(t *testing.T) {
+	e := newTestEnv(t)
+	for msg, want := range map[string]string{
+		"send Tom an email saying I am late":      "plugin:gmail/send_mail",
+		"skip this song":                          "plugin:spotify/next",
+		"find the budget spreadsheet on my drive": "plugin:google-drive/search_files",
+	} {
+		code, out, errOut := e.jarvis(t, "", "route", "--json", "--connect-all", msg)
+		if code != 0 || !slices.Contains(decodeRoutes(t, out)[0].Tools, want) {
+			t.Errorf("route --connect-all %q does not offer %s: exit %d\n%s%s", msg, want, code, out, errOut)
+		}
+		if _, out, _ := e.jarvis(t, "", "route", "--json", msg); slices.Contains(decodeRoutes(t, out)[0].Tools, want) {
+			t.Errorf("route %q offers %s although nothing is installed", msg, want)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func cmdRoute(ctx context.Context, a *app, args []string) error {
 	fs := newFlagSet(a, "route", "route [--agent NAME] [--catalog SNAPSHOT.json] [--connect-all] [--json] MESSAGE | -")
 	agentName := fs.String("agent", store.DefaultAgent, "the agent whose turn to explain")
 	snapshot := fs.String("catalog", "", "load MCP servers from a catalog snapshot, as if connected")
-	connectAll := fs.Bool("connect-all", false, "treat every store plugin as connected: all manuals are on (for evaluation)")
+	connectAll := fs.Bool("connect-all", false, "treat every store plugin as connected: all manuals are on, and the built-in plugins' tools (for evaluation)")
 	asJSON := fs.Bool("json", false, "one JSON object per message, one per line")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -89,6 +89,11 @@ func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connect
 	c, err := buildCatalog(cfg, snapshot)
 	if err != nil {
 		return p, err
+	}
+	if connectAll {
+		if err := assembly.ConnectBuiltins(c, cfg.DataDir); err != nil {
+			return p, err
+		}
 	}
 	view := c.View()
 	db, err := a.openStoreWith(ctx, cfg, view)
