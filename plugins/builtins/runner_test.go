@@ -89,7 +89,8 @@ func capOf(t *testing.T, id string) *catalog.Capability {
 // TestOneGoogleSignInServesThePluginsItCoversP3P6: a shared Google sign-in
 // with the union of scopes serves Calendar and Gmail; a plugin whose
 // scopes it lacks is not served by it; when the sign-in is revoked the
-// call fails needing attention and the service hears of it once per call.
+// call fails needing attention and the service hears of it; a 401 alone
+// is repaired by one refresh.
 func TestOneGoogleSignInServesThePluginsItCoversP3P6(t *testing.T) {
 	g := newGoogle(t)
 	ctx := context.Background()
@@ -124,9 +125,23 @@ func TestOneGoogleSignInServesThePluginsItCoversP3P6(t *testing.T) {
 		t.Errorf("Grant(gmail) = %q, %v, %v", grant, ok, err)
 	}
 
-	// The owner removes jarvisbot's access at Google.
+	// Google refuses the access token (401): it is refreshed once and the
+	// call goes through.
 	tok, err := g.env.Signin.Token(ctx, builtins.SharedGoogle)
 	if err != nil {
+		t.Fatal(err)
+	}
+	g.as.Revoke(tok)
+	before := len(g.as.TokenRequests())
+	if out, err := run("plugin:google-calendar/list_events"); err != nil || !strings.Contains(out, "Dentist") {
+		t.Fatalf("list_events after a 401: %q, %v", out, err)
+	}
+	if n := len(g.as.TokenRequests()) - before; n != 1 {
+		t.Errorf("%d token requests after the 401, want one refresh", n)
+	}
+
+	// The owner removes jarvisbot's access at Google.
+	if tok, err = g.env.Signin.Token(ctx, builtins.SharedGoogle); err != nil {
 		t.Fatal(err)
 	}
 	g.as.Revoke(tok)
