@@ -64,7 +64,10 @@ func (a *app) signInBuiltin(ctx context.Context, cfg config.Config, db *sqlite.D
 	scopes := scopesOf(all)
 	prov, err := env.Provider(name)
 	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%w; %s stays installed: sign in with jarvisbot plugins signin %s", err, p.DisplayName(), name)
+		// Installed, with its manual on: the owner's client is a step of
+		// setup still to do, not a failure of the install.
+		fmt.Fprintf(a.stdout, "To use its tools, %s.\nThen sign in with: jarvisbot plugins signin %s\n", strings.TrimPrefix(err.Error(), "signing in to "), name)
+		return nil
 	}
 	grant, connect, want := name, []string{name}, scopes[name]
 	if builtins.ProviderOf(name) == builtins.Google {
@@ -123,6 +126,9 @@ func (a *app) renewBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB
 	}
 	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)})
 	defer func() { _ = mgr.Close() }() // it starts no listener, so closing has nothing to report
+	if _, err := a.builtinEnv(ctx, cfg, mgr).Provider(name); err != nil {
+		return err // renewing is the one thing asked: without a client it fails
+	}
 	shared, _, err := mgr.Scopes(ctx, builtins.SharedGoogle)
 	if err != nil {
 		return err

@@ -102,8 +102,8 @@ func TestRouteJSONC7(t *testing.T) {
 	if !slices.Contains(r.Tools, "mcp:github/create_pull_request") || slices.Contains(r.Tools, "mcp:notebooklm-mcp/notebook_list") {
 		t.Errorf("tools = %v", r.Tools)
 	}
-	if len(r.Tools) < 2 || r.Tools[0] != "builtin:skills" || r.Tools[1] != "builtin:wiki" {
-		t.Errorf("first tools %v, want builtin:skills, builtin:wiki (the stable prefix comes first)", r.Tools[:2])
+	if len(r.Tools) < 3 || !slices.Equal(r.Tools[:3], []string{"builtin:browser", "builtin:skills", "builtin:wiki"}) {
+		t.Errorf("first tools %v, want builtin:browser, builtin:skills, builtin:wiki (the stable prefix comes first)", r.Tools[:min(3, len(r.Tools))])
 	}
 	for _, id := range r.Tools {
 		if strings.Contains(id, "spawn_worker") || strings.Contains(id, "control_app") {
