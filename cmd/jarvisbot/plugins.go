@@ -450,8 +450,14 @@ func showPlugin(w io.Writer, sp collection.Plugin, state, from string) {
 		fmt.Fprintf(w, "From:     %s\n", visible.Text(from))
 	}
 	fmt.Fprintf(w, "Sign-in:  %s\n", p.Ext.SignIn.Text())
-	if p.Ext.Builtin {
+	switch {
+	case p.Ext.Builtin:
 		fmt.Fprintln(w, "Tools:    built into jarvisbot")
+		for _, cp := range builtins.Capabilities(p.Manifest.Name, true) {
+			fmt.Fprintf(w, "          %s [%s]\n", cp.ID, cp.Tier)
+		}
+	case p.Ext.Channel:
+		fmt.Fprintln(w, "Tools:    none: it is one of jarvisbot's chat channels")
 	}
 	if p.MCP != nil {
 		for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
