@@ -50,16 +50,11 @@ func scopesOf(all collection.Collection) map[string][]string {
 // Google plugin whose scopes a shared sign-in already holds needs none.
 func (a *app) signInBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB, all collection.Collection, p *plugins.Plugin, allGoogle bool) error {
 	name := p.Manifest.Name
-	kr, err := a.openSecrets(cfg)
+	mgr, done, err := a.listeningSignin(cfg)
 	if err != nil {
 		return err
 	}
-	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, LockDir: signinLockDir(cfg)})
-	defer func() {
-		if err := mgr.Close(); err != nil {
-			fmt.Fprintf(a.stderr, "jarvisbot: closing the sign-in listener: %v\n", err)
-		}
-	}()
+	defer done()
 	env := a.builtinEnv(ctx, cfg, mgr)
 	scopes := scopesOf(all)
 	prov, err := env.Provider(name)

@@ -173,15 +173,7 @@ func (a *app) installFolder(ctx context.Context, cfg config.Config, dir string, 
 
 // pluginCall runs `plugins call NAME TOOL [JSON]`.
 func (a *app) pluginCall(ctx context.Context, name, tool, args string) error {
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return err
-	}
-	all, err := collection.Load(cfg.DataDir, a.stderr)
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx, cfg)
+	cfg, all, db, err := a.storeAndCollection(ctx)
 	if err != nil {
 		return err
 	}
@@ -320,18 +312,11 @@ func (a *app) forgetSignIn(ctx context.Context, cfg config.Config, plugin string
 // signIn runs the browser sign-in of a plugin (P3, signin.Manager.SignIn)
 // on jarvisbot's own listener.
 func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *plugins.Plugin) error {
-	kr, err := a.openSecrets(cfg)
+	mgr, done, err := a.listeningSignin(cfg)
 	if err != nil {
 		return err
 	}
-	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, LockDir: signinLockDir(cfg)})
-	defer func() {
-		// The sign-in is stored (or failed) by now; the listener goes with
-		// the process anyway.
-		if err := mgr.Close(); err != nil {
-			fmt.Fprintf(a.stderr, "jarvisbot: closing the sign-in listener: %v\n", err)
-		}
-	}()
+	defer done()
 	var scopes []string
 	if p.Ext.SignIn != nil {
 		scopes = p.Ext.SignIn.Scopes
@@ -345,6 +330,39 @@ func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *p
 	}
 	fmt.Fprintf(a.stdout, "Signed in to %s. The sign-in is kept in the keyring; its tools join your agents while the service runs.\n", p.DisplayName())
 	return nil
+}
+
+// listeningSignin is a sign-in manager whose callback listener serves
+// this command; done closes it.
+func (a *app) listeningSignin(cfg config.Config) (*signin.Manager, func(), error) {
+	kr, err := a.openSecrets(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, LockDir: signinLockDir(cfg)})
+	return mgr, func() {
+		// The sign-in is stored (or failed) by now; the listener goes with
+		// the process anyway.
+		if err := mgr.Close(); err != nil {
+			fmt.Fprintf(a.stderr, "jarvisbot: closing the sign-in listener: %v\n", err)
+		}
+	}, nil
+}
+
+// storeAndCollection opens what the plugin commands read: the config, the
+// plugin collection (shipped and local) and the store, which the caller
+// closes.
+func (a *app) storeAndCollection(ctx context.Context) (config.Config, collection.Collection, *sqlite.DB, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	all, err := collection.Load(cfg.DataDir, a.stderr)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	db, err := a.openStore(ctx, cfg)
+	return cfg, all, db, err
 }
 
 // quoteList quotes the first n words: "repo", "pull request" and 3 more.
@@ -364,15 +382,7 @@ func quoteList(words []string, n int) string {
 }
 
 func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return err
-	}
-	all, err := collection.Load(cfg.DataDir, a.stderr)
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx, cfg)
+	_, all, db, err := a.storeAndCollection(ctx)
 	if err != nil {
 		return err
 	}

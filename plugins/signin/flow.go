@@ -127,7 +127,17 @@ func (m *Manager) begin(ctx context.Context, plugin, mcpURL, clientID string, sc
 		g.ClientID, g.ClientSecret, g.AuthMethod = r.ClientID, r.ClientSecret, r.AuthMethod
 	}
 
-	f := &flow{
+	f := m.newFlow(plugin, g)
+	authURL := oauthConfig(g).AuthCodeURL(f.state,
+		oauth2.S256ChallengeOption(f.verifier),
+		oauth2.SetAuthURLParam("resource", resource))
+	return m.pend(f, authURL)
+}
+
+// newFlow is a sign-in of plugin for grant g: a fresh state and PKCE
+// verifier, expiring after the state TTL.
+func (m *Manager) newFlow(plugin string, g Grant) *flow {
+	return &flow{
 		plugin:   plugin,
 		state:    rand.Text(),
 		verifier: oauth2.GenerateVerifier(),
@@ -135,10 +145,6 @@ func (m *Manager) begin(ctx context.Context, plugin, mcpURL, clientID string, sc
 		expires:  m.now().Add(m.opt.StateTTL),
 		done:     make(chan struct{}),
 	}
-	authURL := oauthConfig(g).AuthCodeURL(f.state,
-		oauth2.S256ChallengeOption(f.verifier),
-		oauth2.SetAuthURLParam("resource", resource))
-	return m.pend(f, authURL)
 }
 
 // pend keeps f waiting for its callback, replacing the plugin's sign-in

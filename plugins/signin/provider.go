@@ -2,7 +2,6 @@ package signin
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"io"
 	"maps"
@@ -74,14 +73,7 @@ func (m *Manager) BeginProvider(ctx context.Context, plugin string, p Provider, 
 	if p.ClientSecret == "" {
 		g.AuthMethod = "none"
 	}
-	f := &flow{
-		plugin:   plugin,
-		state:    rand.Text(),
-		verifier: oauth2.GenerateVerifier(),
-		grant:    g,
-		expires:  m.now().Add(m.opt.StateTTL),
-		done:     make(chan struct{}),
-	}
+	f := m.newFlow(plugin, g)
 	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(f.verifier)}
 	for _, k := range slices.Sorted(maps.Keys(p.AuthParams)) {
 		opts = append(opts, oauth2.SetAuthURLParam(k, p.AuthParams[k]))

@@ -10,7 +10,6 @@ import (
 	"time"
 	_ "time/tzdata" // Europe/Berlin on machines without a zone database
 
-	"golang.org/x/oauth2"
 	"google.golang.org/api/googleapi"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -40,10 +39,7 @@ func newCalFixture(t *testing.T, opts ...fakegoogle.Option) *calFixture {
 	f := &calFixture{srv: fakegoogle.New(t, opts...), berlin: berlin, now: time.Date(2026, 3, 26, 9, 30, 0, 0, berlin)}
 	// The stack the plugin runs on: the sign-in's bearer token over the
 	// retrying transport (waits of a millisecond where Google gives none).
-	client := &http.Client{Transport: &oauth2.Transport{
-		Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "token-1"}),
-		Base:   &retry.Transport{Policy: retry.Policy{Min: time.Millisecond, Max: time.Millisecond}},
-	}}
+	client := google.SignedIn(&retry.Transport{Policy: retry.Policy{Min: time.Millisecond, Max: time.Millisecond}})
 	tools := google.CalendarTools(google.Options{
 		HTTPClient: client,
 		Endpoint:   f.srv.URL,

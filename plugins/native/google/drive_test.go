@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/oauth2"
 	"google.golang.org/api/googleapi"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -38,17 +37,7 @@ type driveFixture struct {
 func newDrive(t *testing.T, next http.RoundTripper, opts ...fakegoogle.Option) *driveFixture {
 	t.Helper()
 	srv := fakegoogle.New(t, opts...)
-	if next == nil {
-		next = &retry.Transport{}
-	}
-	hc := &http.Client{Transport: &oauth2.Transport{
-		Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "owner-token"}),
-		Base:   next,
-	}}
-	tools := map[string]native.Tool{}
-	for _, tool := range DriveTools(Options{HTTPClient: hc, Endpoint: srv.URL, Location: driveZone}) {
-		tools[tool.Name] = tool
-	}
+	tools := ToolMap(DriveTools(Options{HTTPClient: SignedIn(next), Endpoint: srv.URL, Location: driveZone}))
 	return &driveFixture{srv: srv, tools: tools}
 }
 

@@ -13,14 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/oauth2"
 	"google.golang.org/api/googleapi"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakegoogle"
-	"github.com/jarvisbot/jarvisbot/internal/retry"
 	"github.com/jarvisbot/jarvisbot/plugins/native"
 )
 
@@ -36,15 +34,7 @@ var (
 func gmailFake(t *testing.T, opts ...fakegoogle.Option) (*fakegoogle.Server, map[string]native.Tool) {
 	t.Helper()
 	srv := fakegoogle.New(t, opts...)
-	client := &http.Client{Transport: &oauth2.Transport{
-		Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "test-token"}),
-		Base:   &retry.Transport{},
-	}}
-	tools := map[string]native.Tool{}
-	for _, tool := range GmailTools(Options{HTTPClient: client, Endpoint: srv.URL, Location: ownerZone, Now: func() time.Time { return mailDay }}) {
-		tools[tool.Name] = tool
-	}
-	return srv, tools
+	return srv, ToolMap(GmailTools(Options{HTTPClient: SignedIn(nil), Endpoint: srv.URL, Location: ownerZone, Now: func() time.Time { return mailDay }}))
 }
 
 func call(t *testing.T, tools map[string]native.Tool, name string, args any) (string, error) {
