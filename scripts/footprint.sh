@@ -12,11 +12,13 @@
 # test; it takes about three minutes. Flags go to the harness
 # (scripts/footprint/main.go), e.g.
 #   bash scripts/footprint.sh -runs 5 -mappings
+# JARVIS_BUILD_TAGS measures a binary built with those tags, e.g. the
+# release build's: JARVIS_BUILD_TAGS=grpcnotrace bash scripts/footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-CGO_ENABLED=0 go build -ldflags='-s -w' -o "$bin/jarvisbot" ./cmd/jarvisbot
+CGO_ENABLED=0 go build -tags "${JARVIS_BUILD_TAGS:-}" -ldflags='-s -w' -o "$bin/jarvisbot" ./cmd/jarvisbot
 CGO_ENABLED=0 go build -o "$bin/mcptestserver" ./internal/fakes/mcptestserver
 CGO_ENABLED=0 go build -o "$bin/footprint" ./scripts/footprint
 "$bin/footprint" -jarvisbot "$bin/jarvisbot" -mcptestserver "$bin/mcptestserver" "$@"

@@ -35,6 +35,7 @@ go run "$errcheck" -ignoretests -excludeonly -exclude scripts/errcheck-excludes.
 
 echo "== build without cgo"
 CGO_ENABLED=0 go build -o /dev/null ./cmd/jarvisbot
+CGO_ENABLED=0 go build -tags grpcnotrace -o /dev/null ./cmd/jarvisbot # the release build (README)
 
 echo "== published MCP servers for the tests (npm, pinned, installed once)"
 export JARVIS_NPM_CACHE="${JARVIS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jarvisbot-test/npm}"
