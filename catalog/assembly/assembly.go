@@ -231,6 +231,57 @@ func ReadSnapshotFile(path string) (*catalog.Snapshot, error) {
 	return catalog.ReadSnapshot(f, path)
 }
 
+// SyncBuiltins brings c's built-in plugins in step with what the store
+// says of them now: installed since (their tools join, with their
+// manuals' words), signed in or renewed since (connected), under Needs
+// attention since (withheld), or removed (gone). The service calls it from
+// time to time, so an install or a renewal made with the command line
+// takes effect without a restart. It returns the plugins that came back
+// connected.
+func SyncBuiltins(ctx context.Context, c *catalog.Catalog, db collection.Installed, dataDir string) ([]string, error) {
+	installed, err := db.InstalledPlugins(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := c.View()
+	want := map[string]bool{}
+	var back []string
+	added := false
+	for _, p := range installed {
+		if !builtins.Has(p.Name) {
+			continue
+		}
+		on := p.State == store.PluginConnected
+		want[p.Name] = true
+		srv, ok := v.Server(p.Name)
+		switch {
+		case !ok:
+			if err := c.SetPluginTools(catalog.Server{ID: p.Name, Plugin: p.Name, Connected: on}, builtins.Capabilities(p.Name, on)); err != nil {
+				return nil, err
+			}
+			added = true
+		case srv.Connected != on:
+			if err := c.SetConnected(p.Name, on); err != nil {
+				return nil, err
+			}
+		default:
+			continue
+		}
+		if on {
+			back = append(back, p.Name)
+		}
+	}
+	for _, srv := range v.Servers() {
+		if srv.Native && !want[srv.ID] {
+			c.RemoveServer(srv.ID)
+		}
+	}
+	if added {
+		return back, cardsFromManuals(c, dataDir)
+	}
+	return back, nil
+}
+
 // ConnectBuiltins puts every built-in plugin's tools in c as installed and
 // signed in, with their manuals' words, for `route --connect-all`: an
 // evaluation sees the whole store, native tools included.

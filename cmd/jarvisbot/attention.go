@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog/assembly"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -37,6 +38,20 @@ func (s *service) tellAttention(ctx context.Context, plugin string, err error) {
 	s.log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", plugin, "err", err, "renew", "jarvisbot plugins signin "+plugin)
 	if s.tell != nil {
 		s.tell(context.WithoutCancel(ctx), plugin)
+	}
+}
+
+// syncBuiltins takes up built-in plugins installed, signed in or removed
+// with the command line while the service runs (assembly.SyncBuiltins).
+func (s *service) syncBuiltins(ctx context.Context) {
+	back, err := assembly.SyncBuiltins(ctx, s.catalog, s.db, s.cfg.DataDir)
+	if err != nil {
+		s.log.Warn("reading the built-in plugins' state", "err", err)
+		return
+	}
+	for _, p := range back {
+		s.told.Delete(p)
+		s.log.Info("a built-in plugin is connected; its tools are offered", "plugin", p)
 	}
 }
 

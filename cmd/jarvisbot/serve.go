@@ -183,6 +183,7 @@ func (s *session) wait(ctx context.Context, stopRecv context.CancelFunc, ends <-
 				log.Error("a channel stopped", "channel", end.ch.Name(), "err", end.err)
 			}
 		case <-retry.C:
+			s.syncBuiltins(ctx)
 			s.desk.RetryUndelivered(ctx)
 			if s.sched != nil {
 				s.sched.RetryDeliveries(ctx)
