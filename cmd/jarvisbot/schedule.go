@@ -125,7 +125,8 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 	log := a.logger(cfg)
 	bots, err := a.botChannels(ctx, cfg)
 	if err != nil {
-		return err
+		// The run still reports here; the chat is what cannot be reached.
+		log.Warn("the report goes to this terminal only: the owner's chat cannot be reached", "err", err)
 	}
 	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: true, EndKey: denyKey})
 	s, err := a.openSession(ctx, cfg, log, sessionOptions{agent: store.DefaultAgent, approvalChat: console.Chat},
