@@ -220,7 +220,13 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	s := &service{cfg: cfg, db: db, catalog: c, log: log, warn: a.stderr, shipped: &shippedSkills{cfg: cfg, warn: a.stderr}}
 	s.work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
 	s.signin = a.signinManager(cfg, log)
-	s.host = a.newHost(ctx, cfg, c, db, log, func(plugin string, err error) { s.tellAttention(s.work, plugin, err) })
+	s.host = a.newHost(ctx, cfg, c, db, log, func(plugin string, err error) {
+		if err == nil {
+			s.told.Delete(plugin) // answering again: a later expiry is told again
+			return
+		}
+		s.tellAttention(s.work, plugin, err)
+	})
 	if err := s.planServers(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -249,7 +255,9 @@ func (a *app) signinManager(cfg config.Config, log *slog.Logger) *signin.Manager
 }
 
 // newHost is the MCP host over the catalog: a server it lists again keeps
-// the usage card and aliases the catalog was built with.
+// the usage card and aliases the catalog was built with. A plugin's server
+// whose sign-in needs attention is passed to attention with the error,
+// one that answers again with nil.
 func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog, db *sqlite.DB, log *slog.Logger, attention func(plugin string, err error)) *mcphost.Host {
 	record := signin.Recorder(db, log)
 	cards := map[string]catalog.Server{}
@@ -261,7 +269,11 @@ func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog
 		Logger: log,
 		OnState: func(srv mcphost.Server, st mcphost.State, err error) {
 			record(srv, st, err)
-			if srv.Plugin != "" && errors.Is(err, signin.ErrNeedsAttention) {
+			switch {
+			case srv.Plugin == "":
+			case st == mcphost.StateUp:
+				attention(srv.Plugin, nil)
+			case errors.Is(err, signin.ErrNeedsAttention):
 				attention(srv.Plugin, err)
 			}
 		},
