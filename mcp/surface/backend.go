@@ -1,0 +1,194 @@
+// Package surface is jarvisbot as an MCP server for other apps (SPEC M4):
+// the 24 tools an app sees (discovery, work, governance), each allowed to
+// a scope (read, work, full) of the app's key, over streamable HTTP with a
+// bearer key per request, and the stdio bridge for clients that launch a
+// command. It decides what an app may ask; what the answer is comes from a
+// Backend, the running service.
+package surface
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Scope is what an app's key allows.
+type Scope string
+
+// The scopes, each including the one before.
+const (
+	ScopeRead Scope = "read" // sees
+	ScopeWork Scope = "work" // also talks to agents, posts jobs, runs scheduled skills
+	ScopeFull Scope = "full" // also answers approvals and pauses everything
+)
+
+// Caller is the app a request comes from, as its key says.
+type Caller struct {
+	App   string
+	Scope Scope
+}
+
+// Status is the service at a glance.
+type Status struct {
+	Agents           int    `json:"agents"`
+	JobsQueued       int    `json:"jobs_queued"`
+	JobsRunning      int    `json:"jobs_running"`
+	PendingApprovals int    `json:"pending_approvals"`
+	Paused           bool   `json:"paused"`
+	PausedBy         string `json:"paused_by,omitempty"`
+}
+
+// Agent is an agent as an app sees it.
+type Agent struct {
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Focus       []string   `json:"focus,omitempty"`
+	Allow       []string   `json:"allow,omitempty"`
+	Block       []string   `json:"block,omitempty"`
+	Recent      []Activity `json:"recent_activity,omitempty"` // agent_get only
+}
+
+// Capability is one catalog entry.
+type Capability struct {
+	ID    string `json:"id"`
+	Kind  string `json:"kind"`
+	Tier  string `json:"tier"`
+	State string `json:"state"` // connected, not connected, never-list
+}
+
+// Skill is one skill with its switch.
+type Skill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Enabled     bool   `json:"enabled"`
+	Kind        string `json:"kind"`
+	Source      string `json:"source"`
+	Schedule    string `json:"schedule,omitempty"`
+}
+
+// Activity is one entry of the activity board.
+type Activity struct {
+	At       time.Time `json:"at"`
+	Agent    string    `json:"agent"`
+	Tool     string    `json:"tool"`
+	Tier     string    `json:"tier"`
+	Args     string    `json:"args,omitempty"`
+	Outcome  string    `json:"outcome"`
+	Duration string    `json:"duration,omitempty"`
+}
+
+// ScheduleEntry is a scheduled skill.
+type ScheduleEntry struct {
+	Skill    string    `json:"skill"`
+	Schedule string    `json:"schedule"`
+	Next     time.Time `json:"next"`
+	Paused   bool      `json:"paused"`
+	Last     string    `json:"last,omitempty"` // "2026-12-03 07:00 ok, report sent"
+}
+
+// ChatMessage is one message of an agent's conversation with an app.
+type ChatMessage struct {
+	Role string    `json:"role"` // user, assistant
+	Text string    `json:"text"`
+	At   time.Time `json:"at"`
+}
+
+// The outcomes of agent_chat.
+const (
+	ChatAnswered        = "answered"
+	ChatWaitingApproval = "waiting_approval"
+	ChatStillRunning    = "still_running"
+)
+
+// ChatResult is what one agent_chat turn came to within its timeout.
+type ChatResult struct {
+	Status   string   `json:"status"` // ChatAnswered, ChatWaitingApproval, ChatStillRunning
+	Reply    string   `json:"reply,omitempty"`
+	Tools    []string `json:"tools_used,omitempty"`
+	Approval string   `json:"approval_id,omitempty"`
+	Job      string   `json:"job_id,omitempty"`
+}
+
+// Job is a piece of work posted by an app.
+type Job struct {
+	ID       string    `json:"id"`
+	App      string    `json:"app"`
+	Title    string    `json:"title,omitempty"`
+	Text     string    `json:"text"`
+	State    string    `json:"state"` // queued, running, waiting_approval, done, failed, cancelled
+	Agent    string    `json:"agent"`
+	Why      string    `json:"why"` // why this agent was chosen
+	Result   string    `json:"result,omitempty"`
+	Error    string    `json:"error,omitempty"`
+	Approval string    `json:"approval_id,omitempty"`
+	Created  time.Time `json:"created"`
+	Finished time.Time `json:"finished,omitzero"`
+}
+
+// Approval is a pending (or decided) approval request.
+type Approval struct {
+	ID      string    `json:"id"`
+	Tool    string    `json:"tool"`
+	Summary string    `json:"summary"`
+	Agent   string    `json:"agent"`
+	State   string    `json:"state"`
+	Expires time.Time `json:"expires"`
+	// App is the app whose request raised it, "" for the owner's own
+	// chats: no app resolves one its own request raised.
+	App string `json:"app,omitempty"`
+}
+
+// ImportReport says what an import did or, dry, would do.
+type ImportReport struct {
+	DryRun  bool     `json:"dry_run"`
+	Added   []string `json:"added"`
+	Skipped []string `json:"skipped"` // with the reason: "agent reviewer: exists"
+}
+
+// Backend is the running service behind the tools. Errors carry
+// jarvisbot codes (ENOTFOUND, EINVALID, ECONFLICT, EFORBIDDEN); their
+// messages are shown to the app.
+type Backend interface {
+	Status(ctx context.Context) (Status, error)
+	Agents(ctx context.Context) ([]Agent, error)
+	Agent(ctx context.Context, name string) (Agent, error)
+	Capabilities(ctx context.Context, kind string) ([]Capability, error)
+	Skills(ctx context.Context) ([]Skill, error)
+	Activity(ctx context.Context, agent string, limit int) ([]Activity, error)
+	Schedule(ctx context.Context) ([]ScheduleEntry, error)
+	ChatHistory(ctx context.Context, app, agent string, limit int) ([]ChatMessage, error)
+
+	// Chat runs one turn of agent on the app's conversation with it and
+	// waits at most timeout for its outcome.
+	Chat(ctx context.Context, app, agent, text string, timeout time.Duration) (ChatResult, error)
+	// Message leaves a note the agent reads at its next turn.
+	Message(ctx context.Context, app, agent, text string) error
+	CreateAgent(ctx context.Context, name, description string) (Agent, error)
+	PostJob(ctx context.Context, app, title, text string) (Job, error)
+	Jobs(ctx context.Context, app string, limit int) ([]Job, error)
+	Job(ctx context.Context, id string) (Job, error)
+	CancelJob(ctx context.Context, id string) (Job, error)
+	RetryJob(ctx context.Context, id string) (Job, error)
+	RunSchedule(ctx context.Context, skill string) (string, error)
+	NotifyOwner(ctx context.Context, app, text string) error
+
+	Approvals(ctx context.Context) ([]Approval, error)
+	Approval(ctx context.Context, id string) (Approval, error)
+	// ResolveApproval decides once, through the same engine as the chat
+	// buttons; the caller has checked the app may.
+	ResolveApproval(ctx context.Context, app, id string, approve bool) (Approval, error)
+	Pause(ctx context.Context, app string) error
+	Resume(ctx context.Context, app string) error
+	Export(ctx context.Context) (json.RawMessage, error)
+	Import(ctx context.Context, data json.RawMessage, dryRun bool) (ImportReport, error)
+
+	// Record puts an app's call on the activity board under its name.
+	Record(ctx context.Context, app, tool, outcome string, took time.Duration)
+}
+
+// Keys checks an app's key: the caller it stands for, or an error with
+// code EFORBIDDEN (unknown or revoked key) or EUNAVAILABLE (rate limit:
+// the message says when to try again).
+type Keys interface {
+	Check(ctx context.Context, key string) (Caller, error)
+}
