@@ -53,6 +53,13 @@ type Options struct {
 	// ApprovalChat is where approval buttons go: "" for the chat the
 	// request came from, else a chat such as "discord:123456".
 	ApprovalChat string
+	// MainChat is the owner's main chat: approval buttons of a request
+	// raised where no channel runs (an app's job, "job:ID") go there.
+	MainChat string
+	// Paused reports whether the owner (or an app with the right) paused
+	// every agent, and by whom: messages then wait in the inbox and are
+	// answered once Resumed is called. Nil means never paused.
+	Paused func() (bool, string)
 	Agent        string // the agent that answers, default "default"
 	// Commands answer slash commands by name ("skills"), for a chat.
 	Commands map[string]func(ctx context.Context, chat string) string
@@ -81,6 +88,7 @@ type Desk struct {
 	kept atomic.Bool
 
 	mu      sync.Mutex
+	told    map[string]bool // chats told that jarvisbot is paused, since the pause
 	owners  map[string]bool
 	codes   map[string]string // platform -> pairing code, while it has no owner
 	refused map[string]bool
@@ -290,6 +298,17 @@ func (d *Desk) enqueue(ctx context.Context, m queued) {
 	}
 	q.msgs = append(q.msgs, m)
 	start := !q.running && !d.draining
+	paused, by := d.paused()
+	if paused {
+		start = false
+		if d.told == nil {
+			d.told = map[string]bool{}
+		}
+		if d.told[m.Chat] {
+			paused = false // told once per pause
+		}
+		d.told[m.Chat] = true
+	}
 	if start {
 		q.running = true
 		d.workers.Add(1)
@@ -297,6 +316,9 @@ func (d *Desk) enqueue(ctx context.Context, m queued) {
 	d.mu.Unlock()
 	if start {
 		go d.work(d.base, m.Chat)
+	}
+	if paused && m.approval == nil {
+		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Paused by " + by + ": no agent starts a turn until it is resumed. Your message waits and is answered then.", ReplyTo: m.ID})
 	}
 }
 
@@ -333,7 +355,7 @@ func (d *Desk) work(ctx context.Context, chat string) {
 	for {
 		d.mu.Lock()
 		q := d.chats[chat]
-		if len(q.msgs) == 0 || ctx.Err() != nil {
+		if paused, _ := d.paused(); len(q.msgs) == 0 || ctx.Err() != nil || paused {
 			q.running = false
 			d.mu.Unlock()
 			return // what is left waits in the inbox for the next start
@@ -574,12 +596,42 @@ func (d *Desk) Notify(a store.Approval) {
 }
 
 // approvalChat is where a request's buttons go: the configured approvals
-// chat, else the chat the request came from.
+// chat, else the chat the request came from, else (no channel runs there:
+// an app's job) the owner's main chat.
 func (d *Desk) approvalChat(a store.Approval) string {
 	if d.opt.ApprovalChat != "" {
 		return d.opt.ApprovalChat
 	}
+	if _, ok := d.channels[platform(a.Chat)]; !ok && d.opt.MainChat != "" {
+		return d.opt.MainChat
+	}
 	return a.Chat
+}
+
+// paused asks Options.Paused.
+func (d *Desk) paused() (bool, string) {
+	if d.opt.Paused == nil {
+		return false, ""
+	}
+	return d.opt.Paused()
+}
+
+// Resumed starts the chats whose messages waited while jarvisbot was
+// paused.
+func (d *Desk) Resumed() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.told = nil
+	if paused, _ := d.paused(); paused || d.draining {
+		return
+	}
+	for chat, q := range d.chats {
+		if len(q.msgs) > 0 && !q.running {
+			q.running = true
+			d.workers.Add(1)
+			go d.work(d.base, chat)
+		}
+	}
 }
 
 // Redraw draws a request that outlived a restart only where it was never
