@@ -15,6 +15,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -43,7 +44,12 @@ const (
 	EnvTimezone        = "JARVIS_TIMEZONE"         // overrides timezone
 	EnvBrowserEngine   = "JARVIS_BROWSER_ENGINE"   // overrides browser.engine
 	EnvBrowserAllow    = "JARVIS_BROWSER_ALLOW"    // overrides browser.allow (comma-separated)
+	EnvMCPListen       = "JARVIS_MCP_LISTEN"       // overrides mcp_server.listen
 )
+
+// DefaultMCPListen is where serve listens for apps over MCP unless
+// mcp_server.listen says otherwise.
+const DefaultMCPListen = "127.0.0.1:8765"
 
 // The keyring names (or environment variables) of the OAuth clients the
 // owner registers once for the built-in plugins (P6).
@@ -73,6 +79,7 @@ type Config struct {
 	Telegram  Telegram  `yaml:"telegram"`
 	Discord   Discord   `yaml:"discord"`
 	Browser   Browser   `yaml:"browser"`
+	MCPServer MCPListen `yaml:"mcp_server"`
 	// Timezone is the owner's IANA time zone ("Europe/Berlin"): built-in
 	// plugins read and show times in it. "" means the system's (TZ);
 	// JARVIS_TIMEZONE wins.
@@ -165,6 +172,17 @@ type OAuthClient struct {
 	TokenURL     string `yaml:"token_url"`
 	// APIEndpoint is the root the provider's APIs hang below.
 	APIEndpoint string `yaml:"api_endpoint"`
+}
+
+// MCPListen configures jarvisbot's own MCP server for other apps (M4).
+type MCPListen struct {
+	// Listen is the address of the streamable HTTP endpoint (/mcp):
+	// DefaultMCPListen when empty, "off" for none. An address beyond
+	// loopback needs TLSCert and TLSKey (or keep it on loopback behind a
+	// reverse proxy that terminates TLS).
+	Listen  string `yaml:"listen"`
+	TLSCert string `yaml:"tls_cert"`
+	TLSKey  string `yaml:"tls_key"`
 }
 
 // Browser configures builtin:browser (P6).
@@ -475,6 +493,9 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 	if err := checkEngine(c.Browser.Engine); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: browser.engine: %w", at("browser", "engine"), err)
 	}
+	if err := c.MCPServer.check(); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: mcp_server: %w", at("mcp_server"), err)
+	}
 	for _, id := range slices.Sorted(maps.Keys(c.Tiers)) {
 		if err := checkCapabilityID(id); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: tiers: %w", at("tiers", id), err)
@@ -632,6 +653,12 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 		}
 		c.Browser.Engine = v
 	}
+	if v := getenv(EnvMCPListen); v != "" {
+		c.MCPServer.Listen = v
+		if err := c.MCPServer.check(); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: %w", EnvMCPListen, v, err)
+		}
+	}
 	if v := getenv(EnvBrowserAllow); v != "" {
 		c.Browser.Allow = split(v)
 	}
@@ -725,6 +752,39 @@ func parseBackend(s string) (string, error) {
 		return "", fmt.Errorf("unknown keyring backend %q: use %s, or leave it empty to choose automatically", s, strings.Join(keyringBackends, ", "))
 	}
 	return b, nil
+}
+
+// Addr is the endpoint's listen address, "" when it is off.
+func (m MCPListen) Addr() string {
+	switch m.Listen {
+	case "off":
+		return ""
+	case "":
+		return DefaultMCPListen
+	}
+	return m.Listen
+}
+
+// check refuses an address beyond loopback without TLS: every request
+// carries an app's key, which must not cross a network in clear.
+func (m MCPListen) check() error {
+	addr := m.Addr()
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen %q is not host:port such as 127.0.0.1:8765 (or off)", m.Listen)
+	}
+	if (m.TLSCert == "") != (m.TLSKey == "") {
+		return fmt.Errorf("give both tls_cert and tls_key, or neither")
+	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if !loopback && m.TLSCert == "" {
+		return fmt.Errorf("listen %q reaches beyond this machine: set tls_cert and tls_key, or keep it on 127.0.0.1 behind a reverse proxy that terminates TLS", m.Listen)
+	}
+	return nil
 }
 
 // checkEngine checks a browser engine's name.

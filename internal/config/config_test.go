@@ -190,6 +190,10 @@ func TestLoadErrors(t *testing.T) {
 		{"bad env timezone", "", map[string]string{"JARVIS_TIMEZONE": "Nowhere"}, []string{"JARVIS_TIMEZONE", "Nowhere"}},
 		{"bad browser engine", "browser:\n  engine: firefox\n", nil, []string{":2:", "firefox", "go (the default) or chromium"}},
 		{"bad env browser engine", "", map[string]string{"JARVIS_BROWSER_ENGINE": "lynx"}, []string{"JARVIS_BROWSER_ENGINE", "lynx"}},
+		{"MCP endpoint beyond loopback without TLS", "mcp_server:\n  listen: 0.0.0.0:8765\n", nil, []string{"mcp_server", "tls_cert", "reverse proxy"}},
+		{"env MCP endpoint beyond loopback", "", map[string]string{"JARVIS_MCP_LISTEN": "192.168.1.5:8765"}, []string{"JARVIS_MCP_LISTEN", "tls_cert"}},
+		{"MCP endpoint not an address", "mcp_server:\n  listen: everywhere\n", nil, []string{"host:port"}},
+		{"MCP endpoint half a TLS pair", "mcp_server:\n  listen: 127.0.0.1:8765\n  tls_cert: c.pem\n", nil, []string{"both tls_cert and tls_key"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -101,6 +101,18 @@ signin:
 # system's; JARVIS_TIMEZONE wins.
 timezone: ""
 
+# mcp_server: jarvisbot as an MCP server for other apps (Claude Desktop,
+# Cursor, VS Code, Claude Code, Codex, another jarvisbot); each app has its
+# own key: jarvisbot apps add NAME.
+#   listen: the streamable HTTP endpoint's address, http://ADDR/mcp
+#           (default 127.0.0.1:8765; off disables it); JARVIS_MCP_LISTEN wins.
+#           An address beyond loopback needs tls_cert and tls_key, or keep
+#           it on loopback behind a reverse proxy that terminates TLS.
+mcp_server:
+  listen: 127.0.0.1:8765
+  tls_cert: ""
+  tls_key: ""
+
 # browser: builtin:browser, which reads web pages for the agents.
 #   engine: go (the default, nothing to install) or chromium, for pages that
 #           need JavaScript (install Debian's chromium); JARVIS_BROWSER_ENGINE
