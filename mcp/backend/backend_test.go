@@ -1,0 +1,167 @@
+package backend_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/mcp/backend"
+	"github.com/jarvisbot/jarvisbot/mcp/surface"
+	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
+)
+
+type fixture struct {
+	db  *sqlite.DB
+	eng *approvals.Engine
+	svc *backend.Service
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.CreateAgent(ctx, store.Agent{Name: store.DefaultAgent, Description: "the assistant"})
+	c := catalog.New()
+	for _, cp := range []catalog.Capability{
+		{ID: "builtin:wiki", Connected: true, Tier: catalog.TierMonitor},
+		{ID: "cli:gh", Connected: false, Tier: catalog.TierAsk},
+	} {
+		if err := c.Add(cp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng := approvals.New(approvals.Options{Store: db, Approver: func(u string) bool { return strings.HasPrefix(u, "app:") }})
+	t.Cleanup(eng.Close)
+	return &fixture{db: db, eng: eng, svc: &backend.Service{Store: db, Catalog: c.View, Engine: eng, Focus: c.View()}}
+}
+
+// TestDiscoveryM4: status, agents (with focus chosen from the description),
+// capabilities by kind with their state, the activity board by agent, and
+// an agent's conversation with an app without tool traffic.
+func TestDiscoveryM4(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, err := f.svc.CreateAgent(ctx, "notes", "keeps my notes in the wiki"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.CreateAgent(ctx, "notes", "again"); jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+		t.Errorf("a second agent of the same name: %v", err)
+	}
+	st, err := f.svc.Status(ctx)
+	if err != nil || st.Agents != 2 || st.Paused {
+		t.Errorf("status %+v, %v", st, err)
+	}
+	caps, err := f.svc.Capabilities(ctx, "cli")
+	if err != nil || len(caps) != 1 || caps[0].ID != "cli:gh" || caps[0].State != "not connected" || caps[0].Tier != "ask" {
+		t.Errorf("capabilities of kind cli: %+v, %v", caps, err)
+	}
+	if _, err := f.svc.Capabilities(ctx, "widget"); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+		t.Errorf("an unknown kind: %v", err)
+	}
+	f.db.RecordActivity(ctx, store.Activity{Agent: "notes", Tool: "builtin:wiki", Outcome: "ok"})
+	f.db.RecordActivity(ctx, store.Activity{Agent: "default", Tool: "cli:gh", Outcome: "denied"})
+	if acts, err := f.svc.Activity(ctx, "notes", 10); err != nil || len(acts) != 1 || acts[0].Tool != "builtin:wiki" {
+		t.Errorf("activity of notes: %+v, %v", acts, err)
+	}
+	for _, m := range []llm.Message{{Role: "user", Text: "hello from the editor"}, {Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "1", Name: "wiki"}}}, {Role: "assistant", Text: "Hi."}} {
+		b, _ := json.Marshal(m)
+		f.db.AppendMessage(ctx, store.Message{Chat: backend.AppChat("cursor"), Agent: "notes", Role: m.Role, Content: b})
+	}
+	hist, err := f.svc.ChatHistory(ctx, "cursor", "notes", 10)
+	if err != nil || len(hist) != 2 || hist[0].Text != "hello from the editor" || hist[1].Text != "Hi." {
+		t.Errorf("chat history: %+v, %v", hist, err)
+	}
+	if hist, _ := f.svc.ChatHistory(ctx, "claude", "notes", 10); len(hist) != 0 {
+		t.Errorf("another app sees cursor's conversation: %+v", hist)
+	}
+}
+
+// TestApprovalsAndPauseM4: a request raised in an app's conversation names
+// that app; resolving decides once through the engine; pause is recorded
+// and the service hears of it.
+func TestApprovalsAndPauseM4(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	a, err := f.eng.Ask(ctx, approvals.Request{Tool: "cli:gh", Summary: "run gh", Agent: "default", Chat: backend.AppChat("cursor")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := f.svc.Approvals(ctx)
+	if err != nil || len(list) != 1 || list[0].App != "cursor" {
+		t.Fatalf("approvals: %+v, %v", list, err)
+	}
+	got, err := f.svc.ResolveApproval(ctx, "ops", a.ID, true)
+	if err != nil || got.State != string(store.ApprovalApproved) {
+		t.Fatalf("resolve: %+v, %v", got, err)
+	}
+	if _, err := f.svc.ResolveApproval(ctx, "ops", a.ID, false); jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT || !strings.Contains(err.Error(), "already decided") {
+		t.Errorf("a second decision: %v", err)
+	}
+	var heard []bool
+	f.svc.Paused = func(p bool) { heard = append(heard, p) }
+	if err := f.svc.Pause(ctx, "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := f.svc.Status(ctx); !st.Paused || st.PausedBy != "app ops" {
+		t.Errorf("status after pause: %+v", st)
+	}
+	if err := f.svc.Resume(ctx, "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(heard, []bool{true, false}) {
+		t.Errorf("the service heard %v", heard)
+	}
+}
+
+// TestExportHasNoSecretsAndImportAddsNoServersM4C4: export keeps ${NAME}
+// references and withholds literal values; import adds missing agents,
+// never MCP servers, and a dry run writes nothing.
+func TestExportHasNoSecretsAndImportAddsNoServersM4C4(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.db.AddMCPServer(ctx, store.MCPServer{Name: "tracker", Transport: "streamable-http", URL: "https://tracker.example/mcp", Enabled: true,
+		Headers: map[string]string{"Authorization": "Bearer ${TRACKER_TOKEN}", "X-Api-Key": "sk-literal-123456"}})
+	f.svc.CreateAgent(ctx, "reviewer", "reviews pull requests")
+	raw, err := f.svc.Export(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "sk-literal-123456") || !strings.Contains(string(raw), "Bearer ${TRACKER_TOKEN}") || !strings.Contains(string(raw), `"reviewer"`) {
+		t.Fatalf("export: %s", raw)
+	}
+
+	other := newFixture(t)
+	rep, err := other.svc.Import(ctx, raw, true)
+	if err != nil || !slices.Contains(rep.Added, "agent reviewer") {
+		t.Fatalf("dry run: %+v, %v", rep, err)
+	}
+	if _, err := other.db.Agent(ctx, "reviewer"); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		t.Fatal("a dry run added an agent")
+	}
+	rep, err = other.svc.Import(ctx, raw, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.db.Agent(ctx, "reviewer"); err != nil {
+		t.Errorf("the import did not add the agent: %+v", rep)
+	}
+	if servers, _ := other.db.MCPServers(ctx); len(servers) != 0 || !slices.ContainsFunc(rep.Skipped, func(s string) bool { return strings.Contains(s, "mcp server tracker") }) {
+		t.Errorf("the import added MCP servers or did not say it skipped them: %+v", rep)
+	}
+	if _, err := other.svc.Import(ctx, json.RawMessage(`{"format":"other"}`), false); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+		t.Errorf("a foreign file: %v", err)
+	}
+	var _ surface.Backend = f.svc
+}

@@ -1,0 +1,193 @@
+package backend
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/internal/secretref"
+	"github.com/jarvisbot/jarvisbot/mcp/surface"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// ExportFormat names the export's format.
+const ExportFormat = "jarvisbot-export/1"
+
+// export is what `export` gives an app: the setup, never secrets, keys or
+// history. An MCP server's settings keep their ${NAME} references (the
+// names of keyring entries, not their values); a value that is not one
+// is withheld.
+type export struct {
+	Format     string          `json:"format"`
+	Agents     []exportAgent   `json:"agents"`
+	Skills     []exportSkill   `json:"skills"`
+	MCPServers []exportServer  `json:"mcp_servers"`
+	Schedules  []exportedSched `json:"schedules"`
+}
+
+type exportAgent struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Allow       []string `json:"allow,omitempty"`
+	Block       []string `json:"block,omitempty"`
+}
+
+type exportSkill struct {
+	Name    string `json:"name"`
+	Enabled bool   `json:"enabled"`
+}
+
+type exportServer struct {
+	Name      string            `json:"name"`
+	Transport string            `json:"transport"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Enabled   bool              `json:"enabled"`
+	Plugin    string            `json:"plugin,omitempty"`
+}
+
+type exportedSched struct {
+	Skill    string `json:"skill"`
+	Schedule string `json:"schedule"`
+	Paused   bool   `json:"paused"`
+}
+
+// withheld stands for a setting whose value is not a reference.
+const withheld = "[withheld]"
+
+// references keeps the values that are only ${NAME} references, after an
+// optional auth scheme ("Bearer ${TOKEN}"); any other is withheld.
+func references(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		rest := v
+		if scheme, after, ok := strings.Cut(v, " "); ok && !strings.Contains(scheme, "${") {
+			rest = after
+		}
+		bare, _ := secretref.Expand(rest, func(string) (string, bool) { return "", true })
+		if len(secretref.Names(rest)) > 0 && strings.TrimSpace(bare) == "" {
+			out[k] = v
+		} else {
+			out[k] = withheld
+		}
+	}
+	return out
+}
+
+// Export writes the setup as JSON.
+func (s *Service) Export(ctx context.Context) (json.RawMessage, error) {
+	ex := export{Format: ExportFormat, Agents: []exportAgent{}, Skills: []exportSkill{}, MCPServers: []exportServer{}, Schedules: []exportedSched{}}
+	list, err := s.Store.Agents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range list {
+		ex.Agents = append(ex.Agents, exportAgent{Name: a.Name, Description: a.Description, Allow: a.Allow, Block: a.Block})
+	}
+	if s.SkillList != nil {
+		sk, err := s.SkillList(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range sk {
+			ex.Skills = append(ex.Skills, exportSkill{Name: k.Name, Enabled: k.Enabled})
+		}
+	}
+	servers, err := s.Store.MCPServers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range servers {
+		ex.MCPServers = append(ex.MCPServers, exportServer{Name: m.Name, Transport: m.Transport, Command: m.Command, Args: m.Args,
+			URL: m.URL, Env: references(m.Env), Headers: references(m.Headers), Enabled: m.Enabled, Plugin: m.Plugin})
+	}
+	if s.ScheduleList != nil {
+		sch, err := s.ScheduleList(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range sch {
+			ex.Schedules = append(ex.Schedules, exportedSched{Skill: e.Skill, Schedule: e.Schedule, Paused: e.Paused})
+		}
+	}
+	return json.Marshal(ex)
+}
+
+// Import adds what an export holds that this jarvisbot lacks: agents (with
+// their focus chosen anew) and skill switches. It never adds MCP servers
+// or changes tiers (C4: no app extends what agents can reach); those
+// sections are skipped with the reason. Nothing is written on a dry run.
+func (s *Service) Import(ctx context.Context, data json.RawMessage, dryRun bool) (surface.ImportReport, error) {
+	rep := surface.ImportReport{DryRun: dryRun, Added: []string{}, Skipped: []string{}}
+	var ex export
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&ex); err != nil {
+		return rep, jarvisbot.Errorf(jarvisbot.EINVALID, "the import is not a jarvisbot export: %v", err)
+	}
+	if ex.Format != ExportFormat {
+		return rep, jarvisbot.Errorf(jarvisbot.EINVALID, "the import's format is %q, want %q (the output of export)", ex.Format, ExportFormat)
+	}
+	for _, a := range ex.Agents {
+		switch _, err := s.Store.Agent(ctx, a.Name); {
+		case err == nil:
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("agent %s: exists", a.Name))
+			continue
+		case jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
+			return rep, err
+		}
+		if err := store.ValidAgentName(a.Name); err != nil {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("agent %s: %v", a.Name, err))
+			continue
+		}
+		if !dryRun {
+			spec := agents.Spec{Description: a.Description, Allow: strings.Join(a.Allow, ","), Block: strings.Join(a.Block, ",")}
+			if _, err := agents.Add(ctx, s.Store, s.Focus, a.Name, spec); err != nil {
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("agent %s: %v", a.Name, err))
+				continue
+			}
+		}
+		rep.Added = append(rep.Added, "agent "+a.Name)
+	}
+	known := map[string]bool{}
+	if s.SkillList != nil {
+		sk, err := s.SkillList(ctx)
+		if err != nil {
+			return rep, err
+		}
+		for _, k := range sk {
+			known[k.Name] = k.Enabled
+		}
+	}
+	for _, k := range ex.Skills {
+		on, ok := known[k.Name]
+		switch {
+		case !ok:
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("skill %s: not installed here", k.Name))
+			continue
+		case on == k.Enabled:
+			continue
+		}
+		if !dryRun {
+			if err := s.Store.SetSkillEnabled(ctx, k.Name, k.Enabled); err != nil {
+				return rep, err
+			}
+		}
+		rep.Added = append(rep.Added, fmt.Sprintf("skill %s: switched %s", k.Name, map[bool]string{true: "on", false: "off"}[k.Enabled]))
+	}
+	for _, m := range ex.MCPServers {
+		rep.Skipped = append(rep.Skipped, fmt.Sprintf("mcp server %s: no app adds MCP servers; the owner adds them with jarvisbot mcp add", m.Name))
+	}
+	slices.Sort(rep.Skipped)
+	return rep, nil
+}
