@@ -50,6 +50,10 @@ var layerings = []layering{
 		"the scheduler fires runs; delivery goes through the dispatcher's interface"},
 	{"store/...", []string{"channels/...", "agents/...", "catalog/...", "skills/...", "plugins/...", "scheduler/...", "internal/config"}, true,
 		"the store is the floor: persistence and domain types only"},
+	{"mcp/surface", []string{"channels/...", "agents/...", "catalog/...", "skills/...", "plugins/...", "scheduler/...", "store/...", "mcp/backend"}, false,
+		"the MCP surface decides what an app may ask; the answers are its Backend's"},
+	{"mcp/backend", []string{"channels/..."}, true,
+		"the MCP surface's backend reaches the owner's chat only through the function it is given"},
 	{"...", []string{"cmd/...", "internal/fakes/..."}, true,
 		"nothing but tests reaches the command line or the protocol fakes"},
 }
