@@ -114,6 +114,11 @@ type service struct {
 	// the session has one.
 	told sync.Map
 	tell func(ctx context.Context, plugin string)
+	// paused and pausedBy are pause_all's state (M4), read by the desk
+	// before every turn; the store keeps it across restarts.
+	pauseMu  sync.Mutex
+	paused   bool
+	pausedBy string
 	// servers are the enabled MCP servers, started by connect.
 	servers []mcphost.Server
 	log     *slog.Logger

@@ -95,13 +95,17 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		return nil, err
 	}
 	s.service = svc
+	if err := svc.loadPause(ctx); err != nil {
+		svc.Close()
+		return nil, err
+	}
 	if s.chans, err = chans(); err != nil {
 		svc.Close()
 		return nil, err
 	}
 	s.desk, err = dispatch.New(ctx, dispatch.Options{
 		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: ownerIDs(cfg),
-		ApprovalChat: o.approvalChat, Agent: o.agent, Logger: log,
+		ApprovalChat: o.approvalChat, MainChat: mainChat(cfg), Paused: svc.pausedNow, Agent: o.agent, Logger: log,
 		Commands: svc.facts().Commands(),
 		Renew: func(ctx context.Context, plugin string) (string, func(context.Context) error, error) {
 			return a.renew(ctx, svc, plugin)
