@@ -17,7 +17,9 @@ import (
 // focusNow chooses focus on the catalog as it is when asked (C6).
 type focusNow struct{ c *catalog.Catalog }
 
-func (f focusNow) Focus(name, description string) []string { return f.c.View().Focus(name, description) }
+func (f focusNow) Focus(name, description string) []string {
+	return f.c.View().Focus(name, description)
+}
 
 // backend is the running session as the MCP surface sees it (M4).
 func (a *app) backend(cfg config.Config, s *session) *backend.Service {
