@@ -182,12 +182,16 @@ func (k *Keys) Check(ctx context.Context, key string) (surface.Caller, error) {
 	case jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND:
 		return surface.Caller{}, refused()
 	case err != nil:
-		return surface.Caller{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot check the app key now: %w", err)
+		return surface.Caller{}, unavailable("cannot check the app key now: try again shortly", err)
 	}
 	// The store matched on the hash already; comparing again in constant
 	// time keeps a store that matches loosely (a prefix, a collation)
 	// from letting a near key in, and leaks nothing through timing.
-	if subtle.ConstantTimeCompare([]byte(app.KeyHash), []byte(hash)) != 1 || app.Revoked() {
+	if subtle.ConstantTimeCompare([]byte(app.KeyHash), []byte(hash)) != 1 {
+		return surface.Caller{}, refused()
+	}
+	if app.Revoked() {
+		k.forget(hash)
 		return surface.Caller{}, refused()
 	}
 	scope, err := ParseScope(app.Scope)
@@ -207,7 +211,7 @@ func (k *Keys) Check(ctx context.Context, key string) (surface.Caller, error) {
 			if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
 				return surface.Caller{}, refused() // revoked since the lookup
 			}
-			return surface.Caller{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot record the use of app %s now: %w", app.Name, err)
+			return surface.Caller{}, unavailable("cannot record the use of app "+app.Name+" now: try again shortly", err)
 		}
 	}
 	return surface.Caller{App: app.Name, Scope: scope}, nil
@@ -237,6 +241,20 @@ func (k *Keys) take(hash string, now time.Time) (wait time.Duration, touch bool)
 		return 0, true
 	}
 	return 0, false
+}
+
+// unavailable is a store failure as the app sees it: what to do, with the
+// store's own error (naming the database file) kept as the cause for logs
+// and out of the message an app is shown.
+func unavailable(msg string, cause error) error {
+	return &jarvisbot.Error{Code: jarvisbot.EUNAVAILABLE, Message: msg, Err: cause}
+}
+
+// forget drops a revoked key's bucket: its key can never be used again.
+func (k *Keys) forget(hash string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.keys, hash)
 }
 
 func (k *Keys) untouch(hash string) {

@@ -232,3 +232,48 @@ func TestParseScopeM4(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRateLimitHoldsUnderConcurrentRequestsM4: requests arriving
+// together spend the bucket exactly: of 50 at one instant with a burst of
+// 30, 30 pass.
+func TestCheckRateLimitHoldsUnderConcurrentRequestsM4(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	keys := New(db, clock.NewFake(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)), Rate{PerSecond: 10, Burst: 30})
+	key := addApp(t, db, "burst", "read")
+	results := make(chan error, 50)
+	for range 50 {
+		go func() {
+			_, err := keys.Check(ctx, key)
+			results <- err
+		}()
+	}
+	passed, limited := 0, 0
+	for range 50 {
+		switch err := <-results; jarvisbot.ErrorCode(err) {
+		case "":
+			passed++
+		case jarvisbot.EUNAVAILABLE:
+			limited++
+		default:
+			t.Errorf("unexpected refusal: %v", err)
+		}
+	}
+	if passed != 30 || limited != 20 {
+		t.Errorf("%d passed, %d limited; want 30 and 20", passed, limited)
+	}
+}
+
+// TestCheckStoreFailureIsUnavailableAndNamesNoFileM4: when the store
+// cannot be read, the app is told to try again (EUNAVAILABLE), and the
+// message it sees does not name the database file.
+func TestCheckStoreFailureIsUnavailableAndNamesNoFileM4(t *testing.T) {
+	db := openDB(t)
+	keys := New(db, clock.NewFake(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)), Rate{})
+	key := addApp(t, db, "late", "read")
+	db.Close()
+	_, err := keys.Check(context.Background(), key)
+	if jarvisbot.ErrorCode(err) != jarvisbot.EUNAVAILABLE || strings.Contains(err.Error(), db.Path()) || !strings.Contains(err.Error(), "try again") {
+		t.Errorf("closed store: %v, want EUNAVAILABLE saying to try again and naming no file", err)
+	}
+}
