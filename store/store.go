@@ -55,21 +55,25 @@ type Agents interface {
 // ValidAgentName reports, as an EINVALID error, why name cannot name an agent.
 // Names are typed in chats and commands, so they stay short and plain:
 // 1 to 64 lowercase letters, digits, '-' or '_', starting with a letter or digit.
-func ValidAgentName(name string) error {
+func ValidAgentName(name string) error { return validName("agent", name) }
+
+// validName is the rule for names typed in chats and commands; kind ("agent",
+// "app") names the thing in the error.
+func validName(kind, name string) error {
 	if name == "" {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "agent name is empty: use 1 to %d lowercase letters, digits, '-' or '_'", MaxAgentNameLen)
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s name is empty: use 1 to %d lowercase letters, digits, '-' or '_'", kind, MaxAgentNameLen)
 	}
 	if len(name) > MaxAgentNameLen {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "agent name %.20q... is %d characters long: use at most %d", name, len(name), MaxAgentNameLen)
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s name %.20q... is %d characters long: use at most %d", kind, name, len(name), MaxAgentNameLen)
 	}
 	for i, r := range name {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
 		case (r == '-' || r == '_') && i > 0:
 		case r == '-' || r == '_':
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "agent name %q starts with %q: start it with a lowercase letter or digit", name, r)
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s name %q starts with %q: start it with a lowercase letter or digit", kind, name, r)
 		default:
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "agent name %q contains %q: use only lowercase letters, digits, '-' and '_'", name, r)
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s name %q contains %q: use only lowercase letters, digits, '-' and '_'", kind, name, r)
 		}
 	}
 	return nil

@@ -53,6 +53,7 @@ func commands() map[string]command {
 		"chat":      {"talk to an agent in the terminal (the console channel); -m MESSAGE answers one", cmdChat},
 		"cli":       {"connect command-line programs as tools (cli add gh), list, remove, run", cmdCLI},
 		"mcp":       {"add, list, show, switch, remove and import MCP servers", cmdMCP},
+		"apps":      {"keys for apps that use jarvisbot over MCP: add NAME (prints the key once), list, revoke, config", cmdApps},
 		"skills":    {"list, show, switch, install (from any app), promote and remove skills", cmdSkills},
 		"plugins":   {"the plugin store: list, show, install (with sign-in), signin, remove; validate DIR", cmdPlugins},
 	}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/mcp/apps"
+	"github.com/jarvisbot/jarvisbot/mcp/surface"
+	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
+)
+
+const appsUsage = `apps add NAME [--scope read|work|full]   (default read: sees, changes nothing)
+       jarvisbot apps list [--json] | revoke NAME
+       jarvisbot apps config NAME --client claude-desktop|claude-code|cursor|vscode|codex`
+
+// cmdApps: the apps that use jarvisbot's MCP surface, each with its own
+// key (M4).
+func cmdApps(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "apps", appsUsage)
+	scope := fs.String("scope", string(surface.ScopeRead), "add: what the key allows: read (sees), work (also talks to agents, posts jobs, runs scheduled skills) or full (also answers approvals, pauses everything)")
+	asJSON := fs.Bool("json", false, "list: one JSON array")
+	client := fs.String("client", "", "config: the MCP client: "+strings.Join(apps.Clients(), ", "))
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	usage := jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", appsUsage)
+	if len(pos) == 0 {
+		fs.Usage()
+		return usage
+	}
+	// Check what can be checked before opening the store.
+	switch {
+	case pos[0] == "add" && len(pos) == 2:
+		if err := store.ValidAppName(pos[1]); err != nil {
+			return err
+		}
+		if _, err := apps.ParseScope(*scope); err != nil {
+			return err
+		}
+	case pos[0] == "config" && len(pos) == 2:
+		if *client == "" {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "say which client with --client: %s", strings.Join(apps.Clients(), ", "))
+		}
+	case pos[0] == "list" && len(pos) == 1, pos[0] == "revoke" && len(pos) == 2:
+	default:
+		return usage
+	}
+	cfg, db, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	switch pos[0] {
+	case "add":
+		return a.appsAdd(ctx, db, pos[1], *scope)
+	case "list":
+		return a.appsList(ctx, db, *asJSON)
+	case "revoke":
+		if err := db.RevokeApp(ctx, pos[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "Revoked app %s: its key is refused from the next request on.\n", pos[1])
+		return nil
+	default: // config
+		return a.appsConfig(ctx, cfg, db, pos[1], *client)
+	}
+}
+
+// appsEndpoint is where apps reach jarvisbot's MCP surface.
+func appsEndpoint() string { return apps.Endpoint(apps.DefaultListen) }
+
+// appsAdd makes the app's key and shows it this once: the store keeps
+// only its hash, so it cannot be shown again.
+func (a *app) appsAdd(ctx context.Context, db *sqlite.DB, name, scopeName string) error {
+	scope, err := apps.ParseScope(scopeName)
+	if err != nil {
+		return err
+	}
+	key := apps.NewKey()
+	if err := db.AddApp(ctx, store.App{Name: name, Scope: string(scope), KeyHash: apps.Hash(key)}); err != nil {
+		return err
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "Added app %s, scope %s: %s.\n", name, scope, apps.ScopeSays(scope))
+	fmt.Fprintf(w, "Its key is shown this once (jarvisbot keeps only its hash). Paste this where the app starts:\n\n")
+	fmt.Fprintf(w, "  export %s=%s\n\n", apps.EnvKey, key)
+	fmt.Fprintf(w, "The app reaches jarvisbot at %s with the header Authorization: Bearer $%s.\n", appsEndpoint(), apps.EnvKey)
+	fmt.Fprintf(w, "Its client's config: jarvisbot apps config %s --client %s\n", name, strings.Join(apps.Clients(), "|"))
+	fmt.Fprintf(w, "Lost the key? jarvisbot apps revoke %s, then add it again.\n", name)
+	return nil
+}
+
+// listedApp is one app in `apps list --json`.
+type listedApp struct {
+	Name     string    `json:"name"`
+	Scope    string    `json:"scope"`
+	Created  time.Time `json:"created"`
+	LastUsed time.Time `json:"last_used,omitzero"`
+	Revoked  time.Time `json:"revoked,omitzero"`
+}
+
+func (a *app) appsList(ctx context.Context, db *sqlite.DB, asJSON bool) error {
+	list, err := db.Apps(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		rows := make([]listedApp, 0, len(list))
+		for _, ap := range list {
+			rows = append(rows, listedApp{Name: ap.Name, Scope: ap.Scope, Created: ap.CreatedAt, LastUsed: ap.LastUsedAt, Revoked: ap.RevokedAt})
+		}
+		b, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(a.stdout, "No apps yet. Add one with: jarvisbot apps add NAME [--scope read|work|full]\n")
+		return nil
+	}
+	when := func(t time.Time, none string) string {
+		if t.IsZero() {
+			return none
+		}
+		return t.Local().Format("2006-01-02 15:04")
+	}
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSCOPE\tCREATED\tLAST USED\tREVOKED")
+	for _, ap := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ap.Name, ap.Scope, when(ap.CreatedAt, "-"), when(ap.LastUsedAt, "never"), when(ap.RevokedAt, "-"))
+	}
+	return tw.Flush()
+}
+
+// appsConfig prints the client's config snippet on stdout (so it can be
+// redirected into the file) and where it goes on stderr. The key is not
+// in it: only `apps add` ever shows a key.
+func (a *app) appsConfig(ctx context.Context, cfg config.Config, db *sqlite.DB, name, client string) error {
+	list, err := db.Apps(ctx)
+	if err != nil {
+		return err
+	}
+	var found *store.App
+	for i := range list {
+		if list[i].Name == name && !list[i].Revoked() {
+			found = &list[i]
+		}
+	}
+	if found == nil {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no app named %s, or it was revoked (see jarvisbot apps list; add it with jarvisbot apps add %s)", name, name)
+	}
+	f := apps.ConfigFor{App: name, URL: appsEndpoint(), Command: jarvisbotCommand()}
+	if p := a.getenv(config.EnvConfig); p != "" {
+		// A client that launches `jarvisbot mcp serve` does not start in
+		// the owner's shell: tell it which config names the service.
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		f.Env = map[string]string{config.EnvConfig: p}
+	}
+	sn, err := apps.ClientConfig(client, f)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "# %s config for app %s (scope %s), in %s:\n", client, name, found.Scope, sn.Where)
+	fmt.Fprint(a.stdout, sn.Text)
+	for _, line := range sn.Then {
+		fmt.Fprintf(a.stderr, "# %s\n", line)
+	}
+	return nil
+}
+
+// jarvisbotCommand is how a client launches this jarvisbot: its own path
+// when it runs as jarvisbot (clients such as Claude Desktop do not see the
+// shell's PATH), else the name.
+func jarvisbotCommand() string {
+	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "jarvisbot" {
+		return exe
+	}
+	return "jarvisbot"
+}

@@ -1,0 +1,266 @@
+// Package apps is the keys of the apps that use jarvisbot's MCP surface
+// (M4): making a key (shown once, kept only as its hash), checking the key
+// a request carries (unknown and revoked keys refused alike, a rate limit
+// per app, last use recorded), the scopes a key may have, and the config
+// snippet each MCP client needs to reach jarvisbot with it.
+//
+// A request's key flows: surface (Authorization: Bearer KEY) → Keys.Check
+// → the store, looked up by hash on every request, so a revoke takes
+// effect on the next one → the Caller the surface filters tools by.
+package apps
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/mcp/surface"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// KeyPrefix starts every app key, so that a leaked key is recognisable
+// (by the owner, by secret scanners) as a jarvisbot app key.
+const KeyPrefix = "jbk_"
+
+// keyBytes is the key's randomness: 256 bits, beyond guessing, which is
+// also why an unsalted SHA-256 is enough to keep it.
+const keyBytes = 32
+
+// keyEncoding is lowercase base32 without padding: no characters that
+// shells, URLs or headers treat specially, and one word to double-click.
+var keyEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// keyLen is the length of every key NewKey makes: the prefix and 32 bytes
+// in unpadded base32 (ceil(256/5) characters).
+const keyLen = len(KeyPrefix) + (keyBytes*8+4)/5
+
+// EnvKey is the variable the owner's clients read the key from.
+const EnvKey = "JARVIS_APP_KEY"
+
+// NewKey returns a new random app key. crypto/rand does not fail on the
+// systems Go supports (it ends the program if the system's source does).
+func NewKey() string {
+	b := make([]byte, keyBytes)
+	_, _ = rand.Read(b)
+	return KeyPrefix + keyEncoding.EncodeToString(b)
+}
+
+// Hash is what the store keeps of a key: its SHA-256 in lowercase hex.
+func Hash(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// ParseScope reads a scope name as the owner types it.
+func ParseScope(s string) (surface.Scope, error) {
+	switch sc := surface.Scope(strings.ToLower(strings.TrimSpace(s))); sc {
+	case surface.ScopeRead, surface.ScopeWork, surface.ScopeFull:
+		return sc, nil
+	}
+	return "", jarvisbot.Errorf(jarvisbot.EINVALID, "unknown scope %q: use read, work or full", s)
+}
+
+// ScopeSays is what a scope allows, in words for the owner.
+func ScopeSays(s surface.Scope) string {
+	switch s {
+	case surface.ScopeRead:
+		return "sees agents, jobs, approvals, skills and activity; changes nothing"
+	case surface.ScopeWork:
+		return "also talks to agents, posts jobs and runs scheduled skills"
+	case surface.ScopeFull:
+		return "also answers approvals (never those its own requests raised) and pauses everything"
+	}
+	return "nothing"
+}
+
+// Store is what Keys needs of the store.
+type Store interface {
+	AppByKeyHash(ctx context.Context, hash string) (store.App, error)
+	TouchApp(ctx context.Context, name string, at time.Time) error
+}
+
+// Rate is the rate limit of each app's key: a token bucket refilled at
+// PerSecond requests a second, holding at most Burst.
+type Rate struct {
+	PerSecond float64
+	Burst     int
+}
+
+// DefaultRate lets an app make 10 requests a second, 30 at once: far more
+// than a person's client needs, little enough that a runaway loop cannot
+// keep the service busy.
+func DefaultRate() Rate { return Rate{PerSecond: 10, Burst: 30} }
+
+// touchEvery is how often at most a key's last use is written: a request
+// costs one read; the write once a minute is enough for "last used".
+const touchEvery = time.Minute
+
+// Keys checks the keys of requests (surface.Keys). It keeps no copy of
+// the store's apps: every Check reads the app by its key's hash, so a
+// revoke takes effect on the next request.
+type Keys struct {
+	db    Store
+	clock clock.Clock
+	limit Rate
+
+	mu sync.Mutex
+	// keys holds each key's bucket and last recorded use, by key hash:
+	// an app revoked and added again gets a new key and a fresh start.
+	keys map[string]*keyState
+}
+
+type keyState struct {
+	tokens  float64
+	filled  time.Time // when tokens was last brought up to date
+	touched time.Time // when the last use was last written
+}
+
+var _ surface.Keys = (*Keys)(nil)
+
+// New returns the key checker over db, on clk (nil: the wall clock),
+// limiting each key to limit (a zero Rate: DefaultRate).
+func New(db Store, clk clock.Clock, limit Rate) *Keys {
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	if limit.PerSecond <= 0 || limit.Burst <= 0 {
+		limit = DefaultRate()
+	}
+	return &Keys{db: db, clock: clk, limit: limit, keys: map[string]*keyState{}}
+}
+
+// refused is the one answer to an unknown or revoked key: the same words
+// for both, so that nobody can learn from it which names exist.
+func refused() error {
+	return jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "this app key was revoked or is unknown: ask the owner for a new one (jarvisbot apps add NAME)")
+}
+
+// LimitError is the cause of a rate-limit refusal: Wait says when the key
+// may try again (for an HTTP Retry-After).
+type LimitError struct {
+	App  string
+	Wait time.Duration
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("app %s is over its rate limit for %s", e.App, e.Wait)
+}
+
+// RetryAfter returns how long a refused request should wait, when err is
+// a rate-limit refusal.
+func RetryAfter(err error) (time.Duration, bool) {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return le.Wait, true
+	}
+	return 0, false
+}
+
+// Check returns the app a key stands for: EFORBIDDEN for no key, or one
+// unknown or revoked; EUNAVAILABLE when the app is over its rate limit.
+func (k *Keys) Check(ctx context.Context, key string) (surface.Caller, error) {
+	if key == "" {
+		return surface.Caller{}, jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "no app key given: send the header Authorization: Bearer KEY (jarvisbot apps add NAME prints a key)")
+	}
+	if len(key) != keyLen || !strings.HasPrefix(key, KeyPrefix) {
+		return surface.Caller{}, refused() // not a key jarvisbot made: no need to ask the store
+	}
+	hash := Hash(key)
+	app, err := k.db.AppByKeyHash(ctx, hash)
+	switch {
+	case jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND:
+		return surface.Caller{}, refused()
+	case err != nil:
+		return surface.Caller{}, unavailable("cannot check the app key now: try again shortly", err)
+	}
+	// The store matched on the hash already; comparing again in constant
+	// time keeps a store that matches loosely (a prefix, a collation)
+	// from letting a near key in, and leaks nothing through timing.
+	if subtle.ConstantTimeCompare([]byte(app.KeyHash), []byte(hash)) != 1 {
+		return surface.Caller{}, refused()
+	}
+	if app.Revoked() {
+		k.forget(hash)
+		return surface.Caller{}, refused()
+	}
+	scope, err := ParseScope(app.Scope)
+	if err != nil {
+		return surface.Caller{}, jarvisbot.Errorf(jarvisbot.EINTERNAL, "app %s has a scope this jarvisbot does not know (%q): revoke it and add it again", app.Name, app.Scope)
+	}
+	now := k.clock.Now()
+	wait, touch := k.take(hash, now)
+	if wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		return surface.Caller{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "rate limited: try again in %d s (app %s may make %g requests a second, %d at once): %w",
+			secs, app.Name, k.limit.PerSecond, k.limit.Burst, &LimitError{App: app.Name, Wait: wait})
+	}
+	if touch {
+		if err := k.db.TouchApp(ctx, app.Name, now); err != nil {
+			k.untouch(hash)
+			if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+				return surface.Caller{}, refused() // revoked since the lookup
+			}
+			return surface.Caller{}, unavailable("cannot record the use of app "+app.Name+" now: try again shortly", err)
+		}
+	}
+	return surface.Caller{App: app.Name, Scope: scope}, nil
+}
+
+// take spends one token of the key's bucket at now: it returns how long
+// to wait when none is left, and whether the key's use is due to be
+// written (marked as written: untouch undoes that when the write fails).
+func (k *Keys) take(hash string, now time.Time) (wait time.Duration, touch bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	s, ok := k.keys[hash]
+	if !ok {
+		s = &keyState{tokens: float64(k.limit.Burst), filled: now}
+		k.keys[hash] = s
+	}
+	if elapsed := now.Sub(s.filled); elapsed > 0 {
+		s.tokens = math.Min(float64(k.limit.Burst), s.tokens+elapsed.Seconds()*k.limit.PerSecond)
+	}
+	s.filled = now
+	if s.tokens < 1 {
+		return time.Duration((1 - s.tokens) / k.limit.PerSecond * float64(time.Second)), false
+	}
+	s.tokens--
+	if s.touched.IsZero() || now.Sub(s.touched) >= touchEvery {
+		s.touched = now
+		return 0, true
+	}
+	return 0, false
+}
+
+// unavailable is a store failure as the app sees it: what to do, with the
+// store's own error (naming the database file) kept as the cause for logs
+// and out of the message an app is shown.
+func unavailable(msg string, cause error) error {
+	return &jarvisbot.Error{Code: jarvisbot.EUNAVAILABLE, Message: msg, Err: cause}
+}
+
+// forget drops a revoked key's bucket: its key can never be used again.
+func (k *Keys) forget(hash string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.keys, hash)
+}
+
+func (k *Keys) untouch(hash string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if s, ok := k.keys[hash]; ok {
+		s.touched = time.Time{}
+	}
+}
