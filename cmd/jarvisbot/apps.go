@@ -62,7 +62,7 @@ func cmdApps(ctx context.Context, a *app, args []string) error {
 	defer db.Close()
 	switch pos[0] {
 	case "add":
-		return a.appsAdd(ctx, db, pos[1], *scope)
+		return a.appsAdd(ctx, cfg, db, pos[1], *scope)
 	case "list":
 		return a.appsList(ctx, db, *asJSON)
 	case "revoke":
@@ -76,12 +76,24 @@ func cmdApps(ctx context.Context, a *app, args []string) error {
 	}
 }
 
-// appsEndpoint is where apps reach jarvisbot's MCP surface.
-func appsEndpoint() string { return apps.Endpoint(apps.DefaultListen) }
+// appsEndpoint is where apps reach jarvisbot's MCP surface: the
+// configured address (the default one when it is off, for the day it is
+// on), https when serve terminates TLS itself.
+func appsEndpoint(cfg config.Config) string {
+	addr := cfg.MCPServer.Addr()
+	if addr == "" {
+		addr = config.DefaultMCPListen
+	}
+	u := apps.Endpoint(addr)
+	if cfg.MCPServer.TLSCert != "" {
+		u = "https://" + strings.TrimPrefix(u, "http://")
+	}
+	return u
+}
 
 // appsAdd makes the app's key and shows it this once: the store keeps
 // only its hash, so it cannot be shown again.
-func (a *app) appsAdd(ctx context.Context, db *sqlite.DB, name, scopeName string) error {
+func (a *app) appsAdd(ctx context.Context, cfg config.Config, db *sqlite.DB, name, scopeName string) error {
 	scope, err := apps.ParseScope(scopeName)
 	if err != nil {
 		return err
@@ -94,7 +106,7 @@ func (a *app) appsAdd(ctx context.Context, db *sqlite.DB, name, scopeName string
 	fmt.Fprintf(w, "Added app %s, scope %s: %s.\n", name, scope, apps.ScopeSays(scope))
 	fmt.Fprintf(w, "Its key is shown this once (jarvisbot keeps only its hash). Paste this where the app starts:\n\n")
 	fmt.Fprintf(w, "  export %s=%s\n\n", apps.EnvKey, key)
-	fmt.Fprintf(w, "The app reaches jarvisbot at %s with the header Authorization: Bearer $%s.\n", appsEndpoint(), apps.EnvKey)
+	fmt.Fprintf(w, "The app reaches jarvisbot at %s with the header Authorization: Bearer $%s.\n", appsEndpoint(cfg), apps.EnvKey)
 	fmt.Fprintf(w, "Its client's config: jarvisbot apps config %s --client %s\n", name, strings.Join(apps.Clients(), "|"))
 	fmt.Fprintf(w, "Lost the key? jarvisbot apps revoke %s, then add it again.\n", name)
 	return nil
@@ -161,7 +173,7 @@ func (a *app) appsConfig(ctx context.Context, cfg config.Config, db *sqlite.DB, 
 	if found == nil {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no app named %s, or it was revoked (see jarvisbot apps list; add it with jarvisbot apps add %s)", name, name)
 	}
-	f := apps.ConfigFor{App: name, URL: appsEndpoint(), Command: jarvisbotCommand()}
+	f := apps.ConfigFor{App: name, URL: appsEndpoint(cfg), Command: jarvisbotCommand()}
 	if p := a.getenv(config.EnvConfig); p != "" {
 		// A client that launches `jarvisbot mcp serve` does not start in
 		// the owner's shell: tell it which config names the service.

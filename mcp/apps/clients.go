@@ -10,11 +10,6 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 )
 
-// DefaultListen is where `jarvisbot serve` answers MCP when the config
-// names no other address: loopback, so nothing beyond this machine reaches
-// it without the owner choosing to.
-const DefaultListen = "127.0.0.1:8765"
-
 // ServerName is what the snippets call jarvisbot in each client: the
 // client shows its tools under it (Claude Code's mcp__jarvisbot__status).
 const ServerName = "jarvisbot"

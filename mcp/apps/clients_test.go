@@ -10,7 +10,7 @@ import (
 
 func TestEndpointM4(t *testing.T) {
 	for listen, want := range map[string]string{
-		DefaultListen:    "http://127.0.0.1:8765/mcp",
+		"127.0.0.1:8765": "http://127.0.0.1:8765/mcp",
 		"0.0.0.0:9000":   "http://127.0.0.1:9000/mcp",
 		":9000":          "http://127.0.0.1:9000/mcp",
 		"[::]:9000":      "http://127.0.0.1:9000/mcp",
