@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -16,14 +15,6 @@ import (
 
 // Path is where Handler serves MCP.
 const Path = "/mcp"
-
-// RetryAfterError is an optional ability of Keys' rate-limit error
-// (EUNAVAILABLE): how long until the key may ask again, for the 429's
-// Retry-After header.
-type RetryAfterError interface {
-	error
-	RetryAfter() time.Duration
-}
 
 // refusedKey is the one answer to a missing, unknown or revoked key: the
 // same words for each, so that a guesser learns nothing.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -29,6 +30,10 @@ type Options struct {
 	// RetryAfter is the Retry-After of a rate-limited request when Keys
 	// does not say how long (see RetryAfterError); 0 means a minute.
 	RetryAfter time.Duration
+	// HTTPClient's transport is what the stdio bridge (ServeStdio)
+	// reaches the service with, e.g. to trust the certificate of a TLS
+	// front; nil is Go's default.
+	HTTPClient *http.Client
 }
 
 // Server is jarvisbot's MCP surface for other apps: one mcp-go server with
