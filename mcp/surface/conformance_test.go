@@ -110,7 +110,7 @@ type check struct {
 func TestMCPConformanceSuite(t *testing.T) {
 	node, script := conformanceCLI(t)
 	b := newTestBackend()
-	h := New(b, newTestKeys(testCallers()), Options{Version: "conformance"}).Handler()
+	h := newServer(t, b, newTestKeys(testCallers()), Options{Version: "conformance"}).Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Set("Authorization", "Bearer "+fullKey)
 		h.ServeHTTP(w, r)

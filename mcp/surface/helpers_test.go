@@ -237,7 +237,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	b := newTestBackend()
 	keys := newTestKeys(testCallers())
-	srv := httptest.NewServer(New(b, keys, Options{Version: "test"}).Handler())
+	srv := httptest.NewServer(newServer(t, b, keys, Options{Version: "test"}).Handler())
 	t.Cleanup(srv.Close)
 	return &fixture{b: b, keys: keys, srv: srv, url: srv.URL + Path}
 }
@@ -312,4 +312,19 @@ func text(res *mcp.CallToolResult) string {
 		}
 	}
 	return sb.String()
+}
+
+// newServer is New, shut down at cleanup, after the test servers using it
+// (cleanups run last first).
+func newServer(t *testing.T, b Backend, keys Keys, opt Options) *Server {
+	t.Helper()
+	s := New(b, keys, opt)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	})
+	return s
 }

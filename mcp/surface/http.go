@@ -3,6 +3,7 @@ package surface
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -22,9 +23,21 @@ const refusedKey = "jarvisbot refuses this request: it needs a valid app key in 
 
 // Handler serves MCP over streamable HTTP at Path. Every request, whatever
 // its method and session, needs Authorization: Bearer KEY, checked with
-// Keys on each one, so a revoked key stops at its next request.
-func (s *Server) Handler() http.Handler {
-	h := server.NewStreamableHTTPServer(s.mcp,
+// Keys on each one, so a revoked key stops at its next request. Call
+// Shutdown when the listener stops.
+func (s *Server) Handler() http.Handler { return s.httpHandler }
+
+// Shutdown ends the app's sessions and stops the sweeper of idle ones.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if err := s.http.Shutdown(ctx); err != nil {
+		return fmt.Errorf("mcp surface: ending the apps' sessions: %w", err)
+	}
+	return nil
+}
+
+// serveHTTP builds the streamable HTTP transport and the handler before it.
+func (s *Server) serveHTTP() {
+	s.http = server.NewStreamableHTTPServer(s.mcp,
 		server.WithEndpointPath(Path),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 			if c, ok := CallerFromContext(r.Context()); ok {
@@ -33,11 +46,14 @@ func (s *Server) Handler() http.Handler {
 			return ctx
 		}),
 		server.WithDisableLocalhostProtection(s.opt.AllowProxyHost),
+		// Apps seldom end their sessions: forget those idle this long
+		// (an app that comes back after starts a new one).
+		server.WithSessionIdleTTL(s.opt.SessionIdle),
 		server.WithStreamableHTTPLogger(s.log),
 	)
 	mux := http.NewServeMux()
-	mux.Handle(Path, s.authenticate(limitBody(h)))
-	return mux
+	mux.Handle(Path, s.authenticate(limitBody(s.http)))
+	s.httpHandler = mux
 }
 
 // maxBody bounds a request's body: mcp-go reads it whole, and an import's

@@ -102,7 +102,7 @@ func switchable(h http.Handler, up *atomic.Bool) http.Handler {
 func TestStdioBridgeWithTheServiceDownOffersOneToolThatSaysSo_M4(t *testing.T) {
 	b := newTestBackend()
 	var up atomic.Bool
-	srv := httptest.NewServer(switchable(New(b, newTestKeys(testCallers()), Options{}).Handler(), &up))
+	srv := httptest.NewServer(switchable(newServer(t, b, newTestKeys(testCallers()), Options{}).Handler(), &up))
 	t.Cleanup(srv.Close)
 
 	c := bridged(t, srv.URL+Path, readKey)

@@ -34,6 +34,9 @@ type Options struct {
 	// reaches the service with, e.g. to trust the certificate of a TLS
 	// front; nil is Go's default.
 	HTTPClient *http.Client
+	// SessionIdle is how long an app's MCP session may sit unused before
+	// it is forgotten; 0 means an hour.
+	SessionIdle time.Duration
 }
 
 // Server is jarvisbot's MCP surface for other apps: one mcp-go server with
@@ -45,15 +48,22 @@ type Server struct {
 	log   *slog.Logger
 	mcp   *server.MCPServer
 	tools map[string]*tool
+
+	http     *server.StreamableHTTPServer
+	httpHandler http.Handler
 }
 
 // New builds the surface over b, with keys checking every HTTP request.
+// Shutdown stops what it starts.
 func New(b Backend, keys Keys, opt Options) *Server {
 	if opt.Version == "" {
 		opt.Version = "dev"
 	}
 	if opt.RetryAfter <= 0 {
 		opt.RetryAfter = time.Minute
+	}
+	if opt.SessionIdle <= 0 {
+		opt.SessionIdle = time.Hour
 	}
 	log := opt.Logger
 	if log == nil {
@@ -69,6 +79,7 @@ func New(b Backend, keys Keys, opt Options) *Server {
 		s.tools[t.def.Name] = t
 		s.mcp.AddTool(t.def, s.handler(t))
 	}
+	s.serveHTTP()
 	return s
 }
 

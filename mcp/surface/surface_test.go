@@ -253,7 +253,7 @@ func TestBackendErrorBecomesAToolErrorWithItsMessage(t *testing.T) {
 
 func TestBackendPanicBecomesAToolError(t *testing.T) {
 	b := newTestBackend()
-	s := New(panicky{b}, newTestKeys(testCallers()), Options{})
+	s := newServer(t, panicky{b}, newTestKeys(testCallers()), Options{})
 	c, err := client.NewInProcessClient(s.MCPServer())
 	if err != nil {
 		t.Fatal(err)
@@ -385,3 +385,4 @@ func TestAnAppCancelsOnlyItsOwnJobs(t *testing.T) {
 		t.Errorf("a full key retries any job: %s", text(res))
 	}
 }
+
