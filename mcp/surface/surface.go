@@ -49,7 +49,7 @@ type Server struct {
 	mcp   *server.MCPServer
 	tools map[string]*tool
 
-	http     *server.StreamableHTTPServer
+	http        *server.StreamableHTTPServer
 	httpHandler http.Handler
 }
 

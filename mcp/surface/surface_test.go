@@ -385,4 +385,3 @@ func TestAnAppCancelsOnlyItsOwnJobs(t *testing.T) {
 		t.Errorf("a full key retries any job: %s", text(res))
 	}
 }
-
