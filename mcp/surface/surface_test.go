@@ -370,7 +370,7 @@ func TestImportLeavesOutWhatNoAppMayAdd_C4(t *testing.T) {
 	}
 }
 
-func TestAnAppCancelsOnlyItsOwnJobs(t *testing.T) {
+func TestAnAppSeesAndChangesOnlyItsOwnJobs(t *testing.T) {
 	f := newFixture(t)
 	f.b.jobs["mine"] = Job{ID: "mine", App: "worker", State: "running"}
 	f.b.jobs["theirs"] = Job{ID: "theirs", App: "someone", State: "running"}
@@ -378,8 +378,13 @@ func TestAnAppCancelsOnlyItsOwnJobs(t *testing.T) {
 	if res := call(t, w, "job_cancel", map[string]any{"id": "mine"}); res.IsError {
 		t.Errorf("cancel own job: %s", text(res))
 	}
-	if res := call(t, w, "job_cancel", map[string]any{"id": "theirs"}); !res.IsError || !strings.Contains(text(res), "only its own jobs") {
-		t.Errorf("cancel another app's job: %q, want refused", text(res))
+	for _, name := range []string{"job_get", "job_cancel", "job_retry"} {
+		if res := call(t, w, name, map[string]any{"id": "theirs"}); !res.IsError || !strings.Contains(text(res), "posted no job theirs") {
+			t.Errorf("%s on another app's job: %q, want not found", name, text(res))
+		}
+	}
+	if slices.Contains(f.b.Asked(), "CancelJob theirs") || slices.Contains(f.b.Asked(), "RetryJob theirs") {
+		t.Errorf("backend asked %v: another app's job was changed", f.b.Asked())
 	}
 	if res := call(t, f.connect(t, fullKey), "job_retry", map[string]any{"id": "theirs"}); res.IsError {
 		t.Errorf("a full key retries any job: %s", text(res))

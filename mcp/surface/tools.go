@@ -218,31 +218,27 @@ func (s *Server) catalog() []*tool {
 				return map[string]any{"jobs": nonNil(js)}, err
 			}},
 		{scope: ScopeWork, def: newTool("job_get", "Get a job",
-			"One job: state (queued, running, waiting_approval, done, failed, cancelled), the agent doing it, why that agent was chosen, and the result.", reads, false, jobParam),
-			run: func(ctx context.Context, _ Caller, req mcp.CallToolRequest) (any, error) {
-				var a struct{ ID string }
-				if err := bind(req, &a, "id"); err != nil {
-					return nil, err
-				}
-				return b.Job(ctx, a.ID)
+			"One job this app posted: state (queued, running, waiting_approval, done, failed, cancelled), the agent doing it, why that agent was chosen, and the result.", reads, false, jobParam),
+			run: func(ctx context.Context, c Caller, req mcp.CallToolRequest) (any, error) {
+				return s.ownJob(ctx, c, req, "job_get")
 			}},
 		{scope: ScopeWork, def: newTool("job_cancel", "Cancel a job",
 			"Cancel a job this app posted that has not finished.", destroys, false, jobParam),
 			run: func(ctx context.Context, c Caller, req mcp.CallToolRequest) (any, error) {
-				id, err := s.ownJob(ctx, c, req, "job_cancel")
+				j, err := s.ownJob(ctx, c, req, "job_cancel")
 				if err != nil {
 					return nil, err
 				}
-				return b.CancelJob(ctx, id)
+				return b.CancelJob(ctx, j.ID)
 			}},
 		{scope: ScopeWork, def: newTool("job_retry", "Retry a job",
 			"Run a failed or cancelled job this app posted again.", writes, true, jobParam),
 			run: func(ctx context.Context, c Caller, req mcp.CallToolRequest) (any, error) {
-				id, err := s.ownJob(ctx, c, req, "job_retry")
+				j, err := s.ownJob(ctx, c, req, "job_retry")
 				if err != nil {
 					return nil, err
 				}
-				return b.RetryJob(ctx, id)
+				return b.RetryJob(ctx, j.ID)
 			}},
 		{scope: ScopeWork, def: newTool("schedule_run", "Run a scheduled skill now",
 			"Run a scheduled skill now, as its schedule would; the report goes where the schedule sends it.", writes, true,
@@ -348,24 +344,23 @@ func (s *Server) catalog() []*tool {
 	}
 }
 
-// ownJob reads the job id and checks the job is the caller's to cancel or
-// retry: an app changes its own jobs; a full key, the owner's reach, any.
-func (s *Server) ownJob(ctx context.Context, c Caller, req mcp.CallToolRequest, name string) (string, error) {
+// ownJob reads the job the call names and checks it is the caller's: an
+// app sees and changes the jobs it posted (a job's text and result are
+// that app's business); a full key, the owner's reach, any job.
+func (s *Server) ownJob(ctx context.Context, c Caller, req mcp.CallToolRequest, name string) (Job, error) {
 	var a struct{ ID string }
 	if err := bind(req, &a, "id"); err != nil {
-		return "", err
-	}
-	if c.Scope == ScopeFull {
-		return a.ID, nil
+		return Job{}, err
 	}
 	j, err := s.b.Job(ctx, a.ID)
 	if err != nil {
-		return "", err
+		return Job{}, err
 	}
-	if j.App != c.App {
-		return "", jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "%s: job %s was not posted by app %s; an app changes only its own jobs (a key with scope full may change any)", name, a.ID, c.App)
+	if c.Scope != ScopeFull && j.App != c.App {
+		// Said as not found: another app's job ids are not this app's to learn.
+		return Job{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "%s: app %s posted no job %s; jobs_list gives this app's jobs", name, c.App, a.ID)
 	}
-	return a.ID, nil
+	return j, nil
 }
 
 // importSections are the sections of an export that import passes on.
