@@ -66,7 +66,8 @@ type bridge struct {
 	local    *server.MCPServer
 
 	mu sync.Mutex
-	up *client.Client // nil while the service cannot be reached
+	up *client.Client  // nil while the service cannot be reached
+	st *statusRecorder // up's HTTP statuses
 }
 
 // connect reaches the service, lists its tools and offers them.
@@ -110,7 +111,7 @@ func (br *bridge) connect(ctx context.Context) error {
 	}
 	br.mu.Lock()
 	old := br.up
-	br.up = c
+	br.up, br.st = c, st
 	br.mu.Unlock()
 	if old != nil {
 		_ = old.Close() // replaced; its session is gone anyway
@@ -150,14 +151,14 @@ func (br *bridge) forward(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 
 func (br *bridge) forwardOnce(ctx context.Context, req mcp.CallToolRequest, again bool) (*mcp.CallToolResult, error) {
 	br.mu.Lock()
-	c := br.up
+	c, st := br.up, br.st
 	br.mu.Unlock()
 	if c == nil {
 		if err := br.connect(ctx); err != nil {
 			return errorResult(err), nil
 		}
 		br.mu.Lock()
-		c = br.up
+		c, st = br.up, br.st
 		br.mu.Unlock()
 	}
 	up := mcp.CallToolRequest{}
@@ -175,6 +176,10 @@ func (br *bridge) forwardOnce(ctx context.Context, req mcp.CallToolRequest, agai
 	if ctx.Err() != nil {
 		return errorResult(jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s: the client gave up waiting: %w", req.Params.Name, ctx.Err())), nil
 	}
+	if code, _ := st.last(); code == http.StatusTooManyRequests {
+		// The service is there and the session fine; it asks to wait.
+		return errorResult(br.explain(st, err)), nil
+	}
 	// The connection is broken (service stopped, key revoked, session
 	// lost): drop it so that the next call connects again.
 	br.mu.Lock()
@@ -190,8 +195,8 @@ func (br *bridge) forwardOnce(ctx context.Context, req mcp.CallToolRequest, agai
 			return br.forwardOnce(ctx, req, true)
 		}
 	}
-	if errors.Is(err, transport.ErrAuthorizationRequired) {
-		return errorResult(refusedKeyErr(br.url)), nil
+	if code, _ := st.last(); code != 0 || errors.Is(err, transport.ErrAuthorizationRequired) {
+		return errorResult(br.explain(st, err)), nil
 	}
 	return errorResult(jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s: the jarvisbot service at %s stopped answering (%v); check that jarvisbot serve still runs, then call again", req.Params.Name, br.url, err)), nil
 }
@@ -224,8 +229,10 @@ func refusedKeyErr(url string) error {
 	return jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "the jarvisbot service at %s refused the key in JARVIS_APP_KEY: it is unknown or was revoked; the owner issues a new one with: jarvisbot apps add NAME", url)
 }
 
-// statusRecorder remembers the last HTTP status the service answered
-// other than success, so that a refusal is told apart from an absence.
+// statusRecorder remembers the service's last HTTP answer when it was a
+// failure (0 after a success or none), so that a refusal is told apart
+// from an absence. With calls in parallel it is the latest of them: it
+// only picks the words of an error.
 type statusRecorder struct {
 	next http.RoundTripper
 
@@ -236,10 +243,11 @@ type statusRecorder struct {
 
 func (s *statusRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := s.next.RoundTrip(r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.code, s.retry = 0, ""
 	if err == nil && resp.StatusCode >= 400 {
-		s.mu.Lock()
 		s.code, s.retry = resp.StatusCode, resp.Header.Get("Retry-After")
-		s.mu.Unlock()
 	}
 	return resp, err
 }

@@ -146,3 +146,27 @@ func TestStdioBridgeSaysWhenTheKeyIsRefused_M4(t *testing.T) {
 		t.Errorf("the backend was asked %v through a refused key", got)
 	}
 }
+
+func TestStdioBridgeTellsARevokedOrLimitedKeyMidSession_M4(t *testing.T) {
+	f := newFixture(t)
+	c := bridged(t, f.url, workKey)
+	if res := call(t, c, "status", nil); res.IsError {
+		t.Fatalf("status: %s", text(res))
+	}
+	f.keys.mu.Lock()
+	f.keys.limited[workKey] = 3 * time.Second
+	f.keys.mu.Unlock()
+	if res := call(t, c, "status", nil); !res.IsError || !strings.Contains(text(res), "asked too often; call again in 3 seconds") {
+		t.Errorf("status while rate-limited: %q", text(res))
+	}
+	f.keys.mu.Lock()
+	delete(f.keys.limited, workKey)
+	f.keys.mu.Unlock()
+	if res := call(t, c, "status", nil); res.IsError {
+		t.Errorf("status after the limit: %s", text(res))
+	}
+	f.keys.revoke(workKey)
+	if res := call(t, c, "status", nil); !res.IsError || !strings.Contains(text(res), "refused the key in JARVIS_APP_KEY") {
+		t.Errorf("status after revoking: %q", text(res))
+	}
+}
