@@ -27,7 +27,8 @@ const refusedKey = "jarvisbot refuses this request: it needs a valid app key in 
 // Shutdown when the listener stops.
 func (s *Server) Handler() http.Handler { return s.httpHandler }
 
-// Shutdown ends the app's sessions and stops the sweeper of idle ones.
+// Shutdown closes the apps' open streams and stops the sweeper of idle
+// sessions' state.
 func (s *Server) Shutdown(ctx context.Context) error {
 	if err := s.http.Shutdown(ctx); err != nil {
 		return fmt.Errorf("mcp surface: ending the apps' sessions: %w", err)
@@ -46,8 +47,8 @@ func (s *Server) serveHTTP() {
 			return ctx
 		}),
 		server.WithDisableLocalhostProtection(s.opt.AllowProxyHost),
-		// Apps seldom end their sessions: forget those idle this long
-		// (an app that comes back after starts a new one).
+		// Apps seldom end their sessions: drop the per-session state of
+		// those idle this long.
 		server.WithSessionIdleTTL(s.opt.SessionIdle),
 		server.WithStreamableHTTPLogger(s.log),
 	)

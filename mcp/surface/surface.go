@@ -35,7 +35,7 @@ type Options struct {
 	// front; nil is Go's default.
 	HTTPClient *http.Client
 	// SessionIdle is how long an app's MCP session may sit unused before
-	// it is forgotten; 0 means an hour.
+	// its per-session state is dropped; 0 means an hour.
 	SessionIdle time.Duration
 }
 
