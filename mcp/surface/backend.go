@@ -192,3 +192,11 @@ type Backend interface {
 type Keys interface {
 	Check(ctx context.Context, key string) (Caller, error)
 }
+
+// RetryAfterError is an optional ability of Keys' rate-limit error
+// (EUNAVAILABLE), found with errors.As: how long until the key may ask
+// again, for the 429's Retry-After header (Options.RetryAfter otherwise).
+type RetryAfterError interface {
+	error
+	RetryAfter() time.Duration
+}
