@@ -16,7 +16,6 @@ import (
 	"crypto/subtle"
 	"encoding/base32"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -157,15 +156,11 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("app %s is over its rate limit for %s", e.App, e.Wait)
 }
 
-// RetryAfter returns how long a refused request should wait, when err is
-// a rate-limit refusal.
-func RetryAfter(err error) (time.Duration, bool) {
-	var le *LimitError
-	if errors.As(err, &le) {
-		return le.Wait, true
-	}
-	return 0, false
-}
+// RetryAfter is how long the key should wait: surface.RetryAfterError,
+// so the surface's 429 carries it as Retry-After.
+func (e *LimitError) RetryAfter() time.Duration { return e.Wait }
+
+var _ surface.RetryAfterError = (*LimitError)(nil)
 
 // Check returns the app a key stands for: EFORBIDDEN for no key, or one
 // unknown or revoked; EUNAVAILABLE when the app is over its rate limit.

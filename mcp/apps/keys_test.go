@@ -2,6 +2,7 @@ package apps
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,8 +156,9 @@ func TestCheckRateLimitsEachAppM4(t *testing.T) {
 	if jarvisbot.ErrorCode(err) != jarvisbot.EUNAVAILABLE || !strings.Contains(err.Error(), "rate limited: try again in 1 s") {
 		t.Fatalf("past the burst: %v, want EUNAVAILABLE rate limited: try again in 1 s", err)
 	}
-	if wait, ok := RetryAfter(err); !ok || wait != 100*time.Millisecond {
-		t.Errorf("RetryAfter = %v %v, want 100ms", wait, ok)
+	var ra surface.RetryAfterError
+	if !errors.As(err, &ra) || ra.RetryAfter() != 100*time.Millisecond {
+		t.Errorf("the refusal does not say to wait 100ms (surface.RetryAfterError): %v", err)
 	}
 	if _, err := keys.Check(ctx, calm); err != nil {
 		t.Errorf("another app is limited too: %v", err)
