@@ -17,6 +17,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/mcp/apps"
 	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -28,7 +29,8 @@ const mcpUsage = `mcp add NAME [--env K=V]... [--header "K: V"]... [--timeout 30
        jarvisbot mcp add NAME URL [--header "K: V"]... [--sse] [--timeout 30s] [--trusted]
        jarvisbot mcp list [--check] [--json] | show NAME | on NAME | off NAME | prefer [--clear] NAME | remove NAME
        jarvisbot mcp call NAME TOOL ['{"arg": "value"}']
-       jarvisbot mcp import FILE   (Claude Desktop, Claude Code, Cursor or VS Code mcp.json)`
+       jarvisbot mcp import FILE   (Claude Desktop, Claude Code, Cursor or VS Code mcp.json)
+       jarvisbot mcp serve         (jarvisbot's own MCP surface over stdio, for an app; its key in JARVIS_APP_KEY)`
 
 // listFlag collects a repeated flag.
 type listFlag []string
@@ -67,6 +69,12 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 	if len(pos) == 0 {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", mcpUsage)
+	}
+	if pos[0] == "serve" {
+		if len(pos) != 1 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot mcp serve (the key in %s)", apps.EnvKey)
+		}
+		return a.mcpServe(ctx) // opens no store: the running service answers
 	}
 	cfg, db, err := a.open(ctx)
 	if err != nil {

@@ -36,6 +36,9 @@ func newTestEnv(t *testing.T) *testEnv {
 		"JARVIS_DATA_DIR":         filepath.Join(dir, "jarvis"),
 		"JARVIS_KEYRING_BACKEND":  "file",
 		"JARVIS_KEYRING_PASSWORD": "test-passphrase",
+		// serve's MCP endpoint for apps is off unless a test turns it on
+		// (on port 0): tests run side by side.
+		"JARVIS_MCP_LISTEN": "off",
 	}}
 }
 

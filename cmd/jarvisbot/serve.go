@@ -63,6 +63,8 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	for _, ch := range s.chans {
 		names = append(names, ch.Name())
 	}
+	surf := a.serveSurface(cfg, s, log)
+	defer surf.Close()
 	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)
 	s.afterReady(ctx)
 	return s.wait(ctx, stopRecv, ends, running, cmp.Or(cfg.ShutdownTimeout, config.DefaultShutdownTimeout), log)
