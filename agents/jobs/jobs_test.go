@@ -509,4 +509,3 @@ func TestQueueStopsWithItsContextM4(t *testing.T) {
 		t.Errorf("job %+v after the stop; want running, for the next start", got)
 	}
 }
-
