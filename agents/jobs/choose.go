@@ -78,7 +78,9 @@ func (c *Chooser) Choose(ctx context.Context, text string) (Choice, error) {
 		}
 		p := pointed{server: d.Server, score: d.Score}
 		for _, e := range d.Evidence() {
-			if !slices.Contains(p.words, e.Word) && len(p.words) < 3 {
+			// A word within one named already ("pull" in "pull request")
+			// says nothing more.
+			if len(p.words) < 3 && !slices.ContainsFunc(p.words, func(w string) bool { return strings.Contains(w, e.Word) }) {
 				p.words = append(p.words, e.Word)
 			}
 		}

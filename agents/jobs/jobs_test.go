@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
+	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
@@ -43,6 +45,9 @@ type env struct {
 	// queued and answered true: the runner saw the job and left it.
 	pausedSeen chan struct{}
 	queue      atomic.Pointer[Queue]
+	// unhooked keeps the engine from telling the queue of approvals:
+	// only its poll sees them.
+	unhooked atomic.Bool
 }
 
 // dice is a builtin tool that only runs once the owner approves (ask).
@@ -103,7 +108,7 @@ func newEnv(t *testing.T) *env {
 		asked: make(chan store.Approval, 8), pausedSeen: make(chan struct{}, 64)}
 	e.engine = approvals.New(approvals.Options{Store: db, Clock: e.clk,
 		Notify: func(a store.Approval) {
-			if q := e.queue.Load(); q != nil {
+			if q := e.queue.Load(); q != nil && !e.unhooked.Load() {
 				q.Approval(a)
 			}
 			if a.State == store.ApprovalPending {
@@ -508,4 +513,72 @@ func TestQueueStopsWithItsContextM4(t *testing.T) {
 	if got, _ := e.db.Job(context.Background(), j.ID); got.State != store.JobRunning {
 		t.Errorf("job %+v after the stop; want running, for the next start", got)
 	}
+}
+
+// TestChooseByOwnSkillM4: an agent whose own skill (under its folder,
+// skills.AgentDir) matches the text takes the job, and why names the
+// skill; the default agent, without that skill, does not.
+func TestChooseByOwnSkillM4(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	dataDir := t.TempDir()
+	if err := e.db.CreateAgent(ctx, store.Agent{Name: "gardener", Description: "looks after the plants on my balcony"}); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := skills.AgentDir(dataDir, "gardener").Join("watering")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: watering\ndescription: Water the balcony plants on schedule and note when each was watered.\nmetadata:\n  jarvisbot.words: \"water the plants, watering, balcony plants\"\n---\n\n# Watering\n\nCheck the soil first.\n"
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, skills.FileName), []byte(md), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := &Chooser{Agents: e.db, Catalog: e.cat.View, DataDir: dataDir,
+		Skills: func(_ context.Context, agent string) (*skills.Ranker, error) {
+			list, err := skills.ReadFolder(skills.AgentDir(dataDir, agent), io.Discard)
+			if err != nil || len(list) == 0 {
+				return nil, err
+			}
+			return skills.NewRanker(list), nil
+		}}
+	got, err := c.Choose(ctx, "Please water the balcony plants while I am away this weekend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Agent != "gardener" || !strings.Contains(got.Why, "its own skill watering matches") {
+		t.Errorf("chose %s (%s), want gardener by its own skill watering", got.Agent, got.Why)
+	}
+	if got, _ := c.Choose(ctx, "Write a short poem about autumn rain"); got.Agent != store.DefaultAgent {
+		t.Errorf("a poem went to %s (%s), want the default agent", got.Agent, got.Why)
+	}
+}
+
+// TestWaitingApprovalSeenByPollM4: without the Approval hook, a job whose
+// turn waits for the owner is marked waiting_approval at the next poll.
+func TestWaitingApprovalSeenByPollM4(t *testing.T) {
+	e := newEnv(t)
+	e.unhooked.Store(true)
+	q := e.start(t)
+	ctx := context.Background()
+	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("builtin:dice"), Input: `{"sides":6}`}}}, fakellm.Step{Text: "You rolled a 4."})
+	j, err := q.Post(ctx, "cursor", "", "roll a die for me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := <-e.asked
+	testwait.For(t, wait, "job "+j.ID+" waiting_approval at a poll", func() (bool, any) {
+		got, err := e.db.Job(ctx, j.ID)
+		if err != nil || got.State != store.JobWaitingApproval {
+			e.clk.Advance(q.opt.PollEvery) // the next poll; far from the request's expiry
+			return false, got
+		}
+		return got.Approval == a.ID, got
+	})
+	if _, err := e.engine.Decide(ctx, a.ID, "console", true, false); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, q, j.ID, store.JobDone)
 }

@@ -200,8 +200,6 @@ func (q *Queue) Wait(ctx context.Context, id string) (store.Job, error) {
 // Cancel stops a job: a queued one at once, a running one by cancelling
 // its turn. A finished job is ECONFLICT.
 func (q *Queue) Cancel(ctx context.Context, id string) (store.Job, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	j, err := q.opt.Store.UpdateJob(ctx, id, func(j *store.Job) error {
 		if j.State.Finished() {
 			return jarvisbot.Errorf(jarvisbot.ECONFLICT, "job %s is %s already: there is nothing to cancel", j.ID, j.State)
@@ -212,11 +210,15 @@ func (q *Queue) Cancel(ctx context.Context, id string) (store.Job, error) {
 	if err != nil {
 		return j, err
 	}
+	// A run claimed before the change finds the job cancelled when it
+	// starts (exec); one started is cancelled here.
+	q.mu.Lock()
 	if r, ok := q.running[id]; ok {
 		r.cancelled = true
 		r.cancel()
 	}
 	q.changedLocked()
+	q.mu.Unlock()
 	q.opt.Logger.Info("job cancelled", "job", id)
 	return j, nil
 }
@@ -228,8 +230,11 @@ func (q *Queue) Retry(ctx context.Context, id string) (store.Job, error) {
 	_, live := q.running[id]
 	q.mu.Unlock()
 	j, err := q.opt.Store.UpdateJob(ctx, id, func(j *store.Job) error {
-		if j.State != store.JobFailed && j.State != store.JobCancelled || live {
+		if j.State != store.JobFailed && j.State != store.JobCancelled {
 			return jarvisbot.Errorf(jarvisbot.ECONFLICT, "job %s is %s: only a failed or cancelled job can be retried", j.ID, j.State)
+		}
+		if live {
+			return jarvisbot.Errorf(jarvisbot.ECONFLICT, "job %s was cancelled and its turn is still stopping: retry it in a moment", j.ID)
 		}
 		j.State, j.Error, j.Result, j.Approval, j.FinishedAt = store.JobQueued, "", "", "", time.Time{}
 		return nil
@@ -454,7 +459,7 @@ func (q *Queue) exec(ctx context.Context, r *run, j store.Job, turn func(ctx con
 		return nil
 	})
 	if err != nil {
-		if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+		if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT && ctx.Err() == nil {
 			q.opt.Logger.Error("a job could not be started; it waits", "job", j.ID, "err", err)
 		}
 		return
