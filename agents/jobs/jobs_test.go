@@ -582,3 +582,39 @@ func TestWaitingApprovalSeenByPollM4(t *testing.T) {
 	}
 	waitState(t, q, j.ID, store.JobDone)
 }
+
+// TestRetriedJobWaitsForItsEarlierRequestM4: a job cancelled while its
+// turn waited for the owner, then retried, waits for the same request
+// (the owner is not asked twice); the decision carries it to done.
+func TestRetriedJobWaitsForItsEarlierRequestM4(t *testing.T) {
+	e := newEnv(t)
+	q := e.start(t)
+	ctx := context.Background()
+	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("builtin:dice"), Input: `{"sides":6}`}}})
+	j, err := q.Post(ctx, "cursor", "", "roll a die for me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := <-e.asked
+	waitState(t, q, j.ID, store.JobWaitingApproval)
+	if _, err := q.Cancel(ctx, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	idle(t, q)
+	if _, err := q.Retry(ctx, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := waitState(t, q, j.ID, store.JobWaitingApproval)
+	if got.Approval != a.ID || len(e.asked) != 0 {
+		t.Fatalf("retried job %+v, %d new requests; want waiting for %s again", got, len(e.asked), a.ID)
+	}
+	idle(t, q)
+	e.llm.Push(fakellm.Step{Text: "You rolled a 4."})
+	if _, err := e.engine.Decide(ctx, a.ID, "console", true, false); err != nil {
+		t.Fatal(err)
+	}
+	got = waitState(t, q, j.ID, store.JobDone)
+	if got.Result != "You rolled a 4." || e.dice.n.Load() != 1 {
+		t.Errorf("job %+v, dice ran %d times; want done after one run", got, e.dice.n.Load())
+	}
+}

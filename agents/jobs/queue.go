@@ -476,16 +476,21 @@ func (q *Queue) exec(ctx context.Context, r *run, j store.Job, turn func(ctx con
 	q.mu.Lock()
 	cancelled := r.cancelled
 	q.mu.Unlock()
-	stopping := q.base.Err() != nil && !cancelled
-	if stopping || errors.Is(err, agents.ErrAwaitingApproval) && !cancelled {
+	after := context.WithoutCancel(ctx)
+	switch {
+	case cancelled || err == nil:
+	case q.base.Err() != nil:
 		// The service stops: the job stays as it stands, for the next
 		// start to pick up (recover).
-		if err != nil {
-			q.opt.Logger.Info("job left for the next start", "job", j.ID, "err", err)
-			return
-		}
+		q.opt.Logger.Info("job left for the next start", "job", j.ID, "err", err)
+		return
+	case errors.Is(err, agents.ErrAwaitingApproval):
+		// The turn stopped at a request still pending from an earlier
+		// attempt (a job cancelled while it waited, then retried): the
+		// request carries the turn, and its decision continues it.
+		q.waiting(after, j)
+		return
 	}
-	after := context.WithoutCancel(ctx)
 	_, uerr := q.opt.Store.UpdateJob(after, j.ID, func(x *store.Job) error {
 		if x.State == store.JobCancelled {
 			return nil // Cancel recorded it
@@ -504,6 +509,27 @@ func (q *Queue) exec(ctx context.Context, r *run, j store.Job, turn func(ctx con
 		return
 	}
 	q.opt.Logger.Info("job finished", "job", j.ID, "err", err)
+}
+
+// waiting marks a job whose turn stopped at a pending request as
+// waiting_approval with it, for Continue to carry on.
+func (q *Queue) waiting(ctx context.Context, j store.Job) {
+	pending, err := q.pendingIn(ctx, j.Chat)
+	if err == nil {
+		_, err = q.opt.Store.UpdateJob(ctx, j.ID, func(x *store.Job) error {
+			if x.State == store.JobCancelled {
+				return nil
+			}
+			x.State, x.Approval = store.JobWaitingApproval, ""
+			if len(pending) > 0 {
+				x.Approval = pending[0].ID
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		q.opt.Logger.Error("a job waiting for the owner's approval could not be marked so; it is picked up at the next start", "job", j.ID, "err", err)
+	}
 }
 
 // watch keeps a running job's state in step with its turn's approval:
