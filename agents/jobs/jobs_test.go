@@ -64,7 +64,7 @@ func diceCap() catalog.Capability {
 		Tier: catalog.TierAsk, Connected: true}
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
@@ -616,5 +616,19 @@ func TestRetriedJobWaitsForItsEarlierRequestM4(t *testing.T) {
 	got = waitState(t, q, j.ID, store.JobDone)
 	if got.Result != "You rolled a 4." || e.dice.n.Load() != 1 {
 		t.Errorf("job %+v, dice ran %d times; want done after one run", got, e.dice.n.Load())
+	}
+}
+
+// BenchmarkChoose measures choosing the agent for a job (no model call)
+// over a snapshot of real MCP servers and three agents.
+func BenchmarkChoose(b *testing.B) {
+	e := newEnv(b)
+	c := &Chooser{Agents: e.db, Catalog: e.cat.View}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Choose(ctx, "Look over the open pull request on the website repo and leave comments"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
