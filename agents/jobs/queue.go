@@ -286,7 +286,12 @@ func (q *Queue) Continue(a store.Approval) bool {
 			q.opt.Logger.Error("a decided approval's job could not be found; it stays waiting", "approval", a.ID, "chat", a.Chat, "err", err)
 			return
 		}
-		i := slices.IndexFunc(list, func(j store.Job) bool { return j.Chat == a.Chat && j.State == store.JobWaitingApproval })
+		// Waiting, or left running by a stop and not picked up yet: the
+		// decision may come before Start (the engine's Resume expires
+		// requests whose time ran out while jarvisbot was down).
+		i := slices.IndexFunc(list, func(j store.Job) bool {
+			return j.Chat == a.Chat && (j.State == store.JobWaitingApproval || j.State == store.JobRunning)
+		})
 		if i < 0 {
 			q.opt.Logger.Warn("an approval was decided for a job chat with no job waiting", "approval", a.ID, "chat", a.Chat)
 			return
@@ -305,7 +310,9 @@ func (q *Queue) Continue(a store.Approval) bool {
 // pending stays waiting_approval: the request carries its turn, and the
 // owner's decision continues it (Continue); any other goes back to queued,
 // and its turn goes on from what it stored. Call it before the channels
-// start, so no decision comes before.
+// start; a decision that comes before it (the approvals engine's Resume
+// expires requests whose time ran out while jarvisbot was down) reaches
+// its job through Continue all the same.
 func (q *Queue) Start(ctx context.Context) error {
 	q.mu.Lock()
 	if q.started {
@@ -353,6 +360,12 @@ func (q *Queue) recover(ctx context.Context) error {
 			return err
 		}
 		if _, err := q.opt.Store.UpdateJob(ctx, j.ID, func(j *store.Job) error {
+			q.mu.Lock()
+			_, live := q.running[j.ID] // Continue took it up already
+			q.mu.Unlock()
+			if live || j.State.Finished() {
+				return nil
+			}
 			if len(pending) > 0 {
 				j.State, j.Approval = store.JobWaitingApproval, pending[0].ID
 			} else {
