@@ -277,6 +277,11 @@ func (q *Queue) Continue(a store.Approval) bool {
 	if !ok {
 		return false
 	}
+	if q.base.Err() != nil {
+		// Stopping: the job stays as it stands for the next start.
+		q.opt.Logger.Warn("an approval was decided while the job queue stops; its job is picked up at the next start", "approval", a.ID, "chat", a.Chat)
+		return true
+	}
 	q.wg.Add(1)
 	go func() {
 		defer q.wg.Done()
