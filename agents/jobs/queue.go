@@ -87,6 +87,7 @@ type Queue struct {
 	asked   chan struct{}   // closed and replaced at each Approval call
 	wake    chan struct{}   // 1-buffered: the runner looks for work
 	started bool
+	stopped bool // Done waits for the turns: no new one starts
 }
 
 // run is a job whose turn runs now.
@@ -277,12 +278,18 @@ func (q *Queue) Continue(a store.Approval) bool {
 	if !ok {
 		return false
 	}
-	if q.base.Err() != nil {
-		// Stopping: the job stays as it stands for the next start.
+	// Added under the lock that Done's wait takes first, so that no turn
+	// starts once the queue waits for its turns to end.
+	q.mu.Lock()
+	stopped := q.stopped
+	if !stopped {
+		q.wg.Add(1)
+	}
+	q.mu.Unlock()
+	if stopped {
 		q.opt.Logger.Warn("an approval was decided while the job queue stops; its job is picked up at the next start", "approval", a.ID, "chat", a.Chat)
 		return true
 	}
-	q.wg.Add(1)
 	go func() {
 		defer q.wg.Done()
 		ctx := q.base
@@ -340,6 +347,9 @@ func (q *Queue) Start(ctx context.Context) error {
 	go q.runner()
 	go func() {
 		<-q.base.Done()
+		q.mu.Lock()
+		q.stopped = true
+		q.mu.Unlock()
 		q.wg.Wait()
 		close(q.done)
 	}()
