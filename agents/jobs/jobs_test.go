@@ -632,3 +632,25 @@ func BenchmarkChoose(b *testing.B) {
 		}
 	}
 }
+
+// TestAppOfChatM4: the app behind a job's chat or an agent's chat with an
+// app is known, so that no app resolves an approval its own request
+// raised; the owner's chats belong to no app.
+func TestAppOfChatM4(t *testing.T) {
+	e := newEnv(t)
+	e.paused.Store(true)
+	q := e.start(t)
+	ctx := context.Background()
+	j, err := q.Post(ctx, "claude-desktop", "", "Write a short poem about autumn rain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for chat, want := range map[string]string{j.Chat: "claude-desktop", AppChat("my:app", "reviewer"): "my:app", "telegram:123": "", "console": ""} {
+		if got, err := q.AppOf(ctx, chat); err != nil || got != want {
+			t.Errorf("AppOf(%q) = %q, %v; want %q", chat, got, err, want)
+		}
+	}
+	if _, err := q.AppOf(ctx, "job:nope"); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		t.Errorf("AppOf of a missing job's chat: %v, want ENOTFOUND", err)
+	}
+}

@@ -109,6 +109,24 @@ const (
 // agent, so chat_history shows one agent's conversation with the app.
 func AppChat(app, agent string) string { return AppChatPrefix + app + ":" + agent }
 
+// AppOf returns the app whose request a chat's turns answer: the app that
+// posted the job of a "job:ID" chat, or APP of "app:APP:AGENT"; "" for any
+// other chat (the owner's own). No app resolves an approval its own
+// request raised (M4).
+func (q *Queue) AppOf(ctx context.Context, chat string) (string, error) {
+	if id, ok := strings.CutPrefix(chat, ChatPrefix); ok {
+		j, err := q.opt.Store.Job(ctx, id)
+		return j.App, err
+	}
+	if rest, ok := strings.CutPrefix(chat, AppChatPrefix); ok {
+		// Agent names hold no ':', so the last one ends the app's name.
+		if i := strings.LastIndexByte(rest, ':'); i > 0 {
+			return rest[:i], nil
+		}
+	}
+	return "", nil
+}
+
 // New returns a queue; Start runs it.
 func New(opt Options) *Queue {
 	if opt.Clock == nil {
