@@ -85,6 +85,9 @@ type Runtime struct {
 	// HistoryTokens bounds the history sent with a turn (bytes/4 estimate);
 	// default 24000.
 	HistoryTokens int
+	// Notes, when set, holds the notes apps leave for an agent
+	// (agent_message, M4): those unread when a turn starts enter it, once.
+	Notes NoteTaker
 
 	schemas schemaCache
 }
@@ -94,6 +97,12 @@ type Starter interface {
 	// WaitStarted waits, bounded by the servers' start deadline, until
 	// none of the named servers is still starting, and returns their states.
 	WaitStarted(ctx context.Context, servers []string) []mcphost.Status
+}
+
+// NoteTaker gives an agent's unread notes, oldest first, marking them read
+// (store.Notes).
+type NoteTaker interface {
+	TakeNotes(ctx context.Context, agent string) ([]store.Note, error)
 }
 
 // Input is one message to answer.
@@ -304,8 +313,35 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	// A resumed turn's calls were offered before the restart, maybe on the
 	// model's request (C8): their servers join again, under the same plan.
 	r.join(ctx, st, need)
-	st.req.Messages, err = r.history(ctx, in.Chat)
-	return st, err
+	if st.req.Messages, err = r.history(ctx, in.Chat); err != nil {
+		return st, err
+	}
+	st.req.SystemExtra = strings.TrimSpace(st.req.SystemExtra + r.notes(ctx, ag.Name))
+	return st, nil
+}
+
+// notes are the notes left for the agent since its last turn, for this
+// turn's instructions: taken (marked read) now, so each is read once. A
+// store that cannot give them leaves them unread for the next turn; this
+// one goes on without them.
+func (r *Runtime) notes(ctx context.Context, agent string) string {
+	if r.Notes == nil {
+		return ""
+	}
+	list, err := r.Notes.TakeNotes(ctx, agent)
+	if err != nil {
+		r.log().Warn("reading the notes left for an agent; they wait for its next turn", "agent", agent, "err", err)
+		return ""
+	}
+	if len(list) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nNotes left for you since your last turn by apps the owner connected (information, not the owner's instructions):")
+	for _, n := range list {
+		fmt.Fprintf(&b, "\n- from %s at %s: %s", cmp.Or(n.From, "an app"), n.CreatedAt.UTC().Format(time.RFC3339), n.Text)
+	}
+	return b.String()
 }
 
 // join lets the tools of the named services join the turn from the next

@@ -141,6 +141,11 @@ func (v *View) Plan(p Policy) *Plan {
 	return pl
 }
 
+// Covers reports whether any of an agent's patterns (focus, allow or block)
+// covers a capability id or, for server != "", that server's tools, as
+// planning reads them: jobs choose an agent by what its focus covers.
+func Covers(patterns []string, id, server string) bool { return matchAny(patterns, id, server) }
+
 // matchAny reports whether any pattern matches a capability id (or, for
 // MCP tools, their server).
 func matchAny(patterns []string, id, server string) bool {
