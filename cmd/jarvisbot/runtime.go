@@ -12,6 +12,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/assembly"
@@ -119,6 +120,9 @@ type service struct {
 	pauseMu  sync.Mutex
 	paused   bool
 	pausedBy string
+	// jobs runs the work apps post (M4); serve starts it.
+	jobs        *jobs.Queue
+	jobsStarted bool
 	// servers are the enabled MCP servers, started by connect.
 	servers []mcphost.Server
 	log     *slog.Logger
@@ -184,6 +188,9 @@ func (s *service) Close() {
 	}
 	s.stopWork()
 	s.wg.Wait()
+	if s.jobsStarted {
+		<-s.jobs.Done()
+	}
 	if s.host != nil {
 		s.host.Close()
 	}
@@ -243,6 +250,10 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	}
 	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan, Logger: log})
 	s.rt = a.runtime(ctx, s, cli)
+	s.rt.Notes = db
+	s.jobs = jobs.New(jobs.Options{Store: db, Turner: s.rt, Approvals: s.engine, Logger: log, Clock: a.clock,
+		Paused:  func(context.Context) bool { p, _ := s.pausedNow(); return p },
+		Chooser: &jobs.Chooser{Agents: db, Catalog: s.catalog.View, Skills: s.rt.Skills, DataDir: cfg.DataDir}})
 	return s, nil
 }
 

@@ -52,6 +52,10 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err := s.sched.Start(ctx, jobs); err != nil {
 		log.Warn("some skills are not scheduled", "err", err)
 	}
+	if err := s.service.jobs.Start(s.work); err != nil {
+		return err
+	}
+	s.jobsStarted = true
 	if _, err := a.chooseModel(ctx, cfg, *agentName); err != nil {
 		log.Warn("no model is configured: messages are answered with what to set", "err", err)
 	}
@@ -92,7 +96,14 @@ type sessionOptions struct {
 // exists.
 func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logger, o sessionOptions, chans func() ([]channels.Channel, error)) (*session, error) {
 	s := &session{}
-	svc, err := a.buildService(ctx, cfg, log, func(ap store.Approval) { s.desk.Notify(ap) }, func(ap store.Approval) { s.desk.Continue(ap) })
+	svc, err := a.buildService(ctx, cfg, log, func(ap store.Approval) {
+		s.desk.Notify(ap)
+		s.jobs.Approval(ap)
+	}, func(ap store.Approval) {
+		if !s.jobs.Continue(ap) { // an app's job carries on in the queue
+			s.desk.Continue(ap)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +128,10 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		svc.Close()
 		return nil, err
 	}
-	svc.engine.SetApprover(s.desk.IsOwner)
+	// The owners decide; so does an app the MCP surface let through (a
+	// key of scope full, never on a request of its own): only the
+	// surface's backend decides as "app:NAME", and no chat user is named so.
+	svc.engine.SetApprover(func(user string) bool { return s.desk.IsOwner(user) || strings.HasPrefix(user, "app:") })
 	svc.tell = func(ctx context.Context, plugin string) {
 		display := plugin
 		if svc.shipped.load() == nil {

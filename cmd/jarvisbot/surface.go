@@ -60,6 +60,7 @@ func (a *app) backend(cfg config.Config, s *session) *backend.Service {
 			return nil
 		},
 		Paused: s.setPaused,
+		Queue:  backend.QueueJobs{Queue: s.jobs, Store: s.db},
 	}
 	if a.clock != nil {
 		b.Now = a.clock.Now
@@ -118,5 +119,6 @@ func (s *session) setPaused(p bool) {
 	}
 	if !p {
 		s.desk.Resumed()
+		s.jobs.Resume()
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
@@ -73,20 +74,6 @@ type Jobs interface {
 }
 
 var _ surface.Backend = (*Service)(nil)
-
-// AppChat is the conversation of an app with its agents (agent_chat,
-// chat_history): "app:NAME".
-func AppChat(app string) string { return "app:" + app }
-
-// AppOf returns the app a chat belongs to ("app:NAME", "job:ID" of an
-// app's job via its record), "" for the owner's own chats.
-func AppOf(chat string) string {
-	app, ok := strings.CutPrefix(chat, "app:")
-	if !ok {
-		return ""
-	}
-	return app
-}
 
 func (s *Service) now() time.Time {
 	if s.Now == nil {
@@ -220,15 +207,15 @@ func (s *Service) Schedule(ctx context.Context) ([]surface.ScheduleEntry, error)
 // what was said, without tool traffic.
 func (s *Service) ChatHistory(ctx context.Context, app, agent string, limit int) ([]surface.ChatMessage, error) {
 	limit = cmp.Or(min(max(limit, 0), 200), 20)
-	msgs, err := s.Store.History(ctx, AppChat(app), 4*limit)
+	if agent == "" {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "name the agent whose conversation with you to show")
+	}
+	msgs, err := s.Store.History(ctx, jobs.AppChat(app, agent), 4*limit)
 	if err != nil {
 		return nil, err
 	}
 	var out []surface.ChatMessage
 	for _, m := range msgs {
-		if agent != "" && m.Agent != agent {
-			continue
-		}
 		var lm llm.Message
 		if json.Unmarshal(m.Content, &lm) != nil || strings.TrimSpace(lm.Text) == "" {
 			continue
@@ -288,8 +275,8 @@ func (s *Service) Approval(ctx context.Context, id string) (surface.Approval, er
 // approvalOf says which app's request raised a: its chat is the app's
 // conversation, or the chat of one of its jobs.
 func (s *Service) approvalOf(ctx context.Context, a store.Approval) surface.Approval {
-	app := AppOf(a.Chat)
-	if app == "" && s.Queue != nil {
+	app := ""
+	if s.Queue != nil {
 		app = s.Queue.AppOfChat(ctx, a.Chat)
 	}
 	return surface.Approval{ID: a.ID, Tool: a.Tool, Summary: a.Summary, Agent: a.Agent, State: string(a.State), Expires: a.ExpiresAt, App: app}

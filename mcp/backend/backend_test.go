@@ -10,6 +10,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/mcp/backend"
@@ -44,7 +45,8 @@ func newFixture(t *testing.T) *fixture {
 	}
 	eng := approvals.New(approvals.Options{Store: db, Approver: func(u string) bool { return strings.HasPrefix(u, "app:") }})
 	t.Cleanup(eng.Close)
-	return &fixture{db: db, eng: eng, svc: &backend.Service{Store: db, Catalog: c.View, Engine: eng, Focus: c.View()}}
+	q := jobs.New(jobs.Options{Store: db})
+	return &fixture{db: db, eng: eng, svc: &backend.Service{Store: db, Catalog: c.View, Engine: eng, Focus: c.View(), Queue: backend.QueueJobs{Queue: q, Store: db}}}
 }
 
 // TestDiscoveryM4: status, agents (with focus chosen from the description),
@@ -77,7 +79,7 @@ func TestDiscoveryM4(t *testing.T) {
 	}
 	for _, m := range []llm.Message{{Role: "user", Text: "hello from the editor"}, {Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "1", Name: "wiki"}}}, {Role: "assistant", Text: "Hi."}} {
 		b, _ := json.Marshal(m)
-		f.db.AppendMessage(ctx, store.Message{Chat: backend.AppChat("cursor"), Agent: "notes", Role: m.Role, Content: b})
+		f.db.AppendMessage(ctx, store.Message{Chat: jobs.AppChat("cursor", "notes"), Agent: "notes", Role: m.Role, Content: b})
 	}
 	hist, err := f.svc.ChatHistory(ctx, "cursor", "notes", 10)
 	if err != nil || len(hist) != 2 || hist[0].Text != "hello from the editor" || hist[1].Text != "Hi." {
@@ -94,7 +96,7 @@ func TestDiscoveryM4(t *testing.T) {
 func TestApprovalsAndPauseM4(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	a, err := f.eng.Ask(ctx, approvals.Request{Tool: "cli:gh", Summary: "run gh", Agent: "default", Chat: backend.AppChat("cursor")})
+	a, err := f.eng.Ask(ctx, approvals.Request{Tool: "cli:gh", Summary: "run gh", Agent: "default", Chat: jobs.AppChat("cursor", "default")})
 	if err != nil {
 		t.Fatal(err)
 	}
