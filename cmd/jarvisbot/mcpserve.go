@@ -46,7 +46,9 @@ func (a *app) serveSurface(cfg config.Config, s *session, log *slog.Logger) *sur
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		scheme = "https"
 	}
-	surf := surface.New(a.backend(cfg, s), apps.New(s.db, a.clock, apps.Rate{}), surface.Options{Logger: log, Version: buildVersion()})
+	// Rate limits count real requests, on the wall clock, whatever clock
+	// the schedule runs on.
+	surf := surface.New(a.backend(cfg, s), apps.New(s.db, nil, apps.Rate{}), surface.Options{Logger: log, Version: buildVersion()})
 	// No write timeout: agent_chat may wait minutes for its turn.
 	srv := &http.Server{Handler: surf.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
+)
+
+// addApp runs apps add and returns the key it printed once.
+func addApp(t *testing.T, e *testEnv, name, scope string) string {
+	t.Helper()
+	code, out, errOut := e.jarvis(t, "", "apps", "add", name, "--scope", scope)
+	m := regexp.MustCompile(`JARVIS_APP_KEY=(\S+)`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("apps add %s: exit %d\n%s\n%s", name, code, out, errOut)
+	}
+	return m[1]
+}
+
+// pollApp waits for cond, asking no faster than an app's rate limit lets
+// a client ask.
+func pollApp(t *testing.T, what string, cond func() (bool, any)) {
+	t.Helper()
+	testwait.For(t, 30*time.Second, what, cond, testwait.WithInterval(150*time.Millisecond))
+}
+
+// serveWithSurface starts serve with its MCP endpoint on a free port and
+// returns the endpoint's URL.
+func serveWithSurface(t *testing.T, e *testEnv) (string, *syncBuffer, func()) {
+	t.Helper()
+	e.vars["JARVIS_MCP_LISTEN"] = "127.0.0.1:0"
+	out, stop := startServe(t, e)
+	waitOutput(t, out, "jarvisbot is ready")
+	m := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`).FindStringSubmatch(out.String())
+	if m == nil {
+		stop()
+		t.Fatalf("serve did not say where its MCP endpoint listens:\n%s", out.String())
+	}
+	return m[1], out, stop
+}
+
+// appClient is an MCP client of the endpoint sending key.
+func appClient(t *testing.T, url, key string) *client.Client {
+	t.Helper()
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "test-app", Version: "1"}
+	if _, err := c.Initialize(t.Context(), req); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// callApp calls a tool and returns its text and whether it was an error.
+func callApp(t *testing.T, c *client.Client, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, part := range res.Content {
+		if tc, ok := part.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// TestSecondJarvisbotPostsAJobThroughTheFirstM4: a second jarvisbot adds
+// the first as an MCP server with an app key, and its agent posts a job
+// through it without naming who does it; the first jarvisbot chooses an
+// agent, runs the job and records the app's calls on its board.
+func TestSecondJarvisbotPostsAJobThroughTheFirstM4(t *testing.T) {
+	first := newTestEnv(t)
+	f1 := withModel(t, first)
+	withTelegram(t, first) // a channel that keeps serve running
+	first.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	key := addApp(t, first, "second", "work")
+	url, _, stop := serveWithSurface(t, first)
+	defer stop()
+
+	second := newTestEnv(t)
+	f2 := withModel(t, second)
+	code, out, errOut := second.jarvis(t, "", "mcp", "add", "homejarvis", url, "--header", "Authorization: Bearer "+key)
+	if code != 0 {
+		t.Fatalf("the second jarvisbot adds the first: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out, key) {
+		t.Error("mcp add printed the app key")
+	}
+	f1.Push(fakellm.Step{Text: "The release notes, in three lines."})
+	f2.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("mcp:homejarvis/job_post"), Input: `{"title":"Release notes","text":"Summarise the release notes of version 2"}`}}},
+		fakellm.Step{Text: "I asked the first jarvisbot; it is on it."})
+	code, out, errOut = second.jarvis(t, "", "chat", "-m", "ask homejarvis to get the release notes summarised")
+	if code != 0 || !strings.Contains(out, "it is on it") {
+		t.Fatalf("the second jarvisbot's turn: exit %d\n%s\n%s", code, out, errOut)
+	}
+	posted := f2.Requests()[1].Messages[len(f2.Requests()[1].Messages)-1].ToolResults
+	var job struct{ ID, Agent, Why, State string }
+	if len(posted) != 1 || json.Unmarshal([]byte(posted[0]), &job) != nil || job.ID == "" || job.Why == "" {
+		t.Fatalf("job_post answered %q", posted)
+	}
+	pollApp(t, "the job to be done on the first jarvisbot", func() (bool, any) {
+		_, out, _ := second.jarvis(t, "", "mcp", "call", "homejarvis", "job_get", `{"id":"`+job.ID+`"}`)
+		return strings.Contains(out, `"state":"done"`) && strings.Contains(out, "in three lines"), out
+	})
+	if _, board, _ := first.jarvis(t, "", "activity"); !strings.Contains(board, "app:second") || !strings.Contains(board, "job_post") {
+		t.Errorf("the first jarvisbot's board does not show the app's calls:\n%s", board)
+	}
+}
+
+// TestAppsNeedTheirKeyAndTheOwnersApprovalM4C2: no key, a wrong key and a
+// revoked key are refused before any MCP; a read key sees no work tools
+// and cannot call one; a job that calls an ask-tier tool waits for the
+// owner's buttons in Telegram, its own app cannot approve it, and the
+// owner's press completes it.
+func TestAppsNeedTheirKeyAndTheOwnersApprovalM4C2(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+		t.Fatalf("cli add: %s", errOut)
+	}
+	ops := addApp(t, e, "ops", "full")
+	viewer := addApp(t, e, "viewer", "read")
+	gone := addApp(t, e, "gone", "full")
+	if code, _, errOut := e.jarvis(t, "", "apps", "revoke", "gone"); code != 0 {
+		t.Fatalf("apps revoke: %s", errOut)
+	}
+	url, _, stop := serveWithSurface(t, e)
+	defer stop()
+
+	for name, header := range map[string]string{"no key": "", "a wrong key": "Bearer jbk_wrong", "a revoked key": "Bearer " + gone} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if header != "" {
+			req.Header.Set("Authorization", header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: %s, want 401", name, resp.Status)
+		}
+	}
+
+	read := appClient(t, url, viewer)
+	tools, err := read.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "job_post" || tl.Name == "approval_resolve" {
+			t.Errorf("a read key lists %s", tl.Name)
+		}
+	}
+	if text, isErr := callApp(t, read, "job_post", map[string]any{"text": "do something"}); !isErr || !strings.Contains(text, "scope") {
+		t.Errorf("a read key posting a job: %q (error %v)", text, isErr)
+	}
+
+	app := appClient(t, url, ops)
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["from","an","app"]}`}}}, fakellm.Step{Text: "Echoed for the app."})
+	text, isErr := callApp(t, app, "job_post", map[string]any{"text": "run echo for me"})
+	var job struct{ ID string }
+	if isErr || json.Unmarshal([]byte(text), &job) != nil || job.ID == "" {
+		t.Fatalf("job_post: %q", text)
+	}
+	var msgID int
+	var approve string
+	waitSent(t, tg, "the approval prompt in the owner's chat", func(s []faketelegram.Sent) bool {
+		for _, m := range s {
+			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
+				msgID, approve = m.MessageID, m.Buttons[0][0].Data
+				return true
+			}
+		}
+		return false
+	})
+	var approvalID string
+	pollApp(t, "the job to wait for the owner", func() (bool, any) {
+		text, _ := callApp(t, app, "job_get", map[string]any{"id": job.ID})
+		var j struct {
+			State      string `json:"state"`
+			ApprovalID string `json:"approval_id"`
+		}
+		_ = json.Unmarshal([]byte(text), &j)
+		approvalID = j.ApprovalID
+		return j.State == "waiting_approval" && approvalID != "", text
+	})
+	if text, isErr := callApp(t, app, "approval_resolve", map[string]any{"id": approvalID, "decision": "approve"}); !isErr || !strings.Contains(strings.ToLower(text), "own") {
+		t.Errorf("the app approving its own request: %q (error %v)", text, isErr)
+	}
+	tg.Press(42, 42, msgID, approve)
+	pollApp(t, "the job to finish after the owner's press", func() (bool, any) {
+		text, _ := callApp(t, app, "job_get", map[string]any{"id": job.ID})
+		return strings.Contains(text, `"state":"done"`) && strings.Contains(text, "Echoed for the app."), text
+	})
+}
