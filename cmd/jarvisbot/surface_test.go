@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -223,4 +224,69 @@ func TestAppsNeedTheirKeyAndTheOwnersApprovalM4C2(t *testing.T) {
 		text, _ := callApp(t, app, "job_get", map[string]any{"id": job.ID})
 		return strings.Contains(text, `"state":"done"`) && strings.Contains(text, "Echoed for the app."), text
 	})
+}
+
+// stdioApp runs `jarvisbot mcp serve` on pipes, as a client that launches
+// the command would, and returns an initialized client of it.
+func stdioApp(t *testing.T, e *testEnv) *client.Client {
+	t.Helper()
+	toBridge, clientOut := io.Pipe()
+	clientIn, fromBridge := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(context.Background(), []string{"mcp", "serve"}, e.app(toBridge, fromBridge, io.Discard))
+		_ = fromBridge.Close()
+	}()
+	c := client.NewClient(transport.NewIO(clientIn, clientOut, nil))
+	t.Cleanup(func() {
+		_ = clientOut.Close() // its stdin ends: it returns
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("jarvisbot mcp serve did not end with its input")
+		}
+		_ = c.Close()
+	})
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "launcher", Version: "1"}
+	if _, err := c.Initialize(t.Context(), req); err != nil {
+		t.Fatalf("initialize over stdio: %v", err)
+	}
+	return c
+}
+
+// TestMCPServeStdioM4: `jarvisbot mcp serve` answers even when the service
+// is down, with one tool that says so; with the service up it forwards
+// the key's tools.
+func TestMCPServeStdioM4(t *testing.T) {
+	e := newTestEnv(t)
+	withModel(t, e)
+	withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e.vars["JARVIS_APP_KEY"] = addApp(t, e, "desktop", "read")
+	e.vars["JARVIS_MCP_LISTEN"] = "127.0.0.1:1" // nothing listens there
+	down := stdioApp(t, e)
+	tools, err := down.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil || len(tools.Tools) != 1 {
+		t.Fatalf("with the service down: %v tools, %v", tools, err)
+	}
+	if text, _ := callApp(t, down, tools.Tools[0].Name, nil); !strings.Contains(text, "jarvisbot serve") {
+		t.Errorf("the one tool says %q, want how to start the service", text)
+	}
+
+	url, _, stop := serveWithSurface(t, e)
+	defer stop()
+	e.vars["JARVIS_MCP_LISTEN"] = strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	up := stdioApp(t, e)
+	tools, err = up.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil || len(tools.Tools) < 9 {
+		t.Fatalf("with the service up: %d tools, %v", len(tools.Tools), err)
+	}
+	if text, isErr := callApp(t, up, "agents_list", nil); isErr || !strings.Contains(text, `"default"`) {
+		t.Errorf("agents_list over stdio: %q", text)
+	}
 }
