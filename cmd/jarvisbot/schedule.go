@@ -48,9 +48,17 @@ func mainChat(cfg config.Config) string {
 
 // skillRunner runs scheduled skills on the runtime; whether an agent has
 // a model is asked without building it.
-func (a *app) skillRunner(ctx context.Context, cfg config.Config, rt *agents.Runtime) scheduler.Runner {
+func (a *app) skillRunner(ctx context.Context, cfg config.Config, s *service) scheduler.Runner {
+	rt := s.rt
 	return scheduler.SkillRunner(scheduler.Turns{
-		Ready: func(agent string) error { _, err := a.chooseModel(ctx, cfg, agent); return err },
+		Ready: func(agent string) error {
+			// pause_all: no agent starts a turn, scheduled ones included (M4).
+			if p, by := s.pausedNow(); p {
+				return fmt.Errorf("jarvisbot is paused (by %s); resume it to run scheduled skills", by)
+			}
+			_, err := a.chooseModel(ctx, cfg, agent)
+			return err
+		},
 		Turn: func(ctx context.Context, p scheduler.Prompt) (string, error) {
 			res, err := rt.Turn(ctx, agents.Input{Agent: p.Agent, Chat: p.Chat, Text: p.Text})
 			return res.Text, err
@@ -143,7 +151,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 	if err != nil {
 		return err
 	}
-	sch := scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.rt), Logger: log,
+	sch := scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.service), Logger: log,
 		// The report goes through the console, the terminal's one writer.
 		Deliver: func(ctx context.Context, chat, text string) error {
 			for _, b := range bots {

@@ -43,7 +43,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	s.sched = scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.rt), Deliver: s.desk.Report, Logger: log})
+	s.sched = scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.service), Deliver: s.desk.Report, Logger: log})
 	// Start: approvals that outlived the last run, messages that waited,
 	// the schedule, then the channels.
 	if err := s.resume(ctx, nil); err != nil {

@@ -224,6 +224,22 @@ func TestAppsNeedTheirKeyAndTheOwnersApprovalM4C2(t *testing.T) {
 		text, _ := callApp(t, app, "job_get", map[string]any{"id": job.ID})
 		return strings.Contains(text, `"state":"done"`) && strings.Contains(text, "Echoed for the app."), text
 	})
+
+	// pause_all: the owner's message waits, and no scheduled skill runs,
+	// until resume_all.
+	if text, isErr := callApp(t, app, "pause_all", nil); isErr {
+		t.Fatalf("pause_all: %s", text)
+	}
+	tg.SendText(42, 42, "are you there?")
+	waitSent(t, tg, "the notice that jarvisbot is paused", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Paused by app ops") })
+	if code, out, errOut := e.jarvis(t, "", "schedule", "run", "morning-brief"); code == 0 || !strings.Contains(out+errOut, "paused") {
+		t.Errorf("a scheduled skill ran while paused: exit %d\n%s\n%s", code, out, errOut)
+	}
+	f.Push(fakellm.Step{Text: "Here again."})
+	if text, isErr := callApp(t, app, "resume_all", nil); isErr {
+		t.Fatalf("resume_all: %s", text)
+	}
+	waitSent(t, tg, "the waiting message answered after resume_all", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Here again.") })
 }
 
 // stdioApp runs `jarvisbot mcp serve` on pipes, as a client that launches
