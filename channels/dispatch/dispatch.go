@@ -60,7 +60,7 @@ type Options struct {
 	// every agent, and by whom: messages then wait in the inbox and are
 	// answered once Resumed is called. Nil means never paused.
 	Paused func() (bool, string)
-	Agent        string // the agent that answers, default "default"
+	Agent  string // the agent that answers, default "default"
 	// Commands answer slash commands by name ("skills"), for a chat.
 	Commands map[string]func(ctx context.Context, chat string) string
 	// Renew starts a new sign-in of a plugin whose sign-in needs
