@@ -25,6 +25,23 @@ type Spec struct {
 	Description string
 	Allow       string
 	Block       string
+	// Provider chooses the agent's model (A3, M5): a provider name such as
+	// claude-code or codex; "" keeps what the agent has, "-" clears it.
+	Provider string
+}
+
+// Providers are the provider names an agent may be given.
+var Providers = []string{"anthropic", "openai", "claude-code", "codex"}
+
+// provider checks a provider name of a Spec.
+func provider(p string) (string, error) {
+	switch {
+	case p == "" || p == "-":
+		return "", nil
+	case slices.Contains(Providers, p):
+		return p, nil
+	}
+	return "", jarvisbot.Errorf(jarvisbot.EINVALID, "unknown provider %q: use %s", p, strings.Join(Providers, ", "))
 }
 
 // IDs splits a comma-separated list of capability ids; "-" is the empty
@@ -48,7 +65,11 @@ func Add(ctx context.Context, db store.Agents, f Focuser, name string, s Spec) (
 	if strings.TrimSpace(s.Description) == "" {
 		return store.Agent{}, jarvisbot.Errorf(jarvisbot.EINVALID, "describe the agent: jarvisbot agents add %s --describe \"what it is for\"", name)
 	}
-	ag := store.Agent{Name: name, Description: s.Description, Allow: IDs(s.Allow), Block: IDs(s.Block), Focus: f.Focus(name, s.Description)}
+	prov, err := provider(s.Provider)
+	if err != nil {
+		return store.Agent{}, err
+	}
+	ag := store.Agent{Name: name, Description: s.Description, Allow: IDs(s.Allow), Block: IDs(s.Block), Focus: f.Focus(name, s.Description), Provider: prov}
 	if err := db.CreateAgent(ctx, ag); err != nil {
 		return store.Agent{}, err
 	}
@@ -70,6 +91,11 @@ func Edit(ctx context.Context, db store.Agents, f Focuser, name string, s Spec) 
 	}
 	if s.Block != "" {
 		ag.Block = IDs(s.Block)
+	}
+	if s.Provider != "" {
+		if ag.Provider, err = provider(s.Provider); err != nil {
+			return store.Agent{}, err
+		}
 	}
 	if err := db.UpdateAgent(ctx, ag); err != nil {
 		return store.Agent{}, err

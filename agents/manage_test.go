@@ -104,3 +104,30 @@ func TestSeedFromConfigA1C6(t *testing.T) {
 		t.Errorf("bad name: %v", err)
 	}
 }
+
+// TestAgentProviderA3M5: an agent may be given its own provider (a coding
+// CLI on the owner's subscription), kept in the store; an unknown one is
+// refused; "-" gives it back the installation's.
+func TestAgentProviderA3M5(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := Add(ctx, db, focusByWord{}, "coder", Spec{Description: "writes code", Provider: "cursor-agent"}); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "claude-code") {
+		t.Errorf("an unknown provider: %v", err)
+	}
+	if _, err := Add(ctx, db, focusByWord{}, "coder", Spec{Description: "writes code", Provider: "claude-code"}); err != nil {
+		t.Fatal(err)
+	}
+	if ag, _ := db.Agent(ctx, "coder"); ag.Provider != "claude-code" {
+		t.Errorf("stored provider %q", ag.Provider)
+	}
+	if ag, err := Edit(ctx, db, focusByWord{}, "coder", Spec{Description: "reviews code"}); err != nil || ag.Provider != "claude-code" {
+		t.Errorf("an edit that names no provider changed it: %q, %v", ag.Provider, err)
+	}
+	if ag, err := Edit(ctx, db, focusByWord{}, "coder", Spec{Provider: "-"}); err != nil || ag.Provider != "" {
+		t.Errorf("--provider - left %q, %v", ag.Provider, err)
+	}
+}

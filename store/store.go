@@ -32,6 +32,10 @@ type Agent struct {
 	// Allow and Block are capability ids or patterns the owner set for this
 	// agent; Focus is computed from the description by the catalog (C6).
 	Allow, Block, Focus []string
+	// Provider is the model the agent runs on when the owner chose one for
+	// it (claude-code, codex, anthropic, openai); "" for the
+	// installation's (A3, M5).
+	Provider string
 	// CreatedAt and UpdatedAt are set by the store; values passed in are ignored.
 	CreatedAt, UpdatedAt time.Time
 }

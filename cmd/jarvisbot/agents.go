@@ -14,8 +14,8 @@ import (
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
-const agentsUsage = `agents add NAME --describe "what it is for" [--allow IDS] [--block IDS]
-       jarvisbot agents list | show NAME | edit NAME [--describe …] [--allow IDS] [--block IDS] | remove NAME`
+const agentsUsage = `agents add NAME --describe "what it is for" [--allow IDS] [--block IDS] [--provider claude-code|codex|anthropic|openai]
+       jarvisbot agents list | show NAME | edit NAME [--describe …] [--allow IDS] [--block IDS] [--provider P|-] | remove NAME`
 
 // cmdAgents: the owner's agents (A1). Focus (C6) is computed from the
 // name and description when an agent is added or described anew.
@@ -24,6 +24,7 @@ func cmdAgents(ctx context.Context, a *app, args []string) error {
 	describe := fs.String("describe", "", "what the agent is for; its focus is chosen from it")
 	allow := fs.String("allow", "", "comma-separated allow-list of capability ids or patterns (mcp:github/*); \"-\" clears it")
 	block := fs.String("block", "", "comma-separated block-list; \"-\" clears it")
+	prov := fs.String("provider", "", "the agent's model: claude-code or codex (the CLI on your subscription), anthropic or openai; \"-\" for the installation's")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func cmdAgents(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer db.Close()
-	spec := agents.Spec{Description: *describe, Allow: *allow, Block: *block}
+	spec := agents.Spec{Description: *describe, Allow: *allow, Block: *block, Provider: *prov}
 	switch {
 	case pos[0] == "add" && len(pos) == 2:
 		ag, err := agents.Add(ctx, db, view, pos[1], spec)
@@ -113,5 +114,8 @@ func showAgent(w io.Writer, ag store.Agent) {
 	}
 	if len(ag.Block) > 0 {
 		fmt.Fprintf(w, "  block: %s\n", strings.Join(ag.Block, ", "))
+	}
+	if ag.Provider != "" {
+		fmt.Fprintf(w, "  provider: %s\n", ag.Provider)
 	}
 }

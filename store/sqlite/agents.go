@@ -13,7 +13,7 @@ import (
 
 var _ store.Agents = (*DB)(nil)
 
-const agentColumns = `name, description, allow, block, focus, created_at, updated_at`
+const agentColumns = `name, description, allow, block, focus, created_at, updated_at, provider`
 
 // Agent returns the named agent, or an ENOTFOUND error.
 func (db *DB) Agent(ctx context.Context, name string) (store.Agent, error) {
@@ -81,8 +81,8 @@ func (db *DB) insertAgent(ctx context.Context, a store.Agent) (bool, error) {
 	// ON CONFLICT DO NOTHING tells "exists" from "inserted" by the row count,
 	// without matching driver error codes.
 	res, err := db.db.ExecContext(ctx, `INSERT INTO agents (`+agentColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		a.Name, a.Description, lists[0], lists[1], lists[2], now, now)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		a.Name, a.Description, lists[0], lists[1], lists[2], now, now, a.Provider)
 	if err != nil {
 		return false, jarvisbot.Errorf(jarvisbot.EINTERNAL, "creating agent %q in %s: %w", a.Name, db.path, err)
 	}
@@ -101,9 +101,9 @@ func (db *DB) UpdateAgent(ctx context.Context, a store.Agent) error {
 		return err
 	}
 	res, err := db.db.ExecContext(ctx, `UPDATE agents
-		SET description = ?, allow = ?, block = ?, focus = ?, updated_at = ?
+		SET description = ?, allow = ?, block = ?, focus = ?, updated_at = ?, provider = ?
 		WHERE name = ?`,
-		a.Description, lists[0], lists[1], lists[2], formatTime(db.now()), a.Name)
+		a.Description, lists[0], lists[1], lists[2], formatTime(db.now()), a.Provider, a.Name)
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "updating agent %q in %s: %w", a.Name, db.path, err)
 	}
@@ -155,7 +155,7 @@ func scanAgent(s scanner) (store.Agent, error) {
 		allow, block, focus string
 		created, updated    string
 	)
-	if err := s.Scan(&a.Name, &a.Description, &allow, &block, &focus, &created, &updated); err != nil {
+	if err := s.Scan(&a.Name, &a.Description, &allow, &block, &focus, &created, &updated, &a.Provider); err != nil {
 		return a, err
 	}
 	for _, f := range []struct {
