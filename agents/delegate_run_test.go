@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
@@ -358,5 +359,89 @@ func TestDelegateConcurrentCallsM5(t *testing.T) {
 	}
 	if act, _ := e.db.RecentActivity(context.Background(), 20); len(act) != n {
 		t.Errorf("activity has %d entries, want %d", len(act), n)
+	}
+}
+
+// TestDelegateDecisionAfterRestartM5C2: the service stops while a
+// delegate's turn waits for the owner; after the restart the owner decides,
+// and the turn goes on on the delegate: an approved jarvisbot tool runs once
+// and the delegate is told what came of it; a decision on the CLI's own
+// tool runs nothing (the CLI that asked is gone) and the delegate is told.
+func TestDelegateDecisionAfterRestartM5C2(t *testing.T) {
+	cases := []struct {
+		name string
+		ask  func(ctx context.Context, dt DelegateTurn)
+		tool string
+		want []string // in the text the delegate gets after the decision
+	}{
+		{"jarvisbot tool", func(ctx context.Context, dt DelegateTurn) {
+			dt.Call(ctx, llm.WireName("cli:echo"), json.RawMessage(`{"args":["after","restart"]}`))
+		}, "cli:echo", []string{"after restart", "cli:echo"}},
+		{"own tool", func(ctx context.Context, dt DelegateTurn) {
+			dt.Approve(ctx, "Bash", json.RawMessage(`{"command":"make"}`))
+		}, DelegateToolID("default", "Bash"), []string{"Bash", "nothing ran", "approved"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, "anthropic")
+			first := true
+			d := &scripted{run: func(ctx context.Context, dt DelegateTurn) (DelegateResult, error) {
+				if first {
+					first = false
+					c.ask(ctx, dt)
+					return DelegateResult{}, ctx.Err()
+				}
+				return DelegateResult{Text: "told: " + dt.Text}, nil
+			}}
+			delegateTo(e, d)
+			ctx, stop := context.WithCancel(context.Background())
+			go func() { <-e.asked; stop() }()
+			if _, err := e.rt.Turn(ctx, Input{Agent: "default", Chat: "console", Text: "build it"}); !errors.Is(err, ErrAwaitingApproval) {
+				t.Fatalf("the interrupted turn: %v", err)
+			}
+			orphans := make(chan store.Approval, 1)
+			e.engine = approvals.New(approvals.Options{Store: e.db, Clock: e.clk, Orphan: func(a store.Approval) { orphans <- a }})
+			e.rt.Approvals = e.engine
+			pending, err := e.engine.Resume(context.Background())
+			if err != nil || len(pending) != 1 || pending[0].Tool != c.tool {
+				t.Fatalf("after restart: %+v %v", pending, err)
+			}
+			if _, err := e.engine.Decide(context.Background(), pending[0].ID, "console", true, false); err != nil {
+				t.Fatal(err)
+			}
+			r, err := e.rt.Continue(context.Background(), <-orphans)
+			if err != nil {
+				t.Fatalf("continue: %v", err)
+			}
+			told := d.last(t).Text
+			for _, w := range c.want {
+				if !strings.Contains(told, w) {
+					t.Errorf("the delegate was told %q, want %q in it", told, w)
+				}
+			}
+			if r.Text != "told: "+told {
+				t.Errorf("result %+v", r)
+			}
+		})
+	}
+}
+
+// TestDelegateFailureIsTheTurnsErrorM5: a delegate that fails (a CLI
+// that crashed or is missing) fails the turn with a message that names the
+// agent and says what to do; the owner's message stays in the history, and
+// no answer is stored.
+func TestDelegateFailureIsTheTurnsErrorM5(t *testing.T) {
+	e := newEnv(t, "anthropic")
+	delegateTo(e, &scripted{run: func(context.Context, DelegateTurn) (DelegateResult, error) {
+		return DelegateResult{}, errors.New("claude exited with status 1")
+	}})
+	_, err := e.rt.Turn(context.Background(), Input{Agent: "default", Chat: "console", Text: "are you there?"})
+	if err == nil || !strings.Contains(err.Error(), "agent default's CLI could not answer") || !strings.Contains(err.Error(), "exited with status 1") || errors.Is(err, ErrAwaitingApproval) {
+		t.Fatalf("turn error: %v", err)
+	}
+	h, _ := e.db.History(context.Background(), "console", 10)
+	var last llm.Message
+	if len(h) != 1 || json.Unmarshal(h[0].Content, &last) != nil || last.Text != "are you there?" {
+		t.Errorf("history after the failure: %d messages, last %+v", len(h), last)
 	}
 }
