@@ -54,6 +54,9 @@ type Model struct {
 	Provider  llm.Provider
 	MaxTokens int // default 4096
 	MaxSteps  int // default 12
+	// Delegate, when set, runs the whole turn instead of the model loop
+	// (a coding CLI, M5): Provider, MaxTokens and MaxSteps are then unused.
+	Delegate Delegate
 }
 
 // Runtime runs turns. It is safe for concurrent use by different chats;
@@ -88,6 +91,10 @@ type Runtime struct {
 	// Notes, when set, holds the notes apps leave for an agent
 	// (agent_message, M4): those unread when a turn starts enter it, once.
 	Notes NoteTaker
+	// Sessions, when set, keeps the session a delegate left in each chat
+	// (M5), so its next turn there resumes it; nil starts every delegate
+	// turn afresh.
+	Sessions store.DelegateSessions
 
 	schemas schemaCache
 }
@@ -139,7 +146,7 @@ type Result struct {
 type CallRecord struct {
 	Tool    string // capability id, or the wire name the model used when it matches none
 	Tier    catalog.Tier
-	Outcome string // "ok", "error: …", "refused: …", "denied", "expired"
+	Outcome string // "ok", "error: …", "refused: …", "denied", "expired"; "approved" for a delegate's own tool, which the CLI runs
 }
 
 const (
@@ -177,6 +184,15 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (Result, error) {
 	st, err := r.prepare(ctx, in, nil)
 	if err != nil {
 		return st.res, err
+	}
+	return r.answer(ctx, st)
+}
+
+// answer runs a prepared turn to its answer: on the model's delegate when
+// it has one (M5), else in the model's tool-use loop.
+func (r *Runtime) answer(ctx context.Context, st *turnState) (Result, error) {
+	if st.model.Delegate != nil {
+		return r.delegate(ctx, st)
 	}
 	return r.loop(ctx, st)
 }
@@ -224,7 +240,7 @@ func (r *Runtime) retry(ctx context.Context, in Input) (Result, bool, error) {
 	if err != nil {
 		return st.res, true, err
 	}
-	res, err := r.loop(ctx, st)
+	res, err := r.answer(ctx, st)
 	return res, true, err
 }
 
@@ -240,6 +256,9 @@ type turnState struct {
 	plan    *catalog.Plan
 	res     Result
 	decided map[string]store.Approval // approvals taken while the turn was not running
+	// mu guards offered, plan, req.Tools and res while calls run: a
+	// delegate makes its calls concurrently (Runtime.delegate).
+	mu sync.Mutex
 }
 
 // prepare resolves the turn's tools, skills and history. need names MCP
@@ -470,7 +489,7 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (Result, error
 		return r.late(ctx, st, a)
 	}
 	st.decided = map[string]store.Approval{callKey(a.Tool, a.Args): a}
-	return r.loop(ctx, st)
+	return r.answer(ctx, st)
 }
 
 // late carries out a decision on a call whose turn the conversation has
@@ -478,6 +497,9 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (Result, error
 // not) as decided, and the model is told what came of it and tells the
 // owner.
 func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Result, error) {
+	if _, _, ok := delegateTool(a.Tool); ok {
+		return r.lateOwnTool(ctx, st, a)
+	}
 	cp, ok := r.Catalog().Capability(a.Tool)
 	if !ok || !cp.Connected {
 		return st.res, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s, which the owner decided on, is not available now", a.Tool)
@@ -491,7 +513,7 @@ func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Re
 		return st.res, err
 	}
 	st.req.Messages = append(st.req.Messages, note)
-	return r.loop(ctx, st)
+	return r.answer(ctx, st)
 }
 
 // lastAsked finds the last message the owner wrote in stored history (a
@@ -652,8 +674,12 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 	for i := range calls {
 		calls[i].Input = unwrapString(calls[i].Input)
 	}
+	cps := make([]*catalog.Capability, len(calls))
 	for i, c := range calls {
+		st.mu.Lock()
 		cp, tier, refusal := r.check(o, c)
+		st.mu.Unlock()
+		cps[i] = cp
 		records[i] = CallRecord{Tool: c.Name, Tier: tier}
 		if cp != nil {
 			records[i].Tool = cp.ID
@@ -676,12 +702,12 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 	}
 	wg.Wait()
 	for _, i := range asks {
-		c := calls[i]
-		cp := o.byWire[c.Name]
-		results[i], records[i].Outcome, asked[i] = r.ask(ctx, st, cp, c)
+		results[i], records[i].Outcome, asked[i] = r.ask(ctx, st, cps[i], calls[i])
 	}
 	// In the calls' order, so that a turn's tool list does not depend on
 	// which call finished first.
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	for i := range calls {
 		if len(asked[i]) > 0 {
 			results[i].Content += r.join(ctx, st, asked[i])
