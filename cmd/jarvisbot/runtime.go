@@ -251,6 +251,7 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan, Logger: log})
 	s.rt = a.runtime(ctx, s, cli)
 	s.rt.Notes = db
+	s.rt.Sessions = db // a coding CLI's session ids, per agent and chat (M5)
 	s.jobs = jobs.New(jobs.Options{Store: db, Turner: s.rt, Approvals: s.engine, Logger: log, Clock: a.clock,
 		Paused:  func(context.Context) bool { p, _ := s.pausedNow(); return p },
 		Chooser: &jobs.Chooser{Agents: db, Catalog: s.catalog.View, Skills: s.rt.Skills, DataDir: cfg.DataDir}})
