@@ -101,8 +101,8 @@ type Request struct {
 	// Tools are the tool names offered, in order; a namespaced Responses
 	// tool as "NAMESPACE__TOOL" (see ToolCall.Name), a hosted one (such as
 	// web_search) by its type.
-	Tools []string
-	Stream   bool
+	Tools  []string
+	Stream bool
 	// CacheControl is true when the request, a system block, a tool or a
 	// message block carried cache_control (Anthropic only).
 	CacheControl bool
