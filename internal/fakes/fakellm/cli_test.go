@@ -23,15 +23,21 @@
 // "is_error":false,"result":FINAL TEXT,"session_id":…,"permission_denials":[…]}.
 // The next turn passes --resume SESSION_ID with the same HOME and working
 // directory (sessions live in HOME/.claude/projects/CWD); the result keeps
-// the session id. The permission prompt tool gets {tool_name, input,
+// the session id (--session-id UUID would choose it on the first turn). The permission prompt tool gets {tool_name, input,
 // tool_use_id} and answers text {"behavior":"allow","updatedInput":INPUT}
 // or {"behavior":"deny","message":…}; a denial reaches the model as an
-// error tool_result carrying the message.
+// error tool_result carrying the message. A failed model call ends in a
+// result with "is_error":true (subtype still "success"),
+// "terminal_reason":"api_error", "api_error_status" and the error text in
+// "result", and exit status 1. Without --bare, Claude Code offers tools of
+// its own beside the MCP ones even with --tools "".
 //
 // Codex 0.171.0. Environment: HOME, PATH (its launcher is a node script),
 // CODEX_HOME holding config.toml (model, model_provider="fake",
 // check_for_update_on_startup=false, [model_providers.fake] base_url =
-// fakellm's /v1, env_key="FAKE_KEY", wire_api="responses"), and FAKE_KEY.
+// fakellm's /v1, env_key="FAKE_KEY", wire_api="responses",
+// request_max_retries=0, stream_max_retries=0: Codex otherwise retries a
+// 403 or 5xx for some 20 seconds), and FAKE_KEY.
 // Stdin /dev/null (an open pipe blocks it). Argv:
 //
 //	codex exec [resume] --json --skip-git-repo-check -c analytics.enabled=false --disable plugins
@@ -47,8 +53,11 @@
 // {"type":"item.started"|"item.completed","item":{"type":"mcp_tool_call",
 // "server":"jb","tool":…,"arguments":…,"result":…,"status":…}},
 // {"type":"item.completed","item":{"type":"agent_message","text":FINAL TEXT}},
-// {"type":"turn.completed","usage":…}; a failure is {"type":"error"} and
-// {"type":"turn.failed","error":{"message":…}} with exit status 1. An
+// {"type":"turn.completed","usage":…}; a failure is
+// {"type":"turn.failed","error":{"message":…}} (after an {"type":"error"}
+// line when the error body is not the API's shape) with exit status 1. The
+// --disable flags leave only request_user_input and view_image of Codex's
+// own tools offered beside the MCP ones. An
 // item of type "error" before the turn (model metadata not found for an
 // unknown model name) is a warning. The next turn is `codex exec resume …
 // THREAD_ID PROMPT` with the same CODEX_HOME (so no --ephemeral); it reports
@@ -60,6 +69,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -196,6 +206,17 @@ func installedCLI(t *testing.T, name string) string {
 // the test with stderr when the CLI exits non-zero.
 func runCLI(t *testing.T, dir string, env []string, argv ...string) []byte {
 	t.Helper()
+	out, err := tryCLI(t, dir, env, argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// tryCLI runs argv with env and a closed stdin, returning stdout and, when
+// the CLI exits non-zero, an error carrying its output.
+func tryCLI(t *testing.T, dir string, env []string, argv ...string) ([]byte, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cliDeadline)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -204,15 +225,14 @@ func runCLI(t *testing.T, dir string, env []string, argv ...string) []byte {
 	cmd.Stdin = nil // /dev/null: Codex blocks on an open pipe
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if err != nil {
-		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, stdout.Bytes(), stderr.Bytes())
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), fmt.Errorf("%s: %w\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, stdout.Bytes(), stderr.Bytes())
 	}
 	t.Logf("%s stdout:\n%s", filepath.Base(argv[0]), stdout.Bytes())
 	if stderr.Len() > 0 {
 		t.Logf("%s stderr:\n%s", filepath.Base(argv[0]), stderr.Bytes())
 	}
-	return stdout.Bytes()
+	return stdout.Bytes(), nil
 }
 
 // jsonLines parses one JSON object per line.
@@ -373,7 +393,8 @@ func TestClaudeCodeCallsAnMCPToolOverHTTPAndResumes(t *testing.T) {
 }
 
 // codexHome writes the CODEX_HOME/config.toml that points Codex at the
-// fake's Responses API.
+// fake's Responses API. Retries are off: a request the script did not
+// expect fails the test at once instead of after Codex's backoff.
 func codexHome(t *testing.T, llm *fakellm.Server) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -386,6 +407,8 @@ name = "fake"
 base_url = %q
 env_key = "FAKE_KEY"
 wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
 `, llm.OpenAIURL())
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -503,6 +526,58 @@ func TestClaudeCodeAsksThePermissionPromptTool(t *testing.T) {
 			}
 			if result := event(t, events, map[string]string{"type": "result"}); str(result, "result") != "Done." {
 				t.Errorf("result = %v", result)
+			}
+		})
+	}
+}
+
+// A model that refuses the request ends the turn with an error each CLI
+// reports on stdout and in its exit status, so the runner can tell the
+// owner. 403 is a status Claude Code does not retry (it retries a 400
+// twice, dropping anthropic-beta values in case a gateway refused them);
+// Codex would retry it for some 20 seconds but for the provider's
+// request_max_retries = 0.
+func TestCLIsReportAModelRefusal(t *testing.T) {
+	tests := []struct {
+		cli   string
+		argv  func(t *testing.T, llm *fakellm.Server, mcpSrv *echoServer) (home string, env, argv []string)
+		check func(t *testing.T, events []map[string]any)
+	}{
+		{"claude", func(t *testing.T, llm *fakellm.Server, mcpSrv *echoServer) (string, []string, []string) {
+			home, env := claudeEnv(t, llm)
+			return home, env, append([]string{installedCLI(t, "claude"), "-p", "Hello?"}, claudeArgs(mcpSrv, "--allowedTools", "mcp__jb")...)
+		}, func(t *testing.T, events []map[string]any) {
+			result := event(t, events, map[string]string{"type": "result"})
+			if result["is_error"] != true || !strings.Contains(str(result, "result"), "scripted refusal") {
+				t.Errorf("result = %v, want an error naming the refusal", result)
+			}
+		}},
+		{"codex", func(t *testing.T, llm *fakellm.Server, mcpSrv *echoServer) (string, []string, []string) {
+			home, env := baseEnv(t)
+			env = append(env, "CODEX_HOME="+codexHome(t, llm), "FAKE_KEY=sk-test")
+			return home, env, []string{installedCLI(t, "codex"), "exec", "--json", "--skip-git-repo-check",
+				"-c", "analytics.enabled=false", "--disable", "plugins", "Hello?"}
+		}, func(t *testing.T, events []map[string]any) {
+			failed := event(t, events, map[string]string{"type": "turn.failed"})
+			if !strings.Contains(str(failed, "error", "message"), "scripted refusal") {
+				t.Errorf("turn.failed = %v, want the refusal's message", failed)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cli, func(t *testing.T) {
+			llm := fakellm.New(t)
+			mcpSrv := newEchoServer(t)
+			llm.Push(fakellm.Step{Status: http.StatusForbidden, Text: "scripted refusal"})
+			home, env, argv := tt.argv(t, llm, mcpSrv)
+			out, err := tryCLI(t, home, env, argv...)
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+				t.Fatalf("exit = %v, want status 1", err)
+			}
+			tt.check(t, jsonLines(t, out))
+			if n := len(llm.Requests()); n != 1 {
+				t.Errorf("%d model requests, want 1: the refusal is not retried", n)
 			}
 		})
 	}
