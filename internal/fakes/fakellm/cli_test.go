@@ -183,8 +183,12 @@ func (e *echoServer) BadAuths() int {
 	return e.badAuths
 }
 
-// installedCLI returns the path of a CLI installed from
-// agents/cliagent/testdata/clis.txt into the npm test cache, or skips.
+// cliPackages maps each CLI to its npm package.
+var cliPackages = map[string]string{"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+
+// installedCLI returns the path of a CLI installed at its pinned version
+// (agents/cliagent/testdata/clis.txt) in the npm test cache, or skips: the
+// argv and events these tests check are those of the pinned release.
 func installedCLI(t *testing.T, name string) string {
 	t.Helper()
 	dir := os.Getenv("JARVIS_NPM_CACHE")
@@ -195,9 +199,31 @@ func installedCLI(t *testing.T, name string) string {
 		}
 		dir = filepath.Join(cache, "jarvisbot-test", "npm")
 	}
+	pins, err := os.ReadFile(filepath.Join("..", "..", "..", "agents", "cliagent", "testdata", "clis.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := cliPackages[name]
+	var want string
+	for line := range strings.Lines(string(pins)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), pkg+"@"); ok {
+			want = v
+		}
+	}
+	if want == "" {
+		t.Fatalf("clis.txt pins no version of %s", pkg)
+	}
+	var meta struct{ Version string }
+	data, err := os.ReadFile(filepath.Join(dir, "node_modules", pkg, "package.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &meta)
+	}
 	path := filepath.Join(dir, "node_modules", ".bin", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s is not installed in %s: scripts/test.sh installs the pins of agents/cliagent/testdata/clis.txt (%v)", name, dir, err)
+	if err == nil {
+		_, err = os.Stat(path)
+	}
+	if err != nil || meta.Version != want {
+		t.Skipf("%s@%s is not installed in %s (found %q, %v): scripts/test.sh installs the pins of agents/cliagent/testdata/clis.txt", pkg, want, dir, meta.Version, err)
 	}
 	return path
 }
