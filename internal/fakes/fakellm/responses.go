@@ -61,7 +61,7 @@ func namespacedName(namespace, name string) string {
 	return namespace + "__" + name
 }
 
-// toolNames flattens the offered tools into their scripted names, mapping
+// responsesToolNames flattens the offered tools into their scripted names, mapping
 // each namespaced name to its namespace.
 func responsesToolNames(tools []responsesTool) (names []string, namespaces map[string]string) {
 	namespaces = map[string]string{}
