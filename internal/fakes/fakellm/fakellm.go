@@ -1,9 +1,11 @@
 // Package fakellm is an in-process, scripted LLM HTTP server for tests.
 //
-// It speaks the wire formats of the Anthropic Messages API (POST /v1/messages)
-// and the OpenAI Chat Completions API (POST /v1/chat/completions), both
-// non-streaming and streaming, so that code under test drives the real SDK
-// clients instead of a mock of them.
+// It speaks the wire formats of the Anthropic Messages API (POST /v1/messages,
+// as the Claude Code CLI calls it too), the OpenAI Chat Completions API
+// (POST /v1/chat/completions) and the OpenAI Responses API
+// (POST /v1/responses, the one the Codex CLI speaks), each non-streaming
+// and streaming, so that code under test drives the real SDK clients and
+// CLIs instead of a mock of them.
 //
 // Data flows one way: a test pushes Steps; every model call that reaches the
 // server is recorded as a Request, checked the way the real API checks it
@@ -30,7 +32,8 @@ type Step struct {
 	// Text is the assistant text; it may be empty when ToolCalls are given.
 	// With Status set, a non-empty Text is the error message instead.
 	Text string
-	// ToolCalls become tool_use blocks (Anthropic) or tool_calls (OpenAI).
+	// ToolCalls become tool_use blocks (Anthropic), tool_calls (OpenAI) or
+	// function_call output items (Responses).
 	ToolCalls []ToolCall
 	// Status, when non-zero, answers this HTTP status with the provider's
 	// error body. 408, 409, 429 and 5xx carry "retry-after: 0", so SDK
@@ -56,8 +59,14 @@ type Step struct {
 
 // ToolCall is one tool invocation the model asks for.
 type ToolCall struct {
-	// ID defaults to a generated "toolu_…" (Anthropic) or "call_…" (OpenAI).
-	ID   string
+	// ID defaults to a generated "toolu_…" (Anthropic) or "call_…" (OpenAI,
+	// Responses).
+	ID string
+	// Name is the tool's name as offered. A tool the Responses API request
+	// offered inside a namespace (Codex offers each MCP server's tools as
+	// namespace "mcp__SERVER") is named "NAMESPACE__TOOL", the name Claude
+	// Code gives the same MCP tool, and answered as a function_call of TOOL
+	// with "namespace":"NAMESPACE".
 	Name string
 	// Input is the raw JSON arguments; empty means "{}". It may be
 	// deliberately malformed: OpenAI arguments and Anthropic streamed
@@ -74,20 +83,26 @@ type Usage struct {
 
 // Request is one HTTP request the server received, parsed for assertions.
 type Request struct {
-	API    string // "anthropic" or "openai"
+	API    string // "anthropic", "openai" (Chat Completions) or "responses"
 	Path   string
 	Header http.Header
 	Body   json.RawMessage // the exact request body bytes
 	Model  string
-	// System is the system prompt: Anthropic system blocks, or OpenAI
-	// system/developer messages, joined with "\n". System-role messages are
-	// not repeated in Messages.
+	// System is the system prompt: Anthropic system blocks, OpenAI
+	// system/developer messages, or the Responses API's instructions and
+	// system/developer input messages, joined with "\n". System-role
+	// messages are not repeated in Messages.
 	System string
 	// Messages is the conversation as the provider got it, one entry per
-	// provider message.
+	// provider message. Responses API input items are recorded like Chat
+	// Completions messages: the function_call items of one model turn are
+	// one assistant message, each function_call_output a "tool" message.
 	Messages []Message
-	Tools    []string // tool names offered, in order
-	Stream   bool
+	// Tools are the tool names offered, in order; a namespaced Responses
+	// tool as "NAMESPACE__TOOL" (see ToolCall.Name), a hosted one (such as
+	// web_search) by its type.
+	Tools  []string
+	Stream bool
 	// CacheControl is true when the request, a system block, a tool or a
 	// message block carried cache_control (Anthropic only).
 	CacheControl bool
@@ -95,7 +110,7 @@ type Request struct {
 
 // Message is one provider message, normalised across both APIs.
 type Message struct {
-	Role          string   // "user", "assistant", or "tool" (OpenAI tool messages)
+	Role          string   // "user", "assistant", or "tool" (OpenAI tool messages, Responses call outputs)
 	Text          string   // text blocks/parts joined with "\n"
 	ToolCallIDs   []string // tool_use ids / tool_calls ids the assistant made
 	ToolResultIDs []string // tool_use_id / tool_call_id answered
@@ -134,8 +149,9 @@ func New(t Cleaner) *Server {
 // the SDK appends "v1/messages".
 func (s *Server) AnthropicURL() string { return s.URL }
 
-// OpenAIURL is the base URL for the OpenAI SDK's option.WithBaseURL; the SDK
-// appends "chat/completions", so it ends in "/v1" like the real one.
+// OpenAIURL is the base URL for the OpenAI SDK's option.WithBaseURL and a
+// Codex model provider's base_url; they append "chat/completions" or
+// "responses", so it ends in "/v1" like the real one.
 func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
 
 // Push appends steps to the script.
@@ -199,10 +215,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d = anthropicAPI{}
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
 		d = openaiAPI{}
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
+		d = responsesAPI{}
 	}
 	requestID := s.newID("req_")
 	if d == nil {
-		msg := fmt.Sprintf("fakellm serves POST /v1/messages and POST /v1/chat/completions, not %s %s", r.Method, r.URL.Path)
+		msg := fmt.Sprintf("fakellm serves POST /v1/messages, /v1/chat/completions and /v1/responses, not %s %s", r.Method, r.URL.Path)
 		if r.Header.Get("anthropic-version") != "" {
 			anthropicAPI{}.writeError(w, http.StatusNotFound, msg, requestID)
 		} else {
@@ -258,9 +276,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	a := answer{step: step, req: &req, requestID: requestID, body: body}
-	if d.name() == "anthropic" {
+	switch d.name() {
+	case "anthropic":
 		a.id = s.newID("msg_")
-	} else {
+	case "responses":
+		a.id = s.newID("resp_")
+	default:
 		a.id = s.newID("chatcmpl-")
 	}
 	for _, tc := range step.ToolCalls {
