@@ -37,9 +37,9 @@ echo "== build without cgo"
 CGO_ENABLED=0 go build -o /dev/null ./cmd/jarvisbot
 CGO_ENABLED=0 go build -tags grpcnotrace -o /dev/null ./cmd/jarvisbot # the release build (README)
 
-echo "== published MCP servers and the MCP conformance suite for the tests (npm, pinned, installed once)"
+echo "== published MCP servers, the MCP conformance suite and the claude and codex CLIs for the tests (npm, pinned, installed once)"
 export JARVIS_NPM_CACHE="${JARVIS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jarvisbot-test/npm}"
-pins=$(grep -hv '^#' catalog/mcphost/testdata/published.txt mcp/surface/testdata/conformance.txt | grep .)
+pins=$(grep -hv '^#' catalog/mcphost/testdata/published.txt mcp/surface/testdata/conformance.txt agents/cliagent/testdata/clis.txt | grep .)
 if ! command -v npm >/dev/null; then
   echo "node/npm not installed: the tests against published MCP servers will skip"
 else
