@@ -169,7 +169,7 @@ func TestTurnM5(t *testing.T) {
 			c := newCLI(t, tc.kind, vars, s, time.Minute)
 			var kept []string
 			turn := agents.DelegateTurn{Agent: "a", Chat: "c", Text: "what is on today?", System: "You are jarvisbot.",
-				History: []llm.Message{{Role: llm.RoleUser, Text: "earlier question"}, {Role: llm.RoleAssistant, Text: "earlier answer"}},
+				History:    []llm.Message{{Role: llm.RoleUser, Text: "earlier question"}, {Role: llm.RoleAssistant, Text: "earlier answer"}},
 				SetSession: func(_ context.Context, id string) error { kept = append(kept, id); return nil }}
 			res, err := c.Turn(t.Context(), turn)
 			if err != nil {
