@@ -306,7 +306,13 @@ func (c *CLI) run(ctx context.Context, path string, inv invocation, p *parser) e
 	}
 	var exit *exec.ExitError
 	if errors.As(waitErr, &exit) {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s exited with %s%s", defaultCommand(c.opt.Kind), exitStatus(exit), p.stderr.suffixOr(p.lastError))
+		// What the CLI said of its failure in its events (an API error,
+		// a quota) says more than its stderr, which may be empty.
+		detail := p.stderr.suffixOr(p.lastError)
+		if p.failed != "" {
+			detail = ": " + p.failed
+		}
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s exited with %s%s", defaultCommand(c.opt.Kind), exitStatus(exit), detail)
 	}
 	if waitErr != nil {
 		return fmt.Errorf("%s: waiting for it failed: %w", c.opt.Kind, waitErr)

@@ -309,17 +309,22 @@ func TestTurnHungCLIKilledAtDeadlineM5(t *testing.T) {
 }
 
 // TestTurnCrashingCLIGivesItsStderrM5: a CLI that exits with an error
-// costs the turn with its status and last stderr lines.
+// costs the turn with its status and last stderr lines, or the failure it
+// reported in its events when it did.
 func TestTurnCrashingCLIGivesItsStderrM5(t *testing.T) {
-	for _, kind := range []string{ClaudeCode, Codex} {
-		t.Run(kind, func(t *testing.T) {
+	for _, tc := range []struct{ kind, text, want string }{
+		{ClaudeCode, "crash now", "claude exited with status 1: starting | Error: invalid API key"},
+		{Codex, "crash now", "codex exited with status 1: starting | Error: invalid API key"},
+		{ClaudeCode, "api error", "claude exited with status 1: API Error: 400 nope"},
+		{Codex, "api error", "codex exited with status 1: quota exceeded"},
+	} {
+		t.Run(tc.kind+" "+tc.text, func(t *testing.T) {
 			home := t.TempDir()
 			s := &sessionServers{}
-			c := newCLI(t, kind, jarvisEnv(home), s, time.Minute)
-			_, err := c.Turn(t.Context(), agents.DelegateTurn{Text: "crash now"})
-			want := defaultCommand(kind) + " exited with status 1: starting | Error: invalid API key"
-			if err == nil || err.Error() != want {
-				t.Fatalf("err = %v, want %q", err, want)
+			c := newCLI(t, tc.kind, jarvisEnv(home), s, time.Minute)
+			_, err := c.Turn(t.Context(), agents.DelegateTurn{Text: tc.text, SetSession: func(context.Context, string) error { return nil }})
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 			if s.closed != 1 {
 				t.Errorf("session server closed %d times, want 1", s.closed)

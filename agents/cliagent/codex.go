@@ -15,7 +15,8 @@ const tokenVar = "JB_SESSION_MCP_TOKEN"
 // has no way to ask jarvisbot's approvals in exec mode, so the session
 // server's tools are all it gets.
 var codexOff = []string{"shell_tool", "unified_exec", "view_image", "image_generation",
-	"browser_use", "browser_use_external", "in_app_browser", "computer_use", "apps", "plugins"}
+	"browser_use", "browser_use_external", "in_app_browser", "computer_use", "apps", "plugins",
+	"multi_agent", "goals"}
 
 // codexInvocation is `codex exec --json` for one turn, or `codex exec
 // resume SESSION` when the chat has a session: sessions are kept (no

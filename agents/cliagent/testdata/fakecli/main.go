@@ -59,6 +59,17 @@ func main() {
 		}
 		fmt.Fprintln(os.Stderr, "thinking very hard")
 		time.Sleep(5 * time.Minute) // long past any test deadline, short if a bug leaves it behind
+	case strings.Contains(prompt, "api error"):
+		// The model refused: the CLI says so in its events, not on stderr.
+		if codex {
+			emit(map[string]any{"type": "thread.started", "thread_id": "thread-new"})
+			emit(map[string]any{"type": "error", "message": "Reconnecting 1/5"})
+			emit(map[string]any{"type": "turn.failed", "error": map[string]any{"message": "quota exceeded"}})
+		} else {
+			emit(map[string]any{"type": "system", "subtype": "init", "session_id": "session-new"})
+			emit(map[string]any{"type": "result", "subtype": "success", "is_error": true, "result": "API Error: 400 nope", "session_id": "session-new"})
+		}
+		os.Exit(1)
 	case strings.Contains(prompt, "crash"):
 		fmt.Fprintln(os.Stderr, "starting")
 		fmt.Fprintln(os.Stderr, "Error: invalid API key")
