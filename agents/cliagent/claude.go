@@ -16,6 +16,12 @@ import (
 // an HTTP server, and argv is readable by every user of the machine);
 // the system prompt goes in a file beside it for the same reason.
 //
+// Not --bare: it reads no OAuth sign-in, only ANTHROPIC_API_KEY, and the
+// owner's subscription is the point. --setting-sources "" skips what
+// --bare would have for jarvisbot's purpose: the owner's settings (hooks,
+// a permissions.allow that would let the CLI's own tools run unasked) and
+// CLAUDE.md memory.
+//
 // Own tools off: --tools "" leaves only MCP tools, --allowedTools mcp__jb
 // lets the session server's tools run (the runtime decides each call).
 // Own tools on: every tool the CLI has, each use not allowed by the list
@@ -35,7 +41,7 @@ func claudeInvocation(t agents.DelegateTurn, url, token, dir string, ownTools bo
 		return invocation{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "claude-code: cannot write the turn's MCP config: %w", err)
 	}
 	args := []string{"-p", "--output-format", "stream-json", "--verbose",
-		"--mcp-config", mcpFile, "--strict-mcp-config", "--bare",
+		"--mcp-config", mcpFile, "--strict-mcp-config", "--setting-sources", "",
 		"--allowedTools", "mcp__" + serverName}
 	if ownTools {
 		args = append(args, "--permission-prompt-tool", fmt.Sprintf("mcp__%s__%s", serverName, ApproveTool))
