@@ -53,8 +53,10 @@ func claudeInvocation(t agents.DelegateTurn, url, token, dir string, ownTools bo
 		if err := os.WriteFile(sysFile, []byte(t.System), 0o600); err != nil {
 			return invocation{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "claude-code: cannot write the turn's system prompt: %w", err)
 		}
-		// Given every turn: a resumed session does not keep it.
-		args = append(args, "--system-prompt-file", sysFile)
+		// Given every turn, and used fresh: the turn's skills and notes
+		// change from message to message, and by default a resumed session
+		// sends the prompt recorded on its first turn.
+		args = append(args, "--system-prompt-file", sysFile, "--system-prompt-snapshot", "off")
 	}
 	if t.Session != "" {
 		args = append(args, "--resume", t.Session)

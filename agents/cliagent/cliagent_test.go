@@ -238,6 +238,9 @@ func TestTurnM5(t *testing.T) {
 					if !hasPair(r.Args, "--tools", "") || !hasPair(r.Args, "--allowedTools", "mcp__jb") {
 						t.Errorf("turn %d: own tools not off or MCP tools not allowed: %q", n+1, r.Args)
 					}
+					if !hasPair(r.Args, "--system-prompt-snapshot", "off") {
+						t.Errorf("turn %d: a resumed session would keep its first system prompt: %q", n+1, r.Args)
+					}
 					// --bare would refuse the owner's subscription sign-in.
 					if !hasPair(r.Args, "--setting-sources", "") || index(r.Args, "--bare") >= 0 {
 						t.Errorf("turn %d: want the owner's settings skipped without --bare: %q", n+1, r.Args)
