@@ -222,7 +222,13 @@ func (c *CLI) Turn(ctx context.Context, t agents.DelegateTurn) (agents.DelegateR
 	if err != nil {
 		return agents.DelegateResult{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s: cannot make the turn's temporary folder: %w", c.opt.Kind, err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() {
+		// It holds the session token: a folder left behind is worth a
+		// warning, though the token dies with the session server.
+		if err := os.RemoveAll(tmp); err != nil {
+			c.opt.Logger.Warn("cannot remove a CLI turn's temporary folder", "cli", c.opt.Kind, "dir", tmp, "err", err)
+		}
+	}()
 
 	var inv invocation
 	if c.opt.Kind == Codex {
