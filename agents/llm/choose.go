@@ -11,22 +11,27 @@ import (
 // Settings is one provider entry as the owner wrote it: the installation's
 // or an agent's. Empty fields are "not set".
 type Settings struct {
-	Name         string // "anthropic", "openai", or "" to choose by the keys present
+	Name         string // "anthropic", "openai", "claude-code", "codex", or "" to choose by the keys present
 	Model        string
 	BaseURL      string
 	APIKeySecret string // the keyring (or environment) name of the key
 	MaxTokens    int
 	MaxSteps     int
 	Timeout      time.Duration
+	Command      string // the coding CLI's path when it is not on PATH
 }
 
 // Over returns s with every field that o sets taken from o: an agent's
 // entry over the installation's.
 func (s Settings) Over(o Settings) Settings {
+	if o.Name != "" && !strings.EqualFold(o.Name, s.Name) {
+		// The installation's CLI path means nothing to another provider.
+		s.Command = ""
+	}
 	for _, f := range []struct {
 		dst *string
 		src string
-	}{{&s.Name, o.Name}, {&s.Model, o.Model}, {&s.BaseURL, o.BaseURL}, {&s.APIKeySecret, o.APIKeySecret}} {
+	}{{&s.Name, o.Name}, {&s.Model, o.Model}, {&s.BaseURL, o.BaseURL}, {&s.APIKeySecret, o.APIKeySecret}, {&s.Command, o.Command}} {
 		if f.src != "" {
 			*f.dst = f.src
 		}
@@ -57,7 +62,16 @@ type Choice struct {
 	Config    Config
 	MaxTokens int
 	MaxSteps  int
+	// CLI is set when the provider is a coding CLI (M5), "claude-code" or
+	// "codex": the CLI is the model, run by agents/cliagent, not an API
+	// client; Config then holds only the provider's name, model and
+	// timeout. Command is its path when not the default on PATH.
+	CLI     string
+	Command string
 }
+
+// cliProviders are the coding CLIs a provider may name; they need no key.
+var cliProviders = map[string]bool{"claude-code": true, "codex": true}
 
 // keyNames are the SDKs' own variables for each provider's key.
 var keyNames = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -91,8 +105,16 @@ func Choose(ctx context.Context, s Settings, env Env) (Choice, error) {
 			return Choice{}, jarvisbot.Errorf(jarvisbot.EINVALID, noProvider)
 		}
 	}
+	if cliProviders[s.Name] {
+		// The owner's sign-in is the CLI's own business: no key to check.
+		return Choice{Config: Config{Provider: s.Name, Model: s.Model, Timeout: s.Timeout},
+			MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps, CLI: s.Name, Command: s.Command}, nil
+	}
 	if _, ok := keyNames[s.Name]; !ok {
-		return Choice{}, jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_PROVIDER=%q: use anthropic or openai", s.Name)
+		return Choice{}, jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_PROVIDER=%q: use anthropic or openai (an API key), or claude-code or codex (a coding CLI you are signed in to)", s.Name)
+	}
+	if s.Command != "" {
+		return Choice{}, jarvisbot.Errorf(jarvisbot.EINVALID, "provider command %q: a command is the path of a coding CLI (claude-code or codex); %s is reached over its API", s.Command, s.Name)
 	}
 	base := s.BaseURL
 	if base == "" {

@@ -22,6 +22,37 @@ func env(vars, keyring map[string]string) Env {
 	}
 }
 
+// TestChooseCodingCLIM5: claude-code and codex choose a CLI, from the
+// settings or JARVIS_PROVIDER, with its command when the settings name
+// one (an agent's over the installation's) and no API key.
+func TestChooseCodingCLIM5(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		settings Settings
+		vars     map[string]string
+		cli, cmd string
+	}{
+		{name: "claude-code on PATH", settings: Settings{Name: "claude-code", MaxSteps: 5}, cli: "claude-code"},
+		{name: "an agent's codex at its own path", settings: Settings{Name: "anthropic", Model: "m"}.Over(Settings{Name: "codex", Command: "/opt/codex"}), cli: "codex", cmd: "/opt/codex"},
+		{name: "an agent's codex does not take the installation's claude path", settings: Settings{Name: "claude-code", Command: "/opt/claude"}.Over(Settings{Name: "codex"}), cli: "codex"},
+		{name: "JARVIS_PROVIDER names the CLI", settings: Settings{Name: "openai", Model: "gpt"}, vars: map[string]string{"JARVIS_PROVIDER": "Claude-Code"}, cli: "claude-code"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Choose(context.Background(), tc.settings, env(tc.vars, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.CLI != tc.cli || got.Command != tc.cmd || got.Config.APIKey != "" {
+				t.Errorf("got CLI %q command %q (key %q), want %q %q and no key", got.CLI, got.Command, got.Config.APIKey, tc.cli, tc.cmd)
+			}
+		})
+	}
+	api := Settings{Name: "claude-code", Command: "/opt/claude"}.Over(Settings{Name: "anthropic", Model: "m"})
+	if got, err := Choose(context.Background(), api, env(nil, map[string]string{"ANTHROPIC_API_KEY": "k"})); err != nil || got.CLI != "" {
+		t.Errorf("an API provider chose CLI %q (%v)", got.CLI, err)
+	}
+}
+
 // TestChooseProviderA3: which provider, model, address and key an agent
 // gets, from its own entry, the installation's, the environment and the
 // keyring, and what the owner is told when something is missing.
@@ -54,6 +85,8 @@ func TestChooseProviderA3(t *testing.T) {
 			want: Config{Provider: "anthropic", Model: "m", APIKey: "w"}},
 		{name: "nothing set says every way to set it", err: "no model provider is configured. Set one of: ANTHROPIC_API_KEY"},
 		{name: "an unknown provider", vars: map[string]string{"JARVIS_PROVIDER": "gemini"}, err: `JARVIS_PROVIDER="gemini": use anthropic or openai`},
+		{name: "an unknown provider names the CLIs too", vars: map[string]string{"JARVIS_PROVIDER": "gemini"}, err: "claude-code or codex"},
+		{name: "a command for an API provider", settings: Settings{Name: "openai", Model: "m", BaseURL: "http://local/v1", Command: "/opt/codex"}, err: "command"},
 		{name: "no model", settings: Settings{Name: "anthropic"}, keyring: map[string]string{"ANTHROPIC_API_KEY": "k"}, err: "no model set for anthropic"},
 		{name: "no Anthropic key", settings: global, err: "no Anthropic API key"},
 		{name: "no OpenAI key nor address", settings: Settings{Name: "openai", Model: "gpt"}, err: "no OpenAI API key"},

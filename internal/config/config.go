@@ -107,13 +107,15 @@ const DefaultMCPInitTimeout = 60 * time.Second
 // Provider selects an LLM (A3). Keys never go here: they come from the
 // keyring (api_key_secret names the secret) or the SDKs' variables.
 type Provider struct {
-	Name         string        `yaml:"name"`           // anthropic | openai ("" = from the environment)
+	Name         string        `yaml:"name"`           // anthropic | openai | claude-code | codex ("" = from the environment)
 	Model        string        `yaml:"model"`          // e.g. claude-sonnet-4-5, gpt-4.1, llama3.1 (Ollama)
 	BaseURL      string        `yaml:"base_url"`       // an OpenAI-compatible endpoint: Ollama, vLLM, OpenRouter, llama.cpp
 	APIKeySecret string        `yaml:"api_key_secret"` // keyring name of the key
 	MaxTokens    int           `yaml:"max_tokens"`     // per answer, default 4096
 	Timeout      time.Duration `yaml:"timeout"`        // per model call, default 2m
 	MaxSteps     int           `yaml:"max_steps"`      // tool-use steps per turn, default 12
+	// Command is the claude or codex CLI when it is not on PATH (M5).
+	Command string `yaml:"command"`
 }
 
 // Telegram configures the Telegram channel; its token comes from the
@@ -528,13 +530,20 @@ func agentProviders(c *Config) []struct {
 	return out
 }
 
-// Providers jarvisbot speaks.
-var providerNames = []string{"anthropic", "openai"}
+// Providers jarvisbot speaks: two APIs, and two coding CLIs that are the
+// model and run their own tool loop (M5).
+var (
+	providerNames = []string{"anthropic", "openai", "claude-code", "codex"}
+	cliProviders  = []string{"claude-code", "codex"}
+)
 
 func (p *Provider) check() error {
 	p.Name = strings.ToLower(strings.TrimSpace(p.Name))
 	if p.Name != "" && !slices.Contains(providerNames, p.Name) {
-		return fmt.Errorf("name %q: use anthropic, or openai for any OpenAI-compatible endpoint (Ollama, vLLM, OpenRouter, llama.cpp) with base_url", p.Name)
+		return fmt.Errorf("name %q: use anthropic, or openai for any OpenAI-compatible endpoint (Ollama, vLLM, OpenRouter, llama.cpp) with base_url, or claude-code or codex for a coding CLI you are signed in to", p.Name)
+	}
+	if p.Command != "" && p.Name != "" && !slices.Contains(cliProviders, p.Name) {
+		return fmt.Errorf("command %q: a command is the path of a coding CLI, for name claude-code or codex; %s is reached over its API", p.Command, p.Name)
 	}
 	if p.MaxTokens < 0 || p.MaxSteps < 0 || p.Timeout < 0 {
 		return fmt.Errorf("max_tokens, max_steps and timeout cannot be negative")

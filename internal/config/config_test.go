@@ -121,6 +121,31 @@ tiers:
 	}
 }
 
+// TestProviderCodingCLIM5: an agent's provider may be the claude-code or
+// codex CLI, with command naming a CLI off PATH; the names are read in
+// any case, like the API providers'.
+func TestProviderCodingCLIM5(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, filepath.Join(dir, "config.yaml"), `
+provider:
+  name: Claude-Code
+agents:
+  coder:
+    description: Writes code.
+    provider: {name: codex, command: /opt/codex/bin/codex}
+`)
+	cfg, err := Load(env(map[string]string{"JARVIS_CONFIG": path, "HOME": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Provider.Name != "claude-code" {
+		t.Errorf("provider name %q, want claude-code", cfg.Provider.Name)
+	}
+	if p := cfg.Agents["coder"].Provider; p.Name != "codex" || p.Command != "/opt/codex/bin/codex" {
+		t.Errorf("agent provider %+v, want codex at /opt/codex/bin/codex", p)
+	}
+}
+
 func TestEnvironmentWins(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, filepath.Join(dir, "config.yaml"), "data_dir: /from/file\nlog_level: warn\nkeyring:\n  backend: pass\n")
@@ -193,6 +218,8 @@ func TestLoadErrors(t *testing.T) {
 		{"MCP endpoint beyond loopback without TLS", "mcp_server:\n  listen: 0.0.0.0:8765\n", nil, []string{"mcp_server", "tls_cert", "reverse proxy"}},
 		{"env MCP endpoint beyond loopback", "", map[string]string{"JARVIS_MCP_LISTEN": "192.168.1.5:8765"}, []string{"JARVIS_MCP_LISTEN", "tls_cert"}},
 		{"MCP endpoint not an address", "mcp_server:\n  listen: everywhere\n", nil, []string{"host:port"}},
+		{"unknown provider name", "provider:\n  name: gemini\n", nil, []string{":1:", "gemini", "claude-code", "codex"}},
+		{"command for an API provider", "agents:\n  a:\n    provider: {name: openai, command: /opt/codex}\n", nil, []string{"agents.a.provider", "command", "claude-code or codex"}},
 		{"MCP endpoint half a TLS pair", "mcp_server:\n  listen: 127.0.0.1:8765\n  tls_cert: c.pem\n", nil, []string{"both tls_cert and tls_key"}},
 	}
 	for _, tt := range tests {
@@ -275,7 +302,7 @@ func TestTemplateLoads(t *testing.T) {
 // never has to read the source to learn a setting.
 func TestTemplateDocumentsEveryKey(t *testing.T) {
 	tmpl := string(Template())
-	for _, typ := range []reflect.Type{reflect.TypeFor[Config](), reflect.TypeFor[Keyring](), reflect.TypeFor[Agent](), reflect.TypeFor[MCPServer]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[Config](), reflect.TypeFor[Keyring](), reflect.TypeFor[Agent](), reflect.TypeFor[MCPServer](), reflect.TypeFor[Provider]()} {
 		for _, key := range yamlKeys(typ) {
 			if !strings.Contains(tmpl, key+":") {
 				t.Errorf("template does not mention %s key %q", typ.Name(), key)

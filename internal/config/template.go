@@ -60,7 +60,10 @@ agents:
 # win; with no name, jarvisbot takes anthropic when ANTHROPIC_API_KEY is set,
 # else openai when OPENAI_API_KEY or OPENAI_BASE_URL is set.
 #   name: anthropic, or openai for any OpenAI-compatible endpoint (OpenAI,
-#         Ollama, vLLM, OpenRouter, llama.cpp server).
+#         Ollama, vLLM, OpenRouter, llama.cpp server); or claude-code or
+#         codex: the Claude Code or Codex CLI you are signed in to is the
+#         model (no API key; jarvisbot's tools reach it over MCP).
+#   command: the claude or codex CLI when it is not on PATH.
 #   model: the model id.
 #   base_url: the endpoint; else ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else
 #             the provider's own.
