@@ -9,6 +9,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/agents/cliagent"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -56,6 +57,7 @@ func cmdAgents(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		showAgent(a.stdout, ag)
+		a.showModel(ctx, ag)
 		return nil
 	case pos[0] == "edit" && len(pos) == 2:
 		ag, err := agents.Edit(ctx, db, view, pos[1], spec)
@@ -117,5 +119,31 @@ func showAgent(w io.Writer, ag store.Agent) {
 	}
 	if ag.Provider != "" {
 		fmt.Fprintf(w, "  provider: %s\n", ag.Provider)
+	}
+}
+
+// showModel says what model an agent runs on; for a coding CLI, which one
+// it found and its version, or exactly what to install (M5).
+func (a *app) showModel(ctx context.Context, ag store.Agent) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return // the command already read it; nothing new to say
+	}
+	ch, err := a.chooseFor(ctx, cfg, ag)
+	switch {
+	case err != nil:
+		fmt.Fprintf(a.stdout, "  model: none yet: %v\n", err)
+	case ch.CLI != "":
+		cli, err := cliagent.New(cliagent.Options{Kind: ch.CLI, Command: ch.Command, Getenv: a.getenv, Environ: a.environ, MCP: sessionServer})
+		if err == nil {
+			var v string
+			if v, err = cli.Version(ctx); err == nil {
+				fmt.Fprintf(a.stdout, "  model: the %s CLI on your subscription: %s\n", ch.CLI, v)
+				return
+			}
+		}
+		fmt.Fprintf(a.stdout, "  model: the %s CLI, not usable yet: %v\n", ch.CLI, err)
+	default:
+		fmt.Fprintf(a.stdout, "  model: %s %s\n", ch.Config.Provider, ch.Config.Model)
 	}
 }

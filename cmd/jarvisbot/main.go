@@ -27,6 +27,9 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// environ lists the environment as NAME=VALUE, for what passes a whole
+	// family of variables on (a coding CLI's ANTHROPIC_*); nil is none.
+	environ func() []string
 	// clock is the time the schedule runs on; nil means the wall clock.
 	// Tests pin it, so that they pass at any hour.
 	clock clock.Clock
@@ -64,7 +67,7 @@ func main() {
 	// The first signal asks for an orderly stop (serve lets answers in
 	// progress finish); a second one ends the process at once.
 	context.AfterFunc(ctx, stop)
-	code := run(ctx, os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	code := run(ctx, os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ})
 	stop()
 	os.Exit(code)
 }

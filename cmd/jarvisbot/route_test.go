@@ -46,7 +46,7 @@ func (e *testEnv) getenv(k string) string { return e.vars[k] }
 
 // app is the environment as an app with the given streams.
 func (e *testEnv) app(stdin io.Reader, stdout, stderr io.Writer) *app {
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: e.getenv, clock: e.clock}
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: e.getenv, environ: e.environ, clock: e.clock}
 }
 
 // writeConfig writes a config file and points JARVIS_CONFIG at it.

@@ -7,13 +7,16 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/agents/cliagent"
 	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
+	clisession "github.com/jarvisbot/jarvisbot/agents/session"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog/builtin/browser"
@@ -61,7 +64,7 @@ func (a *app) dialOptions(ctx context.Context, cfg config.Config) mcphost.DialOp
 func providerSettings(cfg config.Config, agentName string) llm.Settings {
 	of := func(p config.Provider) llm.Settings {
 		return llm.Settings{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, APIKeySecret: p.APIKeySecret,
-			MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps, Timeout: p.Timeout}
+			MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps, Timeout: p.Timeout, Command: p.Command}
 	}
 	s := of(cfg.Provider)
 	if ag, ok := cfg.Agents[agentName]; ok {
@@ -79,11 +82,42 @@ func (a *app) chooseModel(ctx context.Context, cfg config.Config, agentName stri
 	})
 }
 
-// modelFor builds an agent's model, when a turn needs it.
-func (a *app) modelFor(ctx context.Context, cfg config.Config, agentName string) (agents.Model, error) {
-	ch, err := a.chooseModel(ctx, cfg, agentName)
+// chooseFor resolves a stored agent's model: the provider the owner gave
+// it (agents add --provider) wins over the config and JARVIS_PROVIDER; one
+// of another kind than the installation's takes none of its settings.
+func (a *app) chooseFor(ctx context.Context, cfg config.Config, ag store.Agent) (llm.Choice, error) {
+	if ag.Provider == "" {
+		return a.chooseModel(ctx, cfg, ag.Name)
+	}
+	s := providerSettings(cfg, ag.Name)
+	if !strings.EqualFold(s.Name, ag.Provider) {
+		s = llm.Settings{Name: ag.Provider, MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps, Timeout: s.Timeout}
+	}
+	return llm.Choose(ctx, s, llm.Env{
+		Getenv: func(k string) string {
+			if k == "JARVIS_PROVIDER" || k == "JARVIS_MODEL" {
+				return "" // the agent's own choice stands
+			}
+			return a.getenv(k)
+		},
+		Secret: func(ctx context.Context, name string) string { return a.secretOrEnv(ctx, cfg, name) },
+	})
+}
+
+// modelFor builds an agent's model, when a turn needs it: an API client,
+// or a coding CLI that runs the turn itself (M5).
+func (a *app) modelFor(ctx context.Context, cfg config.Config, ag store.Agent) (agents.Model, error) {
+	ch, err := a.chooseFor(ctx, cfg, ag)
 	if err != nil {
 		return agents.Model{}, err
+	}
+	if ch.CLI != "" {
+		cli, err := cliagent.New(cliagent.Options{Kind: ch.CLI, Command: ch.Command, Getenv: a.getenv, Environ: a.environ,
+			Dir: filepath.Join(cfg.DataDir, "cli", ch.CLI), MCP: sessionServer})
+		if err != nil {
+			return agents.Model{}, err
+		}
+		return agents.Model{Delegate: cli, MaxSteps: ch.MaxSteps}, nil
 	}
 	prov, err := llm.New(ch.Config)
 	if err != nil {
@@ -359,7 +393,13 @@ func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.To
 		Prefer: func(ctx context.Context, v *catalog.View) (*catalog.Preferences, error) {
 			return assembly.Preferences(ctx, s.db, v)
 		},
-		Model: func(agentName string) (agents.Model, error) { return a.modelFor(ctx, s.cfg, agentName) },
+		Model: func(agentName string) (agents.Model, error) {
+			ag, err := s.db.Agent(ctx, agentName)
+			if err != nil {
+				return agents.Model{}, err
+			}
+			return a.modelFor(ctx, s.cfg, ag)
+		},
 		Skills: func(ctx context.Context, agentName string) (*skills.Ranker, error) {
 			list, err := s.skillsFor(ctx, agentName)
 			if err != nil || len(list) == 0 {
@@ -392,4 +432,14 @@ func (a *app) logger(cfg config.Config) *slog.Logger {
 		log.Warn("the log level is not one of debug, info, warn, error; logging at info", "log_level", cfg.LogLevel, "err", err)
 	}
 	return log
+}
+
+// sessionServer starts a coding CLI's session MCP server for one turn
+// (agents/session): the turn's tools, through the runtime's checks.
+func sessionServer(ctx context.Context, t agents.DelegateTurn) (url, token string, stop func(), err error) {
+	srv, err := clisession.Start(ctx, t, clisession.Options{})
+	if err != nil {
+		return "", "", nil, err
+	}
+	return srv.URL(), srv.Token(), func() { _ = srv.Close() }, nil // the turn is over either way
 }
