@@ -186,7 +186,7 @@ func (c *CLI) Version(ctx context.Context) (string, error) {
 }
 
 func (c *CLI) lookPath() (string, error) {
-	path, err := exec.LookPath(c.opt.Command)
+	path, err := c.find(c.opt.Command)
 	if err == nil && !filepath.IsAbs(path) {
 		path, err = filepath.Abs(path)
 	}
@@ -195,6 +195,25 @@ func (c *CLI) lookPath() (string, error) {
 			c.opt.Kind, defaultCommand(c.opt.Kind), c.opt.Command, installHint(c.opt.Kind))
 	}
 	return path, nil
+}
+
+// find looks a command up on the PATH of jarvisbot's environment (Getenv),
+// the PATH the CLI itself gets, not the process's; a name with a slash is
+// taken as it is.
+func (c *CLI) find(command string) (string, error) {
+	if strings.ContainsRune(command, filepath.Separator) {
+		return exec.LookPath(command)
+	}
+	for _, dir := range filepath.SplitList(c.opt.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, command)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 // Turn runs one turn on the CLI: the session server up, the CLI started

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
+)
+
+// npmBin is the bin folder of the npm test cache, where scripts/test.sh
+// installs the pinned CLIs; the test skips when the pinned one is missing.
+func npmBin(t *testing.T, pkg, bin string) string {
+	t.Helper()
+	dir := os.Getenv("JARVIS_NPM_CACHE")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			t.Skipf("no user cache directory: %v", err)
+		}
+		dir = filepath.Join(cache, "jarvisbot-test", "npm")
+	}
+	pins, err := os.ReadFile(filepath.Join("..", "..", "agents", "cliagent", "testdata", "clis.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for line := range strings.Lines(string(pins)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), pkg+"@"); ok {
+			want = v
+		}
+	}
+	var meta struct{ Version string }
+	data, err := os.ReadFile(filepath.Join(dir, "node_modules", pkg, "package.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &meta)
+	}
+	if err != nil || meta.Version != want {
+		t.Skipf("%s@%s is not installed in %s (found %q, %v): scripts/test.sh installs it", pkg, want, dir, meta.Version, err)
+	}
+	return filepath.Join(dir, "node_modules", ".bin")
+}
+
+// TestClaudeCodeAgentCallsJarvisbotToolsM5: an agent whose provider is
+// claude-code answers in Telegram through the real claude CLI, which the
+// scripted model server drives; the CLI calls an ask-tier jarvisbot tool
+// through the turn's session MCP server, the owner's buttons decide it as
+// for any agent, and the CLI's final answer is posted.
+func TestClaudeCodeAgentCallsJarvisbotToolsM5(t *testing.T) {
+	bin := npmBin(t, "@anthropic-ai/claude-code", "claude")
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e.vars["PATH"] = bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+		t.Fatalf("cli add: %s", errOut)
+	}
+	if code, out, errOut := e.jarvis(t, "", "agents", "edit", "default", "--provider", "claude-code"); code != 0 || !strings.Contains(out, "provider: claude-code") {
+		t.Fatalf("agents edit --provider: %s %s", out, errOut)
+	}
+	if _, out, _ := e.jarvis(t, "", "agents", "show", "default"); !strings.Contains(out, "claude-code 2.1") {
+		t.Errorf("agents show does not name the CLI found:\n%s", out)
+	}
+	echo := "mcp__jb__" + llm.WireName("cli:echo")
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: echo, Input: `{"args":["through","the","cli"]}`}}},
+		fakellm.Step{Text: "The echo said: through the cli."})
+	out, stop := startServe(t, e)
+	defer stop()
+	waitOutput(t, out, "jarvisbot is ready")
+	tg.SendText(42, 42, "run echo through the cli")
+	var msgID int
+	var approve string
+	waitSent(t, tg, "the approval prompt for the CLI's call", func(s []faketelegram.Sent) bool {
+		for _, m := range s {
+			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && strings.Contains(m.Text, "cli:echo") && len(m.Buttons) > 0 {
+				msgID, approve = m.MessageID, m.Buttons[0][0].Data
+				return true
+			}
+		}
+		return false
+	})
+	tg.Press(42, 42, msgID, approve)
+	waitSent(t, tg, "the CLI's answer in the chat", func(s []faketelegram.Sent) bool { return hasText(s, 42, "The echo said: through the cli.") })
+	reqs := f.Requests()
+	if len(reqs) < 2 || !strings.Contains(strings.Join(reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1].ToolResults, ""), "through the cli") {
+		t.Errorf("the tool's output did not reach the CLI's model: %+v", reqs)
+	}
+	// Its own shell, file and web tools are off: only jarvisbot's reach the
+	// model (Claude Code may add its placeholder for deferred MCP tools,
+	// which loads nothing but the session server's).
+	own := map[string]bool{"Bash": true, "Read": true, "Write": true, "Edit": true, "MultiEdit": true, "Glob": true, "Grep": true,
+		"WebFetch": true, "WebSearch": true, "Task": true, "NotebookEdit": true, "TodoWrite": true, "KillShell": true, "BashOutput": true}
+	for _, r := range reqs {
+		for _, name := range r.Tools {
+			if own[name] {
+				t.Errorf("the CLI offered its model a tool of its own: %s", name)
+			}
+		}
+	}
+}
