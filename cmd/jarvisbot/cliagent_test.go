@@ -103,3 +103,59 @@ func TestClaudeCodeAgentCallsJarvisbotToolsM5(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexAgentCallsJarvisbotToolsM5: the same for an agent on the real
+// codex CLI, which speaks the Responses API to the scripted model server
+// (its provider set in CODEX_HOME, passed through to the CLI).
+func TestCodexAgentCallsJarvisbotToolsM5(t *testing.T) {
+	bin := npmBin(t, "@openai/codex", "codex")
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e.vars["PATH"] = bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	home := t.TempDir()
+	config := `model = "gpt-test"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "` + f.OpenAIURL() + `"
+env_key = "OPENAI_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+`
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.vars["CODEX_HOME"] = home
+	e.vars["OPENAI_API_KEY"] = "test-key" // an OPENAI_* setting: passed through to the CLI
+	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+		t.Fatalf("cli add: %s", errOut)
+	}
+	if code, _, errOut := e.jarvis(t, "", "agents", "edit", "default", "--provider", "codex"); code != 0 {
+		t.Fatalf("agents edit --provider: %s", errOut)
+	}
+	echo := "mcp__jb__" + llm.WireName("cli:echo")
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: echo, Input: `{"args":["via","codex"]}`}}},
+		fakellm.Step{Text: "Codex echoed: via codex."})
+	out, stop := startServe(t, e)
+	defer stop()
+	waitOutput(t, out, "jarvisbot is ready")
+	tg.SendText(42, 42, "run echo via codex")
+	var msgID int
+	var approve string
+	waitSent(t, tg, "the approval prompt for codex's call", func(s []faketelegram.Sent) bool {
+		for _, m := range s {
+			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
+				msgID, approve = m.MessageID, m.Buttons[0][0].Data
+				return true
+			}
+		}
+		return false
+	})
+	tg.Press(42, 42, msgID, approve)
+	waitSent(t, tg, "codex's answer in the chat", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Codex echoed: via codex.") })
+}
