@@ -19,6 +19,7 @@ type Settings struct {
 	MaxSteps     int
 	Timeout      time.Duration
 	Command      string // the coding CLI's path when it is not on PATH
+	OwnTools     bool   // the coding CLI may use its own tools, each use approved
 }
 
 // Over returns s with every field that o sets taken from o: an agent's
@@ -45,6 +46,7 @@ func (s Settings) Over(o Settings) Settings {
 	if o.Timeout > 0 {
 		s.Timeout = o.Timeout
 	}
+	s.OwnTools = s.OwnTools || o.OwnTools
 	return s
 }
 
@@ -66,8 +68,9 @@ type Choice struct {
 	// "codex": the CLI is the model, run by agents/cliagent, not an API
 	// client; Config then holds only the provider's name, model and
 	// timeout. Command is its path when not the default on PATH.
-	CLI     string
-	Command string
+	CLI      string
+	Command  string
+	OwnTools bool
 }
 
 // cliProviders are the coding CLIs a provider may name; they need no key.
@@ -108,7 +111,7 @@ func Choose(ctx context.Context, s Settings, env Env) (Choice, error) {
 	if cliProviders[s.Name] {
 		// The owner's sign-in is the CLI's own business: no key to check.
 		return Choice{Config: Config{Provider: s.Name, Model: s.Model, Timeout: s.Timeout},
-			MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps, CLI: s.Name, Command: s.Command}, nil
+			MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps, CLI: s.Name, Command: s.Command, OwnTools: s.OwnTools}, nil
 	}
 	if _, ok := keyNames[s.Name]; !ok {
 		return Choice{}, jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_PROVIDER=%q: use anthropic or openai (an API key), or claude-code or codex (a coding CLI you are signed in to)", s.Name)

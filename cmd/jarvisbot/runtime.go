@@ -64,7 +64,7 @@ func (a *app) dialOptions(ctx context.Context, cfg config.Config) mcphost.DialOp
 func providerSettings(cfg config.Config, agentName string) llm.Settings {
 	of := func(p config.Provider) llm.Settings {
 		return llm.Settings{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, APIKeySecret: p.APIKeySecret,
-			MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps, Timeout: p.Timeout, Command: p.Command}
+			MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps, Timeout: p.Timeout, Command: p.Command, OwnTools: p.OwnTools}
 	}
 	s := of(cfg.Provider)
 	if ag, ok := cfg.Agents[agentName]; ok {
@@ -91,7 +91,7 @@ func (a *app) chooseFor(ctx context.Context, cfg config.Config, ag store.Agent) 
 	}
 	s := providerSettings(cfg, ag.Name)
 	if !strings.EqualFold(s.Name, ag.Provider) {
-		s = llm.Settings{Name: ag.Provider, MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps, Timeout: s.Timeout}
+		s = llm.Settings{Name: ag.Provider, MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps, Timeout: s.Timeout, OwnTools: s.OwnTools}
 	}
 	return llm.Choose(ctx, s, llm.Env{
 		Getenv: func(k string) string {
@@ -113,7 +113,7 @@ func (a *app) modelFor(ctx context.Context, cfg config.Config, ag store.Agent) (
 	}
 	if ch.CLI != "" {
 		cli, err := cliagent.New(cliagent.Options{Kind: ch.CLI, Command: ch.Command, Getenv: a.getenv, Environ: a.environ,
-			Dir: filepath.Join(cfg.DataDir, "cli", ch.CLI), MCP: sessionServer})
+			Dir: filepath.Join(cfg.DataDir, "cli", ch.CLI), MCP: sessionServer, OwnTools: ch.OwnTools})
 		if err != nil {
 			return agents.Model{}, err
 		}

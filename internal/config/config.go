@@ -116,6 +116,10 @@ type Provider struct {
 	MaxSteps     int           `yaml:"max_steps"`      // tool-use steps per turn, default 12
 	// Command is the claude or codex CLI when it is not on PATH (M5).
 	Command string `yaml:"command"`
+	// OwnTools lets a coding CLI use its own shell, file and web tools,
+	// each use decided by jarvisbot's approvals (claude-code only; off by
+	// default: jarvisbot's tools only).
+	OwnTools bool `yaml:"own_tools"`
 }
 
 // Telegram configures the Telegram channel; its token comes from the

@@ -64,6 +64,10 @@ agents:
 #         codex: the Claude Code or Codex CLI you are signed in to is the
 #         model (no API key; jarvisbot's tools reach it over MCP).
 #   command: the claude or codex CLI when it is not on PATH.
+#   own_tools: let claude-code use its own shell, file and web tools, each
+#         use asked of you like an ask-tier tool, with "always" per agent
+#         (default false: jarvisbot's tools only; codex cannot ask, so it
+#         never gets its own).
 #   model: the model id.
 #   base_url: the endpoint; else ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else
 #             the provider's own.
