@@ -125,9 +125,9 @@ func Start(ctx context.Context, t agents.DelegateTurn, opt Options) (*Server, er
 		BaseContext: func(net.Listener) context.Context { return base }}
 	go func() {
 		defer close(s.served)
-		s.http.Serve(ln)
+		_ = s.http.Serve(ln) // it returns when Close closes it: ErrServerClosed
 	}()
-	s.stop = context.AfterFunc(ctx, func() { s.Close() })
+	s.stop = context.AfterFunc(ctx, func() { _ = s.Close() }) // the turn is over; nobody waits for the answer
 	return s, nil
 }
 
@@ -150,7 +150,7 @@ func (s *Server) Close() error {
 		// The transport's sessions and sweeper go with the listener.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		s.mcp.Shutdown(ctx)
+		_ = s.mcp.Shutdown(ctx) // its sessions end with the listener anyway
 		<-s.served
 	})
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
