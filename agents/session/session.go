@@ -59,8 +59,10 @@ type Server struct {
 }
 
 // toolName is what MCP clients and the CLIs accept as a tool's name; the
-// runtime's wire names are made to satisfy it (llm.WireName).
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// runtime's wire names are made to satisfy it (llm.WireName). It is
+// compiled at its first use: nothing runs at start-up for a turn that may
+// never come.
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // approveSchema is the input Claude Code gives its permission prompt tool.
 const approveSchema = `{"type":"object","properties":{` +
@@ -79,7 +81,7 @@ func Start(ctx context.Context, t agents.DelegateTurn, opt Options) (*Server, er
 	}
 	ms := server.NewMCPServer(opt.Name, "1", server.WithToolCapabilities(false))
 	for _, tl := range t.Tools {
-		if !toolName.MatchString(tl.Name) || tl.Name == ApproveTool {
+		if !toolName().MatchString(tl.Name) || tl.Name == ApproveTool {
 			return nil, fmt.Errorf("starting the session MCP server of agent %s: the tool name %q cannot be served (names are 1 to 64 letters, digits, '_' or '-', and %q is the approval tool's)", t.Agent, tl.Name, ApproveTool)
 		}
 		schema := tl.Schema
