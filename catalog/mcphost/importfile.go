@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -93,11 +94,11 @@ func importEntry(key string, raw json.RawMessage) (store.MCPServer, error) {
 	return s, nil
 }
 
-var notInName = regexp.MustCompile(`[^a-z0-9._-]+`)
+var notInName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9._-]+`) }) // built when an import needs it
 
 // importName makes another app's server key a valid jarvisbot name.
 func importName(n string) string {
 	n = strings.ToLower(strings.TrimSpace(n))
-	n = notInName.ReplaceAllString(n, "-")
+	n = notInName().ReplaceAllString(n, "-")
 	return strings.Trim(n, "-._")
 }

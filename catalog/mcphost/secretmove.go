@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/plugins"
@@ -30,11 +31,11 @@ type SecretMove struct {
 // keyring takes 128 characters.
 const maxRefBase = 100
 
-var nonRef = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+var nonRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_]+`) }) // built when a secret moves
 
 // SecretRef turns a name into one a ${NAME} reference can hold.
 func SecretRef(s string) string {
-	return strings.Trim(strings.ToUpper(nonRef.ReplaceAllString(s, "_")), "_")
+	return strings.Trim(strings.ToUpper(nonRef().ReplaceAllString(s, "_")), "_")
 }
 
 // MoveSecrets rewrites s so that every literal credential in its settings
