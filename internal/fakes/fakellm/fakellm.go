@@ -21,6 +21,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -451,8 +452,12 @@ func thirds(s string) []string {
 }
 
 // textOf reads content that is either a JSON string or an array of blocks
-// with "type":"text", joining the texts with "\n".
-func textOf(raw json.RawMessage) (string, error) {
+// whose type is one of types ("text" when none is given), joining the
+// texts with "\n".
+func textOf(raw json.RawMessage, types ...string) (string, error) {
+	if len(types) == 0 {
+		types = []string{"text"}
+	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -471,7 +476,7 @@ func textOf(raw json.RawMessage) (string, error) {
 	}
 	var texts []string
 	for _, p := range parts {
-		if p.Type == "text" {
+		if slices.Contains(types, p.Type) {
 			texts = append(texts, p.Text)
 		}
 	}

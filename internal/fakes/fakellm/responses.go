@@ -82,36 +82,6 @@ func responsesToolNames(tools []responsesTool) (names []string, namespaces map[s
 	return names, namespaces
 }
 
-// responsesText reads message content or a call's output: a string, or a
-// list of parts whose text (input_text, output_text, text) is joined with
-// "\n".
-func responsesText(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	if raw[0] == '"' {
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", err
-	}
-	var texts []string
-	for _, p := range parts {
-		switch p.Type {
-		case "input_text", "output_text", "text":
-			texts = append(texts, p.Text)
-		}
-	}
-	return strings.Join(texts, "\n"), nil
-}
-
 func (responsesAPI) parse(body []byte, req *Request) error {
 	var in responsesRequest
 	if err := json.Unmarshal(body, &in); err != nil {
@@ -139,7 +109,7 @@ func (responsesAPI) parse(body []byte, req *Request) error {
 	for i, it := range items {
 		switch it.Type {
 		case "message", "":
-			text, err := responsesText(it.Content)
+			text, err := textOf(it.Content, "input_text", "output_text", "text")
 			if err != nil {
 				return fmt.Errorf("Invalid type for 'input[%d].content': expected a string or an array of content parts: %w", i, err)
 			}
@@ -158,7 +128,7 @@ func (responsesAPI) parse(body []byte, req *Request) error {
 			}
 			req.Messages[n-1].ToolCallIDs = append(req.Messages[n-1].ToolCallIDs, it.CallID)
 		case "function_call_output", "custom_tool_call_output":
-			text, err := responsesText(it.Output)
+			text, err := textOf(it.Output, "input_text", "output_text", "text")
 			if err != nil {
 				return fmt.Errorf("Invalid type for 'input[%d].output': expected a string or an array of content parts: %w", i, err)
 			}
