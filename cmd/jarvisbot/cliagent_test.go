@@ -73,17 +73,7 @@ func TestClaudeCodeAgentCallsJarvisbotToolsM5(t *testing.T) {
 	defer stop()
 	waitOutput(t, out, "jarvisbot is ready")
 	tg.SendText(42, 42, "run echo through the cli")
-	var msgID int
-	var approve string
-	waitSent(t, tg, "the approval prompt for the CLI's call", func(s []faketelegram.Sent) bool {
-		for _, m := range s {
-			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && strings.Contains(m.Text, "cli:echo") && len(m.Buttons) > 0 {
-				msgID, approve = m.MessageID, m.Buttons[0][0].Data
-				return true
-			}
-		}
-		return false
-	})
+	msgID, approve := approvalPrompt(t, tg, "the approval prompt for the CLI's call", "cli:echo")
 	tg.Press(42, 42, msgID, approve)
 	waitSent(t, tg, "the CLI's answer in the chat", func(s []faketelegram.Sent) bool { return hasText(s, 42, "The echo said: through the cli.") })
 	reqs := f.Requests()
@@ -145,17 +135,26 @@ stream_max_retries = 0
 	defer stop()
 	waitOutput(t, out, "jarvisbot is ready")
 	tg.SendText(42, 42, "run echo via codex")
+	msgID, approve := approvalPrompt(t, tg, "the approval prompt for codex's call", "cli:echo")
+	tg.Press(42, 42, msgID, approve)
+	waitSent(t, tg, "codex's answer in the chat", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Codex echoed: via codex.") })
+}
+
+// approvalPrompt waits for the approval prompt in the owner's Telegram
+// chat 42 whose text holds about and returns its message id and the data
+// of its Approve button.
+func approvalPrompt(t *testing.T, tg *faketelegram.Server, what, about string) (int, string) {
+	t.Helper()
 	var msgID int
 	var approve string
-	waitSent(t, tg, "the approval prompt for codex's call", func(s []faketelegram.Sent) bool {
+	waitSent(t, tg, what, func(s []faketelegram.Sent) bool {
 		for _, m := range s {
-			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
+			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && strings.Contains(m.Text, about) && len(m.Buttons) > 0 {
 				msgID, approve = m.MessageID, m.Buttons[0][0].Data
 				return true
 			}
 		}
 		return false
 	})
-	tg.Press(42, 42, msgID, approve)
-	waitSent(t, tg, "codex's answer in the chat", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Codex echoed: via codex.") })
+	return msgID, approve
 }

@@ -194,17 +194,7 @@ func TestAppsNeedTheirKeyAndTheOwnersApprovalM4C2(t *testing.T) {
 	if isErr || json.Unmarshal([]byte(text), &job) != nil || job.ID == "" {
 		t.Fatalf("job_post: %q", text)
 	}
-	var msgID int
-	var approve string
-	waitSent(t, tg, "the approval prompt in the owner's chat", func(s []faketelegram.Sent) bool {
-		for _, m := range s {
-			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
-				msgID, approve = m.MessageID, m.Buttons[0][0].Data
-				return true
-			}
-		}
-		return false
-	})
+	msgID, approve := approvalPrompt(t, tg, "the approval prompt in the owner's chat", "cli:echo")
 	var approvalID string
 	pollApp(t, "the job to wait for the owner", func() (bool, any) {
 		text, _ := callApp(t, app, "job_get", map[string]any{"id": job.ID})
