@@ -30,23 +30,7 @@ func (db *DB) Agent(ctx context.Context, name string) (store.Agent, error) {
 
 // Agents returns every agent sorted by name.
 func (db *DB) Agents(ctx context.Context) ([]store.Agent, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents ORDER BY name`)
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing agents in %s: %w", db.path, err)
-	}
-	defer rows.Close()
-	var out []store.Agent
-	for rows.Next() {
-		a, err := scanAgent(rows)
-		if err != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing agents in %s: %w", db.path, err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing agents in %s: %w", db.path, err)
-	}
-	return out, nil
+	return queryAll(ctx, db, "listing agents", scanAgent, `SELECT `+agentColumns+` FROM agents ORDER BY name`)
 }
 
 // CreateAgent adds a new agent: ECONFLICT if the name is taken, EINVALID if
@@ -148,6 +132,28 @@ func encodeLists(a store.Agent) ([3]string, error) {
 }
 
 type scanner interface{ Scan(dest ...any) error }
+
+// queryAll runs q and reads every row with scan; doing names the query in
+// errors ("listing MCP servers").
+func queryAll[T any](ctx context.Context, db *DB, doing string, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := db.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s in %s: %w", doing, db.path, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s in %s: %w", doing, db.path, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s in %s: %w", doing, db.path, err)
+	}
+	return out, nil
+}
 
 func scanAgent(s scanner) (store.Agent, error) {
 	var (

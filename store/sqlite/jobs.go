@@ -81,7 +81,7 @@ func optTime(t time.Time) string {
 	return formatTime(t)
 }
 
-func scanJob(r interface{ Scan(...any) error }) (store.Job, error) {
+func scanJob(r scanner) (store.Job, error) {
 	var j store.Job
 	var state, tools, created, started, finished string
 	if err := r.Scan(&j.ID, &j.App, &j.Title, &j.Text, &j.Agent, &j.Why, &j.Chat, &state, &j.Result, &j.Error, &j.Approval, &tools, &j.Attempts, &created, &started, &finished); err != nil {
@@ -151,23 +151,7 @@ func (db *DB) UnfinishedJobs(ctx context.Context) ([]store.Job, error) {
 }
 
 func (db *DB) jobs(ctx context.Context, q string, args ...any) ([]store.Job, error) {
-	rows, err := db.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading jobs from %s: %w", db.path, err)
-	}
-	defer rows.Close()
-	var out []store.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading jobs from %s: %w", db.path, err)
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading jobs from %s: %w", db.path, err)
-	}
-	return out, nil
+	return queryAll(ctx, db, "reading jobs", scanJob, q, args...)
 }
 
 // UpdateJob changes a job in one transaction.

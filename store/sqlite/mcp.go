@@ -83,30 +83,14 @@ func (db *DB) MCPServer(ctx context.Context, name string) (store.MCPServer, erro
 
 // MCPServers returns every server sorted by name.
 func (db *DB) MCPServers(ctx context.Context) ([]store.MCPServer, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+mcpColumns+` FROM mcp_servers ORDER BY name`)
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing MCP servers in %s: %w", db.path, err)
-	}
-	defer rows.Close()
-	var out []store.MCPServer
-	for rows.Next() {
-		s, err := scanMCP(rows)
-		if err != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing MCP servers in %s: %w", db.path, err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing MCP servers in %s: %w", db.path, err)
-	}
-	return out, nil
+	return queryAll(ctx, db, "listing MCP servers", scanMCP, `SELECT `+mcpColumns+` FROM mcp_servers ORDER BY name`)
 }
 
 // scanMCP reads one row. A column that does not decode (a hand edit, an
 // older or damaged file) fails only that server: it comes back with a
 // Problem and switched off, so that it can still be listed and removed.
 // The message never quotes the column, which may hold a secret.
-func scanMCP(r interface{ Scan(...any) error }) (store.MCPServer, error) {
+func scanMCP(r scanner) (store.MCPServer, error) {
 	var s store.MCPServer
 	var args, env, headers, tools, secrets, created, updated string
 	var timeout int64

@@ -71,7 +71,7 @@ func (db *DB) UpdateRun(ctx context.Context, r store.Run) error {
 	return nil
 }
 
-func scanRun(r interface{ Scan(...any) error }) (store.Run, error) {
+func scanRun(r scanner) (store.Run, error) {
 	var x store.Run
 	var due, started, fin string
 	if err := r.Scan(&x.ID, &x.Skill, &due, &started, &fin, &x.Outcome, &x.Error, &x.Report, &x.Chat, &x.Delivery, &x.DeliveryError, &x.Attempts); err != nil {
@@ -123,23 +123,7 @@ func (db *DB) Runs(ctx context.Context, skill string, limit int) ([]store.Run, e
 }
 
 func (db *DB) runs(ctx context.Context, q string, args ...any) ([]store.Run, error) {
-	rows, err := db.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading runs from %s: %w", db.path, err)
-	}
-	defer rows.Close()
-	var out []store.Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading runs from %s: %w", db.path, err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading runs from %s: %w", db.path, err)
-	}
-	return out, nil
+	return queryAll(ctx, db, "reading runs", scanRun, q, args...)
 }
 
 // UndeliveredRuns are finished runs whose report still waits to be sent.
