@@ -42,7 +42,7 @@ func TestNativePluginToolsAreGatedLikeAServer(t *testing.T) {
 	if cp, _ := v.Capability("plugin:google-calendar/cancel_event"); cp.Tier != catalog.TierAsk {
 		t.Errorf("cancel_event tier %s, want ask", cp.Tier)
 	}
-	pl.Turn("open a pull request for the fix", &turn)
+	pl.Turn("open a pull request with the fix", &turn)
 	if got := ids(turn.Tools); slices.ContainsFunc(got, func(id string) bool { return strings.HasPrefix(id, "plugin:google-calendar/") }) {
 		t.Errorf("a GitHub message offered the calendar: %v", got)
 	}

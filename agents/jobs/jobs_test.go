@@ -92,7 +92,7 @@ func newEnv(t testing.TB) *env {
 	for _, a := range []store.Agent{
 		{Name: store.DefaultAgent, Description: "Your general assistant."},
 		{Name: "reviewer", Description: "reviews code changes in my GitHub repositories"},
-		{Name: "scholar", Description: "answers questions from the sources in my NotebookLM notebooks"},
+		{Name: "scholar", Description: "answers questions using what my NotebookLM notebooks hold"},
 	} {
 		a.Focus = v.Focus(a.Name, a.Description)
 		if err := db.CreateAgent(ctx, a); err != nil {
@@ -218,7 +218,7 @@ func TestChooseTieBrokenByNameM4(t *testing.T) {
 	}
 	c := &Chooser{Agents: e.db, Catalog: e.cat.View}
 	for range 3 {
-		got, err := c.Choose(ctx, "Merge the pull request for the login fix")
+		got, err := c.Choose(ctx, "Merge the pull request that repairs the signup form")
 		if err != nil {
 			t.Fatal(err)
 		}

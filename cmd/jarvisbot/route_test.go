@@ -154,7 +154,7 @@ func TestRouteStdinC7(t *testing.T) {
 func TestRouteHumanOutput(t *testing.T) {
 	e := newTestEnv(t)
 	seed := fixtures.Path(t, "catalog-seed.json")
-	code, out, _ := e.jarvis(t, "", "route", "--catalog", seed, "Which issues are still open in the website repo?")
+	code, out, _ := e.jarvis(t, "", "route", "--catalog", seed, "List the open issues of my blog repository")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
