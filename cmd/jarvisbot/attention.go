@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -80,26 +79,13 @@ func (a *app) renew(ctx context.Context, s *service, plugin string) (string, fun
 		if perr != nil {
 			return "", nil, perr
 		}
-		if builtins.ProviderOf(plugin) == builtins.Google {
-			shared, _, serr := s.signin.Scopes(ctx, builtins.SharedGoogle)
-			_, own, oerr := s.signin.Scopes(ctx, plugin)
-			if err := errors.Join(serr, oerr); err != nil {
-				return "", nil, err
-			}
-			if !own && len(shared) > 0 {
-				grant, back = builtins.SharedGoogle, nil
-				want = slices.Clone(shared)
-				for _, n := range builtins.Names() {
-					if builtins.ProviderOf(n) == builtins.Google {
-						back = append(back, n)
-						for _, sc := range scopes[n] {
-							if !slices.Contains(want, sc) {
-								want = append(want, sc)
-							}
-						}
-					}
-				}
-			}
+		uses, shared, err := env.UsesShared(ctx, plugin)
+		if err != nil {
+			return "", nil, err
+		}
+		if uses {
+			grant = builtins.SharedGoogle
+			back, want = builtins.GoogleUnion(scopes, shared)
 		}
 		link, err = s.signin.BeginProvider(ctx, grant, prov, want)
 	case sp.Plugin.NeedsSignIn():

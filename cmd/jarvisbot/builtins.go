@@ -67,19 +67,11 @@ func (a *app) signInBuiltin(ctx context.Context, cfg config.Config, db *sqlite.D
 	grant, connect, want := name, []string{name}, scopes[name]
 	if builtins.ProviderOf(name) == builtins.Google {
 		if allGoogle {
-			grant, connect, want = builtins.SharedGoogle, nil, nil
-			for _, n := range builtins.Names() {
-				if builtins.ProviderOf(n) != builtins.Google {
-					continue
-				}
+			connect, want = builtins.GoogleUnion(scopes, nil)
+			grant = builtins.SharedGoogle
+			for _, n := range connect {
 				if err := plugins.Install(ctx, db, all[n].Plugin); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
 					return err
-				}
-				connect = append(connect, n)
-				for _, s := range scopes[n] {
-					if !slices.Contains(want, s) {
-						want = append(want, s)
-					}
 				}
 			}
 		} else if g, ok, err := env.Grant(ctx, name, want); err != nil {
@@ -121,18 +113,14 @@ func (a *app) renewBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB
 	}
 	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)})
 	defer func() { _ = mgr.Close() }() // it starts no listener, so closing has nothing to report
-	if _, err := a.builtinEnv(ctx, cfg, mgr).Provider(name); err != nil {
+	env := a.builtinEnv(ctx, cfg, mgr)
+	if _, err := env.Provider(name); err != nil {
 		return err // renewing is the one thing asked: without a client it fails
 	}
-	shared, _, err := mgr.Scopes(ctx, builtins.SharedGoogle)
+	uses, _, err := env.UsesShared(ctx, name)
 	if err != nil {
 		return err
 	}
-	_, own, err := mgr.Scopes(ctx, name)
-	if err != nil {
-		return err
-	}
-	uses := builtins.ProviderOf(name) == builtins.Google && !own && len(shared) > 0
 	return a.signInBuiltin(ctx, cfg, db, all, p, uses)
 }
 

@@ -193,3 +193,40 @@ func (e Env) Tools(plugin, grant string) []native.Tool {
 	hc.Transport = &retry.Transport{Next: hc.Transport}
 	return b.tools(toolOptions{hc: hc, endpoint: e.endpoint(b.provider), loc: e.Config.Location(), now: e.Now})
 }
+
+// GoogleUnion are the Google plugins and the union of their scopes over
+// granted (what a shared sign-in already holds): what one Google sign-in
+// that serves them all asks for.
+func GoogleUnion(scopes map[string][]string, granted []string) (plugins, union []string) {
+	union = slices.Clone(granted)
+	for _, n := range Names() {
+		if ProviderOf(n) != Google {
+			continue
+		}
+		plugins = append(plugins, n)
+		for _, s := range scopes[n] {
+			if !slices.Contains(union, s) {
+				union = append(union, s)
+			}
+		}
+	}
+	return plugins, union
+}
+
+// UsesShared reports whether plugin signs in through the shared Google
+// sign-in (it has none of its own, and a shared one exists), and the
+// scopes the shared one holds.
+func (e Env) UsesShared(ctx context.Context, plugin string) (bool, []string, error) {
+	if ProviderOf(plugin) != Google {
+		return false, nil, nil
+	}
+	shared, _, err := e.Signin.Scopes(ctx, SharedGoogle)
+	if err != nil {
+		return false, nil, err
+	}
+	_, own, err := e.Signin.Scopes(ctx, plugin)
+	if err != nil {
+		return false, nil, err
+	}
+	return !own && len(shared) > 0, shared, nil
+}

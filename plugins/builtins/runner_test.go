@@ -183,3 +183,17 @@ func TestProviderNeedsTheOwnersClientP6(t *testing.T) {
 		t.Errorf("Spotify without a client: %v", err)
 	}
 }
+
+// TestGoogleUnionP3: one Google sign-in asks for every Google plugin's
+// scopes once, on top of what it already holds, and serves only Google's.
+func TestGoogleUnionP3(t *testing.T) {
+	plugins, union := builtins.GoogleUnion(map[string][]string{
+		"google-calendar": {calendarScope}, "gmail": {mailScope, calendarScope}, "spotify": {"user-read-playback-state"},
+	}, []string{"openid"})
+	if !slices.Equal(plugins, []string{"gmail", "google-calendar", "google-drive"}) {
+		t.Errorf("plugins %v", plugins)
+	}
+	if !slices.Equal(union, []string{"openid", mailScope, calendarScope}) {
+		t.Errorf("union %v", union)
+	}
+}
