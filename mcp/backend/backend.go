@@ -387,13 +387,26 @@ func (s *Service) Job(ctx context.Context, id string) (surface.Job, error) {
 	return j.Get(ctx, id)
 }
 
-// CancelJob cancels a queued or running job.
+// CancelJob cancels a queued or running job. A request its turn waited on
+// is denied, so the owner's buttons close instead of deciding nothing.
 func (s *Service) CancelJob(ctx context.Context, id string) (surface.Job, error) {
 	j, err := s.jobs()
 	if err != nil {
 		return surface.Job{}, err
 	}
-	return j.Cancel(ctx, id)
+	before, err := j.Get(ctx, id)
+	if err != nil {
+		return before, err
+	}
+	got, err := j.Cancel(ctx, id)
+	if err != nil || before.Approval == "" || s.Engine == nil {
+		return got, err
+	}
+	_, derr := s.Engine.Decide(ctx, before.Approval, "app:"+before.App, false, false)
+	if derr != nil && jarvisbot.ErrorCode(derr) != jarvisbot.ECONFLICT && jarvisbot.ErrorCode(derr) != jarvisbot.ENOTFOUND {
+		return got, jarvisbot.Errorf(jarvisbot.ErrorCode(derr), "job %s is cancelled, but its approval request %s stays open: %w", id, before.Approval, derr)
+	}
+	return got, nil
 }
 
 // RetryJob queues a failed or cancelled job again.

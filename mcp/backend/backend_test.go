@@ -167,3 +167,31 @@ func TestExportHasNoSecretsAndImportAddsNoServersM4C4(t *testing.T) {
 	}
 	var _ surface.Backend = f.svc
 }
+
+// TestCancelledJobClosesItsApprovalM4: cancelling a job whose turn waits
+// for the owner denies the request, so its buttons close.
+func TestCancelledJobClosesItsApprovalM4(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	j, err := f.db.AddJob(ctx, store.Job{App: "ci", Text: "run echo", Agent: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := f.eng.Ask(ctx, approvals.Request{Tool: "cli:gh", Summary: "run gh", Agent: "default", Chat: j.Chat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.UpdateJob(ctx, j.ID, func(j *store.Job) error {
+		j.State, j.Approval = store.JobWaitingApproval, a.ID
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.svc.CancelJob(ctx, j.ID)
+	if err != nil || got.State != string(store.JobCancelled) {
+		t.Fatalf("cancel: %+v, %v", got, err)
+	}
+	if after, _ := f.db.Approval(ctx, a.ID); after.State != store.ApprovalDenied {
+		t.Errorf("the request of the cancelled job is %s, want denied", after.State)
+	}
+}
