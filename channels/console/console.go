@@ -63,6 +63,10 @@ type Console struct {
 	// ended is set when input ended; h is the handler presses go to then.
 	ended bool
 	h     channels.Handler
+	// selfPresses counts the presses the console makes on its own once
+	// input has ended, so the command waits for their answers to be
+	// printed (and the store they touch to stay open) before it exits.
+	selfPresses sync.WaitGroup
 }
 
 // New returns a console over the given streams.
@@ -280,9 +284,14 @@ func (c *Console) ask(q question) {
 	if p, ok := c.endPress(q); ok && c.ended {
 		// Not under c.mu, and not before Send returns: the press edits
 		// this very message.
-		go c.h.HandlePress(context.Background(), p)
+		c.selfPresses.Go(func() { c.h.HandlePress(context.Background(), p) })
 	}
 }
+
+// Wait returns once the presses the console made on its own, after input
+// ended, are handled and their answers printed. Call it after the desk
+// has stopped asking and before the store closes.
+func (c *Console) Wait() { c.selfPresses.Wait() }
 
 // Edit prints the new text; without buttons the question is closed.
 func (c *Console) Edit(_ context.Context, _ string, messageID, text string, buttons [][]channels.Button) error {

@@ -209,3 +209,35 @@ func TestConsoleQuitCH1(t *testing.T) {
 		t.Errorf("messages after /quit")
 	}
 }
+
+// gatedAnswerer answers a press once its gate is open, as a desk busy
+// with the turn does.
+type gatedAnswerer struct{ gate chan struct{} }
+
+func (gatedAnswerer) HandleMessage(context.Context, channels.Message) {}
+func (g gatedAnswerer) HandlePress(ctx context.Context, p channels.Press) {
+	<-g.gate
+	p.Answer(ctx, "Denied")
+}
+
+// TestConsoleWaitsForItsOwnPressesCH2: a question asked after the input
+// ended is denied by a press the console makes itself; Wait returns only
+// once that press is answered, so the command never exits (or closes the
+// store) before the owner sees the denial.
+func TestConsoleWaitsForItsOwnPressesCH2(t *testing.T) {
+	var out strings.Builder // not locked: the race detector checks Wait's ordering
+	c := New(strings.NewReader(""), &out, Options{AnswersOnly: true, EndKey: "n"})
+	h := gatedAnswerer{gate: make(chan struct{})}
+	ctx := context.Background()
+	if err := c.Run(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Send(ctx, approval); err != nil {
+		t.Fatal(err)
+	}
+	go close(h.gate)
+	c.Wait()
+	if !strings.Contains(out.String(), "(no answer on stdin: denied)") {
+		t.Errorf("Wait returned before the denial was printed:\n%s", out.String())
+	}
+}

@@ -47,6 +47,7 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer s.Close()
+	defer con.Wait() // the answers of its own presses, before the store closes
 	// Requests the console left waiting are asked again; other chats'
 	// wait for the channel they came from.
 	if err := s.resume(ctx, func(chat string) bool { return chat == console.Chat }); err != nil {

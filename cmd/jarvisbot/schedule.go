@@ -143,6 +143,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 		return err
 	}
 	defer s.Close()
+	defer con.Wait() // the answers of its own presses, before the store closes
 	if err := s.service.resume(ctx); err != nil {
 		return err
 	}
