@@ -518,6 +518,7 @@ var Commands = []channels.Command{
 	{Name: "agents", Description: "the agents"},
 	{Name: "activity", Description: "what the agents did lately"},
 	{Name: "schedule", Description: "scheduled skills: next and last run"},
+	{Name: "dashboard", Description: "a one-time sign-in link to the dashboard"},
 	{Name: "cancel", Description: "stop the answer in progress"},
 }
 

@@ -58,6 +58,7 @@ func commands() map[string]command {
 		"mcp":       {"add, list, show, switch, remove and import MCP servers", cmdMCP},
 		"apps":      {"keys for apps that use jarvisbot over MCP: add NAME (prints the key once), list, revoke, config", cmdApps},
 		"skills":    {"list, show, switch, install (from any app), promote and remove skills", cmdSkills},
+		"web":       {"print a one-time sign-in link to the dashboard that serve serves", cmdWeb},
 		"plugins":   {"the plugin store: list, show, install (with sign-in), signin, remove; validate DIR", cmdPlugins},
 	}
 }

@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"log/slog"
-	"net"
-	"net/http"
 	"runtime/debug"
 	"time"
 
@@ -17,9 +13,8 @@ import (
 
 // surfaceServer is serve's MCP endpoint for other apps (M4).
 type surfaceServer struct {
-	http *http.Server
+	*endpoint
 	surf *surface.Server
-	url  string
 }
 
 // serveSurface starts the MCP endpoint at the configured address, when it
@@ -30,36 +25,15 @@ func (a *app) serveSurface(cfg config.Config, s *session, log *slog.Logger) *sur
 	if addr == "" {
 		return nil
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		log.Error("the MCP endpoint for apps is not served: its address cannot be bound (change mcp_server.listen or JARVIS_MCP_LISTEN, or set it off)", "addr", addr, "err", err)
-		return nil
-	}
-	scheme := "http"
-	if cfg.MCPServer.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.MCPServer.TLSCert, cfg.MCPServer.TLSKey)
-		if err != nil {
-			_ = ln.Close() // nothing was served on it
-			log.Error("the MCP endpoint for apps is not served: its TLS certificate cannot be loaded", "cert", cfg.MCPServer.TLSCert, "err", err)
-			return nil
-		}
-		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-		scheme = "https"
-	}
 	// Rate limits count real requests, on the wall clock, whatever clock
 	// the schedule runs on.
 	surf := surface.New(a.backend(cfg, s), apps.New(s.db, nil, apps.Rate{}), surface.Options{Logger: log, Version: buildVersion()})
-	// No write timeout: agent_chat may wait minutes for its turn.
-	srv := &http.Server{Handler: surf.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	ss := &surfaceServer{http: srv, surf: surf, url: scheme + "://" + ln.Addr().String() + surface.Path}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("the MCP endpoint for apps stopped", "err", err)
-		}
-	}()
-	log.Info("MCP endpoint for apps listening", "url", ss.url)
-	return ss
+	ep := serveHTTP(httpSite{what: "the MCP endpoint for apps", setting: "mcp_server.listen or JARVIS_MCP_LISTEN",
+		addr: addr, cert: cfg.MCPServer.TLSCert, key: cfg.MCPServer.TLSKey, path: surface.Path}, surf.Handler(), log)
+	if ep == nil {
+		return nil
+	}
+	return &surfaceServer{endpoint: ep, surf: surf}
 }
 
 // Close stops the endpoint; requests in flight get a few seconds.
@@ -70,9 +44,7 @@ func (ss *surfaceServer) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = ss.surf.Shutdown(ctx) // its sessions end with the process anyway
-	if err := ss.http.Shutdown(ctx); err != nil {
-		_ = ss.http.Close() // the deadline passed: what is left is cut
-	}
+	ss.endpoint.close(ctx)
 }
 
 // mcpServe is `jarvisbot mcp serve`: the MCP surface over stdio for a

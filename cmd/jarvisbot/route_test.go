@@ -39,6 +39,7 @@ func newTestEnv(t *testing.T) *testEnv {
 		// serve's MCP endpoint for apps is off unless a test turns it on
 		// (on port 0): tests run side by side.
 		"JARVIS_MCP_LISTEN": "off",
+		"JARVIS_WEB_LISTEN": "off", // the dashboard too
 	}}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
@@ -157,6 +158,9 @@ type service struct {
 	// jobs runs the work apps post (M4); serve starts it.
 	jobs        *jobs.Queue
 	jobsStarted bool
+	// webURL is where the dashboard answers once serve has started it
+	// ("" before, or when it is off), for /dashboard's links.
+	webURL atomic.Pointer[string]
 	// servers are the enabled MCP servers, started by connect.
 	servers []mcphost.Server
 	log     *slog.Logger

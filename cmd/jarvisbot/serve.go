@@ -69,6 +69,8 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	surf := a.serveSurface(cfg, s, log)
 	defer surf.Close()
+	dash := a.serveWeb(cfg, s, log)
+	defer dash.Close()
 	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)
 	s.afterReady(ctx)
 	return s.wait(ctx, stopRecv, ends, running, cmp.Or(cfg.ShutdownTimeout, config.DefaultShutdownTimeout), log)
@@ -119,7 +121,7 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 	s.desk, err = dispatch.New(ctx, dispatch.Options{
 		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: ownerIDs(cfg),
 		ApprovalChat: o.approvalChat, MainChat: mainChat(cfg), Paused: svc.pausedNow, Agent: o.agent, Logger: log,
-		Commands: svc.facts().Commands(),
+		Commands: svc.commands(a),
 		Renew: func(ctx context.Context, plugin string) (string, func(context.Context) error, error) {
 			return a.renew(ctx, svc, plugin)
 		},

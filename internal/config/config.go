@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"maps"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -45,11 +46,17 @@ const (
 	EnvBrowserEngine   = "JARVIS_BROWSER_ENGINE"   // overrides browser.engine
 	EnvBrowserAllow    = "JARVIS_BROWSER_ALLOW"    // overrides browser.allow (comma-separated)
 	EnvMCPListen       = "JARVIS_MCP_LISTEN"       // overrides mcp_server.listen
+	EnvWebListen       = "JARVIS_WEB_LISTEN"       // overrides web.listen
+	EnvWebURL          = "JARVIS_WEB_URL"          // overrides web.url
 )
 
 // DefaultMCPListen is where serve listens for apps over MCP unless
 // mcp_server.listen says otherwise.
 const DefaultMCPListen = "127.0.0.1:8765"
+
+// DefaultWebListen is where serve serves the dashboard unless web.listen
+// says otherwise.
+const DefaultWebListen = "127.0.0.1:8780"
 
 // The keyring names (or environment variables) of the OAuth clients the
 // owner registers once for the built-in plugins (P6).
@@ -80,6 +87,7 @@ type Config struct {
 	Discord   Discord   `yaml:"discord"`
 	Browser   Browser   `yaml:"browser"`
 	MCPServer MCPListen `yaml:"mcp_server"`
+	Web       Web       `yaml:"web"`
 	// Timezone is the owner's IANA time zone ("Europe/Berlin"): built-in
 	// plugins read and show times in it. "" means the system's (TZ);
 	// JARVIS_TIMEZONE wins.
@@ -189,6 +197,19 @@ type MCPListen struct {
 	Listen  string `yaml:"listen"`
 	TLSCert string `yaml:"tls_cert"`
 	TLSKey  string `yaml:"tls_key"`
+}
+
+// Web configures the dashboard (W1).
+type Web struct {
+	// Listen is the dashboard's address: DefaultWebListen when empty,
+	// "off" for none. Beyond loopback it needs TLSCert and TLSKey (or
+	// stay on loopback behind a reverse proxy that terminates TLS).
+	Listen  string `yaml:"listen"`
+	TLSCert string `yaml:"tls_cert"`
+	TLSKey  string `yaml:"tls_key"`
+	// URL is the address the owner opens, when it is not the listen
+	// address (behind a reverse proxy): sign-in links start with it.
+	URL string `yaml:"url"`
 }
 
 // Browser configures builtin:browser (P6).
@@ -502,6 +523,9 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 	if err := c.MCPServer.check(); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: mcp_server: %w", at("mcp_server"), err)
 	}
+	if err := c.Web.check(); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: web: %w", at("web"), err)
+	}
 	for _, id := range slices.Sorted(maps.Keys(c.Tiers)) {
 		if err := checkCapabilityID(id); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: tiers: %w", at("tiers", id), err)
@@ -672,6 +696,15 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: %w", EnvMCPListen, v, err)
 		}
 	}
+	if v := getenv(EnvWebListen); v != "" {
+		c.Web.Listen = v
+	}
+	if v := getenv(EnvWebURL); v != "" {
+		c.Web.URL = v
+	}
+	if err := c.Web.check(); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s / %s: %w", EnvWebListen, EnvWebURL, err)
+	}
 	if v := getenv(EnvBrowserAllow); v != "" {
 		c.Browser.Allow = split(v)
 	}
@@ -768,34 +801,62 @@ func parseBackend(s string) (string, error) {
 }
 
 // Addr is the endpoint's listen address, "" when it is off.
-func (m MCPListen) Addr() string {
-	switch m.Listen {
-	case "off":
-		return ""
-	case "":
-		return DefaultMCPListen
-	}
-	return m.Listen
-}
+func (m MCPListen) Addr() string { return listenAddr(m.Listen, DefaultMCPListen) }
 
 // check refuses an address beyond loopback without TLS: every request
 // carries an app's key, which must not cross a network in clear.
 func (m MCPListen) check() error {
-	addr := m.Addr()
+	return checkListen(m.Listen, DefaultMCPListen, m.TLSCert, m.TLSKey)
+}
+
+// Addr is the dashboard's listen address, "" when it is off.
+func (w Web) Addr() string { return listenAddr(w.Listen, DefaultWebListen) }
+
+// check refuses an address beyond loopback without TLS, as for the MCP
+// endpoint: the session cookie must not cross a network in clear. A URL,
+// when given, must be an http(s) address to open.
+func (w Web) check() error {
+	if err := checkListen(w.Listen, DefaultWebListen, w.TLSCert, w.TLSKey); err != nil {
+		return err
+	}
+	if w.URL != "" {
+		u, err := url.Parse(w.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("url %q is not an address to open such as https://jarvis.example.org", w.URL)
+		}
+	}
+	return nil
+}
+
+// listenAddr is a listen setting's address: def when empty, "" for off.
+func listenAddr(listen, def string) string {
+	switch listen {
+	case "off":
+		return ""
+	case "":
+		return def
+	}
+	return listen
+}
+
+// checkListen refuses an address that is no host:port, and one beyond
+// loopback without TLS.
+func checkListen(listen, def, cert, key string) error {
+	addr := listenAddr(listen, def)
 	if addr == "" {
 		return nil
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("listen %q is not host:port such as 127.0.0.1:8765 (or off)", m.Listen)
+		return fmt.Errorf("listen %q is not host:port such as %s (or off)", listen, def)
 	}
-	if (m.TLSCert == "") != (m.TLSKey == "") {
+	if (cert == "") != (key == "") {
 		return fmt.Errorf("give both tls_cert and tls_key, or neither")
 	}
 	ip := net.ParseIP(host)
 	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
-	if !loopback && m.TLSCert == "" {
-		return fmt.Errorf("listen %q reaches beyond this machine: set tls_cert and tls_key, or keep it on 127.0.0.1 behind a reverse proxy that terminates TLS", m.Listen)
+	if !loopback && cert == "" {
+		return fmt.Errorf("listen %q reaches beyond this machine: set tls_cert and tls_key, or keep it on 127.0.0.1 behind a reverse proxy that terminates TLS", listen)
 	}
 	return nil
 }

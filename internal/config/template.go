@@ -120,6 +120,20 @@ mcp_server:
   tls_cert: ""
   tls_key: ""
 
+# web: the dashboard in a browser (plugins, skills, MCP servers, agents,
+# approvals, activity, schedule, route). Sign in with the one-time link
+# that jarvisbot web (or /dashboard in your chat) gives.
+#   listen: its address (default 127.0.0.1:8780; off disables it);
+#           JARVIS_WEB_LISTEN wins. Beyond loopback it needs tls_cert and
+#           tls_key, or keep it on loopback behind a reverse proxy.
+#   url: the address you open, when a reverse proxy serves it
+#        (https://jarvis.example.org); JARVIS_WEB_URL wins.
+web:
+  listen: 127.0.0.1:8780
+  tls_cert: ""
+  tls_key: ""
+  url: ""
+
 # browser: builtin:browser, which reads web pages for the agents.
 #   engine: go (the default, nothing to install) or chromium, for pages that
 #           need JavaScript (install Debian's chromium); JARVIS_BROWSER_ENGINE

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/web"
+)
+
+// serveWeb starts the dashboard (W1) at the configured address, when it
+// is on; like the MCP endpoint, an address that cannot be bound is logged
+// and serve goes on without it.
+func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) *endpoint {
+	addr := cfg.Web.Addr()
+	if addr == "" {
+		return nil
+	}
+	srv, err := web.New(a.webOptions(cfg, s, log))
+	if err != nil {
+		log.Error("the dashboard is not served", "err", err)
+		return nil
+	}
+	ep := serveHTTP(httpSite{what: "the dashboard", setting: "web.listen or JARVIS_WEB_LISTEN",
+		addr: addr, cert: cfg.Web.TLSCert, key: cfg.Web.TLSKey, path: "/"}, srv.Handler(), log)
+	if ep == nil {
+		return nil
+	}
+	base := strings.TrimSuffix(ep.url, "/")
+	if cfg.Web.URL != "" {
+		base = cfg.Web.URL
+	}
+	s.webURL.Store(&base)
+	return ep
+}
+
+// Close stops the dashboard; pages in flight (the activity stream) get a
+// few seconds.
+func (e *endpoint) Close() {
+	if e == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	e.close(ctx)
+}
+
+// webOptions are the dashboard's pages over this session: the same
+// store, catalog, engine and commands' code as the CLI and the chat.
+func (a *app) webOptions(cfg config.Config, s *session, log *slog.Logger) web.Options {
+	o := web.Options{
+		Logins:  s.db,
+		Logger:  log,
+		Secure:  cfg.Web.TLSCert != "" || strings.HasPrefix(cfg.Web.URL, "https://"),
+		Version: buildVersion(),
+
+		Plugins:   a.webPlugins(cfg, s),
+		Skills:    a.webSkills(cfg, s),
+		MCPs:      a.webMCPs(cfg, s),
+		Agents:    a.webAgents(cfg, s),
+		Approvals: a.webApprovals(cfg, s),
+		Activity:  a.webActivity(cfg, s),
+		Schedule:  a.webSchedule(cfg, s),
+		Route:     a.webRoute(cfg, s),
+	}
+	if a.clock != nil {
+		o.Now = a.clock.Now
+	}
+	return o
+}
+
+// now is the app's clock.
+func (a *app) now() time.Time {
+	if a.clock != nil {
+		return a.clock.Now()
+	}
+	return time.Now()
+}
+
+// webBase is the dashboard's address as configured: web.url, else its
+// listen address; "" when it is off.
+func webBase(cfg config.Config) string {
+	if cfg.Web.URL != "" {
+		return cfg.Web.URL
+	}
+	addr := cfg.Web.Addr()
+	if addr == "" {
+		return ""
+	}
+	scheme := "http"
+	if cfg.Web.TLSCert != "" {
+		scheme = "https"
+	}
+	return scheme + "://" + addr
+}
+
+// commands are the slash commands the desk answers from the service: the
+// facts' and /dashboard.
+func (s *service) commands(a *app) map[string]func(ctx context.Context, chat string) string {
+	cmds := s.facts().Commands()
+	cmds["dashboard"] = func(ctx context.Context, _ string) string {
+		base := s.webURL.Load()
+		if base == nil {
+			if webBase(s.cfg) == "" {
+				return "The dashboard is off (web.listen: off). Set web.listen (or JARVIS_WEB_LISTEN) and restart jarvisbot."
+			}
+			return "The dashboard is not running in this process: it starts with jarvisbot serve."
+		}
+		link, err := web.NewLink(ctx, s.db, *base, a.now())
+		if err != nil {
+			s.log.Error("making a dashboard link", "err", err)
+			return "I could not make a sign-in link: " + err.Error()
+		}
+		return fmt.Sprintf("Open the dashboard: %s\nThe link works once, within %d minutes; it becomes a session in that browser.", link, int(web.LinkTTL/time.Minute))
+	}
+	return cmds
+}

@@ -1,0 +1,296 @@
+// Package web is the dashboard (W1): server-rendered pages for plugins,
+// skills, MCP servers, agents, approvals, the activity board, the
+// schedule and route, served by `serve` on loopback by default. Every
+// page reads and writes through the packages the CLI uses, handed in as
+// the small interfaces below; the package itself keeps no state but the
+// templates. Sign-in is by one-time link (auth.go).
+//
+// The pages work without JavaScript: every change is a form that posts
+// and is redirected back. A vendored htmx (static/, its licence kept)
+// swaps parts of a page where it is loaded, and the activity board
+// follows new rows over server-sent events.
+package web
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Options are what the dashboard reads and writes through. A nil page
+// backend leaves its tab saying it is not available in this process.
+type Options struct {
+	Logins Logins
+	// Now is the clock for links and sessions; time.Now when nil.
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Secure marks the session cookie Secure: set it when the dashboard
+	// is served over TLS (directly, or by a proxy that terminates TLS).
+	Secure  bool
+	Version string
+
+	Plugins   Plugins
+	Skills    Skills
+	MCPs      MCPs
+	Agents    Agents
+	Approvals Approvals
+	Activity  Activity
+	Schedule  Schedule
+	Route     Route
+}
+
+// Server is the dashboard's HTTP handler.
+type Server struct {
+	o     Options
+	mux   *http.ServeMux
+	pages map[string]*template.Template // by page name: layout + that page
+}
+
+// tabs are the dashboard's sections, in the order the navigation shows.
+var tabs = []struct{ Name, Path, Title string }{
+	{"plugins", "/plugins", "Plugins"},
+	{"skills", "/skills", "Skills"},
+	{"mcps", "/mcps", "MCPs"},
+	{"agents", "/agents", "Agents"},
+	{"approvals", "/approvals", "Approvals"},
+	{"activity", "/activity", "Activity"},
+	{"schedule", "/schedule", "Schedule"},
+	{"route", "/route", "Route"},
+}
+
+// New returns the dashboard over o; the templates are parsed here, once.
+func New(o Options) (*Server, error) {
+	if o.Logins == nil {
+		return nil, errors.New("web: Options.Logins is required: no one could sign in")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{o: o, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
+	if err := s.parse(); err != nil {
+		return nil, err
+	}
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, fmt.Errorf("web: the embedded static files: %w", err)
+	}
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler(static)))
+	s.mux.HandleFunc("GET /login", s.loginForm)
+	s.mux.HandleFunc("POST /login", s.login)
+	s.mux.HandleFunc("POST /logout", s.logout)
+	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/plugins", http.StatusSeeOther)
+	})
+	s.pluginsRoutes()
+	s.skillsRoutes()
+	s.mcpsRoutes()
+	s.agentsRoutes()
+	s.approvalsRoutes()
+	s.activityRoutes()
+	s.scheduleRoutes()
+	s.routeRoutes()
+	return s, nil
+}
+
+// parse builds one template set per page: the layout and the page's own
+// file, which defines "content" (and any blocks htmx swaps alone).
+func (s *Server) parse() error {
+	files, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return fmt.Errorf("web: listing templates: %w", err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(f, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", f)
+		if err != nil {
+			return fmt.Errorf("web: template %s: %w", name, err)
+		}
+		s.pages[name] = t
+	}
+	return nil
+}
+
+// funcs are the helpers every template may use.
+var funcs = template.FuncMap{
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.Local().Format("2006-01-02 15:04")
+	},
+	"join": strings.Join,
+}
+
+// Handler serves the dashboard: signed-in requests only, except the
+// sign-in page and the static files; every change carries the session's
+// CSRF token.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		// Nothing but our own files runs, nothing frames the dashboard,
+		// and no page address (a sign-in link) leaks to another site.
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		if !strings.HasPrefix(r.URL.Path, "/static/") {
+			h.Set("Cache-Control", "no-store")
+		}
+		if public(r) {
+			s.mux.ServeHTTP(w, r)
+			return
+		}
+		sess, ok := s.session(r)
+		if !ok {
+			s.signInFirst(w, r)
+			return
+		}
+		if !safeMethod(r.Method) && !s.sameOrigin(r, sess) {
+			s.refuse(w, r, http.StatusForbidden, "This form has no valid CSRF token (it may be from an old page, or from another site): reload the page and try again.")
+			return
+		}
+		s.mux.ServeHTTP(w, r.WithContext(withSession(r.Context(), sess)))
+	})
+}
+
+// public are the paths served without a session.
+func public(r *http.Request) bool {
+	return r.URL.Path == "/login" || strings.HasPrefix(r.URL.Path, "/static/")
+}
+
+func safeMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
+
+// staticHandler serves the embedded files, cacheable: their names carry
+// their versions.
+func staticHandler(files fs.FS) http.Handler {
+	fsrv := http.FileServerFS(files)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		fsrv.ServeHTTP(w, r)
+	})
+}
+
+// view is what every page template gets: the page's own data in Data.
+type view struct {
+	Tab     string
+	Title   string
+	Tabs    any
+	CSRF    string
+	Flash   string
+	Version string
+	Data    any
+}
+
+// Render writes a page: the layout around the page template's
+// "content", with data as .Data.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, page, title string, data any) {
+	s.execute(w, r, page, "layout", title, data, http.StatusOK)
+}
+
+// renderBlock writes one named block of a page alone, for htmx to swap
+// in; it gets the same view as the whole page.
+func (s *Server) renderBlock(w http.ResponseWriter, r *http.Request, page, block string, data any) {
+	s.execute(w, r, page, block, "", data, http.StatusOK)
+}
+
+func (s *Server) execute(w http.ResponseWriter, r *http.Request, page, name, title string, data any, status int) {
+	t, ok := s.pages[page]
+	if !ok {
+		s.o.Logger.Error("dashboard: no template", "page", page)
+		http.Error(w, "no such page", http.StatusInternalServerError)
+		return
+	}
+	v := view{Tab: page, Title: title, Tabs: tabs, Flash: s.takeFlash(w, r), Version: s.o.Version, Data: data}
+	if sess, ok := sessionFrom(r.Context()); ok {
+		v.CSRF = sess.csrf
+	}
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, name, v); err != nil {
+		s.o.Logger.Error("dashboard: rendering a page", "page", page, "block", name, "err", err)
+		http.Error(w, "the page could not be rendered; the log says why", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String())) // the client went away: nothing to tell it
+}
+
+// done ends a change: back to the page at to, with a note the next page
+// shows once. Without JavaScript this is the form's redirect; htmx
+// follows it the same way.
+func (s *Server) done(w http.ResponseWriter, r *http.Request, to, note string) {
+	s.setFlash(w, r, note)
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// fail shows an error as the CLI words it, with the status its code
+// maps to.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status := http.StatusInternalServerError
+	switch jarvisbot.ErrorCode(err) {
+	case jarvisbot.EINVALID:
+		status = http.StatusBadRequest
+	case jarvisbot.ENOTFOUND:
+		status = http.StatusNotFound
+	case jarvisbot.ECONFLICT:
+		status = http.StatusConflict
+	case jarvisbot.EFORBIDDEN:
+		status = http.StatusForbidden
+	case jarvisbot.EUNAVAILABLE:
+		status = http.StatusServiceUnavailable
+	}
+	if status == http.StatusInternalServerError {
+		s.o.Logger.Error("dashboard", "path", r.URL.Path, "err", err)
+	}
+	s.refuse(w, r, status, err.Error())
+}
+
+// refuse shows a message on the error page with a status.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	s.execute(w, r, "error", "layout", "Error", msg, status)
+}
+
+// unavailable answers for a tab whose backend this process lacks.
+func (s *Server) unavailable(w http.ResponseWriter, r *http.Request, what string) {
+	s.refuse(w, r, http.StatusServiceUnavailable, what+" is not available in this process.")
+}
+
+const flashCookie = "jarvisbot_note"
+
+func (s *Server) setFlash(w http.ResponseWriter, r *http.Request, note string) {
+	if note == "" {
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: encodeNote(note), Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: s.secure(r), MaxAge: 60})
+}
+
+// takeFlash reads the note a change left and clears it.
+func (s *Server) takeFlash(w http.ResponseWriter, r *http.Request) string {
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return ""
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secure(r)})
+	return decodeNote(c.Value)
+}
