@@ -121,7 +121,7 @@ func (s *Server) parse() error {
 		if name == "layout" {
 			continue
 		}
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", f)
+		t, err := template.New(name).Funcs(funcs()).ParseFS(templateFS, "templates/layout.html", f)
 		if err != nil {
 			return fmt.Errorf("web: template %s: %w", name, err)
 		}
@@ -130,15 +130,18 @@ func (s *Server) parse() error {
 	return nil
 }
 
-// funcs are the helpers every template may use.
-var funcs = template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.Local().Format("2006-01-02 15:04")
-	},
-	"join": strings.Join,
+// funcs are the helpers every template may use (built when the
+// templates are parsed, not at package init).
+func funcs() template.FuncMap {
+	return template.FuncMap{
+		"when": func(t time.Time) string {
+			if t.IsZero() {
+				return "—"
+			}
+			return t.Local().Format("2006-01-02 15:04")
+		},
+		"join": strings.Join,
+	}
 }
 
 // Handler serves the dashboard: signed-in requests only, except the
