@@ -221,6 +221,10 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown provider name", "provider:\n  name: gemini\n", nil, []string{":1:", "gemini", "claude-code", "codex"}},
 		{"command for an API provider", "agents:\n  a:\n    provider: {name: openai, command: /opt/codex}\n", nil, []string{"agents.a.provider", "command", "claude-code or codex"}},
 		{"MCP endpoint half a TLS pair", "mcp_server:\n  listen: 127.0.0.1:8765\n  tls_cert: c.pem\n", nil, []string{"both tls_cert and tls_key"}},
+		{"dashboard beyond loopback without TLS", "web:\n  listen: 0.0.0.0:8780\n", nil, []string{"web", "tls_cert", "reverse proxy"}},
+		{"env dashboard beyond loopback", "", map[string]string{"JARVIS_WEB_LISTEN": "10.0.0.2:8780"}, []string{"JARVIS_WEB_LISTEN", "tls_cert"}},
+		{"dashboard not an address", "web:\n  listen: anywhere\n", nil, []string{"host:port", "127.0.0.1:8780"}},
+		{"dashboard URL not an address", "web:\n  url: jarvis.example.org\n", nil, []string{"url", "https://"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
