@@ -57,7 +57,7 @@ else
   fi
 fi
 
-echo "== Chromium for builtin:browser's chromium engine (Debian's package, installed once)"
+echo "== Chromium for builtin:browser's chromium engine and the dashboard's browser tests (Debian's package, installed once)"
 if command -v chromium >/dev/null; then
   echo "already installed: $(command -v chromium)"
 elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -69,7 +69,10 @@ else
 fi
 
 echo "== go test -race"
+# The dashboard's browser tests keep a screenshot of every page here.
+export JARVIS_TEST_ARTIFACTS="${JARVIS_TEST_ARTIFACTS:-$PWD/artifacts}"
 go test -race -count=1 ./...
+echo "screenshots of the dashboard (when Chromium ran): $JARVIS_TEST_ARTIFACTS/dashboard"
 
 echo "== benchmarks (one iteration each)"
 go test -run '^$' -bench . -benchtime 1x ./... >/dev/null
