@@ -217,3 +217,21 @@ func TestPagesAreLockedDownW1(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyItsOwnNamesW1: with Hosts set, a request for another name (a
+// DNS-rebinding page, a wrong proxy) is refused before anything else.
+func TestOnlyItsOwnNamesW1(t *testing.T) {
+	d := newDashboard(t, Options{Hosts: []string{"jarvis.home:8780"}})
+	for host, want := range map[string]int{"jarvis.home:8780": http.StatusOK, "rebound.example:8780": http.StatusMisdirectedRequest} {
+		req, _ := http.NewRequest(http.MethodGet, d.srv.URL+"/login?token=x", nil)
+		req.Host = host
+		res, err := client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("Host %s answered %s, want %d", host, res.Status, want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,6 +43,10 @@ type Options struct {
 	// is served over TLS (directly, or by a proxy that terminates TLS).
 	Secure  bool
 	Version string
+	// Hosts are the Host headers the dashboard answers (host:port as the
+	// browser sends it); empty answers any. A page asked for by another
+	// name is a DNS-rebinding attempt or a wrong proxy setting.
+	Hosts []string
 
 	Plugins   Plugins
 	Skills    Skills
@@ -158,6 +163,10 @@ func (s *Server) Handler() http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		if !strings.HasPrefix(r.URL.Path, "/static/") {
 			h.Set("Cache-Control", "no-store")
+		}
+		if len(s.o.Hosts) > 0 && !slices.Contains(s.o.Hosts, strings.ToLower(r.Host)) {
+			http.Error(w, "This dashboard does not answer to the name "+r.Host+": open it at "+s.o.Hosts[0]+" (or set web.url to the address your proxy serves).", http.StatusMisdirectedRequest)
+			return
 		}
 		if public(r) {
 			s.mux.ServeHTTP(w, r)

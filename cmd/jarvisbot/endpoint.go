@@ -16,6 +16,7 @@ type httpSite struct {
 	what    string // "the dashboard", for the log
 	setting string // where the owner changes its address
 	addr    string
+	ln      net.Listener // already bound, instead of addr
 	cert    string
 	key     string
 	path    string // appended to the URL the log shows
@@ -32,10 +33,13 @@ type endpoint struct {
 // it) or a certificate that cannot be loaded is logged and nil returned:
 // serve goes on without it, since the owner's chats come first.
 func serveHTTP(site httpSite, h http.Handler, log *slog.Logger) *endpoint {
-	ln, err := net.Listen("tcp", site.addr)
-	if err != nil {
-		log.Error(site.what+" is not served: its address cannot be bound (change "+site.setting+", or set it off)", "addr", site.addr, "err", err)
-		return nil
+	ln := site.ln
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", site.addr); err != nil {
+			log.Error(site.what+" is not served: its address cannot be bound (change "+site.setting+", or set it off)", "addr", site.addr, "err", err)
+			return nil
+		}
 	}
 	scheme := "http"
 	if site.cert != "" {

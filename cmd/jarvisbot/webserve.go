@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -19,13 +21,21 @@ func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) *endpoin
 	if addr == "" {
 		return nil
 	}
-	srv, err := web.New(a.webOptions(cfg, s, log))
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		log.Error("the dashboard is not served: its address cannot be bound (change web.listen or JARVIS_WEB_LISTEN, or set it off)", "addr", addr, "err", err)
+		return nil
+	}
+	o := a.webOptions(cfg, s, log)
+	o.Hosts = webHosts(ln.Addr().String(), cfg.Web.URL)
+	srv, err := web.New(o)
+	if err != nil {
+		_ = ln.Close() // nothing was served on it
 		log.Error("the dashboard is not served", "err", err)
 		return nil
 	}
 	ep := serveHTTP(httpSite{what: "the dashboard", setting: "web.listen or JARVIS_WEB_LISTEN",
-		addr: addr, cert: cfg.Web.TLSCert, key: cfg.Web.TLSKey, path: "/"}, srv.Handler(), log)
+		ln: ln, cert: cfg.Web.TLSCert, key: cfg.Web.TLSKey, path: "/"}, srv.Handler(), log)
 	if ep == nil {
 		return nil
 	}
@@ -35,6 +45,24 @@ func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) *endpoin
 	}
 	s.webURL.Store(&base)
 	return ep
+}
+
+// webHosts are the names the dashboard answers to: its bound address,
+// localhost or the loopback address in its place when it listens on
+// loopback, and web.url's host.
+func webHosts(bound, publicURL string) []string {
+	hosts := []string{bound}
+	host, port, err := net.SplitHostPort(bound)
+	if ip := net.ParseIP(host); err == nil && ip != nil && ip.IsLoopback() {
+		hosts = append(hosts, net.JoinHostPort("localhost", port), net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port))
+	}
+	if u, err := url.Parse(publicURL); err == nil && u.Host != "" {
+		hosts = append(hosts, strings.ToLower(u.Host))
+		if u.Port() == "" { // a browser sends the host alone for the scheme's port
+			hosts = append(hosts, strings.ToLower(u.Hostname()))
+		}
+	}
+	return hosts
 }
 
 // Close stops the dashboard; pages in flight (the activity stream) get a
