@@ -232,7 +232,12 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, page, name, tit
 		http.Error(w, "no such page", http.StatusInternalServerError)
 		return
 	}
-	v := view{Tab: page, Title: title, Tabs: tabs, Flash: s.takeFlash(w, r), Version: s.o.Version, Data: data}
+	v := view{Tab: page, Title: title, Tabs: tabs, Version: s.o.Version, Data: data}
+	if name == "layout" {
+		// Only a whole page shows the note; a block htmx polls for must
+		// not take it before the page after a change shows it.
+		v.Flash = s.takeFlash(w, r)
+	}
 	if sess, ok := sessionFrom(r.Context()); ok {
 		v.CSRF = sess.csrf
 	}
