@@ -195,3 +195,36 @@ func TestDashboardScheduleW1SC1(t *testing.T) {
 		t.Errorf("Run now without the CSRF token answered %d", code)
 	}
 }
+
+// TestDashboardRunNowEndsWithServeW1SC1: a run started from the dashboard
+// goes on in the background (the page follows it; a second press starts
+// no second run) and belongs to serve: stopping serve ends it, recorded
+// as interrupted, before the store closes.
+func TestDashboardRunNowEndsWithServeW1SC1(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e.vars["JARVIS_SHUTDOWN_TIMEOUT"] = "1s"
+	b, _, stop := serveSignedIn(t, e)
+	defer stop()
+	held := make(chan struct{})
+	defer close(held)
+	f.Push(fakellm.Step{Text: "never sent", Release: held})
+
+	b.get(t, "/schedule")
+	if code, page := b.post(t, "/schedule/morning-brief/run", url.Values{}); code != http.StatusOK || !strings.Contains(scheduleRow(page, "morning-brief"), `data-running="true"`) || !strings.Contains(page, `hx-trigger="every 2s"`) {
+		t.Fatalf("Run now: %d\n%s", code, page)
+	}
+	waitFor(t, "the run's model request", func() (bool, any) { n := len(f.Requests()); return n == 1, n })
+	if code, page := b.post(t, "/schedule/morning-brief/run", url.Values{}); code != http.StatusConflict || !strings.Contains(page, "running already") {
+		t.Errorf("a second press while it runs: %d\n%s", code, page)
+	}
+	stop()
+	if n := len(f.Requests()); n != 1 {
+		t.Errorf("the model got %d requests, want 1: a second run started", n)
+	}
+	if _, list, _ := e.jarvis(t, "", "schedule", "list"); !strings.Contains(list, "interrupted") {
+		t.Errorf("the run stopped with serve is not recorded interrupted:\n%s", list)
+	}
+}
