@@ -41,7 +41,9 @@ type ScheduleEntry struct {
 	Next  time.Time
 	// Paused: the skill does not run at its times until resumed.
 	Paused bool
-	// Running: a run of it is going now.
+	// Running: a run started here (Run now) is going, which the page
+	// follows. A run the clock started shows in Last as "running": a
+	// run a crash cut short stays so, and is no reason to follow it.
 	Running bool
 	Last    *ScheduleRun // nil when it never ran
 	// Err says what of its state could not be read: Last and Paused
@@ -63,7 +65,8 @@ type ScheduleRun struct {
 	Attempts                int
 }
 
-// Busy reports whether a run is going, which the page follows.
+// Busy reports whether a run started here is going, which the page
+// follows.
 func (l ScheduleList) Busy() bool {
 	for _, e := range l.Entries {
 		if e.Running {

@@ -65,8 +65,6 @@ func (t *scheduleTab) List(ctx context.Context) (web.ScheduleList, error) {
 			we.Last = &web.ScheduleRun{Due: r.DueAt.In(loc), Started: r.StartedAt.In(loc), Finished: r.FinishedAt.In(loc),
 				Outcome: r.Outcome, Error: r.Error, Report: r.Report, Chat: r.Chat,
 				Delivery: r.Delivery, DeliveryError: r.DeliveryError, Attempts: r.Attempts}
-			// A run the clock fired, still going.
-			we.Running = we.Running || r.Outcome == "running" && t.s.sched != nil
 		}
 		out.Entries = append(out.Entries, we)
 	}
