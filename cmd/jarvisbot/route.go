@@ -12,9 +12,11 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog/route"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
 // maxRouteLine bounds one message read from stdin by `route -`.
@@ -76,10 +78,8 @@ func eachLine(ctx context.Context, r io.Reader, answer func(string) error) error
 	return nil
 }
 
-// planRoute builds the catalog and resolves steps 1-3 for the named agent,
-// and ranks the skills enabled for it: the manuals of connected plugins
-// (those of the snapshot's servers, or every store plugin with
-// connectAll), the shipped general skills, the owner's and the agent's own.
+// planRoute builds the catalog (the stored servers' cached tools, or a
+// snapshot's) and plans the named agent's turns over it.
 func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connectAll bool) (route.Planner, error) {
 	var p route.Planner
 	cfg, err := a.loadConfig()
@@ -101,6 +101,17 @@ func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connect
 		return p, err
 	}
 	defer db.Close()
+	return routePlanner(ctx, cfg, db, view, agentName, connectAll, a.stderr)
+}
+
+// routePlanner resolves steps 1-3 for the named agent on view, and ranks
+// the skills enabled for it: the manuals of connected plugins (those of
+// the view's servers, or every store plugin with connectAll), the shipped
+// general skills, the owner's and the agent's own. `route` runs it on the
+// catalog it builds, the dashboard's Route tab on the running session's
+// live catalog; unreadable skills are reported to warn.
+func routePlanner(ctx context.Context, cfg config.Config, db *sqlite.DB, view *catalog.View, agentName string, connectAll bool, warn io.Writer) (route.Planner, error) {
+	var p route.Planner
 	ag, err := db.Agent(ctx, agentName)
 	if err != nil {
 		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
@@ -115,12 +126,12 @@ func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connect
 	if p.Attention, err = collection.NeedingAttention(ctx, db); err != nil {
 		return p, err
 	}
-	sc, err := skillScope(cfg, ag.Name, on, a.stderr)
+	sc, err := skillScope(cfg, ag.Name, on, warn)
 	if err != nil {
 		return p, err
 	}
 	sc.ConnectAll = connectAll
-	list, err := skills.Enabled(ctx, db, sc, a.stderr)
+	list, err := skills.Enabled(ctx, db, sc, warn)
 	if err != nil {
 		return p, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
 // scheduledJobs are the enabled skills that carry a schedule. Imported
@@ -96,31 +97,67 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if pos[0] == "list" {
+		list, err := loadedSchedule(ctx, a, cfg, db, a.stderr)
+		if err != nil {
+			return err
+		}
+		return writeSchedule(a.stdout, list)
+	}
 	jobs, err := scheduledJobs(ctx, cfg, db, a.stderr)
 	if err != nil {
 		return err
 	}
-	if pos[0] == "list" {
-		// Loaded without catching up or arming: the service does that.
-		sch := scheduler.New(scheduler.Options{Store: db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg)})
-		if err := sch.Load(jobs); err != nil {
-			fmt.Fprintln(a.stderr, "jarvisbot:", err)
-		}
-		return writeSchedule(a.stdout, sch.List(ctx))
+	names := make([]string, 0, len(jobs))
+	for _, j := range jobs {
+		names = append(names, j.Skill)
 	}
-	name := pos[1]
-	if !slices.ContainsFunc(jobs, func(j scheduler.Job) bool { return j.Skill == name }) {
-		names := make([]string, 0, len(jobs))
-		for _, j := range jobs {
-			names = append(names, j.Skill)
-		}
-		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no scheduled skill named %s (scheduled: %s); jarvisbot schedule list shows them", name, strings.Join(names, ", "))
-	}
-	pause := pos[0] == "pause"
-	if _, err := db.UpdateScheduleState(ctx, name, func(st *store.ScheduleState) { st.Paused = pause }); err != nil {
+	note, err := pauseScheduled(ctx, db, names, pos[1], pos[0] == "pause")
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%s is %sd.\n", name, pos[0])
+	fmt.Fprintln(a.stdout, note)
+	return nil
+}
+
+// loadedSchedule is the schedule where no scheduler runs (`schedule
+// list`): the jobs loaded without catching up or arming, which the
+// service does. A job that cannot be scheduled is reported to warn.
+func loadedSchedule(ctx context.Context, a *app, cfg config.Config, db *sqlite.DB, warn io.Writer) ([]scheduler.Entry, error) {
+	jobs, err := scheduledJobs(ctx, cfg, db, warn)
+	if err != nil {
+		return nil, err
+	}
+	sch := scheduler.New(scheduler.Options{Store: db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg)})
+	if err := sch.Load(jobs); err != nil {
+		fmt.Fprintln(warn, "jarvisbot:", err)
+	}
+	return sch.List(ctx), nil
+}
+
+// pauseScheduled pauses or resumes the scheduled skill name, one of
+// scheduled, and says so (`schedule pause`/`resume`, the dashboard). The
+// switch is in the store, where a running scheduler reads it at the
+// skill's next time.
+func pauseScheduled(ctx context.Context, db store.Schedules, scheduled []string, name string, pause bool) (string, error) {
+	if err := checkScheduled(scheduled, name); err != nil {
+		return "", err
+	}
+	if _, err := db.UpdateScheduleState(ctx, name, func(st *store.ScheduleState) { st.Paused = pause }); err != nil {
+		return "", err
+	}
+	if pause {
+		return name + " is paused.", nil
+	}
+	return name + " is resumed.", nil
+}
+
+// checkScheduled says, when name is not one of the scheduled skills,
+// which are.
+func checkScheduled(scheduled []string, name string) error {
+	if !slices.Contains(scheduled, name) {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no scheduled skill named %s (scheduled: %s); jarvisbot schedule list shows them", name, strings.Join(scheduled, ", "))
+	}
 	return nil
 }
 

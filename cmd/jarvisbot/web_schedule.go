@@ -1,10 +1,157 @@
 package main
 
 import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
-// webSchedule is the dashboard's Schedule tab over this session. (Its page fills
-// this in.)
-func (a *app) webSchedule(cfg config.Config, s *session) web.Schedule { return nil }
+// webSchedule is the dashboard's Schedule tab over this session: the
+// running scheduler's list, its RunNow, and the pause switch `schedule
+// pause` sets.
+func (a *app) webSchedule(cfg config.Config, s *session) web.Schedule {
+	return &scheduleTab{a: a, cfg: cfg, s: s, running: map[string]bool{}}
+}
+
+type scheduleTab struct {
+	a   *app
+	cfg config.Config
+	s   *session
+
+	mu sync.Mutex
+	// running are the skills whose run this tab started and that have
+	// not ended: a second press does not start a second run.
+	running map[string]bool
+}
+
+// errNotScheduling says why Run now cannot work here.
+var errNotScheduling = jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the scheduler is not running in this process: start jarvisbot serve, or run the skill with jarvisbot schedule run NAME")
+
+// entries are the schedule: the running scheduler's, else as `schedule
+// list` loads it.
+func (t *scheduleTab) entries(ctx context.Context) ([]scheduler.Entry, error) {
+	if t.s.sched != nil {
+		return t.s.sched.List(ctx), nil
+	}
+	return loadedSchedule(ctx, t.a, t.cfg, t.s.db, t.s.warn)
+}
+
+func (t *scheduleTab) List(ctx context.Context) (web.ScheduleList, error) {
+	list, err := t.entries(ctx)
+	if err != nil {
+		return web.ScheduleList{}, err
+	}
+	owner := t.cfg.Location()
+	out := web.ScheduleList{Running: t.s.sched != nil, Zone: zoneName(owner, t.a.now())}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range list {
+		loc := owner
+		if e.Job.Zone != "" {
+			if l, err := time.LoadLocation(e.Job.Zone); err == nil {
+				loc = l
+			}
+		}
+		we := web.ScheduleEntry{Skill: e.Job.Skill, Spec: e.Job.Spec, Zone: e.Job.Zone, Next: e.Next.In(loc), Paused: e.Paused, Running: t.running[e.Job.Skill]}
+		if e.Err != nil {
+			we.Err = e.Err.Error()
+		}
+		if r := e.Last; r != nil {
+			we.Last = &web.ScheduleRun{Due: r.DueAt.In(loc), Started: r.StartedAt.In(loc), Finished: r.FinishedAt.In(loc),
+				Outcome: r.Outcome, Error: r.Error, Report: r.Report, Chat: r.Chat,
+				Delivery: r.Delivery, DeliveryError: r.DeliveryError, Attempts: r.Attempts}
+		}
+		out.Entries = append(out.Entries, we)
+	}
+	return out, nil
+}
+
+// RunNow runs the skill through the running scheduler, as `schedule run`
+// and the MCP surface's run_scheduled do, in the background: a turn may
+// take minutes, or wait for the owner's approval. The run belongs to the
+// session's work, which ends (the run recorded interrupted) and is
+// waited for when serve stops.
+func (t *scheduleTab) RunNow(ctx context.Context, skill string) error {
+	sched := t.s.sched
+	if sched == nil {
+		return errNotScheduling
+	}
+	names, err := t.names(ctx)
+	if err != nil {
+		return err
+	}
+	if err := checkScheduled(names, skill); err != nil {
+		return err
+	}
+	if t.s.work.Err() != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "jarvisbot is stopping: %s does not start now", skill)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.running[skill] {
+		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "%s is running already: its outcome shows on the Schedule page when it ends", skill)
+	}
+	t.running[skill] = true
+	t.s.wg.Add(1)
+	go func() {
+		defer t.s.wg.Done()
+		defer func() {
+			t.mu.Lock()
+			delete(t.running, skill)
+			t.mu.Unlock()
+		}()
+		// The outcome is in the store, where the page reads it; the log
+		// says what the owner may have missed.
+		r, err := sched.RunNow(t.s.work, skill)
+		if err == nil {
+			err = scheduler.RunError(r)
+		}
+		if err != nil {
+			t.s.log.Warn("a scheduled skill run from the dashboard did not succeed", "skill", skill, "err", err)
+		}
+	}()
+	return nil
+}
+
+// names are the scheduled skills: the running scheduler's, else those
+// `schedule pause` knows.
+func (t *scheduleTab) names(ctx context.Context) ([]string, error) {
+	var names []string
+	if t.s.sched != nil {
+		for _, e := range t.s.sched.List(ctx) {
+			names = append(names, e.Job.Skill)
+		}
+	} else {
+		jobs, err := scheduledJobs(ctx, t.cfg, t.s.db, t.s.warn)
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range jobs {
+			names = append(names, j.Skill)
+		}
+	}
+	return names, nil
+}
+
+func (t *scheduleTab) SetPaused(ctx context.Context, skill string, paused bool) (string, error) {
+	names, err := t.names(ctx)
+	if err != nil {
+		return "", err
+	}
+	return pauseScheduled(ctx, t.s.db, names, skill, paused)
+}
+
+// zoneName names loc for the page: its IANA name, or the machine's zone
+// and its abbreviation now.
+func zoneName(loc *time.Location, now time.Time) string {
+	if loc != time.Local {
+		return loc.String()
+	}
+	abbr, _ := now.In(loc).Zone()
+	return "this machine's time zone (" + abbr + ")"
+}
