@@ -1,7 +1,144 @@
 package web
 
-// Agents is what the Agents tab reads and changes. (Its page fills this in.)
-type Agents interface{}
+import (
+	"context"
+	"net/http"
+	"strings"
+)
+
+// Agents is what the Agents tab reads and changes (A1): the owner's
+// agents, added with a name and a description that chooses their focus
+// (C6), with allow and block lists, as `jarvisbot agents` does. The
+// changes answer in the CLI's words.
+type Agents interface {
+	// Agents lists the agents by name.
+	Agents(ctx context.Context) ([]Agent, error)
+	// Agent is one agent with its recent calls.
+	Agent(ctx context.Context, name string) (AgentPage, error)
+	// AddAgent adds an agent as `agents add NAME --describe` does and
+	// says what it got, its focus first.
+	AddAgent(ctx context.Context, name, description string) (string, error)
+	// EditAgent changes an agent as `agents edit` does; a description
+	// that changed chooses its focus anew.
+	EditAgent(ctx context.Context, name string, e AgentEdit) (string, error)
+	// RemoveAgent removes an agent (never the default one).
+	RemoveAgent(ctx context.Context, name string) (string, error)
+}
+
+// Agent is an agent as the owner set it up.
+type Agent struct {
+	Name        string
+	Description string
+	Focus       []string
+	Allow       []string
+	Block       []string
+	Provider    string // "" for the installation's model
+	Default     bool   // the agent for every message that names none; it cannot be removed
+}
+
+// AgentPage is an agent's page: the agent, its recent calls on the
+// activity board, and the providers it may be given.
+type AgentPage struct {
+	Agent
+	Recent    []ActivityRow
+	Providers []string
+}
+
+// AgentEdit is an edit as the CLI's flags take it: "" keeps what the
+// agent has, "-" clears a list (or the provider).
+type AgentEdit struct {
+	Description string
+	Allow       string
+	Block       string
+	Provider    string
+}
 
 // agentsRoutes registers the Agents tab's handlers.
-func (s *Server) agentsRoutes() {}
+func (s *Server) agentsRoutes() {
+	s.mux.HandleFunc("GET /agents", s.agentsList)
+	s.mux.HandleFunc("POST /agents", s.agentAdd)
+	s.mux.HandleFunc("GET /agents/{name}", s.agentPage)
+	s.mux.HandleFunc("POST /agents/{name}", s.agentEdit)
+	s.mux.HandleFunc("POST /agents/{name}/remove", s.agentRemove)
+}
+
+func (s *Server) agentsList(w http.ResponseWriter, r *http.Request) {
+	if s.o.Agents == nil {
+		s.unavailable(w, r, "Agents")
+		return
+	}
+	list, err := s.o.Agents.Agents(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, "agents", "Agents", list)
+}
+
+// agentAdd adds an agent and opens its page, with the focus it got.
+func (s *Server) agentAdd(w http.ResponseWriter, r *http.Request) {
+	if s.o.Agents == nil {
+		s.unavailable(w, r, "Agents")
+		return
+	}
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	said, err := s.o.Agents.AddAgent(r.Context(), name, strings.TrimSpace(r.PostFormValue("description")))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.done(w, r, "/agents/"+name, said)
+}
+
+func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
+	if s.o.Agents == nil {
+		s.unavailable(w, r, "Agents")
+		return
+	}
+	page, err := s.o.Agents.Agent(r.Context(), r.PathValue("name"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, "agent", "Agent "+page.Name, page)
+}
+
+// agentEdit saves the edit form. The form shows everything the agent
+// has, so an emptied list (or "the installation's model") clears it.
+func (s *Server) agentEdit(w http.ResponseWriter, r *http.Request) {
+	if s.o.Agents == nil {
+		s.unavailable(w, r, "Agents")
+		return
+	}
+	orClear := func(field string) string {
+		if v := strings.TrimSpace(r.PostFormValue(field)); v != "" {
+			return v
+		}
+		return "-"
+	}
+	name := r.PathValue("name")
+	said, err := s.o.Agents.EditAgent(r.Context(), name, AgentEdit{
+		Description: strings.TrimSpace(r.PostFormValue("description")),
+		Allow:       orClear("allow"),
+		Block:       orClear("block"),
+		Provider:    orClear("provider"),
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.done(w, r, "/agents/"+name, said)
+}
+
+func (s *Server) agentRemove(w http.ResponseWriter, r *http.Request) {
+	if s.o.Agents == nil {
+		s.unavailable(w, r, "Agents")
+		return
+	}
+	said, err := s.o.Agents.RemoveAgent(r.Context(), r.PathValue("name"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.done(w, r, "/agents", said)
+}

@@ -1,7 +1,165 @@
 package web
 
-// Approvals is what the Approvals tab reads and changes. (Its page fills this in.)
-type Approvals interface{}
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Approvals is what the Approvals tab reads and changes: the pending
+// ask-tier requests, decided through the same engine as the chat
+// buttons, and the standing "always" grants (C2, CH2).
+type Approvals interface {
+	// Pending lists the requests that wait for a decision, oldest first.
+	Pending(ctx context.Context) ([]Approval, error)
+	// Decide decides a request once, as the signed-in owner. A request
+	// decided already (in a chat, by an app, by its expiry) is no error:
+	// the answer says so (Already) and how it was decided.
+	Decide(ctx context.Context, id string, d Decision) (Decided, error)
+	// Grants lists the tools approved "always", which run without asking.
+	Grants(ctx context.Context) ([]string, error)
+	// Revoke withdraws a grant and returns what `approvals revoke` says.
+	Revoke(ctx context.Context, tool string) (string, error)
+}
+
+// Decision is the owner's answer to a request: the chat's three buttons.
+type Decision string
+
+const (
+	Approve Decision = "approve"
+	Deny    Decision = "deny"
+	Always  Decision = "always" // approve, and this tool runs without asking from now on
+)
+
+// Approval is a pending request as the chat shows it.
+type Approval struct {
+	ID      string
+	Agent   string
+	Tool    string
+	Summary string // what will happen, with its arguments
+	Chat    string
+	Asked   time.Time
+	Expires time.Time
+}
+
+// Decided is a request after a decision.
+type Decided struct {
+	Approval
+	State  string // approved, denied or expired
+	Always bool
+	By     string
+	At     time.Time
+	// Already is true when the request was decided before this decision,
+	// which changed nothing.
+	Already bool
+}
+
+// approvalsPage is the Approvals page's data.
+type approvalsPage struct {
+	Pending []Approval
+	Grants  []string
+}
 
 // approvalsRoutes registers the Approvals tab's handlers.
-func (s *Server) approvalsRoutes() {}
+func (s *Server) approvalsRoutes() {
+	s.mux.HandleFunc("GET /approvals", s.approvalsPage)
+	s.mux.HandleFunc("GET /approvals/list", s.approvalsPage) // the polled block alone
+	s.mux.HandleFunc("POST /approvals/{id}", s.decide)
+	s.mux.HandleFunc("POST /approvals/grants/revoke", s.revokeGrant)
+}
+
+// approvalsPage shows the pending requests and the grants; /approvals/list
+// is the same list alone, which the page polls for.
+func (s *Server) approvalsPage(w http.ResponseWriter, r *http.Request) {
+	if s.o.Approvals == nil {
+		s.unavailable(w, r, "Approvals")
+		return
+	}
+	pending, err := s.o.Approvals.Pending(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	grants, err := s.o.Approvals.Grants(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data := approvalsPage{Pending: pending, Grants: grants}
+	if r.URL.Path == "/approvals/list" {
+		s.renderBlock(w, r, "approvals", "approvals-list", data)
+		return
+	}
+	s.render(w, r, "approvals", "Approvals", data)
+}
+
+// decide takes a press of Approve, Deny or Always. The engine decides
+// once: a request the chat (or its expiry) decided first is a note, not
+// an error.
+func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	if s.o.Approvals == nil {
+		s.unavailable(w, r, "Approvals")
+		return
+	}
+	d := Decision(r.PostFormValue("decision"))
+	if d != Approve && d != Deny && d != Always {
+		s.refuse(w, r, http.StatusBadRequest, fmt.Sprintf("%q is no decision: press Approve, Deny or Always for this tool.", d))
+		return
+	}
+	got, err := s.o.Approvals.Decide(r.Context(), r.PathValue("id"), d)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.done(w, r, "/approvals", decidedNote(got))
+}
+
+// decidedNote says what a decision did, or how the request was decided
+// before it.
+func decidedNote(d Decided) string {
+	what := fmt.Sprintf("%s (%s, agent %s)", d.Summary, d.Tool, d.Agent)
+	if d.Already {
+		switch {
+		case d.State == "expired":
+			return fmt.Sprintf("Already decided: nobody answered by %s, so it expired and was denied. %s", d.Expires.Local().Format("15:04"), what)
+		case d.Always:
+			return fmt.Sprintf("Already decided: approved, always for this tool, by %s at %s. %s", d.By, d.At.Local().Format("15:04:05"), what)
+		}
+		return fmt.Sprintf("Already decided: %s by %s at %s. %s", d.State, d.By, d.At.Local().Format("15:04:05"), what)
+	}
+	switch {
+	case d.State == "approved" && d.Always:
+		return fmt.Sprintf("Approved, always for this tool: %s. %s now runs without asking, until you revoke it below.", what, d.Tool)
+	case d.State == "approved":
+		return "Approved: " + what
+	}
+	return capitalized(d.State) + ": " + what
+}
+
+func capitalized(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// revokeGrant withdraws "always for this tool".
+func (s *Server) revokeGrant(w http.ResponseWriter, r *http.Request) {
+	if s.o.Approvals == nil {
+		s.unavailable(w, r, "Approvals")
+		return
+	}
+	tool := strings.TrimSpace(r.PostFormValue("tool"))
+	if tool == "" {
+		s.refuse(w, r, http.StatusBadRequest, "Name the tool whose grant to revoke.")
+		return
+	}
+	said, err := s.o.Approvals.Revoke(r.Context(), tool)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.done(w, r, "/approvals", said)
+}

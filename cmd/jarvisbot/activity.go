@@ -8,10 +8,13 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// activityRow is one line of `activity --json`.
+// activityRow is one line of `activity --json`, and of the dashboard's
+// board (which follows it by its id).
 type activityRow struct {
+	ID         int64     `json:"-"`
 	At         time.Time `json:"at"`
 	Agent      string    `json:"agent"`
 	Tool       string    `json:"tool"`
@@ -38,13 +41,9 @@ func cmdActivity(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer db.Close()
-	list, err := db.RecentActivity(ctx, *limit)
+	rows, err := readActivity(ctx, db, store.ActivityFilter{}, *limit)
 	if err != nil {
 		return err
-	}
-	rows := make([]activityRow, 0, len(list))
-	for _, e := range list {
-		rows = append(rows, activityRow{e.At, e.Agent, e.Tool, e.Tier, e.Args, e.Outcome, e.Duration.Milliseconds()})
 	}
 	if *asJSON {
 		b, err := json.Marshal(rows)
@@ -63,4 +62,22 @@ func cmdActivity(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dms\t%s\n", r.At.Local().Format("2006-01-02 15:04:05"), r.Agent, r.Tool, r.Outcome, r.DurationMS, r.Args)
 	}
 	return tw.Flush()
+}
+
+// readActivity is the board as `activity` prints it and the dashboard
+// shows it: newest first, at most limit entries that pass f.
+func readActivity(ctx context.Context, db store.ActivityBoard, f store.ActivityFilter, limit int) ([]activityRow, error) {
+	list, err := db.ActivityBoard(ctx, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	return activityRows(list), nil
+}
+
+func activityRows(list []store.ActivityEntry) []activityRow {
+	rows := make([]activityRow, 0, len(list))
+	for _, e := range list {
+		rows = append(rows, activityRow{e.ID, e.At, e.Agent, e.Tool, e.Tier, e.Args, e.Outcome, e.Duration.Milliseconds()})
+	}
+	return rows
 }

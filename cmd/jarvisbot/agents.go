@@ -42,13 +42,7 @@ func cmdAgents(ctx context.Context, a *app, args []string) error {
 	spec := agents.Spec{Description: *describe, Allow: *allow, Block: *block, Provider: *prov}
 	switch {
 	case pos[0] == "add" && len(pos) == 2:
-		ag, err := agents.Add(ctx, db, view, pos[1], spec)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(a.stdout, "Added agent:")
-		showAgent(a.stdout, ag)
-		return nil
+		return addAgent(ctx, a.stdout, db, view, pos[1], spec)
 	case pos[0] == "list" && len(pos) == 1:
 		return listAgents(ctx, a.stdout, db)
 	case pos[0] == "show" && len(pos) == 2:
@@ -60,20 +54,44 @@ func cmdAgents(ctx context.Context, a *app, args []string) error {
 		a.showModel(ctx, ag)
 		return nil
 	case pos[0] == "edit" && len(pos) == 2:
-		ag, err := agents.Edit(ctx, db, view, pos[1], spec)
-		if err != nil {
-			return err
-		}
-		showAgent(a.stdout, ag)
-		return nil
+		return editAgent(ctx, a.stdout, db, view, pos[1], spec)
 	case pos[0] == "remove" && len(pos) == 2:
-		if err := agents.Remove(ctx, db, pos[1]); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "Removed agent %s.\n", pos[1])
-		return nil
+		return removeAgent(ctx, a.stdout, db, pos[1])
 	}
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", agentsUsage)
+}
+
+// addAgent adds an agent (A1), its focus chosen from its description
+// (C6), and says what it got: `agents add` and the dashboard.
+func addAgent(ctx context.Context, w io.Writer, db store.Agents, f agents.Focuser, name string, spec agents.Spec) error {
+	ag, err := agents.Add(ctx, db, f, name, spec)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "Added agent:")
+	showAgent(w, ag)
+	return nil
+}
+
+// editAgent changes what spec sets of an agent and shows it: `agents
+// edit` and the dashboard.
+func editAgent(ctx context.Context, w io.Writer, db store.Agents, f agents.Focuser, name string, spec agents.Spec) error {
+	ag, err := agents.Edit(ctx, db, f, name, spec)
+	if err != nil {
+		return err
+	}
+	showAgent(w, ag)
+	return nil
+}
+
+// removeAgent removes an agent (never the default one): `agents remove`
+// and the dashboard.
+func removeAgent(ctx context.Context, w io.Writer, db store.Agents, name string) error {
+	if err := agents.Remove(ctx, db, name); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Removed agent %s.\n", name)
+	return nil
 }
 
 // openWithCatalog opens the store with the catalog built from it, whose

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/jarvisbot/jarvisbot"
 )
@@ -45,11 +46,22 @@ func cmdApprovals(ctx context.Context, a *app, args []string) error {
 		}
 		return nil
 	case pos[0] == "revoke" && len(pos) == 2:
-		if err := db.Revoke(ctx, pos[1]); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "%s asks for your approval again.\n", pos[1])
-		return nil
+		return revokeGrant(ctx, a.stdout, db, pos[1])
 	}
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot approvals list | grants | revoke TOOL")
+}
+
+// revoker withdraws "always for this tool": the store, or the engine over it.
+type revoker interface {
+	Revoke(ctx context.Context, tool string) error
+}
+
+// revokeGrant withdraws a grant and says so: `approvals revoke` and the
+// dashboard.
+func revokeGrant(ctx context.Context, w io.Writer, r revoker, tool string) error {
+	if err := r.Revoke(ctx, tool); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s asks for your approval again.\n", tool)
+	return nil
 }

@@ -16,7 +16,7 @@ func TestDashboardInABrowserW1(t *testing.T) {
 	e := newTestEnv(t)
 	tg := withTelegram(t, e)
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	base, _, stop := serveWithDashboard(t, e)
+	base, _, stop := startDashboard(t, e)
 	defer stop()
 
 	stranger := openBrowser(t, base)

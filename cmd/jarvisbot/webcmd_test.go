@@ -12,9 +12,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 )
 
-// serveWithDashboard starts serve with the dashboard on a free port and
+// startDashboard starts serve with the dashboard on a free port and
 // returns its address (http://127.0.0.1:PORT, no slash).
-func serveWithDashboard(t *testing.T, e *testEnv) (string, *syncBuffer, func()) {
+func startDashboard(t *testing.T, e *testEnv) (string, *syncBuffer, func()) {
 	t.Helper()
 	e.vars["JARVIS_WEB_LISTEN"] = "127.0.0.1:0"
 	out, stop := startServe(t, e)
@@ -74,7 +74,7 @@ var linkPattern = regexp.MustCompile(`https?://\S+/login\?token=[A-Za-z0-9_-]+`)
 func TestWebCommandGivesAOneTimeLinkW1(t *testing.T) {
 	e := newTestEnv(t)
 	withTelegram(t, e)
-	base, _, stop := serveWithDashboard(t, e)
+	base, _, stop := startDashboard(t, e)
 	defer stop()
 	res, err := browserless(t).Get(base + "/")
 	if err != nil {
@@ -132,7 +132,7 @@ func TestDashboardCommandInChatW1(t *testing.T) {
 	e := newTestEnv(t)
 	tg := withTelegram(t, e)
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	base, _, stop := serveWithDashboard(t, e)
+	base, _, stop := startDashboard(t, e)
 	defer stop()
 	tg.SendText(77, 77, "/dashboard")
 	tg.SendText(42, 42, "/dashboard")

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestDashboardAddsAgentsWithTheirFocusA1C6: an agent added in the
+// dashboard gets its focus from the live catalog as `agents add` gives it
+// and says so in the CLI's words; the CLI sees the agent and the
+// dashboard's edits; the default agent cannot be removed, another can.
+func TestDashboardAddsAgentsWithTheirFocusA1C6(t *testing.T) {
+	e := newTestEnv(t)
+	withModel(t, e)
+	withTelegram(t, e) // a channel that keeps serve running
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	b, _, stop := serveWithDashboard(t, e)
+	defer stop()
+
+	if code, body := b.get("/agents"); code != http.StatusOK || !strings.Contains(body, `id="agent-add"`) || !strings.Contains(body, `href="/agents/default"`) {
+		t.Fatalf("agents: %d\n%s", code, body)
+	}
+	res := b.post("/agents", url.Values{"name": {"scribe"}, "description": {"looks after the notes in my wiki"}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/agents/scribe" {
+		t.Fatalf("add: %s to %q", res.Status, res.Header.Get("Location"))
+	}
+	if note := b.note("/agents/scribe"); !strings.HasPrefix(note, "Added agent:\nscribe: looks after the notes in my wiki") || !strings.Contains(note, "focus: builtin:wiki") {
+		t.Errorf("add: note %q", note)
+	}
+	if _, page := b.get("/agents/scribe"); !strings.Contains(page, `<dd id="agent-focus">builtin:wiki</dd>`) {
+		t.Errorf("the agent's page does not show its focus:\n%s", page)
+	}
+	if code, out, _ := e.jarvis(t, "", "agents", "show", "scribe"); code != 0 || !strings.Contains(out, "focus: builtin:wiki") {
+		t.Errorf("the CLI does not see the agent: %d\n%s", code, out)
+	}
+
+	res = b.post("/agents/scribe", url.Values{"description": {"looks after the notes in my wiki"}, "allow": {""}, "block": {"cli:*"}, "provider": {""}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("edit: %s", res.Status)
+	}
+	if note := b.note("/agents/scribe"); !strings.Contains(note, "block: cli:*") || !strings.Contains(note, "focus: builtin:wiki") {
+		t.Errorf("edit: note %q", note)
+	}
+	if _, out, _ := e.jarvis(t, "", "agents", "show", "scribe"); !strings.Contains(out, "block: cli:*") {
+		t.Errorf("the CLI does not see the edit:\n%s", out)
+	}
+
+	if res := b.post("/agents/default/remove", url.Values{}); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("removing the default agent: %s", res.Status)
+	}
+	if res := b.post("/agents/scribe/remove", url.Values{}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("remove: %s", res.Status)
+	}
+	if note := b.note("/agents"); note != "Removed agent scribe." {
+		t.Errorf("remove: note %q", note)
+	}
+	if code, _, _ := e.jarvis(t, "", "agents", "show", "scribe"); code == 0 {
+		t.Error("the CLI still sees the removed agent")
+	}
+}
