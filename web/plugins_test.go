@@ -196,6 +196,9 @@ func TestInstallShowsTheSignInAndItsProgressW1P3(t *testing.T) {
 			t.Errorf("the progress page lacks %s:\n%s", want, body)
 		}
 	}
+	if strings.Contains(body, "Installed") {
+		t.Errorf("the progress says Installed while it waits for the sign-in:\n%s", body)
+	}
 	req, _ := http.NewRequest(http.MethodGet, d.srv.URL+"/plugins/widgets/progress", nil)
 	req.AddCookie(sess)
 	req.Header.Set("HX-Request", "true")
