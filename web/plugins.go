@@ -38,6 +38,9 @@ type PluginRow struct {
 	Brings                         string // what installing it adds, in a few words
 	Installed                      bool
 	Attention                      bool // its sign-in expired, was revoked or failed (P4)
+	// SignInMissing: installed, but its sign-in never completed (it was
+	// skipped, or the owner did not finish it); its page offers one.
+	SignInMissing bool
 	// AsksValues: installing it asks for values (a host, a token), so it
 	// is installed from its own page, which has the fields.
 	AsksValues bool

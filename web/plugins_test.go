@@ -292,7 +292,7 @@ func TestRemoveAndRenewW1P4(t *testing.T) {
 		t.Fatalf("renew: %s to %q", res.Status, res.Header.Get("Location"))
 	}
 	_, body := d.get(t, "/plugins/acme/progress", sess)
-	if !strings.Contains(body, "Renewing the sign-in to Acme") || !strings.Contains(body, `id="signin-link" class="button primary" href="https://auth.example/authorize?state=s2"`) {
+	if !strings.Contains(body, "Signing in to Acme") || !strings.Contains(body, `id="signin-link" class="button primary" href="https://auth.example/authorize?state=s2"`) {
 		t.Errorf("the renewal's progress:\n%s", body)
 	}
 }
@@ -317,4 +317,36 @@ func readBody(t *testing.T, res *http.Response) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestPluginPageOffersTheSignInItLacksW1P4: an installed plugin's page has
+// Remove and no install form; one whose sign-in needs attention offers
+// Renew, one whose sign-in never completed offers Sign in, a connected
+// one neither.
+func TestPluginPageOffersTheSignInItLacksW1P4(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		row  PluginRow
+		want string // the sign-in button's label; "" for none
+	}{
+		{"needs attention", PluginRow{State: "needs-attention", Installed: true, Attention: true}, "Renew sign-in"},
+		{"never signed in", PluginRow{State: "installed", Installed: true, SignInMissing: true}, "Sign in"},
+		{"connected", PluginRow{State: "connected", Installed: true}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStoreDouble()
+			tc.row.Name, tc.row.DisplayName = "acme", "Acme"
+			st.page = PluginPage{PluginRow: tc.row, Manual: "skill:acme", Tier: "monitor"}
+			d := newDashboard(t, Options{Plugins: st})
+			sess := d.signIn(t)
+			_, body := d.get(t, "/plugins/acme", sess)
+			if !strings.Contains(body, `id="remove-acme"`) || strings.Contains(body, `id="install-acme"`) {
+				t.Errorf("an installed plugin's page:\n%s", body)
+			}
+			got := strings.Contains(body, `id="renew-acme"`)
+			if got != (tc.want != "") || tc.want != "" && !strings.Contains(body, ">"+tc.want+"</button>") {
+				t.Errorf("want a %q button, the page:\n%s", tc.want, body)
+			}
+		})
+	}
 }

@@ -93,6 +93,7 @@ func (t *pluginsTab) row(ctx context.Context, r plugins.Listed, p *plugins.Plugi
 		row.Brings = fmt.Sprintf("%d tools built into jarvisbot", len(builtins.Capabilities(r.Name, true)))
 	}
 	row.AsksValues = len(t.settings(ctx, p)) > 0
+	row.SignInMissing = r.State == string(store.PluginInstalled) && (builtins.Has(r.Name) || p.NeedsSignIn())
 	return row
 }
 
@@ -145,14 +146,18 @@ func (t *pluginsTab) Plugin(ctx context.Context, name string) (web.PluginPage, e
 	for _, s := range f.Servers {
 		pg.Servers = append(pg.Servers, web.PluginServer{ID: s.ID, Type: s.Type, Target: s.Target})
 	}
+	// The running catalog has the owner's tiers (tiers: in the config),
+	// and the tools of the plugin's servers that are up.
+	v := t.s.catalog.View()
 	tools := f.Tools
 	if !f.Builtin {
+		tools = serversTools(v, f.Servers)
+	}
+	if !f.Builtin && len(tools) == 0 {
 		if tools, err = t.serverTools(ctx, name); err != nil {
 			return pg, err
 		}
 	}
-	// The running catalog has the owner's tiers (tiers: in the config).
-	v := t.s.catalog.View()
 	for _, cp := range tools {
 		if live, ok := v.Capability(cp.ID); ok {
 			cp.Tier = live.Tier
@@ -160,6 +165,19 @@ func (t *pluginsTab) Plugin(ctx context.Context, name string) (web.PluginPage, e
 		pg.Tools = append(pg.Tools, web.PluginTool{ID: cp.ID, Tier: string(cp.Tier), Description: firstSentence(cp.Description)})
 	}
 	return pg, nil
+}
+
+// serversTools are the tools the running catalog holds of servers.
+func serversTools(v *catalog.View, servers []serverFacts) []catalog.Capability {
+	var out []catalog.Capability
+	for _, cp := range v.Capabilities() {
+		for _, s := range servers {
+			if cp.Kind == catalog.KindMCP && cp.Server == s.ID {
+				out = append(out, cp)
+			}
+		}
+	}
+	return out
 }
 
 // serverTools are the tools the plugin's MCP servers listed last, with
@@ -235,7 +253,7 @@ func (t *pluginsTab) Install(ctx context.Context, name string, in web.InstallInp
 }
 
 func (t *pluginsTab) Renew(ctx context.Context, name string) (web.Progress, error) {
-	_, sp, err := t.plugin(name)
+	all, sp, err := t.plugin(name)
 	if err != nil {
 		return web.Progress{}, err
 	}
@@ -257,6 +275,7 @@ func (t *pluginsTab) Renew(ctx context.Context, name string) (web.Progress, erro
 			run.finish(jarvisbot.Errorf(jarvisbot.ErrorCode(err), "the sign-in to %s did not complete: %w", name, err))
 			return
 		}
+		t.takeUp(ctx, all, name)
 		fmt.Fprintf(run, "Signed in to %s again: its tools are back.\n", name)
 		run.finish(nil)
 	})
@@ -298,16 +317,21 @@ func (t *pluginsTab) Remove(ctx context.Context, name string) (string, error) {
 	return strings.TrimSpace(out.progress().Words), nil
 }
 
-// takeUp brings what an install changed into the running service, as a
-// restart would: the plugin's servers that are on now start (through its
-// sign-in when it has one), and built-in plugins join the catalog.
+// takeUp brings what an install or a sign-in changed into the running
+// service, as a restart would: the plugin's servers that are on now and
+// not running yet start (through its sign-in when it has one), and
+// built-in plugins join the catalog.
 func (t *pluginsTab) takeUp(ctx context.Context, all collection.Collection, plugin string) {
 	servers, err := t.s.db.MCPServers(ctx)
 	if err != nil {
 		t.s.log.Warn("reading the MCP servers after an install", "plugin", plugin, "err", err)
 	}
+	running := map[string]bool{}
+	for _, st := range t.s.host.Status() {
+		running[st.Name] = true
+	}
 	for _, srv := range servers {
-		if srv.Plugin != plugin || !srv.Enabled {
+		if srv.Plugin != plugin || !srv.Enabled || running[srv.Name] {
 			continue
 		}
 		hs := mcphost.FromStored(srv)

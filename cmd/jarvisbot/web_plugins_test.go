@@ -231,7 +231,7 @@ func TestDashboardInstallsASignInPluginW1P3P4(t *testing.T) {
 		t.Fatalf("the renewal went to %q", to)
 	}
 	followSignIn(t, b.signInLink("/plugins/spotify/progress"))
-	b.waitProgress("/plugins/spotify/progress", "<h2>Renewed</h2>")
+	b.waitProgress("/plugins/spotify/progress", "<h2>Signed in</h2>")
 	if list := b.page("/plugins"); strings.Contains(list, `id="renew-spotify"`) || !strings.Contains(list, `id="remove-spotify"`) {
 		t.Errorf("after the renewal:\n%s", list)
 	}
@@ -294,5 +294,42 @@ func TestDashboardInstallAsksForValuesW1P6X3(t *testing.T) {
 	wal, _ := os.ReadFile(filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db-wal"))
 	if strings.Contains(string(dbf)+string(wal)+out.String(), token) {
 		t.Error("the access token reached the database or the log")
+	}
+}
+
+// TestDashboardSignsInAPluginsServerW1P3: a plugin installed without its
+// sign-in (--no-signin) offers one on its page; done from the dashboard
+// (dynamic registration and PKCE at the fake authorization server), the
+// plugin's MCP server starts in the running service with the sign-in's
+// token, and the page lists its tools with their tiers.
+func TestDashboardSignsInAPluginsServerW1P3(t *testing.T) {
+	e := newTestEnv(t)
+	as := fakeoauth.NewAuthServer(t)
+	pm := fakeoauth.NewProtectedMCP(t, as)
+	if code, out, errOut := e.jarvis(t, "", "plugins", "install", writePlugin(t, pm.URL), "--yes", "--no-signin"); code != 0 {
+		t.Fatalf("install --no-signin: exit %d\n%s\n%s", code, out, errOut)
+	}
+	b, _, _ := servePluginsDashboard(t, e)
+	page := b.page("/plugins/acme")
+	if !strings.Contains(page, `id="renew-acme"`) || !strings.Contains(page, ">Sign in</button>") {
+		t.Fatalf("the page of a plugin installed without its sign-in offers none:\n%s", page)
+	}
+	if to := b.press("/plugins/acme/renew", "renew", "acme"); to != "/plugins/acme/progress" {
+		t.Fatalf("the sign-in went to %q", to)
+	}
+	followSignIn(t, b.signInLink("/plugins/acme/progress"))
+	b.waitProgress("/plugins/acme/progress", "<h2>Signed in</h2>")
+	if as.Registrations() != 1 {
+		t.Errorf("%d client registrations", as.Registrations())
+	}
+	waitFor(t, "the plugin's tools on its page", func() (bool, any) {
+		page = b.page("/plugins/acme")
+		return strings.Contains(page, "mcp:acme/whoami"), page
+	})
+	if strings.Contains(page, `id="renew-acme"`) {
+		t.Errorf("a signed-in plugin still offers a sign-in:\n%s", page)
+	}
+	if _, list, _ := e.jarvis(t, "", "plugins", "list", "--json"); !strings.Contains(list, `"state":"connected"`) {
+		t.Errorf("plugins list: %s", list)
 	}
 }
