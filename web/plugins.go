@@ -189,16 +189,15 @@ func (s *Server) pluginRenew(w http.ResponseWriter, r *http.Request) {
 }
 
 // started ends an install or renewal request: back to the list with its
-// words when it is over, else to its progress, where the sign-in link is.
+// words when it went through, else to its progress, which has the sign-in
+// link or says why it failed.
 func (s *Server) started(w http.ResponseWriter, r *http.Request, name string, p Progress, err error) {
 	switch {
 	case err != nil:
 		s.fail(w, r, err)
-	case p.Done && p.Err != "":
-		s.refuse(w, r, http.StatusConflict, p.Err)
-	case p.Done:
+	case p.Done && p.Err == "":
 		s.done(w, r, "/plugins", p.Words)
-	default:
+	default: // waiting for the sign-in, or failed after its link: its page says which
 		http.Redirect(w, r, "/plugins/"+name+"/progress", http.StatusSeeOther)
 	}
 }
