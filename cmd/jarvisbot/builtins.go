@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -48,20 +46,20 @@ func scopesOf(all collection.Collection) map[string][]string {
 // owner's client. With allGoogle, one Google sign-in with the union of the
 // Google plugins' scopes serves all of them, and each is installed. A
 // Google plugin whose scopes a shared sign-in already holds needs none.
-func (a *app) signInBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB, all collection.Collection, p *plugins.Plugin, allGoogle bool) error {
+func (w pluginWork) signInBuiltin(ctx context.Context, p *plugins.Plugin, allGoogle bool) error {
 	name := p.Manifest.Name
-	mgr, done, err := a.listeningSignin(cfg)
+	mgr, done, err := w.signin()
 	if err != nil {
 		return err
 	}
 	defer done()
-	env := a.builtinEnv(ctx, cfg, mgr)
-	scopes := scopesOf(all)
+	env := w.a.builtinEnv(ctx, w.cfg, mgr)
+	scopes := scopesOf(w.all)
 	prov, err := env.Provider(name)
 	if err != nil {
 		// Installed, with its manual on: the owner's client is a step of
 		// setup still to do, not a failure of the install.
-		fmt.Fprintf(a.stdout, "To use its tools, %s.\nThen sign in with: jarvisbot plugins signin %s\n", strings.TrimPrefix(err.Error(), "signing in to "), name)
+		fmt.Fprintf(w.out, "To use its tools, %s.\nThen sign in with: jarvisbot plugins signin %s\n", strings.TrimPrefix(err.Error(), "signing in to "), name)
 		return nil
 	}
 	grant, connect, want := name, []string{name}, scopes[name]
@@ -70,50 +68,47 @@ func (a *app) signInBuiltin(ctx context.Context, cfg config.Config, db *sqlite.D
 			connect, want = builtins.GoogleUnion(scopes, nil)
 			grant = builtins.SharedGoogle
 			for _, n := range connect {
-				if err := plugins.Install(ctx, db, all[n].Plugin); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
+				if err := plugins.Install(ctx, w.db, w.all[n].Plugin); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
 					return err
 				}
 			}
 		} else if g, ok, err := env.Grant(ctx, name, want); err != nil {
 			return err
 		} else if ok && g == builtins.SharedGoogle {
-			if err := signin.Connected(ctx, db, name); err != nil {
+			if err := signin.Connected(ctx, w.db, name); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "%s uses your Google sign-in, which already grants what it needs. Its tools join your agents while the service runs.\n", p.DisplayName())
+			fmt.Fprintf(w.out, "%s uses your Google sign-in, which already grants what it needs. Its tools join your agents while the service runs.\n", p.DisplayName())
 			return nil
 		}
 	}
-	err = mgr.SignInProvider(ctx, db, grant, prov, want, connect, func(link string) {
-		fmt.Fprintf(a.stdout, "Sign in to %s in your browser:\n\n  %s\n\nWaiting for the sign-in (Ctrl-C to stop)...\n", prov.Name, link)
-	})
+	err = mgr.SignInProvider(ctx, w.db, grant, prov, want, connect, func(link string) { w.showLink(prov.Name, link) })
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%w; %s stays installed: try again with jarvisbot plugins signin %s", err, p.DisplayName(), name)
 	}
 	names := make([]string, 0, len(connect))
 	for _, n := range connect {
-		names = append(names, all[n].Plugin.DisplayName())
+		names = append(names, w.all[n].Plugin.DisplayName())
 	}
 	who := prov.Name
 	if len(names) != 1 || names[0] != prov.Name {
 		who += " for " + quoteNames(names)
 	}
-	fmt.Fprintf(a.stdout, "Signed in to %s. The sign-in is kept in the keyring; the tools join your agents while the service runs.\n", who)
+	fmt.Fprintf(w.out, "Signed in to %s. The sign-in is kept in the keyring; the tools join your agents while the service runs.\n", who)
 	return nil
 }
 
 // renewBuiltin renews the sign-in that serves a built-in plugin: the
 // shared Google one (for every Google plugin it serves) when that is what
 // it uses, else its own.
-func (a *app) renewBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB, all collection.Collection, p *plugins.Plugin) error {
+func (w pluginWork) renewBuiltin(ctx context.Context, p *plugins.Plugin) error {
 	name := p.Manifest.Name
-	kr, err := a.openSecrets(cfg)
+	mgr, done, err := w.signin()
 	if err != nil {
 		return err
 	}
-	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)})
-	defer func() { _ = mgr.Close() }() // it starts no listener, so closing has nothing to report
-	env := a.builtinEnv(ctx, cfg, mgr)
+	defer done()
+	env := w.a.builtinEnv(ctx, w.cfg, mgr)
 	if _, err := env.Provider(name); err != nil {
 		return err // renewing is the one thing asked: without a client it fails
 	}
@@ -121,19 +116,19 @@ func (a *app) renewBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB
 	if err != nil {
 		return err
 	}
-	return a.signInBuiltin(ctx, cfg, db, all, p, uses)
+	return w.signInBuiltin(ctx, p, uses)
 }
 
 // forgetBuiltin forgets a removed built-in plugin's own sign-in, and the
 // shared Google one once no installed Google plugin is left to use it.
-func (a *app) forgetBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB, name string) error {
-	if err := a.forgetSignIn(ctx, cfg, name); err != nil {
+func (w pluginWork) forgetBuiltin(ctx context.Context, name string) error {
+	if err := w.forgetSignIn(ctx, name); err != nil {
 		return err
 	}
 	if builtins.ProviderOf(name) != builtins.Google {
 		return nil
 	}
-	list, err := db.InstalledPlugins(ctx)
+	list, err := w.db.InstalledPlugins(ctx)
 	if err != nil {
 		return err
 	}
@@ -142,7 +137,7 @@ func (a *app) forgetBuiltin(ctx context.Context, cfg config.Config, db *sqlite.D
 			return nil // still used
 		}
 	}
-	return a.forgetSignIn(ctx, cfg, builtins.SharedGoogle)
+	return w.forgetSignIn(ctx, builtins.SharedGoogle)
 }
 
 // callBuiltin runs one tool of an installed built-in plugin for the owner
@@ -215,54 +210,59 @@ func quoteNames(names []string) string {
 	return out
 }
 
-// askSettings asks the owner, one line of stdin each, for the ${NAME}
-// values a plugin's servers refer to and the keyring or environment does
-// not hold yet (Home Assistant's host and long-lived access token), and
-// keeps them in the keyring. It reports whether every value is now known.
-func (a *app) askSettings(ctx context.Context, cfg config.Config, p *plugins.Plugin) (bool, error) {
+// missingSettings are the ${NAME} values a plugin's servers refer to
+// that the keyring or environment does not hold yet (Home Assistant's
+// host and long-lived access token), in the order they are asked.
+func (a *app) missingSettings(ctx context.Context, cfg config.Config, p *plugins.Plugin) []string {
 	var names []string
-	if p.MCP != nil {
-		for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
-			srv := p.MCP.Servers[id]
-			refs := secretref.Names(srv.URL)
-			for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
-				refs = append(refs, secretref.Names(srv.Headers[k])...)
-			}
-			for _, n := range refs {
-				if _, ok := a.lookup(ctx, cfg)(n); !ok && !slices.Contains(names, n) {
-					names = append(names, n)
-				}
+	if p.MCP == nil {
+		return nil
+	}
+	lookup := a.lookup(ctx, cfg)
+	for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
+		srv := p.MCP.Servers[id]
+		refs := secretref.Names(srv.URL)
+		for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
+			refs = append(refs, secretref.Names(srv.Headers[k])...)
+		}
+		for _, n := range refs {
+			if _, ok := lookup(n); !ok && !slices.Contains(names, n) {
+				names = append(names, n)
 			}
 		}
 	}
+	return names
+}
+
+// askSettings asks the owner for the values missingSettings names and
+// keeps them in the keyring. It reports whether every value is now known.
+func (w pluginWork) askSettings(ctx context.Context, p *plugins.Plugin) (bool, error) {
+	names := w.a.missingSettings(ctx, w.cfg, p)
 	if len(names) == 0 {
 		return true, nil
 	}
-	if a.stdin == nil {
-		fmt.Fprintf(a.stdout, "%s needs %s: set each with jarvisbot secrets set NAME, then run jarvisbot plugins signin %s.\n", p.DisplayName(), strings.Join(names, " and "), p.Manifest.Name)
+	if w.ask == nil {
+		fmt.Fprintf(w.out, "%s needs %s: set each with jarvisbot secrets set NAME, then run jarvisbot plugins signin %s.\n", p.DisplayName(), strings.Join(names, " and "), p.Manifest.Name)
 		return false, nil
 	}
-	kr, err := a.openSecrets(cfg)
+	kr, err := w.a.openSecrets(w.cfg)
 	if err != nil {
 		return false, err
 	}
-	in := bufio.NewReader(a.stdin)
 	for _, n := range names {
-		fmt.Fprintf(a.stdout, "%s needs %s (%s); type it and press Enter:\n", p.DisplayName(), n, settingHint(p.Manifest.Name, n))
-		line, err := in.ReadString('\n')
-		line = strings.TrimSpace(line)
-		if line == "" {
-			if err != nil && !errors.Is(err, io.EOF) {
-				return false, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "reading %s from stdin: %w", n, err)
-			}
-			fmt.Fprintf(a.stdout, "No value given. %s stays installed and off; set it with jarvisbot secrets set %s, then run jarvisbot plugins signin %s.\n", p.DisplayName(), n, p.Manifest.Name)
+		v, err := w.ask(n, fmt.Sprintf("%s needs %s (%s)", p.DisplayName(), n, settingHint(p.Manifest.Name, n)))
+		if err != nil {
+			return false, err
+		}
+		if v == "" {
+			fmt.Fprintf(w.out, "No value given. %s stays installed and off; set it with jarvisbot secrets set %s, then run jarvisbot plugins signin %s.\n", p.DisplayName(), n, p.Manifest.Name)
 			return false, nil
 		}
-		if err := kr.Set(ctx, n, line); err != nil {
+		if err := kr.Set(ctx, n, v); err != nil {
 			return false, err
 		}
 	}
-	fmt.Fprintf(a.stdout, "Kept %s in the keyring.\n", strings.Join(names, " and "))
+	fmt.Fprintf(w.out, "Kept %s in the keyring.\n", strings.Join(names, " and "))
 	return true, nil
 }
 
@@ -284,14 +284,14 @@ func settingHint(plugin, name string) string {
 // settingsSignIn completes the install of a plugin that signs in with
 // values the owner gives (an API key, a host): asked for when missing,
 // then its servers are switched on.
-func (a *app) settingsSignIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *plugins.Plugin) error {
-	ok, err := a.askSettings(ctx, cfg, p)
+func (w pluginWork) settingsSignIn(ctx context.Context, p *plugins.Plugin) error {
+	ok, err := w.askSettings(ctx, p)
 	if err != nil || !ok {
 		return err
 	}
-	if err := signin.Connected(ctx, db, p.Manifest.Name); err != nil {
+	if err := signin.Connected(ctx, w.db, p.Manifest.Name); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%s is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", p.DisplayName())
+	fmt.Fprintf(w.out, "%s is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", p.DisplayName())
 	return nil
 }

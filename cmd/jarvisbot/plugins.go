@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -11,8 +13,10 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins"
@@ -115,29 +119,95 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 	if *f.allGoogle && (sub != "install" || builtins.ProviderOf(name) != builtins.Google) {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "--all-google is for installing a Google plugin (google-calendar, gmail, google-drive)")
 	}
+	w := a.cliPluginWork(cfg, db, all)
 	switch sub {
 	case "install":
-		return a.installPlugin(ctx, cfg, db, sp, installOptions{noSignin: *f.noSignin, allGoogle: *f.allGoogle, all: all})
+		return w.install(ctx, sp, installOptions{noSignin: *f.noSignin, allGoogle: *f.allGoogle})
 	case "signin":
-		if _, err := db.InstalledPlugin(ctx, name); err != nil {
-			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is not installed: run jarvisbot plugins install %s", name, name)
-		}
-		if builtins.Has(name) {
-			return a.renewBuiltin(ctx, cfg, db, all, sp.Plugin)
-		}
-		if si := sp.Plugin.Ext.SignIn; si != nil && si.Method == plugins.SignInAPIKey && sp.Plugin.MCP != nil {
-			return a.settingsSignIn(ctx, cfg, db, sp.Plugin)
-		}
-		if !sp.Plugin.NeedsSignIn() {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", name, sp.Plugin.Ext.SignIn.Text())
-		}
-		return a.signIn(ctx, cfg, db, sp.Plugin)
+		return w.signInAgain(ctx, sp)
 	case "remove":
-		return a.removePlugin(ctx, cfg, db, sp)
+		return w.remove(ctx, sp)
 	case "prefer":
 		return preferService(ctx, a.stdout, db, "plugin", name, *f.clear)
 	}
-	return a.showStorePlugin(ctx, db, sp)
+	facts, err := storePluginFacts(ctx, db, sp)
+	if err != nil {
+		return err
+	}
+	showPlugin(a.stdout, facts)
+	return nil
+}
+
+// pluginWork is one install, sign-in or removal of a plugin of the store,
+// run the same way by the command line and by the dashboard: its words go
+// to out, its sign-ins run on the manager signin gives (the command's own
+// loopback listener, or the running service's), and the values a plugin
+// asks for come from ask.
+type pluginWork struct {
+	a   *app
+	cfg config.Config
+	db  *sqlite.DB
+	all collection.Collection
+	out io.Writer
+	// signin gives the manager that runs a sign-in and takes its return,
+	// and done, called once the caller is through with it.
+	signin func() (*signin.Manager, func(), error)
+	// link, when set, is told each sign-in link instead of printing it
+	// with the command line's words (the dashboard shows it as a link).
+	link func(url string)
+	// ask gives the value of a setting the plugin needs (Home Assistant's
+	// host and token): "" when none was given; nil when nobody can be
+	// asked, and the owner is told how to set it.
+	ask func(name, hint string) (string, error)
+}
+
+// cliPluginWork is a pluginWork for a command: it prints to stdout, signs
+// in on a listener of its own and asks on stdin.
+func (a *app) cliPluginWork(cfg config.Config, db *sqlite.DB, all collection.Collection) pluginWork {
+	w := pluginWork{a: a, cfg: cfg, db: db, all: all, out: a.stdout,
+		signin: func() (*signin.Manager, func(), error) { return a.listeningSignin(cfg) }}
+	if a.stdin != nil {
+		in := bufio.NewReader(a.stdin)
+		w.ask = func(name, hint string) (string, error) {
+			fmt.Fprintf(a.stdout, "%s; type it and press Enter:\n", hint)
+			line, err := in.ReadString('\n')
+			line = strings.TrimSpace(line)
+			if line == "" && err != nil && !errors.Is(err, io.EOF) {
+				return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "reading %s from stdin: %w", name, err)
+			}
+			return line, nil
+		}
+	}
+	return w
+}
+
+// showLink tells the owner a sign-in link to open: the dashboard's link
+// hook, else the command line's words.
+func (w pluginWork) showLink(who, link string) {
+	if w.link != nil {
+		fmt.Fprintf(w.out, "Sign in to %s in your browser.\n", who)
+		w.link(link)
+		return
+	}
+	fmt.Fprintf(w.out, "Sign in to %s in your browser:\n\n  %s\n\nWaiting for the sign-in (Ctrl-C to stop)...\n", who, link)
+}
+
+// signInAgain renews the sign-in of an installed plugin (`plugins signin`).
+func (w pluginWork) signInAgain(ctx context.Context, sp collection.Plugin) error {
+	name := sp.Plugin.Manifest.Name
+	if _, err := w.db.InstalledPlugin(ctx, name); err != nil {
+		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is not installed: run jarvisbot plugins install %s", name, name)
+	}
+	if builtins.Has(name) {
+		return w.renewBuiltin(ctx, sp.Plugin)
+	}
+	if si := sp.Plugin.Ext.SignIn; si != nil && si.Method == plugins.SignInAPIKey && sp.Plugin.MCP != nil {
+		return w.settingsSignIn(ctx, sp.Plugin)
+	}
+	if !sp.Plugin.NeedsSignIn() {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", name, sp.Plugin.Ext.SignIn.Text())
+	}
+	return w.signIn(ctx, sp.Plugin)
 }
 
 // preferService marks a plugin or MCP server preferred (or clears the
@@ -168,7 +238,7 @@ func (a *app) installFolder(ctx context.Context, cfg config.Config, dir string, 
 	if err != nil || sp == nil {
 		return err
 	}
-	return a.installPlugin(ctx, cfg, db, *sp, installOptions{noSignin: *f.noSignin, all: all})
+	return a.cliPluginWork(cfg, db, all).install(ctx, *sp, installOptions{noSignin: *f.noSignin})
 }
 
 // pluginCall runs `plugins call NAME TOOL [JSON]`.
@@ -185,30 +255,28 @@ func (a *app) pluginCall(ctx context.Context, name, tool, args string) error {
 type installOptions struct {
 	noSignin  bool // sign in later
 	allGoogle bool // one Google sign-in for every Google plugin
-	all       collection.Collection
 }
 
-// showStorePlugin shows a plugin of the store with where the owner stands
-// with it.
-func (a *app) showStorePlugin(ctx context.Context, db *sqlite.DB, sp collection.Plugin) error {
-	name := sp.Plugin.Manifest.Name
-	state := "not installed"
-	if ip, err := db.InstalledPlugin(ctx, name); err == nil {
-		state = string(ip.State) + " since " + ip.InstalledAt.Local().Format("2006-01-02 15:04")
+// storePluginFacts are what `plugins show` says of a plugin of the store,
+// with where the owner stands with it.
+func storePluginFacts(ctx context.Context, db *sqlite.DB, sp collection.Plugin) (pluginFacts, error) {
+	f := pluginOf(sp)
+	f.State = "not installed"
+	if ip, err := db.InstalledPlugin(ctx, f.Name); err == nil {
+		f.State, f.Since = string(ip.State), ip.InstalledAt
 	} else if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
-		return err
+		return f, err
 	}
-	from := ""
 	if sp.Local != "" {
-		from = "your plugin folder, copied to " + sp.Local
-		if rec, err := db.SkillRecord(ctx, "skill:"+name); err == nil {
-			from = rec.Source
+		f.From = "your plugin folder, copied to " + sp.Local
+		if rec, err := db.SkillRecord(ctx, "skill:"+f.Name); err == nil {
+			f.From = rec.Source
 		} else if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
-			return err
+			return f, err
 		}
+		f.From = visible.Text(f.From)
 	}
-	showPlugin(a.stdout, sp, state, from)
-	return nil
+	return f, nil
 }
 
 // isFolderRef tells a plugin folder from a name in the store: a path, or
@@ -224,52 +292,52 @@ func isFolderRef(ref string, all collection.Collection) bool {
 	return err == nil && fi.IsDir()
 }
 
-// installPlugin records a plugin of the store as installed, turns its
-// manual on and its servers (plugins.Install, AddServers), and signs in
-// when it needs to.
-func (a *app) installPlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp collection.Plugin, o installOptions) error {
+// install records a plugin of the store as installed, turns its manual
+// on and its servers (plugins.Install, AddServers), and signs in when it
+// needs to.
+func (w pluginWork) install(ctx context.Context, sp collection.Plugin, o installOptions) error {
 	p := sp.Plugin
-	if err := plugins.Install(ctx, db, p); err != nil {
+	if err := plugins.Install(ctx, w.db, p); err != nil {
 		return err
 	}
 	words := "its name and description"
 	if len(sp.Manual.Words) > 0 {
 		words = quoteList(sp.Manual.Words, 4)
 	}
-	fmt.Fprintf(a.stdout, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", visible.Text(p.DisplayName()), p.Manifest.Name, visible.Text(words))
-	added, err := plugins.AddServers(ctx, db, p)
+	fmt.Fprintf(w.out, "Installed %s. Its manual (skill:%s) is on: %s now route to it.\n", visible.Text(p.DisplayName()), p.Manifest.Name, visible.Text(words))
+	added, err := plugins.AddServers(ctx, w.db, p)
 	for _, s := range added {
 		switch {
 		case s.Kept:
-			fmt.Fprintf(a.stdout, "You already have an MCP server named %s; it is kept as it is.\n", s.ID)
+			fmt.Fprintf(w.out, "You already have an MCP server named %s; it is kept as it is.\n", s.ID)
 		case s.On:
-			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", s.ID, visible.Text(s.Server.URL+s.Server.Command))
+			fmt.Fprintf(w.out, "Its MCP server %s (%s) is on; jarvisbot connects to it when the service runs (check it with jarvisbot mcp list --check).\n", s.ID, visible.Text(s.Server.URL+s.Server.Command))
 		default:
-			fmt.Fprintf(a.stdout, "Its MCP server %s (%s) is recorded, off until you sign in.\n", s.ID, visible.Text(s.Server.URL+s.Server.Command))
+			fmt.Fprintf(w.out, "Its MCP server %s (%s) is recorded, off until you sign in.\n", s.ID, visible.Text(s.Server.URL+s.Server.Command))
 		}
 	}
 	if err != nil {
 		return err
 	}
 	if builtins.Has(p.Manifest.Name) && !o.noSignin {
-		return a.signInBuiltin(ctx, cfg, db, o.all, p, o.allGoogle)
+		return w.signInBuiltin(ctx, p, o.allGoogle)
 	}
 	if p.NeedsSignIn() && !o.noSignin {
-		return a.signIn(ctx, cfg, db, p)
+		return w.signIn(ctx, p)
 	}
 	if si := p.Ext.SignIn; si != nil && si.Method == plugins.SignInAPIKey && len(added) > 0 && !o.noSignin {
-		return a.settingsSignIn(ctx, cfg, db, p)
+		return w.settingsSignIn(ctx, p)
 	}
-	fmt.Fprintln(a.stdout, p.ConnectNote())
+	fmt.Fprintln(w.out, p.ConnectNote())
 	return nil
 }
 
-// removePlugin uninstalls a plugin: its manual's words and its servers go,
-// its sign-in is forgotten, and a local plugin's copy in the data
-// directory is deleted (the folder it was installed from is not touched).
-func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB, sp collection.Plugin) error {
+// remove uninstalls a plugin: its manual's words and its servers go, its
+// sign-in is forgotten, and a local plugin's copy in the data directory is
+// deleted (the folder it was installed from is not touched).
+func (w pluginWork) remove(ctx context.Context, sp collection.Plugin) error {
 	name := sp.Plugin.Manifest.Name
-	if err := plugins.Uninstall(ctx, db, name, sp.Local != ""); err != nil {
+	if err := plugins.Uninstall(ctx, w.db, name, sp.Local != ""); err != nil {
 		return err
 	}
 	// A keyring that fails does not keep the plugin installed: the rest
@@ -277,15 +345,15 @@ func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB
 	var kept error
 	switch {
 	case builtins.Has(name):
-		kept = a.forgetBuiltin(ctx, cfg, db, name)
+		kept = w.forgetBuiltin(ctx, name)
 	case sp.Plugin.NeedsSignIn():
-		kept = a.forgetSignIn(ctx, cfg, name)
+		kept = w.forgetSignIn(ctx, name)
 	}
 	if sp.Local != "" {
-		if _, err := collection.LocalDir(cfg.DataDir).Remove(filepath.Base(sp.Local)); err != nil {
+		if _, err := collection.LocalDir(w.cfg.DataDir).Remove(filepath.Base(sp.Local)); err != nil {
 			return err
 		}
-		if err := db.ForgetSkill(ctx, "skill:"+name); err != nil {
+		if err := w.db.ForgetSkill(ctx, "skill:"+name); err != nil {
 			return err
 		}
 	}
@@ -293,26 +361,26 @@ func (a *app) removePlugin(ctx context.Context, cfg config.Config, db *sqlite.DB
 		return jarvisbot.Errorf(jarvisbot.ErrorCode(kept), "removed %s, but its sign-in stays in the keyring: %w; once the keyring works again, delete it with jarvisbot secrets delete %s", name, kept, signin.KeyName(name))
 	}
 	if sp.Local != "" {
-		fmt.Fprintf(a.stdout, "Removed %s and its copy in %s: its manual's words no longer route to it, and its sign-in is forgotten. To install it again, install its folder.\n", visible.Text(sp.Plugin.DisplayName()), sp.Local)
+		fmt.Fprintf(w.out, "Removed %s and its copy in %s: its manual's words no longer route to it, and its sign-in is forgotten. To install it again, install its folder.\n", visible.Text(sp.Plugin.DisplayName()), sp.Local)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "Removed %s: its manual's words no longer route to it, and its sign-in is forgotten.\n", sp.Plugin.DisplayName())
+	fmt.Fprintf(w.out, "Removed %s: its manual's words no longer route to it, and its sign-in is forgotten.\n", sp.Plugin.DisplayName())
 	return nil
 }
 
 // forgetSignIn removes a plugin's sign-in from the keyring.
-func (a *app) forgetSignIn(ctx context.Context, cfg config.Config, plugin string) error {
-	kr, err := a.openSecrets(cfg)
+func (w pluginWork) forgetSignIn(ctx context.Context, plugin string) error {
+	mgr, done, err := w.signin()
 	if err != nil {
 		return err
 	}
-	return signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)}).Forget(ctx, plugin)
+	defer done()
+	return mgr.Forget(ctx, plugin)
 }
 
-// signIn runs the browser sign-in of a plugin (P3, signin.Manager.SignIn)
-// on jarvisbot's own listener.
-func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *plugins.Plugin) error {
-	mgr, done, err := a.listeningSignin(cfg)
+// signIn runs the browser sign-in of a plugin (P3, signin.Manager.SignIn).
+func (w pluginWork) signIn(ctx context.Context, p *plugins.Plugin) error {
+	mgr, done, err := w.signin()
 	if err != nil {
 		return err
 	}
@@ -322,13 +390,11 @@ func (a *app) signIn(ctx context.Context, cfg config.Config, db *sqlite.DB, p *p
 		scopes = p.Ext.SignIn.Scopes
 	}
 	sp := signin.Plugin{Name: p.Manifest.Name, DisplayName: p.DisplayName(), URL: p.SignInURL(), Scopes: scopes}
-	err = mgr.SignIn(ctx, db, sp, func(link string) {
-		fmt.Fprintf(a.stdout, "Sign in to %s in your browser:\n\n  %s\n\nWaiting for the sign-in (Ctrl-C to stop)...\n", p.DisplayName(), link)
-	})
+	err = mgr.SignIn(ctx, w.db, sp, func(link string) { w.showLink(p.DisplayName(), link) })
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Signed in to %s. The sign-in is kept in the keyring; its tools join your agents while the service runs.\n", p.DisplayName())
+	fmt.Fprintf(w.out, "Signed in to %s. The sign-in is kept in the keyring; its tools join your agents while the service runs.\n", p.DisplayName())
 	return nil
 }
 
@@ -449,25 +515,52 @@ func printPluginGroups(w io.Writer, rows []plugins.Listed) error {
 	return nil
 }
 
-// showPlugin writes a plugin of the store; from says where a local one
-// came from. A local plugin's text is from outside: every control
-// character is shown as an escape (X2).
-func showPlugin(w io.Writer, sp collection.Plugin, state, from string) {
+// pluginFacts are what `plugins show` says of a plugin of the store, and
+// what the dashboard's page of it shows. Text from a local plugin is from
+// outside: every control character in it is an escape already (X2).
+type pluginFacts struct {
+	Name, Display, Version, Description string
+	// State is a store.PluginState, or "not installed"; Since is when it
+	// was installed.
+	State    string
+	Since    time.Time
+	From     string // where a local plugin came from; "" for a shipped one
+	SignIn   string // how the owner signs in, in words
+	Builtin  bool
+	Channel  bool
+	Tools    []catalog.Capability // a built-in plugin's, with their tiers
+	Servers  []serverFacts
+	Homepage string
+	Manual   string // the manual's skill name
+	Tier     string // the manual's tier; "" for the default
+	Words    []string
+	WordsDE  []string
+	Body     string
+}
+
+// serverFacts is one MCP server a plugin brings.
+type serverFacts struct {
+	ID, Type string
+	Target   string // its command line or address, control characters visible
+}
+
+// pluginOf are the facts of sp that do not depend on the owner.
+func pluginOf(sp collection.Plugin) pluginFacts {
 	p, m := sp.Plugin, sp.Manual
-	fmt.Fprintf(w, "%s (%s) %s\n%s\n\n", visible.Text(p.DisplayName()), p.Manifest.Name, visible.Text(p.Manifest.Version), visible.Text(p.Manifest.Description))
-	fmt.Fprintf(w, "State:    %s\n", state)
-	if from != "" {
-		fmt.Fprintf(w, "From:     %s\n", visible.Text(from))
+	f := pluginFacts{
+		Name: p.Manifest.Name, Display: visible.Text(p.DisplayName()), Version: visible.Text(p.Manifest.Version),
+		Description: visible.Text(p.Manifest.Description), SignIn: p.Ext.SignIn.Text(),
+		Builtin: p.Ext.Builtin, Channel: p.Ext.Channel, Homepage: visible.Text(p.Manifest.Homepage),
+		Manual: m.Name, Tier: string(m.Tier), Body: visible.Text(m.Body),
 	}
-	fmt.Fprintf(w, "Sign-in:  %s\n", p.Ext.SignIn.Text())
-	switch {
-	case p.Ext.Builtin:
-		fmt.Fprintln(w, "Tools:    built into jarvisbot")
-		for _, cp := range builtins.Capabilities(p.Manifest.Name, true) {
-			fmt.Fprintf(w, "          %s [%s]\n", cp.ID, cp.Tier)
-		}
-	case p.Ext.Channel:
-		fmt.Fprintln(w, "Tools:    none: it is one of jarvisbot's chat channels")
+	for _, w := range m.Words {
+		f.Words = append(f.Words, visible.Text(w))
+	}
+	for _, w := range m.WordsDE {
+		f.WordsDE = append(f.WordsDE, visible.Text(w))
+	}
+	if p.Ext.Builtin {
+		f.Tools = builtins.Capabilities(p.Manifest.Name, true)
 	}
 	if p.MCP != nil {
 		for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
@@ -479,20 +572,47 @@ func showPlugin(w io.Writer, sp collection.Plugin, state, from string) {
 			if srv.URL != "" {
 				line = []string{visible.Text(srv.URL)}
 			}
-			fmt.Fprintf(w, "MCP:      %s %s %s\n", id, srv.Type, strings.Join(line, " "))
+			f.Servers = append(f.Servers, serverFacts{ID: id, Type: srv.Type, Target: strings.Join(line, " ")})
 		}
 	}
-	if p.Manifest.Homepage != "" {
-		fmt.Fprintf(w, "Homepage: %s\n", visible.Text(p.Manifest.Homepage))
+	return f
+}
+
+// showPlugin writes a plugin of the store for `plugins show`.
+func showPlugin(w io.Writer, f pluginFacts) {
+	fmt.Fprintf(w, "%s (%s) %s\n%s\n\n", f.Display, f.Name, f.Version, f.Description)
+	state := f.State
+	if !f.Since.IsZero() {
+		state += " since " + f.Since.Local().Format("2006-01-02 15:04")
 	}
-	tier := string(m.Tier)
+	fmt.Fprintf(w, "State:    %s\n", state)
+	if f.From != "" {
+		fmt.Fprintf(w, "From:     %s\n", f.From)
+	}
+	fmt.Fprintf(w, "Sign-in:  %s\n", f.SignIn)
+	switch {
+	case f.Builtin:
+		fmt.Fprintln(w, "Tools:    built into jarvisbot")
+		for _, cp := range f.Tools {
+			fmt.Fprintf(w, "          %s [%s]\n", cp.ID, cp.Tier)
+		}
+	case f.Channel:
+		fmt.Fprintln(w, "Tools:    none: it is one of jarvisbot's chat channels")
+	}
+	for _, s := range f.Servers {
+		fmt.Fprintf(w, "MCP:      %s %s %s\n", s.ID, s.Type, s.Target)
+	}
+	if f.Homepage != "" {
+		fmt.Fprintf(w, "Homepage: %s\n", f.Homepage)
+	}
+	tier := f.Tier
 	if tier == "" {
 		tier = "monitor (the default)"
 	}
-	fmt.Fprintf(w, "Manual:   skill:%s, tier %s\n", m.Name, tier)
-	fmt.Fprintf(w, "Words:    %s\n", visible.Text(strings.Join(m.Words, ", ")))
-	fmt.Fprintf(w, "German:   %s\n", visible.Text(strings.Join(m.WordsDE, ", ")))
-	fmt.Fprintf(w, "\n%s", visible.Text(m.Body))
+	fmt.Fprintf(w, "Manual:   skill:%s, tier %s\n", f.Manual, tier)
+	fmt.Fprintf(w, "Words:    %s\n", strings.Join(f.Words, ", "))
+	fmt.Fprintf(w, "German:   %s\n", strings.Join(f.WordsDE, ", "))
+	fmt.Fprintf(w, "\n%s", f.Body)
 }
 
 // validatePlugin checks a plugin folder and names every problem.
