@@ -158,6 +158,8 @@ func (s *Server) activityStream(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-s.stop:
+			return
 		case <-beat.C:
 			if !send([]byte(": keep-alive\n\n")) {
 				return

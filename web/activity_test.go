@@ -235,6 +235,24 @@ func TestActivityStreamSendsNewRowsLiveC2W1(t *testing.T) {
 	}
 }
 
+// TestStreamsEndWhenTheServerStopsW1: a browser that keeps the board
+// open does not hold serve's shutdown: StopStreams ends its stream.
+func TestStreamsEndWhenTheServerStopsW1(t *testing.T) {
+	db := openStore(t)
+	d := newDashboard(t, Options{Activity: boardOver{db}})
+	events, res := openStream(t, d, t.Context(), d.signIn(t), "", "")
+	defer res.Body.Close()
+	d.s.StopStreams()
+	select {
+	case _, open := <-events:
+		if open {
+			t.Fatal("the stream sent an event instead of ending")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream outlived StopStreams")
+	}
+}
+
 // TestActivityStreamRefusesABadStartW1: a starting point that is no id
 // is refused, not read as "everything".
 func TestActivityStreamRefusesABadStartW1(t *testing.T) {

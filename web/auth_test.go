@@ -16,6 +16,7 @@ import (
 
 // dashboard is a Server on a real store, its clock pinned to *now.
 type dashboard struct {
+	s      *Server
 	srv    *httptest.Server
 	logins *sqlite.DB
 	now    *time.Time
@@ -36,7 +37,7 @@ func newDashboard(t *testing.T, o Options) *dashboard {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.srv = httptest.NewServer(s.Handler())
+	d.s, d.srv = s, httptest.NewServer(s.Handler())
 	t.Cleanup(d.srv.Close)
 	return d
 }
@@ -232,6 +233,15 @@ func TestOnlyItsOwnNamesW1(t *testing.T) {
 		res.Body.Close()
 		if res.StatusCode != want {
 			t.Errorf("Host %s answered %s, want %d", host, res.Status, want)
+		}
+	}
+}
+
+// TestTabOfAPageW1: a page under a tab lights that tab up.
+func TestTabOfAPageW1(t *testing.T) {
+	for page, want := range map[string]string{"plugins": "plugins", "plugin": "plugins", "plugin-progress": "plugins", "agent": "agents", "mcp": "mcps", "activity": "activity", "login": "login"} {
+		if got := tabOf(page); got != want {
+			t.Errorf("tabOf(%q) = %q, want %q", page, got, want)
 		}
 	}
 }

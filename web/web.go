@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -63,7 +64,16 @@ type Server struct {
 	o     Options
 	mux   *http.ServeMux
 	pages map[string]*template.Template // by page name: layout + that page
+	// stop ends the live streams when the server shuts down, which does
+	// not itself end requests in flight.
+	stop     chan struct{}
+	stopOnce sync.Once
 }
+
+// StopStreams ends the live streams (the activity board's), so a shutdown
+// does not wait on a browser that keeps one open. Register it with the
+// http.Server's RegisterOnShutdown.
+func (s *Server) StopStreams() { s.stopOnce.Do(func() { close(s.stop) }) }
 
 // tabs are the dashboard's sections, in the order the navigation shows.
 var tabs = []struct{ Name, Path, Title string }{
@@ -88,7 +98,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
+	s := &Server{o: o, mux: http.NewServeMux(), pages: map[string]*template.Template{}, stop: make(chan struct{})}
 	if err := s.parse(); err != nil {
 		return nil, err
 	}
@@ -213,6 +223,20 @@ type view struct {
 	Data    any
 }
 
+// tabOf is the tab a page belongs to: its own name, or the tab named for
+// its plural (an agent's page is under Agents).
+func tabOf(page string) string {
+	for _, t := range tabs {
+		if t.Name == page || t.Name == page+"s" {
+			return t.Name
+		}
+	}
+	if p, _, ok := strings.Cut(page, "-"); ok { // plugin-progress
+		return tabOf(p)
+	}
+	return page
+}
+
 // Render writes a page: the layout around the page template's
 // "content", with data as .Data.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, page, title string, data any) {
@@ -232,7 +256,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, page, name, tit
 		http.Error(w, "no such page", http.StatusInternalServerError)
 		return
 	}
-	v := view{Tab: page, Title: title, Tabs: tabs, Version: s.o.Version, Data: data}
+	v := view{Tab: tabOf(page), Title: title, Tabs: tabs, Version: s.o.Version, Data: data}
 	if name == "layout" {
 		// Only a whole page shows the note; a block htmx polls for must
 		// not take it before the page after a change shows it.

@@ -59,7 +59,6 @@ func serveWithDashboard(t *testing.T, e *testEnv) (*ownerBrowser, *syncBuffer, f
 	return b, out, stop
 }
 
-
 // get fetches a page; it keeps the page's CSRF token for the next post.
 func (b *ownerBrowser) get(path string) (int, string) {
 	b.t.Helper()

@@ -39,6 +39,7 @@ func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) *endpoin
 	if ep == nil {
 		return nil
 	}
+	ep.http.RegisterOnShutdown(srv.StopStreams)
 	base := strings.TrimSuffix(ep.url, "/")
 	if cfg.Web.URL != "" {
 		base = cfg.Web.URL
