@@ -109,8 +109,18 @@ func (b *browserPage) open(path string) {
 func (b *browserPage) waitText(sel, want string) {
 	b.t.Helper()
 	expr := `(() => { const e = document.querySelector(` + jsString(sel) + `); return !!e && e.innerText.includes(` + jsString(want) + `); })()`
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(stepTimeout))); err != nil {
-		b.t.Fatalf("browser: waiting for %q in %s: %v\npage text:\n%s", want, sel, err, b.text())
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		// A poll does not survive a navigation (a form's post and its
+		// redirect: "navigated", or its page's script context gone): it
+		// is started again on the page that follows.
+		_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
+		if err == nil {
+			return
+		}
+		if b.ctx.Err() != nil || time.Now().After(deadline) {
+			b.t.Fatalf("browser: waiting for %q in %s: %v\npage text:\n%s", want, sel, err, b.text())
+		}
 	}
 }
 
