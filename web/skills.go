@@ -18,8 +18,9 @@ type Skills interface {
 	// List is every skill `skills list` shows, and the agents' own
 	// skills, which can be promoted.
 	List(ctx context.Context) (SkillList, error)
-	// Show is a skill's full text as `skills show` prints it.
-	Show(ctx context.Context, name string) (string, error)
+	// Show is a skill's full text as `skills show --agent AGENT` prints
+	// it; agent "" is the default agent.
+	Show(ctx context.Context, agent, name string) (string, error)
 	Switch(ctx context.Context, name string, on bool) (string, error)
 	// Read reads a skill to install from a URL or an uploaded file and
 	// returns the consent view; nothing is written.
@@ -131,7 +132,7 @@ func (s *Server) skillPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("name")
-	text, err := s.o.Skills.Show(r.Context(), name)
+	text, err := s.o.Skills.Show(r.Context(), r.URL.Query().Get("agent"), name)
 	if err != nil {
 		s.fail(w, r, err)
 		return

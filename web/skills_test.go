@@ -38,8 +38,8 @@ func (b *skillBook) List(context.Context) (SkillList, error) {
 	return SkillList{Skills: append([]SkillRow(nil), b.rows...), Agents: []SkillRow{{Name: "tidy", Agent: "helper", Source: "agent", Kind: "instructions"}}}, nil
 }
 
-func (b *skillBook) Show(_ context.Context, name string) (string, error) {
-	return "skill:" + name + `  on` + "\n\nbody with an escape \\x1b[31m", nil
+func (b *skillBook) Show(_ context.Context, agent, name string) (string, error) {
+	return "skill:" + name + `  on, agent ` + agent + "\n\nbody with an escape \\x1b[31m", nil
 }
 
 func (b *skillBook) Switch(_ context.Context, name string, on bool) (string, error) {
@@ -224,8 +224,8 @@ func TestSkillsTabInstallRefusalsX1(t *testing.T) {
 func TestSkillPageShowsFullTextS6(t *testing.T) {
 	d := newDashboard(t, Options{Skills: newSkillBook()})
 	sess := d.signIn(t)
-	res, body := d.get(t, "/skills/dictate", sess)
-	if res.StatusCode != http.StatusOK || !strings.Contains(body, `id="skill-text"`) || !strings.Contains(body, `\x1b[31m`) {
+	res, body := d.get(t, "/skills/dictate?agent=helper", sess)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `id="skill-text"`) || !strings.Contains(body, `\x1b[31m`) || !strings.Contains(body, "agent helper") {
 		t.Errorf("show: %s\n%s", res.Status, body)
 	}
 	csrf := csrfOf(sess.Value)

@@ -80,8 +80,11 @@ func skillRowOf(e skills.Available, agent string) web.SkillRow {
 		Removable: e.Source == skills.SourceOwner}
 }
 
-func (w webSkills) Show(ctx context.Context, name string) (string, error) {
-	return w.run(store.DefaultAgent, func(sk skillCmd) error { return sk.show(ctx, name) })
+func (w webSkills) Show(ctx context.Context, agent, name string) (string, error) {
+	if agent == "" {
+		agent = store.DefaultAgent
+	}
+	return w.run(agent, func(sk skillCmd) error { return sk.show(ctx, name) })
 }
 
 func (w webSkills) Switch(ctx context.Context, name string, on bool) (string, error) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -190,5 +191,30 @@ func TestDashboardSkillsSwitchAndInstallS5S6(t *testing.T) {
 	res, page = b.post(t, "/skills/install/confirm", url.Values{"text": {m[1]}, "filename": {"SKILL.md"}, "confirm": {"yes"}})
 	if res.StatusCode != http.StatusConflict || !strings.Contains(page, `a skill named "packing-list" is installed already`) {
 		t.Errorf("installing it twice: %s\n%s", res.Status, page)
+	}
+}
+
+// TestDashboardPromotesAgentSkillS7: an agent's own skill is listed with
+// its agent and promoted from the Skills tab as a draft, off, as `skills
+// promote` does.
+func TestDashboardPromotesAgentSkillS7(t *testing.T) {
+	e := newTestEnv(t)
+	b, _ := serveTabs(t, e)
+	dir := filepath.Join(e.vars["JARVIS_DATA_DIR"], "agents", "default", "skills", "trip-notes")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: trip-notes\ndescription: Keeps notes of a trip day by day.\n---\nOne line a day.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, page := b.get(t, "/skills"); !strings.Contains(page, `id="promote-default-trip-notes"`) {
+		t.Fatalf("the agent's skill is not offered for promotion:\n%s", page)
+	}
+	res, _ := b.post(t, "/skills/trip-notes/promote", url.Values{"agent": {"default"}})
+	if note := b.note(t, res); !strings.Contains(note, "Promoted skill:trip-notes from agent default to all of jarvisbot as a draft (off)") {
+		t.Errorf("promote: %s, note %q", res.Status, note)
+	}
+	if r := skillStates(t, e)["skill:trip-notes"]; r.Enabled || r.Source != "yours" {
+		t.Errorf("after promoting, skills list has %+v", r)
 	}
 }
