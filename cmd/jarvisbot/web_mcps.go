@@ -174,7 +174,7 @@ func (w webMCPs) Show(ctx context.Context, name string) (web.MCPDetail, error) {
 	}
 	if ok {
 		for _, e := range v.Gate().Vocabulary(srv.ID) {
-			d.Words = append(d.Words, web.MCPWord{Word: e.Word, Kind: string(e.Kind), Source: e.Source, Weight: e.Weight})
+			d.Words = append(d.Words, web.MCPWord{Word: e.Word, Kind: e.Kind.String(), Source: e.Source, Weight: e.Weight})
 		}
 	}
 	return d, nil
