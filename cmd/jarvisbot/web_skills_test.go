@@ -9,11 +9,13 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
@@ -216,5 +218,47 @@ func TestDashboardPromotesAgentSkillS7(t *testing.T) {
 	}
 	if r := skillStates(t, e)["skill:trip-notes"]; r.Enabled || r.Source != "yours" {
 		t.Errorf("after promoting, skills list has %+v", r)
+	}
+}
+
+// TestDashboardInstallsFromURLWhatWasReadS6X2: a skill from a URL is
+// installed only as the owner read it: when the file changed between the
+// consent view and the confirmation, nothing is installed.
+func TestDashboardInstallsFromURLWhatWasReadS6X2(t *testing.T) {
+	e := newTestEnv(t)
+	b, _ := serveTabs(t, e)
+	var mu sync.Mutex
+	served := "---\nname: plant-care\ndescription: Reminds me how often each plant wants water.\n---\nAsk which plant, then say.\n"
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = io.WriteString(w, served)
+	}))
+	defer site.Close()
+	src := site.URL + "/plant-care/SKILL.md"
+	read := func() string {
+		t.Helper()
+		res, page := b.post(t, "/skills/install", url.Values{"url": {src}})
+		m := regexp.MustCompile(`name="text" value="([^"]*)"`).FindStringSubmatch(page)
+		if res.StatusCode != http.StatusOK || m == nil || !strings.Contains(page, "Reminds me how often") {
+			t.Fatalf("reading %s: %s\n%s", src, res.Status, page)
+		}
+		return m[1]
+	}
+	carried := read()
+	mu.Lock()
+	served = strings.Replace(served, "Ask which plant", "Water every plant daily", 1)
+	mu.Unlock()
+	res, page := b.post(t, "/skills/install/confirm", url.Values{"text": {carried}, "url": {src}, "confirm": {"yes"}})
+	if res.StatusCode != http.StatusConflict || !strings.Contains(page, "is not the text you read") {
+		t.Errorf("confirming a changed file: %s\n%s", res.Status, page)
+	}
+	if _, ok := skillStates(t, e)["skill:plant-care"]; ok {
+		t.Fatal("a file that changed since it was read was installed")
+	}
+	carried = read()
+	res, _ = b.post(t, "/skills/install/confirm", url.Values{"text": {carried}, "url": {src}, "confirm": {"yes"}})
+	if note := b.note(t, res); !strings.Contains(note, "Installed skill:plant-care (on)") {
+		t.Errorf("confirming what was read: %s, note %q", res.Status, note)
 	}
 }
