@@ -32,6 +32,7 @@ type Stored interface {
 	MCPServers(ctx context.Context) ([]store.MCPServer, error)
 	CLITools(ctx context.Context) ([]store.CLITool, error)
 	collection.Installed
+	store.MCPCards
 }
 
 // Sources names what a catalog is built from.
@@ -47,7 +48,8 @@ type Sources struct {
 // Build assembles the catalog: the builtins, the stored CLI tools and MCP
 // servers (as last seen), the snapshot's servers, the usage cards of
 // plugins' servers (their manuals' words), the config's routing data for
-// servers (title, aliases, usage card) and the owner's tier overrides.
+// servers (title, aliases, usage card), the owner's cards edited on the
+// dashboard, and the owner's tier overrides.
 func Build(ctx context.Context, src Sources) (*catalog.Catalog, error) {
 	cfg := src.Config
 	c := catalog.New()
@@ -73,6 +75,11 @@ func Build(ctx context.Context, src Sources) (*catalog.Catalog, error) {
 	}
 	if err := cardsFromManuals(c, cfg.DataDir); err != nil {
 		return nil, err
+	}
+	if src.Stored != nil {
+		if err := cardsFromOwner(ctx, c, src.Stored); err != nil {
+			return nil, err
+		}
 	}
 	if err := routingFromConfig(c, cfg); err != nil {
 		return nil, err
@@ -102,6 +109,23 @@ func routingFromConfig(c *catalog.Catalog, cfg config.Config) error {
 		// the config for when it is; it is not an error.
 		if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 			return err
+		}
+	}
+	return nil
+}
+
+// cardsFromOwner gives servers the usage cards the owner edited on the
+// dashboard, which replace the derived card and the manual's; a card in
+// the config, applied after, replaces these in turn.
+func cardsFromOwner(ctx context.Context, c *catalog.Catalog, db store.MCPCards) error {
+	cards, err := db.MCPCards(ctx)
+	if err != nil {
+		return err
+	}
+	for id, words := range cards {
+		err := c.UpdateServer(id, func(srv *catalog.Server) { srv.Card = words })
+		if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+			return err // a server off now gets its card when it is on again
 		}
 	}
 	return nil

@@ -143,7 +143,7 @@ func (cc catalogCmd) card(server string) error {
 	if !ok {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server %q in the catalog (servers: %s)", server, serverNames(v))
 	}
-	src := "derived from its tools and the instructions it sent (no manual); set mcp." + srv.ID + ".card in the config to replace it"
+	src := "derived from its tools and the instructions it sent (no manual); edit its card on the dashboard's MCPs tab, or set mcp." + srv.ID + ".card in the config, to replace it"
 	if len(srv.Card) > 0 {
 		src = "usage card: " + strings.Join(srv.Card, ", ")
 	}

@@ -478,8 +478,29 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	s := mcphost.Redacted(stored)
 	w := m.a.stdout
+	showSettings(w, stored)
+	caps, n, err := toolsOf(stored)
+	switch {
+	case err == nil:
+	case n < 0:
+		fmt.Fprintf(w, "\nIts cached tool list cannot be read: jarvisbot mcp list --check lists its tools again.\n")
+		return nil
+	default:
+		fmt.Fprintf(w, "\n%d tools (as last listed), which the catalog refuses (%v): jarvisbot mcp list --check lists its tools again.\n", n, err)
+		return nil
+	}
+	fmt.Fprintf(w, "\n%d tools (as last listed):\n", n)
+	for _, cp := range caps {
+		fmt.Fprintf(w, "  %-40s %-7s %s\n", cp.ID, cp.Tier, firstSentence(cp.Description))
+	}
+	return nil
+}
+
+// showSettings writes how a stored server is reached, its secrets
+// redacted, and what keeps it from running.
+func showSettings(w io.Writer, stored store.MCPServer) {
+	s := mcphost.Redacted(stored)
 	state := "on"
 	if !s.Enabled {
 		state = "off (settings kept, tools not offered)"
@@ -504,28 +525,33 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	if why := mcphost.Trouble(stored, false); why != "" {
 		fmt.Fprintf(w, "problem: %s\n", why)
 	}
+}
+
+// toolsOf are a stored server's tools as last listed, with the tiers the
+// catalog gives them, and how many were listed; n is -1 when the cached
+// list cannot be read, and an error says the catalog refuses them.
+func toolsOf(s store.MCPServer) (caps []catalog.Capability, n int, err error) {
 	var tools []catalog.SnapshotTool
-	c := catalog.New()
 	if err := json.Unmarshal(s.Tools, &tools); err != nil {
-		fmt.Fprintf(w, "\nIts cached tool list cannot be read: jarvisbot mcp list --check lists its tools again.\n")
-		return nil
+		return nil, -1, err
 	}
+	c := catalog.New()
 	if err := c.SetServer(catalog.Server{ID: s.Name, Trusted: s.Trusted, Connected: true}, tools); err != nil {
-		fmt.Fprintf(w, "\n%d tools (as last listed), which the catalog refuses (%v): jarvisbot mcp list --check lists its tools again.\n", len(tools), err)
-		return nil
+		return nil, len(tools), err
 	}
-	fmt.Fprintf(w, "\n%d tools (as last listed):\n", len(tools))
-	for _, cp := range c.View().Capabilities() {
-		desc := cp.Description
-		if i := strings.IndexAny(desc, ".\n"); i > 0 {
-			desc = desc[:i]
-		}
-		if len(desc) > 80 {
-			desc = desc[:77] + "..."
-		}
-		fmt.Fprintf(w, "  %-40s %-7s %s\n", cp.ID, cp.Tier, desc)
+	return c.View().Capabilities(), len(tools), nil
+}
+
+// firstSentence is a tool's description cut to its first sentence and 80
+// characters, for one line of a list.
+func firstSentence(desc string) string {
+	if i := strings.IndexAny(desc, ".\n"); i > 0 {
+		desc = desc[:i]
 	}
-	return nil
+	if len(desc) > 80 {
+		desc = desc[:77] + "..."
+	}
+	return desc
 }
 
 // importFile adds every server of an mcp.json written for another app, or

@@ -336,6 +336,13 @@ func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog
 			if prev, ok := cards[cs.ID]; ok {
 				cs.Card, cs.Aliases = prev.Card, prev.Aliases
 			}
+			// The owner may have edited the card since (the dashboard); a
+			// card in the config still wins.
+			if len(cfg.MCP[cs.ID].Card) == 0 {
+				if own, err := db.MCPCards(ctx); err == nil && len(own[cs.ID]) > 0 {
+					cs.Card = own[cs.ID]
+				}
+			}
 		},
 	})
 }
@@ -357,16 +364,22 @@ func (s *service) planServers(ctx context.Context) error {
 		if err := s.catalog.SetConnected(srv.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 			return err
 		}
-		hs := mcphost.FromStored(srv)
-		if srv.Plugin != "" && s.shipped.load() != nil {
-			s.log.Warn("reading the plugin store", "err", s.shipped.err)
-		}
-		if s.shipped.shop.SignsIn(srv.Plugin) && s.signin != nil {
-			hs = s.signin.Through(hs)
-		}
-		s.servers = append(s.servers, hs)
+		s.servers = append(s.servers, s.hostServer(srv))
 	}
 	return nil
+}
+
+// hostServer is a stored server as the host runs it: a plugin's server
+// that signs in goes through the plugin's sign-in.
+func (s *service) hostServer(srv store.MCPServer) mcphost.Server {
+	hs := mcphost.FromStored(srv)
+	if srv.Plugin != "" && s.shipped.load() != nil {
+		s.log.Warn("reading the plugin store", "err", s.shipped.err)
+	}
+	if s.shipped.shop.SignsIn(srv.Plugin) && s.signin != nil {
+		hs = s.signin.Through(hs)
+	}
+	return hs
 }
 
 // runtime is the agent runtime over the service's parts. The model is

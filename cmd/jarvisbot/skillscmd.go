@@ -108,18 +108,30 @@ type skillRow struct {
 	Voice    bool    `json:"voice,omitempty"`
 }
 
-func (sk skillCmd) list(ctx context.Context, asJSON bool) error {
+// listed are the skills `skills list` shows, and how many manuals of
+// store plugins that are not installed it leaves out.
+func (sk skillCmd) listed(ctx context.Context) (shown []skills.Available, hidden int, err error) {
 	all, err := sk.gather(ctx)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	rows := []skillRow{}
-	hidden := 0
 	for _, e := range all {
 		if e.Source == skills.SourceManual && e.Why == skills.WhyNotInstalled {
 			hidden++ // the store's other manuals: see plugins list
 			continue
 		}
+		shown = append(shown, e)
+	}
+	return shown, hidden, nil
+}
+
+func (sk skillCmd) list(ctx context.Context, asJSON bool) error {
+	all, hidden, err := sk.listed(ctx)
+	if err != nil {
+		return err
+	}
+	rows := []skillRow{}
+	for _, e := range all {
 		r := skillRow{ID: "skill:" + e.Skill.Name, Source: string(e.Source), Does: string(e.Skill.Does), Enabled: e.On, State: e.State(), Schedule: e.Skill.Schedule, Voice: e.Skill.Voice}
 		if e.Skill.Plugin != "" {
 			p := e.Skill.Plugin
@@ -205,32 +217,50 @@ func (sk skillCmd) switchTo(ctx context.Context, name string, on bool) error {
 // full text, with every control character visible (X2), and what will be
 // ignored, and says yes before anything is written.
 func (sk skillCmd) install(ctx context.Context, src string, yes bool) error {
-	s, err := skills.ImportFrom(ctx, nil, src)
+	in, err := skills.ImportFrom(ctx, nil, src)
 	if err != nil {
 		return err
 	}
-	dest, err := skills.InstallPath(sk.cfg.DataDir, s.Name)
+	dest, err := sk.consent(src, in)
 	if err != nil {
 		return err
 	}
-	w := sk.a.stdout
-	fmt.Fprintf(w, "The skill %q from %s, in full:\n\n", s.Name, visible.Text(src))
-	showInFull(w, s.Original)
-	if len(s.Dropped) > 0 {
-		fmt.Fprintln(w, "jarvisbot will ignore these fields (they would grant behaviour):")
-		showDropped(w, "", s.Dropped)
-	}
-	fmt.Fprintf(w, "It will %s.\n", skills.EntryText(s.Skill))
 	if !yes {
 		ok, err := confirm(sk.a, fmt.Sprintf("Install it into %s? [y/N] ", dest), "jarvisbot skills install "+src+" --yes")
 		if err != nil || !ok {
 			return err
 		}
 	}
-	if err := skills.AddOwn(ctx, sk.db, sk.cfg.DataDir, src, s); err != nil {
+	return sk.installRead(ctx, src, in)
+}
+
+// consent writes the consent view of a skill read from src (the CLI's and
+// the dashboard's): its full text, the fields that will be ignored, and
+// how it may enter turns. It returns where the skill would be installed;
+// a skill of that name installed already is refused before anything is
+// shown.
+func (sk skillCmd) consent(src string, in skills.Incoming) (dest string, err error) {
+	dest, err = skills.InstallPath(sk.cfg.DataDir, in.Name)
+	if err != nil {
+		return "", err
+	}
+	w := sk.a.stdout
+	fmt.Fprintf(w, "The skill %q from %s, in full:\n\n", in.Name, visible.Text(src))
+	showInFull(w, in.Original)
+	if len(in.Dropped) > 0 {
+		fmt.Fprintln(w, "jarvisbot will ignore these fields (they would grant behaviour):")
+		showDropped(w, "", in.Dropped)
+	}
+	fmt.Fprintf(w, "It will %s.\n", skills.EntryText(in.Skill))
+	return dest, nil
+}
+
+// installRead installs a skill the owner has read and agreed to.
+func (sk skillCmd) installRead(ctx context.Context, src string, in skills.Incoming) error {
+	if err := skills.AddOwn(ctx, sk.db, sk.cfg.DataDir, src, in); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Installed skill:%s (on). Switch it off with: jarvisbot skills off %s\n", s.Name, s.Name)
+	fmt.Fprintf(sk.a.stdout, "Installed skill:%s (on). Switch it off with: jarvisbot skills off %s\n", in.Name, in.Name)
 	return nil
 }
 
