@@ -73,15 +73,6 @@ func (b *serverBook) SaveCard(_ context.Context, name string, words []string) (s
 	return "Saved.", nil
 }
 
-func noteOf(res *http.Response) string {
-	for _, c := range res.Cookies() {
-		if c.Name == flashCookie {
-			return decodeNote(c.Value)
-		}
-	}
-	return ""
-}
-
 // TestMCPsTabListsAndAddsM1: servers with their switch, what the host
 // says of them and their tool count; the add form's fields reach the
 // backend as typed, its refusal is shown in the command's words, and a
@@ -102,7 +93,7 @@ func TestMCPsTabListsAndAddsM1(t *testing.T) {
 		}
 	}
 	add := url.Values{"csrf": {csrf}, "name": {"box2"}, "command": {"mcptestserver -name 'box two'"}, "env": {"A=${A}\r\nB=${B}\r\n"}, "headers": {""}, "timeout": {"5s"}, "trusted": {"true"}}
-	res, _ = d.postWith(t, "/mcps", formType, form(add), sess, nil)
+	res, _ = d.postWith(t, "/mcps", formType, encoded(add), sess, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/mcps/box2" || !strings.Contains(noteOf(res), "Added box2") {
 		t.Fatalf("add: %s to %q, note %q", res.Status, res.Header.Get("Location"), noteOf(res))
 	}
@@ -111,7 +102,7 @@ func TestMCPsTabListsAndAddsM1(t *testing.T) {
 		t.Errorf("the backend got %+v, want %+v", book.adds[0], want)
 	}
 	add.Set("env", "KEY=sk-live")
-	res, body = d.postWith(t, "/mcps", formType, form(add), sess, nil)
+	res, body = d.postWith(t, "/mcps", formType, encoded(add), sess, nil)
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(html.UnescapeString(body), "--env KEY holds what looks like a secret") {
 		t.Errorf("a refused add: %s\n%s", res.Status, body)
 	}
@@ -133,18 +124,18 @@ func TestMCPPageToolsAndCardC5(t *testing.T) {
 			t.Errorf("the page lacks %s", want)
 		}
 	}
-	res, _ = d.postWith(t, "/mcps/box/card", formType, form(url.Values{"csrf": {csrf}, "card": {"parcel\r\n  Paket \r\n\r\ndelivery, shipment"}}), sess, nil)
+	res, _ = d.postWith(t, "/mcps/box/card", formType, encoded(url.Values{"csrf": {csrf}, "card": {"parcel\r\n  Paket \r\n\r\ndelivery, shipment"}}), sess, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/mcps/box" {
 		t.Fatalf("save card: %s to %q", res.Status, res.Header.Get("Location"))
 	}
 	if got := book.cards["box"]; !reflect.DeepEqual(got, []string{"parcel", "Paket", "delivery", "shipment"}) {
 		t.Errorf("card saved as %q", got)
 	}
-	res, _ = d.postWith(t, "/mcps/box/switch", formType, form(url.Values{"csrf": {csrf}, "on": {"false"}, "back": {"/mcps/box"}}), sess, nil)
+	res, _ = d.postWith(t, "/mcps/box/switch", formType, encoded(url.Values{"csrf": {csrf}, "on": {"false"}, "back": {"/mcps/box"}}), sess, nil)
 	if res.Header.Get("Location") != "/mcps/box" || noteOf(res) != "box is off." {
 		t.Errorf("switch from its page: to %q, note %q", res.Header.Get("Location"), noteOf(res))
 	}
-	res, _ = d.postWith(t, "/mcps/box/switch", formType, form(url.Values{"csrf": {csrf}, "on": {"true"}, "back": {"https://elsewhere.example/"}}), sess, nil)
+	res, _ = d.postWith(t, "/mcps/box/switch", formType, encoded(url.Values{"csrf": {csrf}, "on": {"true"}, "back": {"https://elsewhere.example/"}}), sess, nil)
 	if res.Header.Get("Location") != "/mcps" {
 		t.Errorf("a switch sent back elsewhere: %q", res.Header.Get("Location"))
 	}

@@ -95,7 +95,7 @@ func (d *dashboard) postWith(t *testing.T, path, contentType string, body io.Rea
 	return res, string(b)
 }
 
-func form(v url.Values) io.Reader { return strings.NewReader(v.Encode()) }
+func encoded(v url.Values) io.Reader { return strings.NewReader(v.Encode()) }
 
 const formType = "application/x-www-form-urlencoded"
 
@@ -123,7 +123,7 @@ func TestSkillsTabListsAndSwitchesS5(t *testing.T) {
 		t.Error("a shipped skill offers Remove")
 	}
 
-	res, _ = d.postWith(t, "/skills/morning-brief/switch", formType, form(url.Values{"csrf": {csrf}, "on": {"false"}}), sess, nil)
+	res, _ = d.postWith(t, "/skills/morning-brief/switch", formType, encoded(url.Values{"csrf": {csrf}, "on": {"false"}}), sess, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/skills" {
 		t.Fatalf("switch off: %s to %q", res.Status, res.Header.Get("Location"))
 	}
@@ -137,12 +137,12 @@ func TestSkillsTabListsAndSwitchesS5(t *testing.T) {
 		t.Errorf("the note is %+v", note)
 	}
 
-	res, body = d.postWith(t, "/skills/morning-brief/switch", formType, form(url.Values{"on": {"true"}}), sess, map[string]string{"HX-Request": "true", "X-CSRF-Token": csrf})
+	res, body = d.postWith(t, "/skills/morning-brief/switch", formType, encoded(url.Values{"on": {"true"}}), sess, map[string]string{"HX-Request": "true", "X-CSRF-Token": csrf})
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(strings.TrimSpace(body), `<tr id="skill-morning-brief">`) || strings.Contains(body, "<html") || !strings.Contains(body, `name="on" value="false"`) {
 		t.Errorf("htmx switch on: %s\n%s", res.Status, body)
 	}
 
-	res, body = d.postWith(t, "/skills/nope/switch", formType, form(url.Values{"csrf": {csrf}, "on": {"true"}}), sess, nil)
+	res, body = d.postWith(t, "/skills/nope/switch", formType, encoded(url.Values{"csrf": {csrf}, "on": {"true"}}), sess, nil)
 	if res.StatusCode != http.StatusNotFound || !strings.Contains(html.UnescapeString(body), `no skill named "nope" (see jarvisbot skills list)`) {
 		t.Errorf("unknown skill: %s\n%s", res.Status, body)
 	}
@@ -185,7 +185,7 @@ func TestSkillsTabInstallShowsConsentFirstS6(t *testing.T) {
 	if got, err := base64.StdEncoding.DecodeString(carried); err != nil || string(got) != text {
 		t.Fatalf("the form carries %q (%v), not the file", got, err)
 	}
-	res, _ = d.postWith(t, "/skills/install/confirm", formType, form(url.Values{"csrf": {csrf}, "text": {carried}, "filename": {"SKILL.md"}, "confirm": {"yes"}}), sess, nil)
+	res, _ = d.postWith(t, "/skills/install/confirm", formType, encoded(url.Values{"csrf": {csrf}, "text": {carried}, "filename": {"SKILL.md"}, "confirm": {"yes"}}), sess, nil)
 	if res.StatusCode != http.StatusSeeOther || len(book.installed) != 1 || book.installed[0].Text != text || book.installed[0].FileName != "SKILL.md" {
 		t.Fatalf("confirm: %s, installed %+v", res.Status, book.installed)
 	}
@@ -207,12 +207,12 @@ func TestSkillsTabInstallRefusalsX1(t *testing.T) {
 		{"", http.StatusBadRequest, "choose a SKILL.md file or give its https URL"},
 		{"https://example.test/x/SKILL.md", http.StatusServiceUnavailable, "the server answered 404 Not Found"},
 	} {
-		res, body := d.postWith(t, "/skills/install", formType, form(url.Values{"csrf": {csrf}, "url": {tc.url}}), sess, nil)
+		res, body := d.postWith(t, "/skills/install", formType, encoded(url.Values{"csrf": {csrf}, "url": {tc.url}}), sess, nil)
 		if res.StatusCode != tc.status || !strings.Contains(html.UnescapeString(body), tc.want) {
 			t.Errorf("%q: %s\n%s", tc.url, res.Status, body)
 		}
 	}
-	res, body := d.postWith(t, "/skills/install/confirm", formType, form(url.Values{"csrf": {csrf}, "text": {"not base64!"}, "confirm": {"yes"}}), sess, nil)
+	res, body := d.postWith(t, "/skills/install/confirm", formType, encoded(url.Values{"csrf": {csrf}, "text": {"not base64!"}, "confirm": {"yes"}}), sess, nil)
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "open it again") {
 		t.Errorf("a confirm without the text: %s\n%s", res.Status, body)
 	}
@@ -230,7 +230,7 @@ func TestSkillPageShowsFullTextS6(t *testing.T) {
 	}
 	csrf := csrfOf(sess.Value)
 	for path, want := range map[string]string{"/skills/tidy/promote": "from agent helper", "/skills/dictate/remove": "Removed skill:dictate."} {
-		res, _ := d.postWith(t, path, formType, form(url.Values{"csrf": {csrf}, "agent": {"helper"}}), sess, nil)
+		res, _ := d.postWith(t, path, formType, encoded(url.Values{"csrf": {csrf}, "agent": {"helper"}}), sess, nil)
 		var note string
 		for _, c := range res.Cookies() {
 			if c.Name == flashCookie {

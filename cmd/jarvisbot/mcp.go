@@ -548,8 +548,8 @@ func firstSentence(desc string) string {
 	if i := strings.IndexAny(desc, ".\n"); i > 0 {
 		desc = desc[:i]
 	}
-	if len(desc) > 80 {
-		desc = desc[:77] + "..."
+	if r := []rune(desc); len(r) > 80 { // never cut a letter in two
+		desc = string(r[:77]) + "..."
 	}
 	return desc
 }

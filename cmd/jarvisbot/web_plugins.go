@@ -203,17 +203,6 @@ func (t *pluginsTab) serverTools(ctx context.Context, plugin string) ([]catalog.
 	return c.View().Capabilities(), nil
 }
 
-// firstSentence is a tool description's first sentence, for a table.
-func firstSentence(desc string) string {
-	if i := strings.IndexAny(desc, ".\n"); i > 0 {
-		desc = desc[:i]
-	}
-	if r := []rune(desc); len(r) > 120 {
-		desc = string(r[:117]) + "..."
-	}
-	return desc
-}
-
 // work is the commands' plugin work on the service: its store, its
 // sign-in manager (whose listener takes the sign-in's return), the words
 // into run, the values from the form.

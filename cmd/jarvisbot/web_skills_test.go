@@ -22,9 +22,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
-// tabBrowser is a signed-in client of the dashboard that serve serves,
+// skillsBrowser is a signed-in client of the dashboard that serve serves,
 // for the Skills and MCPs tabs' tests.
-type tabBrowser struct {
+type skillsBrowser struct {
 	base string
 	c    *http.Client
 	csrf string
@@ -32,7 +32,7 @@ type tabBrowser struct {
 
 // serveTabs runs serve with the dashboard on and signs in through a
 // one-time link made on the same data directory's store.
-func serveTabs(t *testing.T, e *testEnv) (*tabBrowser, *syncBuffer) {
+func serveTabs(t *testing.T, e *testEnv) (*skillsBrowser, *syncBuffer) {
 	t.Helper()
 	e.vars["JARVIS_WEB_LISTEN"] = "127.0.0.1:0"
 	withTelegram(t, e) // a channel that keeps serve running
@@ -54,7 +54,7 @@ func serveTabs(t *testing.T, e *testEnv) (*tabBrowser, *syncBuffer) {
 		t.Fatal(err)
 	}
 	jar, _ := cookiejar.New(nil)
-	b := &tabBrowser{base: m[1], c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	b := &skillsBrowser{base: m[1], c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	u, _ := url.Parse(link)
 	if res, _ := b.post(t, "/login", url.Values{"token": {u.Query().Get("token")}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("signing in: %s", res.Status)
@@ -68,7 +68,7 @@ func serveTabs(t *testing.T, e *testEnv) (*tabBrowser, *syncBuffer) {
 	return b, out
 }
 
-func (b *tabBrowser) get(t *testing.T, path string) (*http.Response, string) {
+func (b *skillsBrowser) get(t *testing.T, path string) (*http.Response, string) {
 	t.Helper()
 	res, err := b.c.Get(b.base + path)
 	if err != nil {
@@ -80,7 +80,7 @@ func (b *tabBrowser) get(t *testing.T, path string) (*http.Response, string) {
 }
 
 // post sends a form with the session's CSRF token.
-func (b *tabBrowser) post(t *testing.T, path string, form url.Values) (*http.Response, string) {
+func (b *skillsBrowser) post(t *testing.T, path string, form url.Values) (*http.Response, string) {
 	t.Helper()
 	if b.csrf != "" {
 		form.Set("csrf", b.csrf)
@@ -88,7 +88,7 @@ func (b *tabBrowser) post(t *testing.T, path string, form url.Values) (*http.Res
 	return b.send(t, path, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
 }
 
-func (b *tabBrowser) send(t *testing.T, path, contentType string, body io.Reader) (*http.Response, string) {
+func (b *skillsBrowser) send(t *testing.T, path, contentType string, body io.Reader) (*http.Response, string) {
 	t.Helper()
 	res, err := b.c.Post(b.base+path, contentType, body)
 	if err != nil {
@@ -100,7 +100,7 @@ func (b *tabBrowser) send(t *testing.T, path, contentType string, body io.Reader
 }
 
 // note is the note a change left for the next page.
-func (b *tabBrowser) note(t *testing.T, res *http.Response) string {
+func (b *skillsBrowser) note(t *testing.T, res *http.Response) string {
 	t.Helper()
 	if res.StatusCode != http.StatusSeeOther {
 		return ""
