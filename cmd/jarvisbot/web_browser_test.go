@@ -35,9 +35,9 @@ func chromiumForDashboard(t *testing.T) string {
 	return ""
 }
 
-// artifactDir is where the screenshots of a run are kept:
-// JARVIS_TEST_ARTIFACTS (the test script sets it), else a folder in the
-// system's temporary directory.
+// artifactDir is a fresh folder for the screenshots of a run:
+// JARVIS_TEST_ARTIFACTS/name (the test script sets it), else one in the
+// system's temporary directory. An earlier run's are removed.
 func artifactDir(t *testing.T, name string) string {
 	t.Helper()
 	root := os.Getenv("JARVIS_TEST_ARTIFACTS")
@@ -45,6 +45,9 @@ func artifactDir(t *testing.T, name string) string {
 		root = filepath.Join(os.TempDir(), "jarvisbot-test-artifacts")
 	}
 	dir := filepath.Join(root, name)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +55,8 @@ func artifactDir(t *testing.T, name string) string {
 }
 
 // openBrowser starts a headless Chromium with its own profile (no
-// cookies) on the dashboard at base.
-func openBrowser(t *testing.T, base string) *browserPage {
+// cookies) on the dashboard at base; its screenshots go to shots.
+func openBrowser(t *testing.T, base, shots string) *browserPage {
 	t.Helper()
 	exe := chromiumForDashboard(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -74,7 +77,7 @@ func openBrowser(t *testing.T, base string) *browserPage {
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("starting Chromium: %v", err)
 	}
-	return &browserPage{t: t, ctx: ctx, base: base, dir: artifactDir(t, "dashboard")}
+	return &browserPage{t: t, ctx: ctx, base: base, dir: shots}
 }
 
 // do runs actions, failing the test with what was being done.

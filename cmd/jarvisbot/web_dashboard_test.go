@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -31,14 +32,15 @@ func TestDashboardInABrowserW1(t *testing.T) {
 	base, _, stop := startDashboard(t, e)
 	defer stop()
 
-	stranger := openBrowser(t, base)
+	shots := artifactDir(t, "dashboard")
+	stranger := openBrowser(t, base, shots)
 	stranger.open("/approvals")
 	stranger.waitText("main", "jarvisbot web")
 	if n := stranger.status(http.MethodGet, "/approvals"); n != http.StatusUnauthorized {
 		t.Errorf("without a session the browser got %d", n)
 	}
 
-	b := openBrowser(t, base)
+	b := openBrowser(t, base, shots)
 	b.signInFromChat(tg, 42)
 	if n := b.status(http.MethodPost, "/logout"); n != http.StatusForbidden {
 		t.Errorf("a post without the CSRF token answered %d, want 403", n)
@@ -97,6 +99,27 @@ func TestDashboardInABrowserW1(t *testing.T) {
 		b.shot("07-activity")
 	})
 
+	t.Run("skills and MCP servers", func(t *testing.T) {
+		b.t = t
+		b.open("/skills")
+		b.shot("08-skills")
+		b.do("switching the humanizer off", chromedp.Click(chromedp.CSS(`#switch-humanizer button[name=on]`)))
+		b.waitText("#skill-humanizer", "off")
+		if _, list, _ := e.jarvis(t, "", "skills", "list"); !regexp.MustCompile(`skill:humanizer +off`).MatchString(list) {
+			t.Errorf("the browser's switch did not reach skills list:\n%s", list)
+		}
+		b.open("/skills/humanizer")
+		b.shot("09-skill")
+		b.open("/mcps")
+		b.do("adding an MCP server", chromedp.SendKeys(chromedp.CSS(`#mcp-add [name=name]`), "calc"),
+			chromedp.SendKeys(chromedp.CSS(`#mcp-add [name=command]`), mcpTestServer(t)),
+			chromedp.Click(chromedp.CSS(`#mcp-add button[name=add]`)))
+		b.waitText("#mcp-tools", "add")
+		b.shot("10-mcp")
+		b.open("/mcps")
+		b.shot("11-mcps")
+	})
+
 	t.Run("other tabs", func(t *testing.T) {
 		b.t = t
 		b.open("/agents")
@@ -104,19 +127,19 @@ func TestDashboardInABrowserW1(t *testing.T) {
 			chromedp.SendKeys(chromedp.CSS(`#agent-add [name=description]`), "keeps my wiki pages in order"),
 			chromedp.Click(chromedp.CSS(`#agent-add button`)))
 		b.waitText("#agent-focus", "builtin:wiki")
-		b.shot("08-agent")
+		b.shot("12-agent")
 		b.open("/agents")
-		b.shot("09-agents")
+		b.shot("13-agents")
 		b.open("/schedule")
 		b.waitText("main", "morning")
-		b.shot("10-schedule")
+		b.shot("14-schedule")
 		b.open("/route")
 		b.do("routing a message", chromedp.SendKeys(chromedp.CSS(`#route-message`), "what is on my calendar tomorrow afternoon?"),
 			chromedp.Click(chromedp.CSS(`#route-submit`)))
 		b.waitText("#route-result", "google-calendar")
-		b.shot("11-route")
+		b.shot("15-route")
 		b.do("a phone's screen", chromedp.EmulateViewport(390, 844))
 		b.open("/approvals")
-		b.shot("12-approvals-phone")
+		b.shot("16-approvals-phone")
 	})
 }
