@@ -6,7 +6,6 @@ import (
 	"html"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -27,36 +26,13 @@ type ownerBrowser struct {
 	csrf string
 }
 
-// serveWithDashboard starts serve with the dashboard on a free port and
-// signs the owner in with a link from `jarvisbot web`.
+// serveWithDashboard starts serve with the dashboard on and the owner
+// signed in.
 func serveWithDashboard(t *testing.T, e *testEnv) (*ownerBrowser, *syncBuffer, func()) {
 	t.Helper()
-	e.vars["JARVIS_WEB_LISTEN"] = "127.0.0.1:0"
-	out, stop := startServe(t, e)
-	waitOutput(t, out, "jarvisbot is ready")
-	m := regexp.MustCompile(`msg="the dashboard listening" url=(http://127\.0\.0\.1:\d+)/`).FindStringSubmatch(out.String())
-	if m == nil {
-		stop()
-		t.Fatalf("serve did not say where the dashboard listens:\n%s", out.String())
-	}
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &ownerBrowser{t: t, base: m[1], c: &http.Client{Jar: jar, Timeout: 30 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	code, link, errOut := e.jarvis(t, "", "web")
-	tok := regexp.MustCompile(`/login\?token=(\S+)`).FindStringSubmatch(link)
-	if code != 0 || tok == nil {
-		stop()
-		t.Fatalf("jarvisbot web: %d\n%s\n%s", code, link, errOut)
-	}
-	token, _ := url.QueryUnescape(tok[1])
-	if res := b.post("/login", url.Values{"token": {token}}); res.StatusCode != http.StatusSeeOther {
-		stop()
-		t.Fatalf("signing in: %s", res.Status)
-	}
-	return b, out, stop
+	o := signedInDashboard(t, e)
+	return &ownerBrowser{t: t, base: o.base, csrf: o.csrf, c: &http.Client{Jar: o.jar, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}, o.out, o.stop
 }
 
 // get fetches a page; it keeps the page's CSRF token for the next post.

@@ -5,7 +5,6 @@ import (
 	"html"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,66 +15,24 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/web"
 )
 
 // tabOwner is a signed-in dashboard session over HTTP, as the owner's
 // browser would hold it.
 type tabOwner struct {
-	t       *testing.T
-	base    string
-	session *http.Cookie
-	csrf    string
-	jar     http.CookieJar // the notes a change leaves for the next page
+	t    *testing.T
+	base string
+	csrf string
+	jar  http.CookieJar // the notes a change leaves for the next page
 }
 
 // servePluginsDashboard starts serve (on a fake Telegram) with the
-// dashboard on a free port and
-// signs in to it with a one-time link made on the same data directory.
+// dashboard on and the owner signed in.
 func servePluginsDashboard(t *testing.T, e *testEnv) (*tabOwner, *syncBuffer, func()) {
 	t.Helper()
-	e.vars["JARVIS_WEB_LISTEN"] = "127.0.0.1:0"
 	withTelegram(t, e) // a channel that keeps serve running (the console ends with its input)
-	out, stop := startServe(t, e)
-	t.Cleanup(stop)
-	waitOutput(t, out, "jarvisbot is ready")
-	m := regexp.MustCompile(`the dashboard listening"? url=(http://127\.0\.0\.1:\d+)/`).FindStringSubmatch(out.String())
-	if m == nil {
-		t.Fatalf("serve did not say where the dashboard listens:\n%s", out.String())
-	}
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &tabOwner{t: t, base: m[1], jar: jar}
-	a := e.app(nil, io.Discard, io.Discard)
-	cfg := mustConfig(t, e)
-	db, err := a.openStore(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link, err := web.NewLink(context.Background(), db, b.base, e.clock.Now())
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := url.Parse(link)
-	res := b.do(http.MethodPost, "/login", url.Values{"token": {u.Query().Get("token")}})
-	for _, c := range res.Cookies() {
-		if c.Name == "jarvisbot_session" {
-			b.session = c
-		}
-	}
-	if res.StatusCode != http.StatusSeeOther || b.session == nil {
-		t.Fatalf("signing in by link: %s", res.Status)
-	}
-	body := b.page("/plugins")
-	cm := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(body)
-	if cm == nil {
-		t.Fatalf("no CSRF token on the Plugins tab:\n%s", body)
-	}
-	b.csrf = cm[1]
-	return b, out, stop
+	o := signedInDashboard(t, e)
+	return &tabOwner{t: t, base: o.base, jar: o.jar, csrf: o.csrf}, o.out, o.stop
 }
 
 // do sends a request with the session, following no redirect.

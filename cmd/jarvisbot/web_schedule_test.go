@@ -1,21 +1,16 @@
 package main
 
 import (
-	"context"
 	"html"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
-	"github.com/jarvisbot/jarvisbot/web"
 )
 
 // tabBrowser is a browser signed in to the dashboard serve runs.
@@ -25,38 +20,12 @@ type tabBrowser struct {
 	csrf string
 }
 
-// serveSignedIn runs serve with the dashboard on (port 0) and signs in
-// through a one-time link made on the same data directory's store.
+// serveSignedIn runs serve with the dashboard on and the owner signed in.
 func serveSignedIn(t *testing.T, e *testEnv) (*tabBrowser, *syncBuffer, func()) {
 	t.Helper()
-	e.vars["JARVIS_WEB_LISTEN"] = "127.0.0.1:0"
-	out, stop := startServe(t, e)
-	waitOutput(t, out, "jarvisbot is ready")
-	m := regexp.MustCompile(`"the dashboard listening" url=(http://127\.0\.0\.1:\d+)/`).FindStringSubmatch(out.String())
-	if m == nil {
-		stop()
-		t.Fatalf("serve did not say where the dashboard listens:\n%s", out.String())
-	}
-	db, err := sqlite.Open(context.Background(), dbPath(mustConfig(t, e)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	link, err := web.NewLink(context.Background(), db, m[1], e.clock.Now())
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	jar, _ := cookiejar.New(nil)
-	b := &tabBrowser{base: m[1], c: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
-	u, _ := url.Parse(link)
-	// The sign-in ends on the first tab, whatever it shows.
-	if code, body := b.post(t, "/login", url.Values{"token": {u.Query().Get("token")}}); code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusBadRequest {
-		t.Fatalf("signing in: %d\n%s", code, body)
-	}
-	return b, out, stop
+	o := signedInDashboard(t, e)
+	return &tabBrowser{base: o.base, c: &http.Client{Jar: o.jar, Timeout: 30 * time.Second}, csrf: o.csrf}, o.out, o.stop
 }
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 // get fetches a page (following redirects) and keeps its CSRF token.
 func (b *tabBrowser) get(t *testing.T, path string) string {

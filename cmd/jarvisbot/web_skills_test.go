@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"html"
 	"io"
 	"mime/multipart"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -17,9 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
-	"github.com/jarvisbot/jarvisbot/web"
 )
 
 // skillsBrowser is a signed-in client of the dashboard that serve serves,
@@ -30,42 +25,14 @@ type skillsBrowser struct {
 	csrf string
 }
 
-// serveTabs runs serve with the dashboard on and signs in through a
-// one-time link made on the same data directory's store.
+// serveTabs runs serve (on a fake Telegram) with the dashboard on and the
+// owner signed in.
 func serveTabs(t *testing.T, e *testEnv) (*skillsBrowser, *syncBuffer) {
 	t.Helper()
-	e.vars["JARVIS_WEB_LISTEN"] = "127.0.0.1:0"
 	withTelegram(t, e) // a channel that keeps serve running
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	out, stop := startServe(t, e)
-	t.Cleanup(stop)
-	waitOutput(t, out, "jarvisbot is ready")
-	m := regexp.MustCompile(`"the dashboard listening" url=(http://127\.0\.0\.1:\d+)/`).FindStringSubmatch(out.String())
-	if m == nil {
-		t.Fatalf("serve did not say where the dashboard listens:\n%s", out.String())
-	}
-	db, err := sqlite.Open(context.Background(), filepath.Join(e.vars["JARVIS_DATA_DIR"], dbFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	link, err := web.NewLink(context.Background(), db, m[1], e.clock.Now())
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	jar, _ := cookiejar.New(nil)
-	b := &skillsBrowser{base: m[1], c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	u, _ := url.Parse(link)
-	if res, _ := b.post(t, "/login", url.Values{"token": {u.Query().Get("token")}}); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("signing in: %s", res.Status)
-	}
-	_, page := b.get(t, "/skills")
-	cm := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
-	if cm == nil {
-		t.Fatalf("no CSRF token on the page:\n%s", page)
-	}
-	b.csrf = cm[1]
-	return b, out
+	o := signedInDashboard(t, e)
+	return &skillsBrowser{base: o.base, c: &http.Client{Jar: o.jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, csrf: o.csrf}, o.out
 }
 
 func (b *skillsBrowser) get(t *testing.T, path string) (*http.Response, string) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -10,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/web"
 )
 
 // startDashboard starts serve with the dashboard on a free port and
@@ -65,6 +69,50 @@ func signInWith(t *testing.T, link string) *http.Client {
 	}
 	return c
 }
+
+// ownerSession is serve running with the dashboard on, and the owner
+// signed in to it by a one-time link made on the same data directory's
+// store: the cookie jar holds the session, csrf is its token.
+type ownerSession struct {
+	base string
+	jar  http.CookieJar
+	csrf string
+	out  *syncBuffer
+	stop func()
+}
+
+// signedInDashboard starts serve with the dashboard (the environment
+// needs a channel that keeps serve running, such as withTelegram) and
+// signs the owner in; serve stops when the test ends.
+func signedInDashboard(t *testing.T, e *testEnv) ownerSession {
+	t.Helper()
+	base, out, stop := startDashboard(t, e)
+	t.Cleanup(stop)
+	db, err := sqlite.Open(context.Background(), dbPath(mustConfig(t, e)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := web.NewLink(context.Background(), db, base, e.clock.Now())
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := signInWith(t, link)
+	res, err := c.Get(base + "/route") // any page: its forms carry the token
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	m := csrfField.FindStringSubmatch(string(body))
+	if m == nil {
+		t.Fatalf("no CSRF token on a page of the signed-in dashboard:\n%s", body)
+	}
+	return ownerSession{base: base, jar: c.Jar, csrf: html.UnescapeString(m[1]), out: out, stop: stop}
+}
+
+// csrfField finds a page's CSRF token.
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 var linkPattern = regexp.MustCompile(`https?://\S+/login\?token=[A-Za-z0-9_-]+`)
 
