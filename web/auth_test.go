@@ -245,3 +245,17 @@ func TestTabOfAPageW1(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeBodiesAreRefusedW1: a body past the bound is not read into
+// memory; the change is refused.
+func TestLargeBodiesAreRefusedW1(t *testing.T) {
+	d := newDashboard(t, Options{})
+	sess := d.signIn(t)
+	big := url.Values{"csrf": {csrfOf(sess.Value)}, "pad": {strings.Repeat("x", maxBody)}}
+	if res := d.post(t, "/logout", big, sess, ""); res.StatusCode == http.StatusOK {
+		t.Errorf("a %d-byte form was taken: %s", len(big.Encode()), res.Status)
+	}
+	if res, _ := d.get(t, "/", sess); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the refused form signed out: %s", res.Status)
+	}
+}

@@ -178,6 +178,9 @@ func (s *Server) Handler() http.Handler {
 			http.Error(w, "This dashboard does not answer to the name "+r.Host+": open it at "+s.o.Hosts[0]+" (or set web.url to the address your proxy serves).", http.StatusMisdirectedRequest)
 			return
 		}
+		// No form of the dashboard is large (a SKILL.md upload is the
+		// largest); a body past this bound is refused as it is read.
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		if public(r) {
 			s.mux.ServeHTTP(w, r)
 			return
@@ -187,6 +190,7 @@ func (s *Server) Handler() http.Handler {
 			s.signInFirst(w, r)
 			return
 		}
+
 		if !safeMethod(r.Method) && !s.sameOrigin(r, sess) {
 			s.refuse(w, r, http.StatusForbidden, "This form has no valid CSRF token (it may be from an old page, or from another site): reload the page and try again.")
 			return
@@ -194,6 +198,9 @@ func (s *Server) Handler() http.Handler {
 		s.mux.ServeHTTP(w, r.WithContext(withSession(r.Context(), sess)))
 	})
 }
+
+// maxBody bounds a request's body.
+const maxBody = 4 << 20
 
 // public are the paths served without a session.
 func public(r *http.Request) bool {

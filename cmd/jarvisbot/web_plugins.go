@@ -257,7 +257,7 @@ func (t *pluginsTab) Renew(ctx context.Context, name string) (web.Progress, erro
 		run.finish(err)
 		return run.progress(), err
 	}
-	fmt.Fprintf(run, "Open this link to sign in to %s again.\n", name)
+	run.sayf("Open this link to sign in to %s again.\n", name)
 	run.setLink(link)
 	t.s.spawn(func(ctx context.Context) {
 		if err := wait(ctx); err != nil {
@@ -265,7 +265,7 @@ func (t *pluginsTab) Renew(ctx context.Context, name string) (web.Progress, erro
 			return
 		}
 		t.takeUp(ctx, all, name)
-		fmt.Fprintf(run, "Signed in to %s again: its tools are back.\n", name)
+		run.sayf("Signed in to %s again: its tools are back.\n", name)
 		run.finish(nil)
 	})
 	return run.settle(ctx)
@@ -360,6 +360,13 @@ type pluginRun struct {
 	err     error
 	settled chan struct{} // closed once there is a link or the run is over
 	once    sync.Once
+}
+
+// sayf adds a line of the run's own words (a builder does not fail).
+func (r *pluginRun) sayf(format string, a ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(&r.words, format, a...)
 }
 
 func (r *pluginRun) Write(p []byte) (int, error) {
