@@ -310,8 +310,15 @@ func (b *Bot) keepConnected(ctx context.Context, down <-chan struct{}) {
 			default:
 			}
 			err := b.open()
-			if err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen) {
+			if err == nil {
 				b.log.Info("discord: reconnected to the gateway")
+				break
+			}
+			if errors.Is(err, discordgo.ErrWSAlreadyOpen) {
+				// The dropped connection is still being closed (its
+				// heartbeat goroutine's Close); its end signals down
+				// again, and the next try opens a new one.
+				b.log.Debug("discord: the dropped gateway connection is still closing; reconnecting once it has")
 				break
 			}
 			if ctx.Err() != nil {

@@ -460,9 +460,19 @@ func TestReconnectWaitsOnTheClock(t *testing.T) {
 		t.Fatalf("499ms into the 500ms wait: %d timers, %d sessions; want the wait still running", p, c)
 	}
 	clk.Advance(time.Millisecond)
-	if !srv.WaitConnected(1, 8*time.Second) {
-		t.Fatal("the bot did not reconnect when the clock reached the wait")
-	}
+	// The dropped connection may still be closing when the wait ends
+	// (discordgo's heartbeat goroutine closes it a second later): then the
+	// bot waits for that close and tries again after its next wait, which
+	// the clock is moved through here.
+	testwait.For(t, 15*time.Second, "the bot to reconnect once the clock reached the wait", func() (bool, any) {
+		if srv.Connected() >= 1 {
+			return true, nil
+		}
+		if clk.Pending() > 0 {
+			clk.Advance(2 * time.Minute)
+		}
+		return false, fmt.Sprintf("%d sessions, %d timers", srv.Connected(), clk.Pending())
+	})
 }
 
 func TestSetCommandsAndSlashCommands(t *testing.T) {
