@@ -122,6 +122,10 @@ type Input struct {
 	// turn goes on from there (an answer already written is returned
 	// without another model call) instead of storing the message again.
 	Retry bool
+	// Voice says the owner spoke the message (a transcribed voice note,
+	// V1): only a voice-marked skill may take the turn over from it; the
+	// others join or are offered as for text.
+	Voice bool
 }
 
 // ErrAwaitingApproval is returned (wrapped with the context's error) by a

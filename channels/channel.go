@@ -4,15 +4,51 @@
 // ("telegram:123456", "discord:987654321") everywhere else in jarvisbot.
 package channels
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Message is one incoming message.
 type Message struct {
 	Chat string // the conversation, "telegram:123"
 	User string // the sender, "telegram:456"
 	Name string // the sender's display name, for messages to the owner
-	Text string
+	Text string // for a voice note, its caption if any
 	ID   string // the platform's message id
+	// Audio is a voice note or an audio file the sender sent (V1), nil
+	// for a text message. The dispatcher fetches it from an owner only.
+	Audio *Audio
+}
+
+// Audio is a voice note or audio attachment as the platform announced it;
+// Fetch downloads it.
+type Audio struct {
+	// Voice is true for a voice note (recorded in the app), false for an
+	// audio file sent as such.
+	Voice    bool
+	MIME     string        // as the platform says: "audio/ogg", "audio/mpeg"…; "" if unknown
+	Duration time.Duration // as the platform says; 0 if unknown
+	Size     int64         // in bytes, as the platform says; 0 if unknown
+	FileName string        // "" for a voice note
+	// Fetch downloads the audio, refusing (with an EINVALID error that
+	// says the bound) one larger than max bytes, whatever Size said.
+	Fetch func(ctx context.Context, max int64) ([]byte, error)
+}
+
+// Voice is a voice note to send (V1): OGG/Opus bytes.
+type Voice struct {
+	Chat     string
+	OGG      []byte
+	Duration time.Duration // 0 if unknown
+	Caption  string        // short; "" for none
+	ReplyTo  string        // the platform id of the message it answers; "" for none
+}
+
+// VoiceSender sends voice notes, on platforms that have them (Telegram's
+// sendVoice; on Discord an OGG/Opus attachment).
+type VoiceSender interface {
+	SendVoice(ctx context.Context, v Voice) (messageID string, err error)
 }
 
 // Button is one button under a message. Data is opaque to the platform:

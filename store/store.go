@@ -433,6 +433,22 @@ type Incoming struct {
 	ID               int64
 	Chat, User, Name string
 	Text             string
+	// Audio is a voice note or audio file not yet transcribed (V1): kept
+	// until it is, so nothing is lost while no transcription endpoint is
+	// set. Nil once transcribed (Text then holds what was heard).
+	Audio *IncomingAudio
+}
+
+// IncomingAudio is a received voice note or audio file.
+type IncomingAudio struct {
+	Data     []byte
+	MIME     string
+	Duration time.Duration
+	Voice    bool   // a voice note, not an audio file
+	FileName string // "" for a voice note
+	// Told is set once the owner was told that no transcription endpoint
+	// is set, so a restart does not say it again.
+	Told bool
 }
 
 // Inbox keeps received messages until they are answered.
@@ -440,4 +456,10 @@ type Inbox interface {
 	Receive(ctx context.Context, m Incoming) (int64, error)
 	Answered(ctx context.Context, id int64) error
 	Waiting(ctx context.Context) ([]Incoming, error) // oldest first
+	// Transcribed replaces a kept voice note by what was heard: Text is
+	// set and the audio dropped. ENOTFOUND for an id not in the inbox.
+	Transcribed(ctx context.Context, id int64, text string) error
+	// ToldNoTranscription records that the owner was told what to set for
+	// this note.
+	ToldNoTranscription(ctx context.Context, id int64) error
 }

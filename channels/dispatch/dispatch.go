@@ -61,6 +61,15 @@ type Options struct {
 	// answered once Resumed is called. Nil means never paused.
 	Paused func() (bool, string)
 	Agent  string // the agent that answers, default "default"
+	// Transcribe turns a voice note or audio file into text (V1); nil
+	// when no transcription endpoint is set: the note is kept and the
+	// owner told, once, NoTranscription.
+	Transcribe func(ctx context.Context, audio []byte, mime, fileName string) (string, error)
+	// NoTranscription says what to set for voice notes to be heard.
+	NoTranscription string
+	// Speak makes an OGG/Opus voice note of an answer, for an owner who
+	// spoke (voice.reply auto); nil: answers are text only.
+	Speak func(ctx context.Context, text string) ([]byte, error)
 	// Commands answer slash commands by name ("skills"), for a chat.
 	Commands map[string]func(ctx context.Context, chat string) string
 	// Renew starts a new sign-in of a plugin whose sign-in needs

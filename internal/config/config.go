@@ -36,23 +36,34 @@ import (
 
 // Environment variables Load reads.
 const (
-	EnvConfig          = "JARVIS_CONFIG"           // config file path
-	EnvDataDir         = "JARVIS_DATA_DIR"         // overrides data_dir
-	EnvLogLevel        = "JARVIS_LOG_LEVEL"        // overrides log_level
-	EnvShutdownTimeout = "JARVIS_SHUTDOWN_TIMEOUT" // overrides shutdown_timeout
-	EnvKeyringBackend  = "JARVIS_KEYRING_BACKEND"  // overrides keyring.backend
-	EnvMCPInitTimeout  = "JARVIS_MCP_INIT_TIMEOUT" // sets MCPInitTimeout
-	EnvTimezone        = "JARVIS_TIMEZONE"         // overrides timezone
-	EnvBrowserEngine   = "JARVIS_BROWSER_ENGINE"   // overrides browser.engine
-	EnvBrowserAllow    = "JARVIS_BROWSER_ALLOW"    // overrides browser.allow (comma-separated)
-	EnvMCPListen       = "JARVIS_MCP_LISTEN"       // overrides mcp_server.listen
-	EnvWebListen       = "JARVIS_WEB_LISTEN"       // overrides web.listen
-	EnvWebURL          = "JARVIS_WEB_URL"          // overrides web.url
+	EnvConfig               = "JARVIS_CONFIG"                 // config file path
+	EnvDataDir              = "JARVIS_DATA_DIR"               // overrides data_dir
+	EnvLogLevel             = "JARVIS_LOG_LEVEL"              // overrides log_level
+	EnvShutdownTimeout      = "JARVIS_SHUTDOWN_TIMEOUT"       // overrides shutdown_timeout
+	EnvKeyringBackend       = "JARVIS_KEYRING_BACKEND"        // overrides keyring.backend
+	EnvMCPInitTimeout       = "JARVIS_MCP_INIT_TIMEOUT"       // sets MCPInitTimeout
+	EnvTimezone             = "JARVIS_TIMEZONE"               // overrides timezone
+	EnvBrowserEngine        = "JARVIS_BROWSER_ENGINE"         // overrides browser.engine
+	EnvBrowserAllow         = "JARVIS_BROWSER_ALLOW"          // overrides browser.allow (comma-separated)
+	EnvMCPListen            = "JARVIS_MCP_LISTEN"             // overrides mcp_server.listen
+	EnvTranscriptionBaseURL = "JARVIS_TRANSCRIPTION_BASE_URL" // overrides transcription.base_url
+	EnvTranscriptionModel   = "JARVIS_TRANSCRIPTION_MODEL"    // overrides transcription.model
+	EnvVoiceReply           = "JARVIS_VOICE_REPLY"            // overrides voice.reply
+	EnvVoiceBaseURL         = "JARVIS_VOICE_BASE_URL"         // overrides voice.base_url
+	EnvVoiceModel           = "JARVIS_VOICE_MODEL"            // overrides voice.model
+	EnvVoiceName            = "JARVIS_VOICE_NAME"             // overrides voice.voice
+	EnvWebListen            = "JARVIS_WEB_LISTEN"             // overrides web.listen
+	EnvWebURL               = "JARVIS_WEB_URL"                // overrides web.url
 )
 
 // DefaultMCPListen is where serve listens for apps over MCP unless
 // mcp_server.listen says otherwise.
 const DefaultMCPListen = "127.0.0.1:8765"
+
+// SecretTranscriptionKey is the keyring name (or environment variable) of
+// the transcription endpoint's key unless transcription.api_key_secret
+// names another.
+const SecretTranscriptionKey = "JARVIS_TRANSCRIPTION_API_KEY"
 
 // DefaultWebListen is where serve serves the dashboard unless web.listen
 // says otherwise.
@@ -88,6 +99,10 @@ type Config struct {
 	Browser   Browser   `yaml:"browser"`
 	MCPServer MCPListen `yaml:"mcp_server"`
 	Web       Web       `yaml:"web"`
+	// Transcription and Voice are voice notes in and spoken answers out
+	// (V1).
+	Transcription Transcription `yaml:"transcription"`
+	Voice         Voice         `yaml:"voice"`
 	// Timezone is the owner's IANA time zone ("Europe/Berlin"): built-in
 	// plugins read and show times in it. "" means the system's (TZ);
 	// JARVIS_TIMEZONE wins.
@@ -198,6 +213,42 @@ type MCPListen struct {
 	TLSCert string `yaml:"tls_cert"`
 	TLSKey  string `yaml:"tls_key"`
 }
+
+// Transcription is where voice notes are turned into text (V1): an
+// OpenAI-compatible /v1/audio/transcriptions endpoint (OpenAI, a local
+// whisper server, any compatible one). Empty BaseURL: voice notes are kept
+// and the owner is told what to set.
+type Transcription struct {
+	BaseURL string `yaml:"base_url"` // e.g. https://api.openai.com/v1, http://localhost:8000/v1
+	Model   string `yaml:"model"`    // e.g. whisper-1; "" = DefaultTranscriptionModel
+	// APIKeySecret is the keyring name (or environment variable) of the
+	// key; "" = SecretTranscriptionKey. A local server may need none.
+	APIKeySecret string `yaml:"api_key_secret"`
+}
+
+// DefaultTranscriptionModel is transcription.model when unset.
+const DefaultTranscriptionModel = "whisper-1"
+
+// Voice is how an answer is spoken back when the owner spoke (V1),
+// through an OpenAI-compatible /v1/audio/speech endpoint.
+type Voice struct {
+	Reply string `yaml:"reply"` // auto (the default: when the owner spoke) | never
+	// BaseURL is the speech endpoint; "" = transcription.base_url.
+	BaseURL string `yaml:"base_url"`
+	Model   string `yaml:"model"` // "" = DefaultSpeechModel
+	Voice   string `yaml:"voice"` // "" = DefaultSpeechVoice
+	// APIKeySecret names the key; "" = the transcription's.
+	APIKeySecret string `yaml:"api_key_secret"`
+}
+
+// Defaults of the spoken answer.
+const (
+	DefaultSpeechModel = "tts-1"
+	DefaultSpeechVoice = "alloy"
+)
+
+// SpeaksBack reports whether an answer to a voice note is spoken back.
+func (v Voice) SpeaksBack() bool { return v.Reply != "never" }
 
 // Web configures the dashboard (W1).
 type Web struct {
@@ -526,6 +577,9 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 	if err := c.Web.check(); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: web: %w", at("web"), err)
 	}
+	if err := checkVoice(c.Transcription, c.Voice); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", at("voice"), err)
+	}
 	for _, id := range slices.Sorted(maps.Keys(c.Tiers)) {
 		if err := checkCapabilityID(id); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: tiers: %w", at("tiers", id), err)
@@ -696,6 +750,18 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: %w", EnvMCPListen, v, err)
 		}
 	}
+	for _, e := range []struct {
+		name string
+		to   *string
+	}{{EnvTranscriptionBaseURL, &c.Transcription.BaseURL}, {EnvTranscriptionModel, &c.Transcription.Model},
+		{EnvVoiceReply, &c.Voice.Reply}, {EnvVoiceBaseURL, &c.Voice.BaseURL}, {EnvVoiceModel, &c.Voice.Model}, {EnvVoiceName, &c.Voice.Voice}} {
+		if v := getenv(e.name); v != "" {
+			*e.to = v
+		}
+	}
+	if err := checkVoice(c.Transcription, c.Voice); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_TRANSCRIPTION_* / JARVIS_VOICE_*: %w", err)
+	}
 	if v := getenv(EnvWebListen); v != "" {
 		c.Web.Listen = v
 	}
@@ -828,6 +894,24 @@ func (w Web) check() error {
 	return nil
 }
 
+// checkVoice checks the endpoints' addresses and voice.reply.
+func checkVoice(t Transcription, v Voice) error {
+	for _, e := range []struct{ key, val string }{{"transcription.base_url", t.BaseURL}, {"voice.base_url", v.BaseURL}} {
+		if e.val == "" {
+			continue
+		}
+		u, err := url.Parse(e.val)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s %q is not an http(s) address such as https://api.openai.com/v1 or http://localhost:8000/v1", e.key, e.val)
+		}
+	}
+	switch v.Reply {
+	case "", "auto", "never":
+		return nil
+	}
+	return fmt.Errorf("voice.reply %q: use auto (speak back when you spoke) or never", v.Reply)
+}
+
 // listenAddr is a listen setting's address: def when empty, "" for off.
 func listenAddr(listen, def string) string {
 	switch listen {
@@ -894,6 +978,12 @@ func (c Config) Secrets() map[string]string {
 		if n := ag.Provider.APIKeySecret; n != "" {
 			out[n] = fmt.Sprintf("the config (agents.%s.provider.api_key_secret)", name)
 		}
+	}
+	if n := c.Transcription.APIKeySecret; n != "" {
+		out[n] = "the config (transcription.api_key_secret)"
+	}
+	if n := c.Voice.APIKeySecret; n != "" {
+		out[n] = "the config (voice.api_key_secret)"
 	}
 	return out
 }

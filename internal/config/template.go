@@ -134,6 +134,34 @@ web:
   tls_key: ""
   url: ""
 
+# transcription: voice notes you send are turned into text (V1) by an
+# OpenAI-compatible /v1/audio/transcriptions endpoint: OpenAI, a local
+# whisper server, or any compatible one. Without it a voice note is kept
+# and you are told what to set.
+#   base_url: e.g. https://api.openai.com/v1 or http://localhost:8000/v1;
+#             JARVIS_TRANSCRIPTION_BASE_URL wins.
+#   model: default whisper-1; JARVIS_TRANSCRIPTION_MODEL wins.
+#   api_key_secret: the keyring name (or environment variable) of its key,
+#                   default JARVIS_TRANSCRIPTION_API_KEY.
+transcription:
+  base_url: ""
+  model: ""
+  api_key_secret: ""
+
+# voice: when you spoke, the answer also comes back as a voice note, made
+# by an OpenAI-compatible /v1/audio/speech endpoint (OGG/Opus).
+#   reply: auto (the default) or never; JARVIS_VOICE_REPLY wins.
+#   base_url: default transcription.base_url; JARVIS_VOICE_BASE_URL wins.
+#   model: default tts-1; voice: default alloy (JARVIS_VOICE_MODEL,
+#          JARVIS_VOICE_NAME).
+#   api_key_secret: default the transcription's.
+voice:
+  reply: auto
+  base_url: ""
+  model: ""
+  voice: ""
+  api_key_secret: ""
+
 # browser: builtin:browser, which reads web pages for the agents.
 #   engine: go (the default, nothing to install) or chromium, for pages that
 #           need JavaScript (install Debian's chromium); JARVIS_BROWSER_ENGINE

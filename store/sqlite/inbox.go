@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -11,7 +13,17 @@ var _ store.Inbox = (*DB)(nil)
 
 // Receive stores a received message.
 func (db *DB) Receive(ctx context.Context, m store.Incoming) (int64, error) {
-	res, err := db.db.ExecContext(ctx, `INSERT INTO inbox (chat, user, name, text, received_at) VALUES (?, ?, ?, ?, ?)`, m.Chat, m.User, m.Name, m.Text, formatTime(db.now()))
+	var a store.IncomingAudio
+	var data []byte // NULL for a text message
+	if m.Audio != nil {
+		a, data = *m.Audio, m.Audio.Data
+		if data == nil {
+			data = []byte{}
+		}
+	}
+	res, err := db.db.ExecContext(ctx, `INSERT INTO inbox (chat, user, name, text, received_at, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.Chat, m.User, m.Name, m.Text, formatTime(db.now()),
+		data, a.MIME, a.Duration.Milliseconds(), a.Voice, a.FileName, a.Told)
 	if err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a received message in %s: %w", db.path, err)
 	}
@@ -28,7 +40,7 @@ func (db *DB) Answered(ctx context.Context, id int64) error {
 
 // Waiting returns the messages not yet answered, oldest first.
 func (db *DB) Waiting(ctx context.Context) ([]store.Incoming, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, user, name, text FROM inbox ORDER BY id`)
+	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, user, name, text, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told FROM inbox ORDER BY id`)
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
 	}
@@ -36,8 +48,15 @@ func (db *DB) Waiting(ctx context.Context) ([]store.Incoming, error) {
 	var out []store.Incoming
 	for rows.Next() {
 		var m store.Incoming
-		if err := rows.Scan(&m.ID, &m.Chat, &m.User, &m.Name, &m.Text); err != nil {
+		var a store.IncomingAudio
+		var data []byte
+		var ms int64
+		if err := rows.Scan(&m.ID, &m.Chat, &m.User, &m.Name, &m.Text, &data, &a.MIME, &ms, &a.Voice, &a.FileName, &a.Told); err != nil {
 			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
+		}
+		if data != nil {
+			a.Data, a.Duration = data, time.Duration(ms)*time.Millisecond
+			m.Audio = &a
 		}
 		out = append(out, m)
 	}
@@ -45,4 +64,34 @@ func (db *DB) Waiting(ctx context.Context) ([]store.Incoming, error) {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
 	}
 	return out, nil
+}
+
+// Transcribed sets what was heard and drops the kept audio.
+func (db *DB) Transcribed(ctx context.Context, id int64, text string) error {
+	res, err := db.db.ExecContext(ctx, `UPDATE inbox SET text = ?, audio = NULL WHERE id = ?`, text, id)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "keeping a transcription in %s: %w", db.path, err)
+	}
+	return db.oneInboxRow(res, id, "keeping a transcription")
+}
+
+// ToldNoTranscription marks the note as one the owner was told about.
+func (db *DB) ToldNoTranscription(ctx context.Context, id int64) error {
+	res, err := db.db.ExecContext(ctx, `UPDATE inbox SET audio_told = 1 WHERE id = ?`, id)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "marking a voice note in %s: %w", db.path, err)
+	}
+	return db.oneInboxRow(res, id, "marking a voice note")
+}
+
+// oneInboxRow is ENOTFOUND when the update touched no row.
+func (db *DB) oneInboxRow(res sql.Result, id int64, doing string) error {
+	n, err := db.affected(res, doing)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no received message %d is waiting", id)
+	}
+	return nil
 }
