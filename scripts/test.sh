@@ -68,6 +68,19 @@ else
   echo "chromium is not installed and cannot be installed here (not root, or no apt-get): the chromium engine's tests will skip"
 fi
 
+echo "== espeak-ng and opus-tools for the voice tests (Debian's packages, installed once)"
+# Real speech for the voice-note tests: espeak-ng says a sentence, opusenc
+# makes the OGG/Opus voice note Telegram sends.
+if command -v espeak-ng >/dev/null && command -v opusenc >/dev/null; then
+  echo "already installed: $(command -v espeak-ng) $(command -v opusenc)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends espeak-ng opus-tools >/dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends espeak-ng opus-tools >/dev/null; }
+  echo "installed: $(command -v espeak-ng) $(command -v opusenc)"
+else
+  echo "espeak-ng or opus-tools is missing and cannot be installed here (not root, or no apt-get): the voice tests that need real speech will skip"
+fi
+
 echo "== go test -race"
 # The dashboard's browser tests keep a screenshot of every page here.
 export JARVIS_TEST_ARTIFACTS="${JARVIS_TEST_ARTIFACTS:-$PWD/artifacts}"
