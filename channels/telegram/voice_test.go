@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
@@ -128,6 +130,22 @@ func TestFetchDownloadsFromTheBotAPIsHostV1(t *testing.T) {
 				t.Errorf("getFile %d, downloads %d; want 1 and 1 on the fake", g, f)
 			}
 		})
+	}
+}
+
+// TestFileFormatSitsBesideTheAPIEndpointV1: files come from /file/ beside
+// the path segment that holds the token, wherever the endpoint is; for
+// Telegram's own endpoint that is the library's file endpoint.
+func TestFileFormatSitsBesideTheAPIEndpointV1(t *testing.T) {
+	t.Parallel()
+	for endpoint, want := range map[string]string{
+		tgbotapi.APIEndpoint:                    tgbotapi.FileEndpoint,
+		"http://10.0.0.5:8081/bot%s/%s":         "http://10.0.0.5:8081/file/bot%s/%s",
+		"https://proxy.example/tg/api/bot%s/%s": "https://proxy.example/tg/api/file/bot%s/%s",
+	} {
+		if got := fileFormat(endpoint); got != want {
+			t.Errorf("fileFormat(%q) = %q, want %q", endpoint, got, want)
+		}
 	}
 }
 
