@@ -122,6 +122,9 @@ func (b *Bot) apiError(ctx context.Context, method string, status int, err error
 	switch {
 	case errors.As(err, &te):
 		e.code, e.desc, e.retryAfter = te.Code, te.Message, te.RetryAfter
+		if e.code == 0 && status >= 400 {
+			e.code = status // the library leaves error_code out of an upload's answer
+		}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		e.cause = ctx.Err()
 		if e.cause == nil {
@@ -151,22 +154,34 @@ func scrub(s, token string) string {
 // call makes a request and retries it on 429 (after retry_after) and 5xx
 // (after RetryDelay, doubling), up to three times.
 func (b *Bot) call(ctx context.Context, method string, c tgbotapi.Chattable) (*tgbotapi.APIResponse, error) {
+	var resp *tgbotapi.APIResponse
+	err := b.retrying(ctx, method, func() (err error) {
+		resp, err = b.request(ctx, method, c, callTimeout)
+		return err
+	})
+	return resp, err
+}
+
+// retrying runs try, and again while it fails with a retryable apiError:
+// a 429 after retry_after, a 5xx after RetryDelay, doubling, up to three
+// times. Any other error ends it at once.
+func (b *Bot) retrying(ctx context.Context, method string, try func() error) error {
 	for attempt := 0; ; attempt++ {
-		resp, err := b.request(ctx, method, c, callTimeout)
+		err := try()
 		var e *apiError
 		if err == nil || attempt == retries || !errors.As(err, &e) || !e.retryable() {
-			return resp, err
+			return err
 		}
 		wait := b.retryDelay << attempt
 		if e.retryAfter > 0 {
 			wait = time.Duration(e.retryAfter) * time.Second
 			if wait > maxRetryAfter {
-				return nil, err
+				return err
 			}
 		}
 		b.log.Warn("telegram: request failed, retrying", "method", method, "err", err, "retry_in", wait)
 		if !clock.Sleep(ctx, b.clock, wait) {
-			return nil, err
+			return err
 		}
 	}
 }

@@ -1,15 +1,19 @@
 // Package telegram is the Telegram channel (CH1): a bot that long-polls
 // the Bot API through go-telegram-bot-api and implements channels.Channel,
-// channels.Typer and channels.Commander.
+// channels.Typer, channels.Commander and channels.VoiceSender.
 //
 // Incoming: Run calls getUpdates itself (not the library's GetUpdatesChan,
 // which cannot be stopped mid-poll and sleeps through errors), passes
 // messages and button presses to the handler in update order, and confirms
 // what it handled before it returns, so a restart does not see it again.
+// A voice note or audio file comes as the message's Audio, fetched later
+// (getFile, then /file/bot<token>/<path> beside the API endpoint) only if
+// the dispatcher wants it (V1).
 // Outgoing: the model's Markdown becomes Telegram HTML, cut into messages
-// of at most 4096 characters; the buttons go under the last one. 429 and
-// 5xx answers are retried. Every request takes the caller's context, and no
-// error carries the bot token.
+// of at most 4096 characters; the buttons go under the last one. Voice
+// notes go up as OGG/Opus by sendVoice. 429 and 5xx answers are retried.
+// Every request takes the caller's context, and no error carries the bot
+// token.
 package telegram
 
 import (
@@ -46,7 +50,9 @@ type Options struct {
 	// BaseURL is where the Bot API lives, "http://host:port" (a test
 	// server, a self-hosted Bot API server); the library's public endpoint
 	// when empty. A full endpoint format with two %s (token, method), as
-	// the config's api_endpoint has it, is taken as it is.
+	// the config's api_endpoint has it, is taken as it is. Files (voice
+	// notes) are downloaded from the same place, under /file/ beside
+	// /bot<token>/, as Telegram and a self-hosted server serve them.
 	BaseURL    string
 	HTTPClient *http.Client // default: a client with no timeout of its own; every call has a deadline
 	Logger     *slog.Logger
@@ -64,6 +70,7 @@ type Bot struct {
 	api        *tgbotapi.BotAPI // never changed after New: each call copies it
 	client     *http.Client
 	token      string
+	files      string // the file download format: token, then file_path
 	log        *slog.Logger
 	poll       time.Duration
 	retryDelay time.Duration
@@ -74,10 +81,11 @@ type Bot struct {
 }
 
 var (
-	_ channels.Channel   = (*Bot)(nil)
-	_ channels.Typer     = (*Bot)(nil)
-	_ channels.Commander = (*Bot)(nil)
-	_ channels.Readier   = (*Bot)(nil)
+	_ channels.Channel     = (*Bot)(nil)
+	_ channels.Typer       = (*Bot)(nil)
+	_ channels.Commander   = (*Bot)(nil)
+	_ channels.Readier     = (*Bot)(nil)
+	_ channels.VoiceSender = (*Bot)(nil)
 )
 
 // Ready is closed when Run's first long poll goes out, or when RunWebhook
@@ -126,6 +134,7 @@ func New(ctx context.Context, opt Options) (*Bot, error) {
 		return nil, jarvisbot.Errorf(appCode(err), "telegram: cannot reach the Bot API (%w): check the network and the endpoint", err)
 	}
 	b.api = api
+	b.files = fileFormat(endpoint)
 	return b, nil
 }
 
@@ -265,15 +274,17 @@ func (b *Bot) deliver(ctx context.Context, h channels.Handler, u tgbotapi.Update
 		if text == "" {
 			text = m.Caption
 		}
-		if m.From == nil || m.Chat == nil || strings.TrimSpace(text) == "" {
-			return // not a person's text: photos without caption, stickers, service messages
+		audio := b.audio(m)
+		if m.From == nil || m.Chat == nil || (strings.TrimSpace(text) == "" && audio == nil) {
+			return // not a person's text or voice: photos without caption, stickers, service messages
 		}
 		h.HandleMessage(ctx, channels.Message{
-			Chat: id(m.Chat.ID),
-			User: id(m.From.ID),
-			Name: displayName(m.From),
-			Text: b.stripMention(text),
-			ID:   strconv.Itoa(m.MessageID),
+			Chat:  id(m.Chat.ID),
+			User:  id(m.From.ID),
+			Name:  displayName(m.From),
+			Text:  b.stripMention(text),
+			ID:    strconv.Itoa(m.MessageID),
+			Audio: audio,
 		})
 	case u.CallbackQuery != nil:
 		q := u.CallbackQuery

@@ -9,11 +9,18 @@
 // Press), long polls return it, and every message the bot sends or edits
 // is checked as Telegram checks it (HTML entities, 4096 characters,
 // callback data of 64 bytes, "message is not modified") and recorded.
+//
+// Files: SendVoice, SendAudio and SendMedia store bytes as a file and
+// queue a message carrying it; getFile answers its file_path, and
+// GET /file/bot<TOKEN>/<file_path> serves the bytes, as Telegram and a
+// self-hosted Bot API server do. sendVoice takes a multipart upload (or a
+// known file_id) and records the bytes in Sent.
 package faketelegram
 
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -44,6 +51,32 @@ type Sent struct {
 	ParseMode string
 	Buttons   [][]Button // nil when the message has none
 	ReplyTo   int        // reply_to_message_id, 0 when it answers nothing
+	// For sendVoice: the voice's bytes, its file_id (getFile and the file
+	// endpoint serve it), caption and duration in seconds as sent.
+	Voice    []byte
+	FileID   string
+	Caption  string
+	Duration int
+}
+
+// Media is a voice note or audio file a user sends (SendMedia).
+type Media struct {
+	Kind     string // "voice" (a voice note) or "audio" (an audio file)
+	Data     []byte
+	MIME     string        // mime_type; omitted when ""
+	FileName string        // file_name (audio only); omitted when ""
+	Duration time.Duration // sent in whole seconds, rounded up
+	Caption  string
+	// Size is the file_size the update and getFile report: 0 reports the
+	// real size, -1 none; another value lies, as a test may need.
+	Size int64
+}
+
+// file is what getFile and the file endpoint know of a file.
+type file struct {
+	id, uniqueID, path string
+	data               []byte
+	size               int64 // as reported; -1 for none
 }
 
 // Answer is an answerCallbackQuery.
@@ -75,6 +108,9 @@ type Server struct {
 	// RetryAfter is the parameters.retry_after of a 429 from FailNext;
 	// default 1 second.
 	RetryAfter int
+	// FileLimit is the largest file getFile hands out, as Telegram's 20 MB
+	// for bots; set it before the bot runs.
+	FileLimit int64
 
 	srv    *httptest.Server
 	closed chan struct{}
@@ -95,8 +131,10 @@ type Server struct {
 	actions   []Action
 	fail      map[string][]int
 	calls     map[string]int
-	poller    chan struct{} // closed to end the getUpdates in flight with 409
-	polling   int           // getUpdates calls waiting in the server for an update
+	poller    chan struct{}    // closed to end the getUpdates in flight with 409
+	polling   int              // getUpdates calls waiting in the server for an update
+	files     map[string]*file // by file_id
+	nextFile  int
 }
 
 type msgKey struct {
@@ -119,7 +157,7 @@ type Reporter interface {
 // New starts a fake for the token; it stops when the test ends.
 func New(t Reporter, token string) *Server {
 	s := &Server{
-		Token: token, RetryAfter: 1, closed: make(chan struct{}), changed: make(chan struct{}),
+		Token: token, RetryAfter: 1, FileLimit: 20 << 20, files: map[string]*file{}, closed: make(chan struct{}), changed: make(chan struct{}),
 		nextUpd: 100, nextMsg: 1, messages: map[msgKey]*Sent{}, callbacks: map[string]bool{},
 		fail: map[string][]int{}, calls: map[string]int{},
 	}
@@ -189,6 +227,73 @@ func (s *Server) Press(chatID, userID int64, messageID int, data string) string 
 	return qid
 }
 
+// SendVoice queues a voice note (OGG/Opus, "audio/ogg") from a user and
+// returns its message id; getFile and the file endpoint serve ogg.
+func (s *Server) SendVoice(chatID, userID int64, ogg []byte, duration time.Duration) int {
+	return s.SendMedia(chatID, userID, Media{Kind: "voice", Data: ogg, MIME: "audio/ogg", Duration: duration})
+}
+
+// SendAudio queues an audio file from a user and returns its message id.
+func (s *Server) SendAudio(chatID, userID int64, data []byte, mimeType, fileName string, duration time.Duration) int {
+	return s.SendMedia(chatID, userID, Media{Kind: "audio", Data: data, MIME: mimeType, FileName: fileName, Duration: duration})
+}
+
+// SendMedia queues a voice note or audio file as m describes it and
+// returns its message id. It panics on another Kind: a test's mistake.
+func (s *Server) SendMedia(chatID, userID int64, m Media) int {
+	if m.Kind != "voice" && m.Kind != "audio" {
+		panic(fmt.Sprintf("faketelegram: media kind %q is neither voice nor audio", m.Kind))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	size := m.Size
+	if size == 0 {
+		size = int64(len(m.Data))
+	}
+	f := s.storeFile(m.Kind, m.Data, size)
+	id := s.nextMsg
+	s.nextMsg++
+	msg := map[string]any{"message_id": id, "from": user(userID), "chat": chat(chatID), "date": time.Now().Unix()}
+	obj := fileJSON(f, seconds(m.Duration), m.MIME)
+	if m.Kind == "audio" && m.FileName != "" {
+		obj["file_name"] = m.FileName
+	}
+	msg[m.Kind] = obj
+	if m.Caption != "" {
+		msg["caption"] = m.Caption
+	}
+	s.queue("message", msg)
+	return id
+}
+
+// seconds is a duration as Telegram gives it: whole seconds, rounded up.
+func seconds(d time.Duration) int {
+	return int((d + time.Second - 1) / time.Second)
+}
+
+// storeFile keeps data as a file; call with s.mu held.
+func (s *Server) storeFile(kind string, data []byte, size int64) *file {
+	s.nextFile++
+	n := strconv.Itoa(s.nextFile)
+	f := &file{id: "AwACAgIAAxkBAAI" + n, uniqueID: "AgAD" + n, path: kind + "/file_" + n + ".oga", data: append([]byte(nil), data...), size: size}
+	if kind == "audio" {
+		f.path = "music/file_" + n
+	}
+	s.files[f.id] = f
+	return f
+}
+
+func fileJSON(f *file, duration int, mimeType string) map[string]any {
+	j := map[string]any{"file_id": f.id, "file_unique_id": f.uniqueID, "duration": duration}
+	if mimeType != "" {
+		j["mime_type"] = mimeType
+	}
+	if f.size >= 0 {
+		j["file_size"] = f.size
+	}
+	return j
+}
+
 func (s *Server) queue(kind string, v map[string]any) {
 	s.nextUpd++
 	s.updates = append(s.updates, update{ID: s.nextUpd, JSON: map[string]any{"update_id": s.nextUpd, kind: v}})
@@ -253,7 +358,8 @@ func (s *Server) Polling() int {
 }
 
 // Calls counts the calls of a method that reached the server with the
-// right token, failed ones included.
+// right token, failed ones included; "file" counts downloads from the file
+// endpoint.
 func (s *Server) Calls(method string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -262,6 +368,7 @@ func (s *Server) Calls(method string) int {
 
 // FailNext makes the next n calls of method fail with status: a 429
 // carries parameters.retry_after (RetryAfter), others the status's text.
+// Method "file" fails downloads from the file endpoint.
 func (s *Server) FailNext(method string, n int, status int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -332,6 +439,10 @@ func reply(w http.ResponseWriter, result any, e *apiError) {
 var tokenShape = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]+$`)
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok {
+		s.serveFile(w, r, rest)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	token, method, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 || !tokenShape.MatchString(token) {
@@ -377,6 +488,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		"setmycommands":          s.setMyCommands,
 		"setwebhook":             s.setWebhook,
 		"deletewebhook":          s.deleteWebhook,
+		"getfile":                s.getFile,
+		"sendvoice":              s.sendVoice,
 	}
 	h := handlers[method]
 	if h == nil {
@@ -641,6 +754,9 @@ func (s *Server) editMessageText(r *http.Request) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
+	if m.Voice != nil {
+		return nil, badRequest("there is no text in the message to edit")
+	}
 	if m.Text == text && m.ParseMode == mode && sameButtons(m.Buttons, buttons) {
 		return nil, notModified
 	}
@@ -755,4 +871,131 @@ func (s *Server) deleteWebhook(*http.Request) (any, *apiError) {
 	s.notify()
 	s.mu.Unlock()
 	return true, nil
+}
+
+// serveFile answers GET /file/bot<TOKEN>/<file_path>. Telegram answers a
+// wrong token or path on this endpoint with a bare 404.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) {
+	token, path, _ := strings.Cut(rest, "/")
+	if token != s.Token {
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	s.mu.Lock()
+	s.calls["file"]++
+	var failStatus int
+	if q := s.fail["file"]; len(q) > 0 {
+		failStatus, s.fail["file"] = q[0], q[1:]
+	}
+	var data []byte
+	found := false
+	for _, f := range s.files {
+		if f.path == path {
+			data, found = f.data, true
+			break
+		}
+	}
+	s.notify()
+	s.mu.Unlock()
+	switch {
+	case failStatus != 0:
+		http.Error(w, http.StatusText(failStatus), failStatus)
+	case !found:
+		http.NotFound(w, r)
+	default:
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		w.Write(data)
+	}
+}
+
+// getFile answers a file's path for the file endpoint; a file above
+// FileLimit is refused as Telegram refuses one above 20 MB.
+func (s *Server) getFile(r *http.Request) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.files[r.Form.Get("file_id")]
+	if f == nil {
+		return nil, badRequest("invalid file_id")
+	}
+	if int64(len(f.data)) > s.FileLimit {
+		return nil, badRequest("file is too big")
+	}
+	j := map[string]any{"file_id": f.id, "file_unique_id": f.uniqueID, "file_path": f.path}
+	if f.size >= 0 {
+		j["file_size"] = f.size
+	}
+	return j, nil
+}
+
+// maxCaption is Telegram's limit for a caption, in UTF-16 units of the
+// visible text.
+const maxCaption = 1024
+
+// sendVoice takes the voice as a multipart upload, or the file_id of a
+// file the fake holds, and records it.
+func (s *Server) sendVoice(r *http.Request) (any, *apiError) {
+	c, e := formChat(r)
+	if e != nil {
+		return nil, e
+	}
+	caption, mode := r.Form.Get("caption"), r.Form.Get("parse_mode")
+	if caption != "" {
+		visible := caption
+		if strings.EqualFold(mode, "HTML") {
+			v, err := parseHTML(caption)
+			if err != nil {
+				return nil, badRequest("can't parse entities: %s", err.Error())
+			}
+			visible = v
+		}
+		if len(utf16.Encode([]rune(visible))) > maxCaption {
+			return nil, badRequest("message caption is too long")
+		}
+	}
+	var data []byte
+	if r.MultipartForm != nil && len(r.MultipartForm.File["voice"]) > 0 {
+		fh := r.MultipartForm.File["voice"][0]
+		f, err := fh.Open()
+		if err != nil {
+			return nil, badRequest("wrong file")
+		}
+		data, err = io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, badRequest("wrong file")
+		}
+	} else if id := r.Form.Get("voice"); id != "" {
+		s.mu.Lock()
+		f := s.files[id]
+		s.mu.Unlock()
+		if f == nil {
+			return nil, badRequest("wrong file identifier/HTTP URL specified")
+		}
+		data = f.data
+	}
+	if len(data) == 0 {
+		return nil, badRequest("there is no voice in the request")
+	}
+	duration, _ := strconv.Atoi(r.Form.Get("duration"))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.storeFile("voice", data, int64(len(data)))
+	m := &Sent{Method: "sendVoice", ChatID: c, MessageID: s.nextMsg, ParseMode: mode, Voice: f.data, FileID: f.id, Caption: caption, Duration: duration}
+	m.ReplyTo, _ = strconv.Atoi(r.Form.Get("reply_to_message_id"))
+	s.nextMsg++
+	s.messages[msgKey{c, m.MessageID}] = m
+	s.sent = append(s.sent, *m)
+	s.notify()
+	j := messageJSON(m, s.botUser())
+	delete(j, "text")
+	j["voice"] = fileJSON(f, duration, "audio/ogg")
+	if caption != "" {
+		j["caption"] = caption
+	}
+	return j, nil
 }
