@@ -489,3 +489,85 @@ func TestTranscriptKeptAcrossRestartV1(t *testing.T) {
 		t.Errorf("transcribed again after the restart")
 	}
 }
+
+// TestNoteCaptionIsNotACommandV1: a voice note's caption is context for
+// what was said, so "/help" under a note does not answer as the command.
+func TestNoteCaptionIsNotACommandV1(t *testing.T) {
+	r := newVoiceRig(t)
+	var calls, fetched atomic.Int32
+	d := r.desk(t, nil, func(o *Options) { o.Transcribe = hear(&calls) })
+	r.f.Push(fakellm.Step{Text: "Here is how."})
+	d.HandleMessage(context.Background(), channels.Message{Chat: owner, User: owner, ID: "m1", Text: "/help", Audio: recording("how do I reset the router", true, &fetched)})
+	waitFor(t, "the answer", func() (bool, any) { got := r.plat.to(owner); return len(got) == 1, got })
+	if got := r.plat.to(owner)[0]; got != "🎤 \"how do I reset the router\"\n\nHere is how." {
+		t.Errorf("answer %q, want the note answered", got)
+	}
+}
+
+// blockedHearing is a transcription that waits until its context ends,
+// saying when it began.
+func blockedHearing(began chan<- struct{}) func(context.Context, []byte, string, string) (string, error) {
+	return func(ctx context.Context, _ []byte, _, _ string) (string, error) {
+		began <- struct{}{}
+		<-ctx.Done()
+		return "", fmt.Errorf("transcribing: %w", ctx.Err())
+	}
+}
+
+// TestTranscriptionStoppedV1: a transcription the shutdown stops leaves
+// the note in the inbox for the next start, unsaid; one the owner stops
+// with /cancel is said to be stopped and let go, as a text message is.
+func TestTranscriptionStoppedV1(t *testing.T) {
+	ctx := context.Background()
+	t.Run("shutdown", func(t *testing.T) {
+		r := newVoiceRig(t)
+		began := make(chan struct{}, 1)
+		var fetched atomic.Int32
+		d := r.desk(t, nil, func(o *Options) { o.Transcribe = blockedHearing(began) })
+		d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording("water the plants", true, &fetched)})
+		awaitSignal(t, began, "the transcription to begin")
+		late, cancel := context.WithCancel(ctx)
+		cancel() // the deadline has passed: Drain stops the transcription
+		d.Drain(late)
+		if got := r.plat.to(owner); len(got) != 0 {
+			t.Errorf("sent %q during the shutdown", got)
+		}
+		if w := r.waiting(t); len(w) != 1 || w[0].Audio == nil {
+			t.Fatalf("inbox: %+v, want the note kept", w)
+		}
+		var calls atomic.Int32
+		d = r.desk(t, nil, func(o *Options) { o.Transcribe = hear(&calls) })
+		r.f.Push(fakellm.Step{Text: "Done."})
+		if err := d.Resume(ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the answer after the restart", func() (bool, any) { got := r.plat.to(owner); return len(got) == 1, got })
+		if got := r.plat.to(owner)[0]; got != "🎤 \"water the plants\"\n\nDone." {
+			t.Errorf("answer %q", got)
+		}
+	})
+	t.Run("cancel", func(t *testing.T) {
+		r := newVoiceRig(t)
+		began := make(chan struct{}, 1)
+		var fetched atomic.Int32
+		d := r.desk(t, nil, func(o *Options) { o.Transcribe = blockedHearing(began) })
+		d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording("never mind", true, &fetched)})
+		awaitSignal(t, began, "the transcription to begin")
+		d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m2", Text: "/cancel"})
+		waitFor(t, "the stop", func() (bool, any) { got := r.plat.to(owner); return len(got) == 1, got })
+		if got := r.plat.to(owner)[0]; got != "Stopped." {
+			t.Errorf("answer %q", got)
+		}
+		waitFor(t, "the inbox to empty", func() (bool, any) { w := r.waiting(t); return len(w) == 0, w })
+	})
+}
+
+// awaitSignal waits for a signal, failing the test after 10 s.
+func awaitSignal(t *testing.T, c <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("waited 10 s for %s", what)
+	}
+}
