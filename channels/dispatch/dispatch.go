@@ -412,7 +412,12 @@ func (d *Desk) work(ctx context.Context, chat string) {
 // the turn's error.
 func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	ch := d.channels[platform(m.Chat)]
-	stopTyping := d.typing(ctx, ch, m.Chat)
+	stopTyping := func() {}
+	// A note kept for want of a transcription endpoint gets no turn: no
+	// "typing…" after each start for it.
+	if m.audio == nil || d.opt.Transcribe != nil {
+		stopTyping = d.typing(ctx, ch, m.Chat)
+	}
 	in := agents.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry}
 	var heard string
 	if m.audio != nil && m.approval == nil {

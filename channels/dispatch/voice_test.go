@@ -31,7 +31,10 @@ type voicePlatform struct {
 	chatPlatform
 	voices    []sentVoice
 	voiceFail error
+	typing    atomic.Int32
 }
+
+func (p *voicePlatform) Typing(context.Context, string) error { p.typing.Add(1); return nil }
 
 type sentVoice struct {
 	channels.Voice
@@ -198,6 +201,22 @@ func TestVoiceNoteWithoutTranscriptionKeptV1(t *testing.T) {
 	w := r.waiting(t)
 	if len(w) != 1 || w[0].Audio == nil || !w[0].Audio.Told {
 		t.Fatalf("inbox: %+v, want only the note, marked as told", w)
+	}
+	d.Drain(ctx)
+	if n := r.plat.typing.Load(); n == 0 {
+		t.Fatalf("no typing shown for the text message")
+	}
+
+	// A restart still without the setting, with only the note waiting:
+	// nothing is said and no "typing…" shown for it.
+	r.plat.typing.Store(0)
+	d = r.desk(t, nil, nil)
+	if err := d.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d.Drain(ctx)
+	if got := r.plat.to(owner); len(got) != 2 || r.plat.typing.Load() != 0 {
+		t.Fatalf("after a restart: sent %q, typing shown %d times; want nothing new", got[2:], r.plat.typing.Load())
 	}
 
 	// A restart still without the setting: the note is not told again,
