@@ -297,7 +297,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 			return p
 		})
 	}
-	entering, manuals, enabled, err := r.matchSkills(ctx, ag.Name, in.Text, prefer)
+	entering, manuals, enabled, err := r.matchSkills(ctx, ag.Name, in.Text, in.Voice, prefer)
 	if err != nil {
 		return st, err
 	}
@@ -601,8 +601,9 @@ type entered struct {
 
 // matchSkills ranks the agent's enabled skills for msg: the skills that
 // enter the turn, the plugin whose manual leads (its servers may come with
-// it), and every enabled skill, which the stable prompt lists.
-func (r *Runtime) matchSkills(ctx context.Context, agent, msg string, prefer *catalog.Preferences) ([]entered, []string, []*skills.Skill, error) {
+// it), and every enabled skill, which the stable prompt lists. A spoken
+// message is taken over only by a voice-marked skill (V1).
+func (r *Runtime) matchSkills(ctx context.Context, agent, msg string, voice bool, prefer *catalog.Preferences) ([]entered, []string, []*skills.Skill, error) {
 	if r.Skills == nil {
 		return nil, nil, nil, nil
 	}
@@ -611,6 +612,9 @@ func (r *Runtime) matchSkills(ctx context.Context, agent, msg string, prefer *ca
 		return nil, nil, nil, err
 	}
 	ms := rk.Rank(msg, nil)
+	if voice {
+		skills.Spoken(ms)
+	}
 	var out []entered
 	var manuals []string
 	lead, tie := skills.ManualTie(ms, prefer)

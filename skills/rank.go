@@ -154,6 +154,22 @@ func EntryFor(s *Skill, score float64) Entry {
 	return EntryTakeOver
 }
 
+// Spoken sets the entries of a ranking for a message the owner spoke (a
+// transcribed voice note, V1): only a voice-marked skill (S1) may take
+// such a turn over, since a misheard word must not hand the turn to a
+// skill that never asked to be started by voice; any other skill that
+// would take over joins instead, so the model can still decline it.
+// Joining and offered skills stay as they are for text. It changes ms in
+// place and returns it.
+func Spoken(ms []Match) []Match {
+	for i := range ms {
+		if ms[i].Entry == EntryTakeOver && !ms[i].Skill.Voice {
+			ms[i].Entry = EntryJoin
+		}
+	}
+	return ms
+}
+
 // ManualLead is how far the best match must lead the next one for its
 // plugin's servers to come with it: a tie between two manuals ("What's the
 // weather tomorrow?" touches calendar and tasks alike) brings neither.

@@ -4,8 +4,10 @@
 // different chats run at once, answers slash commands (from the Facts the
 // service reports), draws approval requests as buttons where the owner
 // wants them and takes each decision once, and keeps a reply that could
-// not be sent instead of losing it. serve, chat and schedule run all go
-// through it.
+// not be sent instead of losing it. An owner's voice notes are kept with
+// their audio until transcribed, and answered with a quote of what was
+// heard (and spoken back where the platform has voice notes; voice.go).
+// serve, chat and schedule run all go through it.
 package dispatch
 
 import (
@@ -116,6 +118,8 @@ type queued struct {
 	// begun before the restart.
 	retry    bool
 	approval *store.Approval
+	// audio is a voice note or audio file not yet transcribed (V1).
+	audio *store.IncomingAudio
 	// answered, when set, hears the turn's error once it is done (Ask).
 	answered chan<- error
 }
@@ -130,6 +134,9 @@ type chatQueue struct {
 func New(ctx context.Context, opt Options, chans ...channels.Channel) (*Desk, error) {
 	if opt.Agent == "" {
 		opt.Agent = store.DefaultAgent
+	}
+	if opt.NoTranscription == "" {
+		opt.NoTranscription = defaultNoTranscription
 	}
 	log := opt.Logger
 	if log == nil {
@@ -239,18 +246,26 @@ func (d *Desk) handle(ctx context.Context, m channels.Message, answered chan<- e
 		d.stranger(ctx, m, text)
 		return false
 	}
-	if strings.HasPrefix(text, "/") {
+	// A note's caption is context for what was said, never a command.
+	if m.Audio == nil && strings.HasPrefix(text, "/") {
 		if d.command(ctx, m, text) {
 			return false
 		}
 	}
-	// Stored before this returns: the channel confirms the message to the
-	// platform only then, so a crash neither loses nor repeats it.
-	id, err := d.opt.Store.Receive(ctx, store.Incoming{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text})
+	in := store.Incoming{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}
+	if m.Audio != nil {
+		if in.Audio = d.fetchAudio(ctx, m); in.Audio == nil {
+			return false
+		}
+	}
+	// Stored before this returns, a note with its audio: the channel
+	// confirms the message to the platform only then, so a crash neither
+	// loses nor repeats it.
+	id, err := d.opt.Store.Receive(ctx, in)
 	if err != nil {
 		d.log.Error("storing a received message", "chat", m.Chat, "err", err)
 	}
-	d.enqueue(ctx, queued{Message: m, inbox: id, answered: answered})
+	d.enqueue(ctx, queued{Message: m, inbox: id, audio: in.Audio, answered: answered})
 	return true
 }
 
@@ -266,7 +281,9 @@ func (d *Desk) Resume(ctx context.Context) error {
 		if _, ok := d.channels[platform(m.Chat)]; !ok {
 			continue
 		}
-		d.enqueue(ctx, queued{Message: channels.Message{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}, inbox: m.ID, retry: true})
+		// A voice note still waiting for its transcription comes back
+		// with its audio; the owner was told already if Told is set.
+		d.enqueue(ctx, queued{Message: channels.Message{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}, inbox: m.ID, retry: true, audio: m.Audio})
 	}
 	return nil
 }
@@ -395,7 +412,23 @@ func (d *Desk) work(ctx context.Context, chat string) {
 // the turn's error.
 func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	ch := d.channels[platform(m.Chat)]
-	stopTyping := d.typing(ctx, ch, m.Chat)
+	stopTyping := func() {}
+	// A note kept for want of a transcription endpoint gets no turn: no
+	// "typing…" after each start for it.
+	if m.audio == nil || d.opt.Transcribe != nil {
+		stopTyping = d.typing(ctx, ch, m.Chat)
+	}
+	in := agents.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry}
+	var heard string
+	if m.audio != nil && m.approval == nil {
+		var done bool
+		var err error
+		if heard, done, err = d.hear(ctx, m); heard == "" {
+			stopTyping()
+			return done, err
+		}
+		in.Text, in.Voice = spokenText(heard, m.Text, m.audio), true
+	}
 	var res agents.Result
 	var err error
 	if m.approval != nil {
@@ -404,7 +437,7 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 			err = fmt.Errorf("the turn that waited for your decision on %s could not go on: %w", m.approval.Tool, err)
 		}
 	} else {
-		res, err = d.opt.Runtime.Turn(ctx, agents.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry})
+		res, err = d.opt.Runtime.Turn(ctx, in)
 	}
 	stopTyping()
 	text := res.Text
@@ -423,7 +456,16 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	case strings.TrimSpace(text) == "":
 		text = "(no answer)"
 	}
-	d.send(context.WithoutCancel(ctx), channels.Outgoing{Chat: m.Chat, Text: text, ReplyTo: m.ID})
+	shown := text
+	if heard != "" {
+		// The owner sees what was heard with the answer: a misheard
+		// word explains a strange answer.
+		shown = quote(heard) + "\n\n" + text
+	}
+	d.send(context.WithoutCancel(ctx), channels.Outgoing{Chat: m.Chat, Text: shown, ReplyTo: m.ID})
+	if err == nil && strings.TrimSpace(res.Text) != "" {
+		d.speakBack(ctx, m, res.Text)
+	}
 	return true, err
 }
 
