@@ -449,6 +449,10 @@ type IncomingAudio struct {
 	// Told is set once the owner was told that no transcription endpoint
 	// is set, so a restart does not say it again.
 	Told bool
+	// Heard is set once it was transcribed (Data is then empty and the
+	// message's Text holds what was heard): a restart answers it as the
+	// spoken message it was, without transcribing it again.
+	Heard bool
 }
 
 // Inbox keeps received messages until they are answered.
@@ -457,7 +461,8 @@ type Inbox interface {
 	Answered(ctx context.Context, id int64) error
 	Waiting(ctx context.Context) ([]Incoming, error) // oldest first
 	// Transcribed replaces a kept voice note by what was heard: Text is
-	// set and the audio dropped. ENOTFOUND for an id not in the inbox.
+	// set, the audio dropped and the note marked Heard. ENOTFOUND for an
+	// id not in the inbox.
 	Transcribed(ctx context.Context, id int64, text string) error
 	// ToldNoTranscription records that the owner was told what to set for
 	// this note.

@@ -415,12 +415,18 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	stopTyping := func() {}
 	// A note kept for want of a transcription endpoint gets no turn: no
 	// "typing…" after each start for it.
-	if m.audio == nil || d.opt.Transcribe != nil {
+	if m.audio == nil || m.audio.Heard || d.opt.Transcribe != nil {
 		stopTyping = d.typing(ctx, ch, m.Chat)
 	}
 	in := agents.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry}
 	var heard string
-	if m.audio != nil && m.approval == nil {
+	switch {
+	case m.audio != nil && m.audio.Heard && m.approval == nil:
+		// Transcribed before a restart: answered as the spoken message it
+		// was, without hearing it again.
+		heard, _, _ = strings.Cut(m.Text, "\n\n(")
+		in.Voice = true
+	case m.audio != nil && m.approval == nil:
 		var done bool
 		var err error
 		if heard, done, err = d.hear(ctx, m); heard == "" {

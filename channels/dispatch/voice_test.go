@@ -495,7 +495,7 @@ func TestTranscriptKeptAcrossRestartV1(t *testing.T) {
 	waitFor(t, "the answer", func() (bool, any) { got := r.plat.to(owner); return len(got) == 1, got })
 	d.Drain(ctx)
 	w := r.waiting(t)
-	if len(w) != 1 || w[0].Audio != nil || !strings.HasPrefix(w[0].Text, "book a table for two") {
+	if len(w) != 1 || w[0].Audio == nil || !w[0].Audio.Heard || w[0].Audio.Data != nil || !strings.HasPrefix(w[0].Text, "book a table for two") {
 		t.Fatalf("inbox: %+v, want the note kept as what was heard", w)
 	}
 	var again atomic.Int32
@@ -506,6 +506,11 @@ func TestTranscriptKeptAcrossRestartV1(t *testing.T) {
 	waitFor(t, "the inbox to empty", func() (bool, any) { w := r.waiting(t); return len(w) == 0, w })
 	if again.Load() != 0 {
 		t.Errorf("transcribed again after the restart")
+	}
+	// Answered after the restart as the spoken message it was: what was
+	// heard is quoted again.
+	if got := r.plat.to(owner); len(got) != 2 || !strings.HasPrefix(got[1], "🎤 \"book a table for two\"") {
+		t.Errorf("answers %q, want the restart's answer to quote what was heard", got)
 	}
 }
 

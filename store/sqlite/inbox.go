@@ -17,13 +17,13 @@ func (db *DB) Receive(ctx context.Context, m store.Incoming) (int64, error) {
 	var data []byte // NULL for a text message
 	if m.Audio != nil {
 		a, data = *m.Audio, m.Audio.Data
-		if data == nil {
+		if data == nil && !a.Heard {
 			data = []byte{}
 		}
 	}
-	res, err := db.db.ExecContext(ctx, `INSERT INTO inbox (chat, user, name, text, received_at, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.Chat, m.User, m.Name, m.Text, formatTime(db.now()),
-		data, a.MIME, a.Duration.Milliseconds(), a.Voice, a.FileName, a.Told)
+	res, err := db.db.ExecContext(ctx, `INSERT INTO inbox (chat, user, name, text, received_at, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.Chat, m.User, m.Name, m.Text, formatTime(db.now()),
+		data, a.MIME, a.Duration.Milliseconds(), a.Voice, a.FileName, a.Told, a.Heard)
 	if err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a received message in %s: %w", db.path, err)
 	}
@@ -40,7 +40,7 @@ func (db *DB) Answered(ctx context.Context, id int64) error {
 
 // Waiting returns the messages not yet answered, oldest first.
 func (db *DB) Waiting(ctx context.Context) ([]store.Incoming, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, user, name, text, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told FROM inbox ORDER BY id`)
+	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, user, name, text, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard FROM inbox ORDER BY id`)
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
 	}
@@ -51,10 +51,10 @@ func (db *DB) Waiting(ctx context.Context) ([]store.Incoming, error) {
 		var a store.IncomingAudio
 		var data []byte
 		var ms int64
-		if err := rows.Scan(&m.ID, &m.Chat, &m.User, &m.Name, &m.Text, &data, &a.MIME, &ms, &a.Voice, &a.FileName, &a.Told); err != nil {
+		if err := rows.Scan(&m.ID, &m.Chat, &m.User, &m.Name, &m.Text, &data, &a.MIME, &ms, &a.Voice, &a.FileName, &a.Told, &a.Heard); err != nil {
 			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
 		}
-		if data != nil {
+		if data != nil || a.Heard {
 			a.Data, a.Duration = data, time.Duration(ms)*time.Millisecond
 			m.Audio = &a
 		}
@@ -68,7 +68,7 @@ func (db *DB) Waiting(ctx context.Context) ([]store.Incoming, error) {
 
 // Transcribed sets what was heard and drops the kept audio.
 func (db *DB) Transcribed(ctx context.Context, id int64, text string) error {
-	res, err := db.db.ExecContext(ctx, `UPDATE inbox SET text = ?, audio = NULL WHERE id = ?`, text, id)
+	res, err := db.db.ExecContext(ctx, `UPDATE inbox SET text = ?, audio = NULL, audio_heard = 1 WHERE id = ? AND (audio IS NOT NULL OR audio_heard = 1)`, text, id)
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "keeping a transcription in %s: %w", db.path, err)
 	}

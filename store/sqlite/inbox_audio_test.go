@@ -47,8 +47,11 @@ func TestVoiceNoteKeptUntilTranscribedV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, _ = db.Waiting(ctx)
-	if w[0].Text != "buy oat milk" || w[0].Audio != nil {
-		t.Errorf("after transcription: %+v", w[0])
+	if h := w[0].Audio; w[0].Text != "buy oat milk" || h == nil || !h.Heard || h.Data != nil || !h.Voice || h.MIME != "audio/ogg" {
+		t.Errorf("after transcription: %+v %+v", w[0], h)
+	}
+	if w[1].Audio != nil {
+		t.Errorf("a text message became audio: %+v", w[1].Audio)
 	}
 	if err := db.Transcribed(ctx, 999, "x"); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		t.Errorf("an unknown id: %v", err)
