@@ -2,10 +2,12 @@
 //
 // Run holds the gateway websocket open and turns what it hears into
 // handler calls, in arrival order, from one goroutine: MESSAGE_CREATE
-// becomes HandleMessage, a button click (an interaction of type 3)
-// becomes HandlePress, and a slash command (type 2) becomes HandleMessage
-// with the text "/name args". Send, Edit, Typing and SetCommands are REST
-// calls and work whether or not Run is running.
+// becomes HandleMessage (with Audio for a voice message or an audio
+// attachment, which Audio.Fetch downloads), a button click (an
+// interaction of type 3) becomes HandlePress, and a slash command (type
+// 2) becomes HandleMessage with the text "/name args". Send, SendVoice,
+// Edit, Typing and SetCommands are REST calls and work whether or not Run
+// is running.
 //
 // Chats are "discord:CHANNEL_ID" (guild channels and DMs alike) and users
 // "discord:USER_ID".
@@ -79,10 +81,11 @@ type Bot struct {
 }
 
 var (
-	_ channels.Channel   = (*Bot)(nil)
-	_ channels.Typer     = (*Bot)(nil)
-	_ channels.Commander = (*Bot)(nil)
-	_ channels.Readier   = (*Bot)(nil)
+	_ channels.Channel     = (*Bot)(nil)
+	_ channels.Typer       = (*Bot)(nil)
+	_ channels.Commander   = (*Bot)(nil)
+	_ channels.Readier     = (*Bot)(nil)
+	_ channels.VoiceSender = (*Bot)(nil)
 )
 
 // Ready is closed when Run's first gateway session is ready (READY).
@@ -331,7 +334,8 @@ func (b *Bot) keepConnected(ctx context.Context, down <-chan struct{}) {
 }
 
 // message converts a MESSAGE_CREATE; it drops the bot's own messages,
-// system messages, and messages without text.
+// system messages, and messages with neither text nor audio (V1: a voice
+// message or an audio attachment, whose text is its caption if any).
 func (b *Bot) message(m *discordgo.Message) (channels.Message, bool) {
 	if m == nil || m.Author == nil || m.Author.ID == b.self {
 		return channels.Message{}, false
@@ -341,6 +345,8 @@ func (b *Bot) message(m *discordgo.Message) (channels.Message, bool) {
 	}
 	// In a guild channel the bot answers only when it is addressed: a
 	// mention, or a reply to one of its messages. Direct messages always.
+	// Audio is no exception: a voice message in a guild (which has no
+	// text to mention anyone in) is taken only as a reply to the bot.
 	if m.GuildID != "" && !b.addressed(m) {
 		return channels.Message{}, false
 	}
@@ -349,16 +355,18 @@ func (b *Bot) message(m *discordgo.Message) (channels.Message, bool) {
 		text = strings.TrimPrefix(strings.TrimSpace(text), mention)
 	}
 	text = strings.TrimSpace(text)
-	if text == "" {
-		b.log.Debug("discord: dropped a message without text (an attachment, or the Message Content intent is off)", "chat", m.ChannelID)
+	audio := b.audio(m)
+	if text == "" && audio == nil {
+		b.log.Debug("discord: dropped a message without text or audio (another attachment, or the Message Content intent is off)", "chat", m.ChannelID)
 		return channels.Message{}, false
 	}
 	return channels.Message{
-		Chat: Platform + ":" + m.ChannelID,
-		User: Platform + ":" + m.Author.ID,
-		Name: displayName(m.Author, m.Member),
-		Text: text,
-		ID:   m.ID,
+		Chat:  Platform + ":" + m.ChannelID,
+		User:  Platform + ":" + m.Author.ID,
+		Name:  displayName(m.Author, m.Member),
+		Text:  text,
+		ID:    m.ID,
+		Audio: audio,
 	}, true
 }
 

@@ -1,13 +1,14 @@
 // Package fakediscord is an in-process Discord for tests: a real HTTP
 // server with the REST routes jarvisbot uses and a websocket gateway that
 // speaks the gateway protocol (HELLO, IDENTIFY, READY, heartbeats, RESUME,
-// dispatches). A test drives it from the user's side (SendText, Click,
-// SlashCommand) and reads back what the bot did (Sent, InteractionReplies,
-// Commands, Typing).
+// dispatches). A test drives it from the user's side (SendText, SendVoice,
+// SendAudio, Post, Click, SlashCommand) and reads back what the bot did
+// (Sent, with the files it uploaded; InteractionReplies, Commands, Typing).
 //
 // The bot reaches it through HTTPClient, whose transport sends requests
-// for Discord's API host to the fake and refuses every other host; the
-// gateway URL the fake hands out points at itself. Nothing global is
+// for Discord's API host to the fake, lets requests to the fake itself
+// pass, and refuses every other host; the gateway URL and the attachment
+// URLs the fake hands out point at itself. Nothing global is
 // touched, so tests using separate servers may run in parallel.
 package fakediscord
 
@@ -23,21 +24,27 @@ import (
 
 // Routes, named as in Discord's documentation, for FailNext and Requests.
 const (
-	RouteGateway        = "GET /gateway"
-	RouteGatewayBot     = "GET /gateway/bot"
-	RouteMe             = "GET /users/@me"
-	RouteCreateMessage  = "POST /channels/{channel}/messages"
-	RouteEditMessage    = "PATCH /channels/{channel}/messages/{message}"
-	RouteTyping         = "POST /channels/{channel}/typing"
-	RouteCallback       = "POST /interactions/{interaction}/{token}/callback"
-	RouteFollowup       = "POST /webhooks/{application}/{token}"
-	RouteSetCommands    = "PUT /applications/{application}/commands"
+	RouteGateway       = "GET /gateway"
+	RouteGatewayBot    = "GET /gateway/bot"
+	RouteMe            = "GET /users/@me"
+	RouteCreateMessage = "POST /channels/{channel}/messages"
+	RouteEditMessage   = "PATCH /channels/{channel}/messages/{message}"
+	RouteTyping        = "POST /channels/{channel}/typing"
+	RouteCallback      = "POST /interactions/{interaction}/{token}/callback"
+	RouteFollowup      = "POST /webhooks/{application}/{token}"
+	RouteSetCommands   = "PUT /applications/{application}/commands"
+	// RouteAttachment is the download of a file a user sent, which
+	// Discord serves from its CDN and the fake from its own address.
+	RouteAttachment     = "GET /attachments/{channel}/{attachment}/{filename}"
 	apiPrefix           = "/api/v9"
 	gatewayPath         = "/gateway-ws"
 	defaultHeartbeatMS  = 1000
 	maxContentLength    = 2000
 	maxCustomIDLength   = 100
 	maxButtonLabelChars = 80
+	// maxUploadBytes is the most a bot may upload in one message where
+	// the server has no boost (Discord answers 413 beyond it).
+	maxUploadBytes = 10 << 20
 )
 
 // Intents the fake honours when it dispatches (Discord's bit values).
@@ -61,7 +68,16 @@ type Message struct {
 	ChannelID string
 	Content   string
 	Rows      [][]Button
-	Edit      bool // this entry records an edit of an earlier message
+	Edit      bool   // this entry records an edit of an earlier message
+	ReplyTo   string // the message_reference's message id; "" when not a reply
+	Files     []File // uploaded with the message (multipart), in order
+}
+
+// File is one file the bot uploaded with a message.
+type File struct {
+	Name        string // the part's filename
+	ContentType string // the part's Content-Type
+	Data        []byte
 }
 
 // InteractionReply is one answer the bot gave to an interaction.
@@ -117,6 +133,7 @@ type Server struct {
 	typing       []string
 	interactions map[string]*interaction
 	dms          map[string]string // channel id -> user id
+	attachments  map[string]*attachment
 	fails        map[string][]int
 	requests     map[string]int
 	identifies   []int // intents of each IDENTIFY
@@ -153,6 +170,7 @@ func New(t Reporter) *Server {
 		messages:     map[string]*Message{},
 		interactions: map[string]*interaction{},
 		dms:          map[string]string{},
+		attachments:  map[string]*attachment{},
 		fails:        map[string][]int{},
 		requests:     map[string]int{},
 		seq:          1_100_000_000_000_000_000,
@@ -174,6 +192,7 @@ func New(t Reporter) *Server {
 	s.route(mux, RouteCallback, false, s.callback)
 	s.route(mux, RouteFollowup, false, s.followup)
 	s.route(mux, RouteSetCommands, true, s.setCommands)
+	s.handle(mux, "", RouteAttachment, false, s.serveAttachment)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("fakediscord: unexpected request %s %s", r.Method, r.URL.Path)
 		writeError(w, http.StatusNotFound, 0, "404: Not Found")
@@ -213,7 +232,8 @@ func (s *Server) DMChannel(userID string) string {
 }
 
 // HTTPClient returns a client for the bot: requests to Discord's API host
-// go to the fake, requests to any other host fail.
+// go to the fake, requests to the fake's own address (attachments) pass,
+// requests to any other host fail.
 func (s *Server) HTTPClient() *http.Client {
 	return &http.Client{Transport: newRewrite(s.http.URL), Timeout: 10 * time.Second}
 }
@@ -303,8 +323,13 @@ func (s *Server) idLocked() string {
 // requests, checking the bot token where Discord does, and failing as
 // FailNext asked.
 func (s *Server) route(mux *http.ServeMux, route string, auth bool, h http.HandlerFunc) {
+	s.handle(mux, apiPrefix, route, auth, h)
+}
+
+// handle registers route under prefix, as route does.
+func (s *Server) handle(mux *http.ServeMux, prefix, route string, auth bool, h http.HandlerFunc) {
 	method, path, _ := strings.Cut(route, " ")
-	mux.HandleFunc(method+" "+apiPrefix+path, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(method+" "+prefix+path, func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.requests[route]++
 		var fail int

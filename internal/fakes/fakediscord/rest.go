@@ -3,6 +3,8 @@ package fakediscord
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"regexp"
 	"unicode/utf16"
@@ -18,7 +20,12 @@ type messageBody struct {
 	Content    *string          `json:"content"`
 	Components *[]componentJSON `json:"components"`
 	Flags      int              `json:"flags"`
+	Reference  *struct {
+		MessageID string `json:"message_id"`
+	} `json:"message_reference"`
 }
+
+func decodeJSON(r io.Reader, into any) error { return json.NewDecoder(r).Decode(into) }
 
 type componentJSON struct {
 	Type       int             `json:"type"`
@@ -73,15 +80,31 @@ func rows(cs []componentJSON) ([][]Button, error) {
 // contentLength counts as Discord's limit is strictest about: UTF-16 units.
 func contentLength(s string) int { return len(utf16.Encode([]rune(s))) }
 
+// createMessage takes JSON, or multipart/form-data with files.
 func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 	var b messageBody
-	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+	var files []File
+	if mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		var code int
+		var msg string
+		if files, code, msg = multipartMessage(r, params["boundary"], &b); code != 0 {
+			status := http.StatusBadRequest
+			if code == 40005 {
+				status = http.StatusRequestEntityTooLarge
+			}
+			writeError(w, status, code, msg)
+			return
+		}
+	} else if err := decodeJSON(r.Body, &b); err != nil {
 		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
 		return
 	}
-	m := &Message{ChannelID: r.PathValue("channel")}
+	m := &Message{ChannelID: r.PathValue("channel"), Files: files}
 	if b.Content != nil {
 		m.Content = *b.Content
+	}
+	if b.Reference != nil {
+		m.ReplyTo = b.Reference.MessageID
 	}
 	if b.Components != nil {
 		rs, err := rows(*b.Components)
@@ -92,7 +115,7 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 		m.Rows = rs
 	}
 	switch {
-	case m.Content == "" && len(m.Rows) == 0:
+	case m.Content == "" && len(m.Rows) == 0 && len(m.Files) == 0:
 		writeError(w, http.StatusBadRequest, 50006, "Cannot send an empty message")
 		return
 	case contentLength(m.Content) > maxContentLength:
@@ -101,6 +124,11 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	m.ID = s.idLocked()
+	for _, f := range m.Files {
+		a := &attachment{id: s.idLocked(), messageID: m.ID, channelID: m.ChannelID, fileName: f.Name,
+			contentType: f.ContentType, sig: randomHex(), data: f.Data, size: len(f.Data)}
+		s.attachments[a.id] = a
+	}
 	s.messages[m.ID] = m
 	s.sent = append(s.sent, *m)
 	j := s.messageJSONLocked(m)

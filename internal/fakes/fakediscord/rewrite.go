@@ -10,7 +10,8 @@ import (
 
 // rewrite sends requests for Discord's API host to the fake. The host is
 // read from discordgo at run time, so the repository names no Discord
-// host of its own; any other host is refused, so a test never reaches
+// host of its own. Requests to the fake itself (the attachment URLs it
+// hands out) pass; any other host is refused, so a test never reaches
 // the real service.
 type rewrite struct {
 	target string
@@ -26,8 +27,11 @@ func (rw *rewrite) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.URL.Host == to.Host && r.URL.Scheme == to.Scheme {
+		return rw.base.RoundTrip(r)
+	}
 	if r.URL.Host != api.Host {
-		return nil, fmt.Errorf("fakediscord: refusing a request to %s: only Discord's API host is faked", r.URL.Host)
+		return nil, fmt.Errorf("fakediscord: refusing a request to %s: only Discord's API host and the fake itself are served", r.URL.Host)
 	}
 	r = r.Clone(r.Context())
 	r.URL.Scheme, r.URL.Host, r.Host = to.Scheme, to.Host, to.Host
