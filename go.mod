@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	codeberg.org/readeck/go-readability/v2 v2.1.3
 	github.com/99designs/keyring v1.2.2
+	github.com/a-h/templ v0.3.1118
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/bwmarrin/discordgo v0.29.0
 	github.com/cenkalti/backoff/v5 v5.0.3
@@ -29,7 +30,6 @@ require (
 	cloud.google.com/go/auth/oauth2adapt v0.3.1 // indirect
 	cloud.google.com/go/compute/metadata v0.10.0 // indirect
 	github.com/99designs/go-keychain v0.0.0-20191008050251-8e49817e8af4 // indirect
-	github.com/a-h/templ v0.3.1118 // indirect
 	github.com/andybalholm/cascadia v1.3.3 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
