@@ -16,6 +16,32 @@ fi
 echo "== go vet"
 go vet ./...
 
+echo "== the dashboard's pages are generated from their templates (templ, pinned)"
+# web/PAGE.templ compiles to the committed web/PAGE_templ.go, so building
+# needs no generator. The pinned generator runs on a copy of the templates
+# (the tree and its git state stay as they are) and each file it writes
+# must be the committed one; a generated file without its template is
+# stale too.
+templ=github.com/a-h/templ/cmd/templ@v0.3.1118
+gen=$(mktemp -d)
+cp web/*.templ "$gen"/
+if ! out=$(go run "$templ" generate -path "$gen" 2>&1); then
+  echo "$out"; rm -rf "$gen"; exit 1
+fi
+stale=""
+for f in "$gen"/*_templ.go; do
+  cmp -s "$f" "web/$(basename "$f")" || stale="$stale web/$(basename "$f")"
+done
+for f in web/*_templ.go; do
+  [ -f "$gen/$(basename "$f")" ] || stale="$stale $f"
+done
+rm -rf "$gen"
+if [ -n "$stale" ]; then
+  echo "not generated from the current templates:$stale"
+  echo "run: go run $templ generate -path web (and commit the *_templ.go files)"
+  exit 1
+fi
+
 echo "== unchecked errors (errcheck, pinned)"
 # Errors on paths that change state are handled, never dropped (X4, ST1).
 # errcheck lists every call whose error is ignored; `go run mod@version`

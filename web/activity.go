@@ -110,7 +110,7 @@ func (s *Server) activityBoard(w http.ResponseWriter, r *http.Request) {
 	}
 	v := f.values()
 	v.Set("after", strconv.FormatInt(last, 10))
-	s.render(w, r, "activity", "Activity", activityPage{Filter: f, Filtered: f != ActivityFilter{}, Rows: rows, Stream: "/activity/stream?" + v.Encode()})
+	s.render(w, r, "activity", "Activity", activityContent(activityPage{Filter: f, Filtered: f != ActivityFilter{}, Rows: rows, Stream: "/activity/stream?" + v.Encode()}))
 }
 
 // activityStream sends the board's new entries as server-sent events
@@ -180,7 +180,7 @@ func (s *Server) activityStream(w http.ResponseWriter, r *http.Request) {
 			}
 			var b strings.Builder
 			for _, row := range rows {
-				if err := s.rowEvent(&b, row); err != nil {
+				if err := s.rowEvent(ctx, &b, row); err != nil {
 					s.o.Logger.Error("dashboard: rendering an activity row", "err", err)
 					return
 				}
@@ -211,9 +211,9 @@ func streamStart(r *http.Request) (int64, error) {
 
 // rowEvent writes one entry as an event: its table row, one data line
 // per line of HTML.
-func (s *Server) rowEvent(b *strings.Builder, row ActivityRow) error {
+func (s *Server) rowEvent(ctx context.Context, b *strings.Builder, row ActivityRow) error {
 	var html strings.Builder
-	if err := s.pages["activity"].ExecuteTemplate(&html, "activity-row", row); err != nil {
+	if err := activityRow(row).Render(ctx, &html); err != nil {
 		return err
 	}
 	fmt.Fprintf(b, "id: %d\nevent: row\n", row.ID)

@@ -72,7 +72,7 @@ func (s *Server) agentsList(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, "agents", "Agents", list)
+	s.render(w, r, "agents", "Agents", agentsContent(csrfFrom(r), list))
 }
 
 // agentAdd adds an agent and opens its page, with the focus it got.
@@ -100,7 +100,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, "agent", "Agent "+page.Name, page)
+	s.render(w, r, "agent", "Agent "+page.Name, agentContent(csrfFrom(r), page))
 }
 
 // agentEdit saves the edit form. The form shows everything the agent

@@ -89,10 +89,10 @@ func (s *Server) approvalsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	data := approvalsPage{Pending: pending, Grants: grants}
 	if r.URL.Path == "/approvals/list" {
-		s.renderBlock(w, r, "approvals", "approvals-list", data)
+		s.renderBlock(w, r, approvalsList(csrfFrom(r), data))
 		return
 	}
-	s.render(w, r, "approvals", "Approvals", data)
+	s.render(w, r, "approvals", "Approvals", approvalsContent(csrfFrom(r), data))
 }
 
 // decide takes a press of Approve, Deny or Always. The engine decides

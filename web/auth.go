@@ -125,7 +125,7 @@ func (s *Server) secure(r *http.Request) bool { return s.o.Secure || r.TLS != ni
 // signInFirst answers a request without a session: the page says how to
 // get a link; a change is refused outright.
 func (s *Server) signInFirst(w http.ResponseWriter, r *http.Request) {
-	s.execute(w, r, "login", "layout", "Sign in", loginView{}, http.StatusUnauthorized)
+	s.execute(w, r, "login", "Sign in", loginPage(loginView{}), http.StatusUnauthorized)
 }
 
 // loginView is the sign-in page's data.
@@ -139,14 +139,14 @@ type loginView struct {
 // spend it, and the post (from this page) sets a SameSite=Strict cookie
 // that the next page is sent with.
 func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
-	s.execute(w, r, "login", "layout", "Sign in", loginView{Token: r.URL.Query().Get("token")}, http.StatusOK)
+	s.execute(w, r, "login", "Sign in", loginPage(loginView{Token: r.URL.Query().Get("token")}), http.StatusOK)
 }
 
 // login turns a one-time link into a session.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	token := r.PostFormValue("token")
 	if token == "" {
-		s.execute(w, r, "login", "layout", "Sign in", loginView{Refused: "This sign-in form has no link token."}, http.StatusBadRequest)
+		s.execute(w, r, "login", "Sign in", loginPage(loginView{Refused: "This sign-in form has no link token."}), http.StatusBadRequest)
 		return
 	}
 	now := s.o.Now()
@@ -156,7 +156,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		s.execute(w, r, "login", "layout", "Sign in", loginView{Refused: "This sign-in link is used up or has expired (a link works once, within 10 minutes)."}, http.StatusForbidden)
+		s.execute(w, r, "login", "Sign in", loginPage(loginView{Refused: "This sign-in link is used up or has expired (a link works once, within 10 minutes)."}), http.StatusForbidden)
 		return
 	}
 	sess, err := newToken()
@@ -185,7 +185,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secure(r)})
-	s.execute(w, r, "login", "layout", "Signed out", loginView{Refused: "Signed out."}, http.StatusOK)
+	s.execute(w, r, "login", "Signed out", loginPage(loginView{Refused: "Signed out."}), http.StatusOK)
 }
 
 // encodeNote and decodeNote carry a note through its cookie.

@@ -103,6 +103,34 @@ type mcpRowView struct {
 	Back string // the page a switch returns to
 }
 
+// mcpView is a server's page: its detail, its switch, and its card as
+// the textarea edits it.
+type mcpView struct {
+	MCPDetail
+	Row      mcpRowView
+	CardText string
+}
+
+// mcpAnswer is what a server's answer column says.
+func mcpAnswer(m MCPRow) string {
+	if !m.On {
+		return "off"
+	}
+	return m.Answer
+}
+
+// mcpAnswerClass colours it: safe when it answers, ask when it is on but
+// does not.
+func mcpAnswerClass(m MCPRow) string {
+	switch {
+	case m.Up:
+		return "tier-safe"
+	case m.On:
+		return "tier-ask"
+	}
+	return "muted"
+}
+
 func (s *Server) mcpsPage(w http.ResponseWriter, r *http.Request) {
 	if s.o.MCPs == nil {
 		s.unavailable(w, r, "The MCPs tab")
@@ -117,7 +145,7 @@ func (s *Server) mcpsPage(w http.ResponseWriter, r *http.Request) {
 	for _, row := range rows {
 		v.Rows = append(v.Rows, mcpRowView{row, csrfFrom(r), "/mcps"})
 	}
-	s.render(w, r, "mcps", "MCP servers", v)
+	s.render(w, r, "mcps", "MCP servers", mcpsContent(csrfFrom(r), v))
 }
 
 func (s *Server) mcpAdd(w http.ResponseWriter, r *http.Request) {
@@ -148,11 +176,8 @@ func (s *Server) mcpPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, "mcp", "MCP server "+d.Name, struct {
-		MCPDetail
-		Row      mcpRowView
-		CardText string
-	}{d, mcpRowView{d.MCPRow, csrfFrom(r), "/mcps/" + url.PathEscape(d.Name)}, strings.Join(d.Card, "\n")})
+	s.render(w, r, "mcp", "MCP server "+d.Name, mcpContent(csrfFrom(r),
+		mcpView{d, mcpRowView{d.MCPRow, csrfFrom(r), "/mcps/" + url.PathEscape(d.Name)}, strings.Join(d.Card, "\n")}))
 }
 
 func (s *Server) mcpSwitch(w http.ResponseWriter, r *http.Request) {

@@ -139,7 +139,7 @@ func (s *Server) pluginsList(w http.ResponseWriter, r *http.Request) {
 			v.Store = append(v.Store, row)
 		}
 	}
-	s.render(w, r, "plugins", "Plugins", v)
+	s.render(w, r, "plugins", "Plugins", pluginsContent(csrfFrom(r), v))
 }
 
 func (s *Server) pluginShow(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +152,7 @@ func (s *Server) pluginShow(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, "plugin", p.DisplayName, p)
+	s.render(w, r, "plugin", p.DisplayName, pluginContent(csrfFrom(r), p))
 }
 
 // settingField is the form field of a setting's value.
@@ -216,10 +216,10 @@ func (s *Server) pluginProgress(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get("HX-Request") == "true" {
-		s.renderBlock(w, r, "plugin-progress", "progress", p)
+		s.renderBlock(w, r, progressBlock(p))
 		return
 	}
-	s.render(w, r, "plugin-progress", p.DisplayName, p)
+	s.render(w, r, "plugin-progress", p.DisplayName, pluginProgressContent(p))
 }
 
 func (s *Server) pluginRemove(w http.ResponseWriter, r *http.Request) {

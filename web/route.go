@@ -113,10 +113,10 @@ func (s *Server) routePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if swapping(r, routeResult) {
-		s.renderBlock(w, r, "route", routeResult, v)
+		s.renderBlock(w, r, routeResultBlock(v))
 		return
 	}
-	s.render(w, r, "route", "Route", v)
+	s.render(w, r, "route", "Route", routeContent(v))
 }
 
 // swapping reports whether htmx asks for the block with id target alone

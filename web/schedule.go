@@ -180,10 +180,10 @@ func (s *Server) schedulePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if swapping(r, scheduleJobs) {
-		s.renderBlock(w, r, "schedule", scheduleJobs, list)
+		s.renderBlock(w, r, scheduleJobsBlock(csrfFrom(r), list))
 		return
 	}
-	s.render(w, r, "schedule", "Schedule", list)
+	s.render(w, r, "schedule", "Schedule", scheduleContent(csrfFrom(r), list))
 }
 
 // scheduleRun starts a run and goes back to the list, which shows it

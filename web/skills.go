@@ -123,7 +123,7 @@ func (s *Server) skillsPage(w http.ResponseWriter, r *http.Request) {
 	for _, row := range list.Agents {
 		v.AgentRows = append(v.AgentRows, skillRowView{row, csrf})
 	}
-	s.render(w, r, "skills", "Skills", v)
+	s.render(w, r, "skills", "Skills", skillsContent(csrfFrom(r), v))
 }
 
 func (s *Server) skillPage(w http.ResponseWriter, r *http.Request) {
@@ -137,7 +137,7 @@ func (s *Server) skillPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, "skill", "skill:"+name, struct{ Name, Text string }{name, text})
+	s.render(w, r, "skill", "skill:"+name, skillContent(name, text))
 }
 
 // skillSwitch turns a skill on or off; htmx gets the row back alone.
@@ -161,7 +161,7 @@ func (s *Server) skillSwitch(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, row := range list.Skills {
 			if row.Name == name {
-				s.renderBlock(w, r, "skills", "skill-row-block", skillRowView{row, csrfFrom(r)})
+				s.renderBlock(w, r, skillRow(skillRowView{row, csrfFrom(r)}))
 				return
 			}
 		}
@@ -220,7 +220,7 @@ func (s *Server) skillRead(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, "skillinstall", "Install skill:"+c.Name, consentView{SkillConsent: c, Carried: base64.StdEncoding.EncodeToString([]byte(c.Source.Text)), CSRF: csrfFrom(r)})
+	s.render(w, r, "skillinstall", "Install skill:"+c.Name, skillInstallContent(consentView{SkillConsent: c, Carried: base64.StdEncoding.EncodeToString([]byte(c.Source.Text)), CSRF: csrfFrom(r)}))
 }
 
 // skillInstall installs what the consent view showed.

@@ -2,8 +2,14 @@
 // skills, MCP servers, agents, approvals, the activity board, the
 // schedule and route, served by `serve` on loopback by default. Every
 // page reads and writes through the packages the CLI uses, handed in as
-// the small interfaces below; the package itself keeps no state but the
-// templates. Sign-in is by one-time link (auth.go).
+// the small interfaces below; the package itself keeps no state. Sign-in
+// is by one-time link (auth.go).
+//
+// Each page is a templ component (PAGE.templ, compiled by the pinned templ
+// generator into the committed PAGE_templ.go): plain Go that escapes by
+// context, where html/template's reflection on method names would keep
+// every exported method of the binary from the linker's dead-code
+// elimination.
 //
 // The pages work without JavaScript: every change is a form that posts
 // and is redirected back. A vendored htmx (static/, its licence kept)
@@ -12,23 +18,23 @@
 package web
 
 import (
+	"bytes"
 	"embed"
 	"errors"
 	"fmt"
-	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"github.com/jarvisbot/jarvisbot"
 )
-
-//go:embed templates/*.html
-var templateFS embed.FS
 
 //go:embed static
 var staticFS embed.FS
@@ -61,9 +67,8 @@ type Options struct {
 
 // Server is the dashboard's HTTP handler.
 type Server struct {
-	o     Options
-	mux   *http.ServeMux
-	pages map[string]*template.Template // by page name: layout + that page
+	o   Options
+	mux *http.ServeMux
 	// stop ends the live streams when the server shuts down, which does
 	// not itself end requests in flight.
 	stop     chan struct{}
@@ -87,7 +92,7 @@ var tabs = []struct{ Name, Path, Title string }{
 	{"route", "/route", "Route"},
 }
 
-// New returns the dashboard over o; the templates are parsed here, once.
+// New returns the dashboard over o.
 func New(o Options) (*Server, error) {
 	if o.Logins == nil {
 		return nil, errors.New("web: Options.Logins is required: no one could sign in")
@@ -98,10 +103,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, mux: http.NewServeMux(), pages: map[string]*template.Template{}, stop: make(chan struct{})}
-	if err := s.parse(); err != nil {
-		return nil, err
-	}
+	s := &Server{o: o, mux: http.NewServeMux(), stop: make(chan struct{})}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		return nil, fmt.Errorf("web: the embedded static files: %w", err)
@@ -122,41 +124,6 @@ func New(o Options) (*Server, error) {
 	s.scheduleRoutes()
 	s.routeRoutes()
 	return s, nil
-}
-
-// parse builds one template set per page: the layout and the page's own
-// file, which defines "content" (and any blocks htmx swaps alone).
-func (s *Server) parse() error {
-	files, err := fs.Glob(templateFS, "templates/*.html")
-	if err != nil {
-		return fmt.Errorf("web: listing templates: %w", err)
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(strings.TrimPrefix(f, "templates/"), ".html")
-		if name == "layout" {
-			continue
-		}
-		t, err := template.New(name).Funcs(funcs()).ParseFS(templateFS, "templates/layout.html", f)
-		if err != nil {
-			return fmt.Errorf("web: template %s: %w", name, err)
-		}
-		s.pages[name] = t
-	}
-	return nil
-}
-
-// funcs are the helpers every template may use (built when the
-// templates are parsed, not at package init).
-func funcs() template.FuncMap {
-	return template.FuncMap{
-		"when": func(t time.Time) string {
-			if t.IsZero() {
-				return "—"
-			}
-			return t.Local().Format("2006-01-02 15:04")
-		},
-		"join": strings.Join,
-	}
 }
 
 // Handler serves the dashboard: signed-in requests only, except the
@@ -219,15 +186,13 @@ func staticHandler(files fs.FS) http.Handler {
 	})
 }
 
-// view is what every page template gets: the page's own data in Data.
+// view is what the layout shows around a page's content.
 type view struct {
 	Tab     string
 	Title   string
-	Tabs    any
 	CSRF    string
 	Flash   string
 	Version string
-	Data    any
 }
 
 // tabOf is the tab a page belongs to: its own name, or the tab named for
@@ -244,43 +209,83 @@ func tabOf(page string) string {
 	return page
 }
 
-// Render writes a page: the layout around the page template's
-// "content", with data as .Data.
-func (s *Server) render(w http.ResponseWriter, r *http.Request, page, title string, data any) {
-	s.execute(w, r, page, "layout", title, data, http.StatusOK)
+// render writes a page: the layout, under the tab page belongs to,
+// around content.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, page, title string, content templ.Component) {
+	s.execute(w, r, page, title, content, http.StatusOK)
 }
 
-// renderBlock writes one named block of a page alone, for htmx to swap
-// in; it gets the same view as the whole page.
-func (s *Server) renderBlock(w http.ResponseWriter, r *http.Request, page, block string, data any) {
-	s.execute(w, r, page, block, "", data, http.StatusOK)
+// renderBlock writes one part of a page alone, for htmx to swap in.
+func (s *Server) renderBlock(w http.ResponseWriter, r *http.Request, block templ.Component) {
+	s.write(w, r, block, http.StatusOK)
 }
 
-func (s *Server) execute(w http.ResponseWriter, r *http.Request, page, name, title string, data any, status int) {
-	t, ok := s.pages[page]
-	if !ok {
-		s.o.Logger.Error("dashboard: no template", "page", page)
-		http.Error(w, "no such page", http.StatusInternalServerError)
-		return
-	}
-	v := view{Tab: tabOf(page), Title: title, Tabs: tabs, Version: s.o.Version, Data: data}
-	if name == "layout" {
-		// Only a whole page shows the note; a block htmx polls for must
-		// not take it before the page after a change shows it.
-		v.Flash = s.takeFlash(w, r)
-	}
-	if sess, ok := sessionFrom(r.Context()); ok {
-		v.CSRF = sess.csrf
-	}
-	var b strings.Builder
-	if err := t.ExecuteTemplate(&b, name, v); err != nil {
-		s.o.Logger.Error("dashboard: rendering a page", "page", page, "block", name, "err", err)
+// execute writes a whole page with a status.
+func (s *Server) execute(w http.ResponseWriter, r *http.Request, page, title string, content templ.Component, status int) {
+	v := view{Tab: tabOf(page), Title: title, Version: s.o.Version, CSRF: csrfFrom(r)}
+	// Only a whole page shows the note; a block htmx polls for must not
+	// take it before the page after a change shows it.
+	v.Flash = s.takeFlash(w, r)
+	s.write(w, r, layout(v, content), status)
+}
+
+// write renders c in full before anything is sent, so that a failure
+// is an error page, not half a page.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, c templ.Component, status int) {
+	var b bytes.Buffer
+	if err := c.Render(r.Context(), &b); err != nil {
+		s.o.Logger.Error("dashboard: rendering a page", "path", r.URL.Path, "err", err)
 		http.Error(w, "the page could not be rendered; the log says why", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(b.String())) // the client went away: nothing to tell it
+	_, _ = w.Write(b.Bytes()) // the client went away: nothing to tell it
+}
+
+// The helpers below are what the pages (*.templ) compute in Go.
+
+// pageTitle is the document's title.
+func pageTitle(title string) string {
+	if title == "" {
+		return "jarvisbot"
+	}
+	return title + " · jarvisbot"
+}
+
+// when is a time as the pages show it: local, to the minute.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+// ifThen is s when cond holds, else "".
+func ifThen(cond bool, s string) string {
+	if cond {
+		return s
+	}
+	return ""
+}
+
+// ifElse is a when cond holds, else b.
+func ifElse(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}
+
+// pathTo is the dashboard's own address of the thing named name under
+// base ("/agents"), with any further segments: name is escaped as a
+// path segment, the rest are ours.
+func pathTo(base, name string, more ...string) templ.SafeURL {
+	p := base + "/" + url.PathEscape(name)
+	for _, m := range more {
+		p += "/" + m
+	}
+	return templ.SafeURL(p)
 }
 
 // done ends a change: back to the page at to, with a note the next page
@@ -315,7 +320,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // refuse shows a message on the error page with a status.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	s.execute(w, r, "error", "layout", "Error", msg, status)
+	s.execute(w, r, "error", "Error", errorPage(msg), status)
 }
 
 // unavailable answers for a tab whose backend this process lacks.
