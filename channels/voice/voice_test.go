@@ -126,6 +126,8 @@ func TestTranscribeErrorsSayWhatToDoAndNeverTheKey_V1(t *testing.T) {
 			jarvisbot.EINVALID, []string{"413", "nothing this large", "Maximum content size"}},
 		{"server fails", func(f *fakespeech.Server) { f.FailNext(2, 503, "the model is loading") }, key, "",
 			jarvisbot.EUNAVAILABLE, []string{"503 Service Unavailable", "the model is loading", "try again later"}},
+		{"wrong path", func(f *fakespeech.Server) { f.FailNext(1, 404, "no route") }, key, "",
+			jarvisbot.EINVALID, []string{"404 Not Found", "ends in /v1", "transcription.base_url"}},
 		{"not a voice note", func(f *fakespeech.Server) { f.FailNext(1, 400, "Invalid file format.") }, key, "",
 			jarvisbot.EINVALID, []string{"400 Bad Request", "Invalid file format."}},
 	}
@@ -211,6 +213,30 @@ func TestTranscribeOtherAudioGetsItsExtension_V1(t *testing.T) {
 	}
 	if c := fake.Transcriptions()[0]; c.FileName != "My-Song-live.mp3" || c.MIME != "audio/mpeg" {
 		t.Errorf("uploaded as %q (%s), want My-Song-live.mp3 (audio/mpeg)", c.FileName, c.MIME)
+	}
+}
+
+func TestTranscribeBoundsTheAnswer_V1(t *testing.T) {
+	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"text":"`)
+		chunk := strings.Repeat("la ", 1<<14)
+		for i := 0; i < 400; i++ { // ~19 MiB, past any transcript
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return // the client stopped reading: the bound worked
+			}
+		}
+		_, _ = io.WriteString(w, `"}`)
+	}))
+	t.Cleanup(huge.Close)
+	tr, err := voice.NewTranscriber(voice.Endpoint{BaseURL: huge.URL + "/v1", Model: "whisper-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.Transcribe(context.Background(), note(t), "audio/ogg", "")
+	if err == nil || !strings.Contains(err.Error(), "answered more than") {
+		t.Fatalf("Transcribe of an endless answer: %v", err)
 	}
 }
 
