@@ -94,17 +94,20 @@ else
   echo "chromium is not installed and cannot be installed here (not root, or no apt-get): the chromium engine's tests will skip"
 fi
 
-echo "== espeak-ng and opus-tools for the voice tests (Debian's packages, installed once)"
+echo "== espeak-ng, opus-tools and pocketsphinx for the voice tests (Debian's packages, installed once)"
 # Real speech for the voice-note tests: espeak-ng says a sentence, opusenc
-# makes the OGG/Opus voice note Telegram sends.
-if command -v espeak-ng >/dev/null && command -v opusenc >/dev/null; then
-  echo "already installed: $(command -v espeak-ng) $(command -v opusenc)"
+# makes the OGG/Opus voice note Telegram sends, and pocketsphinx (with its
+# small US English model) hears one for real, offline.
+if command -v espeak-ng >/dev/null && command -v opusenc >/dev/null && command -v pocketsphinx_continuous >/dev/null &&
+  [ -d /usr/share/pocketsphinx/model/en-us ]; then
+  echo "already installed: $(command -v espeak-ng) $(command -v opusenc) $(command -v pocketsphinx_continuous)"
 elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends espeak-ng opus-tools >/dev/null ||
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends espeak-ng opus-tools >/dev/null; }
-  echo "installed: $(command -v espeak-ng) $(command -v opusenc)"
+  voice_pkgs="espeak-ng opus-tools pocketsphinx pocketsphinx-en-us"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $voice_pkgs >/dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $voice_pkgs >/dev/null; }
+  echo "installed: $voice_pkgs"
 else
-  echo "espeak-ng or opus-tools is missing and cannot be installed here (not root, or no apt-get): the voice tests that need real speech will skip"
+  echo "espeak-ng, opus-tools or pocketsphinx is missing and cannot be installed here (not root, or no apt-get): the voice tests that need real speech will skip"
 fi
 
 echo "== go test -race"

@@ -71,7 +71,8 @@ type Options struct {
 	NoTranscription string
 	// Speak makes an OGG/Opus voice note of an answer, for an owner who
 	// spoke (voice.reply auto); nil: answers are text only.
-	Speak func(ctx context.Context, text string) ([]byte, error)
+	// It returns the note's length too (0 if unknown).
+	Speak func(ctx context.Context, text string) ([]byte, time.Duration, error)
 	// Commands answer slash commands by name ("skills"), for a chat.
 	Commands map[string]func(ctx context.Context, chat string) string
 	// Renew starts a new sign-in of a plugin whose sign-in needs

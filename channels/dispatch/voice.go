@@ -180,12 +180,12 @@ func (d *Desk) speakBack(ctx context.Context, m queued, answer string) {
 	if !ok {
 		return
 	}
-	ogg, err := d.opt.Speak(ctx, answer)
+	ogg, length, err := d.opt.Speak(ctx, answer)
 	if err != nil {
 		d.log.Warn("speaking an answer; it went out as text only", "chat", m.Chat, "err", err)
 		return
 	}
-	if _, err := vs.SendVoice(ctx, channels.Voice{Chat: m.Chat, OGG: ogg, ReplyTo: m.ID}); err != nil {
+	if _, err := vs.SendVoice(ctx, channels.Voice{Chat: m.Chat, OGG: ogg, Duration: length, ReplyTo: m.ID}); err != nil {
 		d.log.Warn("sending a spoken answer; it went out as text only", "chat", m.Chat, "err", err)
 	}
 }

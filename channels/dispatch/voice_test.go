@@ -146,7 +146,9 @@ func hear(calls *atomic.Int32) func(context.Context, []byte, string, string) (st
 }
 
 // speak makes a "voice note" whose bytes say which text it speaks.
-func speak(_ context.Context, text string) ([]byte, error) { return []byte("OggS-spoken:" + text), nil }
+func speak(_ context.Context, text string) ([]byte, time.Duration, error) {
+	return []byte("OggS-spoken:" + text), 2 * time.Second, nil
+}
 
 func (r *voiceRig) waiting(t *testing.T) []store.Incoming {
 	t.Helper()
@@ -441,13 +443,13 @@ func TestSpokenAnswerV1(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		voice     bool
-		speak     func(context.Context, string) ([]byte, error)
+		speak     func(context.Context, string) ([]byte, time.Duration, error)
 		sendFail  error
 		wantVoice bool
 	}{
 		{"voice note", true, speak, nil, true},
 		{"audio file", false, speak, nil, false},
-		{"speech fails", true, func(context.Context, string) ([]byte, error) { return nil, errors.New("speech endpoint down") }, nil, false},
+		{"speech fails", true, func(context.Context, string) ([]byte, time.Duration, error) { return nil, 0, errors.New("speech endpoint down") }, nil, false},
 		{"voice send fails", true, speak, errors.New("platform down"), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

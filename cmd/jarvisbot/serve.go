@@ -118,10 +118,12 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		svc.Close()
 		return nil, err
 	}
+	transcribe, speak, noTranscription := a.voiceOf(ctx, cfg, log)
 	s.desk, err = dispatch.New(ctx, dispatch.Options{
 		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: ownerIDs(cfg),
 		ApprovalChat: o.approvalChat, MainChat: mainChat(cfg), Paused: svc.pausedNow, Agent: o.agent, Logger: log,
-		Commands: svc.commands(a),
+		Commands:   svc.commands(a),
+		Transcribe: transcribe, NoTranscription: noTranscription, Speak: speak,
 		Renew: func(ctx context.Context, plugin string) (string, func(context.Context) error, error) {
 			return a.renew(ctx, svc, plugin)
 		},
