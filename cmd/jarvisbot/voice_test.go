@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakespeech"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
@@ -149,5 +151,50 @@ func TestVoiceNoteWaitsForTranscriptionV1(t *testing.T) {
 	}
 	if n := len(sp.Transcriptions()); n != 1 {
 		t.Errorf("%d transcriptions after the restart, want 1", n)
+	}
+}
+
+// TestDiscordVoiceMessageV1: a voice message in the owner's Discord DM is
+// downloaded from its attachment link, heard, answered with the quote, and
+// the spoken answer comes back as an OGG/Opus attachment.
+func TestDiscordVoiceMessageV1(t *testing.T) {
+	const said = "add bread to the shopping list"
+	note := fakespeech.Spoken(t, said)
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	dc := fakediscord.New(t)
+	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
+	e.vars["JARVIS_DISCORD_OWNERS"] = "777"
+	sp := withSpeech(t, e)
+	sp.PushText(said)
+	spoken := fakespeech.Spoken(t, "bread is on the list")
+	sp.SetSpeech(spoken, "audio/ogg")
+	out, stop := startServe(t, e)
+	defer stop()
+	if !dc.WaitConnected(1, 10*time.Second) {
+		t.Fatalf("no gateway session:\n%s", out.String())
+	}
+	dm := dc.DMChannel("777")
+	f.Push(fakellm.Step{Text: "Bread is on the list."})
+	dc.SendVoice(dm, "777", note, 2.5)
+	var attached []byte
+	waitFor(t, "the answer and its voice on Discord", func() (bool, any) {
+		sent := dc.Sent()
+		quoted := false
+		for _, m := range sent {
+			quoted = quoted || (m.ChannelID == dm && strings.Contains(m.Content, `"`+said+`"`) && strings.Contains(m.Content, "Bread is on the list."))
+			for _, file := range m.Files {
+				if m.ChannelID == dm && file.ContentType == "audio/ogg" {
+					attached = file.Data
+				}
+			}
+		}
+		return quoted && attached != nil, sent
+	})
+	if !bytes.Equal(attached, spoken) {
+		t.Errorf("the attachment is not the spoken answer (%d bytes)", len(attached))
+	}
+	if tr := sp.Transcriptions(); len(tr) != 1 || !bytes.Equal(tr[0].Audio, note) {
+		t.Errorf("the endpoint did not get the voice message's bytes: %d transcriptions", len(tr))
 	}
 }
