@@ -449,7 +449,9 @@ func TestSpokenAnswerV1(t *testing.T) {
 	}{
 		{"voice note", true, speak, nil, true},
 		{"audio file", false, speak, nil, false},
-		{"speech fails", true, func(context.Context, string) ([]byte, time.Duration, error) { return nil, 0, errors.New("speech endpoint down") }, nil, false},
+		{"speech fails", true, func(context.Context, string) ([]byte, time.Duration, error) {
+			return nil, 0, errors.New("speech endpoint down")
+		}, nil, false},
 		{"voice send fails", true, speak, errors.New("platform down"), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
