@@ -129,7 +129,7 @@ func (b *Bot) download(ctx context.Context, path string, limit sizelimit.Limit, 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // lets the connection be reused
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // only drains for reuse: a failed drain costs a connection, nothing else
 		return nil, &apiError{method: downloadMethod, status: resp.StatusCode, code: resp.StatusCode, desc: http.StatusText(resp.StatusCode)}
 	}
 	if err := limit.Check(what, resp.ContentLength); err != nil {
