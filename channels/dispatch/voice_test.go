@@ -168,12 +168,12 @@ func TestVoiceNoteStoredBeforeHandleReturnsV1(t *testing.T) {
 	d := r.desk(t, nil, nil) // no transcription: the note stays in the inbox
 	var fetched atomic.Int32
 	d.HandleMessage(context.Background(), channels.Message{Chat: owner, User: owner, ID: "m1", Text: "for later",
-		Audio: recording("remind me to water the ferns", true, &fetched)})
+		Audio: recording("the ferns on the balcony look dry", true, &fetched)})
 	if fetched.Load() != 1 {
 		t.Fatalf("fetched %d times before HandleMessage returned, want once", fetched.Load())
 	}
 	w := r.waiting(t)
-	if len(w) != 1 || w[0].Audio == nil || string(w[0].Audio.Data) != "OggSremind me to water the ferns" ||
+	if len(w) != 1 || w[0].Audio == nil || string(w[0].Audio.Data) != "OggSthe ferns on the balcony look dry" ||
 		!w[0].Audio.Voice || w[0].Audio.MIME != "audio/ogg" || w[0].Audio.Duration != 4*time.Second || w[0].Text != "for later" {
 		t.Fatalf("inbox after HandleMessage: %+v", w)
 	}

@@ -63,14 +63,14 @@ func noKey(t *testing.T, err error) {
 }
 
 func TestTranscribeSendsTheSpokenNoteAndModel_V1(t *testing.T) {
-	audio := fakespeech.Spoken(t, "Please remind me to water the plants on Sunday.")
+	audio := fakespeech.Spoken(t, "Please book the car for its service next Tuesday.")
 	fake := fakespeech.New(t)
-	fake.PushText("  remind me to water the plants on sunday \n")
+	fake.PushText("  book the car for its service next tuesday \n")
 	got, err := transcriber(t, fake, key).Transcribe(context.Background(), audio, "audio/ogg", "")
 	if err != nil {
 		t.Fatalf("Transcribe: %v", err)
 	}
-	if got != "remind me to water the plants on sunday" {
+	if got != "book the car for its service next tuesday" {
 		t.Errorf("Transcribe = %q, want the scripted text trimmed", got)
 	}
 	calls := fake.Transcriptions()

@@ -54,7 +54,7 @@ func voiceNote(t *testing.T, tg *faketelegram.Server, chat int64) []byte {
 // over, the answer quotes what was heard, and a spoken answer follows as
 // a valid OGG/Opus voice note, made from the answer's words.
 func TestVoiceNoteEndToEndV1(t *testing.T) {
-	const said = "remind me to water the ferns on friday"
+	const said = "the ferns on the balcony look dry again"
 	note := fakespeech.Spoken(t, said)
 	info, err := oggopus.Check(note)
 	if err != nil {
@@ -79,10 +79,10 @@ func TestVoiceNoteEndToEndV1(t *testing.T) {
 	defer stop()
 	waitOutput(t, out, "jarvisbot is ready")
 
-	f.Push(fakellm.Step{Text: "I will remind you on **Friday** to water the ferns."})
+	f.Push(fakellm.Step{Text: "Give them a **good soak** on Friday."})
 	tg.SendVoice(42, 42, note, info.Duration)
 	waitSent(t, tg, "the answer quoting what was heard", func(s []faketelegram.Sent) bool {
-		return hasText(s, 42, `"`+said+`"`) && hasText(s, 42, "remind you on")
+		return hasText(s, 42, `"`+said+`"`) && hasText(s, 42, "good soak")
 	})
 	got := voiceNote(t, tg, 42)
 	if !bytes.Equal(got, answerVoice) {
@@ -104,7 +104,7 @@ func TestVoiceNoteEndToEndV1(t *testing.T) {
 		t.Errorf("the voice-marked skill did not take the spoken turn over:\n%s", sys)
 	}
 	sps := sp.Speeches()
-	if len(sps) != 1 || sps[0].Input != "I will remind you on Friday to water the ferns." || sps[0].Format != "opus" {
+	if len(sps) != 1 || sps[0].Input != "Give them a good soak on Friday." || sps[0].Format != "opus" {
 		t.Errorf("speech asked for %+v, want the answer's words as OGG/Opus", sps)
 	}
 	if strings.Contains(out.String(), "test-audio-key") {
