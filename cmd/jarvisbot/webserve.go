@@ -57,6 +57,16 @@ func webHosts(bound, publicURL string) []string {
 	if ip := net.ParseIP(host); err == nil && ip != nil && ip.IsLoopback() {
 		hosts = append(hosts, net.JoinHostPort("localhost", port), net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port))
 	}
+	if port == "80" || port == "443" { // a browser sends the host alone for the scheme's port
+		for _, h := range hosts {
+			if name, _, err := net.SplitHostPort(h); err == nil {
+				if strings.Contains(name, ":") {
+					name = "[" + name + "]"
+				}
+				hosts = append(hosts, name)
+			}
+		}
+	}
 	if u, err := url.Parse(publicURL); err == nil && u.Host != "" {
 		hosts = append(hosts, strings.ToLower(u.Host))
 		if u.Port() == "" { // a browser sends the host alone for the scheme's port
