@@ -85,7 +85,7 @@ func TestDashboardInABrowserW1(t *testing.T) {
 		b.waitText("#approval-"+id, "cli:echo")
 		b.shot("06-approvals")
 		b.do("approving in the browser", chromedp.Click(chromedp.CSS(`#approval-`+id+` button[value=approve]`)))
-		b.waitText("main", "Approved")
+		b.waitText("main .note", "Approved")
 		waitSent(t, tg, "the answer after the browser's approval", func(s []faketelegram.Sent) bool { return hasText(s, 42, "The browser's yes ran it.") })
 
 		b.open("/activity")
@@ -104,7 +104,7 @@ func TestDashboardInABrowserW1(t *testing.T) {
 		b.open("/skills")
 		b.shot("08-skills")
 		b.do("switching the humanizer off", chromedp.Click(chromedp.CSS(`#switch-humanizer button[name=on]`)))
-		b.waitText("#skill-humanizer", "off")
+		b.waitText("#skill-humanizer .skill-state", "off") // the button said "Switch off" before
 		if _, list, _ := e.jarvis(t, "", "skills", "list"); !regexp.MustCompile(`skill:humanizer +off`).MatchString(list) {
 			t.Errorf("the browser's switch did not reach skills list:\n%s", list)
 		}
