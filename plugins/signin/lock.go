@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/filelock"
 )
 
 // lockPoll is how often a refresh waiting for another process's lock
@@ -40,7 +41,7 @@ func (m *Manager) lock(ctx context.Context, plugin string) (func(), error) {
 		return func() { <-ch }, nil
 	}
 	path := filepath.Join(m.opt.LockDir, lockName(plugin))
-	release, err := lockFile(ctx, path)
+	release, err := filelock.Lock(ctx, path, lockPoll)
 	if err != nil {
 		<-ch
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot lock the sign-in to %s at %s: %w; check that the directory is writable", plugin, path, err)

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
 
-package signin
+package filelock
 
 import (
 	"context"
@@ -10,18 +10,18 @@ import (
 	"time"
 )
 
-// lockFile takes an exclusive flock on the file at path, creating it, and
+// Lock takes an exclusive flock on the file at path, creating it, and
 // returns the function that releases it. flock belongs to the open file,
-// so it also excludes other Managers in this process, and the kernel
+// so it also excludes other holders in this process, and the kernel
 // releases it when a process dies holding it: a crash never leaves the
-// sign-in locked. It waits for another holder until ctx ends.
-func lockFile(ctx context.Context, path string) (func(), error) {
+// file locked. It tries again every poll until ctx ends.
+func Lock(ctx context.Context, path string, poll time.Duration) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	fd := int(f.Fd())
-	t := time.NewTicker(lockPoll)
+	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
 		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
@@ -43,3 +43,6 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		}
 	}
 }
+
+// Supported reports whether Lock excludes other processes here.
+const Supported = true
