@@ -63,6 +63,10 @@ func claudeInvocation(t agents.DelegateTurn, url, token, dir string, ownTools bo
 	}
 	// "--" ends the options (several take lists), so a message that
 	// starts with "-" is still the prompt.
-	args = append(args, "--", prompt(t, ""))
+	text, err := prompt(t, "")
+	if err != nil {
+		return invocation{}, fmt.Errorf("claude-code: %w", err)
+	}
+	args = append(args, "--", text)
 	return invocation{args: args}, nil
 }

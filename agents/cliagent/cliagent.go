@@ -251,12 +251,12 @@ func (c *CLI) Turn(ctx context.Context, t agents.DelegateTurn) (agents.DelegateR
 
 	var inv invocation
 	if c.opt.Kind == Codex {
-		inv = codexInvocation(t, url, token)
+		inv, err = codexInvocation(t, url, token)
 	} else {
 		inv, err = claudeInvocation(t, url, token, tmp, c.opt.OwnTools)
-		if err != nil {
-			return agents.DelegateResult{}, err
-		}
+	}
+	if err != nil {
+		return agents.DelegateResult{}, err
 	}
 	p := &parser{kind: c.opt.Kind, t: t, session: t.Session, log: c.opt.Logger}
 	runErr := c.run(ctx, path, inv, p)

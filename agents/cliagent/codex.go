@@ -1,6 +1,7 @@
 package cliagent
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/jarvisbot/jarvisbot/agents"
@@ -24,7 +25,7 @@ var codexOff = []string{"shell_tool", "unified_exec", "view_image", "image_gener
 // approvals never asked, with the shell tool off; the MCP tools run
 // without Codex's own prompt (default_tools_approval_mode), since the
 // runtime decides each call.
-func codexInvocation(t agents.DelegateTurn, url, token string) invocation {
+func codexInvocation(t agents.DelegateTurn, url, token string) (invocation, error) {
 	args := []string{"exec", "--json", "--skip-git-repo-check", "--sandbox", "read-only",
 		"-c", "analytics.enabled=false",
 		"-c", `approval_policy="never"`,
@@ -42,6 +43,10 @@ func codexInvocation(t agents.DelegateTurn, url, token string) invocation {
 	// Codex takes no system prompt in exec mode: it leads the prompt, every
 	// turn, since the turn's skills and tools change from message to
 	// message.
-	args = append(args, "--", prompt(t, t.System))
-	return invocation{args: args, env: map[string]string{tokenVar: token}}
+	text, err := prompt(t, t.System)
+	if err != nil {
+		return invocation{}, fmt.Errorf("codex: %w", err)
+	}
+	args = append(args, "--", text)
+	return invocation{args: args, env: map[string]string{tokenVar: token}}, nil
 }
