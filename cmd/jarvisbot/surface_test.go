@@ -296,3 +296,39 @@ func TestMCPServeStdioM4(t *testing.T) {
 		t.Errorf("agents_list over stdio: %q", text)
 	}
 }
+
+// TestAppNotifiesAndRunsAScheduledSkillM4: through a running serve, an
+// app's notify_owner reaches the owner's chat marked as from that app,
+// and its schedule_run runs a scheduled skill now, as its schedule would:
+// the report goes to the owner's chat and the app hears how the run went;
+// an empty notice and an unknown skill are refused as such.
+func TestAppNotifiesAndRunsAScheduledSkillM4(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	key := addApp(t, e, "builds", "work")
+	url, _, stop := serveWithSurface(t, e)
+	defer stop()
+	app := appClient(t, url, key)
+
+	if text, isErr := callApp(t, app, "notify_owner", map[string]any{"text": "The nightly build is green."}); isErr {
+		t.Fatalf("notify_owner: %s", text)
+	}
+	waitSent(t, tg, "the app's notice in the owner's chat", func(s []faketelegram.Sent) bool {
+		return hasText(s, 42, "From app builds:") && hasText(s, 42, "The nightly build is green.")
+	})
+	if text, isErr := callApp(t, app, "notify_owner", map[string]any{"text": "  "}); !isErr || !strings.Contains(text, "text") {
+		t.Errorf("an empty notice: %q (error %v)", text, isErr)
+	}
+
+	f.Push(fakellm.Step{Text: "Brief: two meetings, no mail that needs you."})
+	text, isErr := callApp(t, app, "schedule_run", map[string]any{"skill": "morning-brief"})
+	if isErr || !strings.Contains(text, "morning-brief ran: ok") {
+		t.Errorf("schedule_run: %q (error %v)", text, isErr)
+	}
+	waitSent(t, tg, "the run's report in the owner's chat", func(s []faketelegram.Sent) bool { return hasText(s, 42, "two meetings") })
+	if text, isErr := callApp(t, app, "schedule_run", map[string]any{"skill": "no-such-skill"}); !isErr || !strings.Contains(text, "no-such-skill") {
+		t.Errorf("an unknown skill: %q (error %v)", text, isErr)
+	}
+}
