@@ -72,7 +72,7 @@ func selfSigned(t *testing.T, dir string) (certPath, keyPath string, pool *x509.
 func TestAppsOverTLSM4(t *testing.T) {
 	e := newTestEnv(t)
 	certPath, keyPath, pool := selfSigned(t, t.TempDir())
-	withTelegram(t, e) // a chat channel keeps serve up; the console would end with its empty input
+	withTelegram(t, e)                  // a chat channel keeps serve up; the console would end with its empty input
 	delete(e.vars, "JARVIS_MCP_LISTEN") // the config says where
 	e.writeConfig(t, "mcp_server:\n  listen: 127.0.0.1:0\n  tls_cert: "+certPath+"\n  tls_key: "+keyPath+"\n")
 	key := addApp(t, e, "secure", "read")
