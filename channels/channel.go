@@ -16,6 +16,12 @@ type Message struct {
 	Name string // the sender's display name, for messages to the owner
 	Text string // for a voice note, its caption if any
 	ID   string // the platform's message id
+	// Delivery names this delivery of the message: an id the platform
+	// gives it that stays the same when it delivers it again (Telegram's
+	// update id, Discord's message id), "" on a channel that never
+	// delivers twice (the console). The dispatcher acts on each once,
+	// however often and on whichever replica it arrives (ST2).
+	Delivery string
 	// Audio is a voice note or an audio file the sender sent (V1), nil
 	// for a text message. The dispatcher fetches it from an owner only.
 	Audio *Audio
@@ -67,6 +73,9 @@ type Press struct {
 	User      string
 	MessageID string // the message the button was under
 	Data      string
+	// Delivery names this delivery of the press, as Message.Delivery
+	// does (Telegram's update id, Discord's interaction id).
+	Delivery string
 	// Answer acknowledges the tap with a short notice shown to the one
 	// who pressed (Telegram answerCallbackQuery, Discord ephemeral reply).
 	Answer func(ctx context.Context, notice string) error
@@ -125,4 +134,26 @@ type Commander interface {
 // starts work that can wait, such as MCP servers.
 type Readier interface {
 	Ready() <-chan struct{}
+}
+
+// Leases elect, among the replicas that share one store, the one that
+// does what only one may do at a time (ST2): long-poll Telegram, hold a
+// Discord shard's gateway session. serve wires store.Leases in through a
+// small adapter.
+type Leases interface {
+	// Lead waits until this replica holds role, or ctx ends (then it
+	// returns ctx's error).
+	Lead(ctx context.Context, role string) (Lease, error)
+	// TryLead is Lead without the wait: ok is false when another replica
+	// holds role.
+	TryLead(ctx context.Context, role string) (l Lease, ok bool, err error)
+}
+
+// Lease is one held role.
+type Lease interface {
+	// Lost is closed when the hold can no longer be vouched for: the work
+	// stops at once, since another replica may be granted the role.
+	Lost() <-chan struct{}
+	// Release gives the role up; calling it again does nothing.
+	Release()
 }

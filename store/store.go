@@ -433,6 +433,10 @@ type Incoming struct {
 	ID               int64
 	Chat, User, Name string
 	Text             string
+	// Delivery names the platform's delivery of the message (Telegram's
+	// update id, Discord's message id), "" when the channel never
+	// delivers twice (the console). Receive takes each delivery once.
+	Delivery string
 	// Audio is a voice note or audio file not yet transcribed (V1): kept
 	// until it is, so nothing is lost while no transcription endpoint is
 	// set. Nil once transcribed (Text then holds what was heard).
@@ -457,6 +461,10 @@ type IncomingAudio struct {
 
 // Inbox keeps received messages until they are answered.
 type Inbox interface {
+	// Receive stores a received message. One with a Delivery already
+	// taken (ErrDelivered's code, ECONFLICT) is not stored again: Telegram
+	// redelivers an update it did not see confirmed, and behind a balancer
+	// another replica may have the same one (ST2).
 	Receive(ctx context.Context, m Incoming) (int64, error)
 	Answered(ctx context.Context, id int64) error
 	Waiting(ctx context.Context) ([]Incoming, error) // oldest first
@@ -468,3 +476,18 @@ type Inbox interface {
 	// this note.
 	ToldNoTranscription(ctx context.Context, id int64) error
 }
+
+// Deliveries remembers, for a while, which platform deliveries were
+// taken (ST2): an update redelivered, or delivered to two replicas, is
+// acted on once, even after its inbox row is gone.
+type Deliveries interface {
+	// TakeDelivery records a delivery of the platform ("telegram") with
+	// its id; taken is false when it was taken before (by Receive too).
+	TakeDelivery(ctx context.Context, platform, id string) (taken bool, err error)
+	// ForgetDeliveries forgets the deliveries taken more than keep ago.
+	ForgetDeliveries(ctx context.Context, keep time.Duration) error
+}
+
+// ErrDelivered is Receive's answer for a delivery taken before.
+// Match it with errors.Is.
+var ErrDelivered = &jarvisbot.Error{Code: jarvisbot.ECONFLICT, Message: "this delivery of the message was taken before"}

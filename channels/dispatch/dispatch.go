@@ -41,6 +41,7 @@ type Turner interface {
 type Store interface {
 	store.Channels
 	store.Inbox
+	store.Deliveries
 	Approval(ctx context.Context, id string) (store.Approval, error)
 }
 
@@ -244,16 +245,19 @@ func (d *Desk) Ask(ctx context.Context, m channels.Message) error {
 func (d *Desk) handle(ctx context.Context, m channels.Message, answered chan<- error) bool {
 	text := strings.TrimSpace(m.Text)
 	if !d.isOwner(m.User) {
-		d.stranger(ctx, m, text)
+		if d.first(ctx, m.Chat, m.Delivery) {
+			d.stranger(ctx, m, text)
+		}
 		return false
 	}
 	// A note's caption is context for what was said, never a command.
-	if m.Audio == nil && strings.HasPrefix(text, "/") {
-		if d.command(ctx, m, text) {
-			return false
+	if m.Audio == nil && strings.HasPrefix(text, "/") && d.isCommand(text) {
+		if d.first(ctx, m.Chat, m.Delivery) {
+			d.command(ctx, m, text)
 		}
+		return false
 	}
-	in := store.Incoming{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}
+	in := store.Incoming{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text, Delivery: m.Delivery}
 	if m.Audio != nil {
 		if in.Audio = d.fetchAudio(ctx, m); in.Audio == nil {
 			return false
@@ -261,8 +265,13 @@ func (d *Desk) handle(ctx context.Context, m channels.Message, answered chan<- e
 	}
 	// Stored before this returns, a note with its audio: the channel
 	// confirms the message to the platform only then, so a crash neither
-	// loses nor repeats it.
+	// loses nor repeats it. A delivery taken before (a redelivery, or the
+	// copy another replica took) is confirmed and not answered again.
 	id, err := d.opt.Store.Receive(ctx, in)
+	if errors.Is(err, store.ErrDelivered) {
+		d.log.Debug("a message delivered again is answered once", "chat", m.Chat, "delivery", m.Delivery)
+		return false
+	}
 	if err != nil {
 		d.log.Error("storing a received message", "chat", m.Chat, "err", err)
 	}
@@ -347,6 +356,41 @@ func (d *Desk) enqueue(ctx context.Context, m queued) {
 	if paused && m.approval == nil {
 		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Paused by " + by + ": no agent starts a turn until it is resumed. Your message waits and is answered then.", ReplyTo: m.ID})
 	}
+}
+
+// deliveryKeep is how long a taken delivery is remembered. Telegram keeps
+// an update it could not deliver for at most 24 hours, and retries a
+// webhook within that time; Discord replays missed events only on a
+// session resume, minutes later. Twice Telegram's day leaves room for
+// replicas' clocks that disagree, and keeps the table a few thousand rows
+// for an owner's traffic.
+const deliveryKeep = 48 * time.Hour
+
+// ForgetDeliveries prunes the record of deliveries older than any
+// platform redelivers; serve calls it from time to time.
+func (d *Desk) ForgetDeliveries(ctx context.Context) {
+	if err := d.opt.Store.ForgetDeliveries(ctx, deliveryKeep); err != nil && ctx.Err() == nil {
+		d.log.Warn("forgetting old deliveries", "err", err)
+	}
+}
+
+// first takes a delivery that is answered without an inbox row (a slash
+// command, a stranger's message, a press): it reports whether this is its
+// first delivery. A message without a delivery id is always new; one that
+// cannot be recorded is taken, since an answer twice beats none.
+func (d *Desk) first(ctx context.Context, chat, delivery string) bool {
+	if delivery == "" {
+		return true
+	}
+	taken, err := d.opt.Store.TakeDelivery(ctx, platform(chat), delivery)
+	if err != nil {
+		d.log.Error("recording a delivery; it may be answered twice", "chat", chat, "err", err)
+		return true
+	}
+	if !taken {
+		d.log.Debug("a delivery that came again is answered once", "chat", chat, "delivery", delivery)
+	}
+	return taken
 }
 
 // stranger answers a sender who is not the owner: the pairing code makes
@@ -580,11 +624,23 @@ var Commands = []channels.Command{
 	{Name: "cancel", Description: "stop the answer in progress"},
 }
 
-// command answers a slash command; it reports false for text that only
-// starts with a slash, which goes to the agent.
-func (d *Desk) command(ctx context.Context, m channels.Message, text string) bool {
+// isCommand reports whether text is a slash command the desk answers;
+// other text that starts with a slash goes to the agent.
+func (d *Desk) isCommand(text string) bool {
+	name := commandName(text)
+	_, ok := d.opt.Commands[name]
+	return ok || name == "help" || name == "cancel"
+}
+
+func commandName(text string) string {
 	name, _, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
 	name, _, _ = strings.Cut(name, "@") // Telegram's /help@botname
+	return name
+}
+
+// command answers a slash command isCommand knows.
+func (d *Desk) command(ctx context.Context, m channels.Message, text string) {
+	name := commandName(text)
 	switch name {
 	case "help":
 		var b strings.Builder
@@ -593,7 +649,7 @@ func (d *Desk) command(ctx context.Context, m channels.Message, text string) boo
 			fmt.Fprintf(&b, "/%s — %s\n", c.Name, c.Description)
 		}
 		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: b.String()})
-		return true
+		return
 	case "cancel":
 		d.mu.Lock()
 		q := d.chats[m.Chat]
@@ -608,13 +664,11 @@ func (d *Desk) command(ctx context.Context, m channels.Message, text string) boo
 		} else {
 			cancel()
 		}
-		return true
+		return
 	}
 	if f, ok := d.opt.Commands[name]; ok {
 		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: f(ctx, m.Chat)})
-		return true
 	}
-	return false
 }
 
 // Button data: "ap:<id>:<y|n|a>", 31 bytes, an id into the store.
@@ -750,6 +804,9 @@ func (d *Desk) showOutcome(ctx context.Context, a store.Approval) {
 // else is told so and changes nothing; a late or second press sees the
 // outcome.
 func (d *Desk) HandlePress(ctx context.Context, p channels.Press) {
+	if !d.first(ctx, p.Chat, p.Delivery) {
+		return // the first delivery of this press answered it
+	}
 	answer := func(s string) {
 		if p.Answer != nil {
 			if err := p.Answer(ctx, s); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -254,5 +255,50 @@ func TestInboxSurvivesRestartCH1(t *testing.T) {
 	waitFor(t, "the inbox to empty", func() (bool, any) { w, err := db.Waiting(ctx); return err == nil && len(w) == 0, fmt.Sprint(w, err) })
 	if got := plat.to("test:1"); !strings.Contains(got[0], "answered after the restart") {
 		t.Errorf("answer %q", got)
+	}
+}
+
+// TestDeliveredTwiceAnsweredOnceST2: a message, a slash command and a
+// press that come again with the same delivery id (Telegram redelivering,
+// or a second replica's copy) are acted on once, also after the message
+// has left the inbox; a message without a delivery id is always new.
+func TestDeliveredTwiceAnsweredOnceST2(t *testing.T) {
+	d, plat, f, _ := setup(t, "test:1")
+	ctx := context.Background()
+	f.Push(fakellm.Step{Text: "first answer"}, fakellm.Step{Text: "second answer"}, fakellm.Step{Text: "third answer"})
+	hello := channels.Message{Chat: "test:1", User: "test:1", Text: "hello", Delivery: "7"}
+	d.HandleMessage(ctx, hello)
+	d.HandleMessage(ctx, hello)
+	help := channels.Message{Chat: "test:1", User: "test:1", Text: "/help", Delivery: "8"}
+	d.HandleMessage(ctx, help)
+	d.HandleMessage(ctx, help)
+	pressed := 0
+	press := channels.Press{Chat: "test:1", User: "test:1", Data: "not-ours", Delivery: "9",
+		Answer: func(context.Context, string) error { pressed++; return nil }}
+	d.HandlePress(ctx, press)
+	d.HandlePress(ctx, press)
+	// A later message of the chat is answered after anything queued
+	// before it: once it is answered, a second turn would have shown.
+	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "next", Delivery: "10"})
+	waitFor(t, "the next message's answer", func() (bool, any) {
+		sent := plat.to("test:1")
+		return slices.Contains(sent, "second answer"), sent
+	})
+	// Redelivered after its answer left the inbox: still once.
+	d.HandleMessage(ctx, hello)
+	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "no delivery id"})
+	waitFor(t, "the last message's answer", func() (bool, any) {
+		sent := plat.to("test:1")
+		return slices.Contains(sent, "third answer"), sent
+	})
+	sent := plat.to("test:1")
+	var helps int
+	for _, s := range sent {
+		if strings.HasPrefix(s, "Write to me") {
+			helps++
+		}
+	}
+	if len(f.Requests()) != 3 || helps != 1 || pressed != 1 || len(sent) != 4 {
+		t.Errorf("%d turns (want 3), %d /help answers, %d press answers (want 1 each); sent %q", len(f.Requests()), helps, pressed, sent)
 	}
 }

@@ -49,7 +49,9 @@ func (d *Desk) fetchAudio(ctx context.Context, m channels.Message) *store.Incomi
 	a := m.Audio
 	what := noun(a.Voice)
 	refuse := func(text string) *store.IncomingAudio {
-		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: text, ReplyTo: m.ID})
+		if d.first(ctx, m.Chat, m.Delivery) { // refused once, however often it comes
+			d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: text, ReplyTo: m.ID})
+		}
 		return nil
 	}
 	switch {

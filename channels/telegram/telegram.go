@@ -63,7 +63,14 @@ type Options struct {
 	RetryDelay time.Duration
 	// Clock times the waits between retries; the wall clock when nil.
 	Clock clock.Clock
+	// Leases elect the one replica that long-polls (Telegram allows one
+	// poller per token) when several share one store (ST2); nil polls
+	// without asking, for a single process.
+	Leases channels.Leases
 }
+
+// pollRole is the lease of the replica that long-polls.
+const pollRole = "telegram-poll"
 
 // Bot is a Telegram bot. It is safe for concurrent use.
 type Bot struct {
@@ -75,8 +82,9 @@ type Bot struct {
 	poll       time.Duration
 	retryDelay time.Duration
 	clock      clock.Clock
+	leases     channels.Leases
 	running    atomic.Bool
-	ready      chan struct{} // closed when the first long poll goes out, or the webhook is set
+	ready      chan struct{} // closed when the first long poll goes out (or this replica waits while another polls), or the webhook is set
 	readyOnce  sync.Once
 }
 
@@ -88,8 +96,8 @@ var (
 	_ channels.VoiceSender = (*Bot)(nil)
 )
 
-// Ready is closed when Run's first long poll goes out, or when RunWebhook
-// has set the webhook.
+// Ready is closed when Run's first long poll goes out, or when it waits
+// because another replica polls, or when RunWebhook has set the webhook.
 func (b *Bot) Ready() <-chan struct{} { return b.ready }
 
 // New connects to the Bot API and checks the token (getMe).
@@ -97,7 +105,7 @@ func New(ctx context.Context, opt Options) (*Bot, error) {
 	if strings.TrimSpace(opt.Token) == "" {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: no bot token: create a bot with @BotFather and store its token")
 	}
-	b := &Bot{client: opt.HTTPClient, token: opt.Token, log: opt.Logger, poll: opt.PollTimeout, retryDelay: opt.RetryDelay, ready: make(chan struct{})}
+	b := &Bot{client: opt.HTTPClient, token: opt.Token, log: opt.Logger, poll: opt.PollTimeout, retryDelay: opt.RetryDelay, ready: make(chan struct{}), leases: opt.Leases}
 	if b.client == nil {
 		b.client = &http.Client{}
 	}
@@ -163,6 +171,10 @@ func (b *Bot) Username() string { return b.api.Self.UserName }
 // update order, one call at a time, so h should hand long work off (as
 // dispatch.Desk does). Failures are logged and retried after 1s, 2s, …
 // up to 30s; a panicking handler is logged and the loop goes on.
+//
+// With Options.Leases, only the replica that holds the poll lease polls;
+// the others wait for it and take over when its holder stops or dies. A
+// lease lost stops the polling at once.
 func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 	if h == nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: Run needs a handler")
@@ -171,10 +183,67 @@ func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "telegram: the bot is already running: Telegram allows one poller per token")
 	}
 	defer b.running.Store(false)
+	if b.leases == nil {
+		b.pollUpdates(ctx, h, nil)
+		return nil
+	}
+	restart := retry.New(b.clock, retry.Policy{Min: time.Second, Max: 30 * time.Second})
+	for ctx.Err() == nil {
+		l, ok, err := b.leases.TryLead(ctx, pollRole)
+		if err == nil && !ok {
+			b.log.Info("telegram: another replica polls the bot; this one waits and takes over if it stops")
+			b.readyOnce.Do(func() { close(b.ready) }) // standing by is this replica's part
+			l, err = b.leases.Lead(ctx, pollRole)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			wait := restart.Next()
+			b.log.Warn("telegram: cannot tell which replica polls; trying again", "err", err, "retry_in", wait)
+			restart.Wait(ctx, wait)
+			continue
+		}
+		restart.Reset()
+		b.log.Info("telegram: this replica polls the bot")
+		b.pollUpdates(ctx, h, l.Lost())
+		l.Release()
+		select {
+		case <-l.Lost():
+			b.log.Warn("telegram: the poll lease was lost (the store connection broke); stopped polling, waiting to poll again")
+		default:
+		}
+	}
+	return nil
+}
 
+// pollUpdates long-polls until ctx ends or lost is closed. It first
+// removes a webhook a webhook-mode run left, since Telegram refuses
+// getUpdates while one is set: a replica that stops receiving by webhook
+// leaves it to the replicas that go on, and only a poller undoes it.
+func (b *Bot) pollUpdates(ctx context.Context, h channels.Handler, lost <-chan struct{}) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if lost != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case <-lost:
+				cancel()
+			case <-stop:
+			}
+		}()
+	}
+	if _, err := b.raw(ctx, "deleteWebhook", tgbotapi.Params{}); err != nil && ctx.Err() == nil {
+		b.log.Warn("telegram: removing a webhook before polling", "err", err)
+	}
 	offset, confirmed := 0, 0
 	defer func() {
-		if offset > confirmed {
+		// With the lease lost another replica may poll already: a confirming
+		// getUpdates would cut its poll short. What is not confirmed comes
+		// to it again, and the dispatcher takes each update once.
+		if offset > confirmed && !closed(lost) {
 			b.confirm(ctx, offset)
 		}
 	}()
@@ -202,6 +271,9 @@ func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 		restart.Reset()
 		confirmed = offset
 		for _, u := range updates {
+			if closed(lost) {
+				break // the next poller gets the rest
+			}
 			if u.id < offset {
 				continue
 			}
@@ -213,7 +285,16 @@ func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 			b.deliver(ctx, h, u.Update)
 		}
 	}
-	return nil
+}
+
+// closed reports whether ch is closed; a nil ch never is.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // rawUpdate is one update of a batch, decoded on its own so that one the
@@ -279,12 +360,13 @@ func (b *Bot) deliver(ctx context.Context, h channels.Handler, u tgbotapi.Update
 			return // not a person's text or voice: photos without caption, stickers, service messages
 		}
 		h.HandleMessage(ctx, channels.Message{
-			Chat:  id(m.Chat.ID),
-			User:  id(m.From.ID),
-			Name:  displayName(m.From),
-			Text:  b.stripMention(text),
-			ID:    strconv.Itoa(m.MessageID),
-			Audio: audio,
+			Chat:     id(m.Chat.ID),
+			User:     id(m.From.ID),
+			Name:     displayName(m.From),
+			Text:     b.stripMention(text),
+			ID:       strconv.Itoa(m.MessageID),
+			Delivery: strconv.Itoa(u.UpdateID),
+			Audio:    audio,
 		})
 	case u.CallbackQuery != nil:
 		q := u.CallbackQuery
@@ -300,6 +382,7 @@ func (b *Bot) deliver(ctx context.Context, h channels.Handler, u tgbotapi.Update
 			User:      id(q.From.ID),
 			MessageID: strconv.Itoa(q.Message.MessageID),
 			Data:      q.Data,
+			Delivery:  strconv.Itoa(u.UpdateID),
 			Answer:    func(ctx context.Context, notice string) error { return b.answer(ctx, q.ID, notice) },
 		})
 	}

@@ -96,7 +96,7 @@ func TestRunPassesMessagesAndPressesAndAnswers(t *testing.T) {
 
 	msgID := s.SendText(42, 7, "hello **there**")
 	m := receive(t, rec.msgs)
-	want := channels.Message{Chat: "telegram:42", User: "telegram:7", Name: "User 7", Text: "hello **there**", ID: itoa(msgID)}
+	want := channels.Message{Chat: "telegram:42", User: "telegram:7", Name: "User 7", Text: "hello **there**", ID: itoa(msgID), Delivery: itoa(s.LastUpdate())}
 	if m != want {
 		t.Errorf("message = %+v, want %+v", m, want)
 	}

@@ -2,8 +2,10 @@ package telegram
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,24 +23,50 @@ import (
 // secretHeader carries the webhook's secret token on every update POST.
 const secretHeader = "X-Telegram-Bot-Api-Secret-Token"
 
+// Webhook says where updates come by webhook.
+type Webhook struct {
+	URL    string // the public https address Telegram posts to (a balancer's)
+	Listen string // the local address this replica serves it on
+	// Salt is shared by every replica on one store (ST2): the secret
+	// token is derived from it and the bot token, so every replica
+	// accepts the POSTs the balancer sends it, and no replica stores the
+	// secret.
+	Salt string
+}
+
+// webhookSecret is the secret token Telegram sends with each update:
+// HMAC-SHA256 keyed by the bot token over the shared salt, in base64url
+// without padding (43 characters of A-Z a-z 0-9 _ -, as Telegram allows).
+func webhookSecret(token, salt string) string {
+	m := hmac.New(sha256.New, []byte(token))
+	_, _ = m.Write([]byte("jarvisbot telegram webhook secret\x00" + salt)) // a hash.Hash never fails to write
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
 // RunWebhook receives updates by webhook instead of long polling: it
-// registers publicURL with a fresh secret token, serves POSTs on listen,
-// refuses any request without the secret, and answers 200 only after the
-// handler took the update (the desk stores it), so Telegram redelivers
-// what was not taken. On return it removes the webhook again.
-func (b *Bot) RunWebhook(ctx context.Context, h channels.Handler, listen, publicURL string) error {
-	u, err := url.Parse(publicURL)
+// registers w.URL with the secret token every replica derives alike
+// (setting the same webhook again changes nothing, so each replica does
+// it at start), serves POSTs on w.Listen, refuses any request without the
+// secret, and answers 200 only after the handler took the update (the
+// desk stores it, once however often it comes), so Telegram redelivers
+// what was not taken. On return the webhook stays: the other replicas
+// still receive by it. A run that long-polls removes it.
+func (b *Bot) RunWebhook(ctx context.Context, h channels.Handler, w Webhook) error {
+	u, err := url.Parse(w.URL)
 	if err != nil || u.Host == "" {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: webhook URL %q is not an https address", publicURL)
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: webhook URL %q is not an https address", w.URL)
+	}
+	if w.Salt == "" {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: the webhook has no salt to derive its secret token from; serve reads it from the store")
 	}
 	if !b.running.CompareAndSwap(false, true) {
 		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "telegram: the bot is already running")
 	}
 	defer b.running.Store(false)
-	secret := rand.Text()
-	ln, err := net.Listen("tcp", listen)
+	secret := webhookSecret(b.token, w.Salt)
+	ln, err := net.Listen("tcp", w.Listen)
 	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: webhook listener on %s: %w", listen, err)
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: webhook listener on %s: %w", w.Listen, err)
 	}
 	mux := http.NewServeMux()
 	path := u.Path
@@ -59,25 +87,19 @@ func (b *Bot) RunWebhook(ctx context.Context, h channels.Handler, listen, public
 		}
 		<-served // no goroutine outlives RunWebhook
 	}()
-	if err := b.setWebhook(ctx, publicURL, secret); err != nil {
+	if err := b.setWebhook(ctx, w.URL, secret); err != nil {
 		return err
 	}
-	b.log.Info("telegram: receiving updates by webhook", "url", publicURL, "listen", ln.Addr().String())
+	b.log.Info("telegram: receiving updates by webhook", "url", w.URL, "listen", ln.Addr().String())
 	b.readyOnce.Do(func() { close(b.ready) })
 	// A listener that fails ends the run with its error, instead of a bot
 	// that looks up and receives nothing.
-	var stopped error
 	select {
 	case <-ctx.Done():
+		return nil
 	case <-served:
-		stopped = jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: the webhook listener on %s stopped: %w", ln.Addr(), serveErr)
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: the webhook listener on %s stopped: %w", ln.Addr(), serveErr)
 	}
-	dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := b.raw(dctx, "deleteWebhook", tgbotapi.Params{}); err != nil {
-		b.log.Warn("telegram: removing the webhook", "err", err)
-	}
-	return stopped
 }
 
 func (b *Bot) setWebhook(ctx context.Context, publicURL, secret string) error {

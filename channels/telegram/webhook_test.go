@@ -4,14 +4,16 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-// TestWebhookCH1: in webhook mode the bot registers its URL with a secret
-// token, takes only POSTs that carry it, and removes the webhook when it
-// stops.
+// TestWebhookCH1: in webhook mode the bot registers its URL with the
+// secret token derived from the shared salt, takes only POSTs that carry
+// it, and leaves the webhook set when it stops, for the other replicas
+// (ST2).
 func TestWebhookCH1(t *testing.T) {
 	s, b := newBot(t, Options{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -24,11 +26,11 @@ func TestWebhookCH1(t *testing.T) {
 	rec := newRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- b.RunWebhook(ctx, rec, addr, public) }()
+	go func() { done <- b.RunWebhook(ctx, rec, Webhook{URL: public, Listen: addr, Salt: "shared-salt"}) }()
 	s.Wait(t, 5*time.Second, "the webhook to be set", func() bool { _, secret := s.Webhook(); return secret != "" })
 	u, secret := s.Webhook()
-	if u != public {
-		t.Fatalf("webhook URL %q, want %q", u, public)
+	if u != public || secret != webhookSecret(testToken, "shared-salt") {
+		t.Fatalf("webhook %q with secret %q, want %q with the secret derived from the salt", u, secret, public)
 	}
 	select {
 	case <-b.Ready():
@@ -79,7 +81,43 @@ func TestWebhookCH1(t *testing.T) {
 	if len(rec.msgs) != 0 {
 		t.Errorf("a refused request was delivered: %+v", <-rec.msgs)
 	}
-	if u, _ := s.Webhook(); u != "" {
-		t.Errorf("the webhook was left set: %s", u)
+	if u, _ := s.Webhook(); u != public {
+		t.Errorf("the webhook the other replicas use was removed: %q", u)
+	}
+}
+
+// TestWebhookSecretST2: every replica derives the same secret from the bot
+// token and the shared salt, in the characters Telegram allows; another
+// salt or token gives another secret, and neither appears in it.
+func TestWebhookSecretST2(t *testing.T) {
+	a := webhookSecret(testToken, "salt-one")
+	if a != webhookSecret(testToken, "salt-one") {
+		t.Fatal("two derivations of one secret differ")
+	}
+	if a == webhookSecret(testToken, "salt-two") || a == webhookSecret("654321:other", "salt-one") {
+		t.Error("another salt or token gave the same secret")
+	}
+	ok := regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+	if !ok.MatchString(a) || strings.Contains(a, "salt") || strings.Contains(a, "secret") {
+		t.Errorf("secret %q: want 1-256 of A-Z a-z 0-9 _ -, showing neither input", a)
+	}
+}
+
+// TestPollingRemovesWebhookCH1: a bot that long-polls removes the webhook
+// a webhook-mode run left, since Telegram refuses getUpdates while one is
+// set, and then receives.
+func TestPollingRemovesWebhookCH1(t *testing.T) {
+	s, b := newBot(t, Options{})
+	if _, err := b.raw(t.Context(), "setWebhook", map[string]string{"url": "https://example.invalid/telegram", "secret_token": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder()
+	run(t, b, rec)
+	s.SendText(42, 42, "after the webhook")
+	if m := receive(t, rec.msgs); m.Text != "after the webhook" || m.Delivery == "" {
+		t.Errorf("delivered %+v, want the message with its delivery id", m)
+	}
+	if u, _ := s.Webhook(); u != "" || s.Conflicts() != 0 {
+		t.Errorf("webhook %q left set, %d getUpdates refused", u, s.Conflicts())
 	}
 }

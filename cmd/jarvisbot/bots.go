@@ -2,28 +2,51 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/channels/discord"
 	"github.com/jarvisbot/jarvisbot/channels/telegram"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
+// replicaStore is what the channels need of a store that several serve
+// replicas may share (ST2): who polls Telegram or holds a Discord shard,
+// and the salt of the webhook's secret.
+type replicaStore interface {
+	store.Leases
+	store.Shared
+}
+
+// webhookSaltName names the shared salt the Telegram webhook's secret token
+// is derived from (with the bot token, which every replica has).
+const webhookSaltName = "telegram-webhook-salt"
+
 // botChannels builds the Telegram and Discord channels whose tokens are
-// set, in the keyring or the environment.
-func (a *app) botChannels(ctx context.Context, cfg config.Config) ([]channels.Channel, error) {
+// set, in the keyring or the environment. With rs nil the bots only send
+// (schedule run beside a serve that receives).
+func (a *app) botChannels(ctx context.Context, cfg config.Config, rs replicaStore) ([]channels.Channel, error) {
 	var out []channels.Channel
+	var leases channels.Leases
+	if rs != nil {
+		leases = channelLeases{rs}
+	}
 	if tok := a.secretOrEnv(ctx, cfg, "TELEGRAM_BOT_TOKEN"); tok != "" {
-		bot, err := telegram.New(ctx, telegram.Options{Token: tok, BaseURL: cfg.Telegram.APIEndpoint, Logger: a.logger(cfg)})
+		bot, err := telegram.New(ctx, telegram.Options{Token: tok, BaseURL: cfg.Telegram.APIEndpoint, Logger: a.logger(cfg), Leases: leases})
 		if err != nil {
 			return nil, err
 		}
-		if cfg.Telegram.WebhookURL != "" {
+		if cfg.Telegram.WebhookURL != "" && rs != nil {
+			salt, err := rs.SharedValue(ctx, webhookSaltName, func() (string, error) { return rand.Text(), nil })
+			if err != nil {
+				return nil, err
+			}
 			listen := cfg.Telegram.WebhookListen
 			if listen == "" {
 				listen = "127.0.0.1:8443"
 			}
-			out = append(out, webhookBot{bot, listen, cfg.Telegram.WebhookURL})
+			out = append(out, webhookBot{bot, telegram.Webhook{URL: cfg.Telegram.WebhookURL, Listen: listen, Salt: salt}})
 		} else {
 			out = append(out, bot)
 		}
@@ -41,9 +64,29 @@ func (a *app) botChannels(ctx context.Context, cfg config.Config) ([]channels.Ch
 // webhookBot is the Telegram channel receiving by webhook.
 type webhookBot struct {
 	*telegram.Bot
-	listen, url string
+	hook telegram.Webhook
 }
 
 func (w webhookBot) Run(ctx context.Context, h channels.Handler) error {
-	return w.Bot.RunWebhook(ctx, h, w.listen, w.url)
+	return w.Bot.RunWebhook(ctx, h, w.hook)
+}
+
+// channelLeases is the store's leases as the channel adapters, which know
+// no store, see them.
+type channelLeases struct{ l store.Leases }
+
+func (c channelLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
+	l, err := c.l.Lead(ctx, role)
+	if err != nil {
+		return nil, err // not a nil store.Lease in a non-nil channels.Lease
+	}
+	return l, nil
+}
+
+func (c channelLeases) TryLead(ctx context.Context, role string) (channels.Lease, bool, error) {
+	l, ok, err := c.l.TryLead(ctx, role)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	return l, true, nil
 }

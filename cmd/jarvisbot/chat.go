@@ -42,7 +42,7 @@ func cmdChat(ctx context.Context, a *app, args []string) error {
 	}
 	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: *once != "", EndKey: denyKey})
 	s, err := a.openSession(ctx, cfg, a.logger(cfg), sessionOptions{agent: *agentName, approvalChat: console.Chat},
-		func() ([]channels.Channel, error) { return []channels.Channel{con}, nil })
+		func(*service) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
 	if err != nil {
 		return err
 	}

@@ -168,14 +168,14 @@ func checkScheduled(scheduled []string, name string) error {
 // bot only sends, so a running serve keeps receiving.
 func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) error {
 	log := a.logger(cfg)
-	bots, err := a.botChannels(ctx, cfg)
+	bots, err := a.botChannels(ctx, cfg, nil)
 	if err != nil {
 		// The run still reports here; the chat is what cannot be reached.
 		log.Warn("the report goes to this terminal only: the owner's chat cannot be reached", "err", err)
 	}
 	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: true, EndKey: denyKey})
 	s, err := a.openSession(ctx, cfg, log, sessionOptions{agent: store.DefaultAgent, approvalChat: console.Chat},
-		func() ([]channels.Channel, error) { return []channels.Channel{con}, nil })
+		func(*service) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
 	if err != nil {
 		return err
 	}

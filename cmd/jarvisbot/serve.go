@@ -34,7 +34,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	log := a.logger(cfg)
 	s, err := a.openSession(ctx, cfg, log, sessionOptions{agent: *agentName, approvalChat: cfg.Approvals.Channel},
-		func() ([]channels.Channel, error) { return a.channels(ctx, cfg) })
+		func(svc *service) ([]channels.Channel, error) { return a.channels(ctx, cfg, svc.db) })
 	if err != nil {
 		return err
 	}
@@ -49,6 +49,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err := s.resume(ctx, nil); err != nil {
 		return err
 	}
+	s.desk.ForgetDeliveries(ctx)
 	if err := s.sched.Start(ctx, jobs); err != nil {
 		log.Warn("some skills are not scheduled", "err", err)
 	}
@@ -96,7 +97,7 @@ type sessionOptions struct {
 // them. Everything is built before anything starts: no approval expires,
 // no turn runs and no report is sent before the desk that carries them
 // exists.
-func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logger, o sessionOptions, chans func() ([]channels.Channel, error)) (*session, error) {
+func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logger, o sessionOptions, chans func(*service) ([]channels.Channel, error)) (*session, error) {
 	s := &session{}
 	svc, err := a.buildService(ctx, cfg, log, func(ap store.Approval) {
 		s.desk.Notify(ap)
@@ -114,7 +115,7 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		svc.Close()
 		return nil, err
 	}
-	if s.chans, err = chans(); err != nil {
+	if s.chans, err = chans(svc); err != nil {
 		svc.Close()
 		return nil, err
 	}
@@ -198,6 +199,10 @@ func (s *session) afterReady(ctx context.Context) {
 func (s *session) wait(ctx context.Context, stopRecv context.CancelFunc, ends <-chan channelEnd, running int, limit time.Duration, log *slog.Logger) error {
 	retry := time.NewTicker(30 * time.Second)
 	defer retry.Stop()
+	// Deliveries are remembered for days: an hourly prune keeps the
+	// table small without adding a write every retry.
+	tidy := time.NewTicker(time.Hour)
+	defer tidy.Stop()
 	for running > 0 && ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
@@ -206,6 +211,8 @@ func (s *session) wait(ctx context.Context, stopRecv context.CancelFunc, ends <-
 			if end.err != nil {
 				log.Error("a channel stopped", "channel", end.ch.Name(), "err", end.err)
 			}
+		case <-tidy.C:
+			s.desk.ForgetDeliveries(ctx)
 		case <-retry.C:
 			s.syncBuiltins(ctx)
 			s.desk.RetryUndelivered(ctx)
@@ -305,9 +312,9 @@ func awaitChannels(ctx context.Context, chans []channels.Channel, ends <-chan ch
 
 // channels builds the configured channels; the console when there is no
 // bot token.
-func (a *app) channels(ctx context.Context, cfg config.Config) ([]channels.Channel, error) {
+func (a *app) channels(ctx context.Context, cfg config.Config, rs replicaStore) ([]channels.Channel, error) {
 	var out []channels.Channel
-	extra, err := a.botChannels(ctx, cfg)
+	extra, err := a.botChannels(ctx, cfg, rs)
 	if err != nil {
 		return nil, err
 	}

@@ -157,7 +157,8 @@ type Telegram struct {
 	// WebhookURL switches from long polling to a webhook: the public https
 	// address Telegram posts updates to (JARVIS_TELEGRAM_WEBHOOK_URL wins);
 	// WebhookListen is the local address that serves it (default
-	// 127.0.0.1:8443, behind your TLS proxy).
+	// 127.0.0.1:8443, behind your TLS proxy); JARVIS_TELEGRAM_WEBHOOK_LISTEN
+	// wins. Replicas behind one balancer share the URL, each its listener.
 	WebhookURL    string `yaml:"webhook_url"`
 	WebhookListen string `yaml:"webhook_listen"`
 }
@@ -169,7 +170,16 @@ type Discord struct {
 	// APIBase replaces Discord's API base for REST and gateway discovery
 	// (a rate-limit proxy); JARVIS_DISCORD_API_BASE wins.
 	APIBase string `yaml:"api_base"`
+	// Shards is how many gateway sessions the bot's guilds are spread
+	// over (Discord's sharding; default 1). Replicas on one store share
+	// them out, one session per shard at a time (ST2);
+	// JARVIS_DISCORD_SHARDS wins.
+	Shards int `yaml:"shards"`
 }
+
+// maxShards bounds discord.shards: far more than an owner's bot needs, a
+// typo's guard.
+const maxShards = 128
 
 // SignIn configures where a plugin's OAuth sign-in returns (P3).
 type SignIn struct {
@@ -531,6 +541,9 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: agents: %w", at("agents", name), err)
 		}
 	}
+	if c.Discord.Shards < 0 || c.Discord.Shards > maxShards {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: discord.shards: %d: give a number of shards from 1 to %d", at("discord", "shards"), c.Discord.Shards, maxShards)
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.MCP)) {
 		if strings.TrimSpace(name) == "" {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: mcp: an entry has an empty server name", at("mcp"))
@@ -714,6 +727,16 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	}
 	if v := getenv("JARVIS_DISCORD_API_BASE"); v != "" {
 		c.Discord.APIBase = v
+	}
+	if v := getenv("JARVIS_TELEGRAM_WEBHOOK_LISTEN"); v != "" {
+		c.Telegram.WebhookListen = v
+	}
+	if v := getenv("JARVIS_DISCORD_SHARDS"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 || n > maxShards {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_DISCORD_SHARDS=%q: give a number of shards from 1 to %d", v, maxShards)
+		}
+		c.Discord.Shards = n
 	}
 	if v := getenv("JARVIS_PUBLIC_URL"); v != "" {
 		c.SignIn.PublicBaseURL = v

@@ -187,7 +187,13 @@ browser:
 #   webhook_url (Telegram): receive updates by webhook at this public https
 #           address instead of long polling; JARVIS_TELEGRAM_WEBHOOK_URL wins.
 #           Requests without the secret token jarvisbot registers are refused.
-#   webhook_listen: the local address serving it (default 127.0.0.1:8443).
+#   webhook_listen: the local address serving it (default 127.0.0.1:8443);
+#           JARVIS_TELEGRAM_WEBHOOK_LISTEN wins. Replicas sharing one store
+#           share the webhook URL and its secret; each serves the POSTs the
+#           balancer sends it, and each update is answered once.
+#   shards (Discord): how many gateway sessions (shards) the bot runs, 1 by
+#           default; replicas sharing one store share them out, and take
+#           over the shards of one that stops. JARVIS_DISCORD_SHARDS wins.
 telegram:
   owners: []
   api_endpoint: ""
@@ -196,6 +202,7 @@ telegram:
 discord:
   owners: []
   api_base: ""
+  shards: 1
 
 # approvals: how ask-tier tools wait for you.
 #   ttl: how long a request waits before it is denied (default 10m).

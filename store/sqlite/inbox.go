@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -11,7 +12,10 @@ import (
 
 var _ store.Inbox = (*DB)(nil)
 
-// Receive stores a received message.
+// Receive stores a received message; one whose delivery was taken
+// before is store.ErrDelivered. The delivery is recorded in the same
+// transaction as the inbox row: taken and kept, or neither, so a crash
+// between the two neither loses the message nor lets it in twice.
 func (db *DB) Receive(ctx context.Context, m store.Incoming) (int64, error) {
 	var a store.IncomingAudio
 	var data []byte // NULL for a text message
@@ -21,13 +25,84 @@ func (db *DB) Receive(ctx context.Context, m store.Incoming) (int64, error) {
 			data = []byte{}
 		}
 	}
-	res, err := db.db.ExecContext(ctx, `INSERT INTO inbox (chat, user, name, text, received_at, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.Chat, m.User, m.Name, m.Text, formatTime(db.now()),
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "storing a received message in %s: %w", db.path, err)
+	}
+	defer tx.Rollback() // no-op after Commit
+	now := formatTime(db.now())
+	if m.Delivery != "" {
+		taken, err := takeDelivery(ctx, tx, platformOf(m.Chat), m.Delivery, now)
+		if err != nil {
+			return 0, db.deliveryError(err)
+		}
+		if !taken {
+			return 0, store.ErrDelivered
+		}
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO inbox (chat, user, name, text, received_at, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.Chat, m.User, m.Name, m.Text, now,
 		data, a.MIME, a.Duration.Milliseconds(), a.Voice, a.FileName, a.Told, a.Heard)
 	if err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a received message in %s: %w", db.path, err)
 	}
-	return db.insertedID(res, "storing a received message")
+	id, err := db.insertedID(res, "storing a received message")
+	if err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a received message in %s: %w", db.path, err)
+	}
+	return id, nil
+}
+
+var _ store.Deliveries = (*DB)(nil)
+
+// TakeDelivery implements store.Deliveries.
+func (db *DB) TakeDelivery(ctx context.Context, platform, id string) (bool, error) {
+	taken, err := takeDelivery(ctx, db.db, platform, id, formatTime(db.now()))
+	if err != nil {
+		return false, db.deliveryError(err)
+	}
+	return taken, nil
+}
+
+// ForgetDeliveries implements store.Deliveries.
+func (db *DB) ForgetDeliveries(ctx context.Context, keep time.Duration) error {
+	if _, err := db.db.ExecContext(ctx, `DELETE FROM deliveries WHERE taken_at < ?`, formatTime(db.now().Add(-keep))); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "forgetting old deliveries in %s: %w", db.path, err)
+	}
+	return nil
+}
+
+func (db *DB) deliveryError(err error) error {
+	return jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording a received delivery in %s: %w", db.path, err)
+}
+
+// execer is a connection or a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// takeDelivery inserts the delivery unless it is there: of several
+// replicas taking one at once, the primary key lets one insert and the
+// others see no row affected.
+func takeDelivery(ctx context.Context, x execer, platform, id, now string) (bool, error) {
+	res, err := x.ExecContext(ctx, `INSERT INTO deliveries (platform, id, taken_at) VALUES (?, ?, ?) ON CONFLICT (platform, id) DO NOTHING`, platform, id, now)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, err
+	}
+	return n == 1, nil
+}
+
+// platformOf is the platform of a chat id: "telegram" of "telegram:42".
+func platformOf(chat string) string {
+	p, _, _ := strings.Cut(chat, ":")
+	return p
 }
 
 // Answered removes a message whose turn is done.

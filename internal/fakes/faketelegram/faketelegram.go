@@ -119,8 +119,10 @@ type Server struct {
 	once                      sync.Once
 
 	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced whenever anything happens
-	updates   []update      // not yet confirmed by an offset
+	changed   chan struct{}  // closed and replaced whenever anything happens
+	updates   []update       // not yet confirmed by an offset
+	history   map[int]update // every update queued, confirmed or not, by id
+	conflicts int            // getUpdates calls ended by another one (409)
 	nextUpd   int
 	nextMsg   int
 	messages  map[msgKey]*Sent
@@ -158,7 +160,7 @@ type Reporter interface {
 func New(t Reporter, token string) *Server {
 	s := &Server{
 		Token: token, RetryAfter: 1, FileLimit: 20 << 20, files: map[string]*file{}, closed: make(chan struct{}), changed: make(chan struct{}),
-		nextUpd: 100, nextMsg: 1, messages: map[msgKey]*Sent{}, callbacks: map[string]bool{},
+		nextUpd: 100, nextMsg: 1, messages: map[msgKey]*Sent{}, callbacks: map[string]bool{}, history: map[int]update{},
 		fail: map[string][]int{}, calls: map[string]int{},
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -296,8 +298,72 @@ func fileJSON(f *file, duration int, mimeType string) map[string]any {
 
 func (s *Server) queue(kind string, v map[string]any) {
 	s.nextUpd++
-	s.updates = append(s.updates, update{ID: s.nextUpd, JSON: map[string]any{"update_id": s.nextUpd, kind: v}})
+	u := update{ID: s.nextUpd, JSON: map[string]any{"update_id": s.nextUpd, kind: v}}
+	s.updates = append(s.updates, u)
+	s.history[u.ID] = u
 	s.notify()
+}
+
+// LastUpdate is the id of the update queued last.
+func (s *Server) LastUpdate() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nextUpd
+}
+
+// Post delivers update id as Telegram does by webhook: a POST of its JSON
+// to url, the secret token in X-Telegram-Bot-Api-Secret-Token. A 200
+// confirms it (it leaves the pending updates); another answer leaves it
+// pending, as Telegram keeps it to try again. An update posted before can
+// be posted again, as Telegram retries one whose answer it did not get.
+// It returns the answer's status.
+func (s *Server) Post(url, secret string, id int) (int, error) {
+	s.mu.Lock()
+	u, ok := s.history[id]
+	s.mu.Unlock()
+	if !ok {
+		return 0, fmt.Errorf("faketelegram: no update %d was queued", id)
+	}
+	body, err := json.Marshal(u.JSON)
+	if err != nil {
+		return 0, err
+	}
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(string(body)))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body) // drained so the connection is reused; the status is the answer
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		s.mu.Lock()
+		keep := s.updates[:0]
+		for _, p := range s.updates {
+			if p.ID != id {
+				keep = append(keep, p)
+			}
+		}
+		s.updates = keep
+		s.notify()
+		s.mu.Unlock()
+	}
+	return resp.StatusCode, nil
+}
+
+// Conflicts counts the getUpdates calls another getUpdates ended with 409
+// (two programs polling one bot), and those refused while a webhook is
+// set.
+func (s *Server) Conflicts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conflicts
 }
 
 // Sent returns every message the bot sent or edited, in order (what
@@ -522,6 +588,12 @@ func (s *Server) getUpdates(r *http.Request) (any, *apiError) {
 	defer deadline.Stop()
 
 	s.mu.Lock()
+	if s.webhookURL != "" {
+		s.conflicts++
+		s.notify()
+		s.mu.Unlock()
+		return nil, &apiError{code: http.StatusConflict, desc: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}
+	}
 	if s.poller != nil {
 		close(s.poller)
 	}
@@ -572,6 +644,10 @@ func (s *Server) getUpdates(r *http.Request) (any, *apiError) {
 		select {
 		case <-ch:
 		case <-mine:
+			s.mu.Lock()
+			s.conflicts++
+			s.notify()
+			s.mu.Unlock()
 			return nil, &apiError{code: http.StatusConflict, desc: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}
 		case <-deadline.C:
 			return []any{}, nil
