@@ -836,6 +836,11 @@ func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability
 			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled while waiting for approval", IsError: true}, outcomeAwaiting, nil
 		}
 	}
+	if errors.Is(err, approvals.ErrCarriedElsewhere) {
+		// The replica that claimed the decision runs the call (once) and
+		// answers the owner; this turn only must not run it too.
+		return llm.ToolResult{CallID: c.ID, Content: "Another jarvisbot replica carried out the owner's decision on this request. Do not run it again; say only that it is being handled.", IsError: true}, outcomeCarriedElsewhere, nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled before the approval was asked", IsError: true}, "cancelled", nil
@@ -848,6 +853,10 @@ func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability
 // outcomeAwaiting is the outcome of an ask-tier call whose turn stopped
 // while the owner had not decided yet.
 const outcomeAwaiting = "cancelled while waiting for approval"
+
+// outcomeCarriedElsewhere is the outcome of an ask-tier call whose
+// decision another replica claimed first (ST2).
+const outcomeCarriedElsewhere = "carried out by another replica"
 
 // decided answers a call by its approval's outcome.
 func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability, c llm.ToolCall, a store.Approval) (llm.ToolResult, string, []string) {

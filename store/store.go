@@ -302,6 +302,11 @@ type Approvals interface {
 	// DecideApproval moves a pending request to state, once: when it is no
 	// longer pending it returns the request as it is and ECONFLICT.
 	DecideApproval(ctx context.Context, id string, state ApprovalState, by string, always bool, at time.Time) (Approval, error)
+	// CarryApproval claims the carrying out of a decided request for by
+	// (a process): true for the first claim, false for every later one.
+	// Processes sharing the store (ST2) claim before they act on a
+	// decision, so a request decided once is also acted on once.
+	CarryApproval(ctx context.Context, id, by string) (bool, error)
 	// Grant, Granted and Revoke keep "always for this tool".
 	Grant(ctx context.Context, tool, by string) error
 	Granted(ctx context.Context, tool string) (bool, error)

@@ -52,7 +52,27 @@ type Options struct {
 	Orphan func(store.Approval)
 	// Logger is told of expiries the store refused; nil discards.
 	Logger *slog.Logger
+	// Watch, when set, is how often a turn waiting for a decision reads
+	// the store, to hear of one taken by another process sharing it
+	// (replicas on one PostgreSQL, ST2). Decisions are then also carried
+	// out once: the waiting turn and an Orphan claim the request
+	// (store.CarryApproval) before acting, and an Orphan is held back
+	// OrphanGrace first, so the turn that waits on another replica, which
+	// hears of the decision within Watch, claims it before anyone takes it
+	// for an orphan. 0 means one process: decisions are heard in memory.
+	Watch time.Duration
+	// Carrier names this process in claims (host and pid); "" means
+	// "this process".
+	Carrier string
 }
+
+// OrphanGrace is how many Watch periods a decision no turn here waits for
+// is held back before it is taken for an orphan.
+const OrphanGrace = 3
+
+// ErrCarriedElsewhere is returned by Wait when another process claimed the
+// decision first: it acts on it, and this turn must not.
+var ErrCarriedElsewhere = errors.New("another jarvisbot replica carried out the owner's decision on this request")
 
 // Engine runs approvals. It is safe for concurrent use.
 type Engine struct {
@@ -87,6 +107,9 @@ func New(opt Options) *Engine {
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.Carrier == "" {
+		opt.Carrier = "this process"
 	}
 	return &Engine{opt: opt, waiters: map[string][]chan store.Approval{}, timers: map[string]func() bool{}, live: map[string]bool{},
 		closing: make(chan struct{})}
@@ -216,8 +239,57 @@ func (e *Engine) done(a store.Approval, changed bool) {
 		e.opt.Notify(a)
 	}
 	if changed && len(ws) == 0 && !live && e.opt.Orphan != nil {
-		e.opt.Orphan(a)
+		if e.opt.Watch > 0 {
+			e.holdOrphan(a)
+		} else {
+			e.opt.Orphan(a)
+		}
 	}
+}
+
+// holdOrphan hands a decision to Orphan after the grace, and only if no
+// process claimed it by then: a turn waiting for it on another replica
+// hears of it within Watch and claims it first.
+func (e *Engine) holdOrphan(a store.Approval) {
+	key := "orphan:" + a.ID
+	stop := e.opt.Clock.AfterFunc(OrphanGrace*e.opt.Watch, func() {
+		e.mu.Lock()
+		delete(e.timers, key)
+		if e.closed {
+			e.mu.Unlock()
+			return
+		}
+		e.firing.Add(1)
+		e.mu.Unlock()
+		defer e.firing.Done()
+		ok, err := e.opt.Store.CarryApproval(context.Background(), a.ID, e.opt.Carrier)
+		if err != nil {
+			e.opt.Logger.Error("a decided approval request could not be claimed; the next start takes it up", "approval", a.ID, "err", err)
+			return
+		}
+		if ok {
+			e.opt.Orphan(a)
+		}
+	})
+	e.mu.Lock()
+	e.timers[key] = stop
+	e.mu.Unlock()
+}
+
+// carry claims a decision the waiting turn is about to act on, when
+// processes share the store.
+func (e *Engine) carry(ctx context.Context, a store.Approval) (store.Approval, error) {
+	if e.opt.Watch <= 0 {
+		return a, nil
+	}
+	ok, err := e.opt.Store.CarryApproval(context.WithoutCancel(ctx), a.ID, e.opt.Carrier)
+	if err != nil {
+		return a, err
+	}
+	if !ok {
+		return a, ErrCarriedElsewhere
+	}
+	return a, nil
 }
 
 // Wait blocks until the request is decided or expires, or ctx ends.
@@ -229,19 +301,70 @@ func (e *Engine) Wait(ctx context.Context, id string) (store.Approval, error) {
 	// It may have been decided before we started waiting.
 	if a, err := e.opt.Store.Approval(ctx, id); err != nil || a.State != store.ApprovalPending {
 		e.drop(id, w) // decided already; done() clears it from live
-		return a, err
+		if err != nil {
+			return a, err
+		}
+		return e.carry(ctx, a)
 	}
-	select {
-	case a := <-w:
-		return a, nil
-	case <-ctx.Done():
-		e.drop(id, w)
-		e.forget(id) // the turn is gone: a later decision is an orphan
-		return store.Approval{}, ctx.Err()
-	case <-e.closing:
-		e.drop(id, w)
-		e.forget(id)
-		return store.Approval{}, ErrClosed
+	// Another process's decision reaches this one only through the
+	// store: look every Watch. (A nil channel never fires: one process.)
+	var look <-chan struct{}
+	if e.opt.Watch > 0 {
+		ch, stop := e.every(e.opt.Watch)
+		defer stop()
+		look = ch
+	}
+	for {
+		select {
+		case a := <-w:
+			return e.carry(ctx, a)
+		case <-look:
+			if a, err := e.opt.Store.Approval(ctx, id); err == nil && a.State != store.ApprovalPending {
+				e.done(a, false) // wakes w, and any other waiter here; the decider notified
+			}
+		case <-ctx.Done():
+			e.drop(id, w)
+			e.forget(id) // the turn is gone: a later decision is an orphan
+			return store.Approval{}, ctx.Err()
+		case <-e.closing:
+			e.drop(id, w)
+			e.forget(id)
+			return store.Approval{}, ErrClosed
+		}
+	}
+}
+
+// every sends on the returned channel every d of the engine's clock until
+// stop is called; a tick not taken yet is not doubled.
+func (e *Engine) every(d time.Duration) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	var (
+		mu      sync.Mutex
+		stopped bool
+		cancel  func() bool
+		arm     func()
+	)
+	arm = func() {
+		cancel = e.opt.Clock.AfterFunc(d, func() {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !stopped {
+				arm()
+			}
+		})
+	}
+	mu.Lock()
+	arm()
+	mu.Unlock()
+	return ch, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		cancel()
 	}
 }
 
