@@ -98,8 +98,17 @@ type Options struct {
 	Grace      time.Duration // catch-up window; 0 means an hour
 	AlertAfter int           // consecutive failures before one alert; 0 means 3
 	Zone       *time.Location
-	Logger     *slog.Logger
+	// Leases, when several processes share the store (ST2), lets one at a
+	// time send undelivered reports again, so none goes out twice; nil
+	// for one process. (Runs themselves are claimed once per skill and
+	// due time by the store: ClaimRun.)
+	Leases store.Leases
+	Logger *slog.Logger
 }
+
+// leaseDeliveries is the role of the process sending undelivered reports
+// again.
+const leaseDeliveries = "report-deliveries"
 
 // Scheduler fires jobs on their schedules.
 type Scheduler struct {
@@ -435,6 +444,14 @@ func (s *Scheduler) RetryDeliveries(ctx context.Context) {
 	// Cleared before the look, so that a failure meanwhile sets it again.
 	if !s.undelivered.Swap(false) {
 		return
+	}
+	if s.opt.Leases != nil {
+		l, ok, err := s.opt.Leases.TryLead(ctx, leaseDeliveries)
+		if err != nil || !ok {
+			s.undelivered.Store(true) // another replica sends them now; look again next time
+			return
+		}
+		defer l.Release()
 	}
 	list, err := s.opt.Store.UndeliveredRuns(ctx)
 	if err != nil {

@@ -608,3 +608,41 @@ func TestStopInterruptsRunAtDeadlineX4(t *testing.T) {
 	default:
 	}
 }
+
+// TestReportRetryOneReplicaAtATimeST2: with several processes on one
+// store, undelivered reports are sent again only by the replica holding
+// the lease for it; while another holds it nothing is sent, and the
+// report waits for the next tick.
+func TestReportRetryOneReplicaAtATimeST2(t *testing.T) {
+	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
+	h.s.opt.Leases = h.db
+	h.failDlv = true
+	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+	defer h.s.Stop(context.Background())
+	ctx := context.Background()
+	if r, err := h.s.RunNow(ctx, "digest"); err != nil || r.Delivery != "failed" {
+		t.Fatalf("run %+v %v", r, err)
+	}
+	h.mu.Lock()
+	h.failDlv = false
+	h.mu.Unlock()
+	other, err := sqlite.Open(ctx, h.db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	held, ok, err := other.TryLead(ctx, leaseDeliveries)
+	if err != nil || !ok {
+		t.Fatalf("the other replica's lease: %v %v", ok, err)
+	}
+	h.s.RetryDeliveries(ctx)
+	if last, _ := h.db.LastRun(ctx, "digest"); last.Delivery != "failed" || last.Attempts != 1 {
+		t.Fatalf("retried while another replica held the lease: %+v", last)
+	}
+	held.Release()
+	h.s.RetryDeliveries(ctx)
+	h.s.RetryDeliveries(ctx)
+	if last, _ := h.db.LastRun(ctx, "digest"); last.Delivery != "sent" || last.Attempts != 2 {
+		t.Errorf("after the lease was free: %+v", last)
+	}
+}

@@ -79,9 +79,16 @@ type Options struct {
 	// Renew starts a new sign-in of a plugin whose sign-in needs
 	// attention (P4), for the owner's Renew button: the link to open, and
 	// wait, which returns once the sign-in is done or failed.
-	Renew  func(ctx context.Context, plugin string) (link string, wait func(context.Context) error, err error)
+	Renew func(ctx context.Context, plugin string) (link string, wait func(context.Context) error, err error)
+	// Leases, when several processes share the store (ST2), lets one at a
+	// time send the kept replies again, so none goes out twice; nil for
+	// one process.
+	Leases store.Leases
 	Logger *slog.Logger
 }
+
+// leaseKeptReplies is the role of the process sending kept replies again.
+const leaseKeptReplies = "kept-replies"
 
 // Desk routes between channels and the runtime. It implements
 // channels.Handler.
@@ -573,6 +580,14 @@ func (d *Desk) RetryUndelivered(ctx context.Context) {
 	// Cleared before the look, so that a reply kept meanwhile sets it again.
 	if !d.kept.Swap(false) {
 		return
+	}
+	if d.opt.Leases != nil {
+		l, ok, err := d.opt.Leases.TryLead(ctx, leaseKeptReplies)
+		if err != nil || !ok {
+			d.kept.Store(true) // another replica sends them now; look again next time
+			return
+		}
+		defer l.Release()
 	}
 	list, err := d.opt.Store.Undelivered(ctx)
 	if err != nil {

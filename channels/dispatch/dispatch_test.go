@@ -302,3 +302,42 @@ func TestDeliveredTwiceAnsweredOnceST2(t *testing.T) {
 		t.Errorf("%d turns (want 3), %d /help answers, %d press answers (want 1 each); sent %q", len(f.Requests()), helps, pressed, sent)
 	}
 }
+
+// TestKeptRepliesOneReplicaAtATimeST2: with several processes on one
+// store, a replica sends kept replies again only while it holds the
+// lease for it: while another holds it, nothing goes out twice and the
+// reply stays kept for the next tick; once free, it goes out once.
+func TestKeptRepliesOneReplicaAtATimeST2(t *testing.T) {
+	d, plat, f, db := setup(t, "test:1")
+	d.opt.Leases = db
+	ctx := context.Background()
+	other, err := sqlite.Open(ctx, db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	plat.mu.Lock()
+	plat.fail = true
+	plat.mu.Unlock()
+	f.Push(fakellm.Step{Text: "the kept answer"})
+	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "tell me"})
+	waitFor(t, "the kept reply", func() (bool, any) { u, err := db.Undelivered(ctx); return len(u) == 1, fmt.Sprint(u, err) })
+	plat.mu.Lock()
+	plat.fail = false
+	plat.mu.Unlock()
+
+	held, ok, err := other.TryLead(ctx, leaseKeptReplies)
+	if err != nil || !ok {
+		t.Fatalf("the other replica's lease: %v %v", ok, err)
+	}
+	d.RetryUndelivered(ctx)
+	if got := plat.to("test:1"); len(got) != 0 {
+		t.Fatalf("sent while another replica held the lease: %q", got)
+	}
+	held.Release()
+	d.RetryUndelivered(ctx)
+	d.RetryUndelivered(ctx)
+	if got := plat.to("test:1"); len(got) != 1 || !strings.Contains(got[0], "the kept answer") {
+		t.Errorf("after the lease was free: %q, want the kept answer once", got)
+	}
+}

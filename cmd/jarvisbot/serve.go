@@ -43,7 +43,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	s.sched = scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.service), Deliver: s.desk.Report, Logger: log})
+	s.sched = scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.service), Deliver: s.desk.Report, Leases: s.db, Logger: log})
 	// Start: approvals that outlived the last run, messages that waited,
 	// the schedule, then the channels.
 	if err := s.resume(ctx, nil); err != nil {
@@ -125,6 +125,7 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		ApprovalChat: o.approvalChat, MainChat: mainChat(cfg), Paused: svc.pausedNow, Agent: o.agent, Logger: log,
 		Commands:   svc.commands(a),
 		Transcribe: transcribe, NoTranscription: noTranscription, Speak: speak,
+		Leases: svc.db,
 		Renew: func(ctx context.Context, plugin string) (string, func(context.Context) error, error) {
 			return a.renew(ctx, svc, plugin)
 		},
