@@ -438,6 +438,11 @@ type Incoming struct {
 	ID               int64
 	Chat, User, Name string
 	Text             string
+	// Received is when it was stored; Begun is set once a turn for it
+	// started (Begin), so whoever answers it after a crash goes on from
+	// what that turn stored. Both are read back, never written by Receive.
+	Received time.Time
+	Begun    bool
 	// Delivery names the platform's delivery of the message (Telegram's
 	// update id, Discord's message id), "" when the channel never
 	// delivers twice (the console). Receive takes each delivery once.
@@ -473,6 +478,11 @@ type Inbox interface {
 	Receive(ctx context.Context, m Incoming) (int64, error)
 	Answered(ctx context.Context, id int64) error
 	Waiting(ctx context.Context) ([]Incoming, error) // oldest first
+	// WaitingIn is Waiting for one chat (turns across replicas, ST2).
+	WaitingIn(ctx context.Context, chat string) ([]Incoming, error)
+	// Begin marks a message whose turn starts; ENOTFOUND when it is no
+	// longer waiting (answered meanwhile by another replica).
+	Begin(ctx context.Context, id int64) error
 	// Transcribed replaces a kept voice note by what was heard: Text is
 	// set, the audio dropped and the note marked Heard. ENOTFOUND for an
 	// id not in the inbox.

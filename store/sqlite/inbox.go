@@ -115,7 +115,26 @@ func (db *DB) Answered(ctx context.Context, id int64) error {
 
 // Waiting returns the messages not yet answered, oldest first.
 func (db *DB) Waiting(ctx context.Context) ([]store.Incoming, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, user, name, text, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard FROM inbox ORDER BY id`)
+	return db.waiting(ctx, `ORDER BY id`)
+}
+
+// WaitingIn returns one chat's messages not yet answered, oldest first.
+func (db *DB) WaitingIn(ctx context.Context, chat string) ([]store.Incoming, error) {
+	return db.waiting(ctx, `WHERE chat = ? ORDER BY id`, chat)
+}
+
+// Begin marks a message whose turn starts, for whoever answers it next
+// should this turn not finish (store.Incoming.Begun).
+func (db *DB) Begin(ctx context.Context, id int64) error {
+	res, err := db.db.ExecContext(ctx, `UPDATE inbox SET begun = 1 WHERE id = ?`, id)
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "marking a received message as begun in %s: %w", db.path, err)
+	}
+	return db.oneInboxRow(res, id, "marking a received message as begun")
+}
+
+func (db *DB) waiting(ctx context.Context, where string, args ...any) ([]store.Incoming, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, user, name, text, received_at, begun, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard FROM inbox `+where, args...)
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
 	}
@@ -126,8 +145,12 @@ func (db *DB) Waiting(ctx context.Context) ([]store.Incoming, error) {
 		var a store.IncomingAudio
 		var data []byte
 		var ms int64
-		if err := rows.Scan(&m.ID, &m.Chat, &m.User, &m.Name, &m.Text, &data, &a.MIME, &ms, &a.Voice, &a.FileName, &a.Told, &a.Heard); err != nil {
+		var received string
+		if err := rows.Scan(&m.ID, &m.Chat, &m.User, &m.Name, &m.Text, &received, &m.Begun, &data, &a.MIME, &ms, &a.Voice, &a.FileName, &a.Told, &a.Heard); err != nil {
 			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
+		}
+		if m.Received, err = parseTime(received); err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: message %d: %w", db.path, m.ID, err)
 		}
 		if data != nil || a.Heard {
 			a.Data, a.Duration = data, time.Duration(ms)*time.Millisecond
