@@ -84,7 +84,20 @@ type Options struct {
 	// time send the kept replies again, so none goes out twice; nil for
 	// one process.
 	Leases store.Leases
+	// Queue, when replicas share a PostgreSQL store (ST2), takes each
+	// received message so that whichever replica holds its chat answers
+	// it (AnswerChat); nil: this process answers every chat in its own
+	// queue.
+	Queue Queue
 	Logger *slog.Logger
+}
+
+// Queue is the turns' queue shared by replicas (channels/dispatch/turnqueue).
+type Queue interface {
+	Add(ctx context.Context, chat string, inbox int64) error
+	// Hold waits until this replica holds the chat; the returned
+	// context ends if the hold is lost, and release lets the chat go.
+	Hold(ctx context.Context, chat string) (held context.Context, release func(), err error)
 }
 
 // leaseKeptReplies is the role of the process sending kept replies again.
@@ -282,6 +295,10 @@ func (d *Desk) handle(ctx context.Context, m channels.Message, answered chan<- e
 	if err != nil {
 		d.log.Error("storing a received message", "chat", m.Chat, "err", err)
 	}
+	if d.opt.Queue != nil && id != 0 && answered == nil {
+		d.queue(ctx, m, id)
+		return true
+	}
 	d.enqueue(ctx, queued{Message: m, inbox: id, audio: in.Audio, answered: answered})
 	return true
 }
@@ -290,6 +307,9 @@ func (d *Desk) handle(ctx context.Context, m channels.Message, answered chan<- e
 // whose channel runs here; the others wait in the inbox for a start that
 // runs theirs (chat runs only the console).
 func (d *Desk) Resume(ctx context.Context) error {
+	if d.opt.Queue != nil {
+		return nil // queued already; the queue's sweep finds any that were not
+	}
 	list, err := d.opt.Store.Waiting(ctx)
 	if err != nil {
 		return err
@@ -309,6 +329,10 @@ func (d *Desk) Resume(ctx context.Context) error {
 // waited for it (after a restart), in its chat's order, and sends the
 // answer there. It is the approvals engine's Orphan.
 func (d *Desk) Continue(a store.Approval) {
+	if d.opt.Queue != nil {
+		d.continueHeld(a)
+		return
+	}
 	d.enqueue(d.base, queued{Message: channels.Message{Chat: a.Chat}, approval: &a})
 }
 
@@ -344,13 +368,7 @@ func (d *Desk) enqueue(ctx context.Context, m queued) {
 	paused, by := d.paused()
 	if paused {
 		start = false
-		if d.told == nil {
-			d.told = map[string]bool{}
-		}
-		if d.told[m.Chat] {
-			paused = false // told once per pause
-		}
-		d.told[m.Chat] = true
+		paused = d.tellPaused(m.Chat)
 	}
 	if start {
 		q.running = true
@@ -361,8 +379,23 @@ func (d *Desk) enqueue(ctx context.Context, m queued) {
 		go d.work(d.base, m.Chat)
 	}
 	if paused && m.approval == nil {
-		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Paused by " + by + ": no agent starts a turn until it is resumed. Your message waits and is answered then.", ReplyTo: m.ID})
+		d.sayPaused(ctx, m.Message, by)
 	}
+}
+
+// tellPaused reports whether the chat is still to be told of the pause,
+// once per pause; mu is held.
+func (d *Desk) tellPaused(chat string) bool {
+	if d.told == nil {
+		d.told = map[string]bool{}
+	}
+	tell := !d.told[chat]
+	d.told[chat] = true
+	return tell
+}
+
+func (d *Desk) sayPaused(ctx context.Context, m channels.Message, by string) {
+	d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Paused by " + by + ": no agent starts a turn until it is resumed. Your message waits and is answered then.", ReplyTo: m.ID})
 }
 
 // deliveryKeep is how long a taken delivery is remembered. Telegram keeps
@@ -500,7 +533,7 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	stopTyping()
 	text := res.Text
 	d.mu.Lock()
-	stopping := d.draining || d.base.Err() != nil
+	stopping := d.draining || d.base.Err() != nil || errors.Is(context.Cause(ctx), errHandedOver)
 	d.mu.Unlock()
 	switch {
 	case errors.Is(err, agents.ErrAwaitingApproval) && (stopping || !errors.Is(err, context.Canceled)):

@@ -1,0 +1,337 @@
+// Package turnqueue runs the turns of replicas that share one PostgreSQL
+// store (ST2, CH1): each received message becomes a durable River job,
+// any replica may take it, and a chat is answered by one replica at a
+// time, oldest message first, wherever its messages landed.
+//
+// River spreads the jobs and keeps them through crashes; it has no
+// per-key ordering, so the order comes from a lock per chat: a job whose
+// chat another replica holds is snoozed and tried again, and the holder
+// answers all of the chat's waiting messages in order before it lets
+// go. The locks are PostgreSQL session advisory locks, all held on one
+// connection per replica, so a killed replica's chats are free the moment
+// its connection drops. A sweep finds messages nobody is answering (a
+// replica killed between storing a message and queueing it, or while its
+// job ran) and queues them again.
+//
+// With SQLite there is no queue: one process answers, and the
+// dispatcher's in-process queue per chat keeps the order without a
+// second database pool or River's maintenance goroutines (the lightest
+// way to run the embedded default).
+package turnqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Later is what Answer returns when the chat must wait (jarvisbot is
+// paused, or this replica is stopping): the job is tried again after
+// Wait, on whichever replica takes it then.
+type Later struct {
+	Wait   time.Duration
+	Reason string
+}
+
+func (l *Later) Error() string { return "answered later: " + l.Reason }
+
+// Options configure a queue.
+type Options struct {
+	// URL is the PostgreSQL store's connection URL.
+	URL string
+	// Answer answers the chat's waiting messages, oldest first, until
+	// none is left; it is called only while this replica holds the chat.
+	// Its context ends when the hold is lost or the queue stops hard.
+	Answer func(ctx context.Context, chat string) error
+	// Waiting lists every chat's waiting messages, for the sweep.
+	Waiting func(ctx context.Context) ([]store.Incoming, error)
+	// Workers bounds the chats this replica answers at once (default 32).
+	Workers int
+	// Snooze is how long a job waits when its chat is held elsewhere
+	// (default 200 ms, with jitter).
+	Snooze time.Duration
+	// SweepEvery is how often the sweep looks for messages nobody
+	// answers; a message is swept once it waited SweepAge with its chat
+	// free (defaults 10 s and 20 s).
+	SweepEvery, SweepAge time.Duration
+	// ID names this replica in River's tables (default host and pid).
+	ID     string
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Queue is the turns' queue of one replica.
+type Queue struct {
+	opt    Options
+	log    *slog.Logger
+	pool   *pgxpool.Pool
+	client *river.Client[pgx.Tx]
+	locks  *chatLocks
+	stop   context.CancelFunc
+	swept  chan struct{}
+}
+
+// turnArgs is one received message to answer. Sweep is set on a job the
+// sweep queued again, so it is not taken for the stuck original.
+type turnArgs struct {
+	Chat  string `json:"chat"`
+	Inbox int64  `json:"inbox"`
+	Sweep int64  `json:"sweep,omitempty"`
+}
+
+func (turnArgs) Kind() string { return "jarvisbot_turn" }
+
+// InsertOpts make a message's job unique: a message is queued once
+// however many times it is added.
+func (turnArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueName, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+const queueName = "turns"
+
+// Open connects to the store's database, brings River's tables up to
+// date (one replica at a time) and builds the queue; Start runs it.
+func Open(ctx context.Context, opt Options) (*Queue, error) {
+	if opt.Answer == nil || opt.Waiting == nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "turn queue: Answer and Waiting must be set")
+	}
+	opt.Workers = cmpOr(opt.Workers, 32)
+	opt.Snooze = cmpOr(opt.Snooze, 200*time.Millisecond)
+	opt.SweepEvery = cmpOr(opt.SweepEvery, 10*time.Second)
+	opt.SweepAge = cmpOr(opt.SweepAge, 20*time.Second)
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg, err := pgxpool.ParseConfig(opt.URL)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "turn queue: the database URL does not parse: %w", err)
+	}
+	// River fetches, completes and listens on a few connections; the
+	// turns themselves use the store's pool.
+	cfg.MaxConns = 8
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "turn queue: connecting to PostgreSQL: %w", err)
+	}
+	q := &Queue{opt: opt, log: log, pool: pool, swept: make(chan struct{})}
+	if q.locks, err = openLocks(ctx, cfg.ConnConfig, log); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := q.migrate(ctx); err != nil {
+		q.close()
+		return nil, err
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &turnWorker{q: q})
+	q.client, err = river.NewClient(riverpgxv5.New(pool), &river.Config{
+		ID:      opt.ID,
+		Queues:  map[string]river.QueueConfig{queueName: {MaxWorkers: opt.Workers}},
+		Workers: workers,
+		// A turn runs as long as its model and tools take; the chat's
+		// lock, not a timeout, keeps a second replica off it.
+		JobTimeout: -1,
+		// A job whose replica died is run again after this; the sweep
+		// usually got to its message long before.
+		RescueStuckJobsAfter: 15 * time.Minute,
+		MaxAttempts:          10,
+		FetchCooldown:        20 * time.Millisecond,
+		FetchPollInterval:    time.Second,
+		Logger:               riverLogger(log),
+	})
+	if err != nil {
+		q.close()
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "turn queue: %w", err)
+	}
+	return q, nil
+}
+
+// migrate creates or updates River's tables. rivermigrate takes no lock
+// of its own, so replicas starting together take turns on an advisory
+// lock.
+func (q *Queue) migrate(ctx context.Context) error {
+	_, unlock, err := q.locks.wait(ctx, migrateKey, 200*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := rivermigrate.New(riverpgxv5.New(q.pool), &rivermigrate.Config{Logger: riverLogger(q.log)})
+	if err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "turn queue: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "turn queue: creating River's tables: %w", err)
+	}
+	return nil
+}
+
+// Start runs the queue's workers and its sweep until Stop.
+func (q *Queue) Start(ctx context.Context) error {
+	ctx, q.stop = context.WithCancel(context.WithoutCancel(ctx))
+	if err := q.client.Start(ctx); err != nil {
+		q.stop()
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "turn queue: starting: %w", err)
+	}
+	go q.sweepLoop(ctx)
+	return nil
+}
+
+// Add queues a received message. It is safe to add one twice.
+func (q *Queue) Add(ctx context.Context, chat string, inbox int64) error {
+	if _, err := q.client.Insert(ctx, turnArgs{Chat: chat, Inbox: inbox}, nil); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "queueing a message of %s: %w", chat, err)
+	}
+	return nil
+}
+
+// Stop stops taking jobs and waits for the running ones until ctx ends;
+// then it stops them (their messages stay waiting for another replica
+// or the next start) and closes the connections.
+func (q *Queue) Stop(ctx context.Context) {
+	if q.stop != nil {
+		if err := q.client.Stop(ctx); err != nil {
+			q.log.Warn("answers still running at the deadline are stopped; another replica or the next start answers them")
+			hard, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = q.client.StopAndCancel(hard) // what it could not stop ends with the process
+			cancel()
+		}
+		q.stop()
+		<-q.swept
+	}
+	q.close()
+}
+
+func (q *Queue) close() {
+	q.locks.close()
+	q.pool.Close()
+}
+
+// turnWorker answers a message's chat while it holds the chat.
+type turnWorker struct {
+	river.WorkerDefaults[turnArgs]
+	q *Queue
+}
+
+func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
+	q := w.q
+	ctx, release, ok, err := q.locks.try(ctx, chatKey(job.Args.Chat))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		// Another replica answers the chat; it answers this message too
+		// if it is still there when that one is done.
+		return river.JobSnooze(jitter(q.opt.Snooze))
+	}
+	defer release()
+	err = q.opt.Answer(ctx, job.Args.Chat)
+	var later *Later
+	if errors.As(err, &later) {
+		return river.JobSnooze(later.Wait)
+	}
+	return err
+}
+
+// sweepLoop queues again, every SweepEvery, the messages that waited
+// SweepAge while their chat was free: one replica sweeps at a time.
+func (q *Queue) sweepLoop(ctx context.Context) {
+	defer close(q.swept)
+	t := time.NewTicker(q.opt.SweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := q.sweep(ctx); err != nil && ctx.Err() == nil {
+				q.log.Warn("looking for messages nobody answers", "err", err)
+			}
+		}
+	}
+}
+
+func (q *Queue) sweep(ctx context.Context) error {
+	_, release, ok, err := q.locks.try(ctx, sweepKey)
+	if err != nil || !ok {
+		return err
+	}
+	defer release()
+	list, err := q.opt.Waiting(ctx)
+	if err != nil {
+		return err
+	}
+	now := q.opt.Now()
+	round := now.Unix() / int64(max(q.opt.SweepEvery/time.Second, 1))
+	seen := map[string]bool{}
+	for _, m := range list {
+		if seen[m.Chat] || now.Sub(m.Received) < q.opt.SweepAge {
+			continue
+		}
+		seen[m.Chat] = true // the chat's holder answers all it has
+		if held, err := q.locks.heldElsewhere(ctx, chatKey(m.Chat)); err != nil || held {
+			continue // answered now, or looked at next round
+		}
+		q.log.Info("a message waited with nobody answering it; queued again", "chat", m.Chat, "waited", now.Sub(m.Received).Round(time.Second))
+		if _, err := q.client.Insert(ctx, turnArgs{Chat: m.Chat, Inbox: m.ID, Sweep: round}, nil); err != nil {
+			return fmt.Errorf("queueing a message of %s again: %w", m.Chat, err)
+		}
+	}
+	return nil
+}
+
+func jitter(d time.Duration) time.Duration {
+	return d/2 + rand.N(d) // mean d; snoozed jobs do not come back in step
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// riverLogger keeps River's own lines at warnings and above: its info
+// lines (each start and stop of its services) would drown the service's.
+func riverLogger(log *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "river")
+}
+
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
+}
+
+// Hold waits until this replica holds the chat (a decided approval's
+// turn goes on under it). The returned context ends if the hold is lost.
+func (q *Queue) Hold(ctx context.Context, chat string) (context.Context, func(), error) {
+	return q.locks.wait(ctx, chatKey(chat), q.opt.Snooze)
+}

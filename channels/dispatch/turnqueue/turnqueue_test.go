@@ -1,0 +1,295 @@
+package turnqueue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// freshDatabase makes an empty database on the test cluster
+// (JARVIS_TEST_POSTGRES_URL, set by scripts/test.sh) and returns its URL.
+func freshDatabase(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("JARVIS_TEST_POSTGRES_URL")
+	if base == "" {
+		t.Skip("JARVIS_TEST_POSTGRES_URL is not set: scripts/test.sh starts a PostgreSQL for these tests")
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connecting to the test PostgreSQL: %v", err)
+	}
+	defer admin.Close(ctx)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "turnqueue_" + hex.EncodeToString(b)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), base)
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background())
+		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// chats is the test's inbox: waiting messages by chat, in order, and
+// who answered what. It fails the test when two replicas answer one chat
+// at once.
+type chats struct {
+	t        *testing.T
+	mu       sync.Mutex
+	waiting  map[string][]int64
+	received map[int64]time.Time
+	inTurn   map[string]string
+	answered map[string][]int64
+	by       map[int64]string
+	all      chan struct{}
+	left     int
+}
+
+func newChats(t *testing.T) *chats {
+	return &chats{t: t, waiting: map[string][]int64{}, received: map[int64]time.Time{}, inTurn: map[string]string{},
+		answered: map[string][]int64{}, by: map[int64]string{}, all: make(chan struct{})}
+}
+
+func (c *chats) receive(chat string, id int64, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.waiting[chat] = append(c.waiting[chat], id)
+	c.received[id] = at
+	c.left++
+}
+
+// answer is a replica's Answer: it takes the chat's messages oldest
+// first and lets go of nothing it did not answer.
+func (c *chats) answer(replica string, turn func()) func(ctx context.Context, chat string) error {
+	return func(ctx context.Context, chat string) error {
+		c.mu.Lock()
+		if other, busy := c.inTurn[chat]; busy {
+			c.t.Errorf("%s answers %s while %s does", replica, chat, other)
+		}
+		c.inTurn[chat] = replica
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			delete(c.inTurn, chat)
+			c.mu.Unlock()
+		}()
+		for {
+			if err := ctx.Err(); err != nil {
+				return &Later{Reason: "stopped"}
+			}
+			c.mu.Lock()
+			if len(c.waiting[chat]) == 0 {
+				c.mu.Unlock()
+				return nil
+			}
+			id := c.waiting[chat][0]
+			c.mu.Unlock()
+			turn()
+			c.mu.Lock()
+			c.waiting[chat] = c.waiting[chat][1:]
+			c.answered[chat] = append(c.answered[chat], id)
+			if _, twice := c.by[id]; twice {
+				c.t.Errorf("message %d answered twice", id)
+			}
+			c.by[id] = replica
+			c.left--
+			if c.left == 0 {
+				close(c.all)
+			}
+			c.mu.Unlock()
+		}
+	}
+}
+
+func (c *chats) list(context.Context) ([]store.Incoming, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []store.Incoming
+	for chat, ids := range c.waiting {
+		for _, id := range ids {
+			out = append(out, store.Incoming{ID: id, Chat: chat, Received: c.received[id]})
+		}
+	}
+	return out, nil
+}
+
+func startQueue(t *testing.T, dbURL, name string, c *chats, turn func(), opt Options) *Queue {
+	t.Helper()
+	opt.URL, opt.ID = dbURL, name
+	opt.Answer, opt.Waiting = c.answer(name, turn), c.list
+	q, err := Open(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		q.Stop(ctx)
+	})
+	return q
+}
+
+// ST2: messages of many chats queued on two replicas at random are each
+// answered once, in order per chat, and never by two replicas at once.
+func TestChatsAnsweredOnceInOrderAcrossReplicasST2(t *testing.T) {
+	dbURL := freshDatabase(t)
+	c := newChats(t)
+	a := startQueue(t, dbURL, "a", c, func() {}, Options{})
+	b := startQueue(t, dbURL, "b", c, func() {}, Options{})
+
+	ctx := context.Background()
+	const nChats, perChat = 40, 5
+	id := int64(0)
+	var wg sync.WaitGroup
+	for i := range nChats {
+		chat := fmt.Sprintf("telegram:%d", i)
+		ids := make([]int64, perChat)
+		for j := range perChat {
+			id++
+			ids[j] = id
+			c.receive(chat, id, time.Now())
+		}
+		wg.Go(func() {
+			for j, id := range ids {
+				q := a
+				if (i+j)%2 == 1 {
+					q = b
+				}
+				if err := q.Add(ctx, chat, id); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	select {
+	case <-c.all:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%d messages still unanswered", c.left)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	replicas := map[string]int{}
+	for chat, got := range c.answered {
+		for j := 1; j < len(got); j++ {
+			if got[j] < got[j-1] {
+				t.Errorf("%s answered out of order: %v", chat, got)
+				break
+			}
+		}
+	}
+	for _, r := range c.by {
+		replicas[r]++
+	}
+	if len(c.by) != nChats*perChat {
+		t.Errorf("answered %d messages, want %d", len(c.by), nChats*perChat)
+	}
+	t.Logf("answered by replica: %v", replicas)
+}
+
+// ST2: a replica whose database connection dies stops its turn (the
+// chat's lock went with the connection), and the other replica answers
+// the chat; a message stored but never queued is found by the sweep.
+func TestLostReplicaHandsItsChatOverST2(t *testing.T) {
+	dbURL := freshDatabase(t)
+	c := newChats(t)
+	a := startQueue(t, dbURL, "a", c, func() {}, Options{})
+	ctx := context.Background()
+
+	// a holds the chat through Hold, as a decided approval's turn does.
+	held, release, err := a.Hold(ctx, "telegram:7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	b := startQueue(t, dbURL, "b", c, func() {}, Options{SweepEvery: 50 * time.Millisecond, SweepAge: time.Millisecond})
+	// Stored, never queued: only the sweep can find it, and it must not
+	// while a holds the chat.
+	c.receive("telegram:7", 1, time.Now())
+	if sweepsWhileHeld(t, b, 3) {
+		t.Fatal("the sweep queued a message whose chat a replica holds")
+	}
+
+	// a's connection dies: its hold ends with errLost, and the sweep
+	// queues the message, which one of the replicas answers.
+	terminateLocks(t, dbURL, "a")
+	select {
+	case <-held.Done():
+		if cause := context.Cause(held); cause != errLost {
+			t.Errorf("the hold ended with %v, want errLost", cause)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hold outlived its connection")
+	}
+	select {
+	case <-c.all:
+	case <-time.After(time.Minute):
+		t.Fatal("the message of the lost replica's chat was never answered")
+	}
+}
+
+// sweepsWhileHeld runs the sweep n times by hand and reports whether it
+// queued anything.
+func sweepsWhileHeld(t *testing.T, q *Queue, n int) bool {
+	t.Helper()
+	for range n {
+		if err := q.sweep(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := pgx.Connect(context.Background(), q.opt.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var jobs int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM river_job`).Scan(&jobs); err != nil {
+		t.Fatal(err)
+	}
+	return jobs > 0
+}
+
+// terminateLocks ends the locks' connection of a replica from outside,
+// as a dead host or a network cut does.
+func terminateLocks(t *testing.T, dbURL, replica string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	// The locks' session is the one holding advisory locks in our
+	// namespace.
+	var n int
+	if err := conn.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::oid`, uint32(nsChat)).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatalf("no session of replica %s holds a chat", replica)
+	}
+}
