@@ -88,7 +88,7 @@ type Options struct {
 	// received message so that whichever replica holds its chat answers
 	// it (AnswerChat); nil: this process answers every chat in its own
 	// queue.
-	Queue Queue
+	Queue  Queue
 	Logger *slog.Logger
 }
 
