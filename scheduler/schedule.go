@@ -103,7 +103,16 @@ type Options struct {
 	// for one process. (Runs themselves are claimed once per skill and
 	// due time by the store: ClaimRun.)
 	Leases store.Leases
+	// Queue, when replicas share a PostgreSQL store, takes each due run
+	// as a job unique per skill and due time; the replica that takes it
+	// calls RunDue. Nil: this process runs its jobs itself.
+	Queue  Queue
 	Logger *slog.Logger
+}
+
+// Queue is the replicas' shared jobs (internal/replicas).
+type Queue interface {
+	AddRun(ctx context.Context, skill string, due time.Time) error
 }
 
 // leaseDeliveries is the role of the process sending undelivered reports
@@ -293,17 +302,71 @@ func (s *Scheduler) Stop(ctx context.Context) {
 func (s *Scheduler) Wait() { s.wg.Wait() }
 
 // fire records a run and starts it, unless it ran already (a restart) or
-// the previous run is still going (recorded as skipped).
+// the previous run is still going (recorded as skipped). With replicas it
+// queues the run instead, for one of them to take (RunDue).
 func (s *Scheduler) fire(e *entry, due time.Time) {
+	if s.opt.Queue != nil {
+		if err := s.opt.Queue.AddRun(s.ctx, e.job.Skill, due); err != nil {
+			s.log.Error("queueing a scheduled run failed; another replica may queue it, else it is missed", "skill", e.job.Skill, "due", due, "err", err)
+		}
+		return
+	}
+	run := s.claim(e, due)
+	if run == nil {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		run(s.runs)
+	}()
+}
+
+// RunDue runs a skill's run due at due, on the replica the shared jobs
+// gave it to (ST2); it returns once the run is done. A skill this
+// replica does not know (switched off since) is not run.
+func (s *Scheduler) RunDue(ctx context.Context, skill string, due time.Time) error {
+	s.mu.Lock()
+	e, stopped := s.jobs[skill], s.stopped
+	if e != nil && !stopped {
+		s.wg.Add(1)
+	}
+	s.mu.Unlock()
+	switch {
+	case stopped:
+		return fmt.Errorf("the scheduler of this replica is stopping; another replica runs %s", skill)
+	case e == nil:
+		s.log.Info("a queued scheduled run of a skill not scheduled here is dropped", "skill", skill, "due", due)
+		return nil
+	}
+	defer s.wg.Done()
+	run := s.claim(e, due)
+	if run == nil {
+		return nil
+	}
+	// The run ends at the stop's deadline, as the local ones do, or when
+	// the queue stops it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.runs, cancel)()
+	run(ctx)
+	return nil
+}
+
+// claim records a run due at due and returns what runs it, or nil when
+// it does not run: the skill is paused, its previous run is still going
+// here (recorded as skipped), or it ran already (a restart, or another
+// replica).
+func (s *Scheduler) claim(e *entry, due time.Time) func(ctx context.Context) {
 	ctx := s.ctx
 	st, err := s.opt.Store.ScheduleState(ctx, e.job.Skill)
 	if err != nil {
 		// Whether the owner paused it is unknown: it does not run.
 		s.log.Error("reading whether a scheduled skill is paused failed; it does not run this time", "skill", e.job.Skill, "due", due, "err", err)
-		return
+		return nil
 	}
 	if st.Paused {
-		return
+		return nil
 	}
 	chat := e.job.Chat
 	if chat == "" {
@@ -321,7 +384,7 @@ func (s *Scheduler) fire(e *entry, due time.Time) {
 		if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
 			s.log.Error("recording a skipped scheduled run failed", "skill", e.job.Skill, "due", due, "err", err)
 		}
-		return
+		return nil
 	}
 	id, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Outcome: "running", Chat: chat})
 	if err != nil {
@@ -331,14 +394,12 @@ func (s *Scheduler) fire(e *entry, due time.Time) {
 		if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
 			s.log.Error("recording a scheduled run", "skill", e.job.Skill, "err", err)
 		}
-		return // ECONFLICT: it ran before a restart
+		return nil // ECONFLICT: it ran before a restart
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	return func(ctx context.Context) {
 		defer func() { s.mu.Lock(); e.running = false; s.mu.Unlock() }()
-		s.execute(s.runs, e.job, store.Run{ID: id, Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat}, true)
-	}()
+		s.execute(ctx, e.job, store.Run{ID: id, Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat}, true)
+	}
 }
 
 // execute runs a claimed run, records its outcome and the skill's state,

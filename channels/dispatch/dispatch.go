@@ -92,7 +92,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Queue is the turns' queue shared by replicas (channels/dispatch/turnqueue).
+// Queue is the turns' queue shared by replicas (internal/replicas).
 type Queue interface {
 	Add(ctx context.Context, chat string, inbox int64) error
 	// Hold waits until this replica holds the chat; the returned

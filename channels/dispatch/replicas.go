@@ -7,7 +7,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
-	"github.com/jarvisbot/jarvisbot/channels/dispatch/turnqueue"
+	"github.com/jarvisbot/jarvisbot/internal/replicas"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -45,13 +45,13 @@ func (d *Desk) queue(ctx context.Context, m channels.Message, inbox int64) {
 
 // AnswerChat answers the chat's waiting messages in order until none is
 // left; the turn queue calls it while this replica holds the chat. It
-// returns a *turnqueue.Later when the chat must wait: jarvisbot is
+// returns a *replicas.Later when the chat must wait: jarvisbot is
 // paused, this replica stops, or its channel does not run here.
 func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 	d.mu.Lock()
 	if d.draining {
 		d.mu.Unlock()
-		return &turnqueue.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
+		return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
 	}
 	q := d.chats[chat]
 	if q == nil {
@@ -62,7 +62,7 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 	d.mu.Unlock()
 	defer d.workers.Done()
 	if _, ok := d.channels[platform(chat)]; !ok {
-		return &turnqueue.Later{Wait: elsewhere, Reason: "the chat's channel does not run on this replica"}
+		return &replicas.Later{Wait: elsewhere, Reason: "the chat's channel does not run on this replica"}
 	}
 
 	// The turn outlives neither the hold on the chat nor this replica's
@@ -79,9 +79,9 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 		d.mu.Unlock()
 		switch {
 		case paused:
-			return &turnqueue.Later{Wait: pausedWait, Reason: "jarvisbot is paused"}
+			return &replicas.Later{Wait: pausedWait, Reason: "jarvisbot is paused"}
 		case draining || tctx.Err() != nil:
-			return &turnqueue.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
+			return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
 		}
 		waiting, err := d.opt.Store.WaitingIn(tctx, chat)
 		if err != nil {
@@ -107,7 +107,7 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 		d.mu.Unlock()
 		stopTurn()
 		if !done {
-			return &turnqueue.Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
+			return &replicas.Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
 		}
 		if err := d.opt.Store.Answered(context.WithoutCancel(tctx), w.ID); err != nil {
 			return err

@@ -128,9 +128,10 @@ type Server struct {
 	closeOnce sync.Once
 	seq       atomic.Int64 // for ids
 
-	mu       sync.Mutex
-	steps    []Step
-	requests []Request
+	mu        sync.Mutex
+	steps     []Step
+	requests  []Request
+	responder func(Request) Step
 }
 
 // Cleaner is what the server needs of whoever runs it: a *testing.T, or
@@ -160,6 +161,25 @@ func (s *Server) Push(steps ...Step) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.steps = append(s.steps, steps...)
+}
+
+// Respond answers every request no pushed step is left for with f's
+// step for it: a model that answers what it is asked, for load tests
+// where the order requests arrive in is not known.
+func (s *Server) Respond(f func(Request) Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responder = f
+}
+
+// LastUser is the text of the request's last user message.
+func (r Request) LastUser() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Text
+		}
+	}
+	return ""
 }
 
 // Pending reports how many pushed steps no call has used yet.
@@ -255,6 +275,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	step, ok := s.pop()
 	if !ok {
+		step, ok = s.respond(req)
+	}
+	if !ok {
 		w.Header().Set("x-should-retry", "false")
 		d.writeError(w, http.StatusInternalServerError, fmt.Sprintf(
 			"fakellm: no scripted step left for request #%d (%s %s, model %q, last message %q); Push a Step before the model is called",
@@ -318,6 +341,16 @@ func (s *Server) pop() (Step, bool) {
 	step := s.steps[0]
 	s.steps = s.steps[1:]
 	return step, true
+}
+
+func (s *Server) respond(req Request) (Step, bool) {
+	s.mu.Lock()
+	f := s.responder
+	s.mu.Unlock()
+	if f == nil {
+		return Step{}, false
+	}
+	return f(req), true
 }
 
 // wait applies the step's Hang, Release or Delay; false means the

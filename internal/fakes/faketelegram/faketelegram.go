@@ -57,6 +57,9 @@ type Sent struct {
 	FileID   string
 	Caption  string
 	Duration int
+	// At is when the fake got it: a load test's latency is from the
+	// update's POST to its answer here.
+	At time.Time
 }
 
 // Media is a voice note or audio file a user sends (SendMedia).
@@ -776,6 +779,7 @@ func (s *Server) sendMessage(r *http.Request) (any, *apiError) {
 	m.ReplyTo, _ = strconv.Atoi(r.Form.Get("reply_to_message_id"))
 	s.nextMsg++
 	s.messages[msgKey{c, m.MessageID}] = m
+	m.At = time.Now()
 	s.sent = append(s.sent, *m)
 	s.notify()
 	return messageJSON(m, s.botUser()), nil
@@ -837,6 +841,7 @@ func (s *Server) editMessageText(r *http.Request) (any, *apiError) {
 		return nil, notModified
 	}
 	m.Method, m.Text, m.ParseMode, m.Buttons = "editMessageText", text, mode, buttons
+	m.At = time.Now()
 	s.sent = append(s.sent, *m)
 	s.notify()
 	return messageJSON(m, s.botUser()), nil
@@ -857,6 +862,7 @@ func (s *Server) editMessageReplyMarkup(r *http.Request) (any, *apiError) {
 		return nil, notModified
 	}
 	m.Method, m.Buttons = "editMessageReplyMarkup", buttons
+	m.At = time.Now()
 	s.sent = append(s.sent, *m)
 	s.notify()
 	return messageJSON(m, s.botUser()), nil
@@ -1065,6 +1071,7 @@ func (s *Server) sendVoice(r *http.Request) (any, *apiError) {
 	m.ReplyTo, _ = strconv.Atoi(r.Form.Get("reply_to_message_id"))
 	s.nextMsg++
 	s.messages[msgKey{c, m.MessageID}] = m
+	m.At = time.Now()
 	s.sent = append(s.sent, *m)
 	s.notify()
 	j := messageJSON(m, s.botUser())

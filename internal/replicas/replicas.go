@@ -1,23 +1,29 @@
-// Package turnqueue runs the turns of replicas that share one PostgreSQL
-// store (ST2, CH1): each received message becomes a durable River job,
-// any replica may take it, and a chat is answered by one replica at a
-// time, oldest message first, wherever its messages landed.
+// Package replicas runs what replicas sharing one PostgreSQL store must
+// each do once (ST2, CH1, SC1), as durable River jobs any replica may
+// take: the turns, and the scheduled runs of clock-marked skills.
 //
+// Turns: each received message is a job, and a chat is answered by one
+// replica at a time, oldest message first, wherever its messages landed.
 // River spreads the jobs and keeps them through crashes; it has no
 // per-key ordering, so the order comes from a lock per chat: a job whose
 // chat another replica holds is snoozed and tried again, and the holder
-// answers all of the chat's waiting messages in order before it lets
-// go. The locks are PostgreSQL session advisory locks, all held on one
+// answers all of the chat's waiting messages in order before it lets go.
+// The locks are PostgreSQL session advisory locks, all held on one
 // connection per replica, so a killed replica's chats are free the moment
 // its connection drops. A sweep finds messages nobody is answering (a
 // replica killed between storing a message and queueing it, or while its
 // job ran) and queues them again.
 //
-// With SQLite there is no queue: one process answers, and the
-// dispatcher's in-process queue per chat keeps the order without a
-// second database pool or River's maintenance goroutines (the lightest
-// way to run the embedded default).
-package turnqueue
+// Scheduled runs: every replica keeps the skills' cron specs and, at each
+// due time, queues a job unique per skill and due time, so one replica
+// runs it (the store's claim of the run stays as a second guard), and a
+// run whose replica died is taken up by another.
+//
+// With SQLite there is no queue: one process answers, the dispatcher's
+// in-process queue per chat keeps the order and the scheduler runs its
+// own timers, without a second database pool or River's maintenance
+// goroutines (the lightest way to run the embedded default).
+package replicas
 
 import (
 	"context"
@@ -57,6 +63,9 @@ type Options struct {
 	Answer func(ctx context.Context, chat string) error
 	// Waiting lists every chat's waiting messages, for the sweep.
 	Waiting func(ctx context.Context) ([]store.Incoming, error)
+	// RunDue runs a scheduled skill's run due at the given time; nil
+	// when this replica runs no scheduler.
+	RunDue func(ctx context.Context, skill string, due time.Time) error
 	// Workers bounds the chats this replica answers at once (default 32).
 	Workers int
 	// Snooze is how long a job waits when its chat is held elsewhere
@@ -72,8 +81,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Queue is the turns' queue of one replica.
-type Queue struct {
+// Jobs is one replica's side of the shared jobs.
+type Jobs struct {
 	opt    Options
 	log    *slog.Logger
 	pool   *pgxpool.Pool
@@ -96,14 +105,15 @@ func (turnArgs) Kind() string { return "jarvisbot_turn" }
 // InsertOpts make a message's job unique: a message is queued once
 // however many times it is added.
 func (turnArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueName, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: turnsQueue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
-const queueName = "turns"
+// turnsQueue holds the turns.
+const turnsQueue = "turns"
 
 // Open connects to the store's database, brings River's tables up to
 // date (one replica at a time) and builds the queue; Start runs it.
-func Open(ctx context.Context, opt Options) (*Queue, error) {
+func Open(ctx context.Context, opt Options) (*Jobs, error) {
 	if opt.Answer == nil || opt.Waiting == nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "turn queue: Answer and Waiting must be set")
 	}
@@ -129,7 +139,7 @@ func Open(ctx context.Context, opt Options) (*Queue, error) {
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "turn queue: connecting to PostgreSQL: %w", err)
 	}
-	q := &Queue{opt: opt, log: log, pool: pool, swept: make(chan struct{})}
+	q := &Jobs{opt: opt, log: log, pool: pool, swept: make(chan struct{})}
 	if q.locks, err = openLocks(ctx, cfg.ConnConfig, log); err != nil {
 		pool.Close()
 		return nil, err
@@ -140,9 +150,13 @@ func Open(ctx context.Context, opt Options) (*Queue, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &turnWorker{q: q})
+	river.AddWorker(workers, &runWorker{q: q})
 	q.client, err = river.NewClient(riverpgxv5.New(pool), &river.Config{
-		ID:      opt.ID,
-		Queues:  map[string]river.QueueConfig{queueName: {MaxWorkers: opt.Workers}},
+		ID: opt.ID,
+		Queues: map[string]river.QueueConfig{
+			turnsQueue: {MaxWorkers: opt.Workers},
+			runsQueue: {MaxWorkers: 4},
+		},
 		Workers: workers,
 		// A turn runs as long as its model and tools take; the chat's
 		// lock, not a timeout, keeps a second replica off it.
@@ -165,7 +179,7 @@ func Open(ctx context.Context, opt Options) (*Queue, error) {
 // migrate creates or updates River's tables. rivermigrate takes no lock
 // of its own, so replicas starting together take turns on an advisory
 // lock.
-func (q *Queue) migrate(ctx context.Context) error {
+func (q *Jobs) migrate(ctx context.Context) error {
 	_, unlock, err := q.locks.wait(ctx, migrateKey, 200*time.Millisecond)
 	if err != nil {
 		return err
@@ -182,7 +196,7 @@ func (q *Queue) migrate(ctx context.Context) error {
 }
 
 // Start runs the queue's workers and its sweep until Stop.
-func (q *Queue) Start(ctx context.Context) error {
+func (q *Jobs) Start(ctx context.Context) error {
 	ctx, q.stop = context.WithCancel(context.WithoutCancel(ctx))
 	if err := q.client.Start(ctx); err != nil {
 		q.stop()
@@ -193,7 +207,7 @@ func (q *Queue) Start(ctx context.Context) error {
 }
 
 // Add queues a received message. It is safe to add one twice.
-func (q *Queue) Add(ctx context.Context, chat string, inbox int64) error {
+func (q *Jobs) Add(ctx context.Context, chat string, inbox int64) error {
 	if _, err := q.client.Insert(ctx, turnArgs{Chat: chat, Inbox: inbox}, nil); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "queueing a message of %s: %w", chat, err)
 	}
@@ -203,7 +217,7 @@ func (q *Queue) Add(ctx context.Context, chat string, inbox int64) error {
 // Stop stops taking jobs and waits for the running ones until ctx ends;
 // then it stops them (their messages stay waiting for another replica
 // or the next start) and closes the connections.
-func (q *Queue) Stop(ctx context.Context) {
+func (q *Jobs) Stop(ctx context.Context) {
 	if q.stop != nil {
 		if err := q.client.Stop(ctx); err != nil {
 			q.log.Warn("answers still running at the deadline are stopped; another replica or the next start answers them")
@@ -217,15 +231,54 @@ func (q *Queue) Stop(ctx context.Context) {
 	q.close()
 }
 
-func (q *Queue) close() {
+func (q *Jobs) close() {
 	q.locks.close()
 	q.pool.Close()
+}
+
+// runArgs is a scheduled skill's run at one due time.
+type runArgs struct {
+	Skill string    `json:"skill"`
+	Due   time.Time `json:"due"`
+}
+
+func (runArgs) Kind() string { return "jarvisbot_scheduled_run" }
+
+// InsertOpts make a run unique per skill and due time: every replica
+// queues it, one job is kept.
+func (runArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: runsQueue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// runsQueue keeps scheduled runs apart from the turns: a burst of
+// messages does not hold back the morning brief, nor it them.
+const runsQueue = "scheduled_runs"
+
+// AddRun queues a scheduled skill's run due at due; of the replicas
+// adding it, one job is kept.
+func (q *Jobs) AddRun(ctx context.Context, skill string, due time.Time) error {
+	if _, err := q.client.Insert(ctx, runArgs{Skill: skill, Due: due.UTC()}, nil); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "queueing the scheduled run of %s: %w", skill, err)
+	}
+	return nil
+}
+
+type runWorker struct {
+	river.WorkerDefaults[runArgs]
+	q *Jobs
+}
+
+func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
+	if w.q.opt.RunDue == nil {
+		return river.JobSnooze(time.Minute) // a replica with a scheduler takes it
+	}
+	return w.q.opt.RunDue(ctx, job.Args.Skill, job.Args.Due)
 }
 
 // turnWorker answers a message's chat while it holds the chat.
 type turnWorker struct {
 	river.WorkerDefaults[turnArgs]
-	q *Queue
+	q *Jobs
 }
 
 func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
@@ -250,7 +303,7 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 
 // sweepLoop queues again, every SweepEvery, the messages that waited
 // SweepAge while their chat was free: one replica sweeps at a time.
-func (q *Queue) sweepLoop(ctx context.Context) {
+func (q *Jobs) sweepLoop(ctx context.Context) {
 	defer close(q.swept)
 	t := time.NewTicker(q.opt.SweepEvery)
 	defer t.Stop()
@@ -266,7 +319,7 @@ func (q *Queue) sweepLoop(ctx context.Context) {
 	}
 }
 
-func (q *Queue) sweep(ctx context.Context) error {
+func (q *Jobs) sweep(ctx context.Context) error {
 	_, release, ok, err := q.locks.try(ctx, sweepKey)
 	if err != nil || !ok {
 		return err
@@ -332,6 +385,6 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 
 // Hold waits until this replica holds the chat (a decided approval's
 // turn goes on under it). The returned context ends if the hold is lost.
-func (q *Queue) Hold(ctx context.Context, chat string) (context.Context, func(), error) {
+func (q *Jobs) Hold(ctx context.Context, chat string) (context.Context, func(), error) {
 	return q.locks.wait(ctx, chatKey(chat), q.opt.Snooze)
 }

@@ -1,4 +1,4 @@
-package turnqueue
+package replicas
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func freshDatabase(t *testing.T) string {
 	defer admin.Close(ctx)
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
-	name := "turnqueue_" + hex.EncodeToString(b)
+	name := "replicas_" + hex.EncodeToString(b)
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func (c *chats) list(context.Context) ([]store.Incoming, error) {
 	return out, nil
 }
 
-func startQueue(t *testing.T, dbURL, name string, c *chats, turn func(), opt Options) *Queue {
+func startQueue(t *testing.T, dbURL, name string, c *chats, turn func(), opt Options) *Jobs {
 	t.Helper()
 	opt.URL, opt.ID = dbURL, name
 	opt.Answer, opt.Waiting = c.answer(name, turn), c.list
@@ -255,7 +255,7 @@ func TestLostReplicaHandsItsChatOverST2(t *testing.T) {
 
 // sweepsWhileHeld runs the sweep n times by hand and reports whether it
 // queued anything.
-func sweepsWhileHeld(t *testing.T, q *Queue, n int) bool {
+func sweepsWhileHeld(t *testing.T, q *Jobs, n int) bool {
 	t.Helper()
 	for range n {
 		if err := q.sweep(context.Background()); err != nil {
@@ -291,5 +291,88 @@ func terminateLocks(t *testing.T, dbURL, replica string) {
 	}
 	if n == 0 {
 		t.Fatalf("no session of replica %s holds a chat", replica)
+	}
+}
+
+// SC1, ST2: every replica queues a skill's run at its due time; one job
+// is kept per skill and due time, and one replica runs it.
+func TestScheduledRunOncePerDueTimeST2(t *testing.T) {
+	dbURL := freshDatabase(t)
+	c := newChats(t)
+	var mu sync.Mutex
+	ran := map[string][]string{}
+	all := make(chan struct{})
+	runDue := func(replica string) func(context.Context, string, time.Time) error {
+		return func(_ context.Context, skill string, due time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			key := skill + "@" + due.UTC().Format(time.RFC3339)
+			ran[key] = append(ran[key], replica)
+			if len(ran) == 4 {
+				close(all)
+			}
+			return nil
+		}
+	}
+	a := startQueue(t, dbURL, "a", c, func() {}, Options{RunDue: runDue("a")})
+	b := startQueue(t, dbURL, "b", c, func() {}, Options{RunDue: runDue("b")})
+	ctx := context.Background()
+	first := time.Date(2026, 12, 4, 7, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for _, skill := range []string{"morning-brief", "inbox-digest"} {
+		for _, due := range []time.Time{first, first.Add(24 * time.Hour)} {
+			for _, q := range []*Jobs{a, b, a, b} {
+				wg.Go(func() {
+					// The same instant in another zone is the same due time.
+					if err := q.AddRun(ctx, skill, due.In(time.FixedZone("CET", 3600))); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+		}
+	}
+	wg.Wait()
+	select {
+	case <-all:
+	case <-time.After(time.Minute):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("runs after a minute: %v", ran)
+	}
+	// A run queued again after it ran is still the same job.
+	if err := b.AddRun(ctx, "morning-brief", first); err != nil {
+		t.Fatal(err)
+	}
+	waitDrained(t, dbURL)
+	mu.Lock()
+	defer mu.Unlock()
+	for key, by := range ran {
+		if len(by) != 1 {
+			t.Errorf("%s ran %d times (%v)", key, len(by), by)
+		}
+	}
+}
+
+// waitDrained waits until no job is left to run.
+func waitDrained(t *testing.T, dbURL string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var n int
+		if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs still queued after a minute", n)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the database's state, not timing a result
 	}
 }

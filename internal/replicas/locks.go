@@ -1,4 +1,4 @@
-package turnqueue
+package replicas
 
 import (
 	"context"
