@@ -155,7 +155,7 @@ func Open(ctx context.Context, opt Options) (*Jobs, error) {
 		ID: opt.ID,
 		Queues: map[string]river.QueueConfig{
 			turnsQueue: {MaxWorkers: opt.Workers},
-			runsQueue: {MaxWorkers: 4},
+			runsQueue:  {MaxWorkers: 4},
 		},
 		Workers: workers,
 		// A turn runs as long as its model and tools take; the chat's
