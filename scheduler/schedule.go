@@ -113,6 +113,8 @@ type Options struct {
 // Queue is the replicas' shared jobs (internal/replicas).
 type Queue interface {
 	AddRun(ctx context.Context, skill string, due time.Time) error
+	// AddDelivery queues another try of a run's report, once per run.
+	AddDelivery(ctx context.Context, run int64) error
 }
 
 // leaseDeliveries is the role of the process sending undelivered reports
@@ -463,7 +465,7 @@ func (s *Scheduler) execute(ctx context.Context, j Job, run store.Run, scheduled
 		s.notify(ctx, j.Skill, "no-model notice", msg, func(st *store.ScheduleState) { st.ToldNotRun = false })
 	}
 	if !notRun {
-		s.deliver(ctx, &run)
+		_ = s.deliver(ctx, &run) // recorded and logged; a failure is retried
 	}
 	return run
 }
@@ -483,30 +485,37 @@ func (s *Scheduler) notify(ctx context.Context, skill, what, msg string, undo fu
 }
 
 // deliver posts a run's report and records how that went.
-func (s *Scheduler) deliver(ctx context.Context, run *store.Run) {
+func (s *Scheduler) deliver(ctx context.Context, run *store.Run) error {
 	run.Attempts++
-	if err := s.opt.Deliver(ctx, run.Chat, run.Report); err != nil {
+	err := s.opt.Deliver(ctx, run.Chat, run.Report)
+	if err != nil {
 		run.Delivery, run.DeliveryError = "failed", err.Error()
 		s.undelivered.Store(true)
 		s.log.Warn("a scheduled report could not be delivered; it is retried", "skill", run.Skill, "err", err)
 	} else {
 		run.Delivery, run.DeliveryError = "sent", ""
 	}
-	if err := s.opt.Store.UpdateRun(ctx, *run); err != nil {
+	if uerr := s.opt.Store.UpdateRun(ctx, *run); uerr != nil {
 		// A report sent but not recorded as sent may be sent again.
-		s.log.Error("recording the delivery of a scheduled report failed", "skill", run.Skill, "due", run.DueAt, "delivery", run.Delivery, "err", err)
+		s.log.Error("recording the delivery of a scheduled report failed", "skill", run.Skill, "due", run.DueAt, "delivery", run.Delivery, "err", uerr)
 	}
+	if err != nil && s.opt.Queue != nil {
+		if qerr := s.opt.Queue.AddDelivery(ctx, run.ID); qerr != nil {
+			s.log.Warn("queueing a report's delivery again failed; it is queued on the next retry round", "skill", run.Skill, "err", qerr)
+		}
+	}
+	return err
 }
 
 // RetryDeliveries sends the reports that could not be delivered. It
 // looks in the store only when a delivery failed since it last found none
-// (or at start).
+// (or at start). With replicas it queues them, each once (DeliverRun).
 func (s *Scheduler) RetryDeliveries(ctx context.Context) {
 	// Cleared before the look, so that a failure meanwhile sets it again.
 	if !s.undelivered.Swap(false) {
 		return
 	}
-	if s.opt.Leases != nil {
+	if s.opt.Leases != nil && s.opt.Queue == nil {
 		l, ok, err := s.opt.Leases.TryLead(ctx, leaseDeliveries)
 		if err != nil || !ok {
 			s.undelivered.Store(true) // another replica sends them now; look again next time
@@ -521,8 +530,32 @@ func (s *Scheduler) RetryDeliveries(ctx context.Context) {
 		return
 	}
 	for _, r := range list {
-		s.deliver(ctx, &r)
+		if s.opt.Queue == nil {
+			_ = s.deliver(ctx, &r) // recorded and logged; retried next round
+			continue
+		}
+		// Queued once per run: a job retrying it already keeps it.
+		if err := s.opt.Queue.AddDelivery(ctx, r.ID); err != nil {
+			s.undelivered.Store(true)
+			s.log.Warn("queueing a report's delivery failed; retried later", "skill", r.Skill, "err", err)
+		}
 	}
+}
+
+// DeliverRun sends a run's report that could not be delivered, on the
+// replica the shared jobs gave it to (ST2, CH3). Its error makes the job
+// try again later; a report sent meanwhile is not sent again.
+func (s *Scheduler) DeliverRun(ctx context.Context, id int64) error {
+	list, err := s.opt.Store.UndeliveredRuns(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range list {
+		if r.ID == id {
+			return s.deliver(ctx, &r)
+		}
+	}
+	return nil
 }
 
 // RunNow runs a job at once (`schedule run NAME`), waits and returns it.

@@ -38,6 +38,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -66,6 +67,9 @@ type Options struct {
 	// RunDue runs a scheduled skill's run due at the given time; nil
 	// when this replica runs no scheduler.
 	RunDue func(ctx context.Context, skill string, due time.Time) error
+	// Deliver tries again to send a run's report; its error makes the job
+	// retry later (River's backoff). Nil with RunDue.
+	Deliver func(ctx context.Context, run int64) error
 	// Workers bounds the chats this replica answers at once (default 32).
 	Workers int
 	// Snooze is how long a job waits when its chat is held elsewhere
@@ -151,6 +155,7 @@ func Open(ctx context.Context, opt Options) (*Jobs, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &turnWorker{q: q})
 	river.AddWorker(workers, &runWorker{q: q})
+	river.AddWorker(workers, &deliveryWorker{q: q})
 	q.client, err = river.NewClient(riverpgxv5.New(pool), &river.Config{
 		ID: opt.ID,
 		Queues: map[string]river.QueueConfig{
@@ -165,6 +170,7 @@ func Open(ctx context.Context, opt Options) (*Jobs, error) {
 		// usually got to its message long before.
 		RescueStuckJobsAfter: 15 * time.Minute,
 		MaxAttempts:          10,
+		RetryPolicy:          retryPolicy{},
 		FetchCooldown:        20 * time.Millisecond,
 		FetchPollInterval:    time.Second,
 		Logger:               riverLogger(log),
@@ -275,6 +281,39 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
 	return w.q.opt.RunDue(ctx, job.Args.Skill, job.Args.Due)
 }
 
+// deliveryArgs is another try at sending a run's report (CH3).
+type deliveryArgs struct {
+	Run int64 `json:"run"`
+}
+
+func (deliveryArgs) Kind() string { return "jarvisbot_report_delivery" }
+
+// InsertOpts keep one job per run while it is being retried; once that
+// job gave up (discarded), the next retry round queues a new one.
+func (deliveryArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: runsQueue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// AddDelivery queues another try at a run's report.
+func (q *Jobs) AddDelivery(ctx context.Context, run int64) error {
+	if _, err := q.client.Insert(ctx, deliveryArgs{Run: run}, nil); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "queueing the delivery of run %d: %w", run, err)
+	}
+	return nil
+}
+
+type deliveryWorker struct {
+	river.WorkerDefaults[deliveryArgs]
+	q *Jobs
+}
+
+func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
+	if w.q.opt.Deliver == nil {
+		return river.JobSnooze(time.Minute) // a replica with a scheduler takes it
+	}
+	return w.q.opt.Deliver(ctx, job.Args.Run)
+}
+
 // turnWorker answers a message's chat while it holds the chat.
 type turnWorker struct {
 	river.WorkerDefaults[turnArgs]
@@ -299,6 +338,17 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 		return river.JobSnooze(later.Wait)
 	}
 	return err
+}
+
+// retryPolicy waits attempt² seconds before the next try, at most five
+// minutes: a report whose chat API is down is tried again about as often
+// as on one process (every 30 s at first), not hours later as River's
+// default quartic backoff would by the eighth try.
+type retryPolicy struct{}
+
+func (retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	n := time.Duration(max(job.Attempt, 1))
+	return time.Now().Add(min(n*n*time.Second, 5*time.Minute))
 }
 
 // sweepLoop queues again, every SweepEvery, the messages that waited

@@ -376,3 +376,46 @@ func waitDrained(t *testing.T, dbURL string) {
 		time.Sleep(20 * time.Millisecond) // polling the database's state, not timing a result
 	}
 }
+
+// CH3, ST2: a report that could not be delivered is queued for another
+// try by every replica that notices; one job keeps it, tried again until
+// it is sent, and it is sent once.
+func TestReportDeliveryRetriedOnceST2(t *testing.T) {
+	dbURL := freshDatabase(t)
+	c := newChats(t)
+	var mu sync.Mutex
+	tries, sent := 0, 0
+	done := make(chan struct{})
+	deliver := func(context.Context, int64) error {
+		mu.Lock()
+		defer mu.Unlock()
+		tries++
+		if tries == 1 {
+			return fmt.Errorf("the chat API is down")
+		}
+		sent++
+		if sent == 1 {
+			close(done)
+		}
+		return nil
+	}
+	a := startQueue(t, dbURL, "a", c, func() {}, Options{Deliver: deliver})
+	b := startQueue(t, dbURL, "b", c, func() {}, Options{Deliver: deliver})
+	ctx := context.Background()
+	for _, q := range []*Jobs{a, b, a} {
+		if err := q.AddDelivery(ctx, 17); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the report was not sent again within a minute")
+	}
+	waitDrained(t, dbURL)
+	mu.Lock()
+	defer mu.Unlock()
+	if tries != 2 || sent != 1 {
+		t.Errorf("tried %d times and sent %d, want 2 and 1", tries, sent)
+	}
+}
