@@ -1,0 +1,96 @@
+package scheduler
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// queued records what a scheduler hands to the replicas' shared jobs.
+type queued struct {
+	mu         sync.Mutex
+	runs       []time.Time
+	deliveries []int64
+}
+
+func (q *queued) AddRun(_ context.Context, skill string, due time.Time) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.runs = append(q.runs, due)
+	return nil
+}
+
+func (q *queued) AddDelivery(_ context.Context, run int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.deliveries = append(q.deliveries, run)
+	return nil
+}
+
+// SC1, ST2: with replicas, a due run is queued, not run where its timer
+// fired; whichever replica takes the job runs it, and a second take of
+// the same due time (another replica's job, a rescued one) runs nothing.
+// A report that could not be sent is queued for another try, and sent
+// once when the chat answers again.
+func TestDueRunsGoThroughTheSharedJobsST2(t *testing.T) {
+	db := openDB(t)
+	at := time.Date(2026, 12, 4, 5, 59, 0, 0, time.UTC) // 06:59 in Berlin
+	a, b := newHarness(t, db, at), newHarness(t, db, at)
+	q := &queued{}
+	a.s.opt.Queue, b.s.opt.Queue = q, q
+	a.start(t, brief)
+	b.start(t, brief)
+	a.clk.Advance(time.Minute)
+	b.clk.Advance(time.Minute)
+	q.mu.Lock()
+	due := append([]time.Time(nil), q.runs...)
+	q.mu.Unlock()
+	if len(due) != 2 || !due[0].Equal(due[1]) || due[0].UTC().Hour() != 6 {
+		t.Fatalf("queued %v, want 07:00 Berlin from both replicas", due)
+	}
+	if runs, _ := a.counts(); runs != 0 {
+		t.Fatalf("a timer ran the skill itself (%d runs)", runs)
+	}
+
+	b.failDlv = true
+	if err := b.s.RunDue(context.Background(), brief.Skill, due[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.s.RunDue(context.Background(), brief.Skill, due[1]); err != nil {
+		t.Fatal(err)
+	}
+	if ra, _ := a.counts(); ra != 0 {
+		t.Errorf("the second take of one due time ran the skill again")
+	}
+	if rb, sb := b.counts(); rb != 1 || sb != 0 {
+		t.Fatalf("b ran %d and sent %d, want 1 run and its report kept", rb, sb)
+	}
+	q.mu.Lock()
+	kept := append([]int64(nil), q.deliveries...)
+	q.mu.Unlock()
+	if len(kept) != 1 {
+		t.Fatalf("deliveries queued: %v, want the failed report's run", kept)
+	}
+
+	// The retry round queues it again (the job's uniqueness keeps one),
+	// and the job sends it once.
+	a.s.RetryDeliveries(context.Background())
+	q.mu.Lock()
+	if len(q.deliveries) != 2 || q.deliveries[1] != kept[0] {
+		t.Errorf("the retry round queued %v, want run %d again", q.deliveries, kept[0])
+	}
+	q.mu.Unlock()
+	if err := a.s.DeliverRun(context.Background(), kept[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.s.DeliverRun(context.Background(), kept[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, sa := a.counts(); sa != 1 {
+		t.Errorf("the kept report was sent %d times, want once", sa)
+	}
+	if _, sb := b.counts(); sb != 0 {
+		t.Errorf("the report was sent again after it was delivered")
+	}
+}
