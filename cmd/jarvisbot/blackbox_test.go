@@ -31,7 +31,7 @@ var (
 
 // jarvisBinary builds cmd/jarvisbot once per test run, as the product is
 // built (CGO_ENABLED=0).
-func jarvisBinary(t *testing.T) string {
+func jarvisBinary(t testing.TB) string {
 	t.Helper()
 	jarvisOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "jarvisbot-bin")
@@ -73,7 +73,7 @@ func (e *testEnv) environ() []string {
 
 // startProc starts the binary with args in the environment; stdin nil
 // is an empty input.
-func startProc(t *testing.T, e *testEnv, stdin io.Reader, args ...string) *proc {
+func startProc(t testing.TB, e *testEnv, stdin io.Reader, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(jarvisBinary(t), args...), out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Env = e.environ()
@@ -94,7 +94,7 @@ func startProc(t *testing.T, e *testEnv, stdin io.Reader, args ...string) *proc 
 }
 
 // wait waits for the process to end, up to limit.
-func (p *proc) wait(t *testing.T, limit time.Duration) {
+func (p *proc) wait(t testing.TB, limit time.Duration) {
 	t.Helper()
 	select {
 	case <-p.done:
@@ -104,7 +104,7 @@ func (p *proc) wait(t *testing.T, limit time.Duration) {
 }
 
 // signal sends sig and waits for the process to end.
-func (p *proc) stop(t *testing.T, sig syscall.Signal) {
+func (p *proc) stop(t testing.TB, sig syscall.Signal) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
@@ -354,7 +354,7 @@ func TestBlackBoxShutdownDeadlineX4(t *testing.T) {
 // waitFor polls cond until it holds; after 15 s it fails the test, naming
 // what it waited for and what cond last saw. It is the package's one
 // waiter: waitOutput and waitSent are made of it.
-func waitFor(t *testing.T, what string, cond func() (ok bool, saw any)) {
+func waitFor(t testing.TB, what string, cond func() (ok bool, saw any)) {
 	t.Helper()
 	testwait.For(t, 15*time.Second, what, cond)
 }

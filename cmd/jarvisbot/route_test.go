@@ -25,7 +25,7 @@ type testEnv struct {
 	clock *clock.Fake
 }
 
-func newTestEnv(t *testing.T) *testEnv {
+func newTestEnv(t testing.TB) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
 	noon := time.Date(2026, 12, 2, 12, 0, 0, 0, time.Local)

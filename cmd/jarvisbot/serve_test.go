@@ -40,7 +40,7 @@ func (s *syncBuffer) String() string {
 }
 
 // waitOutput waits until out holds want.
-func waitOutput(t *testing.T, out *syncBuffer, want string) {
+func waitOutput(t testing.TB, out *syncBuffer, want string) {
 	t.Helper()
 	waitFor(t, fmt.Sprintf("%q in the output", want), func() (bool, any) {
 		got := out.String()
@@ -457,7 +457,7 @@ func TestServeDiscordGatewayDropCH1(t *testing.T) {
 }
 
 // withModel points the environment at a scripted model.
-func withModel(t *testing.T, e *testEnv) *fakellm.Server {
+func withModel(t testing.TB, e *testEnv) *fakellm.Server {
 	t.Helper()
 	f := fakellm.New(t)
 	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "anthropic", "test-model"
@@ -466,7 +466,7 @@ func withModel(t *testing.T, e *testEnv) *fakellm.Server {
 }
 
 // withTelegram points the environment at a fake Telegram Bot API.
-func withTelegram(t *testing.T, e *testEnv) *faketelegram.Server {
+func withTelegram(t testing.TB, e *testEnv) *faketelegram.Server {
 	t.Helper()
 	tg := faketelegram.New(t, "123:test-token")
 	e.vars["TELEGRAM_BOT_TOKEN"], e.vars["JARVIS_TELEGRAM_API_ENDPOINT"] = "123:test-token", tg.URL+"/bot%s/%s"
