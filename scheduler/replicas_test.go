@@ -94,3 +94,24 @@ func TestDueRunsGoThroughTheSharedJobsST2(t *testing.T) {
 		t.Errorf("the report was sent again after it was delivered")
 	}
 }
+
+// ST2: "@every D" falls on the same times in every process, whenever
+// each started: two replicas queue one due time, not two near ones.
+func TestEveryFallsOnSharedTimesST2(t *testing.T) {
+	db := openDB(t)
+	start := time.Date(2026, 12, 4, 8, 0, 7, 0, time.UTC)
+	a, b := newHarness(t, db, start), newHarness(t, db, start.Add(23*time.Second))
+	q := &queued{}
+	a.s.opt.Queue, b.s.opt.Queue = q, q
+	poll := Job{Skill: "poll", Spec: "@every 2m"}
+	a.start(t, poll)
+	b.start(t, poll)
+	a.clk.Advance(2 * time.Minute)
+	b.clk.Advance(2 * time.Minute)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	want := time.Date(2026, 12, 4, 8, 2, 0, 0, time.UTC)
+	if len(q.runs) != 2 || !q.runs[0].Equal(want) || !q.runs[1].Equal(want) {
+		t.Errorf("queued %v, want 08:02 from both", q.runs)
+	}
+}

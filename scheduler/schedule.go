@@ -217,6 +217,9 @@ func (s *Scheduler) register(ctx context.Context, jobs []Job) ([]*entry, error) 
 		if j.Zone == "" {
 			loc = s.opt.Zone
 		}
+		if every, ok := sc.(cron.ConstantDelaySchedule); ok {
+			sc = aligned{every.Delay}
+		}
 		e := &entry{job: j, sched: sc, loc: loc}
 		s.mu.Lock()
 		s.jobs[j.Skill] = e
@@ -229,11 +232,21 @@ func (s *Scheduler) register(ctx context.Context, jobs []Job) ([]*entry, error) 
 	return out, nil
 }
 
+// aligned is "@every D" on times every process computes alike: the
+// multiples of D since the zero time, where cron's own schedule counts D
+// from each process's start. Replicas then queue the same due times, one
+// run each (ST2), and a restart keeps the rhythm.
+type aligned struct{ every time.Duration }
+
+func (a aligned) Next(t time.Time) time.Time {
+	return t.Truncate(a.every).Add(a.every)
+}
+
 // catchUp fires the latest missed run when it is within the grace window,
 // after the job was armed, and was not recorded: one run, however many
 // were missed.
 func (s *Scheduler) catchUp(ctx context.Context, e *entry, armed time.Time) {
-	if _, every := e.sched.(cron.ConstantDelaySchedule); every {
+	if _, every := e.sched.(aligned); every {
 		return // "@every 2h" has no times of day to miss
 	}
 	now := s.opt.Clock.Now()
