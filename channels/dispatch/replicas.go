@@ -28,6 +28,15 @@ const (
 	elsewhere    = 30 * time.Second
 )
 
+// StopTurns makes the desk take up no chat from now on (AnswerChat says
+// Later): a stopping replica hands its chats on. Drain then waits for
+// the turns in progress.
+func (d *Desk) StopTurns() {
+	d.mu.Lock()
+	d.draining = true
+	d.mu.Unlock()
+}
+
 // queue hands a stored message to the queue. A message it cannot take
 // waits in the inbox, where the queue's sweep finds it.
 func (d *Desk) queue(ctx context.Context, m channels.Message, inbox int64) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
@@ -286,7 +287,14 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		s.Close()
 		return nil, err
 	}
-	s.engine = approvals.New(approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan, Logger: log})
+	aopt := approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan, Logger: log}
+	if postgresURL(cfg) != "" {
+		// Replicas share the store (ST2): a decision pressed on another
+		// replica reaches the turn waiting here within a second, and is
+		// carried out once.
+		aopt.Watch, aopt.Carrier = time.Second, replicaID()
+	}
+	s.engine = approvals.New(aopt)
 	s.rt = a.runtime(ctx, s, cli)
 	s.rt.Notes = db
 	s.rt.Sessions = db // a coding CLI's session ids, per agent and chat (M5)

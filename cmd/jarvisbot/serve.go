@@ -15,6 +15,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/channels/dispatch"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/replicas"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -33,17 +34,34 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	log := a.logger(cfg)
-	s, err := a.openSession(ctx, cfg, log, sessionOptions{agent: *agentName, approvalChat: cfg.Approvals.Channel},
+	// Replicas on PostgreSQL share their turns, scheduled runs and report
+	// deliveries as jobs (ST2); the jobs call into the session built next.
+	var s *session
+	shared, err := a.openShared(ctx, cfg, &s, log)
+	if err != nil {
+		return err
+	}
+	opts := sessionOptions{agent: *agentName, approvalChat: cfg.Approvals.Channel}
+	if shared != nil {
+		defer shared.Stop(context.Background()) // after shutdown's own stop, only closes
+		opts.queue = shared
+	}
+	s, err = a.openSession(ctx, cfg, log, opts,
 		func(svc *service) ([]channels.Channel, error) { return a.channels(ctx, cfg, svc.db) })
 	if err != nil {
 		return err
 	}
+	s.shared = shared
 	defer s.Close()
 	jobs, err := scheduledJobs(ctx, cfg, s.db, a.stderr)
 	if err != nil {
 		return err
 	}
-	s.sched = scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.service), Deliver: s.desk.Report, Leases: s.db, Logger: log})
+	schedOpt := scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.service), Deliver: s.desk.Report, Leases: s.db, Logger: log}
+	if shared != nil {
+		schedOpt.Queue = shared
+	}
+	s.sched = scheduler.New(schedOpt)
 	// Start: approvals that outlived the last run, messages that waited,
 	// the schedule, then the channels.
 	if err := s.resume(ctx, nil); err != nil {
@@ -57,6 +75,11 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	s.jobsStarted = true
+	if shared != nil {
+		if err := shared.Start(ctx); err != nil {
+			return err
+		}
+	}
 	if _, err := a.chooseModel(ctx, cfg, *agentName); err != nil {
 		log.Warn("no model is configured: messages are answered with what to set", "err", err)
 	}
@@ -83,6 +106,9 @@ type session struct {
 	*service
 	desk  *dispatch.Desk
 	chans []channels.Channel
+	// shared are the jobs replicas on PostgreSQL share (ST2); nil with
+	// SQLite.
+	shared *replicas.Jobs
 }
 
 // sessionOptions say who answers and where approvals are asked.
@@ -91,6 +117,8 @@ type sessionOptions struct {
 	// approvalChat is where approval buttons go; "" for the chat the
 	// request came from.
 	approvalChat string
+	// queue takes the received messages when replicas share the store.
+	queue dispatch.Queue
 }
 
 // openSession builds the service, its channels and the desk that joins
@@ -126,6 +154,7 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		Commands:   svc.commands(a),
 		Transcribe: transcribe, NoTranscription: noTranscription, Speak: speak,
 		Leases: svc.db,
+		Queue:  o.queue,
 		Renew: func(ctx context.Context, plugin string) (string, func(context.Context) error, error) {
 			return a.renew(ctx, svc, plugin)
 		},
@@ -200,6 +229,13 @@ func (s *session) afterReady(ctx context.Context) {
 func (s *session) wait(ctx context.Context, stopRecv context.CancelFunc, ends <-chan channelEnd, running int, limit time.Duration, log *slog.Logger) error {
 	retry := time.NewTicker(30 * time.Second)
 	defer retry.Stop()
+	// Another replica may pause or resume (ST2); alone, this one knows.
+	var pause <-chan time.Time
+	if s.shared != nil {
+		t := time.NewTicker(pauseSyncEvery)
+		defer t.Stop()
+		pause = t.C
+	}
 	// Deliveries are remembered for days: an hourly prune keeps the
 	// table small without adding a write every retry.
 	tidy := time.NewTicker(time.Hour)
@@ -214,6 +250,8 @@ func (s *session) wait(ctx context.Context, stopRecv context.CancelFunc, ends <-
 			}
 		case <-tidy.C:
 			s.desk.ForgetDeliveries(ctx)
+		case <-pause:
+			s.syncPause(ctx)
 		case <-retry.C:
 			s.syncBuiltins(ctx)
 			s.desk.RetryUndelivered(ctx)
@@ -249,6 +287,12 @@ wait:
 		}
 	}
 	s.engine.Close()
+	if s.shared != nil {
+		// No chat is taken up from here; the turns in progress finish by
+		// the deadline, or stop for another replica to go on with.
+		s.desk.StopTurns()
+		s.shared.Stop(deadline)
+	}
 	s.desk.Drain(deadline)
 	if s.sched != nil {
 		s.sched.Stop(deadline)

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -94,6 +95,8 @@ type Jobs struct {
 	locks  *chatLocks
 	stop   context.CancelFunc
 	swept  chan struct{}
+
+	stopOnce sync.Once
 }
 
 // turnArgs is one received message to answer. Sweep is set on a job the
@@ -224,6 +227,10 @@ func (q *Jobs) Add(ctx context.Context, chat string, inbox int64) error {
 // then it stops them (their messages stay waiting for another replica
 // or the next start) and closes the connections.
 func (q *Jobs) Stop(ctx context.Context) {
+	q.stopOnce.Do(func() { q.stopJobs(ctx) })
+}
+
+func (q *Jobs) stopJobs(ctx context.Context) {
 	if q.stop != nil {
 		if err := q.client.Stop(ctx); err != nil {
 			q.log.Warn("answers still running at the deadline are stopped; another replica or the next start answers them")

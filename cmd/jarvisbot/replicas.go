@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/replicas"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// postgresURL is the store's URL when the store is PostgreSQL, where
+// replicas may share it (ST2); "" for SQLite, which one process serves.
+func postgresURL(cfg config.Config) string {
+	t := storeTarget(cfg)
+	if strings.HasPrefix(t, "postgres://") || strings.HasPrefix(t, "postgresql://") {
+		return t
+	}
+	return ""
+}
+
+// openShared opens the jobs replicas share, when the store is
+// PostgreSQL: turns, scheduled runs and report deliveries run once
+// across them (internal/replicas). With SQLite it returns nil: the
+// process answers and schedules alone.
+func (a *app) openShared(ctx context.Context, cfg config.Config, s **session, log *slog.Logger) (*replicas.Jobs, error) {
+	url := postgresURL(cfg)
+	if url == "" {
+		return nil, nil
+	}
+	return replicas.Open(ctx, replicas.Options{
+		URL: url,
+		ID:  replicaID(),
+		// The session is built after the jobs and before they start.
+		Answer:  func(ctx context.Context, chat string) error { return (*s).desk.AnswerChat(ctx, chat) },
+		Waiting: func(ctx context.Context) ([]store.Incoming, error) { return (*s).db.Waiting(ctx) },
+		RunDue: func(ctx context.Context, skill string, due time.Time) error {
+			return (*s).sched.RunDue(ctx, skill, due)
+		},
+		Deliver: func(ctx context.Context, run int64) error { return (*s).sched.DeliverRun(ctx, run) },
+		Logger:  log,
+	})
+}
+
+// replicaID names this process among the replicas: host and pid.
+func replicaID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
+}
+
+// pauseSyncEvery is how often a replica reads whether jarvisbot is
+// paused: the owner may pause or resume on another replica.
+const pauseSyncEvery = 2 * time.Second
+
+// syncPause takes up a pause or resume recorded by another replica.
+func (s *session) syncPause(ctx context.Context) {
+	was, _ := s.pausedNow()
+	if err := s.loadPause(ctx); err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("reading whether jarvisbot is paused", "err", err)
+		}
+		return
+	}
+	if now, _ := s.pausedNow(); was && !now {
+		s.desk.Resumed()
+		s.jobs.Resume()
+	}
+}
+
+// storeTarget is where the store is: the SQLite file in the data
+// directory until PostgreSQL's settings land.
+func storeTarget(cfg config.Config) string { return dbPath(cfg) }
