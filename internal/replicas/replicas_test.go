@@ -159,8 +159,11 @@ func startQueue(t *testing.T, dbURL, name string, c *chats, turn func(), opt Opt
 func TestChatsAnsweredOnceInOrderAcrossReplicasST2(t *testing.T) {
 	dbURL := freshDatabase(t)
 	c := newChats(t)
-	a := startQueue(t, dbURL, "a", c, func() {}, Options{})
-	b := startQueue(t, dbURL, "b", c, func() {}, Options{})
+	// A turn takes a little while, as a model's answer does, so that
+	// jobs of one chat meet on both replicas.
+	turn := func() { time.Sleep(2 * time.Millisecond) }
+	a := startQueue(t, dbURL, "a", c, turn, Options{})
+	b := startQueue(t, dbURL, "b", c, turn, Options{})
 
 	ctx := context.Background()
 	const nChats, perChat = 40, 5
