@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
@@ -63,11 +65,13 @@ func freshPostgres(t testing.TB) string {
 
 // loadPlan is a load run: chats × perChat messages through a balancer
 // over the replicas, the model answering each after modelDelay; with
-// kill, one replica is killed (SIGKILL) a third of the way through.
+// kill, one replica is killed (SIGKILL) a third of the way through. With
+// extras a skill is scheduled every 2 s during the run, and afterwards an
+// approval is pressed twice at once, each press on another replica.
 type loadPlan struct {
 	replicas, chats, perChat int
 	modelDelay               time.Duration
-	kill                     bool
+	kill, extras             bool
 }
 
 // loadResult is what a load run measured.
@@ -95,11 +99,39 @@ func runLoad(t testing.TB, plan loadPlan) loadResult {
 	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "http://127.0.0.1:1/telegram" // the balancer, as Telegram knows it
 	e.vars["JARVIS_LOG_LEVEL"] = "warn"
 
+	if plan.extras {
+		dir := filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills", "tick")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		skill := "---\nname: tick\ndescription: A short report every two seconds.\nmetadata:\n  jarvisbot.schedule: \"@every 2s\"\n  jarvisbot.chat: telegram:42\n---\n" + tickBody + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skill), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+			t.Fatalf("cli add echo: %s", errOut)
+		}
+	}
+
 	// The model answers each message with its words, after modelDelay;
-	// while gate is set it holds every answer until the gate opens.
+	// while gate is set it holds every answer until the gate opens. A
+	// scheduled tick gets its report; "run echo" gets a call of cli:echo,
+	// and the call's result an answer.
 	var gateMu sync.Mutex
 	var gate chan struct{}
+	var ticks, echoResults atomic.Int64
 	f.Respond(func(r fakellm.Request) fakellm.Step {
+		if n := len(r.Messages); n > 0 && len(r.Messages[n-1].ToolResultIDs) > 0 {
+			echoResults.Add(1)
+			return fakellm.Step{Text: "Echo done."}
+		}
+		if strings.Contains(fmt.Sprint(r.Messages), tickBody) {
+			ticks.Add(1)
+			return fakellm.Step{Text: "Tick report."}
+		}
+		if strings.Contains(r.LastUser(), "run echo") {
+			return fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["once"]}`}}}
+		}
 		gateMu.Lock()
 		g := gate
 		gateMu.Unlock()
@@ -164,8 +196,7 @@ func runLoad(t testing.TB, plan loadPlan) loadResult {
 					<-hold
 				}
 				text := fmt.Sprintf("chat %d message %d", c, m)
-				id := tg.SendText(-int64(1000+c), 42, text)
-				at := post(id)
+				at := post(tg.SendTextUpdate(-int64(1000+c), 42, text))
 				postedMu.Lock()
 				posted[text] = at
 				postedMu.Unlock()
@@ -220,6 +251,16 @@ func runLoad(t testing.TB, plan loadPlan) loadResult {
 		return got >= total, fmt.Sprintf("%d of %d answered", got, total)
 	})
 	elapsed := time.Since(start)
+	if plan.extras {
+		var live []string
+		for i, a := range addrs {
+			if i != killed {
+				live = append(live, a)
+			}
+		}
+		checkApprovalOnce(t, tg, dbURL, live, secret, &echoResults)
+		checkTicksOnce(t, tg, dbURL, ticks.Load())
+	}
 	for i, p := range procs {
 		if i != killed {
 			p.stop(t, syscall.SIGTERM)
@@ -270,6 +311,103 @@ func runLoad(t testing.TB, plan loadPlan) loadResult {
 	return loadResult{elapsed: elapsed, p50: pct(0.50), p95: pct(0.95), perSec: float64(total) / elapsed.Seconds()}
 }
 
+// tickBody is the scheduled skill's instructions, which tell its runs'
+// model requests from the chats'.
+const tickBody = "Write the tick report."
+
+// checkApprovalOnce asks for cli:echo in the owner's chat, then presses
+// Approve twice at once, each press posted to another live replica, as
+// a double tap reaching two replicas through the balancer does: one
+// decision is taken, the tool runs once and the turn answers once (C2).
+func checkApprovalOnce(t testing.TB, tg *faketelegram.Server, dbURL string, live []string, secret string, echoResults *atomic.Int64) {
+	t.Helper()
+	if len(live) < 2 {
+		t.Fatal("the approval check needs two live replicas")
+	}
+	if status, err := tg.Post("http://"+live[0]+"/telegram", secret, tg.SendTextUpdate(42, 42, "run echo")); err != nil || status != http.StatusOK {
+		t.Fatalf("posting 'run echo': %d %v", status, err)
+	}
+	var msg int
+	var approve string
+	testwait.For(t, time.Minute, "the approval prompt", func() (bool, any) {
+		for _, m := range tg.Sent() {
+			if m.ChatID == 42 && strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
+				msg, approve = m.MessageID, m.Buttons[0][0].Data
+				return true, nil
+			}
+		}
+		return false, len(tg.Sent())
+	})
+	tg.Press(42, 42, msg, approve)
+	first := tg.LastUpdate()
+	tg.Press(42, 42, msg, approve)
+	second := tg.LastUpdate()
+	var wg sync.WaitGroup
+	for i, u := range []int{first, second} {
+		wg.Go(func() {
+			if status, err := tg.Post("http://"+live[i]+"/telegram", secret, u); err != nil || status != http.StatusOK {
+				t.Errorf("posting press %d to replica %s: %d %v", i, live[i], status, err)
+			}
+		})
+	}
+	wg.Wait()
+	tg.WaitAnswers(t, 2, time.Minute)
+	testwait.For(t, time.Minute, "the answer after the approval", func() (bool, any) {
+		return countText(tg.Sent(), 42, "Echo done.") > 0, nil
+	})
+	if n := countText(tg.Sent(), 42, "Echo done."); n != 1 {
+		t.Errorf("the approved turn answered %d times", n)
+	}
+	if n := echoResults.Load(); n != 1 {
+		t.Errorf("the model got cli:echo's result %d times", n)
+	}
+	db, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	var ran int
+	if err := db.QueryRow(context.Background(), `SELECT count(*) FROM activity WHERE tool = 'cli:echo' AND outcome = 'ok'`).Scan(&ran); err != nil || ran != 1 {
+		t.Errorf("cli:echo ran %d times (%v)", ran, err)
+	}
+	if m, ok := tg.Message(42, msg); !ok || !strings.Contains(m.Text, "Approved") {
+		t.Errorf("the approval message after two presses: %+v", m)
+	}
+}
+
+// checkTicksOnce checks the skill scheduled every 2 s ran once per due
+// time over the run, a replica's death included (SC1): as many runs
+// recorded as due times, each finished run's report sent once, and no
+// more model requests than runs.
+func checkTicksOnce(t testing.TB, tg *faketelegram.Server, dbURL string, ticks int64) {
+	t.Helper()
+	db, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	var runs, dueTimes, finished int
+	err = db.QueryRow(context.Background(), `SELECT count(*), count(DISTINCT due_at), count(finished_at) FROM schedule_runs WHERE skill = 'tick'`).Scan(&runs, &dueTimes, &finished)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs != dueTimes {
+		t.Errorf("%d runs for %d due times", runs, dueTimes)
+	}
+	if finished < 3 {
+		t.Errorf("only %d scheduled runs finished during the load", finished)
+	}
+	if ticks > int64(runs) {
+		t.Errorf("%d model requests for %d scheduled runs", ticks, runs)
+	}
+	testwait.For(t, time.Minute, "each finished run's report", func() (bool, any) {
+		return countText(tg.Sent(), 42, "Tick report.") >= finished, countText(tg.Sent(), 42, "Tick report.")
+	})
+	if n := countText(tg.Sent(), 42, "Tick report."); n != finished {
+		t.Errorf("%d reports for %d finished runs", n, finished)
+	}
+}
+
 // loadReplies are the replies to load messages ("Re: chat C message M").
 func loadReplies(sent []faketelegram.Sent) []faketelegram.Sent {
 	var out []faketelegram.Sent
@@ -292,9 +430,11 @@ func atoi(s string) int {
 // TestReplicasLoadST2 is issue 20's test: three replicas on one
 // PostgreSQL behind a balancer, the fake Telegram in webhook mode, 200
 // chats × 5 messages while one replica is killed mid-run: every message
-// is answered exactly once, in order per chat, and none is left waiting.
+// is answered exactly once, in order per chat, and none is left waiting;
+// a skill scheduled every 2 s runs once per due time, and an approval
+// pressed on two replicas at once runs its tool once.
 func TestReplicasLoadST2(t *testing.T) {
-	res := runLoad(t, loadPlan{replicas: 3, chats: 200, perChat: 5, modelDelay: 30 * time.Millisecond, kill: true})
+	res := runLoad(t, loadPlan{replicas: 3, chats: 200, perChat: 5, modelDelay: 30 * time.Millisecond, kill: true, extras: true})
 	t.Logf("3 replicas, one killed: %d messages in %v (%.0f/s), latency p50 %v p95 %v", 200*5, res.elapsed.Round(time.Millisecond), res.perSec, res.p50, res.p95)
 }
 

@@ -62,7 +62,7 @@ func (e *testEnv) writeConfig(t *testing.T, yaml string) {
 
 // jarvis runs one command line in-process and returns exit code, stdout
 // and stderr.
-func (e *testEnv) jarvis(t *testing.T, stdin string, args ...string) (int, string, string) {
+func (e *testEnv) jarvis(t testing.TB, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, e.app(strings.NewReader(stdin), &out, &errb))

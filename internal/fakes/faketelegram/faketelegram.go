@@ -204,6 +204,18 @@ func chat(id int64) map[string]any {
 // SendText queues a text message from a user, as the next update, and
 // returns its message id. Users are named "User <id>" (@user<id>).
 func (s *Server) SendText(chatID, userID int64, text string) int {
+	id, _ := s.sendText(chatID, userID, text)
+	return id
+}
+
+// SendTextUpdate is SendText returning the update's id, which Post
+// names, for a test that delivers updates by webhook itself.
+func (s *Server) SendTextUpdate(chatID, userID int64, text string) int {
+	_, update := s.sendText(chatID, userID, text)
+	return update
+}
+
+func (s *Server) sendText(chatID, userID int64, text string) (message, update int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := s.nextMsg
@@ -214,7 +226,7 @@ func (s *Server) SendText(chatID, userID int64, text string) int {
 		msg["entities"] = []map[string]any{{"type": "bot_command", "offset": 0, "length": len(utf16.Encode([]rune(cmd)))}}
 	}
 	s.queue("message", msg)
-	return id
+	return id, s.nextUpd
 }
 
 // Press queues a tap on a button of the bot's message and returns the
