@@ -208,14 +208,24 @@ func (db *DB) migrate(ctx context.Context, migs []migration) error {
 	if err != nil {
 		return db.openError(err)
 	}
-	defer c.Close()
+	locked := false
+	defer func() {
+		if locked {
+			// Unlocked on a fresh context, as the caller's may have
+			// ended; the lock must not outlive the run on a pooled
+			// connection, so one that cannot unlock is closed for good.
+			if _, err := c.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext('migrate'))`, nsMigrate); err != nil {
+				discard(c)
+				return
+			}
+		}
+		_ = c.Close() // back to the pool: every step committed or rolled back
+	}()
 	if db.dialect == postgresDialect {
 		if _, err := c.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext('migrate'))`, nsMigrate); err != nil {
 			return db.openError(err)
 		}
-		// Unlocked on a fresh context: the caller's may have ended, and
-		// the lock must not outlive the run on a pooled connection.
-		defer c.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext('migrate'))`, nsMigrate) //nolint:errcheck // a failed unlock ends with the connection
+		locked = true
 	}
 	if _, err := c.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
