@@ -290,9 +290,7 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	return db.schemaVersion(ctx, db.db)
 }
 
-func (db *DB) schemaVersion(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (int, error) {
+func (db *DB) schemaVersion(ctx context.Context, q querier) (int, error) {
 	var v int
 	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the schema version of %s: %w", db.path, err)
