@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's one test command (README, .ci/run): formatting, vet, every
 # test with the race detector, and each benchmark once so none rots.
-# It needs only Go; later suites that need more install it here, idempotently.
+# It needs only Go; later suites that need more install it here, idempotently
+# (PostgreSQL, for the store's second run, from scripts/postgres.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -115,6 +116,20 @@ echo "== go test -race"
 export JARVIS_TEST_ARTIFACTS="${JARVIS_TEST_ARTIFACTS:-$PWD/artifacts}"
 go test -race -count=1 ./...
 echo "screenshots of the dashboard (when Chromium ran): $JARVIS_TEST_ARTIFACTS/dashboard"
+
+echo "== the store, the replicas and serve on PostgreSQL (Debian's package, a throwaway cluster)"
+# The store's whole suite again on PostgreSQL (ST2): a fresh database per
+# test on a cluster started here in a temp dir as a non-root user, gone
+# when the script ends. The replicas' tests skip without the URL above.
+# shellcheck source=scripts/postgres.sh
+source scripts/postgres.sh
+trap pg_stop EXIT
+pg_start
+JARVIS_TEST_STORE=postgres go test -race -count=1 ./store/...
+go test -race -count=1 ./internal/replicas/
+go test -count=1 -run 'Postgres|ReplicasLoad' ./cmd/jarvisbot/
+pg_stop
+trap - EXIT
 
 echo "== benchmarks (one iteration each)"
 go test -run '^$' -bench . -benchtime 1x ./... >/dev/null

@@ -4,11 +4,12 @@
 // jarvisbot package, so every layer above can depend on it without dragging
 // in a database driver.
 //
-// Implementations live in subpackages named for what they depend on:
-// store/sqlite (the default, one file in the data directory) now, and
-// store/postgres (ST2) when one machine is no longer enough. Both must pass
-// the same behaviour: the error codes documented on each method are part of
-// the contract, because the edges (CLI, chat replies) map them to messages.
+// The implementation is store/sqlite, the SQL store: one SQLite file in
+// the data directory by default (ST1), or a PostgreSQL database when one
+// machine is no longer enough (ST2), with the same code and one test
+// suite run on both. The error codes documented on each method are part
+// of the contract, because the edges (CLI, chat replies) map them to
+// messages.
 package store
 
 import (

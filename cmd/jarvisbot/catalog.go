@@ -16,12 +16,14 @@ import (
 )
 
 // buildCatalog assembles the catalog a command works on (assembly.Build),
-// from the store when one exists: nothing is created by reading.
+// from the store when one exists: nothing is created by reading (a
+// PostgreSQL database exists once it is configured).
 func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, error) {
 	ctx := context.Background()
 	src := assembly.Sources{Config: cfg, Snapshot: snapshotPath}
-	if _, err := os.Stat(dbPath(cfg)); err == nil {
-		db, err := sqlite.Open(ctx, dbPath(cfg))
+	target := storeTarget(cfg)
+	if _, err := os.Stat(target); err == nil || sqlite.IsPostgres(target) {
+		db, err := sqlite.Open(ctx, target)
 		if err != nil {
 			return nil, err
 		}

@@ -53,7 +53,18 @@ func dbPath(cfg config.Config) string {
 	return filepath.Join(cfg.DataDir, dbFile)
 }
 
-// openStore opens the database in the data directory, migrating it, and
+// storeTarget is where the store is (ST1, ST2): the PostgreSQL URL of
+// store: or JARVIS_DATABASE_URL when set, else the SQLite file in the data
+// directory. The URL may hold a password: it is shown only through the
+// store's redacted name (sqlite.DB.Path).
+func storeTarget(cfg config.Config) string {
+	if cfg.Store != "" {
+		return cfg.Store
+	}
+	return dbPath(cfg)
+}
+
+// openStore opens the store storeTarget names, migrating it, and
 // makes sure the default agent and every agent the config names exist.
 // Agents already in the store keep the owner's later edits.
 func (a *app) openStore(ctx context.Context, cfg config.Config) (*sqlite.DB, error) {
@@ -70,7 +81,7 @@ func (a *app) openStoreWith(ctx context.Context, cfg config.Config, view *catalo
 	if err := privateDataDir(cfg); err != nil {
 		return nil, err
 	}
-	db, err := sqlite.Open(ctx, dbPath(cfg))
+	db, err := sqlite.Open(ctx, storeTarget(cfg))
 	if err != nil {
 		return nil, err
 	}

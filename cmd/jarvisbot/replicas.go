@@ -70,7 +70,3 @@ func (s *session) syncPause(ctx context.Context) {
 		s.jobs.Resume()
 	}
 }
-
-// storeTarget is where the store is: the SQLite file in the data
-// directory until PostgreSQL's settings land.
-func storeTarget(cfg config.Config) string { return dbPath(cfg) }

@@ -54,6 +54,7 @@ const (
 	EnvVoiceName            = "JARVIS_VOICE_NAME"             // overrides voice.voice
 	EnvWebListen            = "JARVIS_WEB_LISTEN"             // overrides web.listen
 	EnvWebURL               = "JARVIS_WEB_URL"                // overrides web.url
+	EnvDatabaseURL          = "JARVIS_DATABASE_URL"           // overrides store (may hold the password)
 )
 
 // DefaultMCPListen is where serve listens for apps over MCP unless
@@ -83,7 +84,13 @@ const maxFileSize = 1 << 20
 
 // Config is the whole configuration.
 type Config struct {
-	DataDir  string               `yaml:"data_dir"`  // "" = default
+	DataDir string `yaml:"data_dir"` // "" = default
+	// Store is the PostgreSQL database the store lives in
+	// (postgres://USER@HOST:5432/DATABASE), for replicas sharing one
+	// store (ST2); "" is the SQLite file in the data directory (ST1).
+	// JARVIS_DATABASE_URL wins, and is where a password may go: the file
+	// refuses one.
+	Store    string               `yaml:"store"`
 	LogLevel string               `yaml:"log_level"` // debug|info|warn|error, default info
 	Keyring  Keyring              `yaml:"keyring"`
 	Agents   map[string]Agent     `yaml:"agents"` // seeds agents by name
@@ -522,6 +529,14 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 		}
 		return path
 	}
+	if c.Store != "" {
+		if err := checkStoreURL(c.Store); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: store: %w", at("store"), err)
+		}
+		if hasPassword(c.Store) {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: store: the URL holds a password, and a secret never goes in the config file; remove it and give it through PGPASSWORD or ~/.pgpass, or set the whole URL in %s", at("store"), EnvDatabaseURL)
+		}
+	}
 	if c.LogLevel != "" {
 		lv, err := parseLogLevel(c.LogLevel)
 		if err != nil {
@@ -696,6 +711,13 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: %w", EnvDataDir, v, err)
 		}
 		c.DataDir = abs
+	}
+	if v := getenv(EnvDatabaseURL); v != "" {
+		// The value is never quoted: it may hold the password.
+		if err := checkStoreURL(v); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", EnvDatabaseURL, err)
+		}
+		c.Store = v
 	}
 	if v := getenv(EnvLogLevel); v != "" {
 		lv, err := parseLogLevel(v)
@@ -915,6 +937,36 @@ func (w Web) check() error {
 		}
 	}
 	return nil
+}
+
+// checkStoreURL checks a PostgreSQL URL without ever quoting it: it may
+// hold a password.
+func checkStoreURL(raw string) error {
+	scheme, _, ok := strings.Cut(raw, "://")
+	if !ok {
+		return errors.New("not a URL: give a PostgreSQL URL such as postgres://jarvis@db.internal:5432/jarvis, or leave it empty for the SQLite file in the data directory")
+	}
+	if scheme != "postgres" && scheme != "postgresql" {
+		return fmt.Errorf("the scheme %q is not PostgreSQL's: use postgres:// (or postgresql://), or leave it empty for the SQLite file in the data directory", scheme)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("the URL cannot be read (is a character in the password left unescaped? write it %-encoded)")
+	}
+	if u.Host == "" && u.Query().Get("host") == "" {
+		return errors.New("the URL names no host: give one, as in postgres://jarvis@db.internal:5432/jarvis")
+	}
+	return nil
+}
+
+// hasPassword reports whether a store URL carries a password.
+func hasPassword(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	_, has := u.User.Password()
+	return has || u.Query().Has("password")
 }
 
 // checkVoice checks the endpoints' addresses and voice.reply.

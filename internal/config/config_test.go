@@ -390,3 +390,55 @@ func TestSecretsNamesWhereX3(t *testing.T) {
 		t.Errorf("a config naming no secret: %v", got)
 	}
 }
+
+// TestStoreSelectsPostgresST2: store: in the file or JARVIS_DATABASE_URL
+// (which wins) selects PostgreSQL; a wrong URL is an error naming the key
+// that never quotes the URL, and a password in the file is refused.
+func TestStoreSelectsPostgresST2(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		env     map[string]string
+		store   string   // the Store loaded, when no error
+		errs    []string // substrings of the error
+	}{
+		{name: "default is SQLite", store: ""},
+		{name: "file", content: "store: postgres://jarvis@db:5432/jarvis\n", store: "postgres://jarvis@db:5432/jarvis"},
+		{name: "env wins", content: "store: postgres://jarvis@db/jarvis\n", env: map[string]string{"JARVIS_DATABASE_URL": "postgresql://jarvis:s3cr3t@other/jarvis"},
+			store: "postgresql://jarvis:s3cr3t@other/jarvis"},
+		{name: "wrong scheme in file", content: "data_dir: /tmp/x\nstore: mysql://jarvis:s3cr3t@db/jarvis\n", errs: []string{":2:", "store:", `"mysql"`, "postgres://"}},
+		{name: "not a URL in env", env: map[string]string{"JARVIS_DATABASE_URL": "jarvis:s3cr3t@db"}, errs: []string{"JARVIS_DATABASE_URL", "not a URL"}},
+		{name: "wrong scheme in env", env: map[string]string{"JARVIS_DATABASE_URL": "mysql://jarvis:s3cr3t@db/jarvis"}, errs: []string{"JARVIS_DATABASE_URL", `"mysql"`}},
+		{name: "unreadable env URL", env: map[string]string{"JARVIS_DATABASE_URL": "postgres://jarvis:s3cr3t@db:port/x"}, errs: []string{"JARVIS_DATABASE_URL", "cannot be read"}},
+		{name: "no host", content: "store: postgres:///jarvis\n", errs: []string{"store:", "no host"}},
+		{name: "password in file", content: "store: postgres://jarvis:s3cr3t@db/jarvis\n", errs: []string{":1:", "store:", "password", "JARVIS_DATABASE_URL"}},
+		{name: "password parameter in file", content: "store: postgres://jarvis@db/jarvis?password=s3cr3t\n", errs: []string{"store:", "password"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			m := map[string]string{"HOME": dir, "JARVIS_CONFIG": writeFile(t, filepath.Join(dir, "config.yaml"), tt.content)}
+			for k, v := range tt.env {
+				m[k] = v
+			}
+			cfg, err := Load(env(m))
+			if len(tt.errs) == 0 {
+				if err != nil || cfg.Store != tt.store {
+					t.Fatalf("Store = %q, %v; want %q", cfg.Store, err, tt.store)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("loaded")
+			}
+			for _, w := range tt.errs {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "s3cr3t") {
+				t.Errorf("error %q shows the password", err)
+			}
+		})
+	}
+}

@@ -25,6 +25,13 @@ const template = `# jarvisbot configuration.
 # ~/.local/share/jarvisbot. The environment variable JARVIS_DATA_DIR wins.
 data_dir: ""
 
+# store selects PostgreSQL instead of the SQLite file in data_dir, for
+# several jarvisbot replicas sharing one store: a URL such as
+# postgres://jarvis@db.internal:5432/jarvis?sslmode=verify-full. Empty means
+# SQLite. No password here: give it through PGPASSWORD or ~/.pgpass, or set
+# the whole URL in JARVIS_DATABASE_URL, which wins over this key.
+store: ""
+
 # log_level is one of debug, info, warn, error. JARVIS_LOG_LEVEL wins.
 log_level: info
 

@@ -23,18 +23,18 @@ func activityWhere(f store.ActivityFilter) (string, []any) {
 		args = append(args, f.Agent)
 	}
 	if prefix, ok := strings.CutSuffix(f.Tool, "*"); ok {
-		conds = append(conds, "substr(tool, 1, length(?)) = ?")
+		conds = append(conds, "substr(tool, 1, length(CAST(? AS TEXT))) = ?")
 		args = append(args, prefix, prefix)
 	} else if f.Tool != "" {
 		conds = append(conds, "tool = ?")
 		args = append(args, f.Tool)
 	}
 	if f.Outcome != "" {
-		conds = append(conds, "(outcome = ? OR substr(outcome, 1, length(?) + 1) = ? || ':')")
+		conds = append(conds, "(outcome = ? OR substr(outcome, 1, length(CAST(? AS TEXT)) + 1) = CAST(? AS TEXT) || ':')")
 		args = append(args, f.Outcome, f.Outcome, f.Outcome)
 	}
 	if len(conds) == 0 {
-		return "1", nil
+		return "1 = 1", nil
 	}
 	return strings.Join(conds, " AND "), args
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 // oldest first, with the same filters; LastActivityID is the newest id.
 func TestActivityBoardFiltersAndFollowsC2(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	if id, err := db.LastActivityID(ctx); err != nil || id != 0 {
 		t.Fatalf("empty board: LastActivityID = %d, %v", id, err)
 	}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,7 +13,7 @@ import (
 // ST2: a decided request is claimed by one process only, however many
 // ask at once over however many handles; a pending one by none.
 func TestCarryApprovalOnceST2(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "jarvisbot.db")
+	path := testTarget(t)
 	a, b := openTest(t, path), openTest(t, path)
 	ctx := context.Background()
 	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)

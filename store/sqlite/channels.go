@@ -11,7 +11,7 @@ var _ store.Channels = (*DB)(nil)
 
 // AddOwner records a paired owner.
 func (db *DB) AddOwner(ctx context.Context, user string) error {
-	_, err := db.db.ExecContext(ctx, `INSERT INTO owners (user, paired_at) VALUES (?, ?) ON CONFLICT (user) DO NOTHING`, user, formatTime(db.now()))
+	_, err := db.db.ExecContext(ctx, `INSERT INTO owners ("user", paired_at) VALUES (?, ?) ON CONFLICT ("user") DO NOTHING`, user, formatTime(db.now()))
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "saving owner in %s: %w", db.path, err)
 	}
@@ -20,7 +20,7 @@ func (db *DB) AddOwner(ctx context.Context, user string) error {
 
 // Owners lists the paired owners.
 func (db *DB) Owners(ctx context.Context) ([]string, error) {
-	return db.strings(ctx, `SELECT user FROM owners ORDER BY user`)
+	return db.strings(ctx, `SELECT "user" FROM owners ORDER BY "user"`)
 }
 
 func (db *DB) strings(ctx context.Context, q string, args ...any) ([]string, error) {

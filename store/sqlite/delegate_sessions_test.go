@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 )
 
@@ -11,7 +10,7 @@ import (
 // a restart.
 func TestDelegateSessionsPerAgentAndChatM5(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)

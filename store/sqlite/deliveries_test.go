@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,7 +16,7 @@ import (
 // command taken without one; the inbox row goes with the message's turn,
 // the record of the delivery stays until it is forgotten.
 func TestDeliveryTakenOnceST2(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "jarvisbot.db")
+	path := testTarget(t)
 	a, b := openTest(t, path), openTest(t, path)
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }

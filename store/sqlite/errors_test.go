@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,7 @@ import (
 // is lost without a word).
 func TestUpdateRunOfUnrecordedRunFailsST1(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	err := db.UpdateRun(ctx, store.Run{ID: 42, Skill: "morning-brief", Outcome: "ok", Report: "Good morning"})
 	if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND || !strings.Contains(err.Error(), "run 42 of morning-brief") {
 		t.Fatalf("UpdateRun of a run never claimed: %v, want ENOTFOUND naming the run", err)
@@ -62,7 +61,7 @@ func TestStoreQueryErrorsNameTheDatabaseST1(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+			db := openTest(t, testTarget(t))
 			if c.damage != "" {
 				if _, err := db.db.ExecContext(ctx, c.damage); err != nil {
 					t.Fatal(err)
@@ -86,7 +85,7 @@ func TestStoreQueryErrorsNameTheDatabaseST1(t *testing.T) {
 // does not read is still handed out for delivery, with no time.
 func TestUndeliveredKeepsAReplyWithADamagedTimeCH(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	if _, err := db.db.ExecContext(ctx, `INSERT INTO outbox (chat, text, error, created_at) VALUES ('telegram:1', 'your report', 'timeout', 'yesterday')`); err != nil {
 		t.Fatal(err)
 	}

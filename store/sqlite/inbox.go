@@ -40,15 +40,11 @@ func (db *DB) Receive(ctx context.Context, m store.Incoming) (int64, error) {
 			return 0, store.ErrDelivered
 		}
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO inbox (chat, user, name, text, received_at, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.Chat, m.User, m.Name, m.Text, now,
-		data, a.MIME, a.Duration.Milliseconds(), a.Voice, a.FileName, a.Told, a.Heard)
-	if err != nil {
+	var id int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO inbox (chat, "user", name, text, received_at, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, m.Chat, m.User, m.Name, m.Text, now,
+		data, a.MIME, a.Duration.Milliseconds(), boolInt(a.Voice), a.FileName, boolInt(a.Told), boolInt(a.Heard)).Scan(&id); err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a received message in %s: %w", db.path, err)
-	}
-	id, err := db.insertedID(res, "storing a received message")
-	if err != nil {
-		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a received message in %s: %w", db.path, err)
@@ -134,7 +130,7 @@ func (db *DB) Begin(ctx context.Context, id int64) error {
 }
 
 func (db *DB) waiting(ctx context.Context, where string, args ...any) ([]store.Incoming, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, user, name, text, received_at, begun, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard FROM inbox `+where, args...)
+	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, "user", name, text, received_at, begun, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard FROM inbox `+where, args...)
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
 	}

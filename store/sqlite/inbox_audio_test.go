@@ -3,7 +3,6 @@ package sqlite
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 // transcribed, the text is kept and the audio dropped.
 func TestVoiceNoteKeptUntilTranscribedV1(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db := openTest(t, path)
 	ogg := []byte("OggS\x00fake-audio")
 	id, err := db.Receive(ctx, store.Incoming{Chat: "telegram:1", User: "telegram:1", Name: "Ann",

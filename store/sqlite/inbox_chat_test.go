@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 // says so to whoever answers it next, and one answered meanwhile cannot
 // be begun again.
 func TestWaitingInOneChatST2(t *testing.T) {
-	db := openTest(t, filepath.Join(t.TempDir(), "jarvisbot.db"))
+	db := openTest(t, testTarget(t))
 	now := time.Date(2026, 12, 4, 9, 30, 0, 0, time.UTC)
 	db.now = func() time.Time { return now }
 	ctx := context.Background()

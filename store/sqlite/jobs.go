@@ -161,6 +161,9 @@ func (db *DB) UpdateJob(ctx context.Context, id string, change func(*store.Job) 
 		return store.Job{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot update job %s in %s: %w", id, db.path, err)
 	}
 	defer tx.Rollback() // no-op after Commit
+	if err := tx.serialize(ctx, "job:"+id); err != nil {
+		return store.Job{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot update job %s in %s: %w", id, db.path, err)
+	}
 	j, err := db.job(ctx, tx, id)
 	if err != nil {
 		return j, err
@@ -190,12 +193,11 @@ func (db *DB) AddNote(ctx context.Context, n store.Note) (store.Note, error) {
 		return n, jarvisbot.Errorf(jarvisbot.EINVALID, "the note for %s is empty: write what the agent should read", n.Agent)
 	}
 	n.CreatedAt = db.now().UTC()
-	res, err := db.db.ExecContext(ctx, `INSERT INTO agent_notes (agent, sender, text, created_at) VALUES (?, ?, ?, ?)`, n.Agent, n.From, n.Text, formatTime(n.CreatedAt))
-	if err != nil {
+	if err := db.db.QueryRowContext(ctx, `INSERT INTO agent_notes (agent, sender, text, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
+		n.Agent, n.From, n.Text, formatTime(n.CreatedAt)).Scan(&n.ID); err != nil {
 		return n, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a note for %s in %s: %w", n.Agent, db.path, err)
 	}
-	n.ID, err = db.insertedID(res, "storing a note for "+n.Agent)
-	return n, err
+	return n, nil
 }
 
 // TakeNotes returns an agent's unread notes, oldest first, marked read in
@@ -206,6 +208,9 @@ func (db *DB) TakeNotes(ctx context.Context, agent string) ([]store.Note, error)
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot read the notes for %s in %s: %w", agent, db.path, err)
 	}
 	defer tx.Rollback() // no-op after Commit
+	if err := tx.serialize(ctx, "notes:"+agent); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot read the notes for %s in %s: %w", agent, db.path, err)
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, agent, sender, text, created_at FROM agent_notes WHERE agent = ? AND read_at = '' ORDER BY id`, agent)
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the notes for %s from %s: %w", agent, db.path, err)

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 // unfinished jobs come oldest first after a reopen, for a restart.
 func TestJobsKeepStateAcrossReopenM4(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db := openTest(t, path)
 	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	db.now = func() time.Time { return now }
@@ -95,7 +94,7 @@ func jobIDs(list []store.Job) []string {
 // another agent's stay unread.
 func TestNotesTakenOnceM4(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	for _, n := range []store.Note{{Agent: "reviewer", From: "cursor", Text: "first"}, {Agent: "default", From: "codex", Text: "other"}, {Agent: "reviewer", From: "codex", Text: "second"}} {
 		if _, err := db.AddNote(ctx, n); err != nil {
 			t.Fatal(err)

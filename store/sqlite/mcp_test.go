@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +15,7 @@ import (
 // caches its tools, and every refusal has its code.
 func TestMCPServersM1(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db := openTest(t, path)
 	s := store.MCPServer{Name: "files", Transport: "stdio", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"},
 		Env: map[string]string{"TOKEN": "${FILES_TOKEN}"}, Timeout: 5 * time.Second, Enabled: true}
@@ -65,7 +64,7 @@ func TestMCPServersM1(t *testing.T) {
 // the names of a server's keyring entries round-trip.
 func TestAddMCPServersAllOrNoneX3(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	if err := db.AddMCPServer(ctx, store.MCPServer{Name: "taken", Transport: "stdio", Command: "x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +93,19 @@ func TestAddMCPServersAllOrNoneX3(t *testing.T) {
 // with a Problem and switched off, and never fails the listing.
 func TestDamagedMCPRowsReadST1(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	if err := db.AddMCPServer(ctx, store.MCPServer{Name: "good", Transport: "stdio", Command: "x", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.db.ExecContext(ctx, `PRAGMA ignore_check_constraints = ON`); err != nil {
+	// Let the damage in, as an older schema or a hand edit would have.
+	unchecked := `PRAGMA ignore_check_constraints = ON`
+	if onPostgres() {
+		unchecked = `DO $$ DECLARE c record; BEGIN
+			FOR c IN SELECT conname FROM pg_constraint WHERE conrelid = 'mcp_servers'::regclass AND contype = 'c' LOOP
+				EXECUTE 'ALTER TABLE mcp_servers DROP CONSTRAINT ' || quote_ident(c.conname);
+			END LOOP; END $$`
+	}
+	if _, err := db.db.ExecContext(ctx, unchecked); err != nil {
 		t.Fatal(err)
 	}
 	rows := map[string]string{"args": `{"x": 1}`, "env": `["API_TOKEN=hunter2"]`, "headers": `not json`, "tools": `not json`, "secrets": `{}`, "created_at": `yesterday`}

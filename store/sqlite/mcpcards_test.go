@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -15,7 +14,7 @@ import (
 // its server.
 func TestMCPCardsKeptAndGoWithServerC5(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	if err := db.AddMCPServer(ctx, store.MCPServer{Name: "box", Transport: "stdio", Command: "box", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -20,12 +20,12 @@ func (db *DB) AppendMessage(ctx context.Context, m store.Message) (int64, error)
 	if at.IsZero() {
 		at = db.now()
 	}
-	res, err := db.db.ExecContext(ctx, `INSERT INTO messages (chat, agent, role, content, created_at) VALUES (?, ?, ?, ?, ?)`,
-		m.Chat, m.Agent, m.Role, string(m.Content), formatTime(at))
-	if err != nil {
+	var id int64
+	if err := db.db.QueryRowContext(ctx, `INSERT INTO messages (chat, agent, role, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		m.Chat, m.Agent, m.Role, string(m.Content), formatTime(at)).Scan(&id); err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a message in %s: %w", db.path, err)
 	}
-	return db.insertedID(res, "storing a message")
+	return id, nil
 }
 
 // History returns the chat's last limit messages, oldest first.

@@ -2,14 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 )
 
 // TestPauseSurvivesReopenM4: a pause is kept across a restart until resumed.
 func TestPauseSurvivesReopenM4(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -14,7 +13,7 @@ import (
 // removal; every refusal has its code.
 func TestPluginsP2(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db := openTest(t, path)
 	if err := db.InstallPlugin(ctx, "github", store.PluginInstalled); err != nil {
 		t.Fatal(err)
@@ -54,7 +53,7 @@ func TestPluginsP2(t *testing.T) {
 // TestSkillRecordsS6: the dropped list of an import is kept and shown.
 func TestSkillRecordsS6(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	r := store.SkillRecord{Skill: "skill:pdf", Origin: store.SkillImported, Source: "/tmp/pdf", Dropped: []string{"allowed-tools: grants tools", "hooks: runs commands"}}
 	if err := db.RecordSkill(ctx, r); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 // second mark moves a name to the front; unmarking removes it.
 func TestPreferencesC5(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db := openTest(t, path)
 	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	db.now = func() time.Time { return now }
@@ -55,7 +54,7 @@ func TestPreferencesC5(t *testing.T) {
 // a denied or expired call is not a use.
 func TestLastUsedC5(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	t0 := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	for _, a := range []store.Activity{
 		{At: t0, Agent: "default", Tool: "plugin:spotify", Tier: "monitor", Outcome: "ok"},
@@ -80,7 +79,7 @@ func TestLastUsedC5(t *testing.T) {
 // TestMCPInstructionsC5: what a server said at initialize is kept with it.
 func TestMCPInstructionsC5(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	if err := db.AddMCPServer(ctx, store.MCPServer{Name: "maps", Transport: "stdio", Command: "maps", Enabled: true, Instructions: "Directions and travel times."}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 // -shm are created 0600, and a file loosened to 0644 is tightened when it
 // is opened again. (Not parallel: the umask is the process's.)
 func TestDatabaseFilesPrivateX3(t *testing.T) {
+	sqliteOnly(t, "file permissions of the database file")
 	old := syscall.Umask(0)
 	t.Cleanup(func() { syscall.Umask(old) })
 	path := filepath.Join(t.TempDir(), "data", "jarvisbot.db")

@@ -18,6 +18,12 @@ import (
 // leasePoll is how often Lead tries again for a role another process holds.
 const leasePoll = 100 * time.Millisecond
 
+// leasePingEvery is how often a PostgreSQL lease checks the connection
+// that holds it: a holder cut off from the database stops its work within
+// this time (plus the ping's own timeout), while the database has already
+// let the role go.
+const leasePingEvery = 3 * time.Second
+
 // SharedValue implements store.Shared: INSERT … ON CONFLICT DO NOTHING
 // lets one of several processes win, and every caller then reads the
 // winner's value.
@@ -44,15 +50,28 @@ func (db *DB) SharedValue(ctx context.Context, name string, make func() (string,
 	return v, nil
 }
 
-// Lead implements store.Leases with a file lock beside the database: the
-// processes sharing one SQLite file share one machine, and the kernel drops
-// the lock of a process that dies.
+// Lead implements store.Leases. On SQLite a lease is a file lock beside
+// the database: the processes sharing one SQLite file share one machine,
+// and the kernel drops the lock of a process that dies. On PostgreSQL it
+// is a session advisory lock (postgresLease).
 func (db *DB) Lead(ctx context.Context, role string) (store.Lease, error) {
+	if err := validRole(role); err != nil {
+		return nil, err
+	}
+	if db.dialect == postgresDialect {
+		return db.leadPostgres(ctx, role)
+	}
 	return db.lead(ctx, role, leasePoll)
 }
 
 // TryLead implements store.Leases.
 func (db *DB) TryLead(ctx context.Context, role string) (store.Lease, bool, error) {
+	if err := validRole(role); err != nil {
+		return nil, false, err
+	}
+	if db.dialect == postgresDialect {
+		return db.tryLeadPostgres(ctx, role)
+	}
 	tctx, cancel := context.WithCancel(ctx)
 	cancel() // one attempt: filelock.Lock tries once before it looks at ctx
 	l, err := db.lead(tctx, role, leasePoll)
@@ -65,10 +84,16 @@ func (db *DB) TryLead(ctx context.Context, role string) (store.Lease, bool, erro
 	return nil, false, err
 }
 
-func (db *DB) lead(ctx context.Context, role string, poll time.Duration) (store.Lease, error) {
+// validRole refuses a role that could name a path outside the data
+// directory (SQLite's lock files are named after it).
+func validRole(role string) error {
 	if role == "" || strings.ContainsAny(role, `/\`) || strings.Contains(role, "..") {
-		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "lease role %q: use letters, digits, '-', '_' and ':'", role)
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "lease role %q: use letters, digits, '-', '_' and ':'", role)
 	}
+	return nil
+}
+
+func (db *DB) lead(ctx context.Context, role string, poll time.Duration) (store.Lease, error) {
 	path := db.path + ".lead-" + strings.ReplaceAll(role, ":", "_")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "lease %s: %w", role, err)

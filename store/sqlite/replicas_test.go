@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -10,7 +9,7 @@ import (
 // ST2: of several processes asking for a shared value at once, one value
 // wins and every caller gets it; later callers do not make a new one.
 func TestSharedValueOneWinsST2(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "jarvisbot.db")
+	path := testTarget(t)
 	a, b := openTest(t, path), openTest(t, path)
 	ctx := context.Background()
 	got := make([]string, 8)
@@ -43,7 +42,7 @@ func TestSharedValueOneWinsST2(t *testing.T) {
 // ST2: a role is held by one holder at a time across handles on one file;
 // released, the next holder gets it, and a waiting Lead is granted then.
 func TestLeaseOneHolderST2(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "jarvisbot.db")
+	path := testTarget(t)
 	a, b := openTest(t, path), openTest(t, path)
 	ctx := context.Background()
 	la, ok, err := a.TryLead(ctx, "telegram-poll")

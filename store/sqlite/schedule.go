@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,19 +22,17 @@ func (db *DB) ClaimRun(ctx context.Context, r store.Run) (int64, error) {
 	if !r.StartedAt.IsZero() {
 		started = formatTime(r.StartedAt)
 	}
-	res, err := db.db.ExecContext(ctx, `INSERT INTO schedule_runs (skill, due_at, started_at, outcome, chat, delivery, error) VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (skill, due_at) DO NOTHING`, r.Skill, formatTime(r.DueAt), started, r.Outcome, r.Chat, nz(r.Delivery, "pending"), r.Error)
+	// A run that exists already inserts nothing, so RETURNING gives no row.
+	var id int64
+	err := db.db.QueryRowContext(ctx, `INSERT INTO schedule_runs (skill, due_at, started_at, outcome, chat, delivery, error) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (skill, due_at) DO NOTHING RETURNING id`, r.Skill, formatTime(r.DueAt), started, r.Outcome, r.Chat, nz(r.Delivery, "pending"), r.Error).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, jarvisbot.Errorf(jarvisbot.ECONFLICT, "the run of %s due %s exists already", r.Skill, formatTime(r.DueAt))
+	}
 	if err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording a run of %s in %s: %w", r.Skill, db.path, err)
 	}
-	n, err := db.affected(res, "recording a run of "+r.Skill)
-	if err != nil {
-		return 0, err
-	}
-	if n == 0 {
-		return 0, jarvisbot.Errorf(jarvisbot.ECONFLICT, "the run of %s due %s exists already", r.Skill, formatTime(r.DueAt))
-	}
-	return db.insertedID(res, "recording a run of "+r.Skill)
+	return id, nil
 }
 
 func nz(s, def string) string {
@@ -155,9 +152,9 @@ func scheduleState(ctx context.Context, q querier, path, skill string) (store.Sc
 	return s, nil
 }
 
-// UpdateScheduleState changes a skill's switches in one transaction; the
-// write lock is taken when it begins (_txlock=immediate), so nothing
-// changes the row between the read and the write.
+// UpdateScheduleState changes a skill's switches in one transaction that
+// runs alone for the skill (txn.serialize), so nothing changes the row
+// between the read and the write.
 func (db *DB) UpdateScheduleState(ctx context.Context, skill string, change func(*store.ScheduleState)) (store.ScheduleState, error) {
 	if strings.TrimSpace(skill) == "" {
 		return store.ScheduleState{}, jarvisbot.Errorf(jarvisbot.EINVALID, "schedule state without a skill")
@@ -167,6 +164,9 @@ func (db *DB) UpdateScheduleState(ctx context.Context, skill string, change func
 		return store.ScheduleState{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot change the schedule state of %s in %s: %w", skill, db.path, err)
 	}
 	defer tx.Rollback() // no-op after Commit
+	if err := tx.serialize(ctx, "schedule_state:"+skill); err != nil {
+		return store.ScheduleState{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot change the schedule state of %s in %s: %w", skill, db.path, err)
+	}
 	s, err := scheduleState(ctx, tx, db.path, skill)
 	if err != nil {
 		return s, err
@@ -195,25 +195,32 @@ func (db *DB) ArmSchedules(ctx context.Context, at time.Time, specs []store.Sche
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot record the armed schedules in %s: %w", db.path, err)
 	}
 	defer tx.Rollback() // no-op after Commit
-	skills := make([]string, 0, len(specs))
+	if err := tx.serialize(ctx, "schedule_armed"); err != nil {
+		return fail(err)
+	}
+	armed := make(map[string]bool, len(specs))
 	for _, sp := range specs {
-		skills = append(skills, sp.Skill)
+		armed[sp.Skill] = true
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schedule_armed (skill, spec, zone, armed_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (skill) DO UPDATE SET spec = excluded.spec, zone = excluded.zone, armed_at = excluded.armed_at
-			WHERE spec != excluded.spec OR zone != excluded.zone`, sp.Skill, sp.Spec, sp.Zone, formatTime(at)); err != nil {
+			WHERE schedule_armed.spec <> excluded.spec OR schedule_armed.zone <> excluded.zone`, sp.Skill, sp.Spec, sp.Zone, formatTime(at)); err != nil {
 			return fail(err)
 		}
-	}
-	list, err := json.Marshal(skills)
-	if err != nil {
-		return fail(err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM schedule_armed WHERE skill NOT IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
-		return fail(err)
 	}
 	since, err := armedSince(ctx, tx)
 	if err != nil {
 		return fail(err)
+	}
+	// Schedules no longer armed go; deleted one by one, as the engines
+	// spell "not in this list" differently and the list is short.
+	for skill := range since {
+		if armed[skill] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM schedule_armed WHERE skill = ?`, skill); err != nil {
+			return fail(err)
+		}
+		delete(since, skill)
 	}
 	if err := tx.Commit(); err != nil {
 		return fail(err)
@@ -221,7 +228,7 @@ func (db *DB) ArmSchedules(ctx context.Context, at time.Time, specs []store.Sche
 	return since, nil
 }
 
-func armedSince(ctx context.Context, tx *sql.Tx) (map[string]time.Time, error) {
+func armedSince(ctx context.Context, tx *txn) (map[string]time.Time, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT skill, armed_at FROM schedule_armed`)
 	if err != nil {
 		return nil, err

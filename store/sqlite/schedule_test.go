@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +17,7 @@ import (
 // spec or zone, or a skill left out once and back is armed anew.
 func TestArmSchedulesKeepsFirstArmedSC1(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	day := func(d int) time.Time { return time.Date(2026, 12, d, 6, 0, 0, 0, time.UTC) }
 	brief := store.ScheduleSpec{Skill: "morning-brief", Spec: "0 7 * * *", Zone: "Europe/Berlin"}
 	poll := store.ScheduleSpec{Skill: "poll", Spec: "@every 1m"}
@@ -54,7 +53,7 @@ func TestArmSchedulesKeepsFirstArmedSC1(t *testing.T) {
 // recording failures, the owner pausing) are all kept.
 func TestUpdateScheduleStateIsAtomicSC1(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	var wg sync.WaitGroup
 	errs := make(chan error, 21)
 	for range 20 {
@@ -88,17 +87,17 @@ func TestUpdateScheduleStateIsAtomicSC1(t *testing.T) {
 // recorded as not run.
 func TestScheduleMigrationKeepsRunsSC1(t *testing.T) {
 	ctx := context.Background()
-	migs, err := loadMigrations(migrationFiles)
+	migs, err := loadMigrations(migrationFiles, testDialect())
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := fstest.MapFS{}
 	for _, m := range migs {
 		if m.version < 11 {
-			before["migrations/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+			before["migrations/"+testDialect().String()+"/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
 		}
 	}
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	old, err := open(ctx, path, before)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +139,7 @@ func TestScheduleMigrationKeepsRunsSC1(t *testing.T) {
 // as "long ago" to the catch-up).
 func TestUnreadableRunIsAnErrorSC1(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	if _, err := db.db.ExecContext(ctx, `INSERT INTO schedule_runs (skill, due_at, outcome) VALUES ('digest', 'yesterday', 'ok')`); err != nil {
 		t.Fatal(err)
 	}

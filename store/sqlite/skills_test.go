@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -12,7 +11,7 @@ import (
 // wins, and clearing returns the skill to its default.
 func TestSkillSwitchesS5(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db := openTest(t, path)
 	if err := db.SetSkillEnabled(ctx, "skill:humanizer", false); err != nil {
 		t.Fatal(err)

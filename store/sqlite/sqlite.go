@@ -1,11 +1,14 @@
-// Package sqlite implements the store interfaces on one SQLite file in the
-// data directory (ST1), with the pure-Go modernc.org/sqlite driver so the
-// binary builds without cgo.
+// Package sqlite implements the store interfaces in SQL (ST1, ST2): on one
+// SQLite file in the data directory by default, with the pure-Go
+// modernc.org/sqlite driver so the binary builds without cgo, or on a
+// PostgreSQL database (pgx) when several replicas share the store. The
+// same code serves both; dialect.go says how the SQL texts are kept one.
 //
-// Open brings the file to the schema this binary knows by applying the
-// numbered migrations embedded from migrations/, each in its own
-// transaction and recorded in schema_migrations; a file written by a newer
-// jarvisbot is refused rather than guessed at.
+// Open brings the database to the schema this binary knows by applying the
+// numbered migrations embedded from migrations/sqlite or
+// migrations/postgres (twins with the same numbers), each in its own
+// transaction and recorded in schema_migrations; a database written by a
+// newer jarvisbot is refused rather than guessed at.
 package sqlite
 
 import (
@@ -23,20 +26,27 @@ import (
 	"strings"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/jarvisbot/jarvisbot"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrationFiles embed.FS
 
 // DB is an open jarvisbot database. It is safe for concurrent use.
 type DB struct {
-	db   *sql.DB
-	path string
-	now  func() time.Time
+	db conn
+	// path names the database in messages: the SQLite file's absolute
+	// path, or the PostgreSQL URL without its password.
+	path    string
+	dialect dialect
+	now     func() time.Time
+	// leasePing is how often a held PostgreSQL lease checks its
+	// connection (tests shorten it).
+	leasePing time.Duration
 }
 
 // migration is one numbered schema step.
@@ -46,19 +56,27 @@ type migration struct {
 	sql     string
 }
 
-// Open opens (creating if needed) the database file at path, creating its
-// parent directory with mode 0700 and the file with mode 0600, and migrates
-// it to the latest schema.
-func Open(ctx context.Context, path string) (*DB, error) {
-	return open(ctx, path, migrationFiles)
+// Open opens the store at target and migrates it to the latest schema.
+// A postgres:// or postgresql:// URL opens that PostgreSQL database;
+// anything else is the path of a SQLite file, created if needed with its
+// parent directory (mode 0700) and the file itself mode 0600.
+func Open(ctx context.Context, target string) (*DB, error) {
+	return open(ctx, target, migrationFiles)
 }
 
 // open is Open with the migrations taken from fsys, so tests can add steps.
-func open(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
+func open(ctx context.Context, target string, fsys fs.FS) (*DB, error) {
+	if IsPostgres(target) {
+		return openPostgres(ctx, target, fsys)
+	}
+	return openSQLite(ctx, target, fsys)
+}
+
+func openSQLite(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
 	if dbPath == "" {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "no database path given")
 	}
-	migs, err := loadMigrations(fsys)
+	migs, err := loadMigrations(fsys, sqliteDialect)
 	if err != nil {
 		return nil, err
 	}
@@ -86,13 +104,17 @@ func open(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
 	// SQLITE_BUSY after the 5 s timeout). The busy timeout still covers
 	// other processes (the CLI beside the service).
 	sqldb.SetMaxOpenConns(1)
-	db := &DB{db: sqldb, path: abs, now: time.Now}
-	if err := sqldb.PingContext(ctx); err != nil {
-		_ = sqldb.Close() // the pool holds nothing yet; the open error says what to do
+	return finishOpen(ctx, &DB{db: conn{sqldb, sqliteDialect}, path: abs, dialect: sqliteDialect, now: time.Now, leasePing: leasePingEvery}, migs)
+}
+
+// finishOpen checks the connection and migrates; on failure it closes db.
+func finishOpen(ctx context.Context, db *DB, migs []migration) (*DB, error) {
+	if err := db.db.PingContext(ctx); err != nil {
+		_ = db.db.Close() // the pool holds nothing yet; the open error says what to do
 		return nil, db.openError(err)
 	}
 	if err := db.migrate(ctx, migs); err != nil {
-		_ = sqldb.Close() // each migration committed or rolled back; the error says which
+		_ = db.db.Close() // each migration committed or rolled back; the error says which
 		return nil, err
 	}
 	return db, nil
@@ -134,18 +156,22 @@ func dsn(abs string) string {
 		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
 
-// openError explains a failure to reach the file, singling out the common
-// case of a path that holds something other than a SQLite database.
+// openError explains a failure to reach the database, singling out the
+// common case of a path that holds something other than a SQLite database.
 func (db *DB) openError(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s is not a SQLite database (another kind of file, or damaged): move it aside or choose another data directory", db.path)
 	}
+	if db.dialect == postgresDialect {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot reach PostgreSQL database %s: %w; check that it runs, that the URL (store: or JARVIS_DATABASE_URL) is right and that the database exists", db.path, err)
+	}
 	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot open database %s: %w", db.path, err)
 }
 
-func loadMigrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "migrations/*.sql")
+// loadMigrations reads the dialect's numbered steps from fsys.
+func loadMigrations(fsys fs.FS, d dialect) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/"+d.String()+"/*.sql")
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing embedded migrations: %w", err)
 	}
@@ -172,11 +198,36 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 	return migs, nil
 }
 
-// migrate applies every migration newer than the file's version. Each runs
-// in its own immediate transaction and re-reads the version inside it, so
-// two processes opening the same new file apply each step once.
+// migrate applies every migration newer than the database's version, on
+// one connection. Each step runs in its own transaction and re-reads the
+// version inside it; SQLite's immediate transactions and, on PostgreSQL,
+// an advisory lock held for the whole run make processes opening one new
+// database together (replicas starting at once) apply each step once.
 func (db *DB) migrate(ctx context.Context, migs []migration) error {
-	if _, err := db.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	c, err := db.db.Conn(ctx)
+	if err != nil {
+		return db.openError(err)
+	}
+	locked := false
+	defer func() {
+		if locked {
+			// Unlocked on a fresh context, as the caller's may have
+			// ended; the lock must not outlive the run on a pooled
+			// connection, so one that cannot unlock is closed for good.
+			if _, err := c.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext('migrate'))`, nsMigrate); err != nil {
+				discard(c)
+				return
+			}
+		}
+		_ = c.Close() // back to the pool: every step committed or rolled back
+	}()
+	if db.dialect == postgresDialect {
+		if _, err := c.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext('migrate'))`, nsMigrate); err != nil {
+			return db.openError(err)
+		}
+		locked = true
+	}
+	if _, err := c.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
 		applied_at TEXT NOT NULL
 	)`); err != nil {
@@ -186,7 +237,7 @@ func (db *DB) migrate(ctx context.Context, migs []migration) error {
 	if len(migs) > 0 {
 		latest = migs[len(migs)-1].version
 	}
-	current, err := db.SchemaVersion(ctx)
+	current, err := db.schemaVersion(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -199,22 +250,22 @@ func (db *DB) migrate(ctx context.Context, migs []migration) error {
 		if m.version <= current {
 			continue
 		}
-		if err := db.apply(ctx, m); err != nil {
+		if err := db.apply(ctx, c, m); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (db *DB) apply(ctx context.Context, m migration) error {
-	tx, err := db.db.BeginTx(ctx, nil)
+func (db *DB) apply(ctx context.Context, c *sql.Conn, m migration) error {
+	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot start migration %s on %s: %w", m.name, db.path, err)
 	}
 	defer tx.Rollback() // no-op after Commit
 
 	var done int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&done); err != nil {
+	if err := tx.QueryRowContext(ctx, db.dialect.rebind(`SELECT count(*) FROM schema_migrations WHERE version = ?`), m.version).Scan(&done); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "checking migration %s on %s: %w", m.name, db.path, err)
 	}
 	if done > 0 {
@@ -223,7 +274,7 @@ func (db *DB) apply(ctx context.Context, m migration) error {
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "migration %s failed on %s: %w", m.name, db.path, err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
+	if _, err := tx.ExecContext(ctx, db.dialect.rebind(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`),
 		m.version, formatTime(db.now())); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording migration %s on %s: %w", m.name, db.path, err)
 	}
@@ -233,21 +284,27 @@ func (db *DB) apply(ctx context.Context, m migration) error {
 	return nil
 }
 
-// SchemaVersion returns the highest migration applied to the file, 0 for a
-// file that has none.
+// SchemaVersion returns the highest migration applied to the database, 0
+// for one that has none.
 func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	return db.schemaVersion(ctx, db.db)
+}
+
+func (db *DB) schemaVersion(ctx context.Context, q querier) (int, error) {
 	var v int
-	if err := db.db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the schema version of %s: %w", db.path, err)
 	}
 	return v, nil
 }
 
-// Path returns the absolute path of the database file.
+// Path names the database: the SQLite file's absolute path, or the
+// PostgreSQL URL without its password.
 func (db *DB) Path() string { return db.path }
 
 // Close closes the database. Pending WAL content is checkpointed by SQLite
-// when the last connection closes.
+// when the last connection closes; PostgreSQL lets go of the leases held
+// on the closed connections.
 func (db *DB) Close() error {
 	if err := db.db.Close(); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "closing database %s: %w", db.path, err)
@@ -265,16 +322,6 @@ func (db *DB) affected(res sql.Result, doing string) (int64, error) {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s in %s: cannot tell whether it was done: %w", doing, db.path, err)
 	}
 	return n, nil
-}
-
-// insertedID returns the id of the row an INSERT added; doing says what
-// the row was for.
-func (db *DB) insertedID(res sql.Result, doing string) (int64, error) {
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s in %s: the new row's id cannot be read: %w", doing, db.path, err)
-	}
-	return id, nil
 }
 
 // timeLayout is RFC 3339 in UTC with a fixed nine-digit fraction, so that

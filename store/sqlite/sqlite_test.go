@@ -30,17 +30,22 @@ func TestOpenCreatesDirectoryAndReopenKeepsData(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "nested", "data")
 	path := filepath.Join(dir, "jarvisbot.db")
+	if onPostgres() {
+		path = testTarget(t)
+	}
 
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if perm := fi.Mode().Perm(); perm != 0o700 {
-		t.Errorf("data directory mode = %o, want 700", perm)
+	if !onPostgres() {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := fi.Mode().Perm(); perm != 0o700 {
+			t.Errorf("data directory mode = %o, want 700", perm)
+		}
 	}
 	want := store.Agent{Name: "research", Description: "Reads papers.", Allow: []string{"mcp:arxiv/*"}, Block: []string{"cli:rm"}}
 	if err := db.CreateAgent(ctx, want); err != nil {
@@ -66,8 +71,8 @@ func TestOpenCreatesDirectoryAndReopenKeepsData(t *testing.T) {
 // ST1: migrations are versioned, recorded once, and reapplying is a no-op.
 func TestMigrationsIdempotent(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
-	migs, err := loadMigrations(migrationFiles)
+	path := testTarget(t)
+	migs, err := loadMigrations(migrationFiles, testDialect())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,10 +103,10 @@ func TestMigrationsIdempotent(t *testing.T) {
 	// A later binary with one more step applies only that step.
 	fsys := fstest.MapFS{}
 	for _, m := range migs {
-		fsys["migrations/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+		fsys["migrations/"+testDialect().String()+"/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
 	}
 	next := fmt.Sprintf("%04d_notes.sql", latest+1)
-	fsys["migrations/"+next] = &fstest.MapFile{Data: []byte(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);`)}
+	fsys["migrations/"+testDialect().String()+"/"+next] = &fstest.MapFile{Data: []byte(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);`)}
 	db, err := open(ctx, path, fsys)
 	if err != nil {
 		t.Fatalf("open with %s: %v", next, err)
@@ -114,7 +119,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db := openTest(t, path)
 	if _, err := db.db.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (9999, '2030-01-01T00:00:00Z')`); err != nil {
 		t.Fatal(err)
@@ -125,12 +130,13 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	if err == nil {
 		t.Fatal("Open accepted a database from a newer jarvisbot")
 	}
-	if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT || !strings.Contains(err.Error(), "9999") || !strings.Contains(err.Error(), path) {
-		t.Errorf("error = %q (code %s), want ECONFLICT naming version 9999 and %s", err, jarvisbot.ErrorCode(err), path)
+	if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT || !strings.Contains(err.Error(), "9999") || !strings.Contains(err.Error(), Redact(path)) {
+		t.Errorf("error = %q (code %s), want ECONFLICT naming version 9999 and %s", err, jarvisbot.ErrorCode(err), Redact(path))
 	}
 }
 
 func TestOpenRefusesNonDatabase(t *testing.T) {
+	sqliteOnly(t, "files that are not databases")
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage.db")
 	if err := os.WriteFile(garbage, []byte(strings.Repeat("this is not a database\x00\xff", 200)), 0o600); err != nil {
@@ -161,6 +167,7 @@ func TestOpenRefusesNonDatabase(t *testing.T) {
 }
 
 func TestPathWithURISyntax(t *testing.T) {
+	sqliteOnly(t, "file paths in a SQLite URI")
 	path := filepath.Join(t.TempDir(), "odd?dir#1%", "j.db")
 	db := openTest(t, path)
 	if err := db.CreateAgent(context.Background(), store.Agent{Name: "x"}); err != nil {
@@ -172,8 +179,9 @@ func TestPathWithURISyntax(t *testing.T) {
 }
 
 func TestPragmasOnEveryConnection(t *testing.T) {
+	sqliteOnly(t, "SQLite's pragmas")
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	db.db.SetMaxOpenConns(4)
 	// Hold several connections at once so the check covers more than the first.
 	var conns []interface{ Close() error }
@@ -207,7 +215,7 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 
 func TestConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := testTarget(t)
 	db := openTest(t, path)
 	// A second handle on the same file stands in for a second process.
 	other := openTest(t, path)
@@ -252,7 +260,7 @@ func TestConcurrentWriters(t *testing.T) {
 
 func TestAgentsCRUDErrors(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	if err := db.CreateAgent(ctx, store.Agent{Name: "b", Description: "second"}); err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +313,7 @@ func TestAgentsCRUDErrors(t *testing.T) {
 
 func TestEnsureAgentKeepsExisting(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	created, err := db.EnsureAgent(ctx, store.Agent{Name: store.DefaultAgent, Description: "seed"})
 	if err != nil || !created {
 		t.Fatalf("first EnsureAgent = %v, %v; want true, nil", created, err)
@@ -325,7 +333,7 @@ func TestEnsureAgentKeepsExisting(t *testing.T) {
 
 func TestAgentsSorted(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	for _, n := range []string{"zeta", "alpha", "mu", "0x"} {
 		if err := db.CreateAgent(ctx, store.Agent{Name: n}); err != nil {
 			t.Fatal(err)

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -11,7 +10,7 @@ import (
 // expires; an unknown, used or expired link never does.
 func TestWebLinkIsUsedOnceW1(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	now := time.Now()
 	if err := db.AddWebLink(ctx, hashOf("fresh"), now.Add(10*time.Minute)); err != nil {
 		t.Fatal(err)
@@ -43,7 +42,7 @@ func TestWebLinkIsUsedOnceW1(t *testing.T) {
 // its owner signs out.
 func TestWebSessionLivesUntilItEndsW1(t *testing.T) {
 	ctx := context.Background()
-	db := openTest(t, filepath.Join(t.TempDir(), "j.db"))
+	db := openTest(t, testTarget(t))
 	now := time.Now()
 	h := hashOf("session")
 	if err := db.AddWebSession(ctx, h, now.Add(time.Hour)); err != nil {
