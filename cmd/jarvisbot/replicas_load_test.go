@@ -97,7 +97,6 @@ func runLoad(t testing.TB, plan loadPlan) loadResult {
 	e.vars["JARVIS_DATABASE_URL"] = dbURL
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
 	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "http://127.0.0.1:1/telegram" // the balancer, as Telegram knows it
-	e.vars["JARVIS_LOG_LEVEL"] = "warn"
 
 	if plan.extras {
 		dir := filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills", "tick")
@@ -125,12 +124,12 @@ func runLoad(t testing.TB, plan loadPlan) loadResult {
 			echoResults.Add(1)
 			return fakellm.Step{Text: "Echo done."}
 		}
-		if strings.Contains(fmt.Sprint(r.Messages), tickBody) {
-			ticks.Add(1)
-			return fakellm.Step{Text: "Tick report."}
-		}
 		if strings.Contains(r.LastUser(), "run echo") {
 			return fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["once"]}`}}}
+		}
+		if strings.Contains(r.LastUser(), tickBody) {
+			ticks.Add(1)
+			return fakellm.Step{Text: "Tick report."}
 		}
 		gateMu.Lock()
 		g := gate
@@ -148,6 +147,15 @@ func runLoad(t testing.TB, plan loadPlan) loadResult {
 		addrs[i] = freeAddr(t)
 		procs[i] = startProc(t, e.replica(map[string]string{"JARVIS_TELEGRAM_WEBHOOK_LISTEN": addrs[i]}), nil, "serve")
 	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for i, p := range procs {
+			out := p.out.String()
+			t.Logf("replica %d's last output:\n%s", i, out[max(0, len(out)-6000):])
+		}
+	})
 	for i, p := range procs {
 		waitFor(t, fmt.Sprintf("replica %d to be ready", i), func() (bool, any) {
 			return strings.Contains(p.out.String(), "jarvisbot is ready"), p.out.String()
@@ -351,7 +359,8 @@ func checkApprovalOnce(t testing.TB, tg *faketelegram.Server, dbURL string, live
 		})
 	}
 	wg.Wait()
-	tg.WaitAnswers(t, 2, time.Minute)
+	answers := tg.WaitAnswers(t, 2, time.Minute)
+	t.Logf("the two presses were answered %q and %q", answers[len(answers)-2].Text, answers[len(answers)-1].Text)
 	testwait.For(t, time.Minute, "the answer after the approval", func() (bool, any) {
 		return countText(tg.Sent(), 42, "Echo done.") > 0, nil
 	})
@@ -394,6 +403,7 @@ func checkTicksOnce(t testing.TB, tg *faketelegram.Server, dbURL string, ticks i
 	if runs != dueTimes {
 		t.Errorf("%d runs for %d due times", runs, dueTimes)
 	}
+	t.Logf("the skill scheduled every 2 s: %d runs for %d due times, %d finished, %d model requests", runs, dueTimes, finished, ticks)
 	if finished < 3 {
 		t.Errorf("only %d scheduled runs finished during the load", finished)
 	}
