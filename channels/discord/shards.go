@@ -1,0 +1,556 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+
+	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/retry"
+)
+
+// Shards across replicas (ST2).
+//
+// Discord sends a guild's events to one gateway session, the one of shard
+// (guild_id >> 22) % shards, and the DMs to shard 0. Each shard's session
+// must be open exactly once: two would answer every message twice, none
+// would leave its guilds unheard. So every replica runs, for every shard,
+// a loop that tries for the lease "discord-shard:N" and holds the
+// shard's session open only while it holds the lease; a lost lease closes
+// the session at once, and when a replica dies its leases end with it
+// (the kernel drops its file locks, PostgreSQL its advisory locks) and the
+// other replicas take its shards within a retry or a grace.
+//
+// The spread rule. Each replica also holds one of the presence leases
+// "discord-replica:K" (K < shards), and counts the replicas by the
+// presence leases it cannot take. Its share is ceil(shards / replicas).
+// Below its share it tries for a free shard every ShardRetry (1 s); at or
+// above it, it waits ShardGrace (5 s) first, so a replica below its share
+// gets the shard. A replica that holds more than its share for a whole
+// ShardGrace (a replica joined after it took them all) gives up its
+// highest shard, which a replica below its share then takes. Shards
+// therefore spread to within one of each other, and every shard is
+// taken as long as one replica runs.
+//
+// Identify pacing. Discord allows one IDENTIFY per 5 s in each bucket
+// (shard % max_concurrency, from GET /gateway/bot). A replica holds the
+// lease "discord-identify:B" while it identifies and for
+// IdentifyInterval after, so replicas never identify in one bucket
+// within the interval. Resuming a session is not limited; an IDENTIFY the
+// library sends by itself when Discord refuses a resume is not paced.
+const (
+	defaultShardGrace       = 5 * time.Second
+	defaultShardRetry       = time.Second
+	defaultIdentifyInterval = 5 * time.Second
+)
+
+func shardRole(id int) string    { return fmt.Sprintf("discord-shard:%d", id) }
+func presenceRole(k int) string  { return fmt.Sprintf("discord-replica:%d", k) }
+func identifyRole(b int) string  { return fmt.Sprintf("discord-identify:%d", b) }
+func shardName(id, n int) string { return fmt.Sprintf("%d of %d", id, n) }
+
+// placement is what the shard loops of one replica share: which shards it
+// holds and how many replicas it sees.
+type placement struct {
+	shards int
+
+	mu       sync.Mutex
+	held     map[int]context.CancelCauseFunc // shard → ends its session
+	replicas int
+	over     time.Time // since when more than the share is held; zero when not
+}
+
+// share is how many shards this replica should hold; p.mu is held.
+func (p *placement) share() int {
+	r := max(p.replicas, 1)
+	return (p.shards + r - 1) / r
+}
+
+// atShare reports whether the replica holds its share already.
+func (p *placement) atShare() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.held) >= p.share()
+}
+
+// take records shard id as held unless the replica is at its share and
+// did not wait the grace (patient): two of its loops may find free
+// shards at once, and only the first may go past the share.
+func (p *placement) take(id int, patient bool, end context.CancelCauseFunc) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !patient && len(p.held) >= p.share() {
+		return false
+	}
+	p.held[id] = end
+	return true
+}
+
+func (p *placement) drop(id int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.held, id)
+}
+
+// errShed ends a shard's session that the replica gives up to even out
+// the spread.
+var errShed = errors.New("this replica holds more than its share of the shards")
+
+// count records how many replicas there are and, when the replica has
+// held more than its share for grace, gives up its highest shard.
+func (p *placement) count(replicas int, now time.Time, grace time.Duration) (shed int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.replicas = replicas
+	if len(p.held) <= p.share() {
+		p.over = time.Time{}
+		return -1
+	}
+	if p.over.IsZero() {
+		p.over = now
+	}
+	if now.Sub(p.over) < grace {
+		return -1
+	}
+	p.over = time.Time{}
+	shed = -1
+	for id := range p.held {
+		shed = max(shed, id)
+	}
+	p.held[shed](errShed)
+	return shed
+}
+
+// holdShards runs the replica's loops until hold ends: one per shard, and
+// one that counts the replicas. fail ends Run with an error (only when
+// the shards are not shared, as Run documents); events go to h through
+// queue, with run as their context.
+func (b *Bot) holdShards(hold, run context.Context, h channels.Handler, queue func(func()), fail context.CancelCauseFunc) {
+	p := &placement{shards: b.shards, held: map[int]context.CancelCauseFunc{}, replicas: 1}
+	buckets := b.maxConcurrency(hold)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if b.shards > 1 && !b.local {
+		pr := &presence{b: b, p: p, slot: -1}
+		pr.round(hold) // counted before the first try, so a replica starting beside others takes its share only
+		wg.Go(func() {
+			defer pr.release()
+			for clock.Sleep(hold, b.clock, b.every) {
+				pr.round(hold)
+			}
+		})
+	}
+	for id := range b.shards {
+		wg.Go(func() { b.shardLoop(hold, run, id, buckets, p, h, queue, fail) })
+	}
+}
+
+// maxConcurrency is the number of identify buckets: Discord's
+// max_concurrency, or 1 when there is one shard or it cannot be read.
+func (b *Bot) maxConcurrency(ctx context.Context) int {
+	if b.shards == 1 {
+		return 1
+	}
+	g, err := b.s.GatewayBot(discordgo.WithContext(ctx))
+	if err != nil || g.SessionStartLimit.MaxConcurrency < 1 {
+		if err != nil && ctx.Err() == nil {
+			b.log.Warn("discord: cannot read the identify concurrency; identifying one shard at a time", "err", apiError("reading the gateway limits", err))
+		}
+		return 1
+	}
+	return g.SessionStartLimit.MaxConcurrency
+}
+
+// presence counts the replicas: it keeps (or takes) this replica's
+// presence lease and counts the presence leases held by others. Its
+// rounds run one at a time.
+type presence struct {
+	b    *Bot
+	p    *placement
+	mine channels.Lease
+	slot int
+}
+
+func (pr *presence) round(ctx context.Context) {
+	b := pr.b
+	if pr.mine != nil && closed(pr.mine.Lost()) {
+		pr.release()
+	}
+	replicas := 1
+	for k := range b.shards {
+		if k == pr.slot {
+			continue
+		}
+		got, ok, err := b.leases.TryLead(ctx, presenceRole(k))
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				b.log.Warn("discord: cannot count the replicas", "err", err)
+			}
+		case !ok:
+			replicas++
+		case pr.mine == nil:
+			pr.mine, pr.slot = got, k
+		default:
+			got.Release()
+		}
+	}
+	if shed := pr.p.count(replicas, b.clock.Now(), b.grace); shed >= 0 {
+		b.log.Info("discord: giving up a shard to a replica with fewer", "shard", shardName(shed, b.shards), "replicas", replicas)
+	}
+}
+
+func (pr *presence) release() {
+	if pr.mine != nil {
+		pr.mine.Release()
+	}
+	pr.mine, pr.slot = nil, -1
+}
+
+// shardLoop tries for shard id's lease and holds its session while it
+// holds the lease, until hold ends.
+func (b *Bot) shardLoop(hold, run context.Context, id, buckets int, p *placement, h channels.Handler, queue func(func()), fail context.CancelCauseFunc) {
+	role := shardRole(id)
+	restart := retry.New(b.clock, retry.Policy{Min: 500 * time.Millisecond, Max: 2 * time.Minute})
+	wait, standing := time.Duration(0), false
+	for {
+		patient := p.atShare()
+		if patient {
+			wait = max(wait, b.grace)
+		}
+		if wait > 0 && !clock.Sleep(hold, b.clock, wait) {
+			return
+		}
+		wait = b.every
+		l, ok, err := b.leases.TryLead(hold, role)
+		switch {
+		case err != nil:
+			if hold.Err() != nil {
+				return
+			}
+			wait = restart.Next()
+			b.log.Warn("discord: cannot tell which replica holds a shard; trying again", "shard", shardName(id, b.shards), "in", wait, "err", err)
+			continue
+		case !ok:
+			if !standing {
+				b.log.Info("discord: another replica holds the shard; this one stands by to take it over", "shard", shardName(id, b.shards))
+				standing = true
+			}
+			b.readyOnce.Do(func() { close(b.ready) }) // standing by is this replica's part
+			continue
+		}
+		session, end := context.WithCancelCause(hold)
+		if !p.take(id, patient, end) {
+			end(nil)
+			l.Release()
+			continue
+		}
+		standing = false
+		b.log.Info("discord: this replica holds the shard", "shard", shardName(id, b.shards))
+		err = b.holdShard(session, run, id, buckets, l, h, queue)
+		p.drop(id)
+		end(nil)
+		l.Release()
+		if hold.Err() != nil {
+			return
+		}
+		switch {
+		case err != nil && b.local:
+			fail(err)
+			return
+		case err != nil:
+			wait = restart.Next()
+			b.log.Warn("discord: opening the shard's gateway session failed; trying again", "shard", shardName(id, b.shards), "in", wait, "err", err)
+		case errors.Is(context.Cause(session), errShed):
+			restart.Reset()
+			b.log.Info("discord: gave up the shard", "shard", shardName(id, b.shards))
+		case closed(l.Lost()):
+			restart.Reset()
+			b.log.Warn("discord: the shard's lease was lost (the store connection broke); closed its session, trying to hold it again", "shard", shardName(id, b.shards))
+		}
+	}
+}
+
+// holdShard opens shard id's session and keeps it open until ctx ends or
+// the lease is lost, then closes it. It returns an error when the session
+// cannot be opened.
+func (b *Bot) holdShard(ctx, run context.Context, id, buckets int, l channels.Lease, h channels.Handler, queue func(func())) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-l.Lost():
+			cancel() // at once: another replica may be granted the shard
+		case <-ctx.Done():
+		}
+	}()
+	sh := b.newShard(ctx, id)
+	down := make(chan struct{}, 1)
+	for _, remove := range sh.handle(run, h, queue, down) {
+		defer remove()
+	}
+	if err := b.identify(ctx, run, id%buckets, sh.open); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return gatewayError(err)
+	}
+	defer func() {
+		if err := sh.s.Close(); err != nil {
+			b.log.Warn("discord: closing the gateway connection", "shard", shardName(id, b.shards), "err", err)
+		}
+	}()
+	b.readyOnce.Do(func() { close(b.ready) }) // Open returns after READY
+	sh.keepConnected(ctx, down)
+	return nil
+}
+
+// identify runs open, which identifies, holding the bucket's identify
+// lease from before until IdentifyInterval after (or until run ends).
+func (b *Bot) identify(ctx, run context.Context, bucket int, open func() error) error {
+	if b.local && b.shards == 1 {
+		return open() // one session in one process: it identifies once, then resumes
+	}
+	l, err := b.leases.Lead(ctx, identifyRole(bucket))
+	if err != nil {
+		return err
+	}
+	err = open()
+	release := b.clock.AfterFunc(b.identifyInterval, l.Release)
+	context.AfterFunc(run, func() {
+		if release() {
+			l.Release()
+		}
+	})
+	return err
+}
+
+// shard is one shard's gateway session while this replica holds it.
+type shard struct {
+	b   *Bot
+	id  int
+	s   *discordgo.Session
+	ctx context.Context // ends the connections: the hold of the shard
+
+	mu      sync.Mutex
+	opening bool // Session.Open is running
+}
+
+func (b *Bot) newShard(ctx context.Context, id int) *shard {
+	s, _ := discordgo.New(b.s.Token) // it fails never
+	s.Client = b.s.Client
+	s.ShardID, s.ShardCount = id, b.shards
+	s.Identify.Intents = intents
+	// Events are queued in the order the gateway sent them (Run); the
+	// library's default runs each handler in its own goroutine.
+	s.SyncEvents = true
+	// The shard's hold reconnects, so that shutting down stops it: the
+	// library's own reconnect loop retries forever and cannot be stopped.
+	s.ShouldReconnectOnError = false
+	s.StateEnabled = false
+	sh := &shard{b: b, id: id, s: s, ctx: ctx}
+	s.Dialer = sh.dialer()
+	return sh
+}
+
+// handle adds the handlers that queue what the session hears; it returns
+// the functions that remove them.
+func (sh *shard) handle(run context.Context, h channels.Handler, queue func(func()), down chan<- struct{}) []func() {
+	b := sh.b
+	return []func(){
+		sh.s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
+			if msg, ok := b.message(m.Message); ok {
+				queue(func() { h.HandleMessage(run, msg) })
+			}
+		}),
+		sh.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
+			b.interaction(run, i.Interaction, h, queue)
+		}),
+		sh.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+			if r.Application != nil && r.Application.ID != "" {
+				b.mu.Lock()
+				b.appID = r.Application.ID
+				b.mu.Unlock()
+			}
+			if r.User != nil {
+				b.log.Info("discord: connected to the gateway", "bot", r.User.Username, "shard", shardName(sh.id, b.shards))
+			}
+		}),
+		sh.s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) {
+			select {
+			case down <- struct{}{}:
+			default:
+			}
+		}),
+	}
+}
+
+// dialer dials the gateway so that the end of the shard's hold aborts an
+// Open waiting on a silent gateway, which discordgo would wait on forever.
+func (sh *shard) dialer() *websocket.Dialer {
+	d := *websocket.DefaultDialer
+	d.NetDialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if sh.ctx.Err() != nil {
+			return nil, errors.New("the shard is not held")
+		}
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		// Only an Open in progress is cut short; an open connection is
+		// closed by holdShard, with a close frame, so Discord shows the
+		// bot offline at once.
+		stop := context.AfterFunc(sh.ctx, func() {
+			sh.mu.Lock()
+			opening := sh.opening
+			sh.mu.Unlock()
+			if opening {
+				_ = c.Close() // cuts the Open short; Open returns the error that matters
+			}
+		})
+		return &runConn{Conn: c, stop: stop}, nil
+	}
+	return &d
+}
+
+// open opens the gateway connection, which the end of the hold aborts.
+func (sh *shard) open() error {
+	sh.mu.Lock()
+	sh.opening = true
+	sh.mu.Unlock()
+	defer func() {
+		sh.mu.Lock()
+		sh.opening = false
+		sh.mu.Unlock()
+	}()
+	return sh.s.Open()
+}
+
+type runConn struct {
+	net.Conn
+	stop func() bool
+}
+
+func (c *runConn) Close() error {
+	c.stop()
+	return c.Conn.Close()
+}
+
+// keepConnected reopens the gateway after each drop until ctx ends: the
+// first try after half a second, then backing off from 1 s to 2 min.
+//
+// The pause matters. When a connection dies, discordgo's heartbeat
+// goroutine for it can be blocked while Close waits a second; it then
+// fails its write and calls Close again, which would close a connection
+// opened in that instant. A pause lets it close nothing.
+func (sh *shard) keepConnected(ctx context.Context, down <-chan struct{}) {
+	b := sh.b
+	restart := retry.New(b.clock, retry.Policy{Min: 500 * time.Millisecond, Max: 2 * time.Minute})
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-down:
+		}
+		b.log.Warn("discord: the gateway connection dropped; reconnecting", "shard", shardName(sh.id, b.shards))
+		restart.Reset()
+		delay := restart.Next()
+		for {
+			if !restart.Wait(ctx, delay) {
+				return
+			}
+			select { // drops noticed while waiting are this one
+			case <-down:
+			default:
+			}
+			err := sh.open()
+			if err == nil {
+				b.log.Info("discord: reconnected to the gateway", "shard", shardName(sh.id, b.shards))
+				break
+			}
+			if errors.Is(err, discordgo.ErrWSAlreadyOpen) {
+				// The dropped connection is still being closed (its
+				// heartbeat goroutine's Close); its end signals down
+				// again, and the next try opens a new one.
+				b.log.Debug("discord: the dropped gateway connection is still closing; reconnecting once it has")
+				break
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			delay = restart.Next()
+			b.log.Warn("discord: reconnecting to the gateway failed; retrying", "shard", shardName(sh.id, b.shards), "in", delay, "err", gatewayError(err))
+		}
+	}
+}
+
+// closed reports whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// localLeases are the leases of a bot that shares its shards with no
+// other process: every role is free but for the holds in this process.
+type localLeases struct {
+	mu   sync.Mutex
+	held map[string]chan struct{} // closed on release
+}
+
+func newLocalLeases() *localLeases { return &localLeases{held: map[string]chan struct{}{}} }
+
+func (l *localLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
+	for {
+		got, ok, err := l.TryLead(ctx, role)
+		if err != nil || ok {
+			return got, err
+		}
+		l.mu.Lock()
+		freed := l.held[role]
+		l.mu.Unlock()
+		if freed == nil {
+			continue
+		}
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (l *localLeases) TryLead(ctx context.Context, role string) (channels.Lease, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.held[role]; ok {
+		return nil, false, nil
+	}
+	freed := make(chan struct{})
+	l.held[role] = freed
+	return &localLease{release: sync.OnceFunc(func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.held, role)
+		close(freed)
+	})}, true, nil
+}
+
+// localLease is never lost: it lives and dies with the process.
+type localLease struct{ release func() }
+
+func (*localLease) Lost() <-chan struct{} { return nil }
+func (l *localLease) Release()            { l.release() }
