@@ -28,16 +28,19 @@ import (
 // (the kernel drops its file locks, PostgreSQL its advisory locks) and the
 // other replicas take its shards within a retry or a grace.
 //
-// The spread rule. Each replica also holds one of the presence leases
-// "discord-replica:K" (K < shards), and counts the replicas by the
-// presence leases it cannot take. Its share is ceil(shards / replicas).
-// Below its share it tries for a free shard every ShardRetry (1 s); at or
-// above it, it waits ShardGrace (5 s) first, so a replica below its share
-// gets the shard. A replica that holds more than its share for a whole
-// ShardGrace (a replica joined after it took them all) gives up its
-// highest shard, which a replica below its share then takes. Shards
-// therefore spread to within one of each other, and every shard is
-// taken as long as one replica runs.
+// The spread rule. Each replica holds one of the presence leases
+// "discord-replica:K" (K < shards) and counts the replicas by the
+// presence leases it cannot take. With S shards and R replicas its share
+// is ceil(S/R), and it wants at least floor(S/R). Below its share it
+// tries for a free shard every ShardRetry (1 s); at its share it waits
+// ShardGrace (5 s) first, so a replica below its share gets the shard.
+// A replica below floor(S/R) says so by holding a lease
+// "discord-wanting:K". A replica that, for a whole ShardGrace, holds more
+// than its share, or more than floor(S/R) while another replica wants,
+// gives up its highest shard, which a replica below its share then takes
+// (a replica joined after the others took everything). So every replica
+// ends up with floor(S/R) or ceil(S/R) shards, and every shard is taken
+// as long as one replica runs.
 //
 // Identify pacing. Discord allows one IDENTIFY per 5 s in each bucket
 // (shard % max_concurrency, from GET /gateway/bot). A replica holds the
@@ -53,6 +56,7 @@ const (
 
 func shardRole(id int) string    { return fmt.Sprintf("discord-shard:%d", id) }
 func presenceRole(k int) string  { return fmt.Sprintf("discord-replica:%d", k) }
+func wantingRole(k int) string   { return fmt.Sprintf("discord-wanting:%d", k) }
 func identifyRole(b int) string  { return fmt.Sprintf("discord-identify:%d", b) }
 func shardName(id, n int) string { return fmt.Sprintf("%d of %d", id, n) }
 
@@ -64,20 +68,31 @@ type placement struct {
 	mu       sync.Mutex
 	held     map[int]context.CancelCauseFunc // shard → ends its session
 	replicas int
-	over     time.Time // since when more than the share is held; zero when not
+	wanting  bool      // another replica holds fewer than floor(shards/replicas)
+	over     time.Time // since when more than is fair is held; zero when not
 }
 
-// share is how many shards this replica should hold; p.mu is held.
+// share is how many shards this replica should hold at most, and want
+// how many at least; p.mu is held.
 func (p *placement) share() int {
 	r := max(p.replicas, 1)
 	return (p.shards + r - 1) / r
 }
+
+func (p *placement) want() int { return p.shards / max(p.replicas, 1) }
 
 // atShare reports whether the replica holds its share already.
 func (p *placement) atShare() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.held) >= p.share()
+}
+
+// wants reports whether the replica holds fewer than floor(shards/replicas).
+func (p *placement) wants() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.held) < p.want()
 }
 
 // take records shard id as held unless the replica is at its share and
@@ -103,13 +118,14 @@ func (p *placement) drop(id int) {
 // the spread.
 var errShed = errors.New("this replica holds more than its share of the shards")
 
-// count records how many replicas there are and, when the replica has
-// held more than its share for grace, gives up its highest shard.
-func (p *placement) count(replicas int, now time.Time, grace time.Duration) (shed int) {
+// count records how many replicas there are and whether another wants
+// shards; when the replica has held more than is fair for grace, it gives
+// up its highest shard and returns it (else -1).
+func (p *placement) count(replicas int, wanting bool, now time.Time, grace time.Duration) (shed int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.replicas = replicas
-	if len(p.held) <= p.share() {
+	p.replicas, p.wanting = replicas, wanting
+	if n := len(p.held); n <= p.share() && (!wanting || n <= p.want()) {
 		p.over = time.Time{}
 		return -1
 	}
@@ -125,6 +141,7 @@ func (p *placement) count(replicas int, now time.Time, grace time.Duration) (she
 		shed = max(shed, id)
 	}
 	p.held[shed](errShed)
+	delete(p.held, shed) // no longer counted while its session closes (a second)
 	return shed
 }
 
@@ -138,7 +155,7 @@ func (b *Bot) holdShards(hold, run context.Context, h channels.Handler, queue fu
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	if b.shards > 1 && !b.local {
-		pr := &presence{b: b, p: p, slot: -1}
+		pr := &presence{b: b, p: p, here: slot{role: presenceRole}, wanting: slot{role: wantingRole}}
 		pr.round(hold) // counted before the first try, so a replica starting beside others takes its share only
 		wg.Go(func() {
 			defer pr.release()
@@ -168,50 +185,68 @@ func (b *Bot) maxConcurrency(ctx context.Context) int {
 	return g.SessionStartLimit.MaxConcurrency
 }
 
-// presence counts the replicas: it keeps (or takes) this replica's
-// presence lease and counts the presence leases held by others. Its
-// rounds run one at a time.
+// presence counts the replicas and those that want shards, by the
+// leases they hold. Its rounds run one at a time.
 type presence struct {
-	b    *Bot
-	p    *placement
-	mine channels.Lease
-	slot int
+	b       *Bot
+	p       *placement
+	here    slot // discord-replica:K, held while the replica runs
+	wanting slot // discord-wanting:K, held while it holds fewer than it wants
 }
 
-func (pr *presence) round(ctx context.Context) {
-	b := pr.b
-	if pr.mine != nil && closed(pr.mine.Lost()) {
-		pr.release()
+// slot is a lease of one of a numbered set of roles.
+type slot struct {
+	role func(int) string
+	mine channels.Lease
+	k    int
+}
+
+// probe keeps (want) or gives up this replica's lease of the set, and
+// counts the leases of the set others hold.
+func (sl *slot) probe(ctx context.Context, b *Bot, want bool) (others int) {
+	if sl.mine != nil && (!want || closed(sl.mine.Lost())) {
+		sl.release()
 	}
-	replicas := 1
 	for k := range b.shards {
-		if k == pr.slot {
+		if sl.mine != nil && k == sl.k {
 			continue
 		}
-		got, ok, err := b.leases.TryLead(ctx, presenceRole(k))
+		got, ok, err := b.leases.TryLead(ctx, sl.role(k))
 		switch {
 		case err != nil:
 			if ctx.Err() == nil {
 				b.log.Warn("discord: cannot count the replicas", "err", err)
 			}
 		case !ok:
-			replicas++
-		case pr.mine == nil:
-			pr.mine, pr.slot = got, k
+			others++
+		case want && sl.mine == nil:
+			sl.mine, sl.k = got, k
 		default:
 			got.Release()
 		}
 	}
-	if shed := pr.p.count(replicas, b.clock.Now(), b.grace); shed >= 0 {
+	return others
+}
+
+func (sl *slot) release() {
+	if sl.mine != nil {
+		sl.mine.Release()
+	}
+	sl.mine = nil
+}
+
+func (pr *presence) round(ctx context.Context) {
+	b := pr.b
+	replicas := 1 + pr.here.probe(ctx, b, true)
+	wanting := pr.wanting.probe(ctx, b, pr.p.wants()) > 0
+	if shed := pr.p.count(replicas, wanting, b.clock.Now(), b.grace); shed >= 0 {
 		b.log.Info("discord: giving up a shard to a replica with fewer", "shard", shardName(shed, b.shards), "replicas", replicas)
 	}
 }
 
 func (pr *presence) release() {
-	if pr.mine != nil {
-		pr.mine.Release()
-	}
-	pr.mine, pr.slot = nil, -1
+	pr.here.release()
+	pr.wanting.release()
 }
 
 // shardLoop tries for shard id's lease and holds its session while it
@@ -258,22 +293,25 @@ func (b *Bot) shardLoop(hold, run context.Context, id, buckets int, p *placement
 		p.drop(id)
 		end(nil)
 		l.Release()
-		if hold.Err() != nil {
-			return
-		}
+		// One line for every way a hold ends, so an operator (and the
+		// replicas test) can tell from the log who holds what.
+		const gone = "discord: this replica let the shard go"
 		switch {
+		case hold.Err() != nil:
+			b.log.Info(gone, "shard", shardName(id, b.shards), "why", "stopping")
+			return
 		case err != nil && b.local:
 			fail(err)
 			return
 		case err != nil:
 			wait = restart.Next()
-			b.log.Warn("discord: opening the shard's gateway session failed; trying again", "shard", shardName(id, b.shards), "in", wait, "err", err)
+			b.log.Warn(gone, "shard", shardName(id, b.shards), "why", "opening its gateway session failed", "retry_in", wait, "err", err)
 		case errors.Is(context.Cause(session), errShed):
 			restart.Reset()
-			b.log.Info("discord: gave up the shard", "shard", shardName(id, b.shards))
+			b.log.Info(gone, "shard", shardName(id, b.shards), "why", "another replica holds fewer shards")
 		case closed(l.Lost()):
 			restart.Reset()
-			b.log.Warn("discord: the shard's lease was lost (the store connection broke); closed its session, trying to hold it again", "shard", shardName(id, b.shards))
+			b.log.Warn(gone, "shard", shardName(id, b.shards), "why", "its lease was lost (the store connection broke); the session is closed")
 		}
 	}
 }
