@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,17 +32,24 @@ import (
 //
 // The spread rule. Each replica holds one of the presence leases
 // "discord-replica:K" (K < shards) and counts the replicas by the
-// presence leases it cannot take. With S shards and R replicas its share
-// is ceil(S/R), and it wants at least floor(S/R). Below its share it
-// tries for a free shard every ShardRetry (1 s); at its share it waits
-// ShardGrace (5 s) first, so a replica below its share gets the shard.
-// A replica below floor(S/R) says so by holding a lease
-// "discord-wanting:K". A replica that, for a whole ShardGrace, holds more
-// than its share, or more than floor(S/R) while another replica wants,
-// gives up its highest shard, which a replica below its share then takes
-// (a replica joined after the others took everything). So every replica
-// ends up with floor(S/R) or ceil(S/R) shards, and every shard is taken
-// as long as one replica runs.
+// presence leases it cannot take (a replica beyond the S-th finds no
+// free one and counts S+1). With S shards and R replicas its share is
+// ceil(S/R), and it wants at least floor(S/R); a replica below floor(S/R)
+// says so by holding a lease "discord-wanting:K".
+//   - Below its share it tries for a free shard every ShardRetry (1 s).
+//   - At its share it waits ShardGrace (5 s) first, and at floor(S/R)
+//     while another replica wants, too: the replica with fewer gets the
+//     shard. Only after waiting at its share does it go beyond it.
+//   - Holding more than its share for a whole ShardGrace, it gives up
+//     the shards over it; holding more than floor(S/R) for a grace while
+//     another replica wants, it gives up one. A replica with fewer then
+//     takes them: this is how a replica that starts after another took
+//     everything gets its share.
+//
+// So every replica ends up with floor(S/R) or ceil(S/R) shards, and every
+// shard is taken as long as one replica runs. A replica that dies frees
+// its shards at once, and the others, now below their share, take them
+// within a ShardRetry (or a ShardGrace if they count it late).
 //
 // Identify pacing. Discord allows one IDENTIFY per 5 s in each bucket
 // (shard % max_concurrency, from GET /gateway/bot). A replica holds the
@@ -81,13 +90,6 @@ func (p *placement) share() int {
 
 func (p *placement) want() int { return p.shards / max(p.replicas, 1) }
 
-// atShare reports whether the replica holds its share already.
-func (p *placement) atShare() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.held) >= p.share()
-}
-
 // wants reports whether the replica holds fewer than floor(shards/replicas).
 func (p *placement) wants() bool {
 	p.mu.Lock()
@@ -95,13 +97,26 @@ func (p *placement) wants() bool {
 	return len(p.held) < p.want()
 }
 
-// take records shard id as held unless the replica is at its share and
-// did not wait the grace (patient): two of its loops may find free
-// shards at once, and only the first may go past the share.
-func (p *placement) take(id int, patient bool, end context.CancelCauseFunc) bool {
+// patience tells whether the replica waits a grace before it takes a free
+// shard: full, it holds its share; deferring, it holds what it wants
+// while another replica wants more.
+func (p *placement) patience() (full, deferring bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !patient && len(p.held) >= p.share() {
+	n := len(p.held)
+	return n >= p.share(), p.wanting && n >= p.want()
+}
+
+// take records shard id as held, unless the replica should have waited:
+// beyond its share it takes a shard only after waiting the grace as full
+// (full), and while another replica wants it only after waiting at all
+// (waited). Two of its loops may find free shards at once; this keeps
+// the second from going past the share.
+func (p *placement) take(id int, full, waited bool, end context.CancelCauseFunc) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.held)
+	if (n >= p.share() && !full) || (p.wanting && n >= p.want() && !waited) {
 		return false
 	}
 	p.held[id] = end
@@ -119,29 +134,35 @@ func (p *placement) drop(id int) {
 var errShed = errors.New("this replica holds more than its share of the shards")
 
 // count records how many replicas there are and whether another wants
-// shards; when the replica has held more than is fair for grace, it gives
-// up its highest shard and returns it (else -1).
-func (p *placement) count(replicas int, wanting bool, now time.Time, grace time.Duration) (shed int) {
+// shards. When the replica has held more than is fair for grace, it gives
+// up its highest shards and returns them: those over its share, or one
+// while another replica wants.
+func (p *placement) count(replicas int, wanting bool, now time.Time, grace time.Duration) (shed []int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.replicas, p.wanting = replicas, wanting
-	if n := len(p.held); n <= p.share() && (!wanting || n <= p.want()) {
+	n := len(p.held)
+	excess := n - p.share()
+	if excess <= 0 && wanting && n > p.want() {
+		excess = 1
+	}
+	if excess <= 0 {
 		p.over = time.Time{}
-		return -1
+		return nil
 	}
 	if p.over.IsZero() {
 		p.over = now
 	}
 	if now.Sub(p.over) < grace {
-		return -1
+		return nil
 	}
 	p.over = time.Time{}
-	shed = -1
-	for id := range p.held {
-		shed = max(shed, id)
+	ids := slices.Sorted(maps.Keys(p.held))
+	for _, id := range ids[len(ids)-excess:] {
+		p.held[id](errShed)
+		delete(p.held, id) // no longer counted while its session closes (a second)
+		shed = append(shed, id)
 	}
-	p.held[shed](errShed)
-	delete(p.held, shed) // no longer counted while its session closes (a second)
 	return shed
 }
 
@@ -239,8 +260,8 @@ func (pr *presence) round(ctx context.Context) {
 	b := pr.b
 	replicas := 1 + pr.here.probe(ctx, b, true)
 	wanting := pr.wanting.probe(ctx, b, pr.p.wants()) > 0
-	if shed := pr.p.count(replicas, wanting, b.clock.Now(), b.grace); shed >= 0 {
-		b.log.Info("discord: giving up a shard to a replica with fewer", "shard", shardName(shed, b.shards), "replicas", replicas)
+	for _, id := range pr.p.count(replicas, wanting, b.clock.Now(), b.grace) {
+		b.log.Info("discord: giving up a shard to a replica with fewer", "shard", shardName(id, b.shards), "replicas", replicas)
 	}
 }
 
@@ -255,15 +276,28 @@ func (b *Bot) shardLoop(hold, run context.Context, id, buckets int, p *placement
 	role := shardRole(id)
 	restart := retry.New(b.clock, retry.Policy{Min: 500 * time.Millisecond, Max: 2 * time.Minute})
 	wait, standing := time.Duration(0), false
+	var patient time.Time // since when the replica should let others go first; zero when not
 	for {
-		patient := p.atShare()
-		if patient {
-			wait = max(wait, b.grace)
-		}
 		if wait > 0 && !clock.Sleep(hold, b.clock, wait) {
 			return
 		}
 		wait = b.every
+		// Patience is looked at every retry, not slept off in one go:
+		// when a replica dies, the ones that were waiting for another to
+		// take its share take its shards at once.
+		full, deferring := p.patience()
+		waited := false
+		switch {
+		case !full && !deferring:
+			patient = time.Time{}
+		case patient.IsZero():
+			patient = b.clock.Now()
+			continue
+		case b.clock.Now().Sub(patient) < b.grace:
+			continue
+		default:
+			waited = true
+		}
 		l, ok, err := b.leases.TryLead(hold, role)
 		switch {
 		case err != nil:
@@ -282,12 +316,12 @@ func (b *Bot) shardLoop(hold, run context.Context, id, buckets int, p *placement
 			continue
 		}
 		session, end := context.WithCancelCause(hold)
-		if !p.take(id, patient, end) {
+		if !p.take(id, full && waited, waited, end) {
 			end(nil)
 			l.Release()
 			continue
 		}
-		standing = false
+		standing, patient = false, time.Time{}
 		b.log.Info("discord: this replica holds the shard", "shard", shardName(id, b.shards))
 		err = b.holdShard(session, run, id, buckets, l, h, queue)
 		p.drop(id)
