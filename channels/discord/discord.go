@@ -99,6 +99,7 @@ type Bot struct {
 	mu      sync.Mutex
 	appID   string        // from READY; until then the bot's user id, which is the same for bots
 	running bool          // Run is running
+	place   *placement    // the shards Run holds
 	acks    map[*ack]bool // presses not yet answered, while Run runs
 
 	ready     chan struct{} // closed when the first gateway session is ready

@@ -172,6 +172,9 @@ func (p *placement) count(replicas int, wanting bool, now time.Time, grace time.
 // queue, with run as their context.
 func (b *Bot) holdShards(hold, run context.Context, h channels.Handler, queue func(func()), fail context.CancelCauseFunc) {
 	p := &placement{shards: b.shards, held: map[int]context.CancelCauseFunc{}, replicas: 1}
+	b.mu.Lock()
+	b.place = p
+	b.mu.Unlock()
 	buckets := b.maxConcurrency(hold)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -188,6 +191,20 @@ func (b *Bot) holdShards(hold, run context.Context, h channels.Handler, queue fu
 	for id := range b.shards {
 		wg.Go(func() { b.shardLoop(hold, run, id, buckets, p, h, queue, fail) })
 	}
+}
+
+// HeldShards returns the shards whose gateway sessions this replica holds
+// now (while Run runs), in order.
+func (b *Bot) HeldShards() []int {
+	b.mu.Lock()
+	p := b.place
+	b.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.held))
 }
 
 // maxConcurrency is the number of identify buckets: Discord's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
+	"github.com/jarvisbot/jarvisbot/internal/filelock"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
 // leaseTable is the store's leases as replicas on one store see them (a
@@ -300,4 +303,80 @@ func TestLocalShardsAllRunHere(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Run: %v", err)
 	}
+}
+
+// sqliteLeases are one SQLite store's leases as the channel sees them
+// (serve wires the same adapter).
+type sqliteLeases struct{ db *sqlite.DB }
+
+func (s sqliteLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
+	l, err := s.db.Lead(ctx, role)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (s sqliteLeases) TryLead(ctx context.Context, role string) (channels.Lease, bool, error) {
+	l, ok, err := s.db.TryLead(ctx, role)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	return l, true, nil
+}
+
+// TestShardsOnOneSQLiteStoreST2: two replicas, each with its own handle
+// on one SQLite file, share two shards through the store's file locks,
+// one each; when one stops, the other holds both.
+func TestShardsOnOneSQLiteStoreST2(t *testing.T) {
+	t.Parallel()
+	if !filelock.Supported {
+		t.Skip("no file locks between processes here")
+	}
+	srv := fakediscord.New(t)
+	srv.SetMaxConcurrency(2)
+	path := filepath.Join(t.TempDir(), "jarvis.db")
+	var replicas []*shardReplica
+	for _, name := range []string{"a", "b"} {
+		db, err := sqlite.Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		opt := quick
+		opt.Token, opt.HTTPClient, opt.Shards, opt.Leases = srv.Token(), srv.HTTPClient(), 2, sqliteLeases{db}
+		opt.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", name)
+		b, err := New(t.Context(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &shardReplica{name: name, bot: b, h: &recorder{}}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- b.Run(ctx, r.h) }()
+		r.stop = sync.OnceFunc(func() { cancel(); <-done })
+		t.Cleanup(r.stop)
+		replicas = append(replicas, r)
+	}
+	chans := []string{srv.GuildChannel(srv.Guild(0, 2)), srv.GuildChannel(srv.Guild(1, 2))}
+	testwait.For(t, 20*time.Second, "one shard each", func() (bool, any) {
+		s, a, b := srv.ShardSessions(), replicas[0].bot.HeldShards(), replicas[1].bot.HeldShards()
+		return s[0] == 1 && s[1] == 1 && len(a) == 1 && len(b) == 1, fmt.Sprintf("sessions %v, a holds %v, b %v", s, a, b)
+	})
+	replicas[0].stop()
+	testwait.For(t, 10*time.Second, "the other replica to hold both", func() (bool, any) {
+		s, b := srv.ShardSessions(), replicas[1].bot.HeldShards()
+		return s[0] == 1 && s[1] == 1 && len(b) == 2, fmt.Sprintf("sessions %v, b holds %v", s, b)
+	})
+	if d := srv.Duplicates(); len(d) != 0 {
+		t.Errorf("shards identified twice at once: %+v", d)
+	}
+	before := len(replicas[1].h.messages())
+	for _, ch := range chans {
+		srv.SendText(ch, owner, "<@"+srv.BotID()+"> after the stop")
+	}
+	testwait.For(t, 5*time.Second, "both heard by the one left", func() (bool, any) {
+		ms := replicas[1].h.messages()
+		return len(ms) == before+2, ms
+	})
 }
