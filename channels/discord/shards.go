@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -240,8 +241,9 @@ type slot struct {
 }
 
 // probe keeps (want) or gives up this replica's lease of the set, and
-// counts the leases of the set others hold.
-func (sl *slot) probe(ctx context.Context, b *Bot, want bool) (others int) {
+// counts the leases of the set others hold. It returns the last error
+// the store gave, for the round to log once.
+func (sl *slot) probe(ctx context.Context, b *Bot, want bool) (others int, failed error) {
 	if sl.mine != nil && (!want || closed(sl.mine.Lost())) {
 		sl.release()
 	}
@@ -252,9 +254,7 @@ func (sl *slot) probe(ctx context.Context, b *Bot, want bool) (others int) {
 		got, ok, err := b.leases.TryLead(ctx, sl.role(k))
 		switch {
 		case err != nil:
-			if ctx.Err() == nil {
-				b.log.Warn("discord: cannot count the replicas", "err", err)
-			}
+			failed = err
 		case !ok:
 			others++
 		case want && sl.mine == nil:
@@ -263,7 +263,7 @@ func (sl *slot) probe(ctx context.Context, b *Bot, want bool) (others int) {
 			got.Release()
 		}
 	}
-	return others
+	return others, failed
 }
 
 func (sl *slot) release() {
@@ -275,8 +275,12 @@ func (sl *slot) release() {
 
 func (pr *presence) round(ctx context.Context) {
 	b := pr.b
-	replicas := 1 + pr.here.probe(ctx, b, true)
-	wanting := pr.wanting.probe(ctx, b, pr.p.wants()) > 0
+	here, err1 := pr.here.probe(ctx, b, true)
+	wants, err2 := pr.wanting.probe(ctx, b, pr.p.wants())
+	if err := cmp.Or(err1, err2); err != nil && ctx.Err() == nil {
+		b.log.Warn("discord: cannot count the replicas; counting those the store answered for", "err", err)
+	}
+	replicas, wanting := 1+here, wants > 0
 	for _, id := range pr.p.count(replicas, wanting, b.clock.Now(), b.grace) {
 		b.log.Info("discord: giving up a shard to a replica with fewer", "shard", shardName(id, b.shards), "replicas", replicas)
 	}

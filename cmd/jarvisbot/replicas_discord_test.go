@@ -63,6 +63,18 @@ func TestReplicasDiscordShardsST2(t *testing.T) {
 	for i := range procs {
 		procs[i] = startProc(t, e, nil, "serve")
 	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for i, p := range procs {
+			for _, l := range strings.Split(p.out.String(), "\n") {
+				if strings.Contains(l, "discord") {
+					t.Logf("replica %d: %s", i, l)
+				}
+			}
+		}
+	})
 	// placed waits until every shard has one ready session and one holder
 	// among alive, each holding floor or ceil of shards/len(alive); it
 	// returns the holder of each shard.
@@ -188,11 +200,4 @@ func TestReplicasDiscordShardsST2(t *testing.T) {
 		t.Errorf("shards identified while another session had them: %+v", d)
 	}
 	t.Logf("%d identifies in all", len(dc.ShardIdentifies()))
-	for i, p := range procs {
-		for _, l := range strings.Split(p.out.String(), "\n") {
-			if strings.Contains(l, "discord") || strings.Contains(l, "ready") {
-				t.Logf("%d: %s", i, l)
-			}
-		}
-	}
 }
