@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
@@ -39,8 +40,9 @@ func heldShards(log string) []int {
 // TestReplicasDiscordShardsST2: three serve replicas on one store and one
 // bot with four shards (discord.shards). Every shard's gateway session is
 // held by exactly one replica, spread one or two to each; a message in a
-// guild on every shard, and a slash command on a shard other than 0, are
-// answered once, by the replica that holds it. One replica is killed
+// guild on every shard, a slash command on a shard other than 0, and an
+// approval pressed in a guild on shard 2 are answered once, by the
+// replica that holds the shard. One replica is killed
 // (kill -9): its shards are taken over by the other two within seconds,
 // and the next messages are answered once again. No shard ever had two
 // sessions at once.
@@ -58,6 +60,9 @@ func TestReplicasDiscordShardsST2(t *testing.T) {
 	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
 	e.vars["JARVIS_DISCORD_OWNERS"] = "777"
 	e.vars["JARVIS_DISCORD_SHARDS"] = strconv.Itoa(shards)
+	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t)); code != 0 {
+		t.Fatal(errOut)
+	}
 
 	procs := make([]*proc, replicas)
 	for i := range procs {
@@ -166,6 +171,42 @@ func TestReplicasDiscordShardsST2(t *testing.T) {
 			}
 		}
 		return n == 1, dc.InteractionReplies()
+	})
+
+	// An approval is a button press: the prompt goes to the guild the
+	// request came from, and the press arrives on that guild's shard,
+	// where the replica that holds it (and ran the turn) carries it out.
+	for _, p := range procs {
+		waitOutput(t, p.out, "MCP server up")
+	}
+	ch = dc.GuildChannel(dc.Guild(2, shards))
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("mcp:testbox/delete_everything"), Input: `{}`}}},
+		fakellm.Step{Text: "Everything is deleted (in the test)."})
+	dc.SendText(ch, "777", "<@"+dc.BotID()+"> ask testbox to delete everything")
+	var msgID, approve string
+	waitFor(t, "the approval prompt in the guild on shard 2", func() (bool, any) {
+		for _, m := range dc.Sent() {
+			if m.ChannelID == ch && strings.Contains(m.Content, "Approval needed") && len(m.Rows) > 0 {
+				msgID, approve = m.ID, m.Rows[0][0].CustomID
+				return true, nil
+			}
+		}
+		return false, dc.Sent()
+	})
+	press := dc.Click(ch, "777", msgID, approve)
+	waitFor(t, "the tool's outcome after the press", func() (bool, any) {
+		return slices.ContainsFunc(dc.Sent(), func(m fakediscord.Message) bool {
+			return m.ChannelID == ch && strings.Contains(m.Content, "Everything is deleted (in the test).")
+		}), dc.Sent()
+	})
+	waitFor(t, "the answer to the press", func() (bool, any) {
+		var got []fakediscord.InteractionReply
+		for _, r := range dc.InteractionReplies() {
+			if r.InteractionID == press {
+				got = append(got, r)
+			}
+		}
+		return len(got) == 1 && got[0].Content == "Approved", got
 	})
 
 	// Kill the replica with the most shards.
