@@ -92,7 +92,8 @@ type Bot struct {
 	// Sharding across replicas (ST2); see shards.go.
 	shards           int
 	leases           channels.Leases
-	local            bool // leases are this process's own: nothing to share with
+	local            bool         // leases are this process's own: nothing to share with
+	identifying      *localLeases // the identify buckets taken in this process
 	grace, every     time.Duration
 	identifyInterval time.Duration
 
@@ -150,6 +151,7 @@ func New(ctx context.Context, opt Options) (*Bot, error) {
 	// (shards.go), so a send works on every replica, holding a shard or not.
 	s.StateEnabled = false
 	b.shards = max(opt.Shards, 1)
+	b.identifying = newLocalLeases()
 	b.leases, b.local = opt.Leases, opt.Leases == nil
 	if b.local {
 		b.leases = newLocalLeases()

@@ -407,19 +407,32 @@ func (b *Bot) holdShard(ctx, run context.Context, id, buckets int, l channels.Le
 
 // identify runs open, which identifies, holding the bucket's identify
 // lease from before until IdentifyInterval after (or until run ends).
+// The bucket is first taken in this process too: a store may grant a
+// lease again to the process that holds it (PostgreSQL's advisory locks
+// are per connection), and two shards of this replica may share a bucket.
 func (b *Bot) identify(ctx, run context.Context, bucket int, open func() error) error {
 	if b.local && b.shards == 1 {
 		return open() // one session in one process: it identifies once, then resumes
 	}
-	l, err := b.leases.Lead(ctx, identifyRole(bucket))
+	role := identifyRole(bucket)
+	here, err := b.identifying.Lead(ctx, role)
 	if err != nil {
 		return err
 	}
+	l, err := b.leases.Lead(ctx, role)
+	if err != nil {
+		here.Release()
+		return err
+	}
 	err = open()
-	release := b.clock.AfterFunc(b.identifyInterval, l.Release)
+	done := func() {
+		l.Release()
+		here.Release()
+	}
+	release := b.clock.AfterFunc(b.identifyInterval, done)
 	context.AfterFunc(run, func() {
 		if release() {
-			l.Release()
+			done()
 		}
 	})
 	return err

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -379,4 +380,52 @@ func TestShardsOnOneSQLiteStoreST2(t *testing.T) {
 		ms := replicas[1].h.messages()
 		return len(ms) == before+2, ms
 	})
+}
+
+// reentrantLeases grant the identify roles to every caller, as
+// PostgreSQL's advisory locks do to the connection that holds them.
+type reentrantLeases struct{ replicaLeases }
+
+type freeLease struct{}
+
+func (freeLease) Lost() <-chan struct{} { return nil }
+func (freeLease) Release()              {}
+
+func (r reentrantLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
+	if strings.HasPrefix(role, "discord-identify:") {
+		return freeLease{}, nil
+	}
+	return r.replicaLeases.Lead(ctx, role)
+}
+
+// TestIdentifyPacedWithinAReplicaST2: two shards of one replica in one
+// bucket identify IdentifyInterval apart even when the store would grant
+// the bucket's lease to both at once.
+func TestIdentifyPacedWithinAReplicaST2(t *testing.T) {
+	t.Parallel()
+	srv := fakediscord.New(t)
+	const interval = 300 * time.Millisecond
+	opt := quick
+	opt.IdentifyInterval = interval
+	opt.Token, opt.HTTPClient, opt.Shards = srv.Token(), srv.HTTPClient(), 2
+	opt.Leases = reentrantLeases{replicaLeases{newLeaseTable(), "a"}}
+	b, err := New(t.Context(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx, &recorder{}) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	testwait.For(t, 5*time.Second, "both shards open", func() (bool, any) {
+		s := srv.ShardSessions()
+		return s[0] == 1 && s[1] == 1, s
+	})
+	ids := srv.ShardIdentifies()
+	if len(ids) != 2 || ids[1].At.Sub(ids[0].At) < interval {
+		t.Errorf("identifies %+v: want two, %v apart", ids, interval)
+	}
 }
