@@ -2,13 +2,12 @@
 //
 // Run holds the gateway websockets open, one per shard this replica
 // holds (shards.go), and turns what they hear into handler calls, in
-// arrival order, from one goroutine: MESSAGE_CREATE
-// becomes HandleMessage (with Audio for a voice message or an audio
-// attachment, which Audio.Fetch downloads), a button click (an
-// interaction of type 3) becomes HandlePress, and a slash command (type
-// 2) becomes HandleMessage with the text "/name args". Send, SendVoice,
-// Edit, Typing and SetCommands are REST calls and work whether or not Run
-// is running.
+// arrival order, from one goroutine: MESSAGE_CREATE becomes
+// HandleMessage (with Audio for a voice message or an audio attachment,
+// which Audio.Fetch downloads), a button click (an interaction of type 3)
+// becomes HandlePress, and a slash command (type 2) becomes HandleMessage
+// with the text "/name args". Send, SendVoice, Edit, Typing and
+// SetCommands are REST calls and work whether or not Run is running.
 //
 // Across replicas (ST2) each shard's session is held under a lease, so
 // exactly one replica hears a guild (or, on shard 0, the DMs) and answers
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
