@@ -1,35 +1,36 @@
 // Package discord is the Discord channel (CH1-CH3), over discordgo.
 //
-// Run holds the gateway websocket open and turns what it hears into
-// handler calls, in arrival order, from one goroutine: MESSAGE_CREATE
-// becomes HandleMessage (with Audio for a voice message or an audio
-// attachment, which Audio.Fetch downloads), a button click (an
-// interaction of type 3) becomes HandlePress, and a slash command (type
-// 2) becomes HandleMessage with the text "/name args". Send, SendVoice,
-// Edit, Typing and SetCommands are REST calls and work whether or not Run
-// is running.
+// Run holds the gateway websockets open, one per shard this replica
+// holds (shards.go), and turns what they hear into handler calls, in
+// arrival order, from one goroutine: MESSAGE_CREATE becomes
+// HandleMessage (with Audio for a voice message or an audio attachment,
+// which Audio.Fetch downloads), a button click (an interaction of type 3)
+// becomes HandlePress, and a slash command (type 2) becomes HandleMessage
+// with the text "/name args". Send, SendVoice, Edit, Typing and
+// SetCommands are REST calls and work whether or not Run is running.
+//
+// Across replicas (ST2) each shard's session is held under a lease, so
+// exactly one replica hears a guild (or, on shard 0, the DMs) and answers
+// its messages and button presses; REST calls go out from any replica.
 //
 // Chats are "discord:CHANNEL_ID" (guild channels and DMs alike) and users
 // "discord:USER_ID".
 package discord
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/gorilla/websocket"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
-	"github.com/jarvisbot/jarvisbot/internal/retry"
 )
 
 // Platform is the prefix of Discord chats and users: "discord:123".
@@ -46,8 +47,27 @@ type Options struct {
 	// base for REST calls and gateway discovery (discord.api_base).
 	APIBase string
 	Logger  *slog.Logger
-	// Clock times the waits before reconnecting; the wall clock when nil.
+	// Clock times the waits before reconnecting, the shard grace and the
+	// identify pacing; the wall clock when nil.
 	Clock clock.Clock
+
+	// Shards is how many gateway sessions (Discord shards) the bot's
+	// guilds are spread over (discord.shards); 0 is 1.
+	Shards int
+	// Leases share the shards out among the replicas on one store (ST2):
+	// a replica opens a shard's session only while it holds the lease
+	// "discord-shard:N". Nil runs every shard in this process.
+	Leases channels.Leases
+	// ShardGrace is how long a replica that holds its share of the
+	// shards waits before it takes another free one, and how long it
+	// holds more than its share before it gives one up; 5 s when 0.
+	ShardGrace time.Duration
+	// ShardRetry is how often a replica below its share tries for a free
+	// shard, and counts the replicas; 1 s when 0.
+	ShardRetry time.Duration
+	// IdentifyInterval is how long an identify bucket stays taken after
+	// an IDENTIFY: Discord allows one per 5 s per bucket, the default.
+	IdentifyInterval time.Duration
 }
 
 // Intents: messages in guild channels and DMs, with their text. Message
@@ -69,12 +89,19 @@ type Bot struct {
 	ackAfter time.Duration
 	clock    clock.Clock
 
+	// Sharding across replicas (ST2); see shards.go.
+	shards           int
+	leases           channels.Leases
+	local            bool         // leases are this process's own: nothing to share with
+	identifying      *localLeases // the identify buckets taken in this process
+	grace, every     time.Duration
+	identifyInterval time.Duration
+
 	mu      sync.Mutex
-	appID   string          // from READY; until then the bot's user id, which is the same for bots
-	running bool            // Run is running
-	opening bool            // Session.Open is running
-	runCtx  context.Context // Run's context, which ends gateway connections
-	acks    map[*ack]bool   // presses not yet answered, while Run runs
+	appID   string        // from READY; until then the bot's user id, which is the same for bots
+	running bool          // Run is running
+	place   *placement    // the shards Run holds
+	acks    map[*ack]bool // presses not yet answered, while Run runs
 
 	ready     chan struct{} // closed when the first gateway session is ready
 	readyOnce sync.Once
@@ -120,15 +147,18 @@ func New(ctx context.Context, opt Options) (*Bot, error) {
 	if s.Client == nil {
 		s.Client = &http.Client{Timeout: 20 * time.Second}
 	}
-	s.Identify.Intents = intents
-	// Events are queued in the order the gateway sent them (Run); the
-	// library's default runs each handler in its own goroutine.
-	s.SyncEvents = true
-	// Run reconnects, so that shutting down stops it: the library's own
-	// reconnect loop retries forever and cannot be stopped.
-	s.ShouldReconnectOnError = false
+	// b.s only makes REST calls; each shard opens a session of its own
+	// (shards.go), so a send works on every replica, holding a shard or not.
 	s.StateEnabled = false
-	s.Dialer = b.dialer()
+	b.shards = max(opt.Shards, 1)
+	b.identifying = newLocalLeases()
+	b.leases, b.local = opt.Leases, opt.Leases == nil
+	if b.local {
+		b.leases = newLocalLeases()
+	}
+	b.grace = cmp.Or(opt.ShardGrace, defaultShardGrace)
+	b.every = cmp.Or(opt.ShardRetry, defaultShardRetry)
+	b.identifyInterval = cmp.Or(opt.IdentifyInterval, defaultIdentifyInterval)
 
 	u, err := s.User("@me", discordgo.WithContext(ctx))
 	if err != nil {
@@ -141,76 +171,25 @@ func New(ctx context.Context, opt Options) (*Bot, error) {
 // Name is "discord".
 func (b *Bot) Name() string { return Platform }
 
-// dialer dials the gateway so that the end of Run's context aborts an
-// Open waiting on a silent gateway, which discordgo would wait on forever.
-func (b *Bot) dialer() *websocket.Dialer {
-	d := *websocket.DefaultDialer
-	d.NetDialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		b.mu.Lock()
-		run := b.runCtx
-		b.mu.Unlock()
-		if run == nil || run.Err() != nil {
-			return nil, errors.New("the bot is not running")
-		}
-		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		// Only an Open in progress is cut short; an open connection is
-		// closed by Run, with a close frame, so Discord shows the bot
-		// offline at once.
-		stop := context.AfterFunc(run, func() {
-			b.mu.Lock()
-			opening := b.opening
-			b.mu.Unlock()
-			if opening {
-				_ = c.Close() // cuts the Open short; Open returns the error that matters
-			}
-		})
-		return &runConn{Conn: c, stop: stop}, nil
-	}
-	return &d
-}
-
-// open opens the gateway connection, which the end of Run's context
-// aborts.
-func (b *Bot) open() error {
-	b.mu.Lock()
-	b.opening = true
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		b.opening = false
-		b.mu.Unlock()
-	}()
-	return b.s.Open()
-}
-
-type runConn struct {
-	net.Conn
-	stop func() bool
-}
-
-func (c *runConn) Close() error {
-	c.stop()
-	return c.Conn.Close()
-}
-
-// Run connects to the gateway and passes what it hears to h until ctx
-// ends; it reconnects (resuming the session) when the connection drops.
-// It returns nil after ctx ends, about a second later (the library waits
-// for the gateway to close), or an error when the first connection fails.
+// Run opens the gateway sessions of the shards this replica holds and
+// passes what they hear to h until ctx ends; a session reconnects
+// (resuming) when its connection drops. Events of all shards reach h in
+// the order each gateway sent them, from one goroutine. It returns nil
+// after ctx ends, about a second later (the library waits for the
+// gateway to close). Without Options.Leases it returns an error when a
+// shard's first connection fails; with them, it logs the failure and
+// tries again, since another replica may do better.
 func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 	b.mu.Lock()
 	if b.running {
 		b.mu.Unlock()
 		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "discord: the bot is already running")
 	}
-	b.running, b.runCtx = true, ctx
+	b.running = true
 	b.mu.Unlock()
 	defer func() {
 		b.mu.Lock()
-		b.running, b.runCtx = false, nil
+		b.running = false
 		for a := range b.acks {
 			a.stop()
 		}
@@ -218,8 +197,8 @@ func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 		b.mu.Unlock()
 	}()
 
-	// The gateway's reader only queues; one loop below calls h, so a slow
-	// handler never delays heartbeats.
+	// The gateways' readers only queue; one loop below calls h, so a
+	// slow handler never delays heartbeats.
 	events := make(chan func(), 256)
 	queue := func(f func()) {
 		select {
@@ -227,108 +206,23 @@ func (b *Bot) Run(ctx context.Context, h channels.Handler) error {
 		case <-ctx.Done():
 		}
 	}
-	down := make(chan struct{}, 1)
-	for _, remove := range []func(){
-		b.s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
-			if msg, ok := b.message(m.Message); ok {
-				queue(func() { h.HandleMessage(ctx, msg) })
-			}
-		}),
-		b.s.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
-			b.interaction(ctx, i.Interaction, h, queue)
-		}),
-		b.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
-			if r.Application != nil && r.Application.ID != "" {
-				b.mu.Lock()
-				b.appID = r.Application.ID
-				b.mu.Unlock()
-			}
-			if r.User != nil {
-				b.log.Info("discord: connected to the gateway", "bot", r.User.Username)
-			}
-		}),
-		b.s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) {
-			select {
-			case down <- struct{}{}:
-			default:
-			}
-		}),
-	} {
-		defer remove()
-	}
-
-	if err := b.open(); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return gatewayError(err)
-	}
-	defer func() {
-		if err := b.s.Close(); err != nil {
-			b.log.Warn("discord: closing the gateway connection", "err", err)
-		}
-	}()
-	b.readyOnce.Do(func() { close(b.ready) }) // Open returns after READY
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Add(1)
+	hold, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	done := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		b.keepConnected(ctx, down)
+		defer close(done)
+		b.holdShards(hold, ctx, h, queue, stop)
 	}()
 	for {
 		select {
-		case <-ctx.Done():
-			return nil
+		case <-hold.Done():
+			<-done
+			if ctx.Err() != nil {
+				return nil
+			}
+			return context.Cause(hold)
 		case f := <-events:
 			f()
-		}
-	}
-}
-
-// keepConnected reopens the gateway after each drop until ctx ends: the
-// first try after half a second, then backing off from 1 s to 2 min.
-//
-// The pause matters. When a connection dies, discordgo's heartbeat
-// goroutine for it can be blocked while Close waits a second; it then
-// fails its write and calls Close again, which would close a connection
-// opened in that instant. A pause lets it close nothing.
-func (b *Bot) keepConnected(ctx context.Context, down <-chan struct{}) {
-	restart := retry.New(b.clock, retry.Policy{Min: 500 * time.Millisecond, Max: 2 * time.Minute})
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-down:
-		}
-		b.log.Warn("discord: the gateway connection dropped; reconnecting")
-		restart.Reset()
-		delay := restart.Next()
-		for {
-			if !restart.Wait(ctx, delay) {
-				return
-			}
-			select { // drops noticed while waiting are this one
-			case <-down:
-			default:
-			}
-			err := b.open()
-			if err == nil {
-				b.log.Info("discord: reconnected to the gateway")
-				break
-			}
-			if errors.Is(err, discordgo.ErrWSAlreadyOpen) {
-				// The dropped connection is still being closed (its
-				// heartbeat goroutine's Close); its end signals down
-				// again, and the next try opens a new one.
-				b.log.Debug("discord: the dropped gateway connection is still closing; reconnecting once it has")
-				break
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			delay = restart.Next()
-			b.log.Warn("discord: reconnecting to the gateway failed; retrying", "in", delay, "err", gatewayError(err))
 		}
 	}
 }

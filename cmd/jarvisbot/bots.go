@@ -52,7 +52,7 @@ func (a *app) botChannels(ctx context.Context, cfg config.Config, rs replicaStor
 		}
 	}
 	if tok := a.secretOrEnv(ctx, cfg, "DISCORD_BOT_TOKEN"); tok != "" {
-		bot, err := discord.New(ctx, discord.Options{Token: tok, APIBase: cfg.Discord.APIBase, Logger: a.logger(cfg)})
+		bot, err := discord.New(ctx, discord.Options{Token: tok, APIBase: cfg.Discord.APIBase, Logger: a.logger(cfg), Shards: cfg.Discord.Shards, Leases: leases})
 		if err != nil {
 			return nil, err
 		}

@@ -91,6 +91,9 @@ const IsVoiceMessage = 1 << 13
 func (s *Server) Post(channelID, userID string, m UserMessage) string {
 	id := s.id()
 	dm := s.isDM(channelID)
+	s.mu.Lock()
+	guild := s.guildOfLocked(channelID)
+	s.mu.Unlock()
 	intent := IntentGuildMessages
 	if dm {
 		intent = IntentDirectMessages
@@ -100,7 +103,7 @@ func (s *Server) Post(channelID, userID string, m UserMessage) string {
 	if m.ReplyTo != "" {
 		reference = map[string]any{"message_id": m.ReplyTo, "channel_id": channelID}
 		if !dm {
-			reference["guild_id"] = s.guild
+			reference["guild_id"] = guild
 		}
 		s.mu.Lock()
 		if to, ok := s.messages[m.ReplyTo]; ok && to.ChannelID == channelID {
@@ -117,7 +120,7 @@ func (s *Server) Post(channelID, userID string, m UserMessage) string {
 	if m.Voice {
 		flags |= IsVoiceMessage
 	}
-	s.dispatch("MESSAGE_CREATE", intent, func(intents int) any {
+	s.dispatch("MESSAGE_CREATE", guild, intent, func(intents int) any {
 		content, files := m.Text, attachments
 		if !dm && !mentioned && userID != s.bot.ID && intents&IntentMessageContent == 0 {
 			content, files = "", []any{}
@@ -138,7 +141,7 @@ func (s *Server) Post(channelID, userID string, m UserMessage) string {
 			j["referenced_message"] = referenced
 		}
 		if !dm {
-			j["guild_id"] = s.guild
+			j["guild_id"] = guild
 			j["member"] = map[string]any{"roles": []any{}, "joined_at": now(), "deaf": false, "mute": false, "flags": 0}
 		}
 		return j
@@ -232,8 +235,9 @@ func (s *Server) interact(channelID, userID, messageID string, typ int, msg, dat
 	in := &interaction{id: s.idLocked(), token: "itoken-" + s.idLocked(), messageID: messageID, channelID: channelID}
 	s.interactions[in.id] = in
 	_, dm := s.dms[channelID]
+	guild := s.guildOfLocked(channelID)
 	s.mu.Unlock()
-	s.dispatch("INTERACTION_CREATE", 0, func(int) any {
+	s.dispatch("INTERACTION_CREATE", guild, 0, func(int) any {
 		p := map[string]any{
 			"id": in.id, "application_id": s.bot.ID, "type": typ, "token": in.token, "version": 1,
 			"channel_id": channelID, "data": data, "app_permissions": "0", "locale": "en-US",
@@ -245,7 +249,7 @@ func (s *Server) interact(channelID, userID, messageID string, typ int, msg, dat
 			p["user"] = s.userJSON(userID)
 			p["context"] = 1
 		} else {
-			p["guild_id"] = s.guild
+			p["guild_id"] = guild
 			p["guild_locale"] = "en-US"
 			p["member"] = map[string]any{"user": s.userJSON(userID), "roles": []any{}, "joined_at": now(), "permissions": "0", "flags": 0}
 			p["context"] = 0
@@ -284,8 +288,8 @@ func (s *Server) messageJSONLocked(m *Message) map[string]any {
 		j["type"] = 19
 		j["message_reference"] = map[string]any{"message_id": m.ReplyTo, "channel_id": m.ChannelID}
 	}
-	if _, dm := s.dms[m.ChannelID]; !dm {
-		j["guild_id"] = s.guild
+	if g := s.guildOfLocked(m.ChannelID); g != "" {
+		j["guild_id"] = g
 	}
 	return j
 }

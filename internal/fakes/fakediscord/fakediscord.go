@@ -5,6 +5,13 @@
 // SendAudio, Post, Click, SlashCommand) and reads back what the bot did
 // (Sent, with the files it uploaded; InteractionReplies, Commands, Typing).
 //
+// Sharding is Discord's: a session that identifies with shard [id, count]
+// hears the guilds with (guild_id >> 22) % count == id, and shard 0 the
+// DMs (Guild makes a guild on a chosen shard). The fake counts IDENTIFYs
+// with their shards and times, and records a session that identifies a
+// shard another session has open (Duplicates), which Discord allows and
+// which makes a bot answer twice.
+//
 // The bot reaches it through HTTPClient, whose transport sends requests
 // for Discord's API host to the fake, lets requests to the fake itself
 // pass, and refuses every other host; the gateway URL and the attachment
@@ -133,10 +140,14 @@ type Server struct {
 	typing       []string
 	interactions map[string]*interaction
 	dms          map[string]string // channel id -> user id
+	guilds       map[string]string // channel id -> guild id, for channels of GuildChannel
+	guildIDs     []string          // every guild, the first s.guild
 	attachments  map[string]*attachment
 	fails        map[string][]int
 	requests     map[string]int
-	identifies   []int // intents of each IDENTIFY
+	identifies   []Identify
+	duplicates   []Identify // IDENTIFYs of a shard another session had open
+	concurrency  int        // max_concurrency of GET /gateway/bot
 	heartbeats   int
 	closeCodes   []int
 	silent       bool
@@ -170,6 +181,8 @@ func New(t Reporter) *Server {
 		messages:     map[string]*Message{},
 		interactions: map[string]*interaction{},
 		dms:          map[string]string{},
+		guilds:       map[string]string{},
+		concurrency:  1,
 		attachments:  map[string]*attachment{},
 		fails:        map[string][]int{},
 		requests:     map[string]int{},
@@ -178,6 +191,7 @@ func New(t Reporter) *Server {
 	}
 	s.bot = user{ID: s.id(), Username: "jarvisbot", Bot: true}
 	s.guild = s.id()
+	s.guildIDs = []string{s.guild}
 
 	mux := http.NewServeMux()
 	// discordgo adds a slash before the query; other clients may not.
@@ -292,12 +306,121 @@ func (s *Server) Typing() []string {
 	return out
 }
 
+// Identify is one IDENTIFY the gateway accepted.
+type Identify struct {
+	Intents int
+	// Shard and Shards are the identify's shard [id, count]; a session
+	// that gave none is shard 0 of 1 and hears every guild.
+	Shard, Shards int
+	At            time.Time
+}
+
 // Identifies returns the intents of every IDENTIFY received.
 func (s *Server) Identifies() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]int, len(s.identifies))
-	copy(out, s.identifies)
+	for i, id := range s.identifies {
+		out[i] = id.Intents
+	}
+	return out
+}
+
+// ShardIdentifies returns every IDENTIFY received, in order.
+func (s *Server) ShardIdentifies() []Identify {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Identify(nil), s.identifies...)
+}
+
+// Duplicates returns the IDENTIFYs of a shard that another gateway
+// session had open at the time. Discord lets the second in and sends the
+// shard's events to both, so a bot doing it answers every message twice;
+// the fake does the same, and records it for the test to assert on.
+func (s *Server) Duplicates() []Identify {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Identify(nil), s.duplicates...)
+}
+
+// SetMaxConcurrency sets the max_concurrency GET /gateway/bot reports:
+// how many identify buckets there are (shard % max_concurrency), each
+// allowing one IDENTIFY per 5 s. It is 1 by default, as for most bots.
+func (s *Server) SetMaxConcurrency(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.concurrency = n
+}
+
+// Guild returns the id of a new guild that Discord places on shard of
+// shards: (guild_id >> 22) % shards == shard.
+func (s *Server) Guild(shard, shards int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq += 1 << 22 // a new timestamp part for every guild
+	ts := s.seq >> 22
+	for ts%int64(shards) != int64(shard) {
+		ts++
+	}
+	s.seq = ts<<22 | 1
+	id := strconv.FormatInt(s.seq, 10)
+	s.guildIDs = append(s.guildIDs, id)
+	return id
+}
+
+// GuildChannel returns the id of a new text channel in guild (from Guild
+// or GuildID). Channels the fake did not make belong to GuildID's guild.
+func (s *Server) GuildChannel(guild string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.idLocked()
+	s.guilds[id] = guild
+	return id
+}
+
+// ShardOf is the shard of shards that hears channelID: its guild's by
+// Discord's formula, 0 for a DM.
+func (s *Server) ShardOf(channelID string, shards int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shardOfLocked(s.guildOfLocked(channelID), shards)
+}
+
+// guildOfLocked is the guild of channelID; "" for a DM.
+func (s *Server) guildOfLocked(channelID string) string {
+	if _, dm := s.dms[channelID]; dm {
+		return ""
+	}
+	if g, ok := s.guilds[channelID]; ok {
+		return g
+	}
+	return s.guild
+}
+
+// shardOfLocked is Discord's formula: DMs on shard 0, a guild on
+// (guild_id >> 22) % shards.
+func (s *Server) shardOfLocked(guild string, shards int) int {
+	if guild == "" || shards <= 1 {
+		return 0
+	}
+	id, err := strconv.ParseInt(guild, 10, 64)
+	if err != nil {
+		s.t.Errorf("fakediscord: guild id %q is not a snowflake", guild)
+		return 0
+	}
+	return int((id >> 22) % int64(shards))
+}
+
+// ShardSessions counts the ready gateway sessions of each shard id.
+func (s *Server) ShardSessions() map[int]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[int]int{}
+	for c := range s.conns {
+		if c.ready {
+			out[c.shard]++
+		}
+	}
 	return out
 }
 

@@ -20,7 +20,10 @@ type gwConn struct {
 	wmu     sync.Mutex // gorilla allows one writer at a time
 	session string     // set by IDENTIFY or RESUME; guarded by Server.mu
 	intents int        // guarded by Server.mu
-	ready   bool       // READY or RESUMED sent; guarded by Server.mu
+	// shard and shards are the IDENTIFY's shard [id, count]; shards is 0
+	// for a session that gave none. Guarded by Server.mu.
+	shard, shards int
+	ready         bool // READY or RESUMED sent; guarded by Server.mu
 	// readying is set just before READY goes out, so a bot that has read
 	// READY always finds it set (ReadySent); guarded by Server.mu.
 	readying bool
@@ -29,9 +32,10 @@ type gwConn struct {
 // session is what a gateway session keeps across connections: Discord
 // replays the events a resumed session missed.
 type session struct {
-	seq     int64
-	intents int
-	sent    []event // the latest dispatches, for replay
+	seq           int64
+	intents       int
+	shard, shards int
+	sent          []event // the latest dispatches, for replay
 }
 
 type event struct {
@@ -75,8 +79,14 @@ func (s *Server) gateway(w http.ResponseWriter, r *http.Request) {
 func (s *Server) gatewayBot(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"url": s.wsURL(), "shards": 1,
-		"session_start_limit": map[string]any{"total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": 1},
+		"session_start_limit": map[string]any{"total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": s.maxConcurrency()},
 	})
+}
+
+func (s *Server) maxConcurrency() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.concurrency
 }
 
 // serveGateway runs one gateway connection: HELLO, then IDENTIFY or
@@ -148,6 +158,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			var id struct {
 				Token   string `json:"token"`
 				Intents int    `json:"intents"`
+				Shard   []int  `json:"shard"`
 			}
 			if json.Unmarshal(f.Data, &id) != nil {
 				c.closeWith(4002, "Error while decoding payload.")
@@ -163,16 +174,38 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 				c.closeWith(4005, "Already authenticated.")
 				return
 			}
+			shard, shards := 0, 0
+			if id.Shard != nil {
+				if len(id.Shard) != 2 || id.Shard[1] < 1 || id.Shard[0] < 0 || id.Shard[0] >= id.Shard[1] {
+					s.mu.Unlock()
+					c.closeWith(4010, "Invalid shard.")
+					return
+				}
+				shard, shards = id.Shard[0], id.Shard[1]
+			}
 			c.session = s.idLocked()
-			c.intents = id.Intents
-			s.identifies = append(s.identifies, id.Intents)
-			s.sessions[c.session] = &session{intents: id.Intents}
+			c.intents, c.shard, c.shards = id.Intents, shard, shards
+			ident := Identify{Intents: id.Intents, Shard: shard, Shards: max(shards, 1), At: time.Now()}
+			for o := range s.conns {
+				if o != c && (o.ready || o.readying) && o.shard == shard && o.shards == shards {
+					s.duplicates = append(s.duplicates, ident)
+					break
+				}
+			}
+			s.identifies = append(s.identifies, ident)
+			s.sessions[c.session] = &session{intents: id.Intents, shard: shard, shards: shards}
+			var guilds []any
+			for _, g := range s.guildIDs {
+				if s.shardOfLocked(g, shards) == shard {
+					guilds = append(guilds, map[string]any{"id": g, "unavailable": true})
+				}
+			}
 			c.readying = true
 			s.mu.Unlock()
 			s.send(c, "READY", map[string]any{
 				"v": 9, "user": s.bot, "session_id": c.session, "resume_gateway_url": s.wsURL(),
-				"guilds": []any{map[string]any{"id": s.guild, "unavailable": true}}, "private_channels": []any{},
-				"shard": []int{0, 1}, "application": map[string]any{"id": s.bot.ID, "flags": 0},
+				"guilds": guilds, "private_channels": []any{},
+				"shard": []int{shard, max(shards, 1)}, "application": map[string]any{"id": s.bot.ID, "flags": 0},
 			})
 			s.markReady(c)
 		case 6: // resume
@@ -194,7 +227,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			var missed []event
 			if known {
 				c.session = res.SessionID
-				c.intents = sess.intents
+				c.intents, c.shard, c.shards = sess.intents, sess.shard, sess.shards
 				for _, e := range sess.sent {
 					if e.Seq > res.Seq {
 						missed = append(missed, e)
@@ -251,10 +284,10 @@ func (s *Server) send(c *gwConn, typ string, data any) {
 	c.write(e)
 }
 
-// dispatch sends an event to every ready session whose intents ask for
-// it, waiting up to five seconds for one to be ready. It reports whether
-// any session got it.
-func (s *Server) dispatch(event string, intent int, data func(intents int) any) bool {
+// dispatch sends an event of guild ("" for a DM) to every ready session
+// of the guild's shard whose intents ask for it, waiting up to five
+// seconds for one to be ready. It reports whether any session got it.
+func (s *Server) dispatch(event, guild string, intent int, data func(intents int) any) bool {
 	var ready []*gwConn
 	intents := map[*gwConn]int{}
 	err := testwait.Until(5*time.Second, "a bot connected to the gateway to receive "+event, func() (bool, any) {
@@ -262,12 +295,12 @@ func (s *Server) dispatch(event string, intent int, data func(intents int) any) 
 		defer s.mu.Unlock()
 		ready, intents = ready[:0], map[*gwConn]int{}
 		for c := range s.conns {
-			if c.ready {
+			if c.ready && s.shardOfLocked(guild, c.shards) == c.shard {
 				ready = append(ready, c)
 				intents[c] = c.intents
 			}
 		}
-		return len(ready) > 0, fmt.Sprintf("%d connections, none ready", len(s.conns))
+		return len(ready) > 0, fmt.Sprintf("%d connections, none ready on the shard of guild %q", len(s.conns), guild)
 	}, testwait.WithChange(s.changes))
 	if err != nil {
 		s.t.Errorf("fakediscord: %v", err)
