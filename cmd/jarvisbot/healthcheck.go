@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -23,7 +25,9 @@ func cmdHealthcheck(ctx context.Context, a *app, args []string) error {
 	ready := fs.Bool("ready", false, "ask /readyz (ready for traffic) instead of /healthz (alive)")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
 	pos, err := parseFlags(fs, args)
-	if err != nil {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	} else if err != nil {
 		return unhealthy(err)
 	}
 	if len(pos) > 0 {
