@@ -227,3 +227,26 @@ func TestSystemdUnitInvariants(t *testing.T) {
 	}
 	checkEnvRead(t, "the unit", slices.DeleteFunc(env, func(n string) bool { return n == "HOME" }))
 }
+
+// TestDockerignoreKeepsTheBuild: nothing the build reads is left out of
+// the image's build context: the module files and every embedded folder.
+func TestDockerignoreKeepsTheBuild(t *testing.T) {
+	var patterns []string
+	for _, line := range strings.Split(repoFile(t, ".dockerignore"), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			patterns = append(patterns, strings.TrimPrefix(line, "**/"))
+		}
+	}
+	needed := []string{"go.mod", "go.sum", "cmd/jarvisbot/main.go", "web/static", "skills/shipped", "plugins/shipped",
+		"store/sqlite/migrations", "internal/words/lists", "internal/words/thesaurus.txt", "plugins/plugin.schema.json"}
+	for _, n := range needed {
+		for _, p := range patterns {
+			// A pattern excludes the path or any folder above it.
+			for dir := n; dir != "."; dir = filepath.Dir(dir) {
+				if ok, _ := filepath.Match(p, dir); ok {
+					t.Errorf(".dockerignore's %q leaves %s out of the build", p, n)
+				}
+			}
+		}
+	}
+}
