@@ -152,8 +152,8 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
 		ErrorLog:      logAdapter{m.log},
 		ErrorHandling: promhttp.ContinueOnError,
-		// A scrape is small; one at a time keeps the store's reads from
-		// piling up behind a slow database.
+		// A scrape is small; two at a time (two Prometheus servers) keep
+		// the gauges' store reads from piling up behind a slow database.
 		MaxRequestsInFlight: 2,
 	})
 }
