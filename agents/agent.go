@@ -95,6 +95,9 @@ type Runtime struct {
 	// (M5), so its next turn there resumes it; nil starts every delegate
 	// turn afresh.
 	Sessions store.DelegateSessions
+	// Observer, when set, hears each turn, tool call and offer, for an
+	// operator's metrics (observe.go).
+	Observer Observer
 
 	schemas schemaCache
 }
@@ -174,7 +177,8 @@ func (r *Runtime) now() time.Time {
 }
 
 // Turn answers one message (A2).
-func (r *Runtime) Turn(ctx context.Context, in Input) (Result, error) {
+func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
+	defer r.observeTurn(ctx, time.Now(), &err)
 	if in.Retry {
 		if res, begun, err := r.retry(ctx, in); begun {
 			return res, err
@@ -321,6 +325,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	}
 	st.plan = plan
 	st.offered = newOffer(t.Tools)
+	r.observer().Offered(len(t.Tools))
 	for _, cp := range t.Tools {
 		st.res.Tools = append(st.res.Tools, cp.ID)
 	}
@@ -473,7 +478,8 @@ func (r *Runtime) answerCalls(ctx context.Context, st *turnState, calls []llm.To
 // as if the turn had waited, the other calls of that step run by their
 // tiers, and the model goes on. The answer goes back to the chat the
 // request came from, which the caller delivers.
-func (r *Runtime) Continue(ctx context.Context, a store.Approval) (Result, error) {
+func (r *Runtime) Continue(ctx context.Context, a store.Approval) (res Result, err error) {
+	defer r.observeTurn(ctx, time.Now(), &err)
 	stored, err := r.Store.History(ctx, a.Chat, 50)
 	if err != nil {
 		return Result{}, err
@@ -511,6 +517,7 @@ func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Re
 	call := llm.ToolCall{ID: "decided-" + a.ID, Name: llm.WireName(cp.ID), Input: json.RawMessage(a.Args)}
 	res, outcome, asked := r.decided(ctx, st.in, cp, call, a)
 	st.res.Calls = append(st.res.Calls, CallRecord{Tool: cp.ID, Tier: catalog.TierAsk, Outcome: outcome})
+	r.observeCalls(st.res.Calls[len(st.res.Calls)-1:])
 	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] The owner has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s%s\n\nTell the owner briefly what came of it.",
 		a.Summary, a.Tool, outcome, res.Content, r.join(ctx, st, asked))}
 	if err := r.save(ctx, st.in, note); err != nil {
@@ -721,6 +728,7 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 			results[i].Content += r.join(ctx, st, asked[i])
 		}
 	}
+	r.observeCalls(records)
 	return results, records
 }
 

@@ -134,7 +134,9 @@ func (r *Runtime) delegateTurn(ctx context.Context, st *turnState) (DelegateTurn
 			if outcome == outcomeAwaiting && *awaiting == nil {
 				*awaiting = cmp.Or(ctx.Err(), approvals.ErrClosed)
 			}
-			st.res.Calls = append(st.res.Calls, CallRecord{Tool: DelegateToolID(st.agent, tool), Tier: catalog.TierAsk, Outcome: outcome})
+			rec := CallRecord{Tool: DelegateToolID(st.agent, tool), Tier: catalog.TierAsk, Outcome: outcome}
+			st.res.Calls = append(st.res.Calls, rec)
+			r.observeCalls([]CallRecord{rec})
 			return ok, err
 		},
 		Session: session,

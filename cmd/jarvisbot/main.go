@@ -60,6 +60,9 @@ func commands() map[string]command {
 		"skills":    {"list, show, switch, install (from any app), promote and remove skills", cmdSkills},
 		"web":       {"print a one-time sign-in link to the dashboard that serve serves", cmdWeb},
 		"plugins":   {"the plugin store: list, show, install (with sign-in), signin, remove; validate DIR", cmdPlugins},
+
+		// For operators (issue 20).
+		"healthcheck": {"exit 0 when serve answers /healthz (--ready: /readyz) on the web listener, else 1; for a container's HEALTHCHECK", cmdHealthcheck},
 	}
 }
 

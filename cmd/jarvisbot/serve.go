@@ -53,6 +53,10 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	s.shared = shared
 	defer s.Close()
+	// The dashboard's listener opens before anything starts, so that
+	// /healthz and /readyz answer during start-up (issue 20, health.go).
+	dash := a.serveWeb(cfg, s, log)
+	defer dash.Close()
 	jobs, err := scheduledJobs(ctx, cfg, s.db, a.stderr)
 	if err != nil {
 		return err
@@ -93,8 +97,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	surf := a.serveSurface(cfg, s, log)
 	defer surf.Close()
-	dash := a.serveWeb(cfg, s, log)
-	defer dash.Close()
+	s.ready.started.Store(true) // /readyz, and the dashboard's pages
 	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)
 	s.afterReady(ctx)
 	return s.wait(ctx, stopRecv, ends, running, cmp.Or(cfg.ShutdownTimeout, config.DefaultShutdownTimeout), log)
@@ -109,6 +112,8 @@ type session struct {
 	// shared are the jobs replicas on PostgreSQL share (ST2); nil with
 	// SQLite.
 	shared *replicas.Jobs
+	// ready is what /readyz tells (health.go).
+	ready readiness
 }
 
 // sessionOptions say who answers and where approvals are asked.
@@ -270,6 +275,7 @@ func (s *session) wait(ctx context.Context, stopRecv context.CancelFunc, ends <-
 // deferred Close then stops the MCP servers and closes the store, which
 // nothing uses any more.
 func (s *session) shutdown(stopRecv context.CancelFunc, ends <-chan channelEnd, running int, limit time.Duration, log *slog.Logger) error {
+	s.ready.draining.Store(true) // /readyz: send nothing new here
 	log.Info("stopping: no new messages; answers in progress may finish", "deadline", limit)
 	deadline, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()

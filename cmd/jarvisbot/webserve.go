@@ -14,8 +14,9 @@ import (
 )
 
 // serveWeb starts the dashboard (W1) at the configured address, when it
-// is on; like the MCP endpoint, an address that cannot be bound is logged
-// and serve goes on without it.
+// is on, with the operator's probes and metrics beside it (health.go);
+// like the MCP endpoint, an address that cannot be bound is logged and
+// serve goes on without it.
 func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) *endpoint {
 	addr := cfg.Web.Addr()
 	if addr == "" {
@@ -34,8 +35,14 @@ func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) *endpoin
 		log.Error("the dashboard is not served", "err", err)
 		return nil
 	}
+	probes, err := a.probes(cfg, s, log)
+	if err != nil {
+		_ = ln.Close() // nothing was served on it
+		log.Error("the dashboard is not served: its metrics cannot be set up", "err", err)
+		return nil
+	}
 	ep := serveHTTP(httpSite{what: "the dashboard", setting: "web.listen or JARVIS_WEB_LISTEN",
-		ln: ln, cert: cfg.Web.TLSCert, key: cfg.Web.TLSKey, path: "/"}, srv.Handler(), log)
+		ln: ln, cert: cfg.Web.TLSCert, key: cfg.Web.TLSKey, path: "/"}, probes.Wrap(untilStarted(&s.ready, srv.Handler())), log)
 	if ep == nil {
 		return nil
 	}

@@ -55,6 +55,8 @@ const (
 	EnvWebListen            = "JARVIS_WEB_LISTEN"             // overrides web.listen
 	EnvWebURL               = "JARVIS_WEB_URL"                // overrides web.url
 	EnvDatabaseURL          = "JARVIS_DATABASE_URL"           // overrides store (may hold the password)
+	EnvWebMetrics           = "JARVIS_WEB_METRICS"            // overrides web.metrics (1 or 0)
+	EnvWebBehindProxy       = "JARVIS_WEB_BEHIND_PROXY"       // overrides web.behind_proxy (1 or 0)
 )
 
 // DefaultMCPListen is where serve listens for apps over MCP unless
@@ -278,6 +280,15 @@ type Web struct {
 	// URL is the address the owner opens, when it is not the listen
 	// address (behind a reverse proxy): sign-in links start with it.
 	URL string `yaml:"url"`
+	// Metrics serves Prometheus metrics at /metrics on this listener,
+	// without sign-in; off by default, since the listener may be public.
+	Metrics bool `yaml:"metrics"`
+	// BehindProxy says a reverse proxy on a private network terminates
+	// TLS in front of the listener: a listen address beyond loopback is
+	// then accepted without tls_cert, and /metrics refuses requests the
+	// proxy forwarded (X-Forwarded-For), so that it is scraped directly
+	// and never published through the proxy.
+	BehindProxy bool `yaml:"behind_proxy"`
 }
 
 // Browser configures builtin:browser (P6).
@@ -813,6 +824,18 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	if v := getenv(EnvWebURL); v != "" {
 		c.Web.URL = v
 	}
+	for _, b := range []struct {
+		name string
+		to   *bool
+	}{{EnvWebMetrics, &c.Web.Metrics}, {EnvWebBehindProxy, &c.Web.BehindProxy}} {
+		if v := getenv(b.name); v != "" {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: give 1 (on) or 0 (off)", b.name, v)
+			}
+			*b.to = on
+		}
+	}
 	if err := c.Web.check(); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s / %s: %w", EnvWebListen, EnvWebURL, err)
 	}
@@ -917,7 +940,7 @@ func (m MCPListen) Addr() string { return listenAddr(m.Listen, DefaultMCPListen)
 // check refuses an address beyond loopback without TLS: every request
 // carries an app's key, which must not cross a network in clear.
 func (m MCPListen) check() error {
-	return checkListen(m.Listen, DefaultMCPListen, m.TLSCert, m.TLSKey)
+	return checkListen(m.Listen, DefaultMCPListen, m.TLSCert, m.TLSKey, false)
 }
 
 // Addr is the dashboard's listen address, "" when it is off.
@@ -927,7 +950,11 @@ func (w Web) Addr() string { return listenAddr(w.Listen, DefaultWebListen) }
 // endpoint: the session cookie must not cross a network in clear. A URL,
 // when given, must be an http(s) address to open.
 func (w Web) check() error {
-	if err := checkListen(w.Listen, DefaultWebListen, w.TLSCert, w.TLSKey); err != nil {
+	// Behind a proxy that terminates TLS (a container's network, a
+	// private LAN) clear text to the proxy is the design.
+	if err := checkListen(w.Listen, DefaultWebListen, w.TLSCert, w.TLSKey, w.BehindProxy); errors.Is(err, errClearBeyondLoopback) {
+		return fmt.Errorf("%w (or set behind_proxy when a reverse proxy on a private network, such as a container's, terminates TLS)", err)
+	} else if err != nil {
 		return err
 	}
 	if w.URL != "" {
@@ -998,9 +1025,13 @@ func listenAddr(listen, def string) string {
 	return listen
 }
 
+// errClearBeyondLoopback is an address beyond loopback without TLS.
+var errClearBeyondLoopback = errors.New("reaches beyond this machine")
+
 // checkListen refuses an address that is no host:port, and one beyond
-// loopback without TLS.
-func checkListen(listen, def, cert, key string) error {
+// loopback without TLS unless proxied (a reverse proxy terminates TLS in
+// front of it).
+func checkListen(listen, def, cert, key string, proxied bool) error {
 	addr := listenAddr(listen, def)
 	if addr == "" {
 		return nil
@@ -1014,8 +1045,8 @@ func checkListen(listen, def, cert, key string) error {
 	}
 	ip := net.ParseIP(host)
 	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
-	if !loopback && cert == "" {
-		return fmt.Errorf("listen %q reaches beyond this machine: set tls_cert and tls_key, or keep it on 127.0.0.1 behind a reverse proxy that terminates TLS", listen)
+	if !loopback && cert == "" && !proxied {
+		return fmt.Errorf("listen %q %w: set tls_cert and tls_key, or keep it on 127.0.0.1 behind a reverse proxy that terminates TLS", listen, errClearBeyondLoopback)
 	}
 	return nil
 }

@@ -135,11 +135,25 @@ mcp_server:
 #           tls_key, or keep it on loopback behind a reverse proxy.
 #   url: the address you open, when a reverse proxy serves it
 #        (https://jarvis.example.org); JARVIS_WEB_URL wins.
+#   /healthz (the process is alive) and /readyz (it answers: the store
+#   answers, the channels started, it is not stopping) need no sign-in
+#   and say nothing private.
+#   metrics: true serves Prometheus metrics at /metrics, without sign-in;
+#            off by default, since the listener may be public.
+#            JARVIS_WEB_METRICS=1 (or 0) wins.
+#   behind_proxy: true when a reverse proxy on a private network (a
+#                 container's, a LAN) terminates TLS in front: listen may
+#                 then reach beyond loopback without tls_cert, and
+#                 /metrics refuses what the proxy forwards (requests with
+#                 X-Forwarded-For), so scrape the replica directly.
+#                 JARVIS_WEB_BEHIND_PROXY=1 (or 0) wins.
 web:
   listen: 127.0.0.1:8780
   tls_cert: ""
   tls_key: ""
   url: ""
+  metrics: false
+  behind_proxy: false
 
 # transcription: voice notes you send are turned into text (V1) by an
 # OpenAI-compatible /v1/audio/transcriptions endpoint: OpenAI, a local
