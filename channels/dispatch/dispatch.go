@@ -707,9 +707,14 @@ func (d *Desk) command(ctx context.Context, m channels.Message, text string) {
 			q.msgs = nil
 		}
 		d.mu.Unlock()
-		if cancel == nil {
+		switch {
+		case cancel == nil && d.opt.Queue != nil:
+			// Replicas: the chat's turn may run on another process,
+			// which this one cannot stop (README, "Several replicas").
+			d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Nothing is running here. With several replicas, /cancel stops only a turn on the replica that got it; another replica's turn finishes on its own."})
+		case cancel == nil:
 			d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Nothing is running."})
-		} else {
+		default:
 			cancel()
 		}
 		return

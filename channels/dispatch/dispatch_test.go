@@ -70,6 +70,12 @@ func setup(t *testing.T, owners ...string) (*Desk, *chatPlatform, *fakellm.Serve
 // setupWith builds a desk on the store that wrap makes of the database.
 func setupWith(t *testing.T, wrap func(*sqlite.DB) Store, owners ...string) (*Desk, *chatPlatform, *fakellm.Server, *sqlite.DB) {
 	t.Helper()
+	return setupOpts(t, wrap, func(*Options) {}, owners...)
+}
+
+// setupOpts is setupWith whose options mod changes before the desk is made.
+func setupOpts(t *testing.T, wrap func(*sqlite.DB) Store, mod func(*Options), owners ...string) (*Desk, *chatPlatform, *fakellm.Server, *sqlite.DB) {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
 	if err != nil {
@@ -85,7 +91,9 @@ func setupWith(t *testing.T, wrap func(*sqlite.DB) Store, owners ...string) (*De
 	cat := catalog.New()
 	rt := &agents.Runtime{Catalog: cat.View, Store: db, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
 	plat := &chatPlatform{}
-	d, err := New(ctx, Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: wrap(db), Owners: owners}, plat)
+	opt := Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: wrap(db), Owners: owners}
+	mod(&opt)
+	d, err := New(ctx, opt, plat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,5 +347,46 @@ func TestKeptRepliesOneReplicaAtATimeST2(t *testing.T) {
 	d.RetryUndelivered(ctx)
 	if got := plat.to("test:1"); len(got) != 1 || !strings.Contains(got[0], "the kept answer") {
 		t.Errorf("after the lease was free: %q, want the kept answer once", got)
+	}
+}
+
+// elsewhereQueue is a replicas' queue whose chats are answered by another
+// process: it takes messages and never holds a chat here.
+type elsewhereQueue struct{ added atomic.Int32 }
+
+func (q *elsewhereQueue) Add(context.Context, string, int64) error { q.added.Add(1); return nil }
+func (q *elsewhereQueue) Hold(ctx context.Context, chat string) (context.Context, func(), error) {
+	<-ctx.Done()
+	return nil, nil, ctx.Err()
+}
+
+// TestCancelWithReplicasSaysWhereST2: with replicas, /cancel on a process
+// running no turn of the chat says it stops only this replica's turns,
+// rather than that nothing runs, since another replica may be answering.
+func TestCancelWithReplicasSaysWhereST2(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		queue bool
+		want  string
+	}{
+		{"one process", false, "Nothing is running."},
+		{"replicas", true, "Nothing is running here. With several replicas, /cancel stops only a turn on the replica that got it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := &elsewhereQueue{}
+			d, plat, _, _ := setupOpts(t, func(db *sqlite.DB) Store { return db }, func(o *Options) {
+				if tc.queue {
+					o.Queue = q
+				}
+			}, "test:1")
+			d.HandleMessage(context.Background(), channels.Message{Chat: "test:1", User: "test:1", ID: "c1", Text: "/cancel"})
+			waitFor(t, "the answer to /cancel", func() (bool, any) { got := plat.to("test:1"); return len(got) == 1, got })
+			if got := plat.to("test:1")[0]; !strings.HasPrefix(got, tc.want) {
+				t.Errorf("answer %q, want it to start with %q", got, tc.want)
+			}
+			if n := q.added.Load(); n != 0 {
+				t.Errorf("/cancel was queued as a message %d times", n)
+			}
+		})
 	}
 }
