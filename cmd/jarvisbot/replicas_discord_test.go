@@ -46,8 +46,19 @@ func heldShards(log string) []int {
 // (kill -9): its shards are taken over by the other two within seconds,
 // and the next messages are answered once again. No shard ever had two
 // sessions at once.
-func TestReplicasDiscordShardsST2(t *testing.T) {
+func TestReplicasDiscordShardsST2(t *testing.T) { discordShards(t, "") }
+
+// TestReplicasDiscordShardsPostgresST2 is the same on PostgreSQL, where
+// the shards' leases are advisory locks and the turns River jobs.
+func TestReplicasDiscordShardsPostgresST2(t *testing.T) { discordShards(t, freshPostgres(t)) }
+
+// discordShards runs the shards' test on the store at dbURL, or on the
+// SQLite store in the data directory when dbURL is "".
+func discordShards(t *testing.T, dbURL string) {
 	e := newTestEnv(t)
+	if dbURL != "" {
+		e.vars["JARVIS_DATABASE_URL"] = dbURL
+	}
 	f := withModel(t, e)
 	f.Respond(func(r fakellm.Request) fakellm.Step { return fakellm.Step{Text: "Answer: " + r.LastUser()} })
 	dc := fakediscord.New(t)
