@@ -98,6 +98,9 @@ type Queue interface {
 	// Hold waits until this replica holds the chat; the returned
 	// context ends if the hold is lost, and release lets the chat go.
 	Hold(ctx context.Context, chat string) (held context.Context, release func(), err error)
+	// Cancel asks the replica answering chat to stop its turn (its
+	// StopTurn), reporting false when no replica holds the chat.
+	Cancel(ctx context.Context, chat string) (sent bool, err error)
 }
 
 // leaseKeptReplies is the role of the process sending kept replies again.
@@ -699,24 +702,23 @@ func (d *Desk) command(ctx context.Context, m channels.Message, text string) {
 		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: b.String()})
 		return
 	case "cancel":
-		d.mu.Lock()
-		q := d.chats[m.Chat]
-		var cancel context.CancelFunc
-		if q != nil && q.running {
-			cancel = q.cancel
-			q.msgs = nil
+		if d.StopTurn(m.Chat) {
+			return
 		}
-		d.mu.Unlock()
-		switch {
-		case cancel == nil && d.opt.Queue != nil:
-			// Replicas: the chat's turn may run on another process,
-			// which this one cannot stop (README, "Several replicas").
-			d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Nothing is running here. With several replicas, /cancel stops only a turn on the replica that got it; another replica's turn finishes on its own."})
-		case cancel == nil:
-			d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Nothing is running."})
-		default:
-			cancel()
+		if d.opt.Queue != nil {
+			// Replicas: the chat's turn may run on another one, which
+			// says "Stopped." when it stops it.
+			sent, err := d.opt.Queue.Cancel(ctx, m.Chat)
+			if err != nil {
+				d.log.Warn("passing /cancel to the other replicas", "chat", m.Chat, "err", err)
+				d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "I could not reach the replica answering this chat to stop its turn. Try /cancel again in a moment."})
+				return
+			}
+			if sent {
+				return
+			}
 		}
+		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Nothing is running."})
 		return
 	}
 	if f, ok := d.opt.Commands[name]; ok {
@@ -918,3 +920,22 @@ func (d *Desk) rememberPressed(ctx context.Context, id string, p channels.Press)
 // IsOwner reports whether a user is an owner (configured or paired): with
 // no approvers listed, the owners decide.
 func (d *Desk) IsOwner(user string) bool { return d.isOwner(user) }
+
+// StopTurn stops the chat's turn running in this process, as the owner's
+// /cancel does, and drops the messages queued behind it; it reports
+// whether one ran. Replicas call it when a /cancel reached another one.
+func (d *Desk) StopTurn(chat string) bool {
+	d.mu.Lock()
+	q := d.chats[chat]
+	var cancel context.CancelFunc
+	if q != nil && q.running {
+		cancel = q.cancel
+		q.msgs = nil
+	}
+	d.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
+}

@@ -351,38 +351,57 @@ func TestKeptRepliesOneReplicaAtATimeST2(t *testing.T) {
 }
 
 // elsewhereQueue is a replicas' queue whose chats are answered by another
-// process: it takes messages and never holds a chat here.
-type elsewhereQueue struct{ added atomic.Int32 }
+// process: it takes messages, never holds a chat here, and passes a
+// /cancel on when held says another replica holds the chat.
+type elsewhereQueue struct {
+	held      bool
+	added     atomic.Int32
+	cancelled atomic.Int32
+}
 
 func (q *elsewhereQueue) Add(context.Context, string, int64) error { q.added.Add(1); return nil }
 func (q *elsewhereQueue) Hold(ctx context.Context, chat string) (context.Context, func(), error) {
 	<-ctx.Done()
 	return nil, nil, ctx.Err()
 }
+func (q *elsewhereQueue) Cancel(context.Context, string) (bool, error) {
+	if q.held {
+		q.cancelled.Add(1)
+	}
+	return q.held, nil
+}
 
-// TestCancelWithReplicasSaysWhereST2: with replicas, /cancel on a process
-// running no turn of the chat says it stops only this replica's turns,
-// rather than that nothing runs, since another replica may be answering.
-func TestCancelWithReplicasSaysWhereST2(t *testing.T) {
+// TestCancelWithReplicasST2: with replicas, /cancel on a process running
+// no turn of the chat is passed to the replica holding the chat, which
+// answers it; with no replica holding it, nothing is running.
+func TestCancelWithReplicasST2(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		queue bool
-		want  string
+		name          string
+		queue, held   bool
+		want          []string
+		wantCancelled int32
 	}{
-		{"one process", false, "Nothing is running."},
-		{"replicas", true, "Nothing is running here. With several replicas, /cancel stops only a turn on the replica that got it"},
+		{"one process", false, false, []string{"Nothing is running."}, 0},
+		{"replicas, chat held elsewhere", true, true, nil, 1},
+		{"replicas, chat held nowhere", true, false, []string{"Nothing is running."}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := &elsewhereQueue{}
+			q := &elsewhereQueue{held: tc.held}
 			d, plat, _, _ := setupOpts(t, func(db *sqlite.DB) Store { return db }, func(o *Options) {
 				if tc.queue {
 					o.Queue = q
 				}
 			}, "test:1")
-			d.HandleMessage(context.Background(), channels.Message{Chat: "test:1", User: "test:1", ID: "c1", Text: "/cancel"})
-			waitFor(t, "the answer to /cancel", func() (bool, any) { got := plat.to("test:1"); return len(got) == 1, got })
-			if got := plat.to("test:1")[0]; !strings.HasPrefix(got, tc.want) {
-				t.Errorf("answer %q, want it to start with %q", got, tc.want)
+			ctx := context.Background()
+			d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", ID: "c1", Text: "/cancel"})
+			// /help after it: its answer shows /cancel's is in, if any.
+			d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", ID: "c2", Text: "/help"})
+			waitFor(t, "the answer to /help", func() (bool, any) { got := plat.to("test:1"); return len(got) == len(tc.want)+1, got })
+			if got := plat.to("test:1")[:len(tc.want)]; !slices.Equal(got, tc.want) {
+				t.Errorf("answers %q, want %q", got, tc.want)
+			}
+			if n := q.cancelled.Load(); n != tc.wantCancelled {
+				t.Errorf("/cancel passed on %d times, want %d", n, tc.wantCancelled)
 			}
 			if n := q.added.Load(); n != 0 {
 				t.Errorf("/cancel was queued as a message %d times", n)

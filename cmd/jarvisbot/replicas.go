@@ -42,7 +42,13 @@ func (a *app) openShared(ctx context.Context, cfg config.Config, s **session, lo
 			return (*s).sched.RunDue(ctx, skill, due)
 		},
 		Deliver: func(ctx context.Context, run int64) error { return (*s).sched.DeliverRun(ctx, run) },
-		Logger:  log,
+		// An owner's /cancel that reached another replica.
+		StopTurn: func(chat string) {
+			if (*s).desk.StopTurn(chat) {
+				log.Info("stopped a turn: the owner's /cancel reached another replica", "chat", chat)
+			}
+		},
+		Logger: log,
 	})
 }
 

@@ -71,6 +71,11 @@ type Options struct {
 	// Deliver tries again to send a run's report; its error makes the job
 	// retry later (River's backoff). Nil with RunDue.
 	Deliver func(ctx context.Context, run int64) error
+	// StopTurn stops the chat's turn if it runs on this replica: the
+	// owner's /cancel reached another one (see Cancel). Every replica
+	// hears it; those running no turn of the chat do nothing. Nil: this
+	// replica is not told.
+	StopTurn func(chat string)
 	// Workers bounds the chats this replica answers at once (default 32).
 	Workers int
 	// Snooze is how long a job waits when its chat is held elsewhere
@@ -95,6 +100,9 @@ type Jobs struct {
 	locks  *chatLocks
 	stop   context.CancelFunc
 	swept  chan struct{}
+
+	connCfg  *pgx.ConnConfig
+	listened chan struct{} // closed when the listener for /cancel ends
 
 	stopOnce sync.Once
 }
@@ -146,7 +154,7 @@ func Open(ctx context.Context, opt Options) (*Jobs, error) {
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "turn queue: connecting to PostgreSQL: %w", err)
 	}
-	q := &Jobs{opt: opt, log: log, pool: pool, swept: make(chan struct{})}
+	q := &Jobs{opt: opt, log: log, pool: pool, swept: make(chan struct{}), connCfg: cfg.ConnConfig, listened: make(chan struct{})}
 	if q.locks, err = openLocks(ctx, cfg.ConnConfig, log); err != nil {
 		pool.Close()
 		return nil, err
@@ -212,6 +220,21 @@ func (q *Jobs) Start(ctx context.Context) error {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "turn queue: starting: %w", err)
 	}
 	go q.sweepLoop(ctx)
+	if q.opt.StopTurn == nil {
+		close(q.listened)
+		return nil
+	}
+	// Listening starts before Start returns, so a /cancel sent once the
+	// replica is up is heard.
+	conn, err := q.listenConn(ctx)
+	if err != nil {
+		q.stop()
+		<-q.swept
+		close(q.listened)
+		_ = q.client.Stop(context.WithoutCancel(ctx)) // nothing ran yet
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "turn queue: listening for /cancel from other replicas: %w", err)
+	}
+	go q.listen(ctx, conn)
 	return nil
 }
 
@@ -240,6 +263,7 @@ func (q *Jobs) stopJobs(ctx context.Context) {
 		}
 		q.stop()
 		<-q.swept
+		<-q.listened
 	}
 	q.close()
 }
@@ -444,4 +468,73 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 // turn goes on under it). The returned context ends if the hold is lost.
 func (q *Jobs) Hold(ctx context.Context, chat string) (context.Context, func(), error) {
 	return q.locks.wait(ctx, chatKey(chat), q.opt.Snooze)
+}
+
+// cancelChannel is the notification channel on which a /cancel reaches
+// the replica running the chat's turn.
+const cancelChannel = "jarvisbot_cancel"
+
+// Cancel asks the replica answering chat to stop the turn it runs, for
+// an owner's /cancel that reached this one (ST2). It reports false when
+// no replica holds the chat, so nothing runs to stop; the replica that
+// stops the turn says so in the chat.
+func (q *Jobs) Cancel(ctx context.Context, chat string) (bool, error) {
+	held, err := q.locks.heldElsewhere(ctx, chatKey(chat))
+	if err != nil {
+		return false, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "finding the replica that answers %s: %w", chat, err)
+	}
+	if !held {
+		return false, nil
+	}
+	if _, err := q.pool.Exec(ctx, "SELECT pg_notify($1, $2)", cancelChannel, chat); err != nil {
+		return false, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "asking the other replicas to stop the turn of %s: %w", chat, err)
+	}
+	return true, nil
+}
+
+// listenConn opens a connection listening for /cancel.
+func (q *Jobs) listenConn(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, q.connCfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+cancelChannel); err != nil {
+		_ = conn.Close(context.Background()) // the LISTEN's error says why
+		return nil, err
+	}
+	return conn, nil
+}
+
+// listen hands each /cancel heard to StopTurn until ctx ends, listening
+// again on a new connection, a second later, when one breaks.
+func (q *Jobs) listen(ctx context.Context, conn *pgx.Conn) {
+	defer close(q.listened)
+	for {
+		err := q.serveCancels(ctx, conn)
+		_ = conn.Close(context.Background()) // done with it either way
+		for ctx.Err() == nil {
+			q.log.Warn("listening for /cancel from other replicas broke; listening again in a second", "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+			if conn, err = q.listenConn(ctx); err == nil {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+func (q *Jobs) serveCancels(ctx context.Context, conn *pgx.Conn) error {
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		q.opt.StopTurn(n.Payload)
+	}
 }

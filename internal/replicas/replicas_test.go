@@ -422,3 +422,41 @@ func TestReportDeliveryRetriedOnceST2(t *testing.T) {
 		t.Errorf("tried %d times and sent %d, want 2 and 1", tries, sent)
 	}
 }
+
+// ST2: an owner's /cancel that reaches a replica not answering the chat
+// is passed to the replicas, and the one holding the chat hears it; with
+// no replica holding the chat there is nothing to stop and none is told.
+func TestCancelReachesTheReplicaAnsweringTheChatST2(t *testing.T) {
+	dbURL := freshDatabase(t)
+	c := newChats(t)
+	heard := map[string]chan string{"a": make(chan string, 4), "b": make(chan string, 4)}
+	stopTurn := func(name string) func(string) { return func(chat string) { heard[name] <- chat } }
+	a := startQueue(t, dbURL, "a", c, func() {}, Options{StopTurn: stopTurn("a")})
+	b := startQueue(t, dbURL, "b", c, func() {}, Options{StopTurn: stopTurn("b")})
+	ctx := context.Background()
+
+	if sent, err := b.Cancel(ctx, "telegram:1"); err != nil || sent {
+		t.Fatalf("Cancel of a chat nobody holds: sent %v, %v", sent, err)
+	}
+	_, release, err := a.Hold(ctx, "telegram:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if sent, err := b.Cancel(ctx, "telegram:1"); err != nil || !sent {
+		t.Fatalf("Cancel of a chat replica a holds: sent %v, %v", sent, err)
+	}
+	select {
+	case chat := <-heard["a"]:
+		if chat != "telegram:1" {
+			t.Errorf("replica a was told to stop %q", chat)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("replica a holding the chat never heard the /cancel")
+	}
+	select {
+	case chat := <-heard["a"]:
+		t.Errorf("a /cancel heard before the chat was held: %q", chat)
+	default:
+	}
+}
