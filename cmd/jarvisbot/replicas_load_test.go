@@ -463,3 +463,50 @@ func BenchmarkReplicasST2(b *testing.B) {
 		})
 	}
 }
+
+// TestReplicasCancelST2: the owner's /cancel reaching a replica that does
+// not run the chat's turn stops the turn on the one that does. Replica a
+// starts alone and begins a turn; b starts after and gets the /cancel.
+func TestReplicasCancelST2(t *testing.T) {
+	dbURL := freshPostgres(t)
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_DATABASE_URL"] = dbURL
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "http://127.0.0.1:1/telegram"
+	never := make(chan struct{}) // the model never answers: the turn runs until stopped
+	defer close(never)
+	f.Push(fakellm.Step{Text: "too late", Release: never})
+
+	start := func(name string) (string, *proc) {
+		addr := freeAddr(t)
+		p := startProc(t, e.replica(map[string]string{"JARVIS_TELEGRAM_WEBHOOK_LISTEN": addr}), nil, "serve")
+		waitFor(t, "replica "+name+" to be ready", func() (bool, any) {
+			return strings.Contains(p.out.String(), "jarvisbot is ready"), p.out.String()
+		})
+		return addr, p
+	}
+	post := func(addr string, update int) {
+		t.Helper()
+		_, secret := tg.Webhook()
+		if status, err := tg.Post("http://"+addr+"/telegram", secret, update); err != nil || status != http.StatusOK {
+			t.Fatalf("posting update %d to %s: %d %v", update, addr, status, err)
+		}
+	}
+	addrA, a := start("a")
+	post(addrA, tg.SendTextUpdate(42, 42, "think about it for a long while"))
+	waitFor(t, "the turn to ask the model", func() (bool, any) { return len(f.Requests()) == 1, len(f.Requests()) })
+	addrB, b := start("b")
+	post(addrB, tg.SendTextUpdate(42, 42, "/cancel"))
+	waitFor(t, "the turn to stop", func() (bool, any) { return countText(tg.Sent(), 42, "Stopped.") == 1, tg.Sent() })
+	if !strings.Contains(a.out.String(), "the owner's /cancel reached another replica") {
+		t.Errorf("replica a did not say another replica's /cancel stopped its turn:\n%s", a.out.String())
+	}
+	if n := countText(tg.Sent(), 42, "Nothing is running"); n != 0 {
+		t.Errorf("a replica said nothing runs while a turn ran:\n%s", b.out.String())
+	}
+	if n := countText(tg.Sent(), 42, "too late"); n != 0 {
+		t.Error("the stopped turn answered")
+	}
+}
