@@ -32,7 +32,7 @@ func (a *app) openShared(ctx context.Context, cfg config.Config, s **session, lo
 	if url == "" {
 		return nil, nil
 	}
-	return replicas.Open(ctx, replicas.Options{
+	jobs, err := replicas.Open(ctx, replicas.Options{
 		URL: url,
 		ID:  replicaID(),
 		// The session is built after the jobs and before they start.
@@ -50,6 +50,10 @@ func (a *app) openShared(ctx context.Context, cfg config.Config, s **session, lo
 		},
 		Logger: log,
 	})
+	if err != nil {
+		return nil, fmt.Errorf("%w; check that PostgreSQL runs and that the URL (store: or JARVIS_DATABASE_URL) is right", err)
+	}
+	return jobs, nil
 }
 
 // replicaID names this process among the replicas: host and pid.
