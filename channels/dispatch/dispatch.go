@@ -153,6 +153,9 @@ type chatQueue struct {
 	msgs    []queued
 	running bool
 	cancel  context.CancelFunc
+	// behind counts, with replicas, the chat's messages waiting in the
+	// store behind the one this replica answers (AnswerChat).
+	behind int
 }
 
 // New returns a desk over the given channels.

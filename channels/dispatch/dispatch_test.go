@@ -409,3 +409,36 @@ func TestCancelWithReplicasST2(t *testing.T) {
 		})
 	}
 }
+
+// TestQueueDepthWithReplicasST2: with replicas the queue depth this
+// replica reports is the messages waiting behind the turn it runs in a
+// chat it holds, and nothing once it lets the chat go.
+func TestQueueDepthWithReplicasST2(t *testing.T) {
+	q := &elsewhereQueue{}
+	d, plat, f, _ := setupOpts(t, func(db *sqlite.DB) Store { return db }, func(o *Options) { o.Queue = q }, "test:1")
+	ctx := context.Background()
+	release := make(chan struct{})
+	f.Push(fakellm.Step{Text: "first", Release: release}, fakellm.Step{Text: "second"}, fakellm.Step{Text: "third"})
+	for i := range 3 {
+		d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", ID: fmt.Sprint("m", i), Text: fmt.Sprint("message ", i)})
+	}
+	if n := q.added.Load(); n != 3 {
+		t.Fatalf("%d messages queued, want 3", n)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.AnswerChat(ctx, "test:1") }()
+	waitFor(t, "the first turn to ask the model", func() (bool, any) { return len(f.Requests()) == 1, len(f.Requests()) })
+	if n := d.Queued(); n != 2 {
+		t.Errorf("queue depth during the first turn: %d, want 2", n)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := plat.to("test:1"); !slices.Equal(got, []string{"first", "second", "third"}) {
+		t.Errorf("answers %q", got)
+	}
+	if n := d.Queued(); n != 0 {
+		t.Errorf("queue depth after the chat was let go: %d", n)
+	}
+}

@@ -70,6 +70,11 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 	d.workers.Add(1)
 	d.mu.Unlock()
 	defer d.workers.Done()
+	defer func() {
+		d.mu.Lock()
+		q.behind = 0 // the chat is let go: its messages wait for any replica
+		d.mu.Unlock()
+	}()
 	if _, ok := d.channels[platform(chat)]; !ok {
 		return &replicas.Later{Wait: elsewhere, Reason: "the chat's channel does not run on this replica"}
 	}
@@ -96,6 +101,9 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 		if err != nil {
 			return err
 		}
+		d.mu.Lock()
+		q.behind = max(len(waiting)-1, 0)
+		d.mu.Unlock()
 		if len(waiting) == 0 {
 			return nil
 		}
