@@ -464,10 +464,10 @@ func BenchmarkReplicasST2(b *testing.B) {
 	}
 }
 
-// TestReplicasCancelST2: the owner's /cancel reaching a replica that does
+// TestPostgresReplicasCancelST2: the owner's /cancel reaching a replica that does
 // not run the chat's turn stops the turn on the one that does. Replica a
 // starts alone and begins a turn; b starts after and gets the /cancel.
-func TestReplicasCancelST2(t *testing.T) {
+func TestPostgresReplicasCancelST2(t *testing.T) {
 	dbURL := freshPostgres(t)
 	e := newTestEnv(t)
 	f := withModel(t, e)

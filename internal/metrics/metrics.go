@@ -60,27 +60,6 @@ type Metrics struct {
 	log       *slog.Logger
 }
 
-// Turn outcomes, the values of jarvisbot_turns_total's outcome label.
-const (
-	TurnOK       = "ok"
-	TurnError    = "error"
-	TurnAwaiting = "awaiting_approval" // stopped while the owner decides
-	TurnStopped  = "stopped"           // cancelled (shutdown, /cancel, handed over)
-)
-
-// Tool call outcomes, the values of jarvisbot_tool_calls_total's
-// outcome label; a fixed set, so that no error text becomes a series.
-const (
-	CallOK        = "ok"
-	CallError     = "error"
-	CallRefused   = "refused"
-	CallDenied    = "denied"
-	CallExpired   = "expired"
-	CallAwaiting  = "awaiting"
-	CallElsewhere = "elsewhere" // carried out by another replica
-	CallCancelled = "cancelled"
-)
-
 // New builds the registry with the process's and Go runtime's own
 // collectors beside jarvisbot's.
 func New(o Options) (*Metrics, error) {
@@ -162,13 +141,14 @@ func (m *Metrics) Handler() http.Handler {
 // own collectors.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
-// TurnDone counts a finished turn.
+// TurnDone counts a finished turn. The outcomes are agents' fixed
+// vocabulary (agents.TurnOK …), so no error text becomes a series.
 func (m *Metrics) TurnDone(outcome string, took time.Duration) {
 	m.turns.WithLabelValues(outcome).Inc()
 	m.turnTime.Observe(took.Seconds())
 }
 
-// ToolCalled counts one tool call.
+// ToolCalled counts one tool call; outcomes are agents' (agents.CallOK …).
 func (m *Metrics) ToolCalled(tier, outcome string) {
 	if tier == "" {
 		tier = "none"

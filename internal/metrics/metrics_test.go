@@ -19,12 +19,12 @@ func TestMetricsCountTurnsAndCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.TurnDone(TurnOK, 1500*time.Millisecond)
-	m.TurnDone(TurnOK, 200*time.Millisecond)
-	m.TurnDone(TurnError, time.Second)
-	m.ToolCalled("safe", CallOK)
-	m.ToolCalled("ask", CallDenied)
-	m.ToolCalled("", CallRefused)
+	m.TurnDone("ok", 1500*time.Millisecond)
+	m.TurnDone("ok", 200*time.Millisecond)
+	m.TurnDone("error", time.Second)
+	m.ToolCalled("safe", "ok")
+	m.ToolCalled("ask", "denied")
+	m.ToolCalled("", "refused")
 	m.Offered(7)
 
 	for _, c := range []struct {
@@ -32,11 +32,11 @@ func TestMetricsCountTurnsAndCalls(t *testing.T) {
 		got  float64
 		want float64
 	}{
-		{"turns ok", testutil.ToFloat64(m.turns.WithLabelValues(TurnOK)), 2},
-		{"turns error", testutil.ToFloat64(m.turns.WithLabelValues(TurnError)), 1},
-		{"safe ok", testutil.ToFloat64(m.toolCalls.WithLabelValues("safe", CallOK)), 1},
-		{"ask denied", testutil.ToFloat64(m.toolCalls.WithLabelValues("ask", CallDenied)), 1},
-		{"refused before a tier", testutil.ToFloat64(m.toolCalls.WithLabelValues("none", CallRefused)), 1},
+		{"turns ok", testutil.ToFloat64(m.turns.WithLabelValues("ok")), 2},
+		{"turns error", testutil.ToFloat64(m.turns.WithLabelValues("error")), 1},
+		{"safe ok", testutil.ToFloat64(m.toolCalls.WithLabelValues("safe", "ok")), 1},
+		{"ask denied", testutil.ToFloat64(m.toolCalls.WithLabelValues("ask", "denied")), 1},
+		{"refused before a tier", testutil.ToFloat64(m.toolCalls.WithLabelValues("none", "refused")), 1},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
@@ -95,8 +95,8 @@ func TestMetricsOwnRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.TurnDone(TurnOK, time.Second)
-	if got := testutil.ToFloat64(b.turns.WithLabelValues(TurnOK)); got != 0 {
+	a.TurnDone("ok", time.Second)
+	if got := testutil.ToFloat64(b.turns.WithLabelValues("ok")); got != 0 {
 		t.Errorf("b counted a's turn: %v", got)
 	}
 }
