@@ -2,9 +2,12 @@ package scheduler
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // queued records what a scheduler hands to the replicas' shared jobs.
@@ -113,5 +116,52 @@ func TestEveryFallsOnSharedTimesST2(t *testing.T) {
 	want := time.Date(2026, 12, 4, 8, 2, 0, 0, time.UTC)
 	if len(q.runs) != 2 || !q.runs[0].Equal(want) || !q.runs[1].Equal(want) {
 		t.Errorf("queued %v, want 08:02 from both", q.runs)
+	}
+}
+
+// ST2: a run whose replica died while it ran is recorded interrupted
+// when the shared jobs try its due time again, and is not run twice; a
+// finished run of another due time is left as it was.
+func TestAbandonedRunRecordedInterruptedST2(t *testing.T) {
+	db := openDB(t)
+	at := time.Date(2026, 12, 4, 5, 0, 0, 0, time.UTC)
+	h := newHarness(t, db, at)
+	ctx := context.Background()
+	dead := at.Add(-time.Hour)
+	if _, err := db.ClaimRun(ctx, store.Run{Skill: brief.Skill, DueAt: dead, StartedAt: dead, Outcome: "running", Chat: "telegram:1"}); err != nil {
+		t.Fatal(err)
+	}
+	done := at.Add(-2 * time.Hour)
+	id, err := db.ClaimRun(ctx, store.Run{Skill: brief.Skill, DueAt: done, StartedAt: done, Outcome: "running", Chat: "telegram:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UpdateRun(ctx, store.Run{ID: id, Skill: brief.Skill, StartedAt: done, FinishedAt: done.Add(time.Minute), Outcome: "ok", Chat: "telegram:1", Delivery: "sent"}); err != nil {
+		t.Fatal(err)
+	}
+	h.start(t, brief)
+	if err := h.s.Abandoned(ctx, brief.Skill, dead); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.RunDue(ctx, brief.Skill, dead); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := db.Runs(ctx, brief.Skill, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[time.Time]string{}
+	for _, r := range runs {
+		got[r.DueAt.UTC()] = r.Outcome + ": " + r.Error
+	}
+	want := map[time.Time]string{
+		dead.UTC(): "interrupted: the replica running it stopped before its end",
+		done.UTC(): "ok: ",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("runs %v, want %v", got, want)
+	}
+	if n, _ := h.counts(); n != 0 {
+		t.Errorf("the cut-off due time ran again (%d runs)", n)
 	}
 }

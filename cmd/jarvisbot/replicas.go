@@ -42,6 +42,9 @@ func (a *app) openShared(ctx context.Context, cfg config.Config, s **session, lo
 			return (*s).sched.RunDue(ctx, skill, due)
 		},
 		Deliver: func(ctx context.Context, run int64) error { return (*s).sched.DeliverRun(ctx, run) },
+		Abandoned: func(ctx context.Context, skill string, due time.Time) error {
+			return (*s).sched.Abandoned(ctx, skill, due)
+		},
 		// An owner's /cancel that reached another replica.
 		StopTurn: func(chat string) {
 			if (*s).desk.StopTurn(chat) {

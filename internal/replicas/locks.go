@@ -13,8 +13,8 @@ import (
 )
 
 // lockKey names an advisory lock: PostgreSQL's two-number form, a
-// namespace of ours and the hash of a name, which keeps them apart from
-// the store's leases (one-number keys).
+// namespace of ours and the hash of a name. The store's leases and
+// locks use namespaces from 0x4a420010 on (store/sqlite/dialect.go).
 type lockKey struct {
 	ns   int32
 	name string
@@ -24,9 +24,15 @@ const (
 	nsChat    int32 = 0x4a420001
 	nsSweep   int32 = 0x4a420002
 	nsMigrate int32 = 0x4a420003
+	nsRun     int32 = 0x4a420004
 )
 
 func chatKey(chat string) lockKey { return lockKey{nsChat, chat} }
+
+// runKey is a scheduled run's lock, held while a replica runs it.
+func runKey(skill string, due time.Time) lockKey {
+	return lockKey{nsRun, skill + "@" + due.UTC().Format(time.RFC3339Nano)}
+}
 
 var (
 	sweepKey   = lockKey{nsSweep, "sweep"}

@@ -71,6 +71,14 @@ type Options struct {
 	// Deliver tries again to send a run's report; its error makes the job
 	// retry later (River's backoff). Nil with RunDue.
 	Deliver func(ctx context.Context, run int64) error
+	// Abandoned records as cut off a run of skill due at due that an
+	// earlier try began and never finished (its replica died); the due
+	// time is not run again. Nil: such runs stay as they were left.
+	Abandoned func(ctx context.Context, skill string, due time.Time) error
+	// RescueAfter is how long a job may run before River takes it for
+	// one whose replica died and tries it again (default 15 minutes;
+	// turns are swept up long before, runs and reports wait for it).
+	RescueAfter time.Duration
 	// StopTurn stops the chat's turn if it runs on this replica: the
 	// owner's /cancel reached another one (see Cancel). Every replica
 	// hears it; those running no turn of the chat do nothing. Nil: this
@@ -136,6 +144,7 @@ func Open(ctx context.Context, opt Options) (*Jobs, error) {
 	opt.Snooze = cmpOr(opt.Snooze, 200*time.Millisecond)
 	opt.SweepEvery = cmpOr(opt.SweepEvery, 10*time.Second)
 	opt.SweepAge = cmpOr(opt.SweepAge, 20*time.Second)
+	opt.RescueAfter = cmpOr(opt.RescueAfter, 15*time.Minute)
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
@@ -179,7 +188,7 @@ func Open(ctx context.Context, opt Options) (*Jobs, error) {
 		JobTimeout: -1,
 		// A job whose replica died is run again after this; the sweep
 		// usually got to its message long before.
-		RescueStuckJobsAfter: 15 * time.Minute,
+		RescueStuckJobsAfter: opt.RescueAfter,
 		MaxAttempts:          10,
 		RetryPolicy:          retryPolicy{},
 		FetchCooldown:        20 * time.Millisecond,
@@ -306,10 +315,29 @@ type runWorker struct {
 }
 
 func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
-	if w.q.opt.RunDue == nil {
+	q := w.q
+	if q.opt.RunDue == nil {
 		return river.JobSnooze(time.Minute) // a replica with a scheduler takes it
 	}
-	return w.q.opt.RunDue(ctx, job.Args.Skill, job.Args.Due)
+	// The run's lock tells a try of the job that another is still going
+	// (a try rescued from a replica that is slow, not dead): it leaves
+	// the run to that one.
+	ctx, release, ok, err := q.locks.try(ctx, runKey(job.Args.Skill, job.Args.Due))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil
+	}
+	defer release()
+	if job.Attempt > 1 && q.opt.Abandoned != nil {
+		// An earlier try ended without finishing, its replica died
+		// with it: its run is recorded as cut off, not left running.
+		if err := q.opt.Abandoned(ctx, job.Args.Skill, job.Args.Due); err != nil {
+			q.log.Warn("recording a scheduled run cut off by its replica's end", "skill", job.Args.Skill, "due", job.Args.Due, "err", err)
+		}
+	}
+	return q.opt.RunDue(ctx, job.Args.Skill, job.Args.Due)
 }
 
 // deliveryArgs is another try at sending a run's report (CH3).

@@ -4,14 +4,18 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -458,5 +462,75 @@ func TestCancelReachesTheReplicaAnsweringTheChatST2(t *testing.T) {
 	case chat := <-heard["a"]:
 		t.Errorf("a /cancel heard before the chat was held: %q", chat)
 	default:
+	}
+}
+
+// ST2: a scheduled run's try that ended without finishing (its replica
+// died) is followed by one that first has the run recorded as cut off,
+// then hands the due time to RunDue, which runs nothing twice.
+func TestRunCutOffIsRecordedST2(t *testing.T) {
+	dbURL := freshDatabase(t)
+	c := newChats(t)
+	var mu sync.Mutex
+	var tries, abandoned []string
+	done := make(chan struct{})
+	a := startQueue(t, dbURL, "a", c, func() {}, Options{
+		RunDue: func(_ context.Context, skill string, due time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			tries = append(tries, skill)
+			if len(tries) == 1 {
+				return errors.New("the replica ends mid-run")
+			}
+			close(done)
+			return nil
+		},
+		Abandoned: func(_ context.Context, skill string, due time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			abandoned = append(abandoned, skill+"@"+due.UTC().Format(time.RFC3339))
+			return nil
+		},
+	})
+	due := time.Date(2026, 12, 4, 7, 0, 0, 0, time.UTC)
+	if err := a.AddRun(context.Background(), "morning-brief", due); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the run's second try never came")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"morning-brief@2026-12-04T07:00:00Z"}; !slices.Equal(abandoned, want) {
+		t.Errorf("recorded cut off: %v, want %v", abandoned, want)
+	}
+	if len(tries) != 2 {
+		t.Errorf("%d tries, want 2", len(tries))
+	}
+}
+
+// ST2: while one try of a scheduled run is going, another try of it
+// (River rescuing a job whose replica is only slow) runs nothing.
+func TestRunNotTriedBesideItselfST2(t *testing.T) {
+	dbURL := freshDatabase(t)
+	c := newChats(t)
+	a := startQueue(t, dbURL, "a", c, func() {}, Options{})
+	due := time.Date(2026, 12, 4, 7, 0, 0, 0, time.UTC)
+	_, release, ok, err := a.locks.try(context.Background(), runKey("morning-brief", due))
+	if err != nil || !ok {
+		t.Fatalf("holding the run: %v %v", ok, err)
+	}
+	defer release()
+	ran := false
+	a.opt.RunDue = func(context.Context, string, time.Time) error { ran = true; return nil }
+	w := &runWorker{q: a}
+	job := &river.Job[runArgs]{JobRow: &rivertype.JobRow{Attempt: 2}, Args: runArgs{Skill: "morning-brief", Due: due}}
+	if err := w.Work(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if ran {
+		t.Error("a second try ran beside the first")
 	}
 }
