@@ -5,19 +5,18 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/replicas"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
 
 // postgresURL is the store's URL when the store is PostgreSQL, where
 // replicas may share it (ST2); "" for SQLite, which one process serves.
 func postgresURL(cfg config.Config) string {
-	t := storeTarget(cfg)
-	if strings.HasPrefix(t, "postgres://") || strings.HasPrefix(t, "postgresql://") {
+	if t := storeTarget(cfg); sqlite.IsPostgres(t) {
 		return t
 	}
 	return ""
