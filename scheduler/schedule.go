@@ -560,23 +560,19 @@ func (s *Scheduler) RetryDeliveries(ctx context.Context) {
 // jobs try the due time again (ST2). The run is not started again, since
 // part of it may have been done; the record says why it has no report.
 func (s *Scheduler) Abandoned(ctx context.Context, skill string, due time.Time) error {
-	// Newest first: the cut-off run is among the latest even for a skill
-	// running every second through the 15 minutes before the rescue.
-	runs, err := s.opt.Store.Runs(ctx, skill, 2000)
-	if err != nil {
+	r, err := s.opt.Store.RunAt(ctx, skill, due)
+	if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+		return nil // the try ended before it claimed the due time
+	}
+	if err != nil || r.Outcome != "running" {
 		return err
 	}
-	for _, r := range runs {
-		if !r.DueAt.Equal(due) || r.Outcome != "running" {
-			continue
-		}
-		r.Outcome, r.Error, r.Delivery = "interrupted", "the replica running it stopped before its end", "none"
-		r.FinishedAt = s.opt.Clock.Now()
-		if err := s.opt.Store.UpdateRun(ctx, r); err != nil {
-			return err
-		}
-		s.log.Warn("a scheduled run was cut off by its replica's end; recorded interrupted", "skill", skill, "due", due)
+	r.Outcome, r.Error, r.Delivery = "interrupted", "the replica running it stopped before its end", "none"
+	r.FinishedAt = s.opt.Clock.Now()
+	if err := s.opt.Store.UpdateRun(ctx, r); err != nil {
+		return err
 	}
+	s.log.Warn("a scheduled run was cut off by its replica's end; recorded interrupted", "skill", skill, "due", due)
 	return nil
 }
 

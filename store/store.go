@@ -415,6 +415,8 @@ type Schedules interface {
 	ClaimRun(ctx context.Context, r Run) (int64, error)
 	UpdateRun(ctx context.Context, r Run) error
 	LastRun(ctx context.Context, skill string) (Run, error) // ENOTFOUND when none
+	// RunAt returns skill's run due at due; ENOTFOUND when none.
+	RunAt(ctx context.Context, skill string, due time.Time) (Run, error)
 	Runs(ctx context.Context, skill string, limit int) ([]Run, error)
 	UndeliveredRuns(ctx context.Context) ([]Run, error)
 	// ScheduleState returns a skill's state; a skill never seen has the

@@ -103,6 +103,18 @@ func (db *DB) LastRun(ctx context.Context, skill string) (store.Run, error) {
 	return r, nil
 }
 
+// RunAt returns the run of skill due at due.
+func (db *DB) RunAt(ctx context.Context, skill string, due time.Time) (store.Run, error) {
+	r, err := scanRun(db.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM schedule_runs WHERE skill = ? AND due_at = ?`, skill, formatTime(due)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "%s has no run due %s", skill, formatTime(due))
+	}
+	if err != nil {
+		return r, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading a run from %s: %w", db.path, err)
+	}
+	return r, nil
+}
+
 // Runs returns a skill's runs, newest first ("" for every skill).
 func (db *DB) Runs(ctx context.Context, skill string, limit int) ([]store.Run, error) {
 	if limit <= 0 {

@@ -150,3 +150,25 @@ func TestUnreadableRunIsAnErrorSC1(t *testing.T) {
 		t.Errorf("Runs: %v, want an internal error naming the bad time", err)
 	}
 }
+
+// SC1, ST2: RunAt finds a skill's run by its due time, whatever zone the
+// time is given in, and says ENOTFOUND for a due time never claimed.
+func TestRunAtFindsTheDueTimesRunSC1(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, testTarget(t))
+	due := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
+	id, err := db.ClaimRun(ctx, store.Run{Skill: "morning-brief", DueAt: due, StartedAt: due, Outcome: "running", Chat: "telegram:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ClaimRun(ctx, store.Run{Skill: "morning-brief", DueAt: due.Add(24 * time.Hour), Outcome: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := db.RunAt(ctx, "morning-brief", due.In(time.FixedZone("CET", 3600)))
+	if err != nil || r.ID != id || r.Outcome != "running" {
+		t.Errorf("RunAt: %+v, %v; want run %d", r, err, id)
+	}
+	if _, err := db.RunAt(ctx, "morning-brief", due.Add(time.Hour)); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		t.Errorf("RunAt of a due time never claimed: %v, want ENOTFOUND", err)
+	}
+}
