@@ -2,7 +2,7 @@
 # Measures jarvisbot serve's footprint as issue 14 asks: connected to
 # Telegram and Discord (the in-repo fakes, real protocols, loopback only),
 # the shipped store, and ~200 capabilities from real MCP tool lists (the
-# catalog snapshot in ../shared/fixtures, served by mcptestserver). It
+# catalog snapshot in testdata/fixtures, served by mcptestserver). It
 # reports the stripped binary's size (CGO_ENABLED=0, -ldflags='-s -w', as
 # shipped), the time from exec until the owner is reachable on both
 # platforms, and VmRSS, RssAnon, RssFile and PSS (/proc/PID/status and

@@ -46,7 +46,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.jarvisbot, "jarvisbot", "", "the jarvisbot `BINARY` to measure (required)")
 	flag.StringVar(&o.mcpServer, "mcptestserver", "", "the mcptestserver `BINARY` that serves the tool lists (required)")
-	flag.StringVar(&o.catalog, "catalog", "../shared/fixtures/catalog-extended.json", "catalog snapshot `FILE` whose tool lists are served")
+	flag.StringVar(&o.catalog, "catalog", "testdata/fixtures/catalog-extended.json", "catalog snapshot `FILE` whose tool lists are served")
 	flag.IntVar(&o.tools, "tools", 200, "serve whole servers of the snapshot until at least `N` tools")
 	flag.IntVar(&o.runs, "runs", 3, "measure `N` starts; every figure is the median over them")
 	flag.DurationVar(&o.idle, "idle", 45*time.Second, "how long jarvisbot idles before its idle memory is read: long enough for a Telegram long poll (30s) and a Discord heartbeat (41s)")
