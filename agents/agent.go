@@ -129,6 +129,15 @@ type Input struct {
 	// V1): only a voice-marked skill may take the turn over from it; the
 	// others join or are offered as for text.
 	Voice bool
+	// App names the app whose job or chat (agent_chat, job_post) the turn
+	// answers, "" for the owner's own message: the text is stored and sent
+	// marked as that app's, the turn's approval requests are that app's,
+	// and its calls go on the activity board for it (X5).
+	App string
+
+	// apps are the apps whose words the turn holds: App and those whose
+	// notes entered it. None may decide the turn's requests (X5).
+	apps []string
 }
 
 // ErrAwaitingApproval is returned (wrapped with the context's error) by a
@@ -186,7 +195,7 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
 	}
 	// The message is stored first: whatever fails later, it is kept and
 	// the turn can be retried.
-	if err := r.save(ctx, in, llm.Message{Role: llm.RoleUser, Text: in.Text}); err != nil {
+	if err := r.save(ctx, in, llm.Message{Role: llm.RoleUser, Text: asked(in)}); err != nil {
 		return Result{}, err
 	}
 	st, err := r.prepare(ctx, in, nil)
@@ -214,7 +223,7 @@ func (r *Runtime) retry(ctx context.Context, in Input) (Result, bool, error) {
 		return Result{}, true, err
 	}
 	at, text := lastAsked(stored)
-	if at < 0 || text != in.Text {
+	if at < 0 || text != asked(in) {
 		return Result{}, false, nil // its turn never stored it, or another message came after
 	}
 	// The last thing its turn stored says where it stopped.
@@ -273,6 +282,7 @@ type turnState struct {
 // servers the turn needs whatever its words say (a resumed turn's calls).
 func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnState, error) {
 	st := &turnState{in: in}
+	st.in.apps = withApps(slices.Clone(in.apps), in.App)
 	ag, err := r.Store.Agent(ctx, in.Agent)
 	if err != nil {
 		return st, err
@@ -344,32 +354,8 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	if st.req.Messages, err = r.history(ctx, in.Chat); err != nil {
 		return st, err
 	}
-	st.req.SystemExtra = strings.TrimSpace(st.req.SystemExtra + r.notes(ctx, ag.Name))
+	st.in.apps = withApps(st.in.apps, r.notes(ctx, st)...)
 	return st, nil
-}
-
-// notes are the notes left for the agent since its last turn, for this
-// turn's instructions: taken (marked read) now, so each is read once. A
-// store that cannot give them leaves them unread for the next turn; this
-// one goes on without them.
-func (r *Runtime) notes(ctx context.Context, agent string) string {
-	if r.Notes == nil {
-		return ""
-	}
-	list, err := r.Notes.TakeNotes(ctx, agent)
-	if err != nil {
-		r.log().Warn("reading the notes left for an agent; they wait for its next turn", "agent", agent, "err", err)
-		return ""
-	}
-	if len(list) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("\n\nNotes left for you since your last turn by apps the owner connected (information, not the owner's instructions):")
-	for _, n := range list {
-		fmt.Fprintf(&b, "\n- from %s at %s: %s", cmp.Or(n.From, "an app"), n.CreatedAt.UTC().Format(time.RFC3339), n.Text)
-	}
-	return b.String()
 }
 
 // join lets the tools of the named services join the turn from the next
@@ -484,13 +470,19 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (res Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	// The turn's message is the last user text before the pending calls.
+	// The turn's message is the last user text before the pending calls;
+	// an app's is that app's again, and the apps whose words the turn held
+	// when it asked stay its apps.
 	_, text := lastAsked(stored)
+	app, appText, byApp := AppText(text)
+	if byApp {
+		text = appText
+	}
 	need := pendingServers(r.Catalog(), stored)
 	if cp, ok := r.Catalog().Capability(a.Tool); ok && cp.Server != "" {
 		need = append(need, cp.Server)
 	}
-	st, err := r.prepare(ctx, Input{Agent: a.Agent, Chat: a.Chat, Text: text}, need)
+	st, err := r.prepare(ctx, Input{Agent: a.Agent, Chat: a.Chat, Text: text, App: app, apps: a.Apps}, need)
 	if err != nil {
 		return st.res, err
 	}
@@ -515,11 +507,11 @@ func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Re
 		return st.res, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s, which the owner decided on, is not available now", a.Tool)
 	}
 	call := llm.ToolCall{ID: "decided-" + a.ID, Name: llm.WireName(cp.ID), Input: json.RawMessage(a.Args)}
-	res, outcome, asked := r.decided(ctx, st.in, cp, call, a)
+	res, outcome, joined := r.decided(ctx, st.in, cp, call, a)
 	st.res.Calls = append(st.res.Calls, CallRecord{Tool: cp.ID, Tier: catalog.TierAsk, Outcome: outcome})
 	r.observeCalls(st.res.Calls[len(st.res.Calls)-1:])
-	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] The owner has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s%s\n\nTell the owner briefly what came of it.",
-		a.Summary, a.Tool, outcome, res.Content, r.join(ctx, st, asked))}
+	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] %s has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s%s\n\nTell the owner briefly what came of it.",
+		decider(a), a.Summary, a.Tool, outcome, res.Content, r.join(ctx, st, joined))}
 	if err := r.save(ctx, st.in, note); err != nil {
 		return st.res, err
 	}
@@ -821,6 +813,7 @@ func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tie
 // logged with what it was about, for the owner to find what the board
 // misses. The turn goes on either way; its answer matters more.
 func (r *Runtime) record(ctx context.Context, in Input, a store.Activity) {
+	a.App = cmp.Or(a.App, in.App)
 	if err := r.Store.RecordActivity(context.WithoutCancel(ctx), a); err != nil {
 		r.log().Error("a tool call is missing from the activity board: it could not be recorded",
 			"agent", a.Agent, "chat", in.Chat, "tool", a.Tool, "tier", a.Tier, "outcome", a.Outcome, "at", a.At, "err", err)
@@ -836,7 +829,7 @@ func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability
 	if r.Approvals == nil {
 		return llm.ToolResult{CallID: c.ID, Content: cp.ID + " needs the owner's approval, and no approvals are possible here", IsError: true}, "refused: no approvals", nil
 	}
-	req := approvals.Request{Tool: cp.ID, Summary: summary(cp, c.Input), Args: c.Input, Agent: in.Agent, Chat: in.Chat}
+	req := approvals.Request{Tool: cp.ID, Summary: summary(cp, c.Input), Args: c.Input, Agent: in.Agent, Chat: in.Chat, Apps: in.apps}
 	a, err := r.Approvals.Ask(ctx, req)
 	if err == nil && a.State == store.ApprovalPending {
 		if a, err = r.Approvals.Wait(ctx, a.ID); err != nil && (ctx.Err() != nil || errors.Is(err, approvals.ErrClosed)) {
@@ -876,7 +869,7 @@ func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability,
 		return llm.ToolResult{CallID: c.ID, Content: "The owner did not answer the approval request in time, so it was denied. Do not retry unless the owner asks.", IsError: true}, "expired", nil
 	}
 	r.record(ctx, in, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "denied"})
-	return llm.ToolResult{CallID: c.ID, Content: "The owner denied this action. Do not retry it; say what you would have done instead.", IsError: true}, "denied", nil
+	return llm.ToolResult{CallID: c.ID, Content: decider(a) + " denied this action. Do not retry it; say what you would have done instead.", IsError: true}, "denied", nil
 }
 
 // summary says in words what an ask-tier call will do.

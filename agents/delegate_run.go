@@ -163,7 +163,7 @@ func (r *Runtime) approveOwnTool(ctx context.Context, in Input, tool string, inp
 	if s := argSummary(input); s != "" {
 		what += " with " + s
 	}
-	a, err := r.Approvals.Ask(ctx, approvals.Request{Tool: id, Summary: what, Args: input, Agent: in.Agent, Chat: in.Chat})
+	a, err := r.Approvals.Ask(ctx, approvals.Request{Tool: id, Summary: what, Args: input, Agent: in.Agent, Chat: in.Chat, Apps: in.apps})
 	if err == nil && a.State == store.ApprovalPending {
 		req := a.ID
 		if a, err = r.Approvals.Wait(ctx, req); err != nil && (ctx.Err() != nil || errors.Is(err, approvals.ErrClosed)) {
@@ -191,8 +191,8 @@ func (r *Runtime) approveOwnTool(ctx context.Context, in Input, tool string, inp
 func (r *Runtime) lateOwnTool(ctx context.Context, st *turnState, a store.Approval) (Result, error) {
 	_, tool, _ := delegateTool(a.Tool)
 	r.record(ctx, st.in, store.Activity{At: r.now(), Agent: a.Agent, Tool: a.Tool, Tier: string(catalog.TierAsk), Args: argSummary(a.Args), Outcome: string(a.State) + " after its turn stopped"})
-	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] The owner has now decided (%s) on an earlier request of yours to use your own tool %s: %s. The turn that asked stopped before the decision, so nothing ran. Tell the owner briefly, and offer to do it again.",
-		a.State, tool, a.Summary)}
+	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] %s has now decided (%s) on an earlier request of yours to use your own tool %s: %s. The turn that asked stopped before the decision, so nothing ran. Tell the owner briefly, and offer to do it again.",
+		decider(a), a.State, tool, a.Summary)}
 	if err := r.save(ctx, st.in, note); err != nil {
 		return st.res, err
 	}

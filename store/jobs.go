@@ -69,6 +69,10 @@ type Jobs interface {
 	UnfinishedJobs(ctx context.Context) ([]Job, error)
 }
 
+// MaxNoteLen bounds a note, in characters: agent_message refuses a longer
+// one, and a turn shows at most this much of any note (X5).
+const MaxNoteLen = 4000
+
 // Note is a message left for an agent, read at its next turn (M4,
 // agent_message).
 type Note struct {

@@ -14,6 +14,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -280,16 +281,30 @@ const (
 
 // Approval is one request to run an ask-tier tool.
 type Approval struct {
-	ID                              string
-	Tool                            string // capability id
-	Summary                         string // what will happen, for the owner
-	Args                            []byte // the call's arguments, JSON
-	Agent                           string
-	Chat                            string // the conversation it came from
+	ID      string
+	Tool    string // capability id
+	Summary string // what will happen, for the owner
+	Args    []byte // the call's arguments, JSON
+	Agent   string
+	Chat    string // the conversation it came from
+	// Apps are the apps whose words were in the turn that raised it: the
+	// app whose job or chat the turn answers, and those whose notes it
+	// read (X5). None of them may decide it; empty for the owner's own.
+	Apps                            []string
 	State                           ApprovalState
-	Always                          bool // approved "always for this tool"
-	DecidedBy                       string
+	Always                          bool   // approved "always for this tool"
+	DecidedBy                       string // an approver's user id, "app:NAME", "always" or "" (expired)
 	CreatedAt, ExpiresAt, DecidedAt time.Time
+}
+
+// DeciderApp names the app that decided a request through the MCP surface
+// (DecidedBy "app:NAME"), "" when the owner or nobody did.
+func (a Approval) DeciderApp() string {
+	app, _ := strings.CutPrefix(a.DecidedBy, "app:")
+	if app == a.DecidedBy {
+		return ""
+	}
+	return app
 }
 
 // Approvals persists approval requests and standing grants.
@@ -317,8 +332,11 @@ type Approvals interface {
 
 // Activity is one entry of the activity board.
 type Activity struct {
-	At       time.Time
-	Agent    string
+	At    time.Time
+	Agent string
+	// App is the app whose job or chat the call served ("" for the
+	// owner's own turns), so the board says for whom an agent worked.
+	App      string
 	Tool     string
 	Tier     string
 	Args     string // a short summary of the arguments

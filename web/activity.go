@@ -31,14 +31,26 @@ type ActivityFilter struct {
 
 // ActivityRow is one entry of the board.
 type ActivityRow struct {
-	ID      int64
-	At      time.Time
-	Agent   string
+	ID    int64
+	At    time.Time
+	Agent string
+	// App is the app whose job or chat the call served, "" for the
+	// owner's own turns.
+	App     string
 	Tool    string
 	Tier    string
 	Args    string
 	Outcome string
 	Took    time.Duration
+}
+
+// Who is the agent, with the app it worked for when an app's job or chat
+// asked for the call: the board never shows an app's work as the owner's.
+func (r ActivityRow) Who() string {
+	if r.App == "" {
+		return r.Agent
+	}
+	return r.Agent + " for app " + r.App
 }
 
 // Time is when the call was made, as `jarvisbot activity` prints it.

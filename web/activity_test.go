@@ -20,7 +20,7 @@ type boardOver struct{ db *sqlite.DB }
 func rowsOf(es []store.ActivityEntry) []ActivityRow {
 	out := make([]ActivityRow, 0, len(es))
 	for _, e := range es {
-		out = append(out, ActivityRow{ID: e.ID, At: e.At, Agent: e.Agent, Tool: e.Tool, Tier: e.Tier, Args: e.Args, Outcome: e.Outcome, Took: e.Duration})
+		out = append(out, ActivityRow{ID: e.ID, At: e.At, Agent: e.Agent, App: e.App, Tool: e.Tool, Tier: e.Tier, Args: e.Args, Outcome: e.Outcome, Took: e.Duration})
 	}
 	return out
 }
@@ -114,6 +114,26 @@ func TestActivityBoardNewestFirstFilteredC2(t *testing.T) {
 	}
 	if _, body := d.get(t, "/activity?agent=nobody", sess); !strings.Contains(body, "Nothing on the board yet that matches") {
 		t.Errorf("an empty filtered board says nothing:\n%s", body)
+	}
+}
+
+// TestActivityBoardSaysForWhichAppX5: a call an app's job or chat asked
+// for shows on the board with the app it served; the owner's own do not.
+func TestActivityBoardSaysForWhichAppX5(t *testing.T) {
+	db := openStore(t)
+	d := newDashboard(t, Options{Activity: boardOver{db}})
+	sess := d.signIn(t)
+	for _, app := range []string{"ops", ""} {
+		if err := db.RecordActivity(context.Background(), store.Activity{Agent: "default", App: app, Tool: "cli:echo", Tier: "ask", Outcome: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body := d.get(t, "/activity", sess)
+	if n := strings.Count(body, "<td>default for app ops</td>"); n != 1 {
+		t.Errorf("%d rows say they served app ops, want 1:\n%s", n, body)
+	}
+	if n := strings.Count(body, "<td>default</td>"); n != 1 {
+		t.Errorf("%d rows are the owner's own, want 1:\n%s", n, body)
 	}
 }
 

@@ -122,6 +122,9 @@ type Request struct {
 	Args    []byte
 	Agent   string
 	Chat    string
+	// Apps are the apps whose words were in the turn that asks: none of
+	// them may decide the request (X5).
+	Apps []string
 }
 
 // newID returns 128 random bits, lowercase base32: unguessable and short
@@ -147,7 +150,7 @@ func (e *Engine) Ask(ctx context.Context, r Request) (store.Approval, error) {
 		return store.Approval{}, err
 	}
 	now := e.opt.Clock.Now()
-	a := store.Approval{ID: id, Tool: r.Tool, Summary: r.Summary, Args: r.Args, Agent: r.Agent, Chat: r.Chat,
+	a := store.Approval{ID: id, Tool: r.Tool, Summary: r.Summary, Args: r.Args, Agent: r.Agent, Chat: r.Chat, Apps: r.Apps,
 		State: store.ApprovalPending, CreatedAt: now, ExpiresAt: now.Add(e.opt.TTL)}
 	if err := e.opt.Store.CreateApproval(ctx, a); err != nil {
 		return a, err
@@ -406,16 +409,31 @@ func (e *Engine) IsApprover(user string) bool {
 }
 
 // Decide records an approver's decision, once. A press by anyone else is
-// EFORBIDDEN and changes nothing; a second decision is ECONFLICT and
+// EFORBIDDEN and changes nothing, and so is a decision by an app ("app:NAME")
+// whose words were in the turn that asked (Request.Apps); a second decision is ECONFLICT and
 // returns the request as the first decision left it; a decision after the
 // expiry is ECONFLICT too (the request is expired).
 func (e *Engine) Decide(ctx context.Context, id, by string, approve, always bool) (store.Approval, error) {
+	return e.decide(ctx, id, by, approve, always, false)
+}
+
+// Withdraw denies a request for the app whose work raised it, when the app
+// cancels that work (job_cancel): a denial is never a way around the
+// owner, so the app's own words in the turn do not stop it.
+func (e *Engine) Withdraw(ctx context.Context, id, app string) (store.Approval, error) {
+	return e.decide(ctx, id, "app:"+app, false, false, true)
+}
+
+func (e *Engine) decide(ctx context.Context, id, by string, approve, always, withdraw bool) (store.Approval, error) {
 	if !e.IsApprover(by) {
 		return store.Approval{}, jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "only the owner's approvers can decide this request")
 	}
 	cur, err := e.opt.Store.Approval(ctx, id)
 	if err != nil {
 		return cur, err
+	}
+	if app, ok := strings.CutPrefix(by, "app:"); ok && !withdraw && slices.Contains(cur.Apps, app) {
+		return cur, jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "approval %s was raised in a turn that held app %s's words (its job, chat or note): no app resolves an approval its own request raised; the owner decides with the buttons in chat", id, app)
 	}
 	if cur.State == store.ApprovalPending && !e.opt.Clock.Now().Before(cur.ExpiresAt) {
 		e.expire(id)

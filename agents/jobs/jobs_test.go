@@ -432,7 +432,7 @@ func TestRestartRecoveryM4(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	content, _ := json.Marshal(llm.Message{Role: llm.RoleUser, Text: left.Text})
+	content, _ := json.Marshal(llm.Message{Role: llm.RoleUser, Text: agents.FromApp(left.App, left.Text)}) // as its turn stores it
 	if _, err := e.db.AppendMessage(ctx, store.Message{Chat: left.Chat, Agent: store.DefaultAgent, Role: llm.RoleUser, Content: content, CreatedAt: e.clk.Now()}); err != nil {
 		t.Fatal(err)
 	}

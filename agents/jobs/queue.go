@@ -457,7 +457,7 @@ func (q *Queue) startQueued() {
 			continue
 		}
 		retry := !j.StartedAt.IsZero() || j.Chat == ChatPrefix+j.ID
-		in := agents.Input{Agent: j.Agent, Chat: j.Chat, Text: j.Text, Retry: retry}
+		in := agents.Input{Agent: j.Agent, Chat: j.Chat, Text: j.Text, Retry: retry, App: j.App}
 		q.wg.Add(1)
 		go func() {
 			defer q.wg.Done()

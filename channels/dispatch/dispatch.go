@@ -824,15 +824,22 @@ func (d *Desk) Redraw(ctx context.Context, a store.Approval) {
 	d.Notify(a)
 }
 
+// outcome says how a request was decided and, when an app decided it over
+// the MCP surface, which app: the owner's chat never shows an app's
+// decision as the owner's (X5).
 func outcome(a store.Approval) string {
+	by := ""
+	if app := a.DeciderApp(); app != "" {
+		by = " by app " + app
+	}
 	switch a.State {
 	case store.ApprovalApproved:
 		if a.Always {
-			return "Approved, always for this tool"
+			return "Approved" + by + ", always for this tool"
 		}
-		return "Approved"
+		return "Approved" + by
 	case store.ApprovalDenied:
-		return "Denied"
+		return "Denied" + by
 	case store.ApprovalExpired:
 		return "Expired: nobody answered, so it was denied"
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/web"
 )
 
 // activityRow is one line of `activity --json`, and of the dashboard's
@@ -17,6 +18,7 @@ type activityRow struct {
 	ID         int64     `json:"-"`
 	At         time.Time `json:"at"`
 	Agent      string    `json:"agent"`
+	App        string    `json:"app,omitempty"` // whose job or chat the call served
 	Tool       string    `json:"tool"`
 	Tier       string    `json:"tier"`
 	Args       string    `json:"args"`
@@ -59,7 +61,7 @@ func cmdActivity(ctx context.Context, a *app, args []string) error {
 	}
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dms\t%s\n", r.At.Local().Format("2006-01-02 15:04:05"), r.Agent, r.Tool, r.Outcome, r.DurationMS, r.Args)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dms\t%s\n", r.At.Local().Format("2006-01-02 15:04:05"), web.ActivityRow{Agent: r.Agent, App: r.App}.Who(), r.Tool, r.Outcome, r.DurationMS, r.Args)
 	}
 	return tw.Flush()
 }
@@ -77,7 +79,7 @@ func readActivity(ctx context.Context, db store.ActivityBoard, f store.ActivityF
 func activityRows(list []store.ActivityEntry) []activityRow {
 	rows := make([]activityRow, 0, len(list))
 	for _, e := range list {
-		rows = append(rows, activityRow{e.ID, e.At, e.Agent, e.Tool, e.Tier, e.Args, e.Outcome, e.Duration.Milliseconds()})
+		rows = append(rows, activityRow{e.ID, e.At, e.Agent, e.App, e.Tool, e.Tier, e.Args, e.Outcome, e.Duration.Milliseconds()})
 	}
 	return rows
 }

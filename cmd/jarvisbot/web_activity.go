@@ -48,7 +48,7 @@ func boardFilter(f web.ActivityFilter) store.ActivityFilter {
 func webRows(rows []activityRow) []web.ActivityRow {
 	out := make([]web.ActivityRow, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, web.ActivityRow{ID: r.ID, At: r.At, Agent: r.Agent, Tool: r.Tool, Tier: r.Tier, Args: r.Args, Outcome: r.Outcome,
+		out = append(out, web.ActivityRow{ID: r.ID, At: r.At, Agent: r.Agent, App: r.App, Tool: r.Tool, Tier: r.Tier, Args: r.Args, Outcome: r.Outcome,
 			Took: time.Duration(r.DurationMS) * time.Millisecond})
 	}
 	return out

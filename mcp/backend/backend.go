@@ -9,7 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
+	"slices"
 	"strings"
 	"time"
 
@@ -187,7 +187,7 @@ func (s *Service) Activity(ctx context.Context, agent string, limit int) ([]surf
 		if agent != "" && a.Agent != agent {
 			continue
 		}
-		out = append(out, surface.Activity{At: a.At, Agent: a.Agent, Tool: a.Tool, Tier: a.Tier, Args: a.Args, Outcome: a.Outcome, Duration: a.Duration.Round(time.Millisecond).String()})
+		out = append(out, surface.Activity{At: a.At, Agent: a.Agent, App: a.App, Tool: a.Tool, Tier: a.Tier, Args: a.Args, Outcome: a.Outcome, Duration: a.Duration.Round(time.Millisecond).String()})
 		if len(out) == limit {
 			break
 		}
@@ -219,6 +219,9 @@ func (s *Service) ChatHistory(ctx context.Context, app, agent string, limit int)
 		var lm llm.Message
 		if json.Unmarshal(m.Content, &lm) != nil || strings.TrimSpace(lm.Text) == "" {
 			continue
+		}
+		if _, text, ok := agents.AppText(lm.Text); ok && m.Role == llm.RoleUser {
+			lm.Text = text // the app's own words, without the mark the model sees
 		}
 		out = append(out, surface.ChatMessage{Role: m.Role, Text: lm.Text, At: m.CreatedAt})
 	}
@@ -279,7 +282,18 @@ func (s *Service) approvalOf(ctx context.Context, a store.Approval) surface.Appr
 	if s.Queue != nil {
 		app = s.Queue.AppOfChat(ctx, a.Chat)
 	}
-	return surface.Approval{ID: a.ID, Tool: a.Tool, Summary: a.Summary, Agent: a.Agent, State: string(a.State), Expires: a.ExpiresAt, App: app}
+	apps := slices.Clone(a.Apps)
+	if app != "" && !slices.Contains(apps, app) {
+		apps = append([]string{app}, apps...)
+	}
+	by := ""
+	switch {
+	case a.DeciderApp() != "":
+		by = "app " + a.DeciderApp()
+	case a.DecidedBy != "" && a.State != store.ApprovalPending:
+		by = "owner"
+	}
+	return surface.Approval{ID: a.ID, Tool: a.Tool, Summary: a.Summary, Agent: a.Agent, State: string(a.State), Expires: a.ExpiresAt, App: app, Apps: apps, DecidedBy: by}
 }
 
 // ResolveApproval decides once through the engine, as a button would.
@@ -402,7 +416,7 @@ func (s *Service) CancelJob(ctx context.Context, id string) (surface.Job, error)
 	if err != nil || before.Approval == "" || s.Engine == nil {
 		return got, err
 	}
-	_, derr := s.Engine.Decide(ctx, before.Approval, "app:"+before.App, false, false)
+	_, derr := s.Engine.Withdraw(ctx, before.Approval, before.App)
 	if derr != nil && jarvisbot.ErrorCode(derr) != jarvisbot.ECONFLICT && jarvisbot.ErrorCode(derr) != jarvisbot.ENOTFOUND {
 		return got, jarvisbot.Errorf(jarvisbot.ErrorCode(derr), "job %s is cancelled, but its approval request %s stays open: %w", id, before.Approval, derr)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
@@ -177,7 +178,9 @@ func TestCancelledJobClosesItsApprovalM4(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := f.eng.Ask(ctx, approvals.Request{Tool: "cli:gh", Summary: "run gh", Agent: "default", Chat: j.Chat})
+	// The job's turn raised it, so it is app ci's, which cannot decide it,
+	// but cancelling the job withdraws it all the same.
+	a, err := f.eng.Ask(ctx, approvals.Request{Tool: "cli:gh", Summary: "run gh", Agent: "default", Chat: j.Chat, Apps: []string{"ci"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,5 +196,48 @@ func TestCancelledJobClosesItsApprovalM4(t *testing.T) {
 	}
 	if after, _ := f.db.Approval(ctx, a.ID); after.State != store.ApprovalDenied {
 		t.Errorf("the request of the cancelled job is %s, want denied", after.State)
+	}
+}
+
+// TestAppWordsX5: a note over the cap is refused with the cap said (and
+// the surface's schema says the same cap); a request raised in a turn that
+// read an app's note is listed as that app's, refused to it and decided by
+// another app under its name; an app's chat shows its own words, without
+// the mark the model sees.
+func TestAppWordsX5(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if surface.MaxNoteLen != store.MaxNoteLen {
+		t.Errorf("the surface says notes hold %d characters, the backend takes %d", surface.MaxNoteLen, store.MaxNoteLen)
+	}
+	err := f.svc.Message(ctx, "ops", "default", strings.Repeat("é", store.MaxNoteLen+1))
+	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "at most 4000") {
+		t.Errorf("a note over the cap: %v", err)
+	}
+	if err := f.svc.Message(ctx, "ops", "default", strings.Repeat("é", store.MaxNoteLen)); err != nil {
+		t.Errorf("a note at the cap: %v", err)
+	}
+
+	a, err := f.eng.Ask(ctx, approvals.Request{Tool: "cli:gh", Summary: "run gh", Agent: "default", Chat: "telegram:42", Apps: []string{"ops"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.svc.Approval(ctx, a.ID); !slices.Equal(got.Apps, []string{"ops"}) || got.App != "" {
+		t.Errorf("approval %+v, want it counted as app ops's", got)
+	}
+	if _, err := f.svc.ResolveApproval(ctx, "ops", a.ID, true); jarvisbot.ErrorCode(err) != jarvisbot.EFORBIDDEN {
+		t.Errorf("ops resolving a request its note's turn raised: %v, want refused", err)
+	}
+	got, err := f.svc.ResolveApproval(ctx, "auditor", a.ID, false)
+	if err != nil || got.State != string(store.ApprovalDenied) || got.DecidedBy != "app auditor" {
+		t.Errorf("auditor denying: %+v, %v", got, err)
+	}
+
+	content, _ := json.Marshal(llm.Message{Role: llm.RoleUser, Text: agents.FromApp("ops", "hi\nthere")})
+	if _, err := f.db.AppendMessage(ctx, store.Message{Chat: jobs.AppChat("ops", "default"), Agent: "default", Role: llm.RoleUser, Content: content}); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := f.svc.ChatHistory(ctx, "ops", "default", 10); err != nil || len(ms) != 1 || ms[0].Text != "hi\nthere" {
+		t.Errorf("chat history %+v, %v; want the app's own words", ms, err)
 	}
 }

@@ -68,13 +68,16 @@ type Skill struct {
 
 // Activity is one entry of the activity board.
 type Activity struct {
-	At       time.Time `json:"at"`
-	Agent    string    `json:"agent"`
-	Tool     string    `json:"tool"`
-	Tier     string    `json:"tier"`
-	Args     string    `json:"args,omitempty"`
-	Outcome  string    `json:"outcome"`
-	Duration string    `json:"duration,omitempty"`
+	At    time.Time `json:"at"`
+	Agent string    `json:"agent"`
+	// App is the app whose job or chat the call served, "" for the
+	// owner's own turns.
+	App      string `json:"app,omitempty"`
+	Tool     string `json:"tool"`
+	Tier     string `json:"tier"`
+	Args     string `json:"args,omitempty"`
+	Outcome  string `json:"outcome"`
+	Duration string `json:"duration,omitempty"`
 }
 
 // ScheduleEntry is a scheduled skill.
@@ -136,6 +139,13 @@ type Approval struct {
 	// App is the app whose request raised it, "" for the owner's own
 	// chats: no app resolves one its own request raised.
 	App string `json:"app,omitempty"`
+	// Apps are every app whose words were in the turn that raised it: App
+	// and the apps whose notes the turn read (X5). None of them resolves
+	// it.
+	Apps []string `json:"apps,omitempty"`
+	// DecidedBy says who decided: "owner", "app NAME", or "" while pending
+	// or when it expired.
+	DecidedBy string `json:"decided_by,omitempty"`
 }
 
 // ImportReport says what an import did or, dry, would do.

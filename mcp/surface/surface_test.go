@@ -187,11 +187,16 @@ func TestNoAppResolvesAnApprovalItsOwnRequestRaised_C2(t *testing.T) {
 	f.b.approvals["own"] = Approval{ID: "own", Tool: "mcp:github/merge_pull_request", App: "owner-desktop", State: "pending"}
 	f.b.approvals["other"] = Approval{ID: "other", Tool: "mcp:github/merge_pull_request", App: "worker", State: "pending"}
 	f.b.approvals["chat"] = Approval{ID: "chat", Tool: "builtin:gmail/send", State: "pending"}
+	// Raised in the owner's chat, in a turn that read a note this app left
+	// (X5): the app's too.
+	f.b.approvals["noted"] = Approval{ID: "noted", Tool: "builtin:gmail/send", Apps: []string{"worker", "owner-desktop"}, State: "pending"}
 	c := f.connect(t, fullKey)
 
-	res := call(t, c, "approval_resolve", map[string]any{"id": "own", "decision": "approve"})
-	if !res.IsError || !strings.Contains(text(res), "never answers its own request") || !strings.Contains(text(res), string(jarvisbot.EFORBIDDEN)) {
-		t.Errorf("self-approval: %q (isError %v), want refused", text(res), res.IsError)
+	for _, id := range []string{"own", "noted"} {
+		res := call(t, c, "approval_resolve", map[string]any{"id": id, "decision": "approve"})
+		if !res.IsError || !strings.Contains(text(res), "no app resolves an approval its own request raised") || !strings.Contains(text(res), string(jarvisbot.EFORBIDDEN)) {
+			t.Errorf("self-approval of %s: %q (isError %v), want refused", id, text(res), res.IsError)
+		}
 	}
 	for _, id := range []string{"other", "chat"} {
 		if res := call(t, c, "approval_resolve", map[string]any{"id": id, "decision": "deny"}); res.IsError {

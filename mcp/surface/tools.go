@@ -29,6 +29,10 @@ const (
 	maxChatTimeout     = 10 * time.Minute
 )
 
+// MaxNoteLen is the longest note agent_message takes, in characters: the
+// backend refuses a longer one with the same bound (store.MaxNoteLen).
+const MaxNoteLen = 4000
+
 // kind says what a tool does, for its annotations.
 type kind int
 
@@ -173,8 +177,8 @@ func (s *Server) catalog() []*tool {
 				return b.Chat(ctx, c.App, a.Agent, a.Text, timeout)
 			}},
 		{scope: ScopeWork, def: newTool("agent_message", "Leave an agent a note",
-			"Leave a note the agent reads at its next turn, without starting one.", writes, false,
-			agentParam, mcp.WithString("text", mcp.Required(), mcp.MinLength(1), mcp.Description("the note"))),
+			fmt.Sprintf("Leave a note the agent reads at its next turn, without starting one. The agent reads it as data from this app, quoted, not as instructions; at most %d characters.", MaxNoteLen), writes, false,
+			agentParam, mcp.WithString("text", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(MaxNoteLen), mcp.Description(fmt.Sprintf("the note, at most %d characters", MaxNoteLen)))),
 			run: func(ctx context.Context, c Caller, req mcp.CallToolRequest) (any, error) {
 				var a struct{ Agent, Text string }
 				if err := bind(req, &a, "agent", "text"); err != nil {
@@ -268,7 +272,7 @@ func (s *Server) catalog() []*tool {
 		// Governance: a full key also answers approvals and pauses
 		// everything.
 		{scope: ScopeFull, def: newTool("approval_resolve", "Answer an approval",
-			"Approve or deny a waiting approval request once, as the owner's buttons would. No app answers a request its own work raised.", writes, true,
+			"Approve or deny a waiting approval request once, as the owner's buttons would, under this app's name. No app answers a request raised in a turn that held its words: its job, its chat, or a note it left.", writes, true,
 			mcp.WithString("id", mcp.Required(), mcp.MinLength(1), mcp.Description("the approval's id, as approvals_list gives it")),
 			mcp.WithString("decision", mcp.Required(), mcp.Enum("approve", "deny"), mcp.Description("approve or deny"))),
 			run: func(ctx context.Context, c Caller, req mcp.CallToolRequest) (any, error) {
@@ -283,8 +287,8 @@ func (s *Server) catalog() []*tool {
 				if err != nil {
 					return nil, err
 				}
-				if ap.App != "" && ap.App == c.App {
-					return nil, jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "approval %s was raised by work of app %s itself; an app never answers its own request: the owner decides with the buttons in chat", a.ID, c.App)
+				if (ap.App != "" && ap.App == c.App) || slices.Contains(ap.Apps, c.App) {
+					return nil, jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "approval %s was raised in a turn that held app %s's words (its job, chat or note): no app resolves an approval its own request raised; the owner decides with the buttons in chat", a.ID, c.App)
 				}
 				return b.ResolveApproval(ctx, c.App, a.ID, a.Decision == "approve")
 			}},

@@ -45,7 +45,7 @@ func (db *DB) ActivityBoard(ctx context.Context, f store.ActivityFilter, limit i
 		limit = 50
 	}
 	where, args := activityWhere(f)
-	return db.activity(ctx, `SELECT id, at, agent, tool, tier, args, outcome, duration_ms FROM activity WHERE `+where+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit)...)
+	return db.activity(ctx, `SELECT id, at, agent, app, tool, tier, args, outcome, duration_ms FROM activity WHERE `+where+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit)...)
 }
 
 // ActivitySince returns the filtered entries after the id, oldest first.
@@ -55,7 +55,7 @@ func (db *DB) ActivitySince(ctx context.Context, f store.ActivityFilter, after i
 	}
 	where, args := activityWhere(f)
 	args = append([]any{after}, args...)
-	return db.activity(ctx, `SELECT id, at, agent, tool, tier, args, outcome, duration_ms FROM activity WHERE id > ? AND `+where+` ORDER BY id LIMIT ?`, append(args, limit)...)
+	return db.activity(ctx, `SELECT id, at, agent, app, tool, tier, args, outcome, duration_ms FROM activity WHERE id > ? AND `+where+` ORDER BY id LIMIT ?`, append(args, limit)...)
 }
 
 // LastActivityID is the newest entry's id.
@@ -78,7 +78,7 @@ func (db *DB) activity(ctx context.Context, query string, args ...any) ([]store.
 		var e store.ActivityEntry
 		var at string
 		var ms int64
-		if err := rows.Scan(&e.ID, &at, &e.Agent, &e.Tool, &e.Tier, &e.Args, &e.Outcome, &ms); err != nil {
+		if err := rows.Scan(&e.ID, &at, &e.Agent, &e.App, &e.Tool, &e.Tier, &e.Args, &e.Outcome, &ms); err != nil {
 			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading activity from %s: %w", db.path, err)
 		}
 		e.Duration = time.Duration(ms) * time.Millisecond

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -15,7 +16,7 @@ var (
 	_ store.ActivityLog = (*DB)(nil)
 )
 
-const approvalColumns = `id, tool, summary, args, agent, chat, state, always, decided_by, created_at, expires_at, decided_at`
+const approvalColumns = `id, tool, summary, args, agent, chat, state, always, decided_by, created_at, expires_at, decided_at, apps`
 
 // CreateApproval stores a pending request.
 func (db *DB) CreateApproval(ctx context.Context, a store.Approval) error {
@@ -23,8 +24,8 @@ func (db *DB) CreateApproval(ctx context.Context, a store.Approval) error {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	_, err := db.db.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, '', ?, ?, '')`,
-		a.ID, a.Tool, a.Summary, string(args), a.Agent, a.Chat, formatTime(a.CreatedAt), formatTime(a.ExpiresAt))
+	_, err := db.db.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, '', ?, ?, '', ?)`,
+		a.ID, a.Tool, a.Summary, string(args), a.Agent, a.Chat, formatTime(a.CreatedAt), formatTime(a.ExpiresAt), strings.Join(a.Apps, ","))
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing approval request for %s in %s: %w", a.Tool, db.path, err)
 	}
@@ -33,10 +34,13 @@ func (db *DB) CreateApproval(ctx context.Context, a store.Approval) error {
 
 func scanApproval(r interface{ Scan(...any) error }) (store.Approval, error) {
 	var a store.Approval
-	var args, state, created, expires, decided string
+	var args, state, created, expires, decided, apps string
 	var always int
-	if err := r.Scan(&a.ID, &a.Tool, &a.Summary, &args, &a.Agent, &a.Chat, &state, &always, &a.DecidedBy, &created, &expires, &decided); err != nil {
+	if err := r.Scan(&a.ID, &a.Tool, &a.Summary, &args, &a.Agent, &a.Chat, &state, &always, &a.DecidedBy, &created, &expires, &decided, &apps); err != nil {
 		return a, err
+	}
+	if apps != "" {
+		a.Apps = strings.Split(apps, ",") // app names hold no ','
 	}
 	a.Args, a.State, a.Always = []byte(args), store.ApprovalState(state), always == 1
 	var err error
@@ -174,8 +178,8 @@ func (db *DB) RecordActivity(ctx context.Context, a store.Activity) error {
 	if at.IsZero() {
 		at = db.now()
 	}
-	_, err := db.db.ExecContext(ctx, `INSERT INTO activity (at, agent, tool, tier, args, outcome, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		formatTime(at), a.Agent, a.Tool, a.Tier, a.Args, a.Outcome, a.Duration.Milliseconds())
+	_, err := db.db.ExecContext(ctx, `INSERT INTO activity (at, agent, app, tool, tier, args, outcome, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		formatTime(at), a.Agent, a.App, a.Tool, a.Tier, a.Args, a.Outcome, a.Duration.Milliseconds())
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording activity in %s: %w", db.path, err)
 	}
@@ -187,7 +191,7 @@ func (db *DB) RecentActivity(ctx context.Context, limit int) ([]store.Activity, 
 	if limit <= 0 {
 		limit = 50
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT at, agent, tool, tier, args, outcome, duration_ms FROM activity ORDER BY at DESC, id DESC LIMIT ?`, limit)
+	rows, err := db.db.QueryContext(ctx, `SELECT at, agent, app, tool, tier, args, outcome, duration_ms FROM activity ORDER BY at DESC, id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading activity from %s: %w", db.path, err)
 	}
@@ -197,7 +201,7 @@ func (db *DB) RecentActivity(ctx context.Context, limit int) ([]store.Activity, 
 		var a store.Activity
 		var at string
 		var ms int64
-		if err := rows.Scan(&at, &a.Agent, &a.Tool, &a.Tier, &a.Args, &a.Outcome, &ms); err != nil {
+		if err := rows.Scan(&at, &a.Agent, &a.App, &a.Tool, &a.Tier, &a.Args, &a.Outcome, &ms); err != nil {
 			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading activity from %s: %w", db.path, err)
 		}
 		a.Duration = time.Duration(ms) * time.Millisecond
