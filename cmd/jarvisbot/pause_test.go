@@ -144,3 +144,36 @@ func TestDashboardLiftsAnAppsPauseX5W1(t *testing.T) {
 		t.Errorf("the dashboard's pause is not in the store: exit %d\n%s", code, out)
 	}
 }
+
+// TestScheduleRunRespectsTheOwnersPauseX5M4: a scheduled skill the owner
+// paused does not run for an app: schedule_run says the owner paused it,
+// and nothing reaches the model or the chat; resumed, it runs.
+func TestScheduleRunRespectsTheOwnersPauseX5M4(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	key := addApp(t, e, "builds", "work")
+	if code, out, errOut := e.jarvis(t, "", "schedule", "pause", "morning-brief"); code != 0 {
+		t.Fatalf("schedule pause: exit %d\n%s\n%s", code, out, errOut)
+	}
+	url, _, stop := serveWithSurface(t, e)
+	defer stop()
+	app := appClient(t, url, key)
+
+	text, isErr := callApp(t, app, "schedule_run", map[string]any{"skill": "morning-brief"})
+	if !isErr || !strings.Contains(text, "the owner paused") || !strings.Contains(text, "morning-brief") {
+		t.Errorf("schedule_run of a paused skill: %q (error %v)", text, isErr)
+	}
+	if n := len(f.Requests()); n != 0 {
+		t.Errorf("the paused skill reached the model: %d requests", n)
+	}
+	if code, out, errOut := e.jarvis(t, "", "schedule", "resume", "morning-brief"); code != 0 {
+		t.Fatalf("schedule resume: exit %d\n%s\n%s", code, out, errOut)
+	}
+	f.Push(fakellm.Step{Text: "Brief: a quiet day."})
+	if text, isErr := callApp(t, app, "schedule_run", map[string]any{"skill": "morning-brief"}); isErr || !strings.Contains(text, "morning-brief ran: ok") {
+		t.Errorf("schedule_run once resumed: %q (error %v)", text, isErr)
+	}
+	waitSent(t, tg, "the report once resumed", func(s []faketelegram.Sent) bool { return hasText(s, 42, "a quiet day") })
+}

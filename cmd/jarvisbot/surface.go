@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/mcp/backend"
@@ -48,6 +49,15 @@ func (a *app) backend(cfg config.Config, s *session) *backend.Service {
 		RunNow: func(ctx context.Context, skill string) (string, error) {
 			if s.sched == nil {
 				return "", fmt.Errorf("the schedule is not running")
+			}
+			// The owner's pause of a skill is the owner's to lift (X5): an
+			// app does not run it meanwhile.
+			st, err := s.db.ScheduleState(ctx, skill)
+			if err != nil {
+				return "", fmt.Errorf("reading whether the owner paused %s: %w", skill, err)
+			}
+			if st.Paused {
+				return "", jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "the owner paused the scheduled skill %s: it does not run, for apps either, until the owner resumes it", skill)
 			}
 			r, err := s.sched.RunNow(ctx, skill)
 			if err != nil {

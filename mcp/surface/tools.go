@@ -241,7 +241,7 @@ func (s *Server) catalog() []*tool {
 				return b.RetryJob(ctx, j.ID)
 			}},
 		{scope: ScopeWork, def: newTool("schedule_run", "Run a scheduled skill now",
-			"Run a scheduled skill now, as its schedule would; the report goes where the schedule sends it.", writes, true,
+			"Run a scheduled skill now, as its schedule would; the report goes where the schedule sends it. A skill the owner paused does not run until the owner resumes it.", writes, true,
 			mcp.WithString("skill", mcp.Required(), mcp.MinLength(1), mcp.Description("the skill's name, as schedule_list gives it"))),
 			run: func(ctx context.Context, _ Caller, req mcp.CallToolRequest) (any, error) {
 				var a struct{ Skill string }
