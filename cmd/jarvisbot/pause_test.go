@@ -177,3 +177,62 @@ func TestScheduleRunRespectsTheOwnersPauseX5M4(t *testing.T) {
 	}
 	waitSent(t, tg, "the report once resumed", func(s []faketelegram.Sent) bool { return hasText(s, 42, "a quiet day") })
 }
+
+// TestNotifyOwnerIsBoundedAndMarkedX5M4: an app's notice reaches the
+// owner's chat marked as the app's, shown as written: addresses without
+// links or previews, a bidi override, ESC, NUL and a zero-width space as
+// visible escapes. 1 MiB goes as one file (not hundreds of messages),
+// marked in its caption and its first line; more than 1 MiB is refused
+// with the bound said.
+func TestNotifyOwnerIsBoundedAndMarkedX5M4(t *testing.T) {
+	e := newTestEnv(t)
+	withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	key := addApp(t, e, "builds", "work")
+	url, _, stop := serveWithSurface(t, e)
+	defer stop()
+	app := appClient(t, url, key)
+
+	// notify_owner returns once the chat has the notice: what it sent is
+	// what came after.
+	before := len(tg.Sent())
+	hostile := "Your Google sign-in expired. Tap https://evil.example/renew **now** <b>x</b> abc\u202Etxt.exe \x1b[2J NUL\x00 zero\u200Bwidth"
+	if text, isErr := callApp(t, app, "notify_owner", map[string]any{"text": hostile}); isErr {
+		t.Fatalf("notify_owner: %s", text)
+	}
+	sent := tg.Sent()[before:]
+	if len(sent) != 1 {
+		t.Fatalf("one short notice sent %d messages: %+v", len(sent), sent)
+	}
+	m := sent[0]
+	for _, want := range []string{"From app builds:\n", `abc\u202etxt`, `\x1b[2J`, `NUL\x00`, `zero\u200bwidth`, "https[:]//evil[.]example/renew", "**now**", "&lt;b&gt;x&lt;/b&gt;"} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("the notice lacks %q:\n%q", want, m.Text)
+		}
+	}
+	if strings.ContainsAny(m.Text, "\u202E\x1b\x00\u200B") || strings.Contains(m.Text, "<a") || strings.Contains(m.Text, "<b>") || !m.NoPreview {
+		t.Errorf("the notice passes controls, links or markup through (preview off: %v):\n%q", m.NoPreview, m.Text)
+	}
+
+	before = len(tg.Sent())
+	big := strings.Repeat("All systems nominal. ", 1<<20/21+1)[:1<<20]
+	if text, isErr := callApp(t, app, "notify_owner", map[string]any{"text": big}); isErr {
+		t.Fatalf("notify_owner of 1 MiB: %s", text)
+	}
+	sent = tg.Sent()[before:]
+	if len(sent) != 1 || sent[0].Method != "sendDocument" {
+		t.Fatalf("1 MiB sent %d messages, want one document", len(sent))
+	}
+	d := sent[0]
+	if !strings.HasPrefix(d.Caption, "From app builds:") || !strings.Contains(d.Caption, "1500") && !strings.Contains(d.Caption, "1,500") ||
+		!strings.HasPrefix(string(d.Document), "From app builds:\n") || len(d.Document) < 1<<20 || d.ParseMode != "" {
+		t.Errorf("the file: caption %q, parse mode %q, %d bytes starting %.40q", d.Caption, d.ParseMode, len(d.Document), d.Document)
+	}
+	if text, isErr := callApp(t, app, "notify_owner", map[string]any{"text": big + "!"}); !isErr || !strings.Contains(text, "1 MiB") {
+		t.Errorf("more than 1 MiB: %q (error %v)", text, isErr)
+	}
+	if n := len(tg.Sent()) - before; n != 1 {
+		t.Errorf("the refused notice sent something: %d messages after the file", n-1)
+	}
+}
