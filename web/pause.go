@@ -39,7 +39,11 @@ func (s *Server) pauseOf(r *http.Request) pauseView {
 		s.o.Logger.Warn("dashboard: reading whether jarvisbot is paused", "err", err)
 		return pauseView{}
 	}
-	return pauseView{Shown: true, Paused: paused, By: by, Back: r.URL.RequestURI()}
+	back := r.URL.RequestURI()
+	if !safeMethod(r.Method) { // an error page after a form: its address takes no GET
+		back = "/"
+	}
+	return pauseView{Shown: true, Paused: paused, By: by, Back: back}
 }
 
 func (s *Server) switchPause(w http.ResponseWriter, r *http.Request, pause bool) {
