@@ -197,7 +197,7 @@ func TestNotifyOwnerIsBoundedAndMarkedX5M4(t *testing.T) {
 	// notify_owner returns once the chat has the notice: what it sent is
 	// what came after.
 	before := len(tg.Sent())
-	hostile := "Your Google sign-in expired. Tap https://evil.example/renew **now** <b>x</b> abc\u202Etxt.exe \x1b[2J NUL\x00 zero\u200Bwidth"
+	hostile := "Your Google sign-in expired. Tap https://evil.example/renew **now** <b>x</b> abc\u202Etxt.exe \x1b[2J NUL\x00 zero\u200Bwidth, send /pause"
 	if text, isErr := callApp(t, app, "notify_owner", map[string]any{"text": hostile}); isErr {
 		t.Fatalf("notify_owner: %s", text)
 	}
@@ -206,7 +206,7 @@ func TestNotifyOwnerIsBoundedAndMarkedX5M4(t *testing.T) {
 		t.Fatalf("one short notice sent %d messages: %+v", len(sent), sent)
 	}
 	m := sent[0]
-	for _, want := range []string{"From app builds:\n", `abc\u202etxt`, `\x1b[2J`, `NUL\x00`, `zero\u200bwidth`, "https[:]//evil[.]example/renew", "**now**", "&lt;b&gt;x&lt;/b&gt;"} {
+	for _, want := range []string{"From app builds:\n", `abc\u202etxt`, `\x1b[2J`, `NUL\x00`, `zero\u200bwidth`, "https[:]//evil[.]example/renew", "**now**", "&lt;b&gt;x&lt;/b&gt;", "send [/]pause"} {
 		if !strings.Contains(m.Text, want) {
 			t.Errorf("the notice lacks %q:\n%q", want, m.Text)
 		}

@@ -252,7 +252,7 @@ func (s *Server) catalog() []*tool {
 				return map[string]any{"skill": a.Skill, "result": out}, err
 			}},
 		{scope: ScopeWork, def: newTool("notify_owner", "Notify the owner",
-			"Post a message to the owner's main chat, marked as from this app and shown as plain text: no formatting, addresses shown without links, control and invisible characters as escapes. "+
+			"Post a message to the owner's main chat, marked as from this app and shown as plain text: no formatting, addresses and commands shown without links, control and invisible characters as escapes. "+
 				"Up to 1,500 characters (as shown; an emoji counts as two) go as one message; a longer text, up to 1 MiB, goes as one text file.", writes, true,
 			mcp.WithString("text", mcp.Required(), mcp.MinLength(1), mcp.Description("the message, plain text"))),
 			run: func(ctx context.Context, c Caller, req mcp.CallToolRequest) (any, error) {
