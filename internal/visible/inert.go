@@ -15,7 +15,7 @@ import (
 var (
 	command = regexp.MustCompile(`(^|[\s(\[{"'])([/@])([A-Za-z0-9_])`)
 	scheme  = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*):(//)`)
-	domain = regexp.MustCompile(`(?i)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.[a-z]{2,}\b`)
+	domain  = regexp.MustCompile(`(?i)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.[a-z]{2,}\b`)
 )
 
 // Inert returns s as Text shows it, with every address written so that no
