@@ -10,6 +10,7 @@ import (
 // "name.example" into links, and a tap on one an app wrote looks like a
 // tap on jarvisbot's own. The usual way to show an address without its
 // link ("defanging") keeps it readable: https[:]//evil[.]example.
+//
 // A word that starts with "/" or "@" is a command the owner's tap sends,
 // or a profile it opens, in Telegram: "[/]pause", "[@]name" are not.
 var (
