@@ -37,6 +37,12 @@ func TestOwnerLiftsAnAppsPauseX5M4(t *testing.T) {
 	if n := len(f.Requests()); n != 0 {
 		t.Fatalf("%d model calls while paused", n)
 	}
+	// Only the owner lifts it: a stranger's /resume is refused.
+	tg.SendText(77, 77, "/resume")
+	waitSent(t, tg, "the stranger refused", func(s []faketelegram.Sent) bool { return hasText(s, 77, "private assistant") })
+	if code, out, _ := e.jarvis(t, "", "pause"); code != 0 || !strings.Contains(out, "Already paused by app ops") {
+		t.Errorf("after a stranger's /resume: exit %d\n%s", code, out)
+	}
 	f.Push(fakellm.Step{Text: "Answer one."})
 	tg.SendText(42, 42, "/resume")
 	waitSent(t, tg, "/resume lifting the app's pause and the waiting message answered", func(s []faketelegram.Sent) bool {
