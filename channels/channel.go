@@ -89,6 +89,24 @@ type Outgoing struct {
 	// ReplyTo is the platform id of the message this answers; the first
 	// part is sent as a reply to it where the platform has replies.
 	ReplyTo string
+	// Plain sends Text as written, for text from outside (an app's
+	// notice, X5): no Markdown or markup is rendered and no link preview
+	// is drawn. The caller makes links and controls inert beforehand.
+	Plain bool
+}
+
+// Document is a file to send, with a plain-text caption.
+type Document struct {
+	Chat    string
+	Name    string // the file's name as the chat shows it: "notice.txt"
+	Data    []byte
+	Caption string // plain text, shown as written (no markup); cut to the platform's limit
+}
+
+// DocumentSender sends a file to a chat, on platforms that take files
+// (Telegram's sendDocument, a Discord attachment).
+type DocumentSender interface {
+	SendDocument(ctx context.Context, d Document) (messageID string, err error)
 }
 
 // Handler receives what a channel hears. Calls may be concurrent; the

@@ -63,6 +63,7 @@ type Options struct {
 	Activity  Activity
 	Schedule  Schedule
 	Route     Route
+	Pause     Pause
 }
 
 // Server is the dashboard's HTTP handler.
@@ -123,6 +124,7 @@ func New(o Options) (*Server, error) {
 	s.activityRoutes()
 	s.scheduleRoutes()
 	s.routeRoutes()
+	s.pauseRoutes()
 	return s, nil
 }
 
@@ -193,6 +195,7 @@ type view struct {
 	CSRF    string
 	Flash   string
 	Version string
+	Pause   pauseView
 }
 
 // tabOf is the tab a page belongs to: its own name, or the tab named for
@@ -223,6 +226,9 @@ func (s *Server) renderBlock(w http.ResponseWriter, r *http.Request, block templ
 // execute writes a whole page with a status.
 func (s *Server) execute(w http.ResponseWriter, r *http.Request, page, title string, content templ.Component, status int) {
 	v := view{Tab: tabOf(page), Title: title, Version: s.o.Version, CSRF: csrfFrom(r)}
+	if v.CSRF != "" {
+		v.Pause = s.pauseOf(r)
+	}
 	// Only a whole page shows the note; a block htmx polls for must not
 	// take it before the page after a change shows it.
 	v.Flash = s.takeFlash(w, r)

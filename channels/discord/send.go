@@ -90,7 +90,13 @@ func (b *Bot) Send(ctx context.Context, m channels.Outgoing) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	parts := split(render(m.Text), maxContent)
+	var parts []string
+	var flags discordgo.MessageFlags
+	if m.Plain {
+		parts, flags = plainParts(m.Text), discordgo.MessageFlagsSuppressEmbeds
+	} else {
+		parts = split(render(m.Text), maxContent)
+	}
 	if len(parts) == 0 {
 		if comps == nil {
 			return "", jarvisbot.Errorf(jarvisbot.EINVALID, "discord: nothing to send to %s: the message has no text and no buttons", m.Chat)
@@ -99,7 +105,7 @@ func (b *Bot) Send(ctx context.Context, m channels.Outgoing) (string, error) {
 	}
 	var id string
 	for i, p := range parts {
-		send := &discordgo.MessageSend{Content: p, AllowedMentions: noMentions()}
+		send := &discordgo.MessageSend{Content: p, AllowedMentions: noMentions(), Flags: flags}
 		if i == 0 && m.ReplyTo != "" {
 			send.Reference = &discordgo.MessageReference{MessageID: m.ReplyTo, ChannelID: cid, FailIfNotExists: new(false)}
 		}

@@ -400,8 +400,14 @@ func (d *Desk) tellPaused(chat string) bool {
 	return tell
 }
 
+// sayPaused tells the owner who paused and how to undo it: a pause an app
+// set is the owner's to lift (X5).
 func (d *Desk) sayPaused(ctx context.Context, m channels.Message, by string) {
-	d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Paused by " + by + ": no agent starts a turn until it is resumed. Your message waits and is answered then.", ReplyTo: m.ID})
+	how := "Run jarvisbot resume to go on."
+	if _, ok := d.opt.Commands["resume"]; ok {
+		how = "Send /resume to go on."
+	}
+	d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Paused by " + by + ": no agent starts a turn until it is resumed. Your message waits and is answered then. " + how, ReplyTo: m.ID})
 }
 
 // deliveryKeep is how long a taken delivery is remembered. Telegram keeps
@@ -676,6 +682,8 @@ var Commands = []channels.Command{
 	{Name: "schedule", Description: "scheduled skills: next and last run"},
 	{Name: "dashboard", Description: "a one-time sign-in link to the dashboard"},
 	{Name: "cancel", Description: "stop the answer in progress"},
+	{Name: "pause", Description: "pause every agent until /resume"},
+	{Name: "resume", Description: "go on after a pause, whoever set it"},
 }
 
 // isCommand reports whether text is a slash command the desk answers;

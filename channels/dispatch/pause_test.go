@@ -38,3 +38,26 @@ func TestPausedMessagesWaitM4(t *testing.T) {
 		t.Errorf("after the resume: %q", got)
 	}
 }
+
+// TestPausedNoticeSaysHowToResumeX5: the notice names who paused and how
+// the owner lifts it: /resume where the chat has it, else the CLI.
+func TestPausedNoticeSaysHowToResumeX5(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		commands map[string]func(context.Context, string) string
+		want     string
+	}{
+		{"chat command", map[string]func(context.Context, string) string{"resume": func(context.Context, string) string { return "" }}, "Send /resume to go on."},
+		{"no chat command", nil, "Run jarvisbot resume to go on."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, plat, _, _ := setup(t, "test:1")
+			d.opt.Paused = func() (bool, string) { return true, "app ci-bot" }
+			d.opt.Commands = tc.commands
+			d.HandleMessage(context.Background(), channels.Message{Chat: "test:1", User: "test:1", Text: "hello"})
+			if got := plat.to("test:1"); len(got) != 1 || !strings.Contains(got[0], "Paused by app ci-bot") || !strings.Contains(got[0], tc.want) {
+				t.Errorf("the notice: %q, want who paused and %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -446,7 +446,12 @@ func (b *Bot) Send(ctx context.Context, m channels.Outgoing) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	parts := splitHTML(toHTML(m.Text), maxText)
+	var parts []string
+	if m.Plain {
+		parts = plainParts(m.Text)
+	} else {
+		parts = splitHTML(toHTML(m.Text), maxText)
+	}
 	if len(parts) == 0 {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: nothing to send to %s: the message is empty", m.Chat)
 	}
@@ -454,6 +459,7 @@ func (b *Bot) Send(ctx context.Context, m channels.Outgoing) (string, error) {
 	for i, part := range parts {
 		cfg := tgbotapi.NewMessage(chat, part)
 		cfg.ParseMode = tgbotapi.ModeHTML
+		cfg.DisableWebPagePreview = m.Plain
 		if i == 0 && m.ReplyTo != "" {
 			if id, err := strconv.Atoi(m.ReplyTo); err == nil {
 				cfg.ReplyToMessageID = id

@@ -19,7 +19,7 @@ import (
 )
 
 const appsUsage = `apps add NAME [--scope read|work|full]   (default read: sees, changes nothing)
-       jarvisbot apps list [--json] | revoke NAME
+       jarvisbot apps list [--json] | revoke NAME [--resume]
        jarvisbot apps config NAME --client claude-desktop|claude-code|cursor|vscode|codex`
 
 // cmdApps: the apps that use jarvisbot's MCP surface, each with its own
@@ -28,6 +28,7 @@ func cmdApps(ctx context.Context, a *app, args []string) error {
 	fs := newFlagSet(a, "apps", appsUsage)
 	scope := fs.String("scope", string(surface.ScopeRead), "add: what the key allows: read (sees), work (also talks to agents, posts jobs, runs scheduled skills) or full (also answers approvals, pauses everything)")
 	asJSON := fs.Bool("json", false, "list: one JSON array")
+	resume := fs.Bool("resume", false, "revoke: also lift the pause the app set with pause_all, if it did")
 	client := fs.String("client", "", "config: the MCP client: "+strings.Join(apps.Clients(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -70,7 +71,7 @@ func cmdApps(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "Revoked app %s: its key is refused from the next request on.\n", pos[1])
-		return nil
+		return a.revokedPause(ctx, db, pos[1], *resume)
 	default: // config
 		return a.appsConfig(ctx, cfg, db, pos[1], *client)
 	}
@@ -202,4 +203,24 @@ func jarvisbotCommand() string {
 		return exe
 	}
 	return "jarvisbot"
+}
+
+// revokedPause offers to lift the pause a revoked app set (X5): the
+// app cannot resume any more, so the pause stays until the owner lifts
+// it, with --resume or jarvisbot resume. A pause someone else set stays.
+func (a *app) revokedPause(ctx context.Context, db pauseStore, name string, resume bool) error {
+	paused, by, _, err := db.Paused(ctx)
+	if err != nil || !paused || by != "app "+name {
+		return err
+	}
+	if !resume {
+		fmt.Fprintf(a.stdout, "App %s had paused everything, and it stays paused: run jarvisbot resume (or send /resume in chat) to lift it.\n", name)
+		return nil
+	}
+	before, err := switchPause(ctx, db, false)
+	if err != nil {
+		return fmt.Errorf("app %s is revoked, but its pause could not be lifted: %w; run jarvisbot resume", name, err)
+	}
+	fmt.Fprintln(a.stdout, pauseNote(before, false, ""))
+	return nil
 }

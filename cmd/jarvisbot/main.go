@@ -56,6 +56,8 @@ func commands() map[string]command {
 		"chat":      {"talk to an agent in the terminal (the console channel); -m MESSAGE answers one", cmdChat},
 		"cli":       {"connect command-line programs as tools (cli add gh), list, remove, run", cmdCLI},
 		"mcp":       {"add, list, show, switch, remove and import MCP servers", cmdMCP},
+		"pause":     {"pause every agent until jarvisbot resume (turns in progress finish; messages wait)", cmdPause(true)},
+		"resume":    {"lift a pause, whoever set it (the owner, or an app's pause_all)", cmdPause(false)},
 		"apps":      {"keys for apps that use jarvisbot over MCP: add NAME (prints the key once), list, revoke, config", cmdApps},
 		"skills":    {"list, show, switch, install (from any app), promote and remove skills", cmdSkills},
 		"web":       {"print a one-time sign-in link to the dashboard that serve serves", cmdWeb},

@@ -64,11 +64,12 @@ func replicaID() string {
 	return fmt.Sprintf("%s:%d", host, os.Getpid())
 }
 
-// pauseSyncEvery is how often a replica reads whether jarvisbot is
-// paused: the owner may pause or resume on another replica.
+// pauseSyncEvery is how often serve reads whether jarvisbot is paused:
+// the owner may pause or resume on another replica, or with the CLI.
 const pauseSyncEvery = 2 * time.Second
 
-// syncPause takes up a pause or resume recorded by another replica.
+// syncPause takes up a pause or resume recorded by another replica or
+// the CLI.
 func (s *session) syncPause(ctx context.Context) {
 	was, _ := s.pausedNow()
 	if err := s.loadPause(ctx); err != nil {
@@ -77,7 +78,12 @@ func (s *session) syncPause(ctx context.Context) {
 		}
 		return
 	}
-	if now, _ := s.pausedNow(); was && !now {
+	now, by := s.pausedNow()
+	switch {
+	case !was && now:
+		s.log.Info("jarvisbot is paused: no agent starts a turn until it is resumed", "by", by)
+	case was && !now:
+		s.log.Info("jarvisbot is resumed: agents start turns again")
 		s.desk.Resumed()
 		s.jobs.Resume()
 	}

@@ -153,10 +153,12 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		return nil, err
 	}
 	transcribe, speak, noTranscription := a.voiceOf(ctx, cfg, log)
+	cmds := svc.commands(a)
+	s.pauseCommands(cmds)
 	s.desk, err = dispatch.New(ctx, dispatch.Options{
 		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: ownerIDs(cfg),
 		ApprovalChat: o.approvalChat, MainChat: mainChat(cfg), Paused: svc.pausedNow, Agent: o.agent, Logger: log,
-		Commands:   svc.commands(a),
+		Commands:   cmds,
 		Transcribe: transcribe, NoTranscription: noTranscription, Speak: speak,
 		Leases: svc.db,
 		Queue:  o.queue,
@@ -234,13 +236,9 @@ func (s *session) afterReady(ctx context.Context) {
 func (s *session) wait(ctx context.Context, stopRecv context.CancelFunc, ends <-chan channelEnd, running int, limit time.Duration, log *slog.Logger) error {
 	retry := time.NewTicker(30 * time.Second)
 	defer retry.Stop()
-	// Another replica may pause or resume (ST2); alone, this one knows.
-	var pause <-chan time.Time
-	if s.shared != nil {
-		t := time.NewTicker(pauseSyncEvery)
-		defer t.Stop()
-		pause = t.C
-	}
+	// Another replica, or `jarvisbot pause|resume`, may pause or resume.
+	pause := time.NewTicker(pauseSyncEvery)
+	defer pause.Stop()
 	// Deliveries are remembered for days: an hourly prune keeps the
 	// table small without adding a write every retry.
 	tidy := time.NewTicker(time.Hour)
@@ -255,7 +253,7 @@ func (s *session) wait(ctx context.Context, stopRecv context.CancelFunc, ends <-
 			}
 		case <-tidy.C:
 			s.desk.ForgetDeliveries(ctx)
-		case <-pause:
+		case <-pause.C:
 			s.syncPause(ctx)
 		case <-retry.C:
 			s.syncBuiltins(ctx)

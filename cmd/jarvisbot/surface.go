@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/mcp/backend"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
@@ -49,15 +52,23 @@ func (a *app) backend(cfg config.Config, s *session) *backend.Service {
 			if s.sched == nil {
 				return "", fmt.Errorf("the schedule is not running")
 			}
+			// The owner's pause of a skill is the owner's to lift (X5): an
+			// app does not run it meanwhile.
+			st, err := s.db.ScheduleState(ctx, skill)
+			if err != nil {
+				return "", fmt.Errorf("reading whether the owner paused %s: %w", skill, err)
+			}
+			if st.Paused {
+				return "", jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "the owner paused the scheduled skill %s: it does not run, for apps either, until the owner resumes it", skill)
+			}
 			r, err := s.sched.RunNow(ctx, skill)
 			if err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("%s ran: %s (report %s to %s)", skill, r.Outcome, r.Delivery, r.Chat), nil
 		},
-		Notify: func(ctx context.Context, text string) error {
-			s.desk.Deliver(ctx, mainChat(cfg), text)
-			return nil
+		Notify: func(ctx context.Context, n backend.Notice) error {
+			return s.notifyOwner(ctx, mainChat(cfg), n)
 		},
 		Paused: s.setPaused,
 		Queue:  backend.QueueJobs{Queue: s.jobs, Store: s.db},
@@ -121,4 +132,31 @@ func (s *session) setPaused(p bool) {
 		s.desk.Resumed()
 		s.jobs.Resume()
 	}
+}
+
+// notifyOwner sends an app's notice to chat on its channel, as written
+// (X5): the file where the notice has one and the channel takes files,
+// else the text. The app hears of a failure and may send it again; the
+// desk's kept replies would send it again as the model's Markdown.
+func (s *session) notifyOwner(ctx context.Context, chat string, n backend.Notice) error {
+	name, _, _ := strings.Cut(chat, ":")
+	var ch channels.Channel
+	for _, c := range s.chans {
+		if c.Name() == name {
+			ch = c
+		}
+	}
+	if ch == nil {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the owner's chat %s has no channel running in this jarvisbot; try again when serve runs it", chat)
+	}
+	if ds, ok := ch.(channels.DocumentSender); ok && n.File != nil {
+		if _, err := ds.SendDocument(ctx, channels.Document{Chat: chat, Name: n.FileName, Data: n.File, Caption: n.Caption}); err != nil {
+			return fmt.Errorf("sending the notice to the owner's chat as a file: %w", err)
+		}
+		return nil
+	}
+	if _, err := ch.Send(ctx, channels.Outgoing{Chat: chat, Text: n.Text, Plain: true}); err != nil {
+		return fmt.Errorf("sending the notice to the owner's chat: %w", err)
+	}
+	return nil
 }

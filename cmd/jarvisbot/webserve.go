@@ -111,6 +111,7 @@ func (a *app) webOptions(cfg config.Config, s *session, log *slog.Logger) web.Op
 		Activity:  a.webActivity(cfg, s),
 		Schedule:  a.webSchedule(cfg, s),
 		Route:     a.webRoute(cfg, s),
+		Pause:     pauseSwitch{s},
 	}
 	if a.clock != nil {
 		o.Now = a.clock.Now

@@ -4,7 +4,9 @@
 // sequences could clear the screen, move the cursor or recolour lines;
 // bidi overrides reorder what is shown; zero-width characters hide words.
 // Text replaces every such character with a visible escape, so nothing in
-// the file can change how the rest of it looks.
+// the file can change how the rest of it looks. Inert does the same for
+// text an app sends to the owner's chat, and shows its addresses and
+// commands without links (X5).
 package visible
 
 import (

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
@@ -19,6 +20,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -48,8 +50,9 @@ type Service struct {
 	// returns its report.
 	ScheduleList func(ctx context.Context) ([]surface.ScheduleEntry, error)
 	RunNow       func(ctx context.Context, skill string) (string, error)
-	// Notify posts to the owner's main chat.
-	Notify func(ctx context.Context, text string) error
+	// Notify posts an app's notice to the owner's main chat: its Text,
+	// or its File where the chat takes files.
+	Notify func(ctx context.Context, n Notice) error
 	// Paused is told of pause_all and resume_all, so the dispatcher and
 	// the job queue start (or stop starting) turns at once.
 	Paused func(paused bool)
@@ -241,7 +244,24 @@ func (s *Service) CreateAgent(ctx context.Context, name, description string) (su
 	return agentOf(a), nil
 }
 
-// NotifyOwner posts to the owner's main chat, marked as from the app.
+// Notice is an app's notice to the owner as the chat gets it: marked with
+// the app's name and inert (visible.Inert) in every part.
+type Notice struct {
+	// Text is the message: the whole notice when it is at most
+	// surface.NoticeMax characters, else its start and how much is cut,
+	// for a chat that takes no files.
+	Text string
+	// File holds the whole notice when it is longer, to send as one
+	// document named FileName with Caption; nil otherwise.
+	File     []byte
+	FileName string
+	Caption  string
+}
+
+// NotifyOwner posts to the owner's main chat, marked as from the app: the
+// text bounded (one message, or one file), shown as written with its
+// addresses and control characters inert, so nothing in it reads as
+// jarvisbot's own notice or link (X5).
 func (s *Service) NotifyOwner(ctx context.Context, app, text string) error {
 	if s.Notify == nil {
 		return unavailable("posting to the owner")
@@ -250,7 +270,46 @@ func (s *Service) NotifyOwner(ctx context.Context, app, text string) error {
 	if text == "" {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "text is empty")
 	}
-	return s.Notify(ctx, fmt.Sprintf("From app %s:\n%s", app, text))
+	if len(text) > surface.NoticeFileMax {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "text is %d bytes: notify_owner takes at most %d (1 MiB), sent as a file past %d characters; shorten it or send a link to it", len(text), surface.NoticeFileMax, surface.NoticeMax)
+	}
+	return s.Notify(ctx, noticeOf(app, text))
+}
+
+// noticeOf is text as the owner's chat shows it.
+func noticeOf(app, text string) Notice {
+	mark := "From app " + app + ":"
+	shown := visible.Inert(text)
+	n := units(shown)
+	if n <= surface.NoticeMax {
+		return Notice{Text: mark + "\n" + shown}
+	}
+	return Notice{
+		Text:     fmt.Sprintf("%s (the first %d of %d characters; the rest is cut, as this chat takes no files)\n%s…", mark, surface.NoticeMax, n, cutUnits(shown, surface.NoticeMax)),
+		File:     []byte(mark + "\n" + shown + "\n"),
+		FileName: "from-app-" + app + ".txt",
+		Caption:  fmt.Sprintf("%s a notice of %d characters, longer than the %d one message holds, in the attached file.", mark, n, surface.NoticeMax),
+	}
+}
+
+// units is the length of s as Discord counts it, in UTF-16 units.
+func units(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// cutUnits is the start of s that holds at most max UTF-16 units.
+func cutUnits(s string, max int) string {
+	n := 0
+	for i, r := range s {
+		if n += utf16.RuneLen(r); n > max {
+			return s[:i]
+		}
+	}
+	return s
 }
 
 // Approvals lists the pending requests.

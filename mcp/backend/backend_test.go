@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
@@ -239,5 +240,46 @@ func TestAppWordsX5(t *testing.T) {
 	}
 	if ms, err := f.svc.ChatHistory(ctx, "ops", "default", 10); err != nil || len(ms) != 1 || ms[0].Text != "hi\nthere" {
 		t.Errorf("chat history %+v, %v; want the app's own words", ms, err)
+	}
+}
+
+// TestNoticeIsBoundedAndMarkedX5: a notice up to NoticeMax characters is
+// one marked message; a longer one is one marked file with a marked
+// caption, and, for a chat without files, a marked start not much longer
+// than NoticeMax; past NoticeFileMax it is refused.
+func TestNoticeIsBoundedAndMarkedX5(t *testing.T) {
+	var got backend.Notice
+	svc := &backend.Service{Notify: func(_ context.Context, n backend.Notice) error { got = n; return nil }}
+	units := func(s string) int { return len(utf16.Encode([]rune(s))) }
+	for _, tc := range []struct {
+		name string
+		text string
+		file bool
+	}{
+		{"short", "build green", false},
+		{"at the bound", strings.Repeat("a", surface.NoticeMax), false},
+		{"one past", strings.Repeat("a", surface.NoticeMax+1), true},
+		{"escapes count", strings.Repeat("\u202E", surface.NoticeMax/6+1), true},
+		{"emoji count twice", strings.Repeat("🙂", surface.NoticeMax/2+1), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got = backend.Notice{}
+			if err := svc.NotifyOwner(t.Context(), "ops", tc.text); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(got.Text, "From app ops") || (got.File != nil) != tc.file {
+				t.Fatalf("text %.40q, file %v", got.Text, got.File != nil)
+			}
+			if units(got.Text) > surface.NoticeMax+200 {
+				t.Errorf("the message is %d characters", units(got.Text))
+			}
+			if tc.file && (!strings.HasPrefix(string(got.File), "From app ops:\n") || !strings.HasPrefix(got.Caption, "From app ops:") || got.FileName != "from-app-ops.txt") {
+				t.Errorf("file %.40q, caption %q, name %q", got.File, got.Caption, got.FileName)
+			}
+		})
+	}
+	err := svc.NotifyOwner(t.Context(), "ops", strings.Repeat("a", surface.NoticeFileMax+1))
+	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "1 MiB") {
+		t.Errorf("past the bound: %v", err)
 	}
 }

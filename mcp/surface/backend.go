@@ -180,6 +180,9 @@ type Backend interface {
 	CancelJob(ctx context.Context, id string) (Job, error)
 	RetryJob(ctx context.Context, id string) (Job, error)
 	RunSchedule(ctx context.Context, skill string) (string, error)
+	// NotifyOwner posts text to the owner's main chat, marked as the
+	// app's: at most NoticeMax characters as one message, a longer text
+	// (at most NoticeFileMax bytes) as one file.
 	NotifyOwner(ctx context.Context, app, text string) error
 
 	Approvals(ctx context.Context) ([]Approval, error)
@@ -210,3 +213,12 @@ type RetryAfterError interface {
 	error
 	RetryAfter() time.Duration
 }
+
+// The bounds of notify_owner (X5), which its description states: a
+// notice short enough for one chat message with the app's mark (Discord
+// takes 2,000 UTF-16 units; where a channel's own escapes split it, each
+// part carries the mark), else one file, not hundreds of messages.
+const (
+	NoticeMax     = 1500
+	NoticeFileMax = 1 << 20
+)

@@ -245,7 +245,7 @@ func (s *Server) catalog() []*tool {
 				return b.RetryJob(ctx, j.ID)
 			}},
 		{scope: ScopeWork, def: newTool("schedule_run", "Run a scheduled skill now",
-			"Run a scheduled skill now, as its schedule would; the report goes where the schedule sends it.", writes, true,
+			"Run a scheduled skill now, as its schedule would; the report goes where the schedule sends it. A skill the owner paused does not run until the owner resumes it.", writes, true,
 			mcp.WithString("skill", mcp.Required(), mcp.MinLength(1), mcp.Description("the skill's name, as schedule_list gives it"))),
 			run: func(ctx context.Context, _ Caller, req mcp.CallToolRequest) (any, error) {
 				var a struct{ Skill string }
@@ -256,8 +256,9 @@ func (s *Server) catalog() []*tool {
 				return map[string]any{"skill": a.Skill, "result": out}, err
 			}},
 		{scope: ScopeWork, def: newTool("notify_owner", "Notify the owner",
-			"Post a message to the owner's main chat, marked as from this app.", writes, true,
-			mcp.WithString("text", mcp.Required(), mcp.MinLength(1), mcp.Description("the message"))),
+			"Post a message to the owner's main chat, marked as from this app and shown as plain text: no formatting, addresses and commands shown without links, control and invisible characters as escapes. "+
+				"Up to 1,500 characters (as shown; an emoji counts as two) go as one message; a longer text, up to 1 MiB, goes as one text file.", writes, true,
+			mcp.WithString("text", mcp.Required(), mcp.MinLength(1), mcp.Description("the message, plain text"))),
 			run: func(ctx context.Context, c Caller, req mcp.CallToolRequest) (any, error) {
 				var a struct{ Text string }
 				if err := bind(req, &a, "text"); err != nil {

@@ -78,6 +78,7 @@ type Message struct {
 	Edit      bool   // this entry records an edit of an earlier message
 	ReplyTo   string // the message_reference's message id; "" when not a reply
 	Files     []File // uploaded with the message (multipart), in order
+	Flags     int    // as created: 4 suppresses embeds (link previews)
 }
 
 // File is one file the bot uploaded with a message.

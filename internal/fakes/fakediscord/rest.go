@@ -99,7 +99,7 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
 		return
 	}
-	m := &Message{ChannelID: r.PathValue("channel"), Files: files}
+	m := &Message{ChannelID: r.PathValue("channel"), Files: files, Flags: b.Flags}
 	if b.Content != nil {
 		m.Content = *b.Content
 	}

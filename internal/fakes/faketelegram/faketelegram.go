@@ -44,7 +44,7 @@ type Button struct {
 
 // Sent is a message as the bot sent or last edited it.
 type Sent struct {
-	Method    string // sendMessage, editMessageText or editMessageReplyMarkup
+	Method    string // sendMessage, sendVoice, sendDocument, editMessageText or editMessageReplyMarkup
 	ChatID    int64
 	MessageID int
 	Text      string // as the bot sent it: HTML when ParseMode is "HTML"
@@ -57,6 +57,12 @@ type Sent struct {
 	FileID   string
 	Caption  string
 	Duration int
+	// For sendDocument: the file's bytes and name (its caption is
+	// Caption).
+	Document []byte
+	FileName string
+	// NoPreview is disable_web_page_preview as sent.
+	NoPreview bool
 	// At is when the fake got it: a load test's latency is from the
 	// update's POST to its answer here.
 	At time.Time
@@ -293,8 +299,11 @@ func (s *Server) storeFile(kind string, data []byte, size int64) *file {
 	s.nextFile++
 	n := strconv.Itoa(s.nextFile)
 	f := &file{id: "AwACAgIAAxkBAAI" + n, uniqueID: "AgAD" + n, path: kind + "/file_" + n + ".oga", data: append([]byte(nil), data...), size: size}
-	if kind == "audio" {
+	switch kind {
+	case "audio":
 		f.path = "music/file_" + n
+	case "document":
+		f.path = "documents/file_" + n
 	}
 	s.files[f.id] = f
 	return f
@@ -571,6 +580,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		"deletewebhook":          s.deleteWebhook,
 		"getfile":                s.getFile,
 		"sendvoice":              s.sendVoice,
+		"senddocument":           s.sendDocument,
 	}
 	h := handlers[method]
 	if h == nil {
@@ -788,6 +798,7 @@ func (s *Server) sendMessage(r *http.Request) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := &Sent{Method: "sendMessage", ChatID: c, MessageID: s.nextMsg, Text: text, ParseMode: mode, Buttons: buttons}
+	m.NoPreview, _ = strconv.ParseBool(r.Form.Get("disable_web_page_preview"))
 	m.ReplyTo, _ = strconv.Atoi(r.Form.Get("reply_to_message_id"))
 	s.nextMsg++
 	s.messages[msgKey{c, m.MessageID}] = m
@@ -1089,6 +1100,58 @@ func (s *Server) sendVoice(r *http.Request) (any, *apiError) {
 	j := messageJSON(m, s.botUser())
 	delete(j, "text")
 	j["voice"] = fileJSON(f, duration, "audio/ogg")
+	if caption != "" {
+		j["caption"] = caption
+	}
+	return j, nil
+}
+
+// sendDocument takes a file as a multipart upload and records it with
+// its caption, as Telegram's sendDocument does.
+func (s *Server) sendDocument(r *http.Request) (any, *apiError) {
+	c, e := formChat(r)
+	if e != nil {
+		return nil, e
+	}
+	caption, mode := r.Form.Get("caption"), r.Form.Get("parse_mode")
+	if caption != "" {
+		visible := caption
+		if strings.EqualFold(mode, "HTML") {
+			v, err := parseHTML(caption)
+			if err != nil {
+				return nil, badRequest("can't parse entities: %s", err.Error())
+			}
+			visible = v
+		}
+		if len(utf16.Encode([]rune(visible))) > maxCaption {
+			return nil, badRequest("message caption is too long")
+		}
+	}
+	if r.MultipartForm == nil || len(r.MultipartForm.File["document"]) == 0 {
+		return nil, badRequest("there is no document in the request")
+	}
+	fh := r.MultipartForm.File["document"][0]
+	f, err := fh.Open()
+	if err != nil {
+		return nil, badRequest("wrong file")
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil || len(data) == 0 {
+		return nil, badRequest("file must be non-empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fl := s.storeFile("document", data, int64(len(data)))
+	m := &Sent{Method: "sendDocument", ChatID: c, MessageID: s.nextMsg, ParseMode: mode, Document: fl.data, FileID: fl.id, FileName: fh.Filename, Caption: caption}
+	s.nextMsg++
+	s.messages[msgKey{c, m.MessageID}] = m
+	m.At = time.Now()
+	s.sent = append(s.sent, *m)
+	s.notify()
+	j := messageJSON(m, s.botUser())
+	delete(j, "text")
+	j["document"] = map[string]any{"file_id": fl.id, "file_unique_id": fl.uniqueID, "file_name": fh.Filename, "file_size": len(data)}
 	if caption != "" {
 		j["caption"] = caption
 	}
