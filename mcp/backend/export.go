@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/secretref"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -28,6 +30,9 @@ type export struct {
 	Skills     []exportSkill   `json:"skills"`
 	MCPServers []exportServer  `json:"mcp_servers"`
 	Schedules  []exportedSched `json:"schedules"`
+	// Withheld says which settings read "[withheld]" instead of their
+	// value: "mcp server pg: argument 2 (password)".
+	Withheld []string `json:"withheld,omitempty"`
 }
 
 type exportAgent struct {
@@ -60,17 +65,20 @@ type exportedSched struct {
 	Paused   bool   `json:"paused"`
 }
 
-// withheld stands for a setting whose value is not a reference.
+// withheld stands for a setting whose value is not a reference, or for the
+// literal credential in an argument or a URL.
 const withheld = "[withheld]"
 
 // references keeps the values that are only ${NAME} references, after an
-// optional auth scheme ("Bearer ${TOKEN}"); any other is withheld.
-func references(m map[string]string) map[string]string {
+// optional auth scheme ("Bearer ${TOKEN}"); any other is withheld, and
+// listed in withheld as what KEY ("env MODE").
+func references(m map[string]string, what string, withheldList *[]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
 	out := make(map[string]string, len(m))
-	for k, v := range m {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
 		rest := v
 		if scheme, after, ok := strings.Cut(v, " "); ok && !strings.Contains(scheme, "${") {
 			rest = after
@@ -80,6 +88,7 @@ func references(m map[string]string) map[string]string {
 			out[k] = v
 		} else {
 			out[k] = withheld
+			*withheldList = append(*withheldList, what+" "+k)
 		}
 	}
 	return out
@@ -109,8 +118,16 @@ func (s *Service) Export(ctx context.Context) (json.RawMessage, error) {
 		return nil, err
 	}
 	for _, m := range servers {
-		ex.MCPServers = append(ex.MCPServers, exportServer{Name: m.Name, Transport: m.Transport, Command: m.Command, Args: m.Args,
-			URL: m.URL, Env: references(m.Env), Headers: references(m.Headers), Enabled: m.Enabled, Plugin: m.Plugin})
+		// A literal credential an older jarvisbot stored in an argument
+		// or the URL is withheld like any other literal.
+		shown, held := mcphost.Withheld(m, withheld)
+		env := references(m.Env, "env", &held)
+		headers := references(m.Headers, "header", &held)
+		for _, w := range held {
+			ex.Withheld = append(ex.Withheld, fmt.Sprintf("mcp server %s: %s", m.Name, w))
+		}
+		ex.MCPServers = append(ex.MCPServers, exportServer{Name: m.Name, Transport: m.Transport, Command: m.Command, Args: shown.Args,
+			URL: shown.URL, Env: env, Headers: headers, Enabled: m.Enabled, Plugin: m.Plugin})
 	}
 	if s.ScheduleList != nil {
 		sch, err := s.ScheduleList(ctx)
