@@ -138,4 +138,3 @@ func (s *Service) Export(ctx context.Context) (json.RawMessage, error) {
 	}
 	return json.Marshal(ex)
 }
-
