@@ -82,6 +82,7 @@ func FuzzMCPConfig(f *testing.F) {
 func FuzzLiterals(f *testing.F) {
 	f.Add("--api-key=abc123", "Authorization: Bearer abc", "Bearer x", "https://me:pw@x.example/mcp?api_key=k&token=${T}")
 	f.Add("--token", "sk-abcdefghijklmnopqrstuvwxyz", " Bearer  y ", "http://x/?a=%zz&password=p")
+	f.Add("--dsn=postgresql://me:pw@db/x?token=t", "host=db password='p w'", "Bearer z", "")
 	f.Fuzz(func(t *testing.T, a1, a2, header, u string) {
 		s := MCPServer{Args: []string{a1, a2}, Env: map[string]string{"API_TOKEN": a2}, Headers: map[string]string{"Authorization": header}, URL: u}
 		moved := MCPServer{Args: slices.Clone(s.Args), Env: maps.Clone(s.Env), Headers: maps.Clone(s.Headers), URL: s.URL}

@@ -589,12 +589,12 @@ func argLiterals(args []string) []Literal {
 			continue
 		}
 		flag, ok := strings.CutPrefix(a, "-")
-		if !ok {
-			continue
-		}
-		flag = strings.TrimLeft(flag, "-")
-		name, value, hasValue := strings.Cut(flag, "=")
-		if !secretName(name) {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(flag, "-"), "=")
+		if !ok || !secretName(name) {
+			// A connection string or URL given as an argument, or as
+			// the value of a flag that does not say credential
+			// ("--dsn=postgresql://me:pw@db/x", "host=db password=pw").
+			out = append(out, textLiterals(i, a)...)
 			continue
 		}
 		switch {
@@ -606,6 +606,109 @@ func argLiterals(args []string) []Literal {
 		}
 	}
 	return out
+}
+
+// textLiterals finds credentials in one argument that is, or holds, a
+// URL or a connection string: the password of a URL's user information
+// and its query parameters that carry one, or else "name=value" pairs
+// (separated by spaces, ';' or '&', a value optionally quoted) whose
+// name says credential ("password=pw", "Password='p w'", "API_KEY=k").
+// The spans are in order, so that they can be replaced from the last.
+func textLiterals(index int, a string) []Literal {
+	lit := func(name string, start, end int, form int) Literal {
+		return Literal{Field: FieldArg, Index: index, At: index, Name: name, Start: start, End: end, form: form}
+	}
+	if at := strings.Index(a, "://"); at > 0 {
+		from := at
+		for from > 0 && schemeChar(a[from-1]) {
+			from--
+		}
+		to := len(a)
+		if sp := strings.IndexFunc(a[from:], unicode.IsSpace); sp >= 0 {
+			to = from + sp
+		}
+		var out []Literal
+		if start, end, ok := userPassword(a[from:to]); ok {
+			out = append(out, lit("password", from+start, from+end, formUser))
+		}
+		for _, l := range queryLiterals(a[from:to]) {
+			out = append(out, lit(l.Name, from+l.Start, from+l.End, formQuery))
+		}
+		return out
+	}
+	var out []Literal
+	for i := 0; i < len(a); {
+		// A pair starts after a separator; its name runs to '='.
+		for i < len(a) && pairSeparator(a[i]) {
+			i++
+		}
+		start := i
+		for i < len(a) && !pairSeparator(a[i]) && a[i] != '=' {
+			i++
+		}
+		if i >= len(a) || a[i] != '=' {
+			continue
+		}
+		name := strings.TrimLeft(a[start:i], "-")
+		i++
+		vs, ve := i, i
+		if i < len(a) && (a[i] == '\'' || a[i] == '"') {
+			q := a[i]
+			vs = i + 1
+			end := strings.IndexByte(a[vs:], q)
+			if end < 0 {
+				end = len(a) - vs
+			}
+			ve, i = vs+end, vs+end+1
+		} else {
+			for i < len(a) && !pairSeparator(a[i]) {
+				i++
+			}
+			ve = i
+		}
+		if v := a[vs:ve]; secretName(name) && v != "" && !isReference(v) && !strings.Contains(v, "${") {
+			out = append(out, lit(name, vs, ve, formNamed))
+		}
+	}
+	return out
+}
+
+// pairSeparator ends a "name=value" pair of a connection string.
+func pairSeparator(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == ';' || b == '&'
+}
+
+// schemeChar reports whether b may be part of a URL's scheme.
+func schemeChar(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '+' || b == '.' || b == '-'
+}
+
+// userPassword finds the password of a URL's user information by the
+// text alone ("scheme://user:PASSWORD@host"), so that a password that is
+// a ${NAME} reference, which url.Parse refuses, is still recognised as
+// one. An empty password, or one that is a reference, is none.
+func userPassword(u string) (start, end int, ok bool) {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return 0, 0, false
+	}
+	host := u[i+3:]
+	if e := strings.IndexAny(host, "/?#"); e >= 0 {
+		host = host[:e]
+	}
+	at := strings.LastIndexByte(host, '@')
+	if at < 0 {
+		return 0, 0, false
+	}
+	colon := strings.IndexByte(host[:at], ':')
+	if colon < 0 {
+		return 0, 0, false
+	}
+	pw := host[colon+1 : at]
+	if pw == "" || isReference(pw) || strings.Contains(pw, "${") {
+		return 0, 0, false
+	}
+	return i + 3 + colon + 1, i + 3 + at, true
 }
 
 // urlLiterals finds credentials in an address: its user information and
@@ -624,6 +727,14 @@ func urlLiterals(s string) []Literal {
 			}
 		}
 	}
+	return append(out, queryLiterals(s)...)
+}
+
+// queryLiterals finds the query parameters of an address that carry a
+// credential, by name (api_key, token) or shape; the spans are of the
+// values as written, still percent-encoded.
+func queryLiterals(s string) []Literal {
+	var out []Literal
 	q := strings.IndexByte(s, '?')
 	if q < 0 {
 		return out

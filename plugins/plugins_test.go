@@ -624,6 +624,11 @@ func TestLiteralsFindEverySecretX3(t *testing.T) {
 		{"query", MCPServer{URL: "https://x.example/mcp?mode=1&api_key=abc%2B123&token=${T}"}, []string{"url  api_key = abc%2B123"}},
 		{"query by shape", MCPServer{URL: "https://x.example/mcp?q=" + tok}, []string{"url  q = " + tok}},
 		{"user info", MCPServer{URL: "https://me:pw@x.example/mcp?token=t0k"}, []string{"url  Authorization = me:pw@", "url  token = t0k"}},
+		{"url arg password", MCPServer{Args: []string{"postgresql://me:pa%40ss@db.example/app", "postgresql://me@db/x", "postgresql://me:${PG}@db/x"}}, []string{"arg 0 password = pa%40ss"}},
+		{"url in a flag", MCPServer{Args: []string{"--dsn=mysql://root:hunter2@10.0.0.1:3306/db?sslmode=off&api_key=k1"}}, []string{"arg 0 password = hunter2", "arg 0 api_key = k1"}},
+		{"url arg query", MCPServer{Args: []string{"https://x.example/sse?token=t0k&page=2"}}, []string{"arg 0 token = t0k"}},
+		{"connection string", MCPServer{Args: []string{"host=db password=hunter2 dbname=app", "Server=x;Password='p w';Token=${T}"}}, []string{"arg 0 password = hunter2", "arg 1 Password = p w"}},
+		{"env-style arg", MCPServer{Args: []string{"env", "API_KEY=abc123", "MODE=fast"}}, []string{"arg 1 API_KEY = abc123"}},
 		{"nothing", MCPServer{Args: []string{"-y", "@modelcontextprotocol/server-github"}, Env: map[string]string{"GITHUB_TOKEN": "${GITHUB_TOKEN}"}, URL: "https://x.example/mcp?page=2"}, nil},
 	}
 	for _, tt := range tests {

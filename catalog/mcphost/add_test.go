@@ -101,6 +101,10 @@ func TestMoveSecretsX3(t *testing.T) {
 			refs: []string{"MCP_WEB_AUTHORIZATION"}, check: func(s store.MCPServer) bool {
 				return s.URL == "https://example.test/mcp" && s.Headers["Authorization"] == "Basic ${MCP_WEB_AUTHORIZATION}"
 			}},
+		{name: "password in an argument", s: store.MCPServer{Name: "pg", Command: "pg-mcp", Args: []string{"--dsn=postgresql://me:pw-0123@db/app", "host=db password=pw-4567"}},
+			refs: []string{"MCP_PG_PASSWORD", "MCP_PG_PASSWORD_2"}, check: func(s store.MCPServer) bool {
+				return s.Args[0] == "--dsn=postgresql://me:${MCP_PG_PASSWORD}@db/app" && s.Args[1] == "host=db password=${MCP_PG_PASSWORD_2}"
+			}},
 		{name: "mixed with a reference", s: store.MCPServer{Name: "web", Command: "x", Env: map[string]string{"API_KEY": "abc${OTHER}"}}, err: "cannot be split"},
 	}
 	for _, c := range cases {

@@ -107,6 +107,26 @@ func Redacted(s store.MCPServer) store.MCPServer {
 	})
 }
 
+// Withheld is s as it may leave this machine (an export): every literal
+// credential in its arguments and URL is replaced by placeholder, and the
+// list says which, for the reader ("argument 2 (password)"). Env and
+// headers are the caller's: an export keeps only their references.
+func Withheld(s store.MCPServer, placeholder string) (store.MCPServer, []string) {
+	lits := slices.DeleteFunc(Literals(s), func(l plugins.Literal) bool {
+		return l.Field == plugins.FieldEnv || l.Field == plugins.FieldHeader
+	})
+	what := make([]string, len(lits))
+	for i, l := range lits {
+		what[i] = DescribeLiteral(l)
+	}
+	return rewrite(s, lits, func(i int) string {
+		if lits[i].UserInfo {
+			return placeholder + "@"
+		}
+		return placeholder
+	}), what
+}
+
 // RedactText hides in text every literal credential of s: an error about
 // a server may quote its settings.
 func RedactText(s store.MCPServer, text string) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/cliagent"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 )
@@ -117,13 +118,13 @@ func listAgents(ctx context.Context, w io.Writer, db store.Agents) error {
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, ag := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", ag.Name, ag.Description, strings.Join(ag.Focus, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", ag.Name, visible.Line(ag.Description), strings.Join(ag.Focus, ", "))
 	}
 	return tw.Flush()
 }
 
 func showAgent(w io.Writer, ag store.Agent) {
-	fmt.Fprintf(w, "%s: %s\n", ag.Name, ag.Description)
+	fmt.Fprintf(w, "%s: %s\n", ag.Name, visible.Line(ag.Description))
 	focus := "none (no capability matched the description; name a service to give it one)"
 	if len(ag.Focus) > 0 {
 		focus = strings.Join(ag.Focus, ", ")

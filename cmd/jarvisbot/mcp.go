@@ -17,6 +17,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
 	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
@@ -428,7 +429,7 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 		if r.Problem != "" {
 			state += ", needs attention"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d tools\t%s\t%s\n", mcphost.ShownName(r.Name), state, r.Tools, r.Transport, r.Target)
+		fmt.Fprintf(tw, "%s\t%s\t%d tools\t%s\t%s\n", mcphost.ShownName(r.Name), state, r.Tools, r.Transport, visible.Line(r.Target))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -492,7 +493,7 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	}
 	fmt.Fprintf(w, "\n%d tools (as last listed):\n", n)
 	for _, cp := range caps {
-		fmt.Fprintf(w, "  %-40s %-7s %s\n", cp.ID, cp.Tier, firstSentence(cp.Description))
+		fmt.Fprintf(w, "  %-40s %-7s %s\n", cp.ID, cp.Tier, visible.Line(firstSentence(cp.Description)))
 	}
 	return nil
 }
@@ -507,15 +508,15 @@ func showSettings(w io.Writer, stored store.MCPServer) {
 	}
 	fmt.Fprintf(w, "%s: %s, %s\n", mcphost.ShownName(s.Name), state, s.Transport)
 	if s.Transport == mcphost.Stdio {
-		fmt.Fprintf(w, "command: %s\n", mcphost.Target(stored))
+		fmt.Fprintf(w, "command: %s\n", visible.Line(mcphost.Target(stored)))
 	} else {
-		fmt.Fprintf(w, "url:     %s\n", mcphost.Target(stored))
+		fmt.Fprintf(w, "url:     %s\n", visible.Line(mcphost.Target(stored)))
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		fmt.Fprintf(w, "env:     %s=%s\n", k, s.Env[k])
+		fmt.Fprintf(w, "env:     %s=%s\n", visible.Line(k), visible.Line(s.Env[k]))
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		fmt.Fprintf(w, "header:  %s: %s\n", k, s.Headers[k])
+		fmt.Fprintf(w, "header:  %s: %s\n", visible.Line(k), visible.Line(s.Headers[k]))
 	}
 	timeout := s.Timeout
 	if timeout == 0 {

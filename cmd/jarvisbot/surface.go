@@ -95,7 +95,7 @@ func (s *service) skillList(ctx context.Context) ([]surface.Skill, error) {
 	}
 	out := make([]surface.Skill, 0, len(all))
 	for _, e := range all {
-		out = append(out, surface.Skill{Name: e.Skill.Name, Description: e.Skill.Description, Enabled: e.On, Kind: string(e.Skill.Does), Source: string(e.Source), Schedule: e.Skill.Schedule})
+		out = append(out, surface.Skill{Name: e.Skill.Name, Description: e.Skill.Description, Enabled: e.On, Off: e.Why, Kind: string(e.Skill.Does), Source: string(e.Source), Schedule: e.Skill.Schedule})
 	}
 	return out, nil
 }

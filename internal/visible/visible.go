@@ -75,3 +75,14 @@ func hidden(r rune) bool {
 	// U+3164, U+FFA0) that render as nothing.
 	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point)
 }
+
+// Line is Text for a place that shows one line (a row of a list, a chat
+// button): newlines and tabs are written as \n and \t too, so a stored text
+// can neither break the row nor move what follows it.
+func Line(s string) string {
+	s = Text(s)
+	if !strings.ContainsAny(s, "\n\t") {
+		return s
+	}
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(s)
+}

@@ -47,3 +47,17 @@ func TestTextShowsControlsX2(t *testing.T) {
 		})
 	}
 }
+
+// TestLineKeepsOneLineX2: a text shown on one line has its newlines and
+// tabs escaped as well as its controls.
+func TestLineKeepsOneLineX2(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain words":           "plain words",
+		"two\nlines\tand tab":   `two\nlines\tand tab`,
+		"\x1b[2Jcleared\r\nnew": `\x1b[2Jcleared\r\nnew`,
+	} {
+		if got := Line(in); got != want {
+			t.Errorf("Line(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -31,7 +31,8 @@ type Store interface {
 	store.ActivityLog
 	store.Approvals
 	History(ctx context.Context, chat string, limit int) ([]store.Message, error)
-	SetSkillEnabled(ctx context.Context, skill string, enabled bool) error
+	store.SkillSwitches
+	UpdateScheduleState(ctx context.Context, skill string, change func(*store.ScheduleState)) (store.ScheduleState, error)
 	MCPServers(ctx context.Context) ([]store.MCPServer, error)
 	Paused(ctx context.Context) (bool, string, time.Time, error)
 	SetPaused(ctx context.Context, paused bool, by string) error

@@ -170,6 +170,49 @@ func TestExportHasNoSecretsAndImportAddsNoServersM4C4(t *testing.T) {
 	var _ surface.Backend = f.svc
 }
 
+// TestExportWithholdsEveryLiteralX3: a literal credential in a stdio
+// server's arguments (a URL's password, a connection string's password)
+// or any env value that is not a reference leaves as "[withheld]", and the
+// export lists what it withheld; references and plain arguments stay.
+func TestExportWithholdsEveryLiteralX3(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	// As an older jarvisbot (or a hand edit) stored it.
+	f.db.AddMCPServer(ctx, store.MCPServer{Name: "pg", Transport: "stdio", Command: "pg-mcp", Enabled: true,
+		Args: []string{"--read-only", "postgresql://me:pw-in-url-123@db.example/app", "host=db password=pw-in-dsn-456", "--token=${PG_TOKEN}"},
+		Env:  map[string]string{"PGPASSWORD": "pw-in-env-789", "PGUSER": "${PG_USER}"}})
+	raw, err := f.svc.Export(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"pw-in-url-123", "pw-in-dsn-456", "pw-in-env-789"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("export holds %s: %s", secret, raw)
+		}
+	}
+	var ex struct {
+		MCPServers []struct {
+			Args []string          `json:"args"`
+			Env  map[string]string `json:"env"`
+		} `json:"mcp_servers"`
+		Withheld []string `json:"withheld"`
+	}
+	if err := json.Unmarshal(raw, &ex); err != nil || len(ex.MCPServers) != 1 {
+		t.Fatalf("export %s: %v", raw, err)
+	}
+	wantArgs := []string{"--read-only", "postgresql://me:[withheld]@db.example/app", "host=db password=[withheld]", "--token=${PG_TOKEN}"}
+	if got := ex.MCPServers[0].Args; !slices.Equal(got, wantArgs) {
+		t.Errorf("args %q, want %q", got, wantArgs)
+	}
+	if env := ex.MCPServers[0].Env; env["PGPASSWORD"] != "[withheld]" || env["PGUSER"] != "${PG_USER}" {
+		t.Errorf("env %v", env)
+	}
+	want := []string{"mcp server pg: argument 2 (password)", "mcp server pg: argument 3 (password)", "mcp server pg: env PGPASSWORD"}
+	if !slices.Equal(ex.Withheld, want) {
+		t.Errorf("withheld %q, want %q", ex.Withheld, want)
+	}
+}
+
 // TestCancelledJobClosesItsApprovalM4: cancelling a job whose turn waits
 // for the owner denies the request, so its buttons close.
 func TestCancelledJobClosesItsApprovalM4(t *testing.T) {

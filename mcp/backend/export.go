@@ -1,18 +1,15 @@
 package backend
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
-	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/secretref"
-	"github.com/jarvisbot/jarvisbot/mcp/surface"
-	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // ExportFormat names the export's format.
@@ -28,6 +25,9 @@ type export struct {
 	Skills     []exportSkill   `json:"skills"`
 	MCPServers []exportServer  `json:"mcp_servers"`
 	Schedules  []exportedSched `json:"schedules"`
+	// Withheld says which settings read "[withheld]" instead of their
+	// value: "mcp server pg: argument 2 (password)".
+	Withheld []string `json:"withheld,omitempty"`
 }
 
 type exportAgent struct {
@@ -40,6 +40,9 @@ type exportAgent struct {
 type exportSkill struct {
 	Name    string `json:"name"`
 	Enabled bool   `json:"enabled"`
+	// Off says why it is off there: "switched off" imports as the
+	// owner's switch; "plugin not installed" is no switch at all.
+	Off string `json:"off,omitempty"`
 }
 
 type exportServer struct {
@@ -60,17 +63,20 @@ type exportedSched struct {
 	Paused   bool   `json:"paused"`
 }
 
-// withheld stands for a setting whose value is not a reference.
+// withheld stands for a setting whose value is not a reference, or for the
+// literal credential in an argument or a URL.
 const withheld = "[withheld]"
 
 // references keeps the values that are only ${NAME} references, after an
-// optional auth scheme ("Bearer ${TOKEN}"); any other is withheld.
-func references(m map[string]string) map[string]string {
+// optional auth scheme ("Bearer ${TOKEN}"); any other is withheld, and
+// listed in withheld as what KEY ("env MODE").
+func references(m map[string]string, what string, withheldList *[]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
 	out := make(map[string]string, len(m))
-	for k, v := range m {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
 		rest := v
 		if scheme, after, ok := strings.Cut(v, " "); ok && !strings.Contains(scheme, "${") {
 			rest = after
@@ -80,6 +86,7 @@ func references(m map[string]string) map[string]string {
 			out[k] = v
 		} else {
 			out[k] = withheld
+			*withheldList = append(*withheldList, what+" "+k)
 		}
 	}
 	return out
@@ -101,7 +108,7 @@ func (s *Service) Export(ctx context.Context) (json.RawMessage, error) {
 			return nil, err
 		}
 		for _, k := range sk {
-			ex.Skills = append(ex.Skills, exportSkill{Name: k.Name, Enabled: k.Enabled})
+			ex.Skills = append(ex.Skills, exportSkill{Name: k.Name, Enabled: k.Enabled, Off: k.Off})
 		}
 	}
 	servers, err := s.Store.MCPServers(ctx)
@@ -109,8 +116,16 @@ func (s *Service) Export(ctx context.Context) (json.RawMessage, error) {
 		return nil, err
 	}
 	for _, m := range servers {
-		ex.MCPServers = append(ex.MCPServers, exportServer{Name: m.Name, Transport: m.Transport, Command: m.Command, Args: m.Args,
-			URL: m.URL, Env: references(m.Env), Headers: references(m.Headers), Enabled: m.Enabled, Plugin: m.Plugin})
+		// A literal credential an older jarvisbot stored in an argument
+		// or the URL is withheld like any other literal.
+		shown, held := mcphost.Withheld(m, withheld)
+		env := references(m.Env, "env", &held)
+		headers := references(m.Headers, "header", &held)
+		for _, w := range held {
+			ex.Withheld = append(ex.Withheld, fmt.Sprintf("mcp server %s: %s", m.Name, w))
+		}
+		ex.MCPServers = append(ex.MCPServers, exportServer{Name: m.Name, Transport: m.Transport, Command: m.Command, Args: shown.Args,
+			URL: shown.URL, Env: env, Headers: headers, Enabled: m.Enabled, Plugin: m.Plugin})
 	}
 	if s.ScheduleList != nil {
 		sch, err := s.ScheduleList(ctx)
@@ -122,72 +137,4 @@ func (s *Service) Export(ctx context.Context) (json.RawMessage, error) {
 		}
 	}
 	return json.Marshal(ex)
-}
-
-// Import adds what an export holds that this jarvisbot lacks: agents (with
-// their focus chosen anew) and skill switches. It never adds MCP servers
-// or changes tiers (C4: no app extends what agents can reach); those
-// sections are skipped with the reason. Nothing is written on a dry run.
-func (s *Service) Import(ctx context.Context, data json.RawMessage, dryRun bool) (surface.ImportReport, error) {
-	rep := surface.ImportReport{DryRun: dryRun, Added: []string{}, Skipped: []string{}}
-	var ex export
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&ex); err != nil {
-		return rep, jarvisbot.Errorf(jarvisbot.EINVALID, "the import is not a jarvisbot export: %v", err)
-	}
-	if ex.Format != ExportFormat {
-		return rep, jarvisbot.Errorf(jarvisbot.EINVALID, "the import's format is %q, want %q (the output of export)", ex.Format, ExportFormat)
-	}
-	for _, a := range ex.Agents {
-		switch _, err := s.Store.Agent(ctx, a.Name); {
-		case err == nil:
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("agent %s: exists", a.Name))
-			continue
-		case jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
-			return rep, err
-		}
-		if err := store.ValidAgentName(a.Name); err != nil {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("agent %s: %v", a.Name, err))
-			continue
-		}
-		if !dryRun {
-			spec := agents.Spec{Description: a.Description, Allow: strings.Join(a.Allow, ","), Block: strings.Join(a.Block, ",")}
-			if _, err := agents.Add(ctx, s.Store, s.Focus, a.Name, spec); err != nil {
-				rep.Skipped = append(rep.Skipped, fmt.Sprintf("agent %s: %v", a.Name, err))
-				continue
-			}
-		}
-		rep.Added = append(rep.Added, "agent "+a.Name)
-	}
-	known := map[string]bool{}
-	if s.SkillList != nil {
-		sk, err := s.SkillList(ctx)
-		if err != nil {
-			return rep, err
-		}
-		for _, k := range sk {
-			known[k.Name] = k.Enabled
-		}
-	}
-	for _, k := range ex.Skills {
-		on, ok := known[k.Name]
-		switch {
-		case !ok:
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("skill %s: not installed here", k.Name))
-			continue
-		case on == k.Enabled:
-			continue
-		}
-		if !dryRun {
-			if err := s.Store.SetSkillEnabled(ctx, k.Name, k.Enabled); err != nil {
-				return rep, err
-			}
-		}
-		rep.Added = append(rep.Added, fmt.Sprintf("skill %s: switched %s", k.Name, map[bool]string{true: "on", false: "off"}[k.Enabled]))
-	}
-	for _, m := range ex.MCPServers {
-		rep.Skipped = append(rep.Skipped, fmt.Sprintf("mcp server %s: no app adds MCP servers; the owner adds them with jarvisbot mcp add", m.Name))
-	}
-	slices.Sort(rep.Skipped)
-	return rep, nil
 }

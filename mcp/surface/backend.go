@@ -61,9 +61,12 @@ type Skill struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Enabled     bool   `json:"enabled"`
-	Kind        string `json:"kind"`
-	Source      string `json:"source"`
-	Schedule    string `json:"schedule,omitempty"`
+	// Off says why a skill is off: "switched off" (the owner's switch) or
+	// "plugin not installed"; "" when it is on.
+	Off      string `json:"off,omitempty"`
+	Kind     string `json:"kind"`
+	Source   string `json:"source"`
+	Schedule string `json:"schedule,omitempty"`
 }
 
 // Activity is one entry of the activity board.
@@ -153,6 +156,10 @@ type ImportReport struct {
 	DryRun  bool     `json:"dry_run"`
 	Added   []string `json:"added"`
 	Skipped []string `json:"skipped"` // with the reason: "agent reviewer: exists"
+	// Refused are the parts that fail the import, with the reason: an
+	// import adds all of its parts or, when any is refused, none. A dry
+	// run lists them as the import would refuse them.
+	Refused []string `json:"refused,omitempty"`
 }
 
 // Backend is the running service behind the tools. Errors carry

@@ -310,7 +310,7 @@ func (s *Server) catalog() []*tool {
 				return map[string]any{"paused": false}, nil
 			}},
 		{scope: ScopeFull, def: newTool("export", "Export the setup",
-			"Export agents, skills, MCP servers and schedules as JSON, for import elsewhere. Never secrets, keys or history.", reads, false),
+			"Export agents, skills, MCP servers and schedules as JSON, for import elsewhere. Never secrets, keys or history: a setting that is not a ${NAME} reference reads [withheld], and withheld lists them.", reads, false),
 			run: func(ctx context.Context, _ Caller, _ mcp.CallToolRequest) (any, error) {
 				raw, err := b.Export(ctx)
 				if err != nil {
@@ -322,7 +322,7 @@ func (s *Server) catalog() []*tool {
 				return raw, nil
 			}},
 		{scope: ScopeFull, def: newTool("import", "Import a setup",
-			"Import agents, skills and schedules from an export; what exists is skipped. MCP servers, plugins and tiers are never imported over MCP: the owner adds those. dry_run says what would happen without doing it.", writes, false,
+			"Import agents, skill switches and schedule pauses from an export; what exists is skipped. MCP servers, plugins, tiers and agents' allow lists are never imported over MCP: the owner sets those. All or nothing: when any part is refused, nothing is added. dry_run says what would happen, refusals included, without doing it.", writes, false,
 			mcp.WithObject("data", mcp.Required(), mcp.Description("the JSON object export returned")),
 			mcp.WithBoolean("dry_run", mcp.DefaultBool(false), mcp.Description("only report what would be added and skipped"))),
 			run: func(ctx context.Context, _ Caller, req mcp.CallToolRequest) (any, error) {

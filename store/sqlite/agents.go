@@ -57,6 +57,9 @@ func (db *DB) insertAgent(ctx context.Context, a store.Agent) (bool, error) {
 	if err := store.ValidAgentName(a.Name); err != nil {
 		return false, err
 	}
+	if err := store.ValidAgentDescription(a.Name, a.Description); err != nil {
+		return false, err
+	}
 	lists, err := encodeLists(a)
 	if err != nil {
 		return false, err
@@ -80,6 +83,9 @@ func (db *DB) insertAgent(ctx context.Context, a store.Agent) (bool, error) {
 // UpdateAgent replaces the description and lists of an existing agent, or
 // returns ENOTFOUND. CreatedAt is kept; UpdatedAt becomes now.
 func (db *DB) UpdateAgent(ctx context.Context, a store.Agent) error {
+	if err := store.ValidAgentDescription(a.Name, a.Description); err != nil {
+		return err
+	}
 	lists, err := encodeLists(a)
 	if err != nil {
 		return err

@@ -40,6 +40,12 @@ func newJobID() (string, error) {
 
 // AddJob stores a new job in state queued with a fresh ID.
 func (db *DB) AddJob(ctx context.Context, j store.Job) (store.Job, error) {
+	if err := store.ValidLabel("the title of a job", j.Title, store.JobTitleLimit()); err != nil {
+		return j, err
+	}
+	if err := store.ValidText("the text of a job", j.Text, store.JobTextLimit()); err != nil {
+		return j, err
+	}
 	j.State = store.JobQueued
 	j.CreatedAt = db.now().UTC()
 	for try := 0; ; try++ {
@@ -191,6 +197,9 @@ func (db *DB) UpdateJob(ctx context.Context, id string, change func(*store.Job) 
 func (db *DB) AddNote(ctx context.Context, n store.Note) (store.Note, error) {
 	if strings.TrimSpace(n.Text) == "" {
 		return n, jarvisbot.Errorf(jarvisbot.EINVALID, "the note for %s is empty: write what the agent should read", n.Agent)
+	}
+	if err := store.ValidText("the note for agent "+n.Agent, n.Text, store.NoteLimit()); err != nil {
+		return n, err
 	}
 	n.CreatedAt = db.now().UTC()
 	if err := db.db.QueryRowContext(ctx, `INSERT INTO agent_notes (agent, sender, text, created_at) VALUES (?, ?, ?, ?) RETURNING id`,

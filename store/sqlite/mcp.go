@@ -35,6 +35,9 @@ func (db *DB) AddMCPServers(ctx context.Context, list []store.MCPServer) error {
 	defer tx.Rollback() // no-op after Commit
 	now := formatTime(db.now())
 	for _, s := range list {
+		if err := store.ValidServerName(s.Name); err != nil {
+			return err
+		}
 		var cols [4][]byte
 		for i, v := range []any{nonNil(s.Args), nonNilMap(s.Env), nonNilMap(s.Headers), nonNil(s.Secrets)} {
 			if cols[i], err = json.Marshal(v); err != nil {

@@ -57,6 +57,9 @@
 //	                    the server also has a tool key {} that returns KEY,
 //	                    so a test can see the value arrived (over stdio too,
 //	                    where nothing else checks it).
+//	-dsn DSN            a connection string given on the command line
+//	                    ("postgresql://me:pw@db/app"); with -dsn the server
+//	                    has a tool dsn {} that returns it as it arrived.
 //
 // Faults:
 //
@@ -161,6 +164,7 @@ type options struct {
 	crashAfter     int
 	printEnv       string
 	key            string
+	dsn            string
 }
 
 // errUsage reports a command line the flag package accepted but that makes
@@ -185,6 +189,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.crashAfter, "crash-after", 0, "exit with status 3 when the `N`th tools/call arrives (0: never)")
 	fs.StringVar(&o.printEnv, "print-env", "", "write the environment variable `NAME` and its value to stderr at start")
 	fs.StringVar(&o.key, "key", "", "require the credential `KEY` on every HTTP request; the tool key returns it")
+	fs.StringVar(&o.dsn, "dsn", "", "a connection string `DSN`; the tool dsn returns it")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -102,6 +102,15 @@ func newTestServer(o options, stderr io.Writer, exit exitFunc) *testServer {
 			},
 		})
 	}
+	if o.dsn != "" {
+		dsn := o.dsn
+		t.mcp.AddTools(server.ServerTool{
+			Tool: newTool("dsn", "Returns the connection string the server was started with (-dsn).", quiet()),
+			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(dsn), nil
+			},
+		})
+	}
 	extra := make([]server.ServerTool, 0, o.extraTools)
 	for i := 1; i <= o.extraTools; i++ {
 		extra = append(extra, generatedTool(fmt.Sprintf("tool_%03d", i),
