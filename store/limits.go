@@ -23,9 +23,16 @@ func AgentDescriptionLimit() sizelimit.Limit {
 	return sizelimit.Limit{What: "an agent's description", Max: 1 << 10, Hint: "say in a sentence or two what the agent is for and put longer instructions in a skill"}
 }
 
-// NoteLimit bounds a note an app leaves for an agent (agent_message).
-func NoteLimit() sizelimit.Limit {
-	return sizelimit.Limit{What: "a note for an agent", Max: 4 << 10, Hint: "post longer work as a job (job_post)"}
+// ValidNote reports, as an EINVALID error, why text cannot be a note for
+// agent (agent_message): it is over MaxNoteLen characters (counted as
+// characters, since the model reads it so and the surface's schema says
+// so), not UTF-8, or holds a NUL byte.
+func ValidNote(agent, text string) error {
+	name := "the note for agent " + visible.Line(agent)
+	if n := utf8.RuneCountInString(text); n > MaxNoteLen {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has %d characters; a note holds at most %d: shorten it, or post the work as a job (job_post)", name, n, MaxNoteLen)
+	}
+	return ValidText(name, text, sizelimit.Limit{What: "a note", Max: 4 * MaxNoteLen})
 }
 
 // JobTitleLimit bounds a job's title, one line on the activity board.

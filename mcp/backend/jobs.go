@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents/jobs"
@@ -106,9 +105,6 @@ func (q QueueJobs) Chat(ctx context.Context, app, agent, text string, timeout ti
 func (q QueueJobs) Note(ctx context.Context, app, agent, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "the note is empty")
-	}
-	if n := utf8.RuneCountInString(text); n > store.MaxNoteLen {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "the note has %d characters; a note holds at most %d: shorten it, or post the work with job_post", n, store.MaxNoteLen)
 	}
 	_, err := q.Store.AddNote(ctx, store.Note{Agent: agent, From: "app:" + app, Text: text})
 	return err

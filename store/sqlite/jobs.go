@@ -198,7 +198,7 @@ func (db *DB) AddNote(ctx context.Context, n store.Note) (store.Note, error) {
 	if strings.TrimSpace(n.Text) == "" {
 		return n, jarvisbot.Errorf(jarvisbot.EINVALID, "the note for %s is empty: write what the agent should read", n.Agent)
 	}
-	if err := store.ValidText("the note for agent "+n.Agent, n.Text, store.NoteLimit()); err != nil {
+	if err := store.ValidNote(n.Agent, n.Text); err != nil {
 		return n, err
 	}
 	n.CreatedAt = db.now().UTC()

@@ -36,7 +36,11 @@ func TestNamesAndTextsHaveLimitsX1X2(t *testing.T) {
 		{"long note", func() error {
 			_, err := db.AddNote(ctx, store.Note{Agent: "notes", From: "app", Text: strings.Repeat("n", 5<<10)})
 			return err
-		}, []string{"the note for agent notes", "at most 4 KiB"}},
+		}, []string{"the note for agent notes", "has 5120 characters", "at most 4000"}},
+		{"a note at the bound in two-byte characters is kept", func() error {
+			_, err := db.AddNote(ctx, store.Note{Agent: "notes", From: "app", Text: strings.Repeat("é", store.MaxNoteLen)})
+			return err
+		}, nil},
 		{"long job title", func() error {
 			_, err := db.AddJob(ctx, store.Job{App: "ci", Title: strings.Repeat("t", 201), Text: "x", Agent: "notes"})
 			return err
