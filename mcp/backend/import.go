@@ -18,8 +18,8 @@ import (
 )
 
 // Import takes back what export gave (M4): agents this jarvisbot lacks
-// (their focus chosen anew, without an allow list: no app extends what an
-// agent may reach, C4), the owner's skill switches and the pauses of
+// (their focus chosen anew; their allow and block lists, which only
+// narrow what they reach), the owner's skill switches and the pauses of
 // scheduled skills, each as it was exported. It never adds MCP servers;
 // those are skipped with the reason.
 //
@@ -113,10 +113,10 @@ func (s *Service) planImport(ctx context.Context, ex export, rep *surface.Import
 			refuse("agent %s: %v", name, err)
 			continue
 		}
-		if len(a.Allow) > 0 {
-			skip("agent %s: its allow list (%s) is not imported: an app extends no agent's reach; the owner sets it with jarvisbot agents edit %s --allow", name, visible.Line(strings.Join(a.Allow, ", ")), name)
-		}
-		spec := agents.Spec{Description: a.Description, Block: strings.Join(a.Block, ",")}
+		// An allow list only narrows what the agent is granted (the
+		// never-list and tiers still apply), so importing it extends
+		// nothing and keeps the round trip.
+		spec := agents.Spec{Description: a.Description, Allow: strings.Join(a.Allow, ","), Block: strings.Join(a.Block, ",")}
 		steps = append(steps, importStep{what: "agent " + a.Name,
 			do: func(ctx context.Context) error {
 				_, err := agents.Add(ctx, s.Store, s.Focus, a.Name, spec)

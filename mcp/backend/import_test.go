@@ -39,13 +39,17 @@ func withSkills(f *fixture) {
 	}
 }
 
-// TestImportRoundTripsExportM4: a skill switched off and a paused schedule
-// are exported so, and an import into another jarvisbot switches them the
-// same way; importing again changes nothing.
+// TestImportRoundTripsExportM4: a skill switched off, a paused schedule
+// and an agent with its allow and block lists are exported so, and an
+// import into another jarvisbot brings them the same way; importing again
+// changes nothing.
 func TestImportRoundTripsExportM4(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	withSkills(f)
+	if err := f.db.CreateAgent(ctx, store.Agent{Name: "reviewer", Description: "reviews pull requests", Allow: []string{"cli:gh", "builtin:wiki"}, Block: []string{"builtin:browser"}}); err != nil {
+		t.Fatal(err)
+	}
 	if err := f.db.SetSkillEnabled(ctx, "skill:humanizer", false); err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +67,12 @@ func TestImportRoundTripsExportM4(t *testing.T) {
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	want := []string{"schedule of morning-brief: paused", "skill humanizer: switched off"}
+	want := []string{"agent reviewer", "schedule of morning-brief: paused", "skill humanizer: switched off"}
 	if got := slices.Sorted(slices.Values(rep.Added)); !slices.Equal(got, want) {
 		t.Errorf("added %q, want %q", got, want)
+	}
+	if a, err := other.db.Agent(ctx, "reviewer"); err != nil || !slices.Equal(a.Allow, []string{"cli:gh", "builtin:wiki"}) || !slices.Equal(a.Block, []string{"builtin:browser"}) {
+		t.Errorf("imported agent %+v, %v; want its allow and block lists as exported", a, err)
 	}
 	if sw, _ := other.db.SkillSwitches(ctx); sw["skill:humanizer"] || len(sw) != 1 {
 		t.Errorf("switches after the import: %v, want humanizer off", sw)
