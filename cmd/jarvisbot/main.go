@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents/cliagent"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 )
 
@@ -33,6 +34,9 @@ type app struct {
 	// clock is the time the schedule runs on; nil means the wall clock.
 	// Tests pin it, so that they pass at any hour.
 	clock clock.Clock
+	// cliProbes remembers what each coding CLI binary supports, asked
+	// once per binary rather than at every turn (M5); nil asks per CLI.
+	cliProbes *cliagent.Probes
 }
 
 type command struct {
@@ -71,7 +75,7 @@ func main() {
 	// The first signal asks for an orderly stop (serve lets answers in
 	// progress finish); a second one ends the process at once.
 	context.AfterFunc(ctx, stop)
-	code := run(ctx, os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ})
+	code := run(ctx, os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ, cliProbes: &cliagent.Probes{}})
 	stop()
 	os.Exit(code)
 }
