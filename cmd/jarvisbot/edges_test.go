@@ -1,9 +1,18 @@
 package main
 
 import (
+	"context"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/web"
 )
 
 // TestServeStopsWithoutErrorsX4: a normal stop (SIGTERM, SIGINT) of serve
@@ -30,5 +39,117 @@ func TestServeStopsWithoutErrorsX4(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServeStopsOnAnAddressTheOwnerSetX4: a listener the owner set
+// (dashboard, MCP endpoint, Telegram's webhook) whose address cannot be
+// bound stops serve at start-up, exit status non-zero, with one message
+// naming the address, the key and variable that set it, and what to do;
+// nothing is served half-way.
+func TestServeStopsOnAnAddressTheOwnerSetX4(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		key  string
+	}{
+		{"dashboard", map[string]string{"JARVIS_WEB_LISTEN": addr}, "web.listen or JARVIS_WEB_LISTEN"},
+		{"MCP endpoint", map[string]string{"JARVIS_MCP_LISTEN": addr}, "mcp_server.listen or JARVIS_MCP_LISTEN"},
+		{"webhook", map[string]string{"JARVIS_TELEGRAM_WEBHOOK_URL": "https://jarvis.example.org/telegram", "JARVIS_TELEGRAM_WEBHOOK_LISTEN": addr},
+			"telegram.webhook_listen or JARVIS_TELEGRAM_WEBHOOK_LISTEN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			withModel(t, e)
+			withTelegram(t, e)
+			e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+			maps.Copy(e.vars, tc.vars)
+			p := startProc(t, e, nil, "serve")
+			p.wait(t, 60*time.Second)
+			out := p.out.String()
+			if p.cmd.ProcessState.ExitCode() == 0 {
+				t.Fatalf("serve went on without its listener:\n%s", out)
+			}
+			if !strings.Contains(out, "cannot listen on "+addr) || !strings.Contains(out, tc.key) || !strings.Contains(out, "free address") {
+				t.Errorf("the message does not name the address, %s and what to do:\n%s", tc.key, out)
+			}
+			if strings.Contains(out, "jarvisbot is ready") {
+				t.Errorf("serve said it was ready:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestServeRefusesAnHTTPWebhookCH1: serve does not start with an http://
+// webhook URL, nor with a webhook listener beyond loopback in clear.
+func TestServeRefusesAnHTTPWebhookCH1(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		want string
+	}{
+		{"http URL", map[string]string{"JARVIS_TELEGRAM_WEBHOOK_URL": "http://jarvis.example.org/telegram"}, "https"},
+		{"beyond loopback", map[string]string{"JARVIS_TELEGRAM_WEBHOOK_URL": "https://jarvis.example.org/telegram", "JARVIS_TELEGRAM_WEBHOOK_LISTEN": "0.0.0.0:0"},
+			"JARVIS_TELEGRAM_WEBHOOK_BEHIND_PROXY"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			tg := withTelegram(t, e)
+			maps.Copy(e.vars, tc.vars)
+			code, out := runProc(t, e, "", "serve")
+			if code == 0 || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, want non-zero saying %q:\n%s", code, tc.want, out)
+			}
+			if u, _ := tg.Webhook(); u != "" {
+				t.Errorf("the webhook %q was registered", u)
+			}
+		})
+	}
+}
+
+// TestDefaultAddressTakenIsAWarningX4: the default address taken (another
+// jarvisbot, another program) costs only that listener: no error, the
+// reason for the caller to warn of and to say on /readyz: ready with a
+// note for the MCP endpoint, not ready for the webhook, without which
+// the replica hears nothing.
+func TestDefaultAddressTakenIsAWarningX4(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	site := httpSite{what: "the MCP endpoint for apps", setting: "mcp_server.listen or JARVIS_MCP_LISTEN", addr: taken.Addr().String()}
+	ln, unbound, err := site.bind()
+	if err != nil || ln != nil || !strings.Contains(unbound, "default address "+site.addr+" is taken") || !strings.Contains(unbound, site.setting) {
+		t.Fatalf("bind() = %v, %q, %v; want no listener, no error and the reason", ln, unbound, err)
+	}
+	site.explicit = true
+	if _, _, err := site.bind(); err == nil || !strings.Contains(err.Error(), "cannot listen on "+site.addr) {
+		t.Errorf("the owner's own address: err = %v, want it to stop serve", err)
+	}
+
+	var r readiness
+	r.started.Store(true)
+	probes := web.Probes{Ready: func(ctx context.Context) error {
+		return r.check(ctx, func(context.Context) error { return nil }, slog.New(slog.DiscardHandler))
+	}, Notes: r.notes}
+	readyz := func() (int, string) {
+		rec := httptest.NewRecorder()
+		probes.Wrap(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		return rec.Code, rec.Body.String()
+	}
+	r.notServed(unbound, false)
+	if code, body := readyz(); code != http.StatusOK || !strings.Contains(body, unbound) {
+		t.Errorf("/readyz with the MCP endpoint left out: %d %q, want 200 saying why", code, body)
+	}
+	r.notServed("the Telegram webhook is not served: its default address 127.0.0.1:8443 is taken", true)
+	if code, body := readyz(); code != http.StatusServiceUnavailable || !strings.Contains(body, "Telegram webhook") {
+		t.Errorf("/readyz with the webhook left out: %d %q, want 503 saying why", code, body)
 	}
 }
