@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -151,5 +152,34 @@ func TestDefaultAddressTakenIsAWarningX4(t *testing.T) {
 	r.notServed("the Telegram webhook is not served: its default address 127.0.0.1:8443 is taken", true)
 	if code, body := readyz(); code != http.StatusServiceUnavailable || !strings.Contains(body, "Telegram webhook") {
 		t.Errorf("/readyz with the webhook left out: %d %q, want 503 saying why", code, body)
+	}
+}
+
+// TestHelpShowsNoSpecIDsX3: `jarvisbot help` and every command's --help,
+// as the built binary prints them, carry no SPEC id such as "(C7)": those
+// are for the code's readers, not for the owner.
+func TestHelpShowsNoSpecIDsX3(t *testing.T) {
+	specID := regexp.MustCompile(`\b(?:CH|SC|ST|[CSMPAWVX])[0-9]{1,2}\b`)
+	e := newTestEnv(t)
+	code, usage := runProc(t, e, "", "help")
+	if code != 0 {
+		t.Fatalf("help: exit %d\n%s", code, usage)
+	}
+	outputs := map[string]string{"help": usage}
+	cmdLine := regexp.MustCompile(`^  ([a-z]+)\s`)
+	for line := range strings.Lines(usage) {
+		if m := cmdLine.FindStringSubmatch(line); m != nil {
+			_, outputs[m[1]+" --help"] = runProc(t, e, "", m[1], "--help")
+		}
+	}
+	if len(outputs) < 10 {
+		t.Fatalf("only %d commands found in the usage:\n%s", len(outputs)-1, usage)
+	}
+	for what, out := range outputs {
+		for line := range strings.Lines(out) {
+			if id := specID.FindString(line); id != "" {
+				t.Errorf("jarvisbot %s shows the SPEC id %s: %s", what, id, strings.TrimSpace(line))
+			}
+		}
 	}
 }

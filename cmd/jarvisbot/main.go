@@ -47,7 +47,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"init":      {"write a commented config file and create the data directory", cmdInit},
-		"route":     {"explain which tools an agent would be offered for a message (C7)", cmdRoute},
+		"route":     {"explain which tools an agent would be offered for a message", cmdRoute},
 		"eval":      {"evaluate the MCP gate on a labelled request set", cmdEval},
 		"catalog":   {"show or export the catalog", cmdCatalog},
 		"serve":     {"run jarvisbot: Telegram, Discord, or the console when no bot token is set (the default)", cmdServe},

@@ -155,7 +155,7 @@ web:
   metrics: false
   behind_proxy: false
 
-# transcription: voice notes you send are turned into text (V1) by an
+# transcription: voice notes you send are turned into text by an
 # OpenAI-compatible /v1/audio/transcriptions endpoint: OpenAI, a local
 # whisper server, or any compatible one. Without it a voice note is kept
 # and you are told what to set.
