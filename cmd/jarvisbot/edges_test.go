@@ -7,12 +7,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/agents/cliagent"
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
@@ -180,6 +183,28 @@ func TestHelpShowsNoSpecIDsX3(t *testing.T) {
 			if id := specID.FindString(line); id != "" {
 				t.Errorf("jarvisbot %s shows the SPEC id %s: %s", what, id, strings.TrimSpace(line))
 			}
+		}
+	}
+}
+
+// TestAgentsShowSaysAnOlderClaudeCodeLacksAnOptionM5: `agents show` of an
+// agent on a claude CLI older than --system-prompt-snapshot names the
+// version found, what it lacks and the release to install.
+func TestAgentsShowSaysAnOlderClaudeCodeLacksAnOptionM5(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "claude-old") // the fake runs as an old release by its name
+	if out, err := exec.Command("go", "build", "-o", old, "../../agents/cliagent/testdata/fakecli").CombinedOutput(); err != nil {
+		t.Fatalf("building the fake CLI: %v\n%s", err, out)
+	}
+	e := newTestEnv(t)
+	e.writeConfig(t, "provider:\n  name: claude-code\n  command: "+old+"\n")
+	code, out := runProc(t, e, "", "agents", "show", "default")
+	if code != 0 {
+		t.Fatalf("agents show: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"claude-code 1.0.128 found at " + old, "--system-prompt-snapshot", cliagent.TestedClaudeCode + " or later", "npm install -g @anthropic-ai/claude-code"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("agents show does not say %q:\n%s", want, out)
 		}
 	}
 }
