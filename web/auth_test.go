@@ -219,6 +219,25 @@ func TestPagesAreLockedDownW1(t *testing.T) {
 	}
 }
 
+// TestStaticListsNoDirectoryW1: /static/ serves its files, never a listing
+// of them: a directory, with or without its slash, is not found.
+func TestStaticListsNoDirectoryW1(t *testing.T) {
+	d := newDashboard(t, Options{})
+	for _, p := range []string{"/static/", "/static/?C=M;O=D", "/static/missing.js"} {
+		res, body := d.get(t, p, nil)
+		if res.StatusCode != http.StatusNotFound || strings.Contains(body, `href="htmx-2.0.11.min.js"`) {
+			t.Errorf("%s answered %s with %q; want 404 and no listing", p, res.Status, body)
+		}
+	}
+	// Other spellings of the directory end elsewhere: the sign-in (no
+	// slash: not under /static/) or a redirect to /static/.
+	for _, p := range []string{"/static", "/static/./"} {
+		if res, body := d.get(t, p, nil); res.StatusCode == http.StatusOK || strings.Contains(body, `href="htmx-2.0.11.min.js"`) {
+			t.Errorf("%s answered %s with a listing: %q", p, res.Status, body)
+		}
+	}
+}
+
 // TestOnlyItsOwnNamesW1: with Hosts set, a request for another name (a
 // DNS-rebinding page, a wrong proxy) is refused before anything else.
 func TestOnlyItsOwnNamesW1(t *testing.T) {

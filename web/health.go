@@ -18,6 +18,9 @@ type Probes struct {
 	// message is shown to anyone who asks: a short fixed phrase, never an
 	// error's details (log those).
 	Ready func(ctx context.Context) error
+	// Notes are said after "ready", one a line: what this replica does
+	// without (a listener whose default address was taken). nil is none.
+	Notes func() []string
 	// Metrics serves /metrics; nil leaves it unserved (404), the default.
 	Metrics http.Handler
 	// BehindProxy refuses /metrics to requests a proxy forwarded, so that
@@ -54,7 +57,13 @@ func (p Probes) ready(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusServiceUnavailable, "not ready: "+err.Error())
 		return
 	}
-	plain(w, http.StatusOK, "ready")
+	msg := "ready"
+	if p.Notes != nil {
+		for _, n := range p.Notes() {
+			msg += "\nbut " + n
+		}
+	}
+	plain(w, http.StatusOK, msg)
 }
 
 func (p Probes) metrics(w http.ResponseWriter, r *http.Request) {

@@ -267,14 +267,14 @@ func mcpContent(csrf string, v mcpView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<h2>Usage card</h2><p class=\"hint\">Before every turn, with no model call, this server's tools are offered only when a message names it, matches its usage card, or names something distinctive of its tools (C5). ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<h2>Usage card</h2><p class=\"hint\">Before every turn, with no model call, this server's tools are offered only when a message names it, matches its usage card, or names something distinctive of its tools. ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var16 string
 		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(v.CardFrom)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `mcp.templ`, Line: 33, Col: 205}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `mcp.templ`, Line: 33, Col: 200}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 		if templ_7745c5c3_Err != nil {

@@ -28,7 +28,7 @@ func skillsContent(csrf string, v skillsView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section><h1>Skills</h1><p class=\"hint\">Every skill with its own switch (S5). <span class=\"badge\" title=\"scheduled\">⏰</span> runs on a schedule; <span class=\"badge\" title=\"voice\">🎤</span> may start from a voice note. ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section><h1>Skills</h1><p class=\"hint\">Every skill with its own switch. <span class=\"badge\" title=\"scheduled\">⏰</span> runs on a schedule; <span class=\"badge\" title=\"voice\">🎤</span> may start from a voice note. ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -85,7 +85,7 @@ func skillsContent(csrf string, v skillsView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(v.AgentRows) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<h2>Agents' own skills</h2><p class=\"hint\">Skills an agent wrote for itself (S7). Promote one to all of jarvisbot: it starts as a draft, switched off.</p><div class=\"table-wrap\"><table id=\"agent-skills\"><thead><tr><th>Skill</th><th>Agent</th><th>Kind</th><th class=\"wide\">Description</th><th></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<h2>Agents' own skills</h2><p class=\"hint\">Skills an agent wrote for itself. Promote one to all of jarvisbot: it starts as a draft, switched off.</p><div class=\"table-wrap\"><table id=\"agent-skills\"><thead><tr><th>Skill</th><th>Agent</th><th>Kind</th><th class=\"wide\">Description</th><th></th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

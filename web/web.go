@@ -179,10 +179,19 @@ func public(r *http.Request) bool {
 func safeMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
 
 // staticHandler serves the embedded files, cacheable: their names carry
-// their versions.
+// their versions. A directory is not found: a listing would only tell a
+// stranger what the dashboard ships, and no page links to one.
 func staticHandler(files fs.FS) http.Handler {
 	fsrv := http.FileServerFS(files)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimSuffix(r.URL.Path, "/")
+		if name == "" {
+			name = "."
+		}
+		if st, err := fs.Stat(files, name); err != nil || st.IsDir() {
+			http.NotFound(w, r)
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=86400")
 		fsrv.ServeHTTP(w, r)
 	})

@@ -26,7 +26,10 @@ import (
 // lets the session server's tools run (the runtime decides each call).
 // Own tools on: every tool the CLI has, each use not allowed by the list
 // asked through mcp__jb__approve, which asks the owner.
-func claudeInvocation(t agents.DelegateTurn, url, token, dir string, ownTools bool) (invocation, error) {
+//
+// snapshot says the CLI knows --system-prompt-snapshot; an older one is
+// not given it (it would refuse the turn as an unknown option).
+func claudeInvocation(t agents.DelegateTurn, url, token, dir string, ownTools, snapshot bool) (invocation, error) {
 	cfg := map[string]any{"mcpServers": map[string]any{serverName: map[string]any{
 		"type":    "http",
 		"url":     url,
@@ -56,7 +59,10 @@ func claudeInvocation(t agents.DelegateTurn, url, token, dir string, ownTools bo
 		// Given every turn, and used fresh: the turn's skills and notes
 		// change from message to message, and by default a resumed session
 		// sends the prompt recorded on its first turn.
-		args = append(args, "--system-prompt-file", sysFile, "--system-prompt-snapshot", "off")
+		args = append(args, "--system-prompt-file", sysFile)
+		if snapshot {
+			args = append(args, snapshotFlag, "off")
+		}
 	}
 	if t.Session != "" {
 		args = append(args, "--resume", t.Session)

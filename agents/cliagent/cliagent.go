@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -81,6 +82,10 @@ type Options struct {
 	// can ask: Codex's exec mode has no way to hand an approval to
 	// jarvisbot, so New refuses OwnTools for it.
 	OwnTools bool
+	// Probes remembers what each installed CLI supports, so that it is
+	// asked once per binary, not every turn; nil gives the CLI a cache of
+	// its own. Share one between the CLIs a service builds.
+	Probes *Probes
 }
 
 // CLI runs turns on one coding CLI. It is safe for concurrent turns: each
@@ -120,6 +125,9 @@ func New(opt Options) (*CLI, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.Probes == nil {
+		opt.Probes = &Probes{}
+	}
 	if opt.Dir == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
@@ -149,16 +157,114 @@ func installHint(kind string) string {
 const versionTimeout = 30 * time.Second
 
 // Version finds the CLI and asks its version: "claude-code 2.1.3 found at
-// /usr/local/bin/claude". When it is missing or broken, the error says
-// what to install.
+// /usr/local/bin/claude", followed by what it lacks when it is older than
+// what jarvisbot uses. When it is missing or broken, the error says what
+// to install.
 func (c *CLI) Version(ctx context.Context) (string, error) {
 	path, err := c.lookPath()
 	if err != nil {
 		return "", err
 	}
+	sup, err := c.support(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	v := fmt.Sprintf("%s %s found at %s", c.opt.Kind, sup.version, path)
+	if c.opt.Kind == ClaudeCode && !sup.snapshot {
+		v += "; " + c.lacksSnapshot()
+	}
+	return v, nil
+}
+
+// TestedClaudeCode is the Claude Code release jarvisbot's tests run
+// (testdata/clis.txt pins it); an older one may lack options it gives.
+const TestedClaudeCode = "2.1.332"
+
+// snapshotFlag makes a resumed Claude Code session use each turn's system
+// prompt; releases older than the flag refuse it as an unknown option.
+const snapshotFlag = "--system-prompt-snapshot"
+
+// lacksSnapshot says what an older Claude Code without snapshotFlag costs,
+// and what to install.
+func (c *CLI) lacksSnapshot() string {
+	return fmt.Sprintf("it has no %s option, so a resumed conversation keeps the system prompt of its first turn (skills and notes that changed since are not seen); update it to %s or later: %s",
+		snapshotFlag, TestedClaudeCode, installHint(c.opt.Kind))
+}
+
+// support is what one installed CLI is and can do.
+type support struct {
+	version string // "2.1.3"
+	// snapshot: Claude Code knows snapshotFlag (its --help lists it).
+	snapshot bool
+}
+
+// Probes caches what each CLI binary supports, by its path and its file's
+// size and time, so that an upgraded CLI is asked again. The zero value
+// is ready to use; it is safe for concurrent use.
+type Probes struct {
+	mu   sync.Mutex
+	seen map[probeKey]support
+}
+
+type probeKey struct {
+	path string
+	size int64
+	mod  time.Time
+}
+
+// support asks the CLI at path its version and, for Claude Code, whether
+// its --help lists snapshotFlag: an option is known by what the CLI says
+// of itself, not by a release number guessed for it.
+func (c *CLI) support(ctx context.Context, path string) (support, error) {
+	key := probeKey{path: path}
+	if fi, err := os.Stat(path); err == nil {
+		key.size, key.mod = fi.Size(), fi.ModTime()
+	}
+	p := c.opt.Probes
+	p.mu.Lock()
+	sup, ok := p.seen[key]
+	p.mu.Unlock()
+	if ok {
+		return sup, nil
+	}
+	out, err := c.output(ctx, path, "--version")
+	if err != nil {
+		return support{}, err
+	}
+	sup.version = strings.TrimSpace(out)
+	// Both print a name before the number ("2.1.3 (Claude Code)",
+	// "codex-cli 0.171.0"): keep the word that starts with a digit.
+	for _, f := range strings.Fields(sup.version) {
+		if f[0] >= '0' && f[0] <= '9' {
+			sup.version = f
+			break
+		}
+	}
+	if c.opt.Kind == ClaudeCode {
+		help, err := c.output(ctx, path, "--help")
+		if err != nil {
+			return support{}, err
+		}
+		sup.snapshot = strings.Contains(help, snapshotFlag+" ")
+		if !sup.snapshot {
+			c.opt.Logger.Warn("the claude CLI is older than jarvisbot's tested release: "+c.lacksSnapshot(), "version", sup.version, "path", path)
+		}
+	}
+	p.mu.Lock()
+	if p.seen == nil {
+		p.seen = map[probeKey]support{}
+	}
+	p.seen[key] = sup
+	p.mu.Unlock()
+	return sup, nil
+}
+
+// output runs the CLI with args that only read itself (--version,
+// --help) and returns what it printed.
+func (c *CLI) output(ctx context.Context, path string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = c.childEnv(nil)
 	procgroup.Set(cmd)
 	cmd.Cancel = func() error {
@@ -173,16 +279,7 @@ func (c *CLI) Version(ctx context.Context) (string, error) {
 		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s at %s does not run (%v%s); reinstall it: %s",
 			c.opt.Kind, path, err, stderr.suffix(), installHint(c.opt.Kind))
 	}
-	v := strings.TrimSpace(string(out))
-	// Both print a name before the number ("2.1.3 (Claude Code)",
-	// "codex-cli 0.171.0"): keep the word that starts with a digit.
-	for _, f := range strings.Fields(v) {
-		if f[0] >= '0' && f[0] <= '9' {
-			v = f
-			break
-		}
-	}
-	return fmt.Sprintf("%s %s found at %s", c.opt.Kind, v, path), nil
+	return string(out), nil
 }
 
 func (c *CLI) lookPath() (string, error) {
@@ -250,16 +347,22 @@ func (c *CLI) Turn(ctx context.Context, t agents.DelegateTurn) (agents.DelegateR
 	}()
 
 	var inv invocation
+	var sup support
 	if c.opt.Kind == Codex {
 		inv, err = codexInvocation(t, url, token)
-	} else {
-		inv, err = claudeInvocation(t, url, token, tmp, c.opt.OwnTools)
+	} else if sup, err = c.support(ctx, path); err == nil {
+		inv, err = claudeInvocation(t, url, token, tmp, c.opt.OwnTools, sup.snapshot)
 	}
 	if err != nil {
 		return agents.DelegateResult{}, err
 	}
 	p := &parser{kind: c.opt.Kind, t: t, session: t.Session, log: c.opt.Logger}
 	runErr := c.run(ctx, path, inv, p)
+	if runErr != nil && ctx.Err() == nil && strings.Contains(p.stderr.lines(), "unknown option") {
+		// An option jarvisbot gives is newer than this CLI: say which
+		// release to install, not only what the CLI refused.
+		return agents.DelegateResult{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%w; %s", runErr, c.tooOld(sup.version, path))
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		return agents.DelegateResult{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s did not finish the turn within %s and was stopped%s",
 			defaultCommand(c.opt.Kind), c.opt.Timeout, p.stderr.suffix())
@@ -271,6 +374,18 @@ func (c *CLI) Turn(ctx context.Context, t agents.DelegateTurn) (agents.DelegateR
 		return agents.DelegateResult{}, runErr
 	}
 	return p.result()
+}
+
+// tooOld says that the CLI at path refused an option jarvisbot gives it,
+// and what to install.
+func (c *CLI) tooOld(version, path string) string {
+	if version == "" {
+		version = "(version unknown)"
+	}
+	if c.opt.Kind == Codex {
+		return fmt.Sprintf("%s %s at %s is older than jarvisbot needs; update it: %s", c.opt.Kind, version, path, installHint(c.opt.Kind))
+	}
+	return fmt.Sprintf("%s %s at %s is older than jarvisbot needs; update it to %s or later: %s", c.opt.Kind, version, path, TestedClaudeCode, installHint(c.opt.Kind))
 }
 
 // invocation is one run of a CLI: its arguments and what its environment

@@ -40,8 +40,10 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic("building the fake CLI: " + err.Error() + "\n" + string(out))
 	}
-	if err := os.Link(filepath.Join(dir, "claude"), filepath.Join(dir, "codex")); err != nil {
-		panic(err)
+	for _, name := range []string{"codex", "claude-old"} {
+		if err := os.Link(filepath.Join(dir, "claude"), filepath.Join(dir, name)); err != nil {
+			panic(err)
+		}
 	}
 	fakeDir = dir
 	code := m.Run()
@@ -433,4 +435,73 @@ func dead(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return strings.HasPrefix(rest, "Z")
+}
+
+// TestOlderClaudeCodeWithoutSnapshotM5: a Claude Code older than
+// --system-prompt-snapshot (its --help does not list it) is not given the
+// option, so its turns run instead of failing as "unknown option";
+// Version says what it lacks and which release to install; the CLI is
+// asked once per binary, not every turn. A CLI that still refuses an
+// option fails the turn saying which release jarvisbot needs.
+func TestOlderClaudeCodeWithoutSnapshotM5(t *testing.T) {
+	home := t.TempDir()
+	vars := jarvisEnv(home)
+	s := &sessionServers{}
+	var environ []string
+	for k, v := range vars {
+		environ = append(environ, k+"="+v)
+	}
+	old := filepath.Join(fakeDir, "claude-old")
+	probes := &Probes{}
+	newOld := func() *CLI {
+		c, err := New(Options{Kind: ClaudeCode, Command: old, Getenv: func(k string) string { return vars[k] },
+			Environ: func() []string { return environ }, Timeout: time.Minute, Dir: filepath.Join(home, "work"), MCP: s.start, Probes: probes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	v, err := newOld().Version(t.Context())
+	if err != nil || !strings.HasPrefix(v, "claude-code 1.0.128 found at "+old) || !strings.Contains(v, "--system-prompt-snapshot") ||
+		!strings.Contains(v, TestedClaudeCode) || !strings.Contains(v, "npm install -g @anthropic-ai/claude-code") {
+		t.Errorf("Version() = %q, %v; want the version, what it lacks and what to install", v, err)
+	}
+	for n := range 2 {
+		res, err := newOld().Turn(t.Context(), agents.DelegateTurn{Text: "hello", System: "You are jarvisbot.", SetSession: func(context.Context, string) error { return nil }})
+		if err != nil || !strings.HasPrefix(res.Text, "answer: ") {
+			t.Fatalf("turn %d on the older CLI: %q, %v", n+1, res.Text, err)
+		}
+		if r := readRun(t, home, n); index(r.Args, "--system-prompt-snapshot") >= 0 || index(r.Args, "--system-prompt-file") < 0 {
+			t.Errorf("turn %d: args %q, want the system prompt file without the snapshot option", n+1, r.Args)
+		}
+	}
+	probes.mu.Lock()
+	if len(probes.seen) != 1 {
+		t.Errorf("%d binaries probed, want the one", len(probes.seen))
+	}
+	probes.mu.Unlock()
+
+	// The current CLI lists the option and is given it.
+	v, err = newCLI(t, ClaudeCode, vars, s, time.Minute).Version(t.Context())
+	if err != nil || strings.Contains(v, "snapshot") {
+		t.Errorf("Version() of a current CLI = %q, %v; want no complaint", v, err)
+	}
+
+	_, err = newOld().Turn(t.Context(), agents.DelegateTurn{Text: "reject an option", SetSession: func(context.Context, string) error { return nil }})
+	if err == nil || !strings.Contains(err.Error(), "unknown option '--strict-mcp-config'") || !strings.Contains(err.Error(), "1.0.128") ||
+		!strings.Contains(err.Error(), TestedClaudeCode+" or later") {
+		t.Errorf("err = %v, want the refused option, the version found and the one needed", err)
+	}
+}
+
+// TestTestedClaudeCodeIsThePinnedOneM5: the release the errors name is the
+// one the tests install.
+func TestTestedClaudeCodeIsThePinnedOneM5(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "clis.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "@anthropic-ai/claude-code@"+TestedClaudeCode+"\n") {
+		t.Errorf("testdata/clis.txt does not pin Claude Code %s", TestedClaudeCode)
+	}
 }

@@ -1,12 +1,15 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -513,6 +516,52 @@ func TestQueueStopsWithItsContextM4(t *testing.T) {
 	if got, _ := e.db.Job(context.Background(), j.ID); got.State != store.JobRunning {
 		t.Errorf("job %+v after the stop; want running, for the next start", got)
 	}
+}
+
+// TestQueueStopLogsNoErrorX4: the work the stop cuts (the runner woken by
+// the job that ends with the stop, a decision that comes while it stops)
+// is the stop, not a failure: nothing is logged at ERROR.
+func TestQueueStopLogsNoErrorX4(t *testing.T) {
+	e := newEnv(t)
+	var logged bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	q := New(Options{Store: e.db, Turner: e.rt, Chooser: &Chooser{Agents: e.db, Catalog: e.cat.View}, Logger: log})
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.llm.Push(fakellm.Step{Hang: true})
+	if _, err := q.Post(context.Background(), "cursor", "", "Write a short poem about autumn rain"); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, wait, "the job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
+	cancel()
+	select {
+	case <-q.Done():
+	case <-time.After(wait):
+		t.Fatal("the queue did not stop")
+	}
+	// What a wake-up racing the stop does, whichever the runner's select
+	// picked.
+	q.startQueued()
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(logged.String(), "level=ERROR") {
+		t.Errorf("the stop logged an error:\n%s", logged.String())
+	}
+}
+
+// lockedWriter serialises a log's writes into one buffer.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // TestChooseByOwnSkillM4: an agent whose own skill (under its folder,

@@ -312,7 +312,11 @@ func (q *Queue) Continue(a store.Approval) bool {
 		defer q.wg.Done()
 		ctx := q.base
 		list, err := q.opt.Store.UnfinishedJobs(ctx)
-		if err != nil {
+		switch {
+		case err != nil && q.base.Err() != nil:
+			q.opt.Logger.Info("an approval was decided while the job queue stops; its job is picked up at the next start", "approval", a.ID, "chat", a.Chat)
+			return
+		case err != nil:
 			q.opt.Logger.Error("a decided approval's job could not be found; it stays waiting", "approval", a.ID, "chat", a.Chat, "err", err)
 			return
 		}
@@ -438,9 +442,15 @@ func (q *Queue) paused() bool { return q.opt.Paused != nil && q.opt.Paused(q.bas
 // startQueued starts the oldest queued jobs whose agent is free, while
 // workers are.
 func (q *Queue) startQueued() {
+	if q.base.Err() != nil {
+		return // the queue stops: nothing more starts
+	}
 	list, err := q.opt.Store.UnfinishedJobs(q.base)
 	if err != nil {
-		q.opt.Logger.Error("reading the queued jobs; trying again at the next change", "err", err)
+		// A read cut by the stop is the stop, not a failure (X4).
+		if q.base.Err() == nil {
+			q.opt.Logger.Error("reading the queued jobs; trying again at the next change", "err", err)
+		}
 		return
 	}
 	for _, j := range list {

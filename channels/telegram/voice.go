@@ -86,6 +86,9 @@ func (b *Bot) fetcher(fileID string, announced int64, what string, limit sizelim
 		if err := json.Unmarshal(resp.Result, &f); err != nil || f.FilePath == "" {
 			return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: Telegram named no download path for %s: try again later", what)
 		}
+		if err := checkFilePath(f.FilePath); err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: the download path Telegram named for %s was refused: %w; nothing was downloaded", what, err)
+		}
 		if err := limit.Check(what, int64(f.FileSize)); err != nil {
 			return nil, err
 		}
@@ -108,6 +111,38 @@ func (b *Bot) fetcher(fileID string, announced int64, what string, limit sizelim
 		}
 		return data, nil
 	}
+}
+
+// maxFilePath bounds a file_path: Telegram's are short ("voice/file_12.oga").
+const maxFilePath = 256
+
+// checkFilePath refuses a file_path that could lead the download anywhere
+// but to one file under the bot's own file folder: an absolute path (a
+// self-hosted server in --local mode names its disk), a "." or ".."
+// segment, an empty one, a backslash or a control character. The path
+// comes from the Bot API endpoint, which may be a proxy or a self-hosted
+// server, and the request it builds carries the bot's token (X1).
+func checkFilePath(p string) error {
+	switch {
+	case len(p) > maxFilePath:
+		return fmt.Errorf("it is longer than %d bytes", maxFilePath)
+	case strings.HasPrefix(p, "/"):
+		return errors.New("it is an absolute path (a self-hosted Bot API server in --local mode gives those: run it without --local)")
+	case strings.ContainsAny(p, "\\"):
+		return errors.New("it holds a backslash")
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			return errors.New("it holds a control character")
+		}
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "", ".", "..":
+			return fmt.Errorf("it holds the segment %q: only plain names such as voice/file_12.oga are followed", seg)
+		}
+	}
+	return nil
 }
 
 // download GETs one file. The URL holds the token, so no error of

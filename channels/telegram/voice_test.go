@@ -351,3 +351,70 @@ func TestSendVoiceRefusesNoAudioOrAChatThatIsNotTelegramV1(t *testing.T) {
 		t.Errorf("%d calls reached Telegram", n)
 	}
 }
+
+// seenPaths records the path of every request a bot makes, as sent.
+type seenPaths struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (s *seenPaths) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	s.paths = append(s.paths, r.URL.EscapedPath())
+	s.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (s *seenPaths) downloads() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, p := range s.paths {
+		if strings.Contains(p, "/file/") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestFetchRefusesAHostileFilePathX1: a file_path from getFile that
+// climbs out of the bot's file folder ("..", "."), is absolute, or is
+// otherwise odd is refused, EINVALID, and nothing is requested with it:
+// the request would carry the bot's token wherever the path leads.
+func TestFetchRefusesAHostileFilePathX1(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{
+		"../../bot" + testToken + "/getMe",
+		"voice/../../../etc/passwd",
+		"voice/./file_1.oga",
+		"/var/lib/telegram-bot-api/" + testToken + "/voice/file_1.oga",
+		"voice//file_1.oga",
+		`voice\..\..\secret`,
+		"voice/file\x00.oga",
+		"..",
+	} {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			seen := &seenPaths{}
+			s, b := newBot(t, Options{HTTPClient: &http.Client{Transport: seen}})
+			m := hear(t, b, func() { s.SendMedia(1, 2, faketelegram.Media{Kind: "voice", Data: []byte("OggS"), Path: path}) })
+			_, err := m.Audio.Fetch(t.Context(), 1<<20)
+			if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "refused") {
+				t.Errorf("err = %v, want EINVALID saying the path was refused", err)
+			}
+			if d := seen.downloads(); len(d) != 0 {
+				t.Errorf("downloads were requested with the hostile path: %q", d)
+			}
+			noToken(t, err, "")
+		})
+	}
+	// A plain path still downloads.
+	seen := &seenPaths{}
+	s, b := newBot(t, Options{HTTPClient: &http.Client{Transport: seen}})
+	m := hear(t, b, func() {
+		s.SendMedia(1, 2, faketelegram.Media{Kind: "voice", Data: []byte("OggS"), Path: "voice/file_7.oga"})
+	})
+	if got, err := m.Audio.Fetch(t.Context(), 1<<20); err != nil || string(got) != "OggS" {
+		t.Errorf("a plain path: %q, %v", got, err)
+	}
+}

@@ -27,6 +27,9 @@ const secretHeader = "X-Telegram-Bot-Api-Secret-Token"
 type Webhook struct {
 	URL    string // the public https address Telegram posts to (a balancer's)
 	Listen string // the local address this replica serves it on
+	// Listener, when set, is served instead of binding Listen: the
+	// caller bound it (and put TLS on it) before anything started.
+	Listener net.Listener
 	// Salt is shared by every replica on one store (ST2): the secret
 	// token is derived from it and the bot token, so every replica
 	// accepts the POSTs the balancer sends it, and no replica stores the
@@ -53,8 +56,10 @@ func webhookSecret(token, salt string) string {
 // still receive by it. A run that long-polls removes it.
 func (b *Bot) RunWebhook(ctx context.Context, h channels.Handler, w Webhook) error {
 	u, err := url.Parse(w.URL)
-	if err != nil || u.Host == "" {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: webhook URL %q is not an https address", w.URL)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		// Telegram posts only to https; an http:// address would carry
+		// the secret token in clear.
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: webhook URL %q is not an https:// address: give the public https address of your TLS proxy", w.URL)
 	}
 	if w.Salt == "" {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: the webhook has no salt to derive its secret token from; serve reads it from the store")
@@ -64,9 +69,11 @@ func (b *Bot) RunWebhook(ctx context.Context, h channels.Handler, w Webhook) err
 	}
 	defer b.running.Store(false)
 	secret := webhookSecret(b.token, w.Salt)
-	ln, err := net.Listen("tcp", w.Listen)
-	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: webhook listener on %s: %w", w.Listen, err)
+	ln := w.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", w.Listen); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: webhook listener on %s: %w", w.Listen, err)
+		}
 	}
 	mux := http.NewServeMux()
 	path := u.Path

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot"
 )
 
 // TestWebhookCH1: in webhook mode the bot registers its URL with the
@@ -22,7 +24,9 @@ func TestWebhookCH1(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	public := "http://" + addr + "/telegram"
+	// Telegram posts to the proxy's https address; the proxy passes the
+	// POST to the listener on loopback.
+	public, local := "https://jarvis.example.org/telegram", "http://"+addr+"/telegram"
 	rec := newRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -41,7 +45,7 @@ func TestWebhookCH1(t *testing.T) {
 	// through anyway is told from the one let in.
 	post := func(secret, text string) int {
 		update := `{"update_id":5,"message":{"message_id":9,"date":1,"chat":{"id":42,"type":"private"},"from":{"id":42,"is_bot":false,"first_name":"Owner"},"text":"` + text + `"}}`
-		req, _ := http.NewRequest(http.MethodPost, public, strings.NewReader(update))
+		req, _ := http.NewRequest(http.MethodPost, local, strings.NewReader(update))
 		req.Header.Set("Content-Type", "application/json")
 		if secret != "" {
 			req.Header.Set(secretHeader, secret)
@@ -119,5 +123,19 @@ func TestPollingRemovesWebhookCH1(t *testing.T) {
 	}
 	if u, _ := s.Webhook(); u != "" || s.Conflicts() != 0 {
 		t.Errorf("webhook %q left set, %d getUpdates refused", u, s.Conflicts())
+	}
+}
+
+// TestWebhookRefusesHTTPURLCH1: an http:// webhook URL is refused before
+// anything is registered: Telegram posts only to https, and the secret
+// token would cross the network in clear.
+func TestWebhookRefusesHTTPURLCH1(t *testing.T) {
+	s, b := newBot(t, Options{})
+	err := b.RunWebhook(t.Context(), newRecorder(), Webhook{URL: "http://jarvis.example.org/telegram", Listen: "127.0.0.1:0", Salt: "shared-salt"})
+	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "https://") {
+		t.Errorf("err = %v, want EINVALID asking for an https:// address", err)
+	}
+	if u, _ := s.Webhook(); u != "" {
+		t.Errorf("the http:// webhook %q was registered", u)
 	}
 }

@@ -42,11 +42,20 @@ func (a *app) botChannels(ctx context.Context, cfg config.Config, rs replicaStor
 			if err != nil {
 				return nil, err
 			}
-			listen := cfg.Telegram.WebhookListen
-			if listen == "" {
-				listen = "127.0.0.1:8443"
+			// Bound before anything starts, like the dashboard: an address
+			// the owner set that cannot be bound stops serve; the default
+			// one taken leaves the bot deaf, which /readyz says.
+			site := httpSite{what: "the Telegram webhook", setting: "telegram.webhook_listen or " + config.EnvWebhookListen,
+				addr: cfg.Telegram.WebhookAddr(), explicit: cfg.Telegram.WebhookListen != "",
+				cert: cfg.Telegram.WebhookTLSCert, key: cfg.Telegram.WebhookTLSKey}
+			ln, unbound, err := site.bind()
+			if err == nil && ln != nil {
+				ln, _, err = site.tls(ln)
 			}
-			out = append(out, webhookBot{bot, telegram.Webhook{URL: cfg.Telegram.WebhookURL, Listen: listen, Salt: salt}})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, webhookBot{Bot: bot, hook: telegram.Webhook{URL: cfg.Telegram.WebhookURL, Listen: site.addr, Listener: ln, Salt: salt}, unbound: unbound})
 		} else {
 			out = append(out, bot)
 		}
@@ -65,9 +74,16 @@ func (a *app) botChannels(ctx context.Context, cfg config.Config, rs replicaStor
 type webhookBot struct {
 	*telegram.Bot
 	hook telegram.Webhook
+	// unbound says why the webhook has no listener (its default address
+	// was taken): the bot then only sends, and /readyz says not ready.
+	unbound string
 }
 
 func (w webhookBot) Run(ctx context.Context, h channels.Handler) error {
+	if w.unbound != "" {
+		<-ctx.Done() // it sends; nothing comes in to wait for
+		return nil
+	}
 	return w.Bot.RunWebhook(ctx, h, w.hook)
 }
 

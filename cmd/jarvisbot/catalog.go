@@ -105,7 +105,7 @@ func (cc catalogCmd) list() {
 		state := "connected"
 		switch {
 		case catalog.OnNeverList(cp.Name):
-			state = "never offered (C4)"
+			state = "never offered"
 		case !cp.Connected:
 			state = "not connected"
 		}

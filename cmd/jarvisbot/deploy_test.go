@@ -150,7 +150,7 @@ func TestComposeInvariants(t *testing.T) {
 				t.Errorf("%s: JARVIS_DATABASE_URL %q is not a postgres:// URL", name, v)
 			}
 		}
-		for _, want := range []string{"JARVIS_DATABASE_URL", "JARVIS_TELEGRAM_WEBHOOK_LISTEN", "JARVIS_WEB_LISTEN", "JARVIS_WEB_BEHIND_PROXY"} {
+		for _, want := range []string{"JARVIS_DATABASE_URL", "JARVIS_TELEGRAM_WEBHOOK_LISTEN", "JARVIS_TELEGRAM_WEBHOOK_BEHIND_PROXY", "JARVIS_WEB_LISTEN", "JARVIS_WEB_BEHIND_PROXY"} {
 			if _, ok := s.Environment[want]; !ok {
 				t.Errorf("replica %s does not set %s", name, want)
 			}

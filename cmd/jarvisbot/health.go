@@ -5,6 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jarvisbot/jarvisbot/internal/config"
@@ -21,6 +24,32 @@ type readiness struct {
 	// storeDown remembers the last ping's outcome, so that a store that
 	// stops answering is logged once, not at every probe.
 	storeDown atomic.Bool
+	// missing are the listeners on a default address that was taken,
+	// each with why; deaf ones (Telegram's webhook) keep the replica
+	// not ready, since it receives nothing.
+	mu      sync.Mutex
+	missing []string
+	deaf    []string
+}
+
+// notServed records a listener left out at start-up (its default address
+// was taken): /readyz says it, and when deaf (the replica cannot receive
+// without it) answers not ready.
+func (r *readiness) notServed(reason string, deaf bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if deaf {
+		r.deaf = append(r.deaf, reason)
+		return
+	}
+	r.missing = append(r.missing, reason)
+}
+
+// notes are what /readyz adds to "ready": the listeners not served.
+func (r *readiness) notes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.missing)
 }
 
 // The reasons /readyz gives: short, fixed, nothing private.
@@ -37,6 +66,12 @@ func (r *readiness) check(ctx context.Context, ping func(context.Context) error,
 		return errDraining
 	case !r.started.Load():
 		return errStarting
+	}
+	r.mu.Lock()
+	deaf := slices.Clone(r.deaf)
+	r.mu.Unlock()
+	if len(deaf) > 0 {
+		return errors.New(strings.Join(deaf, "; "))
 	}
 	if err := ping(ctx); err != nil {
 		if !r.storeDown.Swap(true) {
@@ -70,6 +105,7 @@ func untilStarted(r *readiness, dash http.Handler) http.Handler {
 func (a *app) probes(cfg config.Config, s *session, log *slog.Logger) (web.Probes, error) {
 	p := web.Probes{
 		Ready:       func(ctx context.Context) error { return s.ready.check(ctx, s.db.Ping, log) },
+		Notes:       s.ready.notes,
 		BehindProxy: cfg.Web.BehindProxy,
 	}
 	if !cfg.Web.Metrics {

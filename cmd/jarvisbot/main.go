@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents/cliagent"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 )
 
@@ -33,6 +34,9 @@ type app struct {
 	// clock is the time the schedule runs on; nil means the wall clock.
 	// Tests pin it, so that they pass at any hour.
 	clock clock.Clock
+	// cliProbes remembers what each coding CLI binary supports, asked
+	// once per binary rather than at every turn (M5); nil asks per CLI.
+	cliProbes *cliagent.Probes
 }
 
 type command struct {
@@ -43,7 +47,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"init":      {"write a commented config file and create the data directory", cmdInit},
-		"route":     {"explain which tools an agent would be offered for a message (C7)", cmdRoute},
+		"route":     {"explain which tools an agent would be offered for a message", cmdRoute},
 		"eval":      {"evaluate the MCP gate on a labelled request set", cmdEval},
 		"catalog":   {"show or export the catalog", cmdCatalog},
 		"serve":     {"run jarvisbot: Telegram, Discord, or the console when no bot token is set (the default)", cmdServe},
@@ -73,7 +77,7 @@ func main() {
 	// The first signal asks for an orderly stop (serve lets answers in
 	// progress finish); a second one ends the process at once.
 	context.AfterFunc(ctx, stop)
-	code := run(ctx, os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ})
+	code := run(ctx, os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ, cliProbes: &cliagent.Probes{}})
 	stop()
 	os.Exit(code)
 }

@@ -17,20 +17,47 @@ type surfaceServer struct {
 	surf *surface.Server
 }
 
-// serveSurface starts the MCP endpoint at the configured address, when it
-// is on. An address that cannot be bound (another jarvisbot has it) is
-// logged and serve goes on without it: the owner's chats come first.
-func (a *app) serveSurface(cfg config.Config, s *session, log *slog.Logger) *surfaceServer {
+// surfaceSite binds the MCP endpoint's address, when it is on, before
+// anything starts, so that an address the owner set that cannot be bound
+// stops serve at once. The default one taken (another jarvisbot has it)
+// is a warning and a note on /readyz, and serve goes on without the
+// endpoint: the owner's chats come first. The site has no listener then.
+func (a *app) surfaceSite(cfg config.Config, s *session, log *slog.Logger) (httpSite, error) {
 	addr := cfg.MCPServer.Addr()
 	if addr == "" {
+		return httpSite{}, nil
+	}
+	site := httpSite{what: "the MCP endpoint for apps", setting: "mcp_server.listen or " + config.EnvMCPListen,
+		addr: addr, explicit: cfg.MCPServer.Listen != "", cert: cfg.MCPServer.TLSCert, key: cfg.MCPServer.TLSKey, path: surface.Path}
+	ln, unbound, err := site.bind()
+	if err != nil {
+		return httpSite{}, err
+	}
+	if ln == nil {
+		log.Warn(unbound)
+		s.ready.notServed(unbound, false)
+		return httpSite{}, nil
+	}
+	// The certificate too is checked before anything starts.
+	if site.ln, _, err = site.tls(ln); err != nil {
+		return httpSite{}, err
+	}
+	site.wrapped = true
+	return site, nil
+}
+
+// serveSurface serves the MCP endpoint on the listener surfaceSite bound;
+// nil when there is none.
+func (a *app) serveSurface(cfg config.Config, s *session, site httpSite, log *slog.Logger) *surfaceServer {
+	if site.ln == nil {
 		return nil
 	}
 	// Rate limits count real requests, on the wall clock, whatever clock
 	// the schedule runs on.
 	surf := surface.New(a.backend(cfg, s), apps.New(s.db, nil, apps.Rate{}), surface.Options{Logger: log, Version: buildVersion()})
-	ep := serveHTTP(httpSite{what: "the MCP endpoint for apps", setting: "mcp_server.listen or JARVIS_MCP_LISTEN",
-		addr: addr, cert: cfg.MCPServer.TLSCert, key: cfg.MCPServer.TLSKey, path: surface.Path}, surf.Handler(), log)
-	if ep == nil {
+	ep, _, err := serveHTTP(site, surf.Handler(), log)
+	if err != nil { // bound and with its TLS already: nothing can fail
+		log.Error("the MCP endpoint for apps is not served", "err", err)
 		return nil
 	}
 	return &surfaceServer{endpoint: ep, surf: surf}

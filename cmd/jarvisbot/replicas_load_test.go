@@ -96,7 +96,7 @@ func runLoad(t testing.TB, plan loadPlan) loadResult {
 	tg := withTelegram(t, e)
 	e.vars["JARVIS_DATABASE_URL"] = dbURL
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "http://127.0.0.1:1/telegram" // the balancer, as Telegram knows it
+	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "https://127.0.0.1:1/telegram" // the balancer, as Telegram knows it
 
 	if plan.extras {
 		dir := filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills", "tick")
@@ -474,7 +474,7 @@ func TestPostgresReplicasCancelST2(t *testing.T) {
 	tg := withTelegram(t, e)
 	e.vars["JARVIS_DATABASE_URL"] = dbURL
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "http://127.0.0.1:1/telegram"
+	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "https://127.0.0.1:1/telegram"
 	never := make(chan struct{}) // the model never answers: the turn runs until stopped
 	defer close(never)
 	f.Push(fakellm.Step{Text: "too late", Release: never})

@@ -59,7 +59,7 @@ func TestReplicasTelegramWebhookST2(t *testing.T) {
 	f := withModel(t, e)
 	tg := withTelegram(t, e)
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "http://127.0.0.1:1/telegram" // the balancer's address, as Telegram knows it
+	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "https://127.0.0.1:1/telegram" // the balancer's address, as Telegram knows it
 	addrs := []string{freeAddr(t), freeAddr(t)}
 	var stops []func()
 	var secrets []string

@@ -115,7 +115,7 @@ func (a *app) modelFor(ctx context.Context, cfg config.Config, ag store.Agent) (
 	}
 	if ch.CLI != "" {
 		cli, err := cliagent.New(cliagent.Options{Kind: ch.CLI, Command: ch.Command, Getenv: a.getenv, Environ: a.environ,
-			Dir: filepath.Join(cfg.DataDir, "cli", ch.CLI), MCP: sessionServer, OwnTools: ch.OwnTools})
+			Dir: filepath.Join(cfg.DataDir, "cli", ch.CLI), MCP: sessionServer, OwnTools: ch.OwnTools, Probes: a.cliProbes, Logger: a.logger(cfg)})
 		if err != nil {
 			return agents.Model{}, err
 		}

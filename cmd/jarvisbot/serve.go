@@ -53,10 +53,26 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	s.shared = shared
 	defer s.Close()
+	for _, ch := range s.chans {
+		if w, ok := ch.(webhookBot); ok && w.unbound != "" {
+			log.Warn(w.unbound)
+			s.ready.notServed(w.unbound, true)
+		}
+	}
 	// The dashboard's listener opens before anything starts, so that
 	// /healthz and /readyz answer during start-up (issue 20, health.go).
-	dash := a.serveWeb(cfg, s, log)
+	dash, err := a.serveWeb(cfg, s, log)
+	if err != nil {
+		return err
+	}
 	defer dash.Close()
+	surfSite, err := a.surfaceSite(cfg, s, log)
+	if err != nil {
+		return err
+	}
+	if surfSite.ln != nil {
+		defer func() { _ = surfSite.ln.Close() }() // when serving never began; closed already after it
+	}
 	jobs, err := scheduledJobs(ctx, cfg, s.db, a.stderr)
 	if err != nil {
 		return err
@@ -95,7 +111,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	for _, ch := range s.chans {
 		names = append(names, ch.Name())
 	}
-	surf := a.serveSurface(cfg, s, log)
+	surf := a.serveSurface(cfg, s, surfSite, log)
 	defer surf.Close()
 	s.ready.started.Store(true) // /readyz, and the dashboard's pages
 	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)

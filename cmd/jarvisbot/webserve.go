@@ -14,37 +14,39 @@ import (
 )
 
 // serveWeb starts the dashboard (W1) at the configured address, when it
-// is on, with the operator's probes and metrics beside it (health.go);
-// like the MCP endpoint, an address that cannot be bound is logged and
-// serve goes on without it.
-func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) *endpoint {
+// is on, with the operator's probes and metrics beside it (health.go). An
+// address the owner set that cannot be bound stops serve; the default one
+// taken is a warning, and serve goes on without the dashboard.
+func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) (*endpoint, error) {
 	addr := cfg.Web.Addr()
 	if addr == "" {
-		return nil
+		return nil, nil
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		log.Error("the dashboard is not served: its address cannot be bound (change web.listen or JARVIS_WEB_LISTEN, or set it off)", "addr", addr, "err", err)
-		return nil
+	site := httpSite{what: "the dashboard", setting: "web.listen or " + config.EnvWebListen, addr: addr, explicit: cfg.Web.Listen != "",
+		cert: cfg.Web.TLSCert, key: cfg.Web.TLSKey, path: "/"}
+	ln, unbound, err := site.bind()
+	if err != nil || ln == nil {
+		if unbound != "" {
+			log.Warn(unbound)
+		}
+		return nil, err
 	}
+	site.ln = ln
 	o := a.webOptions(cfg, s, log)
 	o.Hosts = webHosts(ln.Addr().String(), cfg.Web.URL)
 	srv, err := web.New(o)
 	if err != nil {
 		_ = ln.Close() // nothing was served on it
-		log.Error("the dashboard is not served", "err", err)
-		return nil
+		return nil, fmt.Errorf("the dashboard cannot be served: %w", err)
 	}
 	probes, err := a.probes(cfg, s, log)
 	if err != nil {
 		_ = ln.Close() // nothing was served on it
-		log.Error("the dashboard is not served: its metrics cannot be set up", "err", err)
-		return nil
+		return nil, fmt.Errorf("the dashboard cannot be served: its metrics cannot be set up: %w", err)
 	}
-	ep := serveHTTP(httpSite{what: "the dashboard", setting: "web.listen or JARVIS_WEB_LISTEN",
-		ln: ln, cert: cfg.Web.TLSCert, key: cfg.Web.TLSKey, path: "/"}, probes.Wrap(untilStarted(&s.ready, srv.Handler())), log)
-	if ep == nil {
-		return nil
+	ep, _, err := serveHTTP(site, probes.Wrap(untilStarted(&s.ready, srv.Handler())), log)
+	if err != nil {
+		return nil, err
 	}
 	ep.http.RegisterOnShutdown(srv.StopStreams)
 	base := strings.TrimSuffix(ep.url, "/")
@@ -52,7 +54,7 @@ func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) *endpoin
 		base = cfg.Web.URL
 	}
 	s.webURL.Store(&base)
-	return ep
+	return ep, nil
 }
 
 // webHosts are the names the dashboard answers to: its bound address,

@@ -36,28 +36,34 @@ import (
 
 // Environment variables Load reads.
 const (
-	EnvConfig               = "JARVIS_CONFIG"                 // config file path
-	EnvDataDir              = "JARVIS_DATA_DIR"               // overrides data_dir
-	EnvLogLevel             = "JARVIS_LOG_LEVEL"              // overrides log_level
-	EnvShutdownTimeout      = "JARVIS_SHUTDOWN_TIMEOUT"       // overrides shutdown_timeout
-	EnvKeyringBackend       = "JARVIS_KEYRING_BACKEND"        // overrides keyring.backend
-	EnvMCPInitTimeout       = "JARVIS_MCP_INIT_TIMEOUT"       // sets MCPInitTimeout
-	EnvTimezone             = "JARVIS_TIMEZONE"               // overrides timezone
-	EnvBrowserEngine        = "JARVIS_BROWSER_ENGINE"         // overrides browser.engine
-	EnvBrowserAllow         = "JARVIS_BROWSER_ALLOW"          // overrides browser.allow (comma-separated)
-	EnvMCPListen            = "JARVIS_MCP_LISTEN"             // overrides mcp_server.listen
-	EnvTranscriptionBaseURL = "JARVIS_TRANSCRIPTION_BASE_URL" // overrides transcription.base_url
-	EnvTranscriptionModel   = "JARVIS_TRANSCRIPTION_MODEL"    // overrides transcription.model
-	EnvVoiceReply           = "JARVIS_VOICE_REPLY"            // overrides voice.reply
-	EnvVoiceBaseURL         = "JARVIS_VOICE_BASE_URL"         // overrides voice.base_url
-	EnvVoiceModel           = "JARVIS_VOICE_MODEL"            // overrides voice.model
-	EnvVoiceName            = "JARVIS_VOICE_NAME"             // overrides voice.voice
-	EnvWebListen            = "JARVIS_WEB_LISTEN"             // overrides web.listen
-	EnvWebURL               = "JARVIS_WEB_URL"                // overrides web.url
-	EnvDatabaseURL          = "JARVIS_DATABASE_URL"           // overrides store (may hold the password)
-	EnvWebMetrics           = "JARVIS_WEB_METRICS"            // overrides web.metrics (1 or 0)
-	EnvWebBehindProxy       = "JARVIS_WEB_BEHIND_PROXY"       // overrides web.behind_proxy (1 or 0)
+	EnvConfig               = "JARVIS_CONFIG"                        // config file path
+	EnvDataDir              = "JARVIS_DATA_DIR"                      // overrides data_dir
+	EnvLogLevel             = "JARVIS_LOG_LEVEL"                     // overrides log_level
+	EnvShutdownTimeout      = "JARVIS_SHUTDOWN_TIMEOUT"              // overrides shutdown_timeout
+	EnvKeyringBackend       = "JARVIS_KEYRING_BACKEND"               // overrides keyring.backend
+	EnvMCPInitTimeout       = "JARVIS_MCP_INIT_TIMEOUT"              // sets MCPInitTimeout
+	EnvTimezone             = "JARVIS_TIMEZONE"                      // overrides timezone
+	EnvBrowserEngine        = "JARVIS_BROWSER_ENGINE"                // overrides browser.engine
+	EnvBrowserAllow         = "JARVIS_BROWSER_ALLOW"                 // overrides browser.allow (comma-separated)
+	EnvMCPListen            = "JARVIS_MCP_LISTEN"                    // overrides mcp_server.listen
+	EnvTranscriptionBaseURL = "JARVIS_TRANSCRIPTION_BASE_URL"        // overrides transcription.base_url
+	EnvTranscriptionModel   = "JARVIS_TRANSCRIPTION_MODEL"           // overrides transcription.model
+	EnvVoiceReply           = "JARVIS_VOICE_REPLY"                   // overrides voice.reply
+	EnvVoiceBaseURL         = "JARVIS_VOICE_BASE_URL"                // overrides voice.base_url
+	EnvVoiceModel           = "JARVIS_VOICE_MODEL"                   // overrides voice.model
+	EnvVoiceName            = "JARVIS_VOICE_NAME"                    // overrides voice.voice
+	EnvWebListen            = "JARVIS_WEB_LISTEN"                    // overrides web.listen
+	EnvWebURL               = "JARVIS_WEB_URL"                       // overrides web.url
+	EnvDatabaseURL          = "JARVIS_DATABASE_URL"                  // overrides store (may hold the password)
+	EnvWebMetrics           = "JARVIS_WEB_METRICS"                   // overrides web.metrics (1 or 0)
+	EnvWebBehindProxy       = "JARVIS_WEB_BEHIND_PROXY"              // overrides web.behind_proxy (1 or 0)
+	EnvWebhookListen        = "JARVIS_TELEGRAM_WEBHOOK_LISTEN"       // overrides telegram.webhook_listen
+	EnvWebhookBehindProxy   = "JARVIS_TELEGRAM_WEBHOOK_BEHIND_PROXY" // overrides telegram.webhook_behind_proxy (1 or 0)
 )
+
+// DefaultWebhookListen is where serve serves Telegram's webhook POSTs
+// unless telegram.webhook_listen says otherwise.
+const DefaultWebhookListen = "127.0.0.1:8443"
 
 // DefaultMCPListen is where serve listens for apps over MCP unless
 // mcp_server.listen says otherwise.
@@ -170,6 +176,45 @@ type Telegram struct {
 	// wins. Replicas behind one balancer share the URL, each its listener.
 	WebhookURL    string `yaml:"webhook_url"`
 	WebhookListen string `yaml:"webhook_listen"`
+	// Beyond loopback the listener needs WebhookTLSCert and WebhookTLSKey,
+	// or WebhookBehindProxy when a reverse proxy on a private network
+	// terminates TLS in front (JARVIS_TELEGRAM_WEBHOOK_BEHIND_PROXY wins):
+	// every POST carries the webhook's secret token, as the web and MCP
+	// listeners' requests carry a cookie or a key.
+	WebhookTLSCert     string `yaml:"webhook_tls_cert"`
+	WebhookTLSKey      string `yaml:"webhook_tls_key"`
+	WebhookBehindProxy bool   `yaml:"webhook_behind_proxy"`
+}
+
+// WebhookAddr is the webhook listener's address: DefaultWebhookListen
+// when webhook_listen is empty.
+func (t Telegram) WebhookAddr() string {
+	if t.WebhookListen == "" {
+		return DefaultWebhookListen
+	}
+	return t.WebhookListen
+}
+
+// check refuses a webhook URL that is not https (Telegram posts only to
+// https, and an http:// address would put the secret token in clear on
+// the way), and a listener beyond loopback without TLS or a proxy, as for
+// the dashboard. Without a webhook URL the listener does not exist.
+func (t Telegram) check() error {
+	if t.WebhookURL == "" {
+		return nil
+	}
+	u, err := url.Parse(t.WebhookURL)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("webhook_url %q is not an https:// address: Telegram posts updates only to https; give the public https address of your TLS proxy, such as https://jarvis.example.org/telegram", t.WebhookURL)
+	}
+	if t.WebhookListen == "off" {
+		return fmt.Errorf("webhook_listen cannot be off while webhook_url is set: unset webhook_url to receive by long polling")
+	}
+	err = checkListen("webhook_", t.WebhookListen, DefaultWebhookListen, t.WebhookTLSCert, t.WebhookTLSKey, t.WebhookBehindProxy)
+	if errors.Is(err, errClearBeyondLoopback) {
+		return fmt.Errorf("%w (or set webhook_behind_proxy, or %s=1, when a reverse proxy on a private network, such as a container's, terminates TLS)", err, EnvWebhookBehindProxy)
+	}
+	return err
 }
 
 // Discord configures the Discord channel; its token comes from the keyring
@@ -616,6 +661,9 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 	if err := c.Web.check(); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: web: %w", at("web"), err)
 	}
+	if err := c.Telegram.check(); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: telegram: %w", at("telegram"), err)
+	}
 	if err := checkVoice(c.Transcription, c.Voice); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %w", at("voice"), err)
 	}
@@ -761,8 +809,18 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	if v := getenv("JARVIS_DISCORD_API_BASE"); v != "" {
 		c.Discord.APIBase = v
 	}
-	if v := getenv("JARVIS_TELEGRAM_WEBHOOK_LISTEN"); v != "" {
+	if v := getenv(EnvWebhookListen); v != "" {
 		c.Telegram.WebhookListen = v
+	}
+	if v := getenv(EnvWebhookBehindProxy); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: give 1 (on) or 0 (off)", EnvWebhookBehindProxy, v)
+		}
+		c.Telegram.WebhookBehindProxy = on
+	}
+	if err := c.Telegram.check(); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "JARVIS_TELEGRAM_WEBHOOK_URL / %s: telegram: %w", EnvWebhookListen, err)
 	}
 	if v := getenv("JARVIS_DISCORD_SHARDS"); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -940,7 +998,7 @@ func (m MCPListen) Addr() string { return listenAddr(m.Listen, DefaultMCPListen)
 // check refuses an address beyond loopback without TLS: every request
 // carries an app's key, which must not cross a network in clear.
 func (m MCPListen) check() error {
-	return checkListen(m.Listen, DefaultMCPListen, m.TLSCert, m.TLSKey, false)
+	return checkListen("", m.Listen, DefaultMCPListen, m.TLSCert, m.TLSKey, false)
 }
 
 // Addr is the dashboard's listen address, "" when it is off.
@@ -952,7 +1010,7 @@ func (w Web) Addr() string { return listenAddr(w.Listen, DefaultWebListen) }
 func (w Web) check() error {
 	// Behind a proxy that terminates TLS (a container's network, a
 	// private LAN) clear text to the proxy is the design.
-	if err := checkListen(w.Listen, DefaultWebListen, w.TLSCert, w.TLSKey, w.BehindProxy); errors.Is(err, errClearBeyondLoopback) {
+	if err := checkListen("", w.Listen, DefaultWebListen, w.TLSCert, w.TLSKey, w.BehindProxy); errors.Is(err, errClearBeyondLoopback) {
 		return fmt.Errorf("%w (or set behind_proxy when a reverse proxy on a private network, such as a container's, terminates TLS)", err)
 	} else if err != nil {
 		return err
@@ -1031,22 +1089,25 @@ var errClearBeyondLoopback = errors.New("reaches beyond this machine")
 // checkListen refuses an address that is no host:port, and one beyond
 // loopback without TLS unless proxied (a reverse proxy terminates TLS in
 // front of it).
-func checkListen(listen, def, cert, key string, proxied bool) error {
+//
+// prefix is what the keys start with in their section ("webhook_" for
+// telegram.webhook_listen), so that the message names the keys to set.
+func checkListen(prefix, listen, def, cert, key string, proxied bool) error {
 	addr := listenAddr(listen, def)
 	if addr == "" {
 		return nil
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("listen %q is not host:port such as %s (or off)", listen, def)
+		return fmt.Errorf("%slisten %q is not host:port such as %s (or off)", prefix, listen, def)
 	}
 	if (cert == "") != (key == "") {
-		return fmt.Errorf("give both tls_cert and tls_key, or neither")
+		return fmt.Errorf("give both %stls_cert and %stls_key, or neither", prefix, prefix)
 	}
 	ip := net.ParseIP(host)
 	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
 	if !loopback && cert == "" && !proxied {
-		return fmt.Errorf("listen %q %w: set tls_cert and tls_key, or keep it on 127.0.0.1 behind a reverse proxy that terminates TLS", listen, errClearBeyondLoopback)
+		return fmt.Errorf("%slisten %q %w: set %stls_cert and %stls_key, or keep it on 127.0.0.1 behind a reverse proxy that terminates TLS", prefix, listen, errClearBeyondLoopback, prefix, prefix)
 	}
 	return nil
 }

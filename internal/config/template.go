@@ -155,7 +155,7 @@ web:
   metrics: false
   behind_proxy: false
 
-# transcription: voice notes you send are turned into text (V1) by an
+# transcription: voice notes you send are turned into text by an
 # OpenAI-compatible /v1/audio/transcriptions endpoint: OpenAI, a local
 # whisper server, or any compatible one. Without it a voice note is kept
 # and you are told what to set.
@@ -211,7 +211,10 @@ browser:
 #   webhook_listen: the local address serving it (default 127.0.0.1:8443);
 #           JARVIS_TELEGRAM_WEBHOOK_LISTEN wins. Replicas sharing one store
 #           share the webhook URL and its secret; each serves the POSTs the
-#           balancer sends it, and each update is answered once.
+#           balancer sends it, and each update is answered once. Beyond
+#           loopback it needs webhook_tls_cert and webhook_tls_key, or
+#           webhook_behind_proxy: true when a reverse proxy on a private
+#           network terminates TLS (JARVIS_TELEGRAM_WEBHOOK_BEHIND_PROXY=1).
 #   shards (Discord): how many gateway sessions (shards) the bot runs, 1 by
 #           default; replicas sharing one store share them out, and take
 #           over the shards of one that stops. JARVIS_DISCORD_SHARDS wins.
@@ -220,6 +223,9 @@ telegram:
   api_endpoint: ""
   webhook_url: ""
   webhook_listen: ""
+  webhook_tls_cert: ""
+  webhook_tls_key: ""
+  webhook_behind_proxy: false
 discord:
   owners: []
   api_base: ""

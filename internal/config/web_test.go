@@ -58,3 +58,57 @@ func TestWebMetricsAndProxy(t *testing.T) {
 		})
 	}
 }
+
+// TestTelegramWebhookListenerCH1: the webhook listener follows the
+// dashboard's rule: beyond loopback only with TLS or behind a proxy, and
+// the webhook URL Telegram posts to is https, never http://.
+func TestTelegramWebhookListenerCH1(t *testing.T) {
+	const url = "webhook_url: https://jarvis.example.org/telegram\n"
+	tests := []struct {
+		name    string
+		content string
+		env     map[string]string
+		err     []string
+	}{
+		{name: "no webhook, any listen", content: "telegram:\n  webhook_listen: 0.0.0.0:8443\n"},
+		{name: "https on loopback", content: "telegram:\n  " + url},
+		{name: "http:// refused", content: "telegram:\n  webhook_url: http://jarvis.example.org/telegram\n", err: []string{"webhook_url", "https"}},
+		{name: "http:// by env refused", env: map[string]string{"JARVIS_TELEGRAM_WEBHOOK_URL": "http://127.0.0.1:8443/telegram"}, err: []string{"JARVIS_TELEGRAM_WEBHOOK_URL", "https"}},
+		{name: "no scheme refused", content: "telegram:\n  webhook_url: jarvis.example.org/telegram\n", err: []string{"https"}},
+		{name: "beyond loopback in clear refused", content: "telegram:\n  " + url + "  webhook_listen: 0.0.0.0:8443\n",
+			err: []string{"webhook_listen", "webhook_tls_cert", "webhook_behind_proxy"}},
+		{name: "beyond loopback by env refused", content: "telegram:\n  " + url, env: map[string]string{"JARVIS_TELEGRAM_WEBHOOK_LISTEN": "0.0.0.0:8443"},
+			err: []string{"JARVIS_TELEGRAM_WEBHOOK_LISTEN", "JARVIS_TELEGRAM_WEBHOOK_BEHIND_PROXY"}},
+		{name: "beyond loopback with TLS", content: "telegram:\n  " + url + "  webhook_listen: 0.0.0.0:8443\n  webhook_tls_cert: c.pem\n  webhook_tls_key: k.pem\n"},
+		{name: "beyond loopback behind a proxy", content: "telegram:\n  " + url + "  webhook_listen: 0.0.0.0:8443\n  webhook_behind_proxy: true\n"},
+		{name: "behind a proxy by env", content: "telegram:\n  " + url,
+			env: map[string]string{"JARVIS_TELEGRAM_WEBHOOK_LISTEN": "0.0.0.0:8443", "JARVIS_TELEGRAM_WEBHOOK_BEHIND_PROXY": "1"}},
+		{name: "one TLS file", content: "telegram:\n  " + url + "  webhook_tls_cert: c.pem\n", err: []string{"both webhook_tls_cert and webhook_tls_key"}},
+		{name: "listen off with a URL", content: "telegram:\n  " + url + "  webhook_listen: \"off\"\n", err: []string{"long polling"}},
+	}
+	dir := t.TempDir()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, filepath.Join(dir, tt.name, "config.yaml"), tt.content)
+			e := map[string]string{"JARVIS_CONFIG": path, "HOME": dir}
+			for k, v := range tt.env {
+				e[k] = v
+			}
+			_, err := Load(env(e))
+			if tt.err == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("Load succeeded")
+			}
+			for _, w := range tt.err {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}

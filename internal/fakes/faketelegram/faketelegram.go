@@ -79,6 +79,9 @@ type Media struct {
 	// Size is the file_size the update and getFile report: 0 reports the
 	// real size, -1 none; another value lies, as a test may need.
 	Size int64
+	// Path is the file_path getFile names, in place of the fake's own
+	// (a hostile or broken Bot API endpoint, as a test may need).
+	Path string
 }
 
 // file is what getFile and the file endpoint know of a file.
@@ -274,6 +277,9 @@ func (s *Server) SendMedia(chatID, userID int64, m Media) int {
 		size = int64(len(m.Data))
 	}
 	f := s.storeFile(m.Kind, m.Data, size)
+	if m.Path != "" {
+		f.path = m.Path
+	}
 	id := s.nextMsg
 	s.nextMsg++
 	msg := map[string]any{"message_id": id, "from": user(userID), "chat": chat(chatID), "date": time.Now().Unix()}

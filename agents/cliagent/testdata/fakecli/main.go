@@ -31,15 +31,39 @@ func main() {
 		return
 	}
 	codex := strings.HasPrefix(filepath.Base(os.Args[0]), "codex")
+	// Run as claude-old it is a Claude Code from before
+	// --system-prompt-snapshot: its --help does not list it, and it
+	// refuses it as commander does.
+	old := strings.Contains(filepath.Base(os.Args[0]), "old")
 	if len(args) == 1 && args[0] == "--version" {
-		if codex {
+		switch {
+		case codex:
 			fmt.Println("codex-cli 0.171.0")
-		} else {
+		case old:
+			fmt.Println("1.0.128 (Claude Code)")
+		default:
 			fmt.Println("2.1.9 (Claude Code)")
 		}
 		return
 	}
+	if len(args) == 1 && args[0] == "--help" {
+		fmt.Println("Usage: claude [options] [command] [prompt]")
+		fmt.Println("  --system-prompt-file <file>           System prompt from a file")
+		if !old {
+			fmt.Println("  --system-prompt-snapshot <on|off>     Record the system prompt once per session")
+		}
+		return
+	}
 	record(args)
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if old && a == "--system-prompt-snapshot" {
+			fmt.Fprintln(os.Stderr, "error: unknown option '--system-prompt-snapshot'")
+			os.Exit(1)
+		}
+	}
 	prompt := ""
 	for i, a := range args {
 		if a == "--" && i+1 < len(args) {
@@ -69,6 +93,10 @@ func main() {
 			emit(map[string]any{"type": "system", "subtype": "init", "session_id": "session-new"})
 			emit(map[string]any{"type": "result", "subtype": "success", "is_error": true, "result": "API Error: 400 nope", "session_id": "session-new"})
 		}
+		os.Exit(1)
+	case strings.Contains(prompt, "reject an option"):
+		// A CLI older than an option jarvisbot always gives.
+		fmt.Fprintln(os.Stderr, "error: unknown option '--strict-mcp-config'")
 		os.Exit(1)
 	case strings.Contains(prompt, "crash"):
 		fmt.Fprintln(os.Stderr, "starting")
