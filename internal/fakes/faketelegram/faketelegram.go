@@ -1047,6 +1047,26 @@ func (s *Server) getFile(r *http.Request) (any, *apiError) {
 // visible text.
 const maxCaption = 1024
 
+// checkCaption refuses a caption Telegram would: entities that do not
+// parse in HTML mode, or visible text over maxCaption.
+func checkCaption(caption, mode string) *apiError {
+	if caption == "" {
+		return nil
+	}
+	visible := caption
+	if strings.EqualFold(mode, "HTML") {
+		v, err := parseHTML(caption)
+		if err != nil {
+			return badRequest("can't parse entities: %s", err.Error())
+		}
+		visible = v
+	}
+	if len(utf16.Encode([]rune(visible))) > maxCaption {
+		return badRequest("message caption is too long")
+	}
+	return nil
+}
+
 // sendVoice takes the voice as a multipart upload, or the file_id of a
 // file the fake holds, and records it.
 func (s *Server) sendVoice(r *http.Request) (any, *apiError) {
@@ -1055,18 +1075,8 @@ func (s *Server) sendVoice(r *http.Request) (any, *apiError) {
 		return nil, e
 	}
 	caption, mode := r.Form.Get("caption"), r.Form.Get("parse_mode")
-	if caption != "" {
-		visible := caption
-		if strings.EqualFold(mode, "HTML") {
-			v, err := parseHTML(caption)
-			if err != nil {
-				return nil, badRequest("can't parse entities: %s", err.Error())
-			}
-			visible = v
-		}
-		if len(utf16.Encode([]rune(visible))) > maxCaption {
-			return nil, badRequest("message caption is too long")
-		}
+	if e := checkCaption(caption, mode); e != nil {
+		return nil, e
 	}
 	var data []byte
 	if r.MultipartForm != nil && len(r.MultipartForm.File["voice"]) > 0 {
@@ -1120,18 +1130,8 @@ func (s *Server) sendDocument(r *http.Request) (any, *apiError) {
 		return nil, e
 	}
 	caption, mode := r.Form.Get("caption"), r.Form.Get("parse_mode")
-	if caption != "" {
-		visible := caption
-		if strings.EqualFold(mode, "HTML") {
-			v, err := parseHTML(caption)
-			if err != nil {
-				return nil, badRequest("can't parse entities: %s", err.Error())
-			}
-			visible = v
-		}
-		if len(utf16.Encode([]rune(visible))) > maxCaption {
-			return nil, badRequest("message caption is too long")
-		}
+	if e := checkCaption(caption, mode); e != nil {
+		return nil, e
 	}
 	if r.MultipartForm == nil || len(r.MultipartForm.File["document"]) == 0 {
 		return nil, badRequest("there is no document in the request")
