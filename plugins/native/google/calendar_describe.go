@@ -44,7 +44,7 @@ func (o Options) lookEvent(ctx context.Context, calID, id string) (*calendar.Eve
 func (o Options) eventLines(ctx context.Context, calID, id string) (string, []catalog.Line, *calendar.Event) {
 	ev, ok := o.lookEvent(ctx, calID, id)
 	if !ok {
-		return "event " + id, []catalog.Line{{Label: "Event", Value: id + " (its details could not be read now)"}}, nil
+		return "the event with id " + id, []catalog.Line{{Label: "Event", Value: id + " (its details could not be read now)"}}, nil
 	}
 	title := native.OneLine(ev.Summary)
 	if title == "" {
