@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -100,4 +102,50 @@ func TestApprovalSaysWhatTelegramCH2(t *testing.T) {
 	}
 	deny(m)
 	waitSent(t, tg, "the answer after the denial", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Not echoed.") })
+}
+
+// TestApprovalPageShowsArgumentsWholeCH2: what the chat's message cuts
+// short is one tap away: the request's page on the dashboard shows the
+// call's arguments whole, their control characters visible, with the
+// buttons while it waits; the Approvals list links to it.
+func TestApprovalPageShowsArgumentsWholeCH2(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
+		t.Fatal("cli add")
+	}
+	b, _, stop := serveWithDashboard(t, e)
+	defer stop()
+	long := strings.Repeat("word ", 100) + "end\u001b[2J\u202e"
+	input, err := json.Marshal(map[string][]string{"args": {long}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: string(input)}}}, fakellm.Step{Text: "Not echoed."})
+	tg.SendText(42, 42, "echo a long line")
+	msg, approve := approvalPrompt(t, tg, "the approval prompt", "word")
+	id := requestOf(approve)
+	if m, _ := tg.Message(42, msg); strings.Contains(m.Text, "end") {
+		t.Errorf("the chat's message shows the whole long argument:\n%s", m.Text)
+	}
+
+	code, page := b.get("/approvals/" + id)
+	for _, want := range []string{`id="request-` + id + `"`, strings.Repeat("word ", 100) + `end\u001b[2J\u202e`, `value="approve"`, "Run the program echo"} {
+		if code != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("the request's page lacks %q: %d\n%s", want, code, page)
+		}
+	}
+	if _, list := b.get("/approvals"); !strings.Contains(list, `href="/approvals/`+id+`"`) {
+		t.Errorf("the Approvals list does not link to the request's page:\n%s", list)
+	}
+	tg.Press(42, 42, msg, "ap:"+id+":n")
+	waitSent(t, tg, "the answer after the denial", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Not echoed.") })
+	if _, page := b.get("/approvals/" + id); strings.Contains(page, `value="approve"`) || !strings.Contains(page, "Denied by telegram:42") {
+		t.Errorf("a decided request's page:\n%s", page)
+	}
+	if code, _ := b.get("/approvals/nosuchrequest"); code != http.StatusNotFound {
+		t.Errorf("an unknown request's page answered %d", code)
+	}
 }
