@@ -578,7 +578,7 @@ func TestServeRepeatedStartStopX4(t *testing.T) {
 	if prompts != 1 {
 		t.Errorf("the pending request was drawn %d times; want once", prompts)
 	}
-	if _, out, _ := e.jarvis(t, "", "approvals", "list"); !strings.Contains(out, "cli:echo") {
+	if _, out, _ := e.jarvis(t, "", "approvals", "list"); !strings.Contains(out, "cli:echo") || !strings.Contains(out, "\n  Run the program echo\n  args: [\"later\"]\n") {
 		t.Errorf("the pending request was lost: %s", out)
 	}
 	// The owner approves at last, five exchanges later: the call runs and
