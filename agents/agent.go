@@ -278,6 +278,18 @@ type turnState struct {
 	mu sync.Mutex
 }
 
+// said is what the model wrote beside the calls it is making now, the
+// agent's own words on why (an approval request shows its first line);
+// "" when it wrote nothing or the turn's last message is not the model's.
+func (st *turnState) said() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if n := len(st.req.Messages); n > 0 && st.req.Messages[n-1].Role == llm.RoleAssistant {
+		return st.req.Messages[n-1].Text
+	}
+	return ""
+}
+
 // prepare resolves the turn's tools, skills and history. need names MCP
 // servers the turn needs whatever its words say (a resumed turn's calls).
 func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnState, error) {
@@ -829,7 +841,7 @@ func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability
 	if r.Approvals == nil {
 		return llm.ToolResult{CallID: c.ID, Content: cp.ID + " needs the owner's approval, and no approvals are possible here", IsError: true}, "refused: no approvals", nil
 	}
-	req := approvals.Request{Tool: cp.ID, Summary: summary(cp, c.Input), Args: c.Input, Agent: in.Agent, Chat: in.Chat, Apps: in.apps}
+	req := approvals.Request{Tool: cp.ID, Summary: r.approvalSummary(ctx, in, cp, c.Input, st.said()), Args: c.Input, Agent: in.Agent, Chat: in.Chat, Apps: in.apps}
 	a, err := r.Approvals.Ask(ctx, req)
 	if err == nil && a.State == store.ApprovalPending {
 		if a, err = r.Approvals.Wait(ctx, a.ID); err != nil && (ctx.Err() != nil || errors.Is(err, approvals.ErrClosed)) {
@@ -870,18 +882,6 @@ func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability,
 	}
 	r.record(ctx, in, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "denied"})
 	return llm.ToolResult{CallID: c.ID, Content: decider(a) + " denied this action. Do not retry it; say what you would have done instead.", IsError: true}, "denied", nil
-}
-
-// summary says in words what an ask-tier call will do.
-func summary(cp *catalog.Capability, args json.RawMessage) string {
-	what := cp.ID
-	if cp.Server != "" {
-		what = fmt.Sprintf("%s on %s", cp.Tool, cp.Server)
-	}
-	if s := argSummary(args); s != "" {
-		return fmt.Sprintf("Run %s with %s", what, s)
-	}
-	return "Run " + what
 }
 
 // argSummary is a short one-line view of the arguments.

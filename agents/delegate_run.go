@@ -159,10 +159,7 @@ func (r *Runtime) approveOwnTool(ctx context.Context, in Input, tool string, inp
 	if r.Approvals == nil {
 		return false, "refused: no approvals", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s needs the owner's approval, and no approvals are possible here", id)
 	}
-	what := fmt.Sprintf("Let the CLI of agent %s use its own tool %s", in.Agent, tool)
-	if s := argSummary(input); s != "" {
-		what += " with " + s
-	}
+	what := RenderSummary(Generic(fmt.Sprintf("Let the CLI of agent %s use its own tool %s", in.Agent, tool), input), "")
 	a, err := r.Approvals.Ask(ctx, approvals.Request{Tool: id, Summary: what, Args: input, Agent: in.Agent, Chat: in.Chat, Apps: in.apps})
 	if err == nil && a.State == store.ApprovalPending {
 		req := a.ID

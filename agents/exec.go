@@ -39,6 +39,17 @@ type Timed interface {
 	Timeout(c catalog.Call) time.Duration
 }
 
+// Describer is a Runner that says in the owner's words what one of its
+// calls will do, for the approval request the owner decides on (CH2): the
+// wiki names the page and its text, Gmail the recipient and subject, the
+// calendar the event and its time. Describe must change nothing; it may
+// read what it needs to name things (the event an id points to) within
+// ctx, which is short. ok false leaves the call to the generic labelled
+// form every other tool gets (an MCP tool's, a CLI program's).
+type Describer interface {
+	Describe(ctx context.Context, c catalog.Call) (d catalog.Description, ok bool)
+}
+
 // Runners is the registry of the runners the runtime calls, keyed by a
 // capability id ("builtin:wiki") or a kind ("mcp", "cli"). A call goes to
 // the runner of its id, else to the runner of its kind; a call with

@@ -29,3 +29,19 @@ type Output struct {
 	// the runtime adds to Text what came of it.
 	Services []string
 }
+
+// Description says in the owner's words what one call will do, for the
+// approval request the owner decides on, often on a phone (CH2): What is
+// one short sentence ("Send a mail", "Cancel the event Dentist"), Lines
+// are the arguments that matter, each under a label ("To", "Subject",
+// "Text"). Values are given whole: whoever shows them bounds them.
+type Description struct {
+	What  string
+	Lines []Line
+}
+
+// Line is one labelled value of a Description.
+type Line struct {
+	Label string
+	Value string
+}

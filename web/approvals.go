@@ -18,6 +18,10 @@ type Approvals interface {
 	// decided already (in a chat, by an app, by its expiry) is no error:
 	// the answer says so (Already) and how it was decided.
 	Decide(ctx context.Context, id string, d Decision) (Decided, error)
+	// Request returns one request, pending or decided, with its
+	// arguments whole: the chat's message shows what matters of them and
+	// links here (CH2). ENOTFOUND when there is none.
+	Request(ctx context.Context, id string) (Decided, error)
 	// Grants lists the tools approved "always", which run without asking.
 	Grants(ctx context.Context) ([]string, error)
 	// Revoke withdraws a grant and returns what `approvals revoke` says.
@@ -38,7 +42,10 @@ type Approval struct {
 	ID      string
 	Agent   string
 	Tool    string
-	Summary string // what will happen, with its arguments
+	Summary string // what will happen, with the arguments that matter, on several lines
+	// Args are the call's arguments whole, as indented JSON; only Request
+	// fills them.
+	Args    string
 	Chat    string
 	Asked   time.Time
 	Expires time.Time
@@ -66,6 +73,7 @@ type approvalsPage struct {
 func (s *Server) approvalsRoutes() {
 	s.mux.HandleFunc("GET /approvals", s.approvalsPage)
 	s.mux.HandleFunc("GET /approvals/list", s.approvalsPage) // the polled block alone
+	s.mux.HandleFunc("GET /approvals/{id}", s.requestPage)
 	s.mux.HandleFunc("POST /approvals/{id}", s.decide)
 	s.mux.HandleFunc("POST /approvals/grants/revoke", s.revokeGrant)
 }
@@ -93,6 +101,22 @@ func (s *Server) approvalsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.render(w, r, "approvals", "Approvals", approvalsContent(csrfFrom(r), data))
+}
+
+// requestPage shows one request with its arguments whole, where the
+// chat's message links to: what the message cut short is one tap away.
+// A pending request has the buttons too.
+func (s *Server) requestPage(w http.ResponseWriter, r *http.Request) {
+	if s.o.Approvals == nil {
+		s.unavailable(w, r, "Approvals")
+		return
+	}
+	d, err := s.o.Approvals.Request(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, "approvals", "Approval request", requestContent(csrfFrom(r), d))
 }
 
 // decide takes a press of Approve, Deny or Always. The engine decides
@@ -136,6 +160,21 @@ func decidedNote(d Decided) string {
 		return "Approved: " + what
 	}
 	return capitalized(d.State) + ": " + what
+}
+
+// decidedLine says how a request was decided, on its page.
+func decidedLine(d Decided) string {
+	line := capitalized(d.State)
+	if d.Always {
+		line += ", always for this tool"
+	}
+	if d.By != "" {
+		line += " by " + d.By
+	}
+	if !d.At.IsZero() {
+		line += " at " + when(d.At)
+	}
+	return line
 }
 
 func capitalized(s string) string {

@@ -45,6 +45,13 @@ func (o engineOver) Decide(ctx context.Context, id string, d Decision) (Decided,
 	return got, err
 }
 
+func (o engineOver) Request(ctx context.Context, id string) (Decided, error) {
+	a, err := o.db.Approval(ctx, id)
+	got := Decided{Approval: approvalOf(a), State: string(a.State), Always: a.Always, By: a.DecidedBy, At: a.DecidedAt}
+	got.Args = string(a.Args)
+	return got, err
+}
+
 func (o engineOver) Grants(ctx context.Context) ([]string, error) { return o.db.Grants(ctx) }
 
 func (o engineOver) Revoke(ctx context.Context, tool string) (string, error) {

@@ -128,7 +128,7 @@ func TestConsoleRequestDrawnAgainCH2(t *testing.T) {
 	}
 	plat.mu.Lock()
 	defer plat.mu.Unlock()
-	if len(plat.sent) != 1 || plat.sent[0].Chat != "console" || !strings.Contains(plat.sent[0].Text, "Approval needed (cli:echo, agent default): run echo") {
+	if len(plat.sent) != 1 || plat.sent[0].Chat != "console" || !strings.HasPrefix(plat.sent[0].Text, "Approval needed: run echo\nAsked by agent default · cli:echo\nApprove? It expires at ") {
 		t.Fatalf("redrawn: %+v; want the console's request only", plat.sent)
 	}
 	var keys []string

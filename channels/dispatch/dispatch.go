@@ -88,8 +88,15 @@ type Options struct {
 	// received message so that whichever replica holds its chat answers
 	// it (AnswerChat); nil: this process answers every chat in its own
 	// queue.
-	Queue  Queue
-	Logger *slog.Logger
+	Queue Queue
+	// Zone is the owner's time zone (config timezone): a request's expiry
+	// is shown in it, with its name. Nil means the machine's.
+	Zone *time.Location
+	// DashboardURL is the dashboard's address as the owner opens it
+	// (web.url): a request's message links to its page there, which
+	// shows the call's arguments whole. "" leaves the link out.
+	DashboardURL string
+	Logger       *slog.Logger
 }
 
 // Queue is the turns' queue shared by replicas (internal/replicas).
@@ -747,7 +754,7 @@ func (d *Desk) Notify(a store.Approval) {
 	ctx := context.Background()
 	if a.State == store.ApprovalPending {
 		chat := d.approvalChat(a)
-		text := fmt.Sprintf("Approval needed (%s, agent %s): %s\nApprove? It expires at %s.", a.Tool, a.Agent, a.Summary, a.ExpiresAt.Local().Format("15:04"))
+		text := d.requestText(a)
 		buttons := [][]channels.Button{{
 			{Label: "Approve", Data: buttonPrefix + a.ID + ":y", Keys: []string{"y", "yes"}},
 			{Label: "Deny", Data: buttonPrefix + a.ID + ":n", Keys: []string{"n", "no"}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
 )
@@ -15,7 +16,7 @@ func cmdApprovals(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, db, err := a.open(ctx)
+	cfg, db, err := a.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -30,7 +31,10 @@ func cmdApprovals(ctx context.Context, a *app, args []string) error {
 			fmt.Fprintln(a.stdout, "No approval requests are waiting.")
 		}
 		for _, ap := range list {
-			fmt.Fprintf(a.stdout, "%s  %s  agent %s, chat %s, expires %s\n  %s\n", ap.ID, ap.Tool, ap.Agent, ap.Chat, ap.ExpiresAt.Local().Format("15:04"), ap.Summary)
+			// A summary has several lines (what, the arguments that
+			// matter, the agent's reason): each is indented under its id.
+			fmt.Fprintf(a.stdout, "%s  %s  agent %s, chat %s, expires %s\n  %s\n", ap.ID, ap.Tool, ap.Agent, ap.Chat,
+				ap.ExpiresAt.In(cfg.Location()).Format("15:04 MST"), strings.ReplaceAll(ap.Summary, "\n", "\n  "))
 		}
 		return nil
 	case pos[0] == "grants" && len(pos) == 1:

@@ -34,7 +34,7 @@ func TestChatConsoleA2(t *testing.T) {
 			}
 			f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["approved","call"]}`}}}, fakellm.Step{Text: "Done."})
 			code, out, errOut = e.jarvisAnswering(t, "y", "chat", "-m", "run echo")
-			if code != 0 || !strings.Contains(out, "Approval needed (cli:echo") || !strings.Contains(out, "Done.") {
+			if code != 0 || !strings.Contains(out, "Approval needed: Run the program echo\nargs: \\[\"approved\",\"call\"\\]\nAsked by agent default · cli:echo\nApprove? It expires at ") || !strings.Contains(out, "Done.") {
 				t.Fatalf("approval at the console: exit %d\n%s\n%s", code, out, errOut)
 			}
 			reqs := f.Requests()

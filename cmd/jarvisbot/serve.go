@@ -178,6 +178,7 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		Transcribe: transcribe, NoTranscription: noTranscription, Speak: speak,
 		Leases: svc.db,
 		Queue:  o.queue,
+		Zone:   cfg.Location(), DashboardURL: dashboardURL(cfg),
 		Renew: func(ctx context.Context, plugin string) (string, func(context.Context) error, error) {
 			return a.renew(ctx, svc, plugin)
 		},

@@ -331,7 +331,7 @@ func TestScheduledRunAskTierSC1(t *testing.T) {
 	e.jarvis(t, "", "cli", "add", "echo")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["night"]}`}}}, fakellm.Step{Text: "Echoed night."})
 	code, out, errOut := e.jarvis(t, "n\n", "schedule", "run", "nightly-echo")
-	if code != 0 || !strings.Contains(out, "Approval needed (cli:echo") || !strings.Contains(out, "Echoed night.") {
+	if code != 0 || !strings.Contains(out, "Approval needed: Run the program echo\nargs: \\[\"night\"\\]\nAsked by agent default · cli:echo\nApprove? It expires at ") || !strings.Contains(out, "Echoed night.") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	reqs := f.Requests()
@@ -578,7 +578,7 @@ func TestServeRepeatedStartStopX4(t *testing.T) {
 	if prompts != 1 {
 		t.Errorf("the pending request was drawn %d times; want once", prompts)
 	}
-	if _, out, _ := e.jarvis(t, "", "approvals", "list"); !strings.Contains(out, "cli:echo") {
+	if _, out, _ := e.jarvis(t, "", "approvals", "list"); !strings.Contains(out, "cli:echo") || !strings.Contains(out, "\n  Run the program echo\n  args: [\"later\"]\n") {
 		t.Errorf("the pending request was lost: %s", out)
 	}
 	// The owner approves at last, five exchanges later: the call runs and

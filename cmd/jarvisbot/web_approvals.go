@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlite"
 	"github.com/jarvisbot/jarvisbot/web"
@@ -36,6 +39,29 @@ type approvalsTab struct {
 
 func webApproval(a store.Approval) web.Approval {
 	return web.Approval{ID: a.ID, Agent: a.Agent, Tool: a.Tool, Summary: a.Summary, Chat: a.Chat, Asked: a.CreatedAt, Expires: a.ExpiresAt}
+}
+
+// Request is one request with its arguments whole, indented, their
+// control and invisible characters shown (X2): the page the chat's
+// message links to.
+func (t approvalsTab) Request(ctx context.Context, id string) (web.Decided, error) {
+	a, err := t.db.Approval(ctx, id)
+	if err != nil {
+		return web.Decided{}, err
+	}
+	return requestPageOf(a), nil
+}
+
+// requestPageOf is a stored request as its page shows it.
+func requestPageOf(a store.Approval) web.Decided {
+	d := web.Decided{Approval: webApproval(a), State: string(a.State), Always: a.Always, By: a.DecidedBy, At: a.DecidedAt}
+	var b bytes.Buffer
+	if json.Indent(&b, a.Args, "", "  ") != nil {
+		b.Reset()
+		b.Write(a.Args)
+	}
+	d.Args = visible.Text(b.String())
+	return d
 }
 
 func (t approvalsTab) Pending(ctx context.Context) ([]web.Approval, error) {

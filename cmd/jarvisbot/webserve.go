@@ -146,6 +146,16 @@ func webBase(cfg config.Config) string {
 	return scheme + "://" + addr
 }
 
+// dashboardURL is the dashboard's address for links in chat messages:
+// web.url, the address the owner opens, only; a listen address is often
+// loopback, which a phone cannot open.
+func dashboardURL(cfg config.Config) string {
+	if cfg.Web.Addr() == "" {
+		return ""
+	}
+	return cfg.Web.URL
+}
+
 // commands are the slash commands the desk answers from the service: the
 // facts' and /dashboard.
 func (s *service) commands(a *app) map[string]func(ctx context.Context, chat string) string {

@@ -57,3 +57,26 @@ func (r *Runner) attention(ctx context.Context, plugin string, err error) {
 		r.Attention(ctx, plugin, err)
 	}
 }
+
+// Describe says what a call will do, for its approval request (CH2), in
+// the tool's own words: with the sign-in that serves the plugin, so that a
+// tool may name what an id points to; without one, from the arguments
+// alone.
+func (r *Runner) Describe(ctx context.Context, c catalog.Call) (catalog.Description, bool) {
+	plugin := c.Cap.Server
+	b, ok := plugins[plugin]
+	if !ok {
+		return catalog.Description{}, false
+	}
+	tools := b.tools(toolOptions{loc: r.Env.Config.Location(), now: r.Env.Now})
+	if r.Env.Signin != nil {
+		var scopes []string
+		if r.Scopes != nil {
+			scopes = r.Scopes(plugin)
+		}
+		if grant, ok, err := r.Env.Grant(ctx, plugin, scopes); err == nil && ok {
+			tools = r.Env.Tools(plugin, grant)
+		}
+	}
+	return native.NewRunner(map[string][]native.Tool{plugin: tools}).Describe(ctx, c)
+}

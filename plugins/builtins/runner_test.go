@@ -197,3 +197,22 @@ func TestGoogleUnionP3(t *testing.T) {
 		t.Errorf("union %v", union)
 	}
 }
+
+// TestDescribeThroughTheSignInCH2: the runner describes a call for its
+// approval request with the sign-in that serves the plugin, so the event a
+// call names is read by its title; without a sign-in the call is still
+// described, from its arguments.
+func TestDescribeThroughTheSignInCH2(t *testing.T) {
+	g := newGoogle(t)
+	ctx := context.Background()
+	id := g.api.AddEvent("primary", fakegoogle.CalendarEvent{Summary: "Dentist", Start: time.Now().Add(2 * time.Hour), End: time.Now().Add(3 * time.Hour)})
+	r := &builtins.Runner{Env: g.env, Scopes: func(string) []string { return []string{calendarScope} }}
+	call := catalog.Call{Cap: capOf(t, "plugin:google-calendar/cancel_event"), Args: json.RawMessage(`{"event_id":"` + id + `"}`)}
+	if d, ok := r.Describe(ctx, call); !ok || d.What != "Cancel (delete) the event with id "+id {
+		t.Errorf("before the sign-in: %+v %v", d, ok)
+	}
+	g.signIn(t, builtins.SharedGoogle, calendarScope, mailScope)
+	if d, ok := r.Describe(ctx, call); !ok || d.What != `Cancel (delete) the event "Dentist"` {
+		t.Errorf("signed in: %+v %v", d, ok)
+	}
+}

@@ -33,6 +33,13 @@ type Tool struct {
 	// model can correct its arguments, ENOTFOUND when what it named does
 	// not exist, EUNAVAILABLE when the service cannot be reached.
 	Run func(ctx context.Context, args json.RawMessage) (string, error)
+	// Describe, when set, says in the owner's words what a call will do,
+	// for the approval request the owner decides on (CH2): the recipient
+	// and subject of a mail, the event and its time. It changes nothing;
+	// it may read what names things (the event an id points to) within
+	// ctx. ok false (arguments it cannot read) leaves the call to the
+	// generic labelled form.
+	Describe func(ctx context.Context, args json.RawMessage) (d catalog.Description, ok bool)
 }
 
 // ID is a tool's capability id: plugin:PLUGIN/NAME.
@@ -131,4 +138,14 @@ func (r *Runner) Run(ctx context.Context, c catalog.Call) (catalog.Output, error
 		return catalog.Output{}, err
 	}
 	return catalog.Output{Text: Clip(text, MaxResult)}, nil
+}
+
+// Describe says what a call of a tool that describes its calls will do
+// (Tool.Describe); ok is false for the others.
+func (r *Runner) Describe(ctx context.Context, c catalog.Call) (catalog.Description, bool) {
+	t, ok := r.tools[c.Cap.ID]
+	if !ok || t.Describe == nil {
+		return catalog.Description{}, false
+	}
+	return t.Describe(ctx, c.Args)
 }

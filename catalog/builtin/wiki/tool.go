@@ -218,3 +218,47 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Describe says what a call will do, for the approval request the owner
+// decides on (CH2): writing names the page, whether it replaces one, and the
+// text. An owner who raises the wiki's tier to ask reads this instead of
+// its arguments as JSON.
+func (w *Wiki) Describe(ctx context.Context, c catalog.Call) (catalog.Description, bool) {
+	a, err := parseArgs(c.Args)
+	if err != nil {
+		return catalog.Description{}, false
+	}
+	page := []catalog.Line{{Label: "Page", Value: a.Name}}
+	switch a.Action {
+	case "write":
+		body := a.Body
+		if body == nil {
+			body = a.Text
+		}
+		what := "Create the wiki page " + a.Name
+		if _, err := w.Read(ctx, a.Name); err == nil {
+			what = "Replace the whole text of the wiki page " + a.Name
+		}
+		if body == nil {
+			return catalog.Description{What: what, Lines: page}, true
+		}
+		return catalog.Description{What: what, Lines: append(page, catalog.Line{Label: "Text", Value: *body})}, true
+	case "append":
+		text := a.Text
+		if text == nil {
+			text = a.Body
+		}
+		d := catalog.Description{What: "Add to the end of the wiki page " + a.Name, Lines: page}
+		if text != nil {
+			d.Lines = append(d.Lines, catalog.Line{Label: "Text", Value: *text})
+		}
+		return d, true
+	case "read":
+		return catalog.Description{What: "Read the wiki page " + a.Name, Lines: page}, true
+	case "search":
+		return catalog.Description{What: "Search the wiki", Lines: []catalog.Line{{Label: "Words", Value: a.Query}}}, true
+	case "list":
+		return catalog.Description{What: "List the wiki's pages"}, true
+	}
+	return catalog.Description{}, false
+}

@@ -77,8 +77,9 @@ func CalendarTools(o Options) []native.Tool {
 				`"location":{"type":"string","description":"where it takes place"},` +
 				`"description":{"type":"string","description":"notes for the event"},` +
 				calIDSchema + `},"required":["title","start"],"additionalProperties":false}`,
-			Tier: catalog.TierMonitor,
-			Run:  o.createEvent,
+			Tier:     catalog.TierMonitor,
+			Run:      o.createEvent,
+			Describe: o.describeCreateEvent,
 		},
 		{
 			Name:        "invite_guests",
@@ -87,8 +88,9 @@ func CalendarTools(o Options) []native.Tool {
 				calEventIDSchema +
 				`"emails":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":50,"description":"the guests' email addresses"},` +
 				calIDSchema + `},"required":["event_id","emails"],"additionalProperties":false}`,
-			Tier: catalog.TierAsk,
-			Run:  o.inviteGuests,
+			Tier:     catalog.TierAsk,
+			Run:      o.inviteGuests,
+			Describe: o.describeInviteGuests,
 		},
 		{
 			Name: "move_event",
@@ -99,8 +101,9 @@ func CalendarTools(o Options) []native.Tool {
 				`"start":{"type":"string","description":"new start: RFC 3339 date-time, or a date YYYY-MM-DD for an all-day event"},` +
 				`"end":{"type":"string","description":"new end (for an all-day event the last day, included); default: keep the length"},` +
 				calIDSchema + `},"required":["event_id","start"],"additionalProperties":false}`,
-			Tier: catalog.TierAsk,
-			Run:  o.moveEvent,
+			Tier:     catalog.TierAsk,
+			Run:      o.moveEvent,
+			Describe: o.describeMoveEvent,
 		},
 		{
 			Name:        "cancel_event",
@@ -108,8 +111,9 @@ func CalendarTools(o Options) []native.Tool {
 			Schema: `{"type":"object","properties":{` +
 				calEventIDSchema +
 				calIDSchema + `},"required":["event_id"],"additionalProperties":false}`,
-			Tier: catalog.TierAsk,
-			Run:  o.cancelEvent,
+			Tier:     catalog.TierAsk,
+			Run:      o.cancelEvent,
+			Describe: o.describeCancelEvent,
 		},
 		{
 			Name:        "respond_to_invitation",
@@ -119,8 +123,9 @@ func CalendarTools(o Options) []native.Tool {
 				`"response":{"type":"string","enum":["accepted","declined","tentative"],"description":"the owner's answer"},` +
 				`"comment":{"type":"string","description":"optional note to the organizer"},` +
 				calIDSchema + `},"required":["event_id","response"],"additionalProperties":false}`,
-			Tier: catalog.TierMonitor,
-			Run:  o.respondToInvitation,
+			Tier:     catalog.TierMonitor,
+			Run:      o.respondToInvitation,
+			Describe: o.describeRespondToInvitation,
 		},
 	}
 }
@@ -603,24 +608,22 @@ type createEventArgs struct {
 	CalendarID  string `json:"calendar_id"`
 }
 
-func (o Options) createEvent(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a createEventArgs
-	if err := native.Decode(raw, &a); err != nil {
-		return "", err
-	}
+// newEvent is the event create_event's arguments ask for, checked, its
+// times in the owner's zone.
+func (o Options) newEvent(a createEventArgs) (*calendar.Event, error) {
 	switch {
 	case strings.TrimSpace(a.Title) == "":
-		return "", native.Need("title")
+		return nil, native.Need("title")
 	case strings.TrimSpace(a.Start) == "":
-		return "", native.Need("start")
+		return nil, native.Need("start")
 	case a.End != "" && a.Duration != 0:
-		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "give end or duration_minutes, not both")
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "give end or duration_minutes, not both")
 	case a.Duration < 0:
-		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "duration_minutes %d is negative: give the length in minutes", a.Duration)
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "duration_minutes %d is negative: give the length in minutes", a.Duration)
 	}
 	start, date, err := o.calTime("start", a.Start)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	ev := &calendar.Event{Summary: strings.TrimSpace(a.Title), Location: a.Location, Description: a.Description}
 	if a.AllDay || date {
@@ -630,14 +633,14 @@ func (o Options) createEvent(ctx context.Context, raw json.RawMessage) (string, 
 		case a.End != "":
 			e, _, err := o.calTime("end", a.End)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			last = calDay(e)
 		case a.Duration > 0:
 			last = first.AddDate(0, 0, (a.Duration+24*60-1)/(24*60)-1)
 		}
 		if last.Before(first) {
-			return "", jarvisbot.Errorf(jarvisbot.EINVALID, "end %s is before start %s: give the event's last day", last.Format(time.DateOnly), first.Format(time.DateOnly))
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "end %s is before start %s: give the event's last day", last.Format(time.DateOnly), first.Format(time.DateOnly))
 		}
 		ev.Start = &calendar.EventDateTime{Date: first.Format(time.DateOnly)}
 		ev.End = &calendar.EventDateTime{Date: last.AddDate(0, 0, 1).Format(time.DateOnly)}
@@ -647,20 +650,32 @@ func (o Options) createEvent(ctx context.Context, raw json.RawMessage) (string, 
 		case a.End != "":
 			e, eDate, err := o.calTime("end", a.End)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			if eDate {
-				return "", jarvisbot.Errorf(jarvisbot.EINVALID, "end %q is a date but start has a time: give end as a date-time (%s), or set all_day", a.End, calTimeHelp)
+				return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "end %q is a date but start has a time: give end as a date-time (%s), or set all_day", a.End, calTimeHelp)
 			}
 			end = e
 		case a.Duration > 0:
 			end = start.Add(time.Duration(a.Duration) * time.Minute)
 		}
 		if !end.After(start) {
-			return "", jarvisbot.Errorf(jarvisbot.EINVALID, "end (%s) is not after start (%s): give a later end", calStamp(end), calStamp(start))
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "end (%s) is not after start (%s): give a later end", calStamp(end), calStamp(start))
 		}
 		ev.Start = &calendar.EventDateTime{DateTime: start.Format(time.RFC3339), TimeZone: o.calZoneName()}
 		ev.End = &calendar.EventDateTime{DateTime: end.Format(time.RFC3339), TimeZone: o.calZoneName()}
+	}
+	return ev, nil
+}
+
+func (o Options) createEvent(ctx context.Context, raw json.RawMessage) (string, error) {
+	var a createEventArgs
+	if err := native.Decode(raw, &a); err != nil {
+		return "", err
+	}
+	ev, err := o.newEvent(a)
+	if err != nil {
+		return "", err
 	}
 	svc, err := o.calendarService(ctx)
 	if err != nil {

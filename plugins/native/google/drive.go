@@ -74,6 +74,7 @@ func DriveTools(o Options) []native.Tool {
 			Schema:      `{"type":"object","properties":{"name":{"type":"string","description":"the file name, e.g. notes.txt"},"content":{"type":"string","description":"the file's text"},"mime_type":{"type":"string","description":"a text type such as text/plain (default), text/markdown, text/csv or application/json"},"folder_id":{"type":"string","description":"the folder to put it in; default the top of My Drive"}},"required":["name","content"]}`,
 			Tier:        catalog.TierMonitor,
 			Run:         d.upload,
+			Describe:    d.describeUpload,
 		},
 	}
 }

@@ -69,6 +69,7 @@ func GmailTools(o Options) []native.Tool {
 			Schema:      `{"type":"object","properties":{` + compose + `},"required":["to","body"],"additionalProperties":false}`,
 			Tier:        catalog.TierMonitor,
 			Run:         g.draft,
+			Describe:    g.describeDraft,
 		},
 		{
 			Name:        "send_mail",
@@ -76,6 +77,7 @@ func GmailTools(o Options) []native.Tool {
 			Schema:      `{"type":"object","properties":{` + compose + `},"required":["to","body"],"additionalProperties":false}`,
 			Tier:        catalog.TierAsk,
 			Run:         g.send,
+			Describe:    g.describeSend,
 		},
 		{
 			Name:        "reply",
@@ -83,6 +85,7 @@ func GmailTools(o Options) []native.Tool {
 			Schema:      `{"type":"object","properties":{"message_id":{"type":"string","description":"the mail to answer"},"body":{"type":"string","description":"the text of the reply, plain text"},"reply_all":{"type":"boolean","description":"also to everyone else the mail went to"}},"required":["message_id","body"],"additionalProperties":false}`,
 			Tier:        catalog.TierAsk,
 			Run:         g.reply,
+			Describe:    g.describeReply,
 		},
 		{
 			Name:        "label",
@@ -90,6 +93,7 @@ func GmailTools(o Options) []native.Tool {
 			Schema:      `{"type":"object","properties":{` + oneOf + `,"add":{"type":"array","items":{"type":"string"},"description":"label names to add"},"remove":{"type":"array","items":{"type":"string"},"description":"label names to remove"}},"additionalProperties":false}`,
 			Tier:        catalog.TierMonitor,
 			Run:         g.label,
+			Describe:    g.describeLabel,
 		},
 		{
 			Name:        "archive",
@@ -97,6 +101,7 @@ func GmailTools(o Options) []native.Tool {
 			Schema:      `{"type":"object","properties":{` + oneOf + `},"additionalProperties":false}`,
 			Tier:        catalog.TierMonitor,
 			Run:         g.archive,
+			Describe:    g.describeArchive,
 		},
 	}
 }

@@ -87,8 +87,9 @@ func Tools(o Options) []native.Tool {
 				`"query":{"type":"string","description":"words of a track to search for and play the first hit, instead of uri"},` +
 				`"device":{"type":"string","description":"device name or id; optional"}},` +
 				`"additionalProperties":false}`,
-			Tier: catalog.TierMonitor,
-			Run:  t.play,
+			Tier:     catalog.TierMonitor,
+			Run:      t.play,
+			Describe: describeCall("Start or resume playback on Spotify"),
 		},
 		{
 			Name:        "pause",
@@ -96,6 +97,7 @@ func Tools(o Options) []native.Tool {
 			Schema:      deviceOnlySchema,
 			Tier:        catalog.TierMonitor,
 			Run:         t.pause,
+			Describe:    describeCall("Pause Spotify"),
 		},
 		{
 			Name:        "next",
@@ -103,6 +105,7 @@ func Tools(o Options) []native.Tool {
 			Schema:      deviceOnlySchema,
 			Tier:        catalog.TierMonitor,
 			Run:         t.skip("next", "Skipped to the next track"),
+			Describe:    describeCall("Skip to the next track on Spotify"),
 		},
 		{
 			Name:        "previous",
@@ -110,6 +113,7 @@ func Tools(o Options) []native.Tool {
 			Schema:      deviceOnlySchema,
 			Tier:        catalog.TierMonitor,
 			Run:         t.skip("previous", "Went back to the previous track"),
+			Describe:    describeCall("Go back to the previous track on Spotify"),
 		},
 		{
 			Name:        "queue",
@@ -118,8 +122,9 @@ func Tools(o Options) []native.Tool {
 				`"uri":{"type":"string","description":"spotify:track:… (or spotify:episode:…) to queue"},` +
 				`"device":{"type":"string","description":"device name or id; optional"}},` +
 				`"required":["uri"],"additionalProperties":false}`,
-			Tier: catalog.TierMonitor,
-			Run:  t.queue,
+			Tier:     catalog.TierMonitor,
+			Run:      t.queue,
+			Describe: describeCall("Add a track to the Spotify queue"),
 		},
 		{
 			Name:        "set_volume",
@@ -128,8 +133,9 @@ func Tools(o Options) []native.Tool {
 				`"percent":{"type":"integer","minimum":0,"maximum":100,"description":"volume in percent"},` +
 				`"device":{"type":"string","description":"device name or id; optional"}},` +
 				`"required":["percent"],"additionalProperties":false}`,
-			Tier: catalog.TierMonitor,
-			Run:  t.setVolume,
+			Tier:     catalog.TierMonitor,
+			Run:      t.setVolume,
+			Describe: describeCall("Set the Spotify volume"),
 		},
 		{
 			Name:        "play_playlist",
@@ -138,8 +144,9 @@ func Tools(o Options) []native.Tool {
 				`"playlist":{"type":"string","description":"the playlist's name, or its spotify:playlist:… URI"},` +
 				`"device":{"type":"string","description":"device name or id; optional"}},` +
 				`"required":["playlist"],"additionalProperties":false}`,
-			Tier: catalog.TierMonitor,
-			Run:  t.playPlaylist,
+			Tier:     catalog.TierMonitor,
+			Run:      t.playPlaylist,
+			Describe: describeCall("Play a playlist on Spotify"),
 		},
 	}
 }
