@@ -44,6 +44,9 @@ func TestAnAppNeverActsAsTheOwnerX5(t *testing.T) {
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["hi"]}`}}}, fakellm.Step{Text: "I did not echo."})
 	tg.SendText(42, 42, "run echo hi for me")
 	msgID, _ := approvalPrompt(t, tg, "the approval prompt of the owner's turn", "cli:echo")
+	if m, _ := tg.Message(42, msgID); !strings.Contains(m.Text, "Asked by agent default for app ops") {
+		t.Errorf("the approval prompt does not say for which app it asks:\n%s", m.Text)
+	}
 
 	req := f.Requests()[0]
 	if strings.Contains(req.System, "Standing instructions") {
