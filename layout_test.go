@@ -36,7 +36,7 @@ var layerings = []layering{
 		"a channel adapter carries messages; the dispatcher meets the runtime"},
 	{"channels/discord", []string{"agents/...", "catalog/...", "skills/...", "plugins/...", "scheduler/...", "store/..."}, true,
 		"a channel adapter carries messages; the dispatcher meets the runtime"},
-	{"channels/dispatch", []string{"catalog/...", "agents/llm", "skills/...", "plugins/..."}, false,
+	{"desk", []string{"catalog/...", "agents/llm", "skills/...", "plugins/..."}, false,
 		"the dispatcher hands messages to the runtime; tools and models are the runtime's business"},
 	{"catalog/...", []string{"channels/...", "agents/...", "scheduler/..."}, true,
 		"the catalog decides with no model and knows no chat platform"},

@@ -10,16 +10,16 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/wiki"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // boardDown is the real store with an activity board that refuses every
 // entry, as a full disk or a locked file would.
 type boardDown struct {
-	*sqlite.DB
+	*sqlstore.DB
 }
 
 func (boardDown) RecordActivity(context.Context, store.Activity) error {

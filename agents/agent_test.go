@@ -14,12 +14,12 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/catalog/clitool"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/wiki"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // env is a runtime over real parts: SQLite, the wiki, a CLI program, the
@@ -27,7 +27,7 @@ import (
 type env struct {
 	rt      *Runtime
 	llm     *fakellm.Server
-	db      *sqlite.DB
+	db      *sqlstore.DB
 	clk     *clock.Fake
 	asked   chan store.Approval
 	engine  *approvals.Engine
@@ -38,7 +38,7 @@ func newEnv(t testing.TB, provider string) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "j.db"))
+	db, err := sqlstore.Open(ctx, filepath.Join(dir, "j.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // focusByWord focuses an agent on mcp:github when its description says
@@ -29,7 +29,7 @@ func (focusByWord) Focus(_, description string) []string {
 // list); the default agent cannot be removed.
 func TestManageAgentsA1C6(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
+	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestManageAgentsA1C6(t *testing.T) {
 // missing; an invalid name in the config names the config.
 func TestSeedFromConfigA1C6(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
+	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestSeedFromConfigA1C6(t *testing.T) {
 // refused; "-" gives it back the installation's.
 func TestAgentProviderA3M5(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
+	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
 	"github.com/jarvisbot/jarvisbot/internal/words"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/skillbook"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )

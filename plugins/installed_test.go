@@ -10,12 +10,12 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
-func openStore(t *testing.T) *sqlite.DB {
+func openStore(t *testing.T) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "jarvisbot.db"))
+	db, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // errBroken is what a failing store answers.
@@ -18,7 +18,7 @@ var errBroken = jarvisbot.Errorf(jarvisbot.EINTERNAL, "disk I/O error (test)")
 
 // failingStore is the real store with chosen calls failing.
 type failingStore struct {
-	*sqlite.DB
+	*sqlstore.DB
 	mu   sync.Mutex
 	fail map[string]func(store.Run) bool // method -> fails for this run (nil run for other calls)
 }
@@ -135,7 +135,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			db := openDB(t)
 			armedOn(t, db, armed, brief, Job{Skill: "digest", Spec: "@hourly"}, Job{Skill: "poll", Spec: "@every 1m"})
 			fs := &failingStore{DB: db}
-			h := newHarnessWith(t, db, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin), func(db *sqlite.DB) store.Schedules { return fs })
+			h := newHarnessWith(t, db, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin), func(db *sqlstore.DB) store.Schedules { return fs })
 			fs.fail = tc.fail
 			tc.scenario(t, h)
 			h.s.Stop(context.Background())
@@ -154,7 +154,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 // `schedule pause` does) at the moment the scheduler records a run's
 // outcome: after it read the state, or as it updates it.
 type pausingStore struct {
-	*sqlite.DB
+	*sqlstore.DB
 	ran *atomic.Bool
 }
 
@@ -182,7 +182,7 @@ func (p *pausingStore) UpdateScheduleState(ctx context.Context, skill string, ch
 // records its outcome is not overwritten by it.
 func TestPauseWhileRecordingOutcomeIsKeptSC1(t *testing.T) {
 	var ran atomic.Bool
-	h := newHarnessWith(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC), func(db *sqlite.DB) store.Schedules {
+	h := newHarnessWith(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC), func(db *sqlstore.DB) store.Schedules {
 		return &pausingStore{DB: db, ran: &ran}
 	})
 	h.onDeliver = func(string, string) {}

@@ -110,7 +110,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Queue is the replicas' shared jobs (internal/replicas).
+// Queue is the replicas' shared jobs (store/sqlstore/replicas).
 type Queue interface {
 	AddRun(ctx context.Context, skill string, due time.Time) error
 	// AddDelivery queues another try of a run's report, once per run.

@@ -15,13 +15,13 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 type harness struct {
 	s       *Scheduler
 	clk     *clock.Fake
-	db      *sqlite.DB
+	db      *sqlstore.DB
 	logs    *logBuffer
 	mu      sync.Mutex
 	runs    []string
@@ -53,9 +53,9 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-func openDB(t *testing.T) *sqlite.DB {
+func openDB(t *testing.T) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
+	db, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +67,13 @@ func openDB(t *testing.T) *sqlite.DB {
 	return db
 }
 
-func newHarness(t *testing.T, db *sqlite.DB, at time.Time) *harness {
+func newHarness(t *testing.T, db *sqlstore.DB, at time.Time) *harness {
 	t.Helper()
-	return newHarnessWith(t, db, at, func(db *sqlite.DB) store.Schedules { return db })
+	return newHarnessWith(t, db, at, func(db *sqlstore.DB) store.Schedules { return db })
 }
 
 // newHarnessWith runs the scheduler on the store that wrap makes of db.
-func newHarnessWith(t *testing.T, db *sqlite.DB, at time.Time, wrap func(*sqlite.DB) store.Schedules) *harness {
+func newHarnessWith(t *testing.T, db *sqlstore.DB, at time.Time, wrap func(*sqlstore.DB) store.Schedules) *harness {
 	t.Helper()
 	if db == nil {
 		db = openDB(t)
@@ -175,7 +175,7 @@ func TestFiresAndDeliversSC1(t *testing.T) {
 
 // armedOn starts and stops a scheduler for jobs at a time, so that they
 // count as armed from then on, as after a service that ran that day.
-func armedOn(t *testing.T, db *sqlite.DB, at time.Time, jobs ...Job) {
+func armedOn(t *testing.T, db *sqlstore.DB, at time.Time, jobs ...Job) {
 	t.Helper()
 	h := newHarness(t, db, at)
 	if err := h.s.Start(context.Background(), jobs); err != nil {
@@ -356,7 +356,7 @@ func TestDeliveryFailureThenRetrySC1(t *testing.T) {
 
 // lookCounter is the real store, counting the looks for undelivered reports.
 type lookCounter struct {
-	*sqlite.DB
+	*sqlstore.DB
 	looks atomic.Int32
 }
 
@@ -369,7 +369,7 @@ func (c *lookCounter) UndeliveredRuns(ctx context.Context) ([]store.Run, error) 
 // the store on every retry tick; a report that failed since is retried.
 func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 	var lc *lookCounter
-	h := newHarnessWith(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC), func(db *sqlite.DB) store.Schedules {
+	h := newHarnessWith(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC), func(db *sqlstore.DB) store.Schedules {
 		lc = &lookCounter{DB: db}
 		return lc
 	})
@@ -628,7 +628,7 @@ func TestReportRetryOneReplicaAtATimeST2(t *testing.T) {
 	h.mu.Lock()
 	h.failDlv = false
 	h.mu.Unlock()
-	other, err := sqlite.Open(ctx, h.db.Path())
+	other, err := sqlstore.Open(ctx, h.db.Path())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ source scripts/postgres.sh
 trap pg_stop EXIT
 pg_start
 JARVIS_TEST_STORE=postgres go test -race -count=1 ./store/...
-go test -race -count=1 ./internal/replicas/
+go test -race -count=1 ./store/sqlstore/replicas/
 go test -count=1 -run 'Postgres|ReplicasLoad' ./cmd/jarvisbot/
 pg_stop
 trap - EXIT

@@ -10,12 +10,12 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
-func openDB(t *testing.T, dir string) *sqlite.DB {
+func openDB(t *testing.T, dir string) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "jarvisbot.db"))
+	db, err := sqlstore.Open(context.Background(), filepath.Join(dir, "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 // jarvisbot package, so every layer above can depend on it without dragging
 // in a database driver.
 //
-// The implementation is store/sqlite, the SQL store: one SQLite file in
+// The implementation is store/sqlstore, the SQL store: one SQLite file in
 // the data directory by default (ST1), or a PostgreSQL database when one
 // machine is no longer enough (ST2), with the same code and one test
 // suite run on both. The error codes documented on each method are part

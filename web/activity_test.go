@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // boardOver is the Activity tab over a real store's board.
-type boardOver struct{ db *sqlite.DB }
+type boardOver struct{ db *sqlstore.DB }
 
 func rowsOf(es []store.ActivityEntry) []ActivityRow {
 	out := make([]ActivityRow, 0, len(es))
@@ -39,9 +39,9 @@ func (b boardOver) Since(ctx context.Context, f ActivityFilter, after int64) ([]
 	return rowsOf(es), err
 }
 
-func openStore(t *testing.T) *sqlite.DB {
+func openStore(t *testing.T) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "board.db"))
+	db, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "board.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func openStore(t *testing.T) *sqlite.DB {
 	return db
 }
 
-func record(t *testing.T, db *sqlite.DB, agent, tool, outcome string) {
+func record(t *testing.T, db *sqlstore.DB, agent, tool, outcome string) {
 	t.Helper()
 	if err := db.RecordActivity(context.Background(), store.Activity{Agent: agent, Tool: tool, Tier: "monitor", Args: `{"n":1}`, Outcome: outcome, Duration: 42 * time.Millisecond}); err != nil {
 		t.Fatal(err)

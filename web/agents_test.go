@@ -9,7 +9,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // wordFocus gives an agent the capability of each service its
@@ -28,7 +28,7 @@ func (f wordFocus) Focus(name, description string) []string {
 
 // agentsOver is the Agents tab over the agents package and a real store.
 type agentsOver struct {
-	db    *sqlite.DB
+	db    *sqlstore.DB
 	focus agents.Focuser
 }
 

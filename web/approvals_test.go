@@ -12,13 +12,13 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // engineOver is the Approvals tab over a real approvals engine, deciding
 // as by.
 type engineOver struct {
-	db *sqlite.DB
+	db *sqlstore.DB
 	e  *approvals.Engine
 	by string
 }
@@ -68,7 +68,7 @@ func noteOf(res *http.Response) string {
 	return ""
 }
 
-func newEngine(t *testing.T, clk clock.Clock) (*sqlite.DB, *approvals.Engine) {
+func newEngine(t *testing.T, clk clock.Clock) (*sqlstore.DB, *approvals.Engine) {
 	t.Helper()
 	db := openStore(t)
 	e := approvals.New(approvals.Options{Store: db, Clock: clk, Approvers: []string{"web:owner", "telegram:42"}})

@@ -11,20 +11,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // dashboard is a Server on a real store, its clock pinned to *now.
 type dashboard struct {
 	s      *Server
 	srv    *httptest.Server
-	logins *sqlite.DB
+	logins *sqlstore.DB
 	now    *time.Time
 }
 
 func newDashboard(t *testing.T, o Options) *dashboard {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
+	db, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

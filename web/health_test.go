@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // TestProbes pins the operator's endpoints (issue 20): /healthz and
@@ -20,7 +20,7 @@ import (
 // given, and behind a proxy it refuses what the proxy forwards; the
 // dashboard's own pages still want a sign-in and their own name.
 func TestProbes(t *testing.T) {
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
+	db, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

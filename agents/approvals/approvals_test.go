@@ -10,12 +10,12 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
-func open(t *testing.T, path string) *sqlite.DB {
+func open(t *testing.T, path string) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := sqlstore.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func open(t *testing.T, path string) *sqlite.DB {
 	return db
 }
 
-func setup(t *testing.T) (*Engine, *clock.Fake, *sqlite.DB, string) {
+func setup(t *testing.T) (*Engine, *clock.Fake, *sqlstore.DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "j.db")
 	db := open(t, path)

@@ -14,13 +14,13 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // storeDown is the real store refusing decisions while down is set, as a
 // locked or full database would.
 type storeDown struct {
-	*sqlite.DB
+	*sqlstore.DB
 	down atomic.Bool
 }
 

@@ -25,7 +25,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // wait bounds every wait of these tests; generous for a slow machine.
@@ -35,7 +35,7 @@ const wait = 20 * time.Second
 // real MCP servers, the approvals engine and the runtime talking to the
 // scripted model.
 type env struct {
-	db     *sqlite.DB
+	db     *sqlstore.DB
 	llm    *fakellm.Server
 	rt     *agents.Runtime
 	engine *approvals.Engine
@@ -70,7 +70,7 @@ func diceCap() catalog.Capability {
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // TestFindAndRunStoredToolP5: the stored tools are listed by name, and a
@@ -19,7 +19,7 @@ import (
 func TestFindAndRunStoredToolP5(t *testing.T) {
 	ctx := context.Background()
 	sh := tool(t, "sh")
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
+	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/secrets"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 func writeFile(t *testing.T, text string) string {
@@ -141,14 +141,14 @@ func TestMoveSecretsX3(t *testing.T) {
 
 // adderEnv is a real store and file keyring for adding servers.
 type adderEnv struct {
-	db *sqlite.DB
+	db *sqlstore.DB
 	kr *secrets.Keyring
 }
 
 func newAdderEnv(t *testing.T) adderEnv {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "jarvisbot.db"))
+	db, err := sqlstore.Open(context.Background(), filepath.Join(dir, "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
 	"github.com/jarvisbot/jarvisbot/internal/filelock"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // leaseTable is the store's leases as replicas on one store see them (a
@@ -308,7 +308,7 @@ func TestLocalShardsAllRunHere(t *testing.T) {
 
 // sqliteLeases are one SQLite store's leases as the channel sees them
 // (serve wires the same adapter).
-type sqliteLeases struct{ db *sqlite.DB }
+type sqliteLeases struct{ db *sqlstore.DB }
 
 func (s sqliteLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
 	l, err := s.db.Lead(ctx, role)
@@ -339,7 +339,7 @@ func TestShardsOnOneSQLiteStoreST2(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "jarvis.db")
 	var replicas []*shardReplica
 	for _, name := range []string{"a", "b"} {
-		db, err := sqlite.Open(t.Context(), path)
+		db, err := sqlstore.Open(t.Context(), path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 const agentsUsage = `agents add NAME --describe "what it is for" [--allow IDS] [--block IDS] [--provider claude-code|codex|anthropic|openai]
@@ -97,7 +97,7 @@ func removeAgent(ctx context.Context, w io.Writer, db store.Agents, name string)
 
 // openWithCatalog opens the store with the catalog built from it, whose
 // view chooses the focus of agents created or described anew (C6).
-func (a *app) openWithCatalog(ctx context.Context) (*catalog.View, *sqlite.DB, error) {
+func (a *app) openWithCatalog(ctx context.Context) (*catalog.View, *sqlstore.DB, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return nil, nil, err

@@ -15,7 +15,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 const appsUsage = `apps add NAME [--scope read|work|full]   (default read: sees, changes nothing)
@@ -94,7 +94,7 @@ func appsEndpoint(cfg config.Config) string {
 
 // appsAdd makes the app's key and shows it this once: the store keeps
 // only its hash, so it cannot be shown again.
-func (a *app) appsAdd(ctx context.Context, cfg config.Config, db *sqlite.DB, name, scopeName string) error {
+func (a *app) appsAdd(ctx context.Context, cfg config.Config, db *sqlstore.DB, name, scopeName string) error {
 	scope, err := apps.ParseScope(scopeName)
 	if err != nil {
 		return err
@@ -122,7 +122,7 @@ type listedApp struct {
 	Revoked  time.Time `json:"revoked,omitzero"`
 }
 
-func (a *app) appsList(ctx context.Context, db *sqlite.DB, asJSON bool) error {
+func (a *app) appsList(ctx context.Context, db *sqlstore.DB, asJSON bool) error {
 	list, err := db.Apps(ctx)
 	if err != nil {
 		return err
@@ -160,7 +160,7 @@ func (a *app) appsList(ctx context.Context, db *sqlite.DB, asJSON bool) error {
 // appsConfig prints the client's config snippet on stdout (so it can be
 // redirected into the file) and where it goes on stderr. The key is not
 // in it: only `apps add` ever shows a key.
-func (a *app) appsConfig(ctx context.Context, cfg config.Config, db *sqlite.DB, name, client string) error {
+func (a *app) appsConfig(ctx context.Context, cfg config.Config, db *sqlstore.DB, name, client string) error {
 	list, err := db.Apps(ctx)
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 var appKeyRE = regexp.MustCompile(`jbk_[a-z2-7]{52}`)
@@ -53,7 +53,7 @@ func TestAppsAddShowsTheKeyOnceAndKeepsItsHashM4(t *testing.T) {
 		t.Error("the database does not hold the key's hash")
 	}
 
-	db, err := sqlite.Open(context.Background(), dbFile)
+	db, err := sqlstore.Open(context.Background(), dbFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // badToolList is a tools/list with two good tools among names no catalog
@@ -27,7 +27,7 @@ const badToolList = `[
 // store, as an older jarvisbot (or a damaged file) may have left it.
 func setCachedTools(t *testing.T, e *testEnv, name, tools string) {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), dbPath(mustConfig(t, e)))
+	db, err := sqlstore.Open(context.Background(), dbPath(mustConfig(t, e)))
 	if err != nil {
 		t.Fatal(err)
 	}

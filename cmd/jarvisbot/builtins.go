@@ -18,7 +18,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // builtinEnv is how this installation signs in to and runs the built-in
@@ -143,7 +143,7 @@ func (w pluginWork) forgetBuiltin(ctx context.Context, name string) error {
 // callBuiltin runs one tool of an installed built-in plugin for the owner
 // (`plugins call`), as `mcp call` does for a server: the owner's own
 // command, so no approval is asked.
-func (a *app) callBuiltin(ctx context.Context, cfg config.Config, db *sqlite.DB, all collection.Collection, name, tool, argJSON string) error {
+func (a *app) callBuiltin(ctx context.Context, cfg config.Config, db *sqlstore.DB, all collection.Collection, name, tool, argJSON string) error {
 	if !builtins.Has(name) {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no built-in tools; for a plugin's MCP server use jarvisbot mcp call SERVER TOOL", name)
 	}

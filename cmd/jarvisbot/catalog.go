@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/catalog/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // buildCatalog assembles the catalog a command works on (assembly.Build),
@@ -22,8 +22,8 @@ func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, err
 	ctx := context.Background()
 	src := assembly.Sources{Config: cfg, Snapshot: snapshotPath}
 	target := storeTarget(cfg)
-	if _, err := os.Stat(target); err == nil || sqlite.IsPostgres(target) {
-		db, err := sqlite.Open(ctx, target)
+	if _, err := os.Stat(target); err == nil || sqlstore.IsPostgres(target) {
+		db, err := sqlstore.Open(ctx, target)
 		if err != nil {
 			return nil, err
 		}

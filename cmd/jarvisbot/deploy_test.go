@@ -229,7 +229,7 @@ func TestDockerignoreKeepsTheBuild(t *testing.T) {
 		}
 	}
 	needed := []string{"go.mod", "go.sum", "cmd/jarvisbot/main.go", "web/static", "skills/shipped", "plugins/shipped",
-		"store/sqlite/migrations", "internal/words/lists", "internal/words/thesaurus.txt", "plugins/plugin.schema.json"}
+		"store/sqlstore/migrations", "internal/words/lists", "internal/words/thesaurus.txt", "plugins/plugin.schema.json"}
 	for _, n := range needed {
 		for _, p := range patterns {
 			// A pattern excludes the path or any folder above it.

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/browser"
 	"github.com/jarvisbot/jarvisbot/internal/datadir"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/browser"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
 
@@ -15,7 +15,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store/secrets"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // dbFile is the database's name inside the data directory (ST1).
@@ -36,7 +36,7 @@ func (a *app) loadConfig() (config.Config, error) {
 
 // open is the prologue most commands share: the config this app was given
 // and the store it names, opened and seeded. The caller closes the store.
-func (a *app) open(ctx context.Context) (config.Config, *sqlite.DB, error) {
+func (a *app) open(ctx context.Context) (config.Config, *sqlstore.DB, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return config.Config{}, nil, err
@@ -56,7 +56,7 @@ func dbPath(cfg config.Config) string {
 // storeTarget is where the store is (ST1, ST2): the PostgreSQL URL of
 // store: or JARVIS_DATABASE_URL when set, else the SQLite file in the data
 // directory. The URL may hold a password: it is shown only through the
-// store's redacted name (sqlite.DB.Path).
+// store's redacted name (sqlstore.DB.Path).
 func storeTarget(cfg config.Config) string {
 	if cfg.Store != "" {
 		return cfg.Store
@@ -67,7 +67,7 @@ func storeTarget(cfg config.Config) string {
 // openStore opens the store storeTarget names, migrating it, and
 // makes sure the default agent and every agent the config names exist.
 // Agents already in the store keep the owner's later edits.
-func (a *app) openStore(ctx context.Context, cfg config.Config) (*sqlite.DB, error) {
+func (a *app) openStore(ctx context.Context, cfg config.Config) (*sqlstore.DB, error) {
 	return a.openStoreWith(ctx, cfg, nil)
 }
 
@@ -77,11 +77,11 @@ func (a *app) openStore(ctx context.Context, cfg config.Config) (*sqlite.DB, err
 // an agent is missing: the catalog reads the stored servers, and no server
 // stored in a state that no longer assembles may lock the owner out of the
 // commands that remove it.
-func (a *app) openStoreWith(ctx context.Context, cfg config.Config, view *catalog.View) (*sqlite.DB, error) {
+func (a *app) openStoreWith(ctx context.Context, cfg config.Config, view *catalog.View) (*sqlstore.DB, error) {
 	if err := privateDataDir(cfg); err != nil {
 		return nil, err
 	}
-	db, err := sqlite.Open(ctx, storeTarget(cfg))
+	db, err := sqlstore.Open(ctx, storeTarget(cfg))
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jarvisbot/jarvisbot/catalog/assembly"
+	"github.com/jarvisbot/jarvisbot/app/assembly"
 )
 
 // TestCatalogExportFileWrittenOrSaidX4: `catalog export -o FILE` writes a

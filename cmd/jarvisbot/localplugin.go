@@ -14,7 +14,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/local"
 	"github.com/jarvisbot/jarvisbot/skills"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // `plugins install DIR` (P1, S6, X1, X2): plugins/local stages, checks and
@@ -26,7 +26,7 @@ import (
 type localInstall struct {
 	a       *app
 	cfg     config.Config
-	db      *sqlite.DB
+	db      *sqlstore.DB
 	yes     bool // install without asking, after showing everything
 	trusted bool // honour every field of the plugin's skills
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/secrets"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 const mcpUsage = `mcp add NAME [--env K=V]... [--header "K: V"]... [--timeout 30s] [--trusted] -- COMMAND [ARGS...]
@@ -174,7 +174,7 @@ func serverToAdd(pos, command []string, f mcpFlags) (store.MCPServer, error) {
 type mcpCmd struct {
 	a   *app
 	cfg config.Config
-	db  *sqlite.DB
+	db  *sqlstore.DB
 }
 
 // keyValues parses K=V (or "K: V") pairs.

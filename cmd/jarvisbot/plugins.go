@@ -24,7 +24,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 const pluginsUsage = "plugins list [--json] | show NAME | install NAME [--no-signin] [--all-google] | install DIR [--yes] [--trusted] [--no-signin] | signin NAME | call NAME TOOL [JSON] | prefer [--clear] NAME | remove NAME | validate DIR"
@@ -146,7 +146,7 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 type pluginWork struct {
 	a   *app
 	cfg config.Config
-	db  *sqlite.DB
+	db  *sqlstore.DB
 	all collection.Collection
 	out io.Writer
 	// signin gives the manager that runs a sign-in and takes its return,
@@ -163,7 +163,7 @@ type pluginWork struct {
 
 // cliPluginWork is a pluginWork for a command: it prints to stdout, signs
 // in on a listener of its own and asks on stdin.
-func (a *app) cliPluginWork(cfg config.Config, db *sqlite.DB, all collection.Collection) pluginWork {
+func (a *app) cliPluginWork(cfg config.Config, db *sqlstore.DB, all collection.Collection) pluginWork {
 	w := pluginWork{a: a, cfg: cfg, db: db, all: all, out: a.stdout,
 		signin: func() (*signin.Manager, func(), error) { return a.listeningSignin(cfg) }}
 	if a.stdin != nil {
@@ -259,7 +259,7 @@ type installOptions struct {
 
 // storePluginFacts are what `plugins show` says of a plugin of the store,
 // with where the owner stands with it.
-func storePluginFacts(ctx context.Context, db *sqlite.DB, sp collection.Plugin) (pluginFacts, error) {
+func storePluginFacts(ctx context.Context, db *sqlstore.DB, sp collection.Plugin) (pluginFacts, error) {
 	f := pluginOf(sp)
 	f.State = "not installed"
 	if ip, err := db.InstalledPlugin(ctx, f.Name); err == nil {
@@ -418,7 +418,7 @@ func (a *app) listeningSignin(cfg config.Config) (*signin.Manager, func(), error
 // storeAndCollection opens what the plugin commands read: the config, the
 // plugin collection (shipped and local) and the store, which the caller
 // closes.
-func (a *app) storeAndCollection(ctx context.Context) (config.Config, collection.Collection, *sqlite.DB, error) {
+func (a *app) storeAndCollection(ctx context.Context) (config.Config, collection.Collection, *sqlstore.DB, error) {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return cfg, nil, nil, err

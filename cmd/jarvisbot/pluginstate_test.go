@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // TestNeedsAttentionNotRecordedIsSaidP4X4: when a command finds a plugin's
@@ -21,7 +21,7 @@ func TestNeedsAttentionNotRecordedIsSaidP4X4(t *testing.T) {
 	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
 		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
 	}
-	db, err := sqlite.Open(context.Background(), dbPath(mustConfig(t, e)))
+	db, err := sqlstore.Open(context.Background(), dbPath(mustConfig(t, e)))
 	if err != nil {
 		t.Fatal(err)
 	}

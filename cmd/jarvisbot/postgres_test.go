@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // TestServeOnPostgresST2: with JARVIS_DATABASE_URL set, the commands and
@@ -46,7 +46,7 @@ func TestServeOnPostgresST2(t *testing.T) {
 		t.Fatalf("serve did not stop:\n%s", out.String())
 	}
 
-	db, err := sqlite.Open(context.Background(), dbURL)
+	db, err := sqlstore.Open(context.Background(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jarvisbot/jarvisbot/catalog/route"
+	"github.com/jarvisbot/jarvisbot/app/route"
 )
 
 // TestPreferBreaksManualTieC5: with Spotify and YouTube Music both

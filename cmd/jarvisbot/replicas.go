@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/internal/replicas"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore/replicas"
 )
 
 // postgresURL is the store's URL when the store is PostgreSQL, where
 // replicas may share it (ST2); "" for SQLite, which one process serves.
 func postgresURL(cfg config.Config) string {
-	if t := storeTarget(cfg); sqlite.IsPostgres(t) {
+	if t := storeTarget(cfg); sqlstore.IsPostgres(t) {
 		return t
 	}
 	return ""
@@ -24,7 +24,7 @@ func postgresURL(cfg config.Config) string {
 
 // openShared opens the jobs replicas share, when the store is
 // PostgreSQL: turns, scheduled runs and report deliveries run once
-// across them (internal/replicas). With SQLite it returns nil: the
+// across them (store/sqlstore/replicas). With SQLite it returns nil: the
 // process answers and schedules alone.
 func (a *app) openShared(ctx context.Context, cfg config.Config, s **session, log *slog.Logger) (*replicas.Jobs, error) {
 	url := postgresURL(cfg)

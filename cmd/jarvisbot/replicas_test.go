@@ -13,7 +13,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // replica is the environment of another serve process on the same data
@@ -120,7 +120,7 @@ func TestReplicasTelegramWebhookST2(t *testing.T) {
 	if r := len(f.Requests()); r != n {
 		t.Errorf("the model was asked %d times for %d messages", r, n)
 	}
-	db, err := sqlite.Open(context.Background(), dbPath(mustConfig(t, e)))
+	db, err := sqlstore.Open(context.Background(), dbPath(mustConfig(t, e)))
 	if err != nil {
 		t.Fatal(err)
 	}

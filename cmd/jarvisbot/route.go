@@ -9,14 +9,14 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app/assembly"
+	"github.com/jarvisbot/jarvisbot/app/route"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/catalog/assembly"
-	"github.com/jarvisbot/jarvisbot/catalog/route"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // maxRouteLine bounds one message read from stdin by `route -`.
@@ -110,7 +110,7 @@ func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connect
 // general skills, the owner's and the agent's own. `route` runs it on the
 // catalog it builds, the dashboard's Route tab on the running session's
 // live catalog; unreadable skills are reported to warn.
-func routePlanner(ctx context.Context, cfg config.Config, db *sqlite.DB, view *catalog.View, agentName string, connectAll bool, warn io.Writer) (route.Planner, error) {
+func routePlanner(ctx context.Context, cfg config.Config, db *sqlstore.DB, view *catalog.View, agentName string, connectAll bool, warn io.Writer) (route.Planner, error) {
 	var p route.Planner
 	ag, err := db.Agent(ctx, agentName)
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/jarvisbot/jarvisbot/catalog/route"
+	"github.com/jarvisbot/jarvisbot/app/route"
 	"io"
 	"os"
 	"path/filepath"

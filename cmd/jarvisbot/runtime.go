@@ -19,21 +19,21 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	clisession "github.com/jarvisbot/jarvisbot/agents/session"
+	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/catalog/assembly"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/browser"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/skillbook"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
 	"github.com/jarvisbot/jarvisbot/catalog/clitool"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/browser"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/skillbook"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/wiki"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // lookup resolves a secret's name: the keyring, then the environment.
@@ -132,7 +132,7 @@ func (a *app) modelFor(ctx context.Context, cfg config.Config, ag store.Agent) (
 // catalog with its MCP sessions, the approvals engine and the runtime.
 type service struct {
 	cfg     config.Config
-	db      *sqlite.DB
+	db      *sqlstore.DB
 	catalog *catalog.Catalog
 	host    *mcphost.Host
 	engine  *approvals.Engine
@@ -321,7 +321,7 @@ func (a *app) signinManager(cfg config.Config, log *slog.Logger) *signin.Manager
 // the usage card and aliases the catalog was built with. A plugin's server
 // whose sign-in needs attention is passed to attention with the error,
 // one that answers again with nil.
-func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog, db *sqlite.DB, log *slog.Logger, attention func(plugin string, err error)) *mcphost.Host {
+func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog, db *sqlstore.DB, log *slog.Logger, attention func(plugin string, err error)) *mcphost.Host {
 	record := signin.Recorder(db, log)
 	cards := map[string]catalog.Server{}
 	for _, srv := range c.View().Servers() {

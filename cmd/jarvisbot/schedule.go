@@ -17,7 +17,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // scheduledJobs are the enabled skills that carry a schedule. Imported
@@ -123,7 +123,7 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 // loadedSchedule is the schedule where no scheduler runs (`schedule
 // list`): the jobs loaded without catching up or arming, which the
 // service does. A job that cannot be scheduled is reported to warn.
-func loadedSchedule(ctx context.Context, a *app, cfg config.Config, db *sqlite.DB, warn io.Writer) ([]scheduler.Entry, error) {
+func loadedSchedule(ctx context.Context, a *app, cfg config.Config, db *sqlstore.DB, warn io.Writer) ([]scheduler.Entry, error) {
 	jobs, err := scheduledJobs(ctx, cfg, db, warn)
 	if err != nil {
 		return nil, err

@@ -13,11 +13,11 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/channels/console"
-	"github.com/jarvisbot/jarvisbot/channels/dispatch"
+	"github.com/jarvisbot/jarvisbot/desk"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/internal/replicas"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore/replicas"
 )
 
 // cmdServe runs the service: every configured channel and the runtime.
@@ -123,7 +123,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 // channels: what serve, chat and schedule run share.
 type session struct {
 	*service
-	desk  *dispatch.Desk
+	desk  *desk.Desk
 	chans []channels.Channel
 	// shared are the jobs replicas on PostgreSQL share (ST2); nil with
 	// SQLite.
@@ -139,7 +139,7 @@ type sessionOptions struct {
 	// request came from.
 	approvalChat string
 	// queue takes the received messages when replicas share the store.
-	queue dispatch.Queue
+	queue desk.Queue
 }
 
 // openSession builds the service, its channels and the desk that joins
@@ -171,7 +171,7 @@ func (a *app) openSession(ctx context.Context, cfg config.Config, log *slog.Logg
 	transcribe, speak, noTranscription := a.voiceOf(ctx, cfg, log)
 	cmds := svc.commands(a)
 	s.pauseCommands(cmds)
-	s.desk, err = dispatch.New(ctx, dispatch.Options{
+	s.desk, err = desk.New(ctx, desk.Options{
 		Runtime: svc.rt, Approvals: svc.engine, Store: svc.db, Owners: ownerIDs(cfg),
 		ApprovalChat: o.approvalChat, MainChat: mainChat(cfg), Paused: svc.pausedNow, Agent: o.agent, Logger: log,
 		Commands:   cmds,
@@ -239,7 +239,7 @@ func (s *session) listen(ctx context.Context) <-chan channelEnd {
 func (s *session) afterReady(ctx context.Context) {
 	for _, ch := range s.chans {
 		if cm, ok := ch.(channels.Commander); ok {
-			if err := cm.SetCommands(ctx, dispatch.Commands); err != nil && ctx.Err() == nil {
+			if err := cm.SetCommands(ctx, desk.Commands); err != nil && ctx.Err() == nil {
 				s.log.Warn("registering commands", "channel", ch.Name(), "err", err)
 			}
 		}
@@ -405,14 +405,14 @@ func ownerIDs(cfg config.Config) []string {
 }
 
 // facts are what the slash commands read from the running service.
-func (s *service) facts() dispatch.Facts {
-	return dispatch.Facts{
+func (s *service) facts() desk.Facts {
+	return desk.Facts{
 		Skills:  s.skillStates,
 		Plugins: s.db.InstalledPlugins,
-		Servers: func() []dispatch.ServerState {
-			var out []dispatch.ServerState
+		Servers: func() []desk.ServerState {
+			var out []desk.ServerState
 			for _, st := range s.host.Status() {
-				out = append(out, dispatch.ServerState{Name: st.Name, State: string(st.State), Tools: st.Tools, Err: st.Err})
+				out = append(out, desk.ServerState{Name: st.Name, State: string(st.State), Tools: st.Tools, Err: st.Err})
 			}
 			return out
 		},
@@ -432,7 +432,7 @@ func (s *service) facts() dispatch.Facts {
 }
 
 // skillStates are the default agent's skills as /skills shows them.
-func (s *service) skillStates(ctx context.Context) ([]dispatch.SkillState, error) {
+func (s *service) skillStates(ctx context.Context) ([]desk.SkillState, error) {
 	on := map[string]bool{}
 	if err := collection.AddInstalled(ctx, s.db, on); err != nil {
 		return nil, err
@@ -445,9 +445,9 @@ func (s *service) skillStates(ctx context.Context) ([]dispatch.SkillState, error
 	if err != nil {
 		return nil, err
 	}
-	out := make([]dispatch.SkillState, 0, len(all))
+	out := make([]desk.SkillState, 0, len(all))
 	for _, e := range all {
-		out = append(out, dispatch.SkillState{Name: e.Skill.Name, State: e.State(), Schedule: e.Skill.Schedule, Manual: e.Source == skills.SourceManual, On: e.On})
+		out = append(out, desk.SkillState{Name: e.Skill.Name, State: e.State(), Schedule: e.Skill.Schedule, Manual: e.Source == skills.SourceManual, On: e.On})
 	}
 	return out, nil
 }

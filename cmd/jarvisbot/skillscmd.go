@@ -13,7 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 const skillsUsage = "skills list [--agent NAME] [--json] | show NAME | on NAME | off NAME | install PATH|URL [--yes] | promote NAME --agent AGENT | remove NAME"
@@ -65,7 +65,7 @@ func cmdSkills(ctx context.Context, a *app, args []string) error {
 type skillCmd struct {
 	a     *app
 	cfg   config.Config
-	db    *sqlite.DB
+	db    *sqlstore.DB
 	agent string
 }
 

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/channels/voice"
+	"github.com/jarvisbot/jarvisbot/agents/speech"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 )
 
@@ -29,7 +29,7 @@ func (a *app) voiceOf(ctx context.Context, cfg config.Config, log *slog.Logger) 
 		return nil, nil, noTranscription
 	}
 	keyName := cmp.Or(t.APIKeySecret, config.SecretTranscriptionKey)
-	tr, err := voice.NewTranscriber(voice.Endpoint{BaseURL: t.BaseURL, APIKey: a.secretOrEnv(ctx, cfg, keyName),
+	tr, err := speech.NewTranscriber(speech.Endpoint{BaseURL: t.BaseURL, APIKey: a.secretOrEnv(ctx, cfg, keyName),
 		Model: cmp.Or(t.Model, config.DefaultTranscriptionModel), KeyName: keyName})
 	if err != nil {
 		log.Error("voice notes are not transcribed: the transcription settings do not work", "err", err)
@@ -41,13 +41,13 @@ func (a *app) voiceOf(ctx context.Context, cfg config.Config, log *slog.Logger) 
 		return transcribe, nil, noTranscription
 	}
 	speechKey := cmp.Or(v.APIKeySecret, keyName)
-	sp, err := voice.NewSpeaker(voice.Endpoint{BaseURL: cmp.Or(v.BaseURL, t.BaseURL), APIKey: a.secretOrEnv(ctx, cfg, speechKey),
+	sp, err := speech.NewSpeaker(speech.Endpoint{BaseURL: cmp.Or(v.BaseURL, t.BaseURL), APIKey: a.secretOrEnv(ctx, cfg, speechKey),
 		Model: cmp.Or(v.Model, config.DefaultSpeechModel), KeyName: speechKey}, cmp.Or(v.Voice, config.DefaultSpeechVoice))
 	if err != nil {
 		log.Error("answers are not spoken back: the voice settings do not work", "err", err)
 		return transcribe, nil, noTranscription
 	}
 	return transcribe, func(ctx context.Context, text string) ([]byte, time.Duration, error) {
-		return sp.Speak(ctx, voice.Plain(text))
+		return sp.Speak(ctx, speech.Plain(text))
 	}, noTranscription
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
@@ -16,7 +16,7 @@ func (a *app) webActivity(cfg config.Config, s *session) web.Activity {
 	return activityTab{db: s.db}
 }
 
-type activityTab struct{ db *sqlite.DB }
+type activityTab struct{ db *sqlstore.DB }
 
 // streamBatch is how many new entries the live view gets at a time.
 const streamBatch = 100

@@ -7,7 +7,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
@@ -18,7 +18,7 @@ func (a *app) webAgents(cfg config.Config, s *session) web.Agents {
 }
 
 type agentsTab struct {
-	db    *sqlite.DB
+	db    *sqlstore.DB
 	focus agents.Focuser
 }
 

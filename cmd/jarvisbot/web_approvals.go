@@ -13,7 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
@@ -31,7 +31,7 @@ func (a *app) webApprovals(cfg config.Config, s *session) web.Approvals {
 }
 
 type approvalsTab struct {
-	db     *sqlite.DB
+	db     *sqlstore.DB
 	engine *approvals.Engine
 	now    func() time.Time
 	log    *slog.Logger

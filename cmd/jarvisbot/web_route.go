@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/jarvisbot/jarvisbot/catalog/route"
+	"github.com/jarvisbot/jarvisbot/app/route"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/web"

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
@@ -89,7 +89,7 @@ func signedInDashboard(t *testing.T, e *testEnv) ownerSession {
 	t.Helper()
 	base, out, stop := startDashboard(t, e)
 	t.Cleanup(stop)
-	db, err := sqlite.Open(context.Background(), dbPath(mustConfig(t, e)))
+	db, err := sqlstore.Open(context.Background(), dbPath(mustConfig(t, e)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/catalog/builtin/wiki"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/wiki"
 )
 
 const wikiSynopsis = "wiki list | read NAME | search [-limit N] QUERY... | write NAME <BODY | append NAME <TEXT | delete NAME"

@@ -12,12 +12,12 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
-func openDB(t *testing.T) *sqlite.DB {
+func openDB(t *testing.T) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
+	db, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func openDB(t *testing.T) *sqlite.DB {
 }
 
 // addApp adds an app with a new key and returns the key.
-func addApp(t *testing.T, db *sqlite.DB, name, scope string) string {
+func addApp(t *testing.T, db *sqlstore.DB, name, scope string) string {
 	t.Helper()
 	key := NewKey()
 	if err := db.AddApp(context.Background(), store.App{Name: name, Scope: scope, KeyHash: Hash(key)}); err != nil {

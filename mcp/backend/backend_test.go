@@ -18,11 +18,11 @@ import (
 	"github.com/jarvisbot/jarvisbot/mcp/backend"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 type fixture struct {
-	db  *sqlite.DB
+	db  *sqlstore.DB
 	eng *approvals.Engine
 	svc *backend.Service
 }
@@ -30,7 +30,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

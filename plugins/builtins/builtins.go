@@ -4,7 +4,7 @@
 // client, which sign-in in the keyring serves each (its own, or one
 // Google sign-in shared by the three Google plugins), and their tools in
 // the catalog and at run time. The tools themselves are
-// plugins/native/google and plugins/native/spotify.
+// plugins/builtins/google and plugins/builtins/spotify.
 package builtins
 
 import (
@@ -18,9 +18,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/retry"
-	"github.com/jarvisbot/jarvisbot/plugins/native"
-	"github.com/jarvisbot/jarvisbot/plugins/native/google"
-	"github.com/jarvisbot/jarvisbot/plugins/native/spotify"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/google"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/native"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/spotify"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/plugins/native"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/native"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 )
 

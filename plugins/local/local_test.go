@@ -12,7 +12,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // demoManual claims behaviour an imported skill may not have.
@@ -41,14 +41,14 @@ func writePlugin(t *testing.T, name string) string {
 }
 
 type env struct {
-	db  *sqlite.DB
+	db  *sqlstore.DB
 	dir namedir.Dir
 }
 
 func newEnv(t *testing.T) env {
 	t.Helper()
 	data := t.TempDir()
-	db, err := sqlite.Open(context.Background(), filepath.Join(data, "jarvisbot.db"))
+	db, err := sqlstore.Open(context.Background(), filepath.Join(data, "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // TestPluginSignInSwitchesItsServersOnP3: a plugin's browser sign-in
@@ -19,7 +19,7 @@ import (
 func TestPluginSignInSwitchesItsServersOnP3(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, setup{})
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
+	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,13 +16,13 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlite"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // stateRefused is the real store refusing every plugin state, as a full
 // disk or a locked file would.
 type stateRefused struct {
-	*sqlite.DB
+	*sqlstore.DB
 }
 
 func (stateRefused) SetPluginState(context.Context, string, store.PluginState) error {
@@ -56,7 +56,7 @@ func TestPluginStateFollowsItsServerP4X4(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+			db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,10 +88,10 @@ func TestPluginStateFollowsItsServerP4X4(t *testing.T) {
 }
 
 // openStore is a store with the plugin installed.
-func openStore(t *testing.T) *sqlite.DB {
+func openStore(t *testing.T) *sqlstore.DB {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestDialThroughSignInP3P4(t *testing.T) {
 		}
 		return res.Text
 	}
-	state := func(t *testing.T, db *sqlite.DB) store.PluginState {
+	state := func(t *testing.T, db *sqlstore.DB) store.PluginState {
 		t.Helper()
 		p, err := db.InstalledPlugin(ctx, plugin)
 		if err != nil {

@@ -1,0 +1,163 @@
+package desk
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore/replicas"
+)
+
+// Turns across replicas (ST2, CH1): with Options.Queue set, a message is
+// stored and queued, and whichever replica holds its chat answers the
+// chat's waiting messages from the store, oldest first (AnswerChat).
+
+// errHandedOver ends a turn whose chat this replica no longer holds, or
+// which this replica stops: the message stays waiting, and the next
+// holder goes on from what the turn stored. It is no owner's /cancel.
+var errHandedOver = errors.New("the chat is handed to another replica")
+
+// Waits before a chat is tried again: while paused, the owner resumes
+// by hand; a stopping replica hands the chat on at once.
+const (
+	pausedWait   = 5 * time.Second
+	stoppingWait = 0
+	elsewhere    = 30 * time.Second
+)
+
+// StopTurns makes the desk take up no chat from now on (AnswerChat says
+// Later): a stopping replica hands its chats on. Drain then waits for
+// the turns in progress.
+func (d *Desk) StopTurns() {
+	d.mu.Lock()
+	d.draining = true
+	d.mu.Unlock()
+}
+
+// queue hands a stored message to the queue. A message it cannot take
+// waits in the inbox, where the queue's sweep finds it.
+func (d *Desk) queue(ctx context.Context, m channels.Message, inbox int64) {
+	d.mu.Lock()
+	paused, by := d.paused()
+	tell := paused && d.tellPaused(m.Chat)
+	d.mu.Unlock()
+	if tell {
+		d.sayPaused(ctx, m, by)
+	}
+	if err := d.opt.Queue.Add(ctx, m.Chat, inbox); err != nil {
+		d.log.Error("queueing a received message; it is answered once the queue finds it waiting", "chat", m.Chat, "err", err)
+	}
+}
+
+// AnswerChat answers the chat's waiting messages in order until none is
+// left; the turn queue calls it while this replica holds the chat. It
+// returns a *replicas.Later when the chat must wait: jarvisbot is
+// paused, this replica stops, or its channel does not run here.
+func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
+	d.mu.Lock()
+	if d.draining {
+		d.mu.Unlock()
+		return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
+	}
+	q := d.chats[chat]
+	if q == nil {
+		q = &chatQueue{}
+		d.chats[chat] = q
+	}
+	d.workers.Add(1)
+	d.mu.Unlock()
+	defer d.workers.Done()
+	defer func() {
+		d.mu.Lock()
+		q.behind = 0 // the chat is let go: its messages wait for any replica
+		d.mu.Unlock()
+	}()
+	if _, ok := d.channels[platform(chat)]; !ok {
+		return &replicas.Later{Wait: elsewhere, Reason: "the chat's channel does not run on this replica"}
+	}
+
+	// The turn outlives neither the hold on the chat nor this replica's
+	// run, and says so by its cause.
+	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+	defer context.AfterFunc(ctx, func() { cancel(errHandedOver) })()
+	defer context.AfterFunc(d.base, func() { cancel(errHandedOver) })()
+
+	for {
+		d.mu.Lock()
+		paused, _ := d.paused()
+		draining := d.draining
+		d.mu.Unlock()
+		switch {
+		case paused:
+			return &replicas.Later{Wait: pausedWait, Reason: "jarvisbot is paused"}
+		case draining || tctx.Err() != nil:
+			return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
+		}
+		waiting, err := d.opt.Store.WaitingIn(tctx, chat)
+		if err != nil {
+			return err
+		}
+		d.mu.Lock()
+		q.behind = max(len(waiting)-1, 0)
+		d.mu.Unlock()
+		if len(waiting) == 0 {
+			return nil
+		}
+		w := waiting[0]
+		if err := d.opt.Store.Begin(tctx, w.ID); jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+			continue // answered meanwhile
+		} else if err != nil {
+			return err
+		}
+		m := queued{Message: channels.Message{Chat: w.Chat, User: w.User, Name: w.Name, Text: w.Text}, inbox: w.ID, retry: w.Begun, audio: w.Audio}
+		turnCtx, stopTurn := context.WithCancel(tctx)
+		d.mu.Lock()
+		q.running, q.cancel = true, stopTurn // the owner's /cancel
+		d.mu.Unlock()
+		done, _ := d.turn(turnCtx, m)
+		d.mu.Lock()
+		q.running, q.cancel = false, nil
+		d.mu.Unlock()
+		stopTurn()
+		if !done {
+			return &replicas.Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
+		}
+		if err := d.opt.Store.Answered(context.WithoutCancel(tctx), w.ID); err != nil {
+			return err
+		}
+	}
+}
+
+// continueHeld goes on with a decided approval's turn while holding its
+// chat, so it runs neither beside another turn of the chat nor twice.
+func (d *Desk) continueHeld(a store.Approval) {
+	d.mu.Lock()
+	if d.draining {
+		d.mu.Unlock()
+		return // the approval stays decided; the next start goes on with it
+	}
+	d.workers.Add(1)
+	d.mu.Unlock()
+	go func() {
+		defer d.workers.Done()
+		held, release, err := d.opt.Queue.Hold(d.base, a.Chat)
+		if err != nil {
+			if d.base.Err() == nil {
+				d.log.Error("going on with a decided approval's turn", "chat", a.Chat, "err", err)
+			}
+			return
+		}
+		defer release()
+		tctx, cancel := context.WithCancelCause(context.WithoutCancel(held))
+		defer cancel(nil)
+		defer context.AfterFunc(held, func() { cancel(errHandedOver) })()
+		defer context.AfterFunc(d.base, func() { cancel(errHandedOver) })()
+		if _, err := d.turn(tctx, queued{Message: channels.Message{Chat: a.Chat}, approval: &a}); err != nil && tctx.Err() == nil {
+			d.log.Debug("a decided approval's turn ended with an error", "chat", a.Chat, "err", err)
+		}
+	}()
+}

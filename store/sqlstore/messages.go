@@ -1,0 +1,60 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+var _ store.Messages = (*DB)(nil)
+
+// AppendMessage stores one message of a conversation.
+func (db *DB) AppendMessage(ctx context.Context, m store.Message) (int64, error) {
+	if !json.Valid(m.Content) {
+		return 0, jarvisbot.Errorf(jarvisbot.EINVALID, "message content is not JSON")
+	}
+	at := m.CreatedAt
+	if at.IsZero() {
+		at = db.now()
+	}
+	var id int64
+	if err := db.db.QueryRowContext(ctx, `INSERT INTO messages (chat, agent, role, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		m.Chat, m.Agent, m.Role, string(m.Content), formatTime(at)).Scan(&id); err != nil {
+		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a message in %s: %w", db.path, err)
+	}
+	return id, nil
+}
+
+// History returns the chat's last limit messages, oldest first.
+func (db *DB) History(ctx context.Context, chat string, limit int) ([]store.Message, error) {
+	if limit <= 0 {
+		limit = 200
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, agent, role, content, created_at FROM messages WHERE chat = ? ORDER BY id DESC LIMIT ?`, chat, limit)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading history from %s: %w", db.path, err)
+	}
+	defer rows.Close()
+	var out []store.Message
+	for rows.Next() {
+		var m store.Message
+		var content, at string
+		if err := rows.Scan(&m.ID, &m.Chat, &m.Agent, &m.Role, &content, &at); err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading history from %s: %w", db.path, err)
+		}
+		m.Content = []byte(content)
+		var err error
+		if m.CreatedAt, err = parseTime(at); err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading history from %s: message %d: %w", db.path, m.ID, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading history from %s: %w", db.path, err)
+	}
+	slices.Reverse(out)
+	return out, nil
+}

@@ -1,0 +1,84 @@
+package sqlstore
+
+import (
+	"context"
+	"sync"
+	"testing"
+)
+
+// ST2: of several processes asking for a shared value at once, one value
+// wins and every caller gets it; later callers do not make a new one.
+func TestSharedValueOneWinsST2(t *testing.T) {
+	path := testTarget(t)
+	a, b := openTest(t, path), openTest(t, path)
+	ctx := context.Background()
+	got := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		db := a
+		if i%2 == 1 {
+			db = b
+		}
+		wg.Go(func() {
+			v, err := db.SharedValue(ctx, "webhook-salt", func() (string, error) { return string(rune('a' + i)), nil })
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = v
+		})
+	}
+	wg.Wait()
+	for _, v := range got {
+		if v != got[0] || v == "" {
+			t.Fatalf("callers got different values: %q", got)
+		}
+	}
+	v, err := a.SharedValue(ctx, "webhook-salt", func() (string, error) { t.Error("made a second value"); return "x", nil })
+	if err != nil || v != got[0] {
+		t.Errorf("later read: %q, %v", v, err)
+	}
+}
+
+// ST2: a role is held by one holder at a time across handles on one file;
+// released, the next holder gets it, and a waiting Lead is granted then.
+func TestLeaseOneHolderST2(t *testing.T) {
+	path := testTarget(t)
+	a, b := openTest(t, path), openTest(t, path)
+	ctx := context.Background()
+	la, ok, err := a.TryLead(ctx, "telegram-poll")
+	if err != nil || !ok {
+		t.Fatalf("first TryLead: %v %v", ok, err)
+	}
+	if _, ok, err := b.TryLead(ctx, "telegram-poll"); err != nil || ok {
+		t.Fatalf("second holder granted while the first holds: %v %v", ok, err)
+	}
+	if lo, ok, err := b.TryLead(ctx, "discord-shard:0"); err != nil || !ok {
+		t.Fatalf("another role: %v %v", ok, err)
+	} else {
+		lo.Release()
+	}
+	granted := make(chan struct{})
+	go func() {
+		l, err := b.Lead(ctx, "telegram-poll")
+		if err != nil {
+			t.Error(err)
+			close(granted)
+			return
+		}
+		close(granted)
+		l.Release()
+	}()
+	select {
+	case <-granted:
+		t.Fatal("Lead granted while held")
+	default:
+	}
+	la.Release()
+	la.Release() // twice is harmless
+	<-granted
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := a.Lead(cctx, "../x"); err == nil {
+		t.Error("a role naming a path was accepted")
+	}
+}
