@@ -27,7 +27,7 @@ type activityRow struct {
 }
 
 // cmdActivity: the activity board (C2), newest first.
-func cmdActivity(ctx context.Context, a *app, args []string) error {
+func cmdActivity(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "activity", "activity [--limit N] [--json]")
 	limit := fs.Int("limit", 50, "how many entries")
 	asJSON := fs.Bool("json", false, "one JSON array")
@@ -38,7 +38,7 @@ func cmdActivity(ctx context.Context, a *app, args []string) error {
 	if len(pos) > 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot activity [--limit N] [--json]")
 	}
-	_, db, err := a.open(ctx)
+	_, db, err := a.Open(ctx)
 	if err != nil {
 		return err
 	}

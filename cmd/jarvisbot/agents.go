@@ -10,6 +10,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/cliagent"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -21,7 +22,7 @@ const agentsUsage = `agents add NAME --describe "what it is for" [--allow IDS] [
 
 // cmdAgents: the owner's agents (A1). Focus (C6) is computed from the
 // name and description when an agent is added or described anew.
-func cmdAgents(ctx context.Context, a *app, args []string) error {
+func cmdAgents(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "agents", agentsUsage)
 	describe := fs.String("describe", "", "what the agent is for; its focus is chosen from it")
 	allow := fs.String("allow", "", "comma-separated allow-list of capability ids or patterns (mcp:github/*); \"-\" clears it")
@@ -97,17 +98,17 @@ func removeAgent(ctx context.Context, w io.Writer, db store.Agents, name string)
 
 // openWithCatalog opens the store with the catalog built from it, whose
 // view chooses the focus of agents created or described anew (C6).
-func (a *app) openWithCatalog(ctx context.Context) (*catalog.View, *sqlstore.DB, error) {
-	cfg, err := a.loadConfig()
+func (a *cli) openWithCatalog(ctx context.Context) (*catalog.View, *sqlstore.DB, error) {
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := buildCatalog(cfg, "")
+	c, err := app.BuildCatalog(cfg, "")
 	if err != nil {
 		return nil, nil, err
 	}
 	view := c.View()
-	db, err := a.openStoreWith(ctx, cfg, view)
+	db, err := a.OpenStoreWith(ctx, cfg, view)
 	return view, db, err
 }
 
@@ -143,17 +144,17 @@ func showAgent(w io.Writer, ag store.Agent) {
 
 // showModel says what model an agent runs on; for a coding CLI, which one
 // it found and its version, or exactly what to install (M5).
-func (a *app) showModel(ctx context.Context, ag store.Agent) {
-	cfg, err := a.loadConfig()
+func (a *cli) showModel(ctx context.Context, ag store.Agent) {
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return // the command already read it; nothing new to say
 	}
-	ch, err := a.chooseFor(ctx, cfg, ag)
+	ch, err := a.ChooseFor(ctx, cfg, ag)
 	switch {
 	case err != nil:
 		fmt.Fprintf(a.stdout, "  model: none yet: %v\n", err)
 	case ch.CLI != "":
-		cli, err := cliagent.New(cliagent.Options{Kind: ch.CLI, Command: ch.Command, Getenv: a.getenv, Environ: a.environ, MCP: sessionServer})
+		cli, err := cliagent.New(cliagent.Options{Kind: ch.CLI, Command: ch.Command, Getenv: a.Getenv, Environ: a.Environ, MCP: app.SessionServer})
 		if err == nil {
 			var v string
 			if v, err = cli.Version(ctx); err == nil {

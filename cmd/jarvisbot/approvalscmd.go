@@ -10,13 +10,13 @@ import (
 )
 
 // cmdApprovals: pending requests and the standing "always" grants (C2).
-func cmdApprovals(ctx context.Context, a *app, args []string) error {
+func cmdApprovals(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "approvals", "approvals list | grants | revoke TOOL")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	cfg, db, err := a.open(ctx)
+	cfg, db, err := a.Open(ctx)
 	if err != nil {
 		return err
 	}

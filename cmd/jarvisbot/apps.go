@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
@@ -24,7 +25,7 @@ const appsUsage = `apps add NAME [--scope read|work|full]   (default read: sees,
 
 // cmdApps: the apps that use jarvisbot's MCP surface, each with its own
 // key (M4).
-func cmdApps(ctx context.Context, a *app, args []string) error {
+func cmdApps(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "apps", appsUsage)
 	scope := fs.String("scope", string(surface.ScopeRead), "add: what the key allows: read (sees), work (also talks to agents, posts jobs, runs scheduled skills) or full (also answers approvals, pauses everything)")
 	asJSON := fs.Bool("json", false, "list: one JSON array")
@@ -56,7 +57,7 @@ func cmdApps(ctx context.Context, a *app, args []string) error {
 	default:
 		return usage
 	}
-	cfg, db, err := a.open(ctx)
+	cfg, db, err := a.Open(ctx)
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func appsEndpoint(cfg config.Config) string {
 
 // appsAdd makes the app's key and shows it this once: the store keeps
 // only its hash, so it cannot be shown again.
-func (a *app) appsAdd(ctx context.Context, cfg config.Config, db *sqlstore.DB, name, scopeName string) error {
+func (a *cli) appsAdd(ctx context.Context, cfg config.Config, db *sqlstore.DB, name, scopeName string) error {
 	scope, err := apps.ParseScope(scopeName)
 	if err != nil {
 		return err
@@ -122,7 +123,7 @@ type listedApp struct {
 	Revoked  time.Time `json:"revoked,omitzero"`
 }
 
-func (a *app) appsList(ctx context.Context, db *sqlstore.DB, asJSON bool) error {
+func (a *cli) appsList(ctx context.Context, db *sqlstore.DB, asJSON bool) error {
 	list, err := db.Apps(ctx)
 	if err != nil {
 		return err
@@ -160,7 +161,7 @@ func (a *app) appsList(ctx context.Context, db *sqlstore.DB, asJSON bool) error 
 // appsConfig prints the client's config snippet on stdout (so it can be
 // redirected into the file) and where it goes on stderr. The key is not
 // in it: only `apps add` ever shows a key.
-func (a *app) appsConfig(ctx context.Context, cfg config.Config, db *sqlstore.DB, name, client string) error {
+func (a *cli) appsConfig(ctx context.Context, cfg config.Config, db *sqlstore.DB, name, client string) error {
 	list, err := db.Apps(ctx)
 	if err != nil {
 		return err
@@ -175,7 +176,7 @@ func (a *app) appsConfig(ctx context.Context, cfg config.Config, db *sqlstore.DB
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no app named %s, or it was revoked (see jarvisbot apps list; add it with jarvisbot apps add %s)", name, name)
 	}
 	f := apps.ConfigFor{App: name, URL: appsEndpoint(cfg), Command: jarvisbotCommand()}
-	if p := a.getenv(config.EnvConfig); p != "" {
+	if p := a.Getenv(config.EnvConfig); p != "" {
 		// A client that launches `jarvisbot mcp serve` does not start in
 		// the owner's shell: tell it which config names the service.
 		if abs, err := filepath.Abs(p); err == nil {
@@ -187,10 +188,10 @@ func (a *app) appsConfig(ctx context.Context, cfg config.Config, db *sqlstore.DB
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "# %s config for app %s (scope %s), in %s:\n", client, name, found.Scope, sn.Where)
+	fmt.Fprintf(a.Stderr, "# %s config for app %s (scope %s), in %s:\n", client, name, found.Scope, sn.Where)
 	fmt.Fprint(a.stdout, sn.Text)
 	for _, line := range sn.Then {
-		fmt.Fprintf(a.stderr, "# %s\n", line)
+		fmt.Fprintf(a.Stderr, "# %s\n", line)
 	}
 	return nil
 }
@@ -208,7 +209,7 @@ func jarvisbotCommand() string {
 // revokedPause offers to lift the pause a revoked app set (X5): the
 // app cannot resume any more, so the pause stays until the owner lifts
 // it, with --resume or jarvisbot resume. A pause someone else set stays.
-func (a *app) revokedPause(ctx context.Context, db pauseStore, name string, resume bool) error {
+func (a *cli) revokedPause(ctx context.Context, db app.PauseStore, name string, resume bool) error {
 	paused, by, _, err := db.Paused(ctx)
 	if err != nil || !paused || by != "app "+name {
 		return err
@@ -217,10 +218,10 @@ func (a *app) revokedPause(ctx context.Context, db pauseStore, name string, resu
 		fmt.Fprintf(a.stdout, "App %s had paused everything, and it stays paused: run jarvisbot resume (or send /resume in chat) to lift it.\n", name)
 		return nil
 	}
-	before, err := switchPause(ctx, db, false)
+	before, err := app.SwitchPause(ctx, db, false)
 	if err != nil {
 		return fmt.Errorf("app %s is revoked, but its pause could not be lifted: %w; run jarvisbot resume", name, err)
 	}
-	fmt.Fprintln(a.stdout, pauseNote(before, false, ""))
+	fmt.Fprintln(a.stdout, app.PauseNote(before, false, ""))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
@@ -37,7 +38,7 @@ func TestAppsAddShowsTheKeyOnceAndKeepsItsHashM4(t *testing.T) {
 		}
 	}
 
-	dbFile := filepath.Join(e.vars["JARVIS_DATA_DIR"], dbFile)
+	dbFile := filepath.Join(e.vars["JARVIS_DATA_DIR"], app.DBFile)
 	var raw []byte
 	for _, p := range []string{dbFile, dbFile + "-wal"} {
 		b, err := os.ReadFile(p)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
@@ -27,7 +28,7 @@ const badToolList = `[
 // store, as an older jarvisbot (or a damaged file) may have left it.
 func setCachedTools(t *testing.T, e *testEnv, name, tools string) {
 	t.Helper()
-	db, err := sqlstore.Open(context.Background(), dbPath(mustConfig(t, e)))
+	db, err := sqlstore.Open(context.Background(), app.DBPath(mustConfig(t, e)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,14 +26,14 @@ const webhookSaltName = "telegram-webhook-salt"
 // botChannels builds the Telegram and Discord channels whose tokens are
 // set, in the keyring or the environment. With rs nil the bots only send
 // (schedule run beside a serve that receives).
-func (a *app) botChannels(ctx context.Context, cfg config.Config, rs replicaStore) ([]channels.Channel, error) {
+func (a *cli) botChannels(ctx context.Context, cfg config.Config, rs replicaStore) ([]channels.Channel, error) {
 	var out []channels.Channel
 	var leases channels.Leases
 	if rs != nil {
 		leases = channelLeases{rs}
 	}
-	if tok := a.secretOrEnv(ctx, cfg, "TELEGRAM_BOT_TOKEN"); tok != "" {
-		bot, err := telegram.New(ctx, telegram.Options{Token: tok, BaseURL: cfg.Telegram.APIEndpoint, Logger: a.logger(cfg), Leases: leases})
+	if tok := a.SecretOrEnv(ctx, cfg, "TELEGRAM_BOT_TOKEN"); tok != "" {
+		bot, err := telegram.New(ctx, telegram.Options{Token: tok, BaseURL: cfg.Telegram.APIEndpoint, Logger: a.Logger(cfg), Leases: leases})
 		if err != nil {
 			return nil, err
 		}
@@ -60,8 +60,8 @@ func (a *app) botChannels(ctx context.Context, cfg config.Config, rs replicaStor
 			out = append(out, bot)
 		}
 	}
-	if tok := a.secretOrEnv(ctx, cfg, "DISCORD_BOT_TOKEN"); tok != "" {
-		bot, err := discord.New(ctx, discord.Options{Token: tok, APIBase: cfg.Discord.APIBase, Logger: a.logger(cfg), Shards: cfg.Discord.Shards, Leases: leases})
+	if tok := a.SecretOrEnv(ctx, cfg, "DISCORD_BOT_TOKEN"); tok != "" {
+		bot, err := discord.New(ctx, discord.Options{Token: tok, APIBase: cfg.Discord.APIBase, Logger: a.Logger(cfg), Shards: cfg.Discord.Shards, Leases: leases})
 		if err != nil {
 			return nil, err
 		}

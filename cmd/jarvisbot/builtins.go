@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/secretref"
@@ -20,27 +21,6 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
-
-// builtinEnv is how this installation signs in to and runs the built-in
-// plugins (P6).
-func (a *app) builtinEnv(ctx context.Context, cfg config.Config, mgr *signin.Manager) builtins.Env {
-	env := builtins.Env{Config: cfg, Lookup: a.lookup(ctx, cfg), Signin: mgr}
-	if a.clock != nil {
-		env.Now = a.clock.Now
-	}
-	return env
-}
-
-// scopesOf are each store plugin's sign-in scopes, from its manifest.
-func scopesOf(all collection.Collection) map[string][]string {
-	out := map[string][]string{}
-	for name, sp := range all {
-		if si := sp.Plugin.Ext.SignIn; si != nil {
-			out[name] = si.Scopes
-		}
-	}
-	return out
-}
 
 // signInBuiltin signs a built-in plugin in at its provider with the
 // owner's client. With allGoogle, one Google sign-in with the union of the
@@ -53,8 +33,8 @@ func (w pluginWork) signInBuiltin(ctx context.Context, p *plugins.Plugin, allGoo
 		return err
 	}
 	defer done()
-	env := w.a.builtinEnv(ctx, w.cfg, mgr)
-	scopes := scopesOf(w.all)
+	env := w.a.BuiltinEnv(ctx, w.cfg, mgr)
+	scopes := app.ScopesOf(w.all)
 	prov, err := env.Provider(name)
 	if err != nil {
 		// Installed, with its manual on: the owner's client is a step of
@@ -108,7 +88,7 @@ func (w pluginWork) renewBuiltin(ctx context.Context, p *plugins.Plugin) error {
 		return err
 	}
 	defer done()
-	env := w.a.builtinEnv(ctx, w.cfg, mgr)
+	env := w.a.BuiltinEnv(ctx, w.cfg, mgr)
 	if _, err := env.Provider(name); err != nil {
 		return err // renewing is the one thing asked: without a client it fails
 	}
@@ -143,7 +123,7 @@ func (w pluginWork) forgetBuiltin(ctx context.Context, name string) error {
 // callBuiltin runs one tool of an installed built-in plugin for the owner
 // (`plugins call`), as `mcp call` does for a server: the owner's own
 // command, so no approval is asked.
-func (a *app) callBuiltin(ctx context.Context, cfg config.Config, db *sqlstore.DB, all collection.Collection, name, tool, argJSON string) error {
+func (a *cli) callBuiltin(ctx context.Context, cfg config.Config, db *sqlstore.DB, all collection.Collection, name, tool, argJSON string) error {
 	if !builtins.Has(name) {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no built-in tools; for a plugin's MCP server use jarvisbot mcp call SERVER TOOL", name)
 	}
@@ -167,18 +147,18 @@ func (a *app) callBuiltin(ctx context.Context, cfg config.Config, db *sqlstore.D
 		}
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "%s has no tool %q; it has %s", name, tool, quoteNames(names))
 	}
-	kr, err := a.openSecrets(cfg)
+	kr, err := a.OpenSecrets(cfg)
 	if err != nil {
 		return err
 	}
-	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(cfg)})
+	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: app.SigninLockDir(cfg)})
 	defer func() { _ = mgr.Close() }() // it starts no listener, so closing has nothing to report
-	scopes := scopesOf(all)
-	r := builtins.Runner{Env: a.builtinEnv(ctx, cfg, mgr), Scopes: func(p string) []string { return scopes[p] }}
+	scopes := app.ScopesOf(all)
+	r := builtins.Runner{Env: a.BuiltinEnv(ctx, cfg, mgr), Scopes: func(p string) []string { return scopes[p] }}
 	out, err := r.Run(ctx, catalog.Call{Cap: cp, Args: json.RawMessage(argJSON), Agent: "owner"})
 	if errors.Is(err, signin.ErrNeedsAttention) && ip.State != store.PluginNeedsAttention {
 		if serr := db.SetPluginState(ctx, name, store.PluginNeedsAttention); serr != nil {
-			fmt.Fprintf(a.stderr, "jarvisbot: recording that %s needs attention: %v\n", name, serr)
+			fmt.Fprintf(a.Stderr, "jarvisbot: recording that %s needs attention: %v\n", name, serr)
 		}
 	}
 	if err != nil {
@@ -213,12 +193,12 @@ func quoteNames(names []string) string {
 // missingSettings are the ${NAME} values a plugin's servers refer to
 // that the keyring or environment does not hold yet (Home Assistant's
 // host and long-lived access token), in the order they are asked.
-func (a *app) missingSettings(ctx context.Context, cfg config.Config, p *plugins.Plugin) []string {
+func (a *cli) missingSettings(ctx context.Context, cfg config.Config, p *plugins.Plugin) []string {
 	var names []string
 	if p.MCP == nil {
 		return nil
 	}
-	lookup := a.lookup(ctx, cfg)
+	lookup := a.Lookup(ctx, cfg)
 	for _, id := range slices.Sorted(maps.Keys(p.MCP.Servers)) {
 		srv := p.MCP.Servers[id]
 		refs := secretref.Names(srv.URL)
@@ -245,7 +225,7 @@ func (w pluginWork) askSettings(ctx context.Context, p *plugins.Plugin) (bool, e
 		fmt.Fprintf(w.out, "%s needs %s: set each with jarvisbot secrets set NAME, then run jarvisbot plugins signin %s.\n", p.DisplayName(), strings.Join(names, " and "), p.Manifest.Name)
 		return false, nil
 	}
-	kr, err := w.a.openSecrets(w.cfg)
+	kr, err := w.a.OpenSecrets(w.cfg)
 	if err != nil {
 		return false, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakegoogle"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
@@ -266,7 +267,7 @@ func TestHomeAssistantIsItsOwnMCPServerP6(t *testing.T) {
 	if !strings.Contains(show, "https://${HOME_ASSISTANT_HOST}/api/mcp") || strings.Contains(show, token) {
 		t.Errorf("mcp show home-assistant:\n%s", show)
 	}
-	kr, err := (&app{getenv: e.getenv}).openSecrets(mustConfig(t, e))
+	kr, err := (&cli{Env: app.Env{Getenv: e.getenv}}).OpenSecrets(mustConfig(t, e))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,31 +7,13 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
-
-// buildCatalog assembles the catalog a command works on (assembly.Build),
-// from the store when one exists: nothing is created by reading (a
-// PostgreSQL database exists once it is configured).
-func buildCatalog(cfg config.Config, snapshotPath string) (*catalog.Catalog, error) {
-	ctx := context.Background()
-	src := assembly.Sources{Config: cfg, Snapshot: snapshotPath}
-	target := storeTarget(cfg)
-	if _, err := os.Stat(target); err == nil || sqlstore.IsPostgres(target) {
-		db, err := sqlstore.Open(ctx, target)
-		if err != nil {
-			return nil, err
-		}
-		defer db.Close()
-		src.Stored = db
-	}
-	return assembly.Build(ctx, src)
-}
 
 // storedDialer reaches stored servers as `mcp` does, saying on stderr
 // which one it is reaching.
@@ -42,20 +24,9 @@ func (d storedDialer) Dial(ctx context.Context, s store.MCPServer) (*mcphost.Con
 	return d.m.dial(ctx, s)
 }
 
-// refreshStored puts the live tools of every enabled stored server in c
-// and the cache (assembly.Refresh).
-func (a *app) refreshStored(ctx context.Context, cfg config.Config, c *catalog.Catalog) error {
-	db, err := a.openStore(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return assembly.Refresh(ctx, c, db, storedDialer{mcpCmd{a: a, cfg: cfg, db: db}}, a.stderr)
-}
-
 // catalogCmd is one run of `catalog`: its flags and the catalog built.
 type catalogCmd struct {
-	a       *app
+	a       *cli
 	cfg     config.Config
 	c       *catalog.Catalog
 	outPath string
@@ -63,7 +34,7 @@ type catalogCmd struct {
 }
 
 // cmdCatalog: jarvisbot catalog list|export|card.
-func cmdCatalog(ctx context.Context, a *app, args []string) error {
+func cmdCatalog(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "catalog", "catalog list|export|card SERVER [--catalog SNAPSHOT.json] [-o FILE]")
 	snapshot := fs.String("catalog", "", "load MCP servers from a catalog snapshot, as if connected")
 	outPath := fs.String("o", "", "export: write to FILE instead of stdout")
@@ -76,11 +47,11 @@ func cmdCatalog(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "name a subcommand: list, export or card")
 	}
-	cfg, err := a.loadConfig()
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return err
 	}
-	c, err := buildCatalog(cfg, *snapshot)
+	c, err := app.BuildCatalog(cfg, *snapshot)
 	if err != nil {
 		return err
 	}
@@ -169,4 +140,15 @@ func serverNames(v *catalog.View) string {
 		return "none; pass --catalog SNAPSHOT.json"
 	}
 	return strings.Join(ids, ", ")
+}
+
+// refreshStored puts the live tools of every enabled stored server in c
+// and the cache (assembly.Refresh).
+func (a *cli) refreshStored(ctx context.Context, cfg config.Config, c *catalog.Catalog) error {
+	db, err := a.OpenStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return assembly.Refresh(ctx, c, db, storedDialer{mcpCmd{a: a, cfg: cfg, db: db}}, a.Stderr)
 }

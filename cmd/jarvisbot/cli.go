@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog/clitool"
@@ -26,7 +27,7 @@ type cliFlags struct {
 }
 
 // cmdCLI: connected command-line tools (P5).
-func cmdCLI(ctx context.Context, a *app, args []string) error {
+func cmdCLI(ctx context.Context, a *cli, args []string) error {
 	args, argv := splitCommand(args)
 	fs := newFlagSet(a, "cli", cliUsage)
 	var f cliFlags
@@ -42,7 +43,7 @@ func cmdCLI(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", cliUsage)
 	}
-	cfg, db, err := a.open(ctx)
+	cfg, db, err := a.Open(ctx)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func cmdCLI(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		out, err := t.Run(ctx, argv, a.lookup(ctx, cfg))
+		out, err := t.Run(ctx, argv, a.Lookup(ctx, cfg))
 		if err != nil {
 			return err
 		}
@@ -75,7 +76,7 @@ func cmdCLI(ctx context.Context, a *app, args []string) error {
 
 // cliAdd connects a program: its environment may refer to secrets, never
 // hold them.
-func cliAdd(ctx context.Context, a *app, db clitool.ToolStore, name string, f cliFlags) error {
+func cliAdd(ctx context.Context, a *cli, db clitool.ToolStore, name string, f cliFlags) error {
 	t, err := clitool.Resolve(name, *f.path)
 	if err != nil {
 		return err
@@ -95,7 +96,7 @@ func cliAdd(ctx context.Context, a *app, db clitool.ToolStore, name string, f cl
 }
 
 // cliList lists the connected programs with the variables they get.
-func cliList(ctx context.Context, a *app, db clitool.ToolStore) error {
+func cliList(ctx context.Context, a *cli, db clitool.ToolStore) error {
 	list, err := db.CLITools(ctx)
 	if err != nil {
 		return err

@@ -44,7 +44,7 @@ func showDropped(w io.Writer, prefix string, dropped []skills.Dropped) {
 // at all (a script, a pipe, no terminal), nothing is taken as consent: the
 // error names the command to run instead, so that a script never installs by
 // accident nor believes it did.
-func confirm(a *app, question, instead string) (bool, error) {
+func confirm(a *cli, question, instead string) (bool, error) {
 	fmt.Fprint(a.stdout, question)
 	var line string
 	var err error

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/agents/cliagent"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
@@ -138,21 +139,21 @@ func TestDefaultAddressTakenIsAWarningX4(t *testing.T) {
 		t.Errorf("the owner's own address: err = %v, want it to stop serve", err)
 	}
 
-	var r readiness
-	r.started.Store(true)
+	var r app.Readiness
+	r.Started.Store(true)
 	probes := web.Probes{Ready: func(ctx context.Context) error {
-		return r.check(ctx, func(context.Context) error { return nil }, slog.New(slog.DiscardHandler))
-	}, Notes: r.notes}
+		return r.Check(ctx, func(context.Context) error { return nil }, slog.New(slog.DiscardHandler))
+	}, Notes: r.Notes}
 	readyz := func() (int, string) {
 		rec := httptest.NewRecorder()
 		probes.Wrap(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 		return rec.Code, rec.Body.String()
 	}
-	r.notServed(unbound, false)
+	r.NotServed(unbound, false)
 	if code, body := readyz(); code != http.StatusOK || !strings.Contains(body, unbound) {
 		t.Errorf("/readyz with the MCP endpoint left out: %d %q, want 200 saying why", code, body)
 	}
-	r.notServed("the Telegram webhook is not served: its default address 127.0.0.1:8443 is taken", true)
+	r.NotServed("the Telegram webhook is not served: its default address 127.0.0.1:8443 is taken", true)
 	if code, body := readyz(); code != http.StatusServiceUnavailable || !strings.Contains(body, "Telegram webhook") {
 		t.Errorf("/readyz with the webhook left out: %d %q, want 503 saying why", code, body)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // cmdEval: jarvisbot eval gate SET.jsonl --catalog SNAPSHOT.json.
-func cmdEval(ctx context.Context, a *app, args []string) error {
+func cmdEval(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "eval", "eval gate SET.jsonl --catalog SNAPSHOT.json [--agent NAME] [--json]")
 	snapshot := fs.String("catalog", "", "catalog snapshot whose MCP servers the set is run against")
 	agentName := fs.String("agent", store.DefaultAgent, "the agent whose turns to resolve")

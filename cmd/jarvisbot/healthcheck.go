@@ -20,7 +20,7 @@ import (
 // or ready (/readyz) on the configured web listener: a container's
 // HEALTHCHECK, where there is no curl (issue 20). Any failure is exit
 // status 1, never 2, which Docker reserves.
-func cmdHealthcheck(ctx context.Context, a *app, args []string) error {
+func cmdHealthcheck(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "healthcheck", "healthcheck [--ready] [--timeout 3s]")
 	ready := fs.Bool("ready", false, "ask /readyz (ready for traffic) instead of /healthz (alive)")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
@@ -33,7 +33,7 @@ func cmdHealthcheck(ctx context.Context, a *app, args []string) error {
 	if len(pos) > 0 {
 		return unhealthy(fmt.Errorf("healthcheck takes no arguments"))
 	}
-	cfg, err := a.loadConfig()
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return unhealthy(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 // cmdInit writes the commented config template, creates the data directory
 // and the database with its default agent, and says what to do next.
-func cmdInit(ctx context.Context, a *app, args []string) error {
+func cmdInit(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "init", "init [--force]")
 	force := fs.Bool("force", false, "replace an existing config file with the template")
 	pos, err := parseFlags(fs, args)
@@ -23,7 +23,7 @@ func cmdInit(ctx context.Context, a *app, args []string) error {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "init takes no arguments (got %q); the config location comes from JARVIS_CONFIG or XDG_CONFIG_HOME", pos)
 	}
 
-	path := config.DefaultPath(a.getenv)
+	path := config.DefaultPath(a.Getenv)
 	if path == "" {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "cannot tell where to write the config: set HOME, XDG_CONFIG_HOME or JARVIS_CONFIG")
 	}
@@ -34,7 +34,7 @@ func cmdInit(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 
-	cfg, db, err := a.open(ctx)
+	cfg, db, err := a.Open(ctx)
 	if err != nil {
 		return err
 	}

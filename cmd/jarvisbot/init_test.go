@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/jarvisbot/jarvisbot/agents"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/app"
 
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -49,15 +51,15 @@ func TestInitWritesConfigAndStore(t *testing.T) {
 	}
 
 	// The store is migrated and holds the default agent.
-	a := &app{getenv: e.getenv}
-	cfg, err := a.loadConfig()
+	a := &cli{Env: app.Env{Getenv: e.getenv}}
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Path != cfgPath {
 		t.Errorf("config loaded from %q, want %q", cfg.Path, cfgPath)
 	}
-	db, err := a.openStore(context.Background(), cfg)
+	db, err := a.OpenStore(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,12 +140,12 @@ agents:
     allow: ["mcp:arxiv/*"]
     block: ["cli:rm"]
 `)
-	a := &app{getenv: e.getenv}
-	cfg, err := a.loadConfig()
+	a := &cli{Env: app.Env{Getenv: e.getenv}}
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := a.openStore(ctx, cfg)
+	db, err := a.OpenStore(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ agents:
 		t.Fatal(err)
 	}
 	db.Close()
-	db, err = a.openStore(ctx, cfg)
+	db, err = a.OpenStore(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

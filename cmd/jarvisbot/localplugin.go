@@ -24,7 +24,7 @@ import (
 
 // localInstall is one `plugins install DIR`.
 type localInstall struct {
-	a       *app
+	a       *cli
 	cfg     config.Config
 	db      *sqlstore.DB
 	yes     bool // install without asking, after showing everything

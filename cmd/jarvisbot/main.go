@@ -18,30 +18,21 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents/cliagent"
-	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/app"
 )
 
-// app is what every subcommand gets: its streams and environment, passed in
-// so tests run commands in-process without touching the real ones.
-type app struct {
+// cli is what every subcommand gets: the service's environment and the
+// streams it talks on, passed in so tests run commands in-process without
+// touching the real ones.
+type cli struct {
+	app.Env
 	stdin  io.Reader
 	stdout io.Writer
-	stderr io.Writer
-	getenv func(string) string
-	// environ lists the environment as NAME=VALUE, for what passes a whole
-	// family of variables on (a coding CLI's ANTHROPIC_*); nil is none.
-	environ func() []string
-	// clock is the time the schedule runs on; nil means the wall clock.
-	// Tests pin it, so that they pass at any hour.
-	clock clock.Clock
-	// cliProbes remembers what each coding CLI binary supports, asked
-	// once per binary rather than at every turn (M5); nil asks per CLI.
-	cliProbes *cliagent.Probes
 }
 
 type command struct {
 	summary string
-	run     func(ctx context.Context, a *app, args []string) error
+	run     func(ctx context.Context, a *cli, args []string) error
 }
 
 func commands() map[string]command {
@@ -77,14 +68,14 @@ func main() {
 	// The first signal asks for an orderly stop (serve lets answers in
 	// progress finish); a second one ends the process at once.
 	context.AfterFunc(ctx, stop)
-	code := run(ctx, os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ, cliProbes: &cliagent.Probes{}})
+	code := run(ctx, os.Args[1:], &cli{stdin: os.Stdin, stdout: os.Stdout, Env: app.Env{Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, CLIProbes: &cliagent.Probes{}}})
 	stop()
 	os.Exit(code)
 }
 
 // run executes one command line and returns the process exit status:
 // 0 success, 2 usage error, 1 anything else.
-func run(ctx context.Context, args []string, a *app) int {
+func run(ctx context.Context, args []string, a *cli) int {
 	if len(args) == 0 {
 		args = []string{"serve"} // jarvisbot alone is jarvisbot serve
 	}
@@ -94,8 +85,8 @@ func run(ctx context.Context, args []string, a *app) int {
 	}
 	cmd, ok := commands()[args[0]]
 	if !ok {
-		fmt.Fprintf(a.stderr, "jarvisbot: unknown command %q\n\n", args[0])
-		usage(a.stderr)
+		fmt.Fprintf(a.Stderr, "jarvisbot: unknown command %q\n\n", args[0])
+		usage(a.Stderr)
 		return 2
 	}
 	err := cmd.run(ctx, a, args[1:])
@@ -105,7 +96,7 @@ func run(ctx context.Context, args []string, a *app) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	}
-	fmt.Fprintf(a.stderr, "jarvisbot %s: %v\n", args[0], err)
+	fmt.Fprintf(a.Stderr, "jarvisbot %s: %v\n", args[0], err)
 	if jarvisbot.ErrorCode(err) == jarvisbot.EINVALID {
 		return 2
 	}
@@ -129,11 +120,11 @@ func usage(w io.Writer) {
 
 // newFlagSet returns a flag set that reports to the app's stderr and whose
 // parse errors become usage errors (exit 2) instead of exiting the process.
-func newFlagSet(a *app, name, synopsis string) *flag.FlagSet {
+func newFlagSet(a *cli, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	fs.SetOutput(a.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(a.stderr, "usage: jarvisbot %s\n", synopsis)
+		fmt.Fprintf(a.Stderr, "usage: jarvisbot %s\n", synopsis)
 		fs.PrintDefaults()
 	}
 	return fs

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"io"
 	"maps"
 	"slices"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -49,7 +51,7 @@ type mcpFlags struct {
 }
 
 // cmdMCP: the owner's MCP servers (M1).
-func cmdMCP(ctx context.Context, a *app, args []string) error {
+func cmdMCP(ctx context.Context, a *cli, args []string) error {
 	// Everything after "--" is the server's command line, verbatim: its
 	// own flags are not ours.
 	args, command := splitCommand(args)
@@ -77,7 +79,7 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 		}
 		return a.mcpServe(ctx) // opens no store: the running service answers
 	}
-	cfg, db, err := a.open(ctx)
+	cfg, db, err := a.Open(ctx)
 	if err != nil {
 		return err
 	}
@@ -172,7 +174,7 @@ func serverToAdd(pos, command []string, f mcpFlags) (store.MCPServer, error) {
 }
 
 type mcpCmd struct {
-	a   *app
+	a   *cli
 	cfg config.Config
 	db  *sqlstore.DB
 }
@@ -207,27 +209,27 @@ func (m mcpCmd) dialStored(ctx context.Context, s store.MCPServer) (*mcphost.Con
 // progress says which server is being reached; the caller prints it, so
 // that concurrent dials never write at once.
 func (m mcpCmd) progress(s store.MCPServer) {
-	fmt.Fprintf(m.a.stderr, "Connecting to %s (%s)...\n", mcphost.ShownName(s.Name), mcphost.Target(s))
+	fmt.Fprintf(m.a.Stderr, "Connecting to %s (%s)...\n", mcphost.ShownName(s.Name), mcphost.Target(s))
 }
 
 // dial connects to a stored server without a word; safe to run at once
 // for several servers. A plugin's server that signs in is reached through
 // its sign-in (signin.Manager.Dial).
 func (m mcpCmd) dial(ctx context.Context, s store.MCPServer) (*mcphost.Conn, error) {
-	hs, opt := mcphost.FromStored(s), m.a.dialOptions(ctx, m.cfg)
+	hs, opt := mcphost.FromStored(s), m.a.DialOptions(ctx, m.cfg)
 	if s.Plugin == "" {
 		return mcphost.Dial(ctx, hs, opt)
 	}
 	if all, err := collection.Load(m.cfg.DataDir, io.Discard); err != nil || !all.SignsIn(s.Plugin) {
 		return mcphost.Dial(ctx, hs, opt)
 	}
-	kr, err := m.a.openSecrets(m.cfg)
+	kr, err := m.a.OpenSecrets(m.cfg)
 	if err != nil {
 		return nil, err
 	}
 	// It lives as long as the connection does: a one-shot command ends
 	// with the process; it starts no listener.
-	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: signinLockDir(m.cfg)})
+	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: app.SigninLockDir(m.cfg)})
 	return mgr.Dial(ctx, m.db, hs, opt)
 }
 
@@ -237,15 +239,15 @@ func (m mcpCmd) adder(ctx context.Context) mcphost.Adder {
 	return mcphost.Adder{
 		Store: m.db,
 		OpenKeyring: func() (mcphost.Keyring, error) {
-			kr, err := m.a.openSecrets(m.cfg)
+			kr, err := m.a.OpenSecrets(m.cfg)
 			if err != nil {
 				return nil, err
 			}
 			return kr, nil
 		},
-		Dial:     m.a.dialOptions(ctx, m.cfg),
+		Dial:     m.a.DialOptions(ctx, m.cfg),
 		Progress: m.progress,
-		Warn:     func(w string) { fmt.Fprintf(m.a.stderr, "jarvisbot: warning: %s\n", w) },
+		Warn:     func(w string) { fmt.Fprintf(m.a.Stderr, "jarvisbot: warning: %s\n", w) },
 	}
 }
 
@@ -332,7 +334,7 @@ func (m mcpCmd) remove(ctx context.Context, name string) error {
 	if len(drop) == 0 {
 		return nil
 	}
-	kr, err := m.a.openSecrets(m.cfg)
+	kr, err := m.a.OpenSecrets(m.cfg)
 	for _, n := range drop {
 		if err == nil {
 			if err = kr.Delete(ctx, n); jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {

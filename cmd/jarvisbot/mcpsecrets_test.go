@@ -5,23 +5,25 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
-	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 )
 
 // keyringContents reads every secret of the test's file keyring.
 func keyringContents(t *testing.T, e *testEnv) map[string]string {
 	t.Helper()
-	a := &app{getenv: e.getenv}
-	cfg, err := a.loadConfig()
+	a := &cli{Env: app.Env{Getenv: e.getenv}}
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := a.openSecrets(cfg)
+	k, err := a.OpenSecrets(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

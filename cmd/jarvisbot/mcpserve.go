@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
@@ -22,7 +23,7 @@ type surfaceServer struct {
 // stops serve at once. The default one taken (another jarvisbot has it)
 // is a warning and a note on /readyz, and serve goes on without the
 // endpoint: the owner's chats come first. The site has no listener then.
-func (a *app) surfaceSite(cfg config.Config, s *session, log *slog.Logger) (httpSite, error) {
+func (a *cli) surfaceSite(cfg config.Config, s *app.Session, log *slog.Logger) (httpSite, error) {
 	addr := cfg.MCPServer.Addr()
 	if addr == "" {
 		return httpSite{}, nil
@@ -35,7 +36,7 @@ func (a *app) surfaceSite(cfg config.Config, s *session, log *slog.Logger) (http
 	}
 	if ln == nil {
 		log.Warn(unbound)
-		s.ready.notServed(unbound, false)
+		s.Ready.NotServed(unbound, false)
 		return httpSite{}, nil
 	}
 	// The certificate too is checked before anything starts.
@@ -48,13 +49,13 @@ func (a *app) surfaceSite(cfg config.Config, s *session, log *slog.Logger) (http
 
 // serveSurface serves the MCP endpoint on the listener surfaceSite bound;
 // nil when there is none.
-func (a *app) serveSurface(cfg config.Config, s *session, site httpSite, log *slog.Logger) *surfaceServer {
+func (a *cli) serveSurface(cfg config.Config, s *app.Session, site httpSite, log *slog.Logger) *surfaceServer {
 	if site.ln == nil {
 		return nil
 	}
 	// Rate limits count real requests, on the wall clock, whatever clock
 	// the schedule runs on.
-	surf := surface.New(a.backend(cfg, s), apps.New(s.db, nil, apps.Rate{}), surface.Options{Logger: log, Version: buildVersion()})
+	surf := surface.New(a.backend(cfg, s), apps.New(s.DB, nil, apps.Rate{}), surface.Options{Logger: log, Version: buildVersion()})
 	ep, _, err := serveHTTP(site, surf.Handler(), log)
 	if err != nil { // bound and with its TLS already: nothing can fail
 		log.Error("the MCP endpoint for apps is not served", "err", err)
@@ -77,12 +78,12 @@ func (ss *surfaceServer) Close() {
 // mcpServe is `jarvisbot mcp serve`: the MCP surface over stdio for a
 // client that launches a command, forwarding to the running service with
 // the app's key from JARVIS_APP_KEY.
-func (a *app) mcpServe(ctx context.Context) error {
-	cfg, err := a.loadConfig()
+func (a *cli) mcpServe(ctx context.Context) error {
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return err
 	}
-	return surface.ServeStdio(ctx, a.stdin, a.stdout, appsEndpoint(cfg), a.getenv(apps.EnvKey), surface.Options{Logger: a.logger(cfg), Version: buildVersion()})
+	return surface.ServeStdio(ctx, a.stdin, a.stdout, appsEndpoint(cfg), a.Getenv(apps.EnvKey), surface.Options{Logger: a.Logger(cfg), Version: buildVersion()})
 }
 
 // buildVersion is the module version the binary was built from, "dev"

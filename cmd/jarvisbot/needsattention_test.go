@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 )
@@ -13,7 +14,7 @@ import (
 // grantOf reads a plugin's sign-in from the test environment's keyring.
 func grantOf(t *testing.T, e *testEnv, plugin string) signin.Grant {
 	t.Helper()
-	kr, err := (&app{getenv: e.getenv}).openSecrets(mustConfig(t, e))
+	kr, err := (&cli{Env: app.Env{Getenv: e.getenv}}).OpenSecrets(mustConfig(t, e))
 	if err != nil {
 		t.Fatal(err)
 	}

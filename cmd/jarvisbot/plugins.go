@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
@@ -35,7 +36,7 @@ type pluginsFlags struct {
 }
 
 // cmdPlugins: the plugin store (P2) and the Agent Plugins checker (P1).
-func cmdPlugins(ctx context.Context, a *app, args []string) error {
+func cmdPlugins(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "plugins", pluginsUsage)
 	f := pluginsFlags{
 		asJSON:   fs.Bool("json", false, "list: one JSON array"),
@@ -91,12 +92,12 @@ func cmdPlugins(ctx context.Context, a *app, args []string) error {
 
 // pluginNamed runs a plugins subcommand on one plugin of the store, or
 // installs a plugin folder.
-func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) error {
-	cfg, err := a.loadConfig()
+func (a *cli) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) error {
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return err
 	}
-	all, err := collection.Load(cfg.DataDir, a.stderr)
+	all, err := collection.Load(cfg.DataDir, a.Stderr)
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 	if !ok {
 		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "the store has no plugin %q (see jarvisbot plugins list)", ref)
 	}
-	db, err := a.openStore(ctx, cfg)
+	db, err := a.OpenStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func (a *app) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 // loopback listener, or the running service's), and the values a plugin
 // asks for come from ask.
 type pluginWork struct {
-	a   *app
+	a   *cli
 	cfg config.Config
 	db  *sqlstore.DB
 	all collection.Collection
@@ -163,7 +164,7 @@ type pluginWork struct {
 
 // cliPluginWork is a pluginWork for a command: it prints to stdout, signs
 // in on a listener of its own and asks on stdin.
-func (a *app) cliPluginWork(cfg config.Config, db *sqlstore.DB, all collection.Collection) pluginWork {
+func (a *cli) cliPluginWork(cfg config.Config, db *sqlstore.DB, all collection.Collection) pluginWork {
 	w := pluginWork{a: a, cfg: cfg, db: db, all: all, out: a.stdout,
 		signin: func() (*signin.Manager, func(), error) { return a.listeningSignin(cfg) }}
 	if a.stdin != nil {
@@ -228,8 +229,8 @@ func preferService(ctx context.Context, w io.Writer, db store.Preferences, kind,
 }
 
 // installFolder installs a plugin folder of the owner's own.
-func (a *app) installFolder(ctx context.Context, cfg config.Config, dir string, all collection.Collection, f pluginsFlags) error {
-	db, err := a.openStore(ctx, cfg)
+func (a *cli) installFolder(ctx context.Context, cfg config.Config, dir string, all collection.Collection, f pluginsFlags) error {
+	db, err := a.OpenStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -242,7 +243,7 @@ func (a *app) installFolder(ctx context.Context, cfg config.Config, dir string, 
 }
 
 // pluginCall runs `plugins call NAME TOOL [JSON]`.
-func (a *app) pluginCall(ctx context.Context, name, tool, args string) error {
+func (a *cli) pluginCall(ctx context.Context, name, tool, args string) error {
 	cfg, all, db, err := a.storeAndCollection(ctx)
 	if err != nil {
 		return err
@@ -400,17 +401,17 @@ func (w pluginWork) signIn(ctx context.Context, p *plugins.Plugin) error {
 
 // listeningSignin is a sign-in manager whose callback listener serves
 // this command; done closes it.
-func (a *app) listeningSignin(cfg config.Config) (*signin.Manager, func(), error) {
-	kr, err := a.openSecrets(cfg)
+func (a *cli) listeningSignin(cfg config.Config) (*signin.Manager, func(), error) {
+	kr, err := a.OpenSecrets(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, LockDir: signinLockDir(cfg)})
+	mgr := signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, LockDir: app.SigninLockDir(cfg)})
 	return mgr, func() {
 		// The sign-in is stored (or failed) by now; the listener goes with
 		// the process anyway.
 		if err := mgr.Close(); err != nil {
-			fmt.Fprintf(a.stderr, "jarvisbot: closing the sign-in listener: %v\n", err)
+			fmt.Fprintf(a.Stderr, "jarvisbot: closing the sign-in listener: %v\n", err)
 		}
 	}, nil
 }
@@ -418,16 +419,16 @@ func (a *app) listeningSignin(cfg config.Config) (*signin.Manager, func(), error
 // storeAndCollection opens what the plugin commands read: the config, the
 // plugin collection (shipped and local) and the store, which the caller
 // closes.
-func (a *app) storeAndCollection(ctx context.Context) (config.Config, collection.Collection, *sqlstore.DB, error) {
-	cfg, err := a.loadConfig()
+func (a *cli) storeAndCollection(ctx context.Context) (config.Config, collection.Collection, *sqlstore.DB, error) {
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return cfg, nil, nil, err
 	}
-	all, err := collection.Load(cfg.DataDir, a.stderr)
+	all, err := collection.Load(cfg.DataDir, a.Stderr)
 	if err != nil {
 		return cfg, nil, nil, err
 	}
-	db, err := a.openStore(ctx, cfg)
+	db, err := a.OpenStore(ctx, cfg)
 	return cfg, all, db, err
 }
 
@@ -447,7 +448,7 @@ func quoteList(words []string, n int) string {
 	return strings.Join(q, ", ")
 }
 
-func (a *app) listPlugins(ctx context.Context, asJSON bool) error {
+func (a *cli) listPlugins(ctx context.Context, asJSON bool) error {
 	_, all, db, err := a.storeAndCollection(ctx)
 	if err != nil {
 		return err

@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/jarvisbot/jarvisbot/plugins"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/plugins"
 )
 
 func TestPluginsValidate(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
@@ -21,7 +22,7 @@ func TestNeedsAttentionNotRecordedIsSaidP4X4(t *testing.T) {
 	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
 		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
 	}
-	db, err := sqlstore.Open(context.Background(), dbPath(mustConfig(t, e)))
+	db, err := sqlstore.Open(context.Background(), app.DBPath(mustConfig(t, e)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestPluginRemoveSaysWhenItsSignInStaysP3X3(t *testing.T) {
 	}
 	// The keyring's folder is unreachable while the command runs: a file
 	// stands where the folder was.
-	dir := keyringDir(mustConfig(t, e))
+	dir := app.KeyringDir(mustConfig(t, e))
 	if err := os.Rename(dir, dir+".away"); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
@@ -62,7 +63,7 @@ func TestServeOnPostgresST2(t *testing.T) {
 	if err != nil || len(hist) < 2 || !strings.Contains(string(hist[len(hist)-1].Content), "Hello from PostgreSQL.") {
 		t.Errorf("the console's history in PostgreSQL: %d messages, %v", len(hist), err)
 	}
-	if _, err := os.Stat(filepath.Join(e.vars["JARVIS_DATA_DIR"], dbFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(e.vars["JARVIS_DATA_DIR"], app.DBFile)); !os.IsNotExist(err) {
 		t.Errorf("a SQLite file was made beside the PostgreSQL store: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
@@ -120,7 +121,7 @@ func TestReplicasTelegramWebhookST2(t *testing.T) {
 	if r := len(f.Requests()); r != n {
 		t.Errorf("the model was asked %d times for %d messages", r, n)
 	}
-	db, err := sqlstore.Open(context.Background(), dbPath(mustConfig(t, e)))
+	db, err := sqlstore.Open(context.Background(), app.DBPath(mustConfig(t, e)))
 	if err != nil {
 		t.Fatal(err)
 	}

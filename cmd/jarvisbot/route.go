@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"github.com/jarvisbot/jarvisbot/app/route"
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -23,7 +24,7 @@ import (
 const maxRouteLine = 4 << 20
 
 // cmdRoute explains a turn without running it (C7).
-func cmdRoute(ctx context.Context, a *app, args []string) error {
+func cmdRoute(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "route", "route [--agent NAME] [--catalog SNAPSHOT.json] [--connect-all] [--json] MESSAGE | -")
 	agentName := fs.String("agent", store.DefaultAgent, "the agent whose turn to explain")
 	snapshot := fs.String("catalog", "", "load MCP servers from a catalog snapshot, as if connected")
@@ -80,13 +81,13 @@ func eachLine(ctx context.Context, r io.Reader, answer func(string) error) error
 
 // planRoute builds the catalog (the stored servers' cached tools, or a
 // snapshot's) and plans the named agent's turns over it.
-func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connectAll bool) (route.Planner, error) {
+func (a *cli) planRoute(ctx context.Context, agentName, snapshot string, connectAll bool) (route.Planner, error) {
 	var p route.Planner
-	cfg, err := a.loadConfig()
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return p, err
 	}
-	c, err := buildCatalog(cfg, snapshot)
+	c, err := app.BuildCatalog(cfg, snapshot)
 	if err != nil {
 		return p, err
 	}
@@ -96,12 +97,12 @@ func (a *app) planRoute(ctx context.Context, agentName, snapshot string, connect
 		}
 	}
 	view := c.View()
-	db, err := a.openStoreWith(ctx, cfg, view)
+	db, err := a.OpenStoreWith(ctx, cfg, view)
 	if err != nil {
 		return p, err
 	}
 	defer db.Close()
-	return routePlanner(ctx, cfg, db, view, agentName, connectAll, a.stderr)
+	return routePlanner(ctx, cfg, db, view, agentName, connectAll, a.Stderr)
 }
 
 // routePlanner resolves steps 1-3 for the named agent on view, and ranks
@@ -126,7 +127,7 @@ func routePlanner(ctx context.Context, cfg config.Config, db *sqlstore.DB, view 
 	if p.Attention, err = collection.NeedingAttention(ctx, db); err != nil {
 		return p, err
 	}
-	sc, err := skillScope(cfg, ag.Name, on, warn)
+	sc, err := app.SkillScope(cfg, ag.Name, on, warn)
 	if err != nil {
 		return p, err
 	}

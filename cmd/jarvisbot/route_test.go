@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/jarvisbot/jarvisbot/app/route"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/app/route"
 
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fixtures"
@@ -46,8 +48,8 @@ func newTestEnv(t testing.TB) *testEnv {
 func (e *testEnv) getenv(k string) string { return e.vars[k] }
 
 // app is the environment as an app with the given streams.
-func (e *testEnv) app(stdin io.Reader, stdout, stderr io.Writer) *app {
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: e.getenv, environ: e.environ, clock: e.clock}
+func (e *testEnv) app(stdin io.Reader, stdout, stderr io.Writer) *cli {
+	return &cli{stdin: stdin, stdout: stdout, Env: app.Env{Stderr: stderr, Getenv: e.getenv, Environ: e.environ, Clock: e.clock}}
 }
 
 // writeConfig writes a config file and points JARVIS_CONFIG at it.

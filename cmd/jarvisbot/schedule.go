@@ -6,71 +6,21 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/scheduler"
-	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
-// scheduledJobs are the enabled skills that carry a schedule. Imported
-// skills never do: the importer drops their schedules (S6).
-func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
-	store.SkillSwitches
-	store.Plugins
-}, warn io.Writer) ([]scheduler.Job, error) {
-	on := map[string]bool{}
-	if err := collection.AddInstalled(ctx, db, on); err != nil {
-		return nil, err
-	}
-	// Plugin manuals carry no schedules: the collection need not be read.
-	list, err := skills.Enabled(ctx, db, skills.Scope{DataDir: cfg.DataDir, Agent: store.DefaultAgent, Connected: on}, warn)
-	if err != nil {
-		return nil, err
-	}
-	return scheduler.Jobs(list, store.DefaultAgent), nil
-}
-
-// mainChat is the owner's main chat: the first configured owner's private
-// chat, else the console.
-func mainChat(cfg config.Config) string {
-	if ids := ownerIDs(cfg); len(ids) > 0 {
-		return ids[0]
-	}
-	return "console"
-}
-
-// skillRunner runs scheduled skills on the runtime; whether an agent has
-// a model is asked without building it.
-func (a *app) skillRunner(ctx context.Context, cfg config.Config, s *service) scheduler.Runner {
-	rt := s.rt
-	return scheduler.SkillRunner(scheduler.Turns{
-		Ready: func(agent string) error {
-			// pause_all: no agent starts a turn, scheduled ones included (M4).
-			if p, by := s.pausedNow(); p {
-				return fmt.Errorf("jarvisbot is paused (by %s); resume it to run scheduled skills", by)
-			}
-			_, err := a.chooseModel(ctx, cfg, agent)
-			return err
-		},
-		Turn: func(ctx context.Context, p scheduler.Prompt) (string, error) {
-			res, err := rt.Turn(ctx, agents.Input{Agent: p.Agent, Chat: p.Chat, Text: p.Text})
-			return res.Text, err
-		},
-	})
-}
-
 // cmdSchedule: the scheduled skills (SC1). Only `run` starts the service
 // (MCP servers, the runtime); list, pause and resume read and write the
 // store.
-func cmdSchedule(ctx context.Context, a *app, args []string) error {
+func cmdSchedule(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "schedule", "schedule list | run NAME | pause NAME | resume NAME")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -85,26 +35,26 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 	default:
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot schedule list | run NAME | pause NAME | resume NAME")
 	}
-	cfg, err := a.loadConfig()
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return err
 	}
 	if pos[0] == "run" {
 		return runScheduled(ctx, a, cfg, pos[1])
 	}
-	db, err := a.openStore(ctx, cfg)
+	db, err := a.OpenStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	if pos[0] == "list" {
-		list, err := loadedSchedule(ctx, a, cfg, db, a.stderr)
+		list, err := loadedSchedule(ctx, a, cfg, db, a.Stderr)
 		if err != nil {
 			return err
 		}
-		return writeSchedule(a.stdout, list)
+		return app.WriteSchedule(a.stdout, list)
 	}
-	jobs, err := scheduledJobs(ctx, cfg, db, a.stderr)
+	jobs, err := app.ScheduledJobs(ctx, cfg, db, a.Stderr)
 	if err != nil {
 		return err
 	}
@@ -123,12 +73,12 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 // loadedSchedule is the schedule where no scheduler runs (`schedule
 // list`): the jobs loaded without catching up or arming, which the
 // service does. A job that cannot be scheduled is reported to warn.
-func loadedSchedule(ctx context.Context, a *app, cfg config.Config, db *sqlstore.DB, warn io.Writer) ([]scheduler.Entry, error) {
-	jobs, err := scheduledJobs(ctx, cfg, db, warn)
+func loadedSchedule(ctx context.Context, a *cli, cfg config.Config, db *sqlstore.DB, warn io.Writer) ([]scheduler.Entry, error) {
+	jobs, err := app.ScheduledJobs(ctx, cfg, db, warn)
 	if err != nil {
 		return nil, err
 	}
-	sch := scheduler.New(scheduler.Options{Store: db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg)})
+	sch := scheduler.New(scheduler.Options{Store: db, Clock: a.Clock, Zone: cfg.Location(), MainChat: app.MainChat(cfg)})
 	if err := sch.Load(jobs); err != nil {
 		fmt.Fprintln(warn, "jarvisbot:", err)
 	}
@@ -166,30 +116,30 @@ func checkScheduled(scheduled []string, name string) error {
 // only, through the same desk as serve. The report also goes to the
 // owner's main chat, as on the clock, when that chat's bot is set up: the
 // bot only sends, so a running serve keeps receiving.
-func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) error {
-	log := a.logger(cfg)
+func runScheduled(ctx context.Context, a *cli, cfg config.Config, name string) error {
+	log := a.Logger(cfg)
 	bots, err := a.botChannels(ctx, cfg, nil)
 	if err != nil {
 		// The run still reports here; the chat is what cannot be reached.
 		log.Warn("the report goes to this terminal only: the owner's chat cannot be reached", "err", err)
 	}
 	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: true, EndKey: denyKey})
-	s, err := a.openSession(ctx, cfg, log, sessionOptions{agent: store.DefaultAgent, approvalChat: console.Chat},
-		func(*service) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
+	s, err := a.OpenSession(ctx, cfg, log, app.SessionOptions{Agent: store.DefaultAgent, ApprovalChat: console.Chat},
+		func(*app.Service) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	defer con.Wait() // the answers of its own presses, before the store closes
-	if err := s.service.resume(ctx); err != nil {
+	if err := s.Service.Resume(ctx); err != nil {
 		return err
 	}
-	s.connect(ctx)
-	jobs, err := scheduledJobs(ctx, cfg, s.db, a.stderr)
+	s.Connect(ctx)
+	jobs, err := app.ScheduledJobs(ctx, cfg, s.DB, a.Stderr)
 	if err != nil {
 		return err
 	}
-	sch := scheduler.New(scheduler.Options{Store: s.db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg), Run: a.skillRunner(ctx, cfg, s.service), Logger: log,
+	sch := scheduler.New(scheduler.Options{Store: s.DB, Clock: a.Clock, Zone: cfg.Location(), MainChat: app.MainChat(cfg), Run: a.SkillRunner(ctx, cfg, s.Service), Logger: log,
 		// The report goes through the console, the terminal's one writer.
 		Deliver: func(ctx context.Context, chat, text string) error {
 			for _, b := range bots {
@@ -203,47 +153,17 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 			return err
 		}})
 	if err := sch.Load(jobs); err != nil {
-		fmt.Fprintln(a.stderr, "jarvisbot:", err)
+		fmt.Fprintln(a.Stderr, "jarvisbot:", err)
 	}
 	defer sch.Stop(context.Background())
 	recv, stopRecv := context.WithCancel(ctx)
-	ends := s.listen(recv)
+	ends := s.Listen(recv)
 	r, err := sch.RunNow(ctx, name)
 	stopRecv()
 	<-ends
-	s.desk.Drain(ctx) // nothing was queued: it only ends the desk's work
+	s.Desk.Drain(ctx) // nothing was queued: it only ends the desk's work
 	if err != nil {
 		return err
 	}
 	return scheduler.RunError(r)
-}
-
-func writeSchedule(w io.Writer, list []scheduler.Entry) error {
-	if len(list) == 0 {
-		fmt.Fprintln(w, "No scheduled skills. A skill gets a schedule with metadata jarvisbot.schedule, e.g. \"0 7 * * *\".")
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "skill\tschedule\tnext\tlast run")
-	for _, e := range list {
-		next := e.Next.Local().Format("2006-01-02 15:04")
-		if e.Paused {
-			next = "paused"
-		}
-		last := "never"
-		switch {
-		case e.Err != nil:
-			next, last = "unknown", "unknown: "+e.Err.Error()
-		case e.Last != nil && e.Last.Outcome == "not-run":
-			last = fmt.Sprintf("%s not run (%s)", e.Last.DueAt.Local().Format("2006-01-02 15:04"), scheduler.ErrNoModel)
-		case e.Last != nil:
-			last = fmt.Sprintf("%s %s, report %s", e.Last.DueAt.Local().Format("2006-01-02 15:04"), e.Last.Outcome, e.Last.Delivery)
-		}
-		spec := e.Job.Spec
-		if e.Job.Zone != "" {
-			spec += " (" + e.Job.Zone + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Job.Skill, spec, next, last)
-	}
-	return tw.Flush()
 }

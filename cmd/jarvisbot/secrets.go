@@ -13,7 +13,7 @@ const secretsSynopsis = "secrets set NAME <VALUE | list | delete NAME"
 
 // cmdSecrets manages the keyring. Values are read from stdin, never from
 // arguments (which land in shell history and ps) and are never printed.
-func cmdSecrets(ctx context.Context, a *app, args []string) error {
+func cmdSecrets(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "secrets", secretsSynopsis)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -23,11 +23,11 @@ func cmdSecrets(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := a.loadConfig()
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return err
 	}
-	k, err := a.openSecrets(cfg)
+	k, err := a.OpenSecrets(cfg)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func cmdSecrets(ctx context.Context, a *app, args []string) error {
 			fmt.Fprintln(a.stdout, name)
 		}
 		if len(names) == 0 {
-			fmt.Fprintf(a.stderr, "no secrets stored in %s yet: add one with `jarvisbot secrets set NAME`\n", where)
+			fmt.Fprintf(a.Stderr, "no secrets stored in %s yet: add one with `jarvisbot secrets set NAME`\n", where)
 		}
 	case "delete":
 		if err := k.Delete(ctx, rest[0]); err != nil {
@@ -87,13 +87,13 @@ func secretsAction(pos []string) (string, []string, error) {
 
 // readSecret reads a value from stdin (secrets.ReadValue), saying how when
 // stdin is a terminal.
-func (a *app) readSecret(name string) (string, error) {
+func (a *cli) readSecret(name string) (string, error) {
 	if a.stdin == nil {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "secrets set reads the value of %s from stdin, and there is none", name)
 	}
 	if f, ok := a.stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			fmt.Fprintf(a.stderr, "Paste the value of %s, then press Enter and Ctrl-D.\n(The terminal shows what you type; to avoid that, pipe it: jarvisbot secrets set %s < file)\n", name, name)
+			fmt.Fprintf(a.Stderr, "Paste the value of %s, then press Enter and Ctrl-D.\n(The terminal shows what you type; to avoid that, pipe it: jarvisbot secrets set %s < file)\n", name, name)
 		}
 	}
 	return secrets.ReadValue(a.stdin, name)

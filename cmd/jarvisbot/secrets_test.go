@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/app"
 )
 
 func TestSecretsCommand(t *testing.T) {
@@ -56,12 +58,12 @@ func TestSecretsCommand(t *testing.T) {
 	}
 
 	// The values are stored with exactly one line end removed.
-	a := &app{getenv: e.getenv}
-	cfg, err := a.loadConfig()
+	a := &cli{Env: app.Env{Getenv: e.getenv}}
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := a.openSecrets(cfg)
+	k, err := a.OpenSecrets(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/jarvisbot/jarvisbot/plugins"
 	"io"
 	"net/http"
 	"os"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/plugins"
 
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
@@ -94,7 +96,7 @@ func TestPluginSignInP3P4(t *testing.T) {
 		t.Errorf("plugins list: %s", list)
 	}
 	// The owner revokes the app at the service: the next use needs attention.
-	kr, err := (&app{getenv: e.getenv}).openSecrets(mustConfig(t, e))
+	kr, err := (&cli{Env: app.Env{Getenv: e.getenv}}).OpenSecrets(mustConfig(t, e))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
@@ -19,7 +20,7 @@ import (
 const skillsUsage = "skills list [--agent NAME] [--json] | show NAME | on NAME | off NAME | install PATH|URL [--yes] | promote NAME --agent AGENT | remove NAME"
 
 // cmdSkills: the owner's view of every skill (S1-S7).
-func cmdSkills(ctx context.Context, a *app, args []string) error {
+func cmdSkills(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "skills", skillsUsage)
 	agent := fs.String("agent", store.DefaultAgent, "list, show: include this agent's own skills; promote: the agent that wrote the skill")
 	asJSON := fs.Bool("json", false, "list: one JSON array")
@@ -41,7 +42,7 @@ func cmdSkills(ctx context.Context, a *app, args []string) error {
 	default:
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown skills subcommand %q: use %s", sub, skillsUsage)
 	}
-	cfg, db, err := a.open(ctx)
+	cfg, db, err := a.Open(ctx)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func cmdSkills(ctx context.Context, a *app, args []string) error {
 }
 
 type skillCmd struct {
-	a     *app
+	a     *cli
 	cfg   config.Config
 	db    *sqlstore.DB
 	agent string
@@ -75,11 +76,11 @@ func (sk skillCmd) gather(ctx context.Context) ([]skills.Available, error) {
 	if err := collection.AddInstalled(ctx, sk.db, on); err != nil {
 		return nil, err
 	}
-	sc, err := skillScope(sk.cfg, sk.agent, on, sk.a.stderr)
+	sc, err := app.SkillScope(sk.cfg, sk.agent, on, sk.a.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	return skills.Gather(ctx, sk.db, sc, sk.a.stderr)
+	return skills.Gather(ctx, sk.db, sc, sk.a.Stderr)
 }
 
 func (sk skillCmd) find(ctx context.Context, name string) (skills.Available, error) {

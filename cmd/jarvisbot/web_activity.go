@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
@@ -12,8 +13,8 @@ import (
 
 // webActivity is the dashboard's Activity tab over this session: the
 // board `jarvisbot activity` prints, read by the same code.
-func (a *app) webActivity(cfg config.Config, s *session) web.Activity {
-	return activityTab{db: s.db}
+func (a *cli) webActivity(cfg config.Config, s *app.Session) web.Activity {
+	return activityTab{db: s.DB}
 }
 
 type activityTab struct{ db *sqlstore.DB }

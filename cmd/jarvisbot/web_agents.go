@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
@@ -13,8 +14,8 @@ import (
 
 // webAgents is the dashboard's Agents tab over this session: `jarvisbot
 // agents`' code, with the live catalog choosing focus (C6).
-func (a *app) webAgents(cfg config.Config, s *session) web.Agents {
-	return agentsTab{db: s.db, focus: focusNow{s.catalog}}
+func (a *cli) webAgents(cfg config.Config, s *app.Session) web.Agents {
+	return agentsTab{db: s.DB, focus: focusNow{s.Catalog}}
 }
 
 type agentsTab struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -26,8 +27,8 @@ const dashboardDecider = "console:dashboard"
 
 // webApprovals is the dashboard's Approvals tab over this session: the
 // same engine as the chat buttons decides, once.
-func (a *app) webApprovals(cfg config.Config, s *session) web.Approvals {
-	return approvalsTab{db: s.db, engine: s.engine, now: a.now, log: s.log}
+func (a *cli) webApprovals(cfg config.Config, s *app.Session) web.Approvals {
+	return approvalsTab{db: s.DB, engine: s.Approvals, now: a.Now, log: s.Log}
 }
 
 type approvalsTab struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
@@ -20,21 +21,21 @@ import (
 // runs the `mcp` command's code (mcpCmd) on the service's store, its words
 // written into a buffer for the page to show, and then brings the running
 // host in step, which is also what says whether a server answers.
-func (a *app) webMCPs(cfg config.Config, s *session) web.MCPs {
+func (a *cli) webMCPs(cfg config.Config, s *app.Session) web.MCPs {
 	return webMCPs{a: a, cfg: cfg, s: s}
 }
 
 type webMCPs struct {
-	a   *app
+	a   *cli
 	cfg config.Config
-	s   *session
+	s   *app.Session
 }
 
 // cmd is the mcp command writing to out (stdout) and warn (stderr).
 func (w webMCPs) cmd(out, warn io.Writer) mcpCmd {
 	a := *w.a
-	a.stdin, a.stdout, a.stderr = nil, out, warn
-	return mcpCmd{a: &a, cfg: w.cfg, db: w.s.db}
+	a.stdin, a.stdout, a.Stderr = nil, out, warn
+	return mcpCmd{a: &a, cfg: w.cfg, db: w.s.DB}
 }
 
 // run runs one change of the command and returns its words; its warnings
@@ -54,13 +55,13 @@ func (w webMCPs) run(f func(m mcpCmd) error) (string, error) {
 // follow brings the host in step with the stored server: supervised
 // while it is on, stopped when it is off or gone.
 func (w webMCPs) follow(ctx context.Context, name string) {
-	stored, err := w.s.db.MCPServer(ctx, name)
+	stored, err := w.s.DB.MCPServer(ctx, name)
 	if err != nil || !stored.Enabled {
-		w.s.host.Stop(name)
+		w.s.Host.Stop(name)
 		return
 	}
-	if err := w.s.host.Start(w.s.work, w.s.hostServer(stored)); err != nil {
-		w.s.log.Warn("MCP server not started", "server", name, "err", err)
+	if err := w.s.Host.Start(w.s.Work, w.s.HostServer(stored)); err != nil {
+		w.s.Log.Warn("MCP server not started", "server", name, "err", err)
 	}
 }
 
@@ -68,7 +69,7 @@ func (w webMCPs) follow(ctx context.Context, name string) {
 // by name: no server is reached for a page view.
 func (w webMCPs) answers() map[string]mcphost.Status {
 	out := map[string]mcphost.Status{}
-	for _, st := range w.s.host.Status() {
+	for _, st := range w.s.Host.Status() {
 		out[st.Name] = st
 	}
 	return out
@@ -101,7 +102,7 @@ func (w webMCPs) row(ctx context.Context, r mcpRow, live map[string]mcphost.Stat
 		row.Answer, row.Up, row.Tools = "up", true, st.Tools
 	case st.Err != nil:
 		why := st.Err.Error()
-		if s, err := w.s.db.MCPServer(ctx, r.Name); err == nil {
+		if s, err := w.s.DB.MCPServer(ctx, r.Name); err == nil {
 			why = mcphost.RedactText(s, why)
 		}
 		row.Answer = string(st.State) + ": " + why
@@ -133,7 +134,7 @@ func (w webMCPs) Show(ctx context.Context, name string) (web.MCPDetail, error) {
 
 	// Tiers as agents get them: the live catalog's (the owner's overrides
 	// included) where it holds the tool, else as the command shows them.
-	v := w.s.catalog.View()
+	v := w.s.Catalog.View()
 	caps, n, err := toolsOf(stored)
 	switch {
 	case err != nil && n < 0:
@@ -150,7 +151,7 @@ func (w webMCPs) Show(ctx context.Context, name string) (web.MCPDetail, error) {
 		d.Tools = append(d.Tools, web.MCPTool{ID: cp.ID, Tier: string(cp.Tier), Description: firstSentence(cp.Description)})
 	}
 
-	own, err := w.s.db.MCPCards(ctx)
+	own, err := w.s.DB.MCPCards(ctx)
 	if err != nil {
 		return web.MCPDetail{}, err
 	}
@@ -321,7 +322,7 @@ func (w webMCPs) SaveCard(ctx context.Context, name string, words []string) (str
 	if len(w.cfg.MCP[name].Card) > 0 {
 		return "", jarvisbot.Errorf(jarvisbot.ECONFLICT, "the config %s sets the usage card of %s (mcp.%s.card), which replaces any other: edit it there", w.cfg.Path, mcphost.ShownName(name), name)
 	}
-	if err := w.s.db.SetMCPCard(ctx, name, words); err != nil {
+	if err := w.s.DB.SetMCPCard(ctx, name, words); err != nil {
 		return "", err
 	}
 	card := words
@@ -332,7 +333,7 @@ func (w webMCPs) SaveCard(ctx context.Context, name string, words []string) (str
 			}
 		}
 	}
-	err = w.s.catalog.UpdateServer(name, func(srv *catalog.Server) { srv.Card = card })
+	err = w.s.Catalog.UpdateServer(name, func(srv *catalog.Server) { srv.Card = card })
 	if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		return "", err
 	}

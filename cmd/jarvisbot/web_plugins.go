@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
@@ -22,7 +23,7 @@ import (
 // webPlugins is the dashboard's Plugins tab over this session: the
 // commands' own code (pluginWork, a.renew) run on the service's store and
 // sign-in manager, so an install or removal takes effect at once.
-func (a *app) webPlugins(cfg config.Config, s *session) web.Plugins {
+func (a *cli) webPlugins(cfg config.Config, s *app.Session) web.Plugins {
 	return &pluginsTab{a: a, s: s, runs: map[string]*pluginRun{}}
 }
 
@@ -30,8 +31,8 @@ func (a *app) webPlugins(cfg config.Config, s *session) web.Plugins {
 // background on the service (it ends with it); runs keeps the latest of
 // each plugin for its progress page.
 type pluginsTab struct {
-	a *app
-	s *session
+	a *cli
+	s *app.Session
 
 	mu   sync.Mutex
 	runs map[string]*pluginRun
@@ -42,7 +43,7 @@ var _ web.Plugins = (*pluginsTab)(nil)
 // collection reads the plugin store as the commands do, each time: a
 // plugin folder installed or removed with the command line shows at once.
 func (t *pluginsTab) collection() (collection.Collection, error) {
-	return collection.Load(t.s.cfg.DataDir, t.s.warn)
+	return collection.Load(t.s.Config.DataDir, t.s.Warn)
 }
 
 // plugin is the store's plugin of that name, in the commands' words when
@@ -64,7 +65,7 @@ func (t *pluginsTab) List(ctx context.Context) ([]web.PluginRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	installed, err := t.s.db.InstalledPlugins(ctx)
+	installed, err := t.s.DB.InstalledPlugins(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func (t *pluginsTab) settings(ctx context.Context, p *plugins.Plugin) []web.Sett
 		return nil
 	}
 	var out []web.Setting
-	for _, n := range t.a.missingSettings(ctx, t.s.cfg, p) {
+	for _, n := range t.a.missingSettings(ctx, t.s.Config, p) {
 		// A value under a secret's name ("…_TOKEN") would be a literal
 		// credential: its field hides what is typed.
 		out = append(out, web.Setting{Name: n, Hint: settingHint(p.Manifest.Name, n), Secret: plugins.LiteralSecret(n, "value")})
@@ -117,11 +118,11 @@ func (t *pluginsTab) Plugin(ctx context.Context, name string) (web.PluginPage, e
 	if err != nil {
 		return web.PluginPage{}, err
 	}
-	f, err := storePluginFacts(ctx, t.s.db, sp)
+	f, err := storePluginFacts(ctx, t.s.DB, sp)
 	if err != nil {
 		return web.PluginPage{}, err
 	}
-	installed, err := t.s.db.InstalledPlugins(ctx)
+	installed, err := t.s.DB.InstalledPlugins(ctx)
 	if err != nil {
 		return web.PluginPage{}, err
 	}
@@ -148,7 +149,7 @@ func (t *pluginsTab) Plugin(ctx context.Context, name string) (web.PluginPage, e
 	}
 	// The running catalog has the owner's tiers (tiers: in the config),
 	// and the tools of the plugin's servers that are up.
-	v := t.s.catalog.View()
+	v := t.s.Catalog.View()
 	tools := f.Tools
 	if !f.Builtin {
 		tools = serversTools(v, f.Servers)
@@ -183,7 +184,7 @@ func serversTools(v *catalog.View, servers []serverFacts) []catalog.Capability {
 // serverTools are the tools the plugin's MCP servers listed last, with
 // the tiers the catalog gives them.
 func (t *pluginsTab) serverTools(ctx context.Context, plugin string) ([]catalog.Capability, error) {
-	servers, err := t.s.db.MCPServers(ctx)
+	servers, err := t.s.DB.MCPServers(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -207,12 +208,12 @@ func (t *pluginsTab) serverTools(ctx context.Context, plugin string) ([]catalog.
 // sign-in manager (whose listener takes the sign-in's return), the words
 // into run, the values from the form.
 func (t *pluginsTab) work(all collection.Collection, run *pluginRun, values map[string]string) pluginWork {
-	return pluginWork{a: t.a, cfg: t.s.cfg, db: t.s.db, all: all, out: run,
+	return pluginWork{a: t.a, cfg: t.s.Config, db: t.s.DB, all: all, out: run,
 		signin: func() (*signin.Manager, func(), error) {
-			if t.s.signin == nil {
+			if t.s.SignIn == nil {
 				return nil, nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the keyring cannot be opened, so no sign-in can be kept (see jarvisbot's log)")
 			}
-			return t.s.signin, func() {}, nil // the service's: it closes with the service
+			return t.s.SignIn, func() {}, nil // the service's: it closes with the service
 		},
 		link: run.setLink,
 		ask: func(name, _ string) (string, error) {
@@ -232,7 +233,7 @@ func (t *pluginsTab) Install(ctx context.Context, name string, in web.InstallInp
 	run, fresh := t.start(name, sp.Plugin.DisplayName(), "install")
 	if fresh {
 		w := t.work(all, run, in.Values)
-		t.s.spawn(func(ctx context.Context) {
+		t.s.Spawn(func(ctx context.Context) {
 			err := w.install(ctx, sp, installOptions{allGoogle: in.AllGoogle})
 			t.takeUp(ctx, all, name)
 			run.finish(err)
@@ -251,7 +252,7 @@ func (t *pluginsTab) Renew(ctx context.Context, name string) (web.Progress, erro
 		return run.settle(ctx)
 	}
 	// The chat's Renew button: the same link and wait, the same words.
-	link, wait, err := t.a.renew(ctx, t.s.service, name)
+	link, wait, err := t.a.Renew(ctx, t.s.Service, name)
 	if err != nil {
 		err = jarvisbot.Errorf(jarvisbot.ErrorCode(err), "the sign-in to %s could not start: %w", name, err)
 		run.finish(err)
@@ -259,7 +260,7 @@ func (t *pluginsTab) Renew(ctx context.Context, name string) (web.Progress, erro
 	}
 	run.sayf("Open this link to sign in to %s again.\n", name)
 	run.setLink(link)
-	t.s.spawn(func(ctx context.Context) {
+	t.s.Spawn(func(ctx context.Context) {
 		if err := wait(ctx); err != nil {
 			run.finish(jarvisbot.Errorf(jarvisbot.ErrorCode(err), "the sign-in to %s did not complete: %w", name, err))
 			return
@@ -286,7 +287,7 @@ func (t *pluginsTab) Remove(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	servers, err := t.s.db.MCPServers(ctx)
+	servers, err := t.s.DB.MCPServers(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -296,10 +297,10 @@ func (t *pluginsTab) Remove(ctx context.Context, name string) (string, error) {
 	// service: the plugin's servers stop, its built-in tools go.
 	for _, srv := range servers {
 		if srv.Plugin == name {
-			t.s.host.Stop(srv.Name)
+			t.s.Host.Stop(srv.Name)
 		}
 	}
-	t.s.syncBuiltins(ctx)
+	t.s.SyncBuiltins(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -311,12 +312,12 @@ func (t *pluginsTab) Remove(ctx context.Context, name string) (string, error) {
 // not running yet start (through its sign-in when it has one), and
 // built-in plugins join the catalog.
 func (t *pluginsTab) takeUp(ctx context.Context, all collection.Collection, plugin string) {
-	servers, err := t.s.db.MCPServers(ctx)
+	servers, err := t.s.DB.MCPServers(ctx)
 	if err != nil {
-		t.s.log.Warn("reading the MCP servers after an install", "plugin", plugin, "err", err)
+		t.s.Log.Warn("reading the MCP servers after an install", "plugin", plugin, "err", err)
 	}
 	running := map[string]bool{}
-	for _, st := range t.s.host.Status() {
+	for _, st := range t.s.Host.Status() {
 		running[st.Name] = true
 	}
 	for _, srv := range servers {
@@ -324,15 +325,15 @@ func (t *pluginsTab) takeUp(ctx context.Context, all collection.Collection, plug
 			continue
 		}
 		hs := mcphost.FromStored(srv)
-		if all.SignsIn(plugin) && t.s.signin != nil {
-			hs = t.s.signin.Through(hs)
+		if all.SignsIn(plugin) && t.s.SignIn != nil {
+			hs = t.s.SignIn.Through(hs)
 		}
-		if err := t.s.host.Start(t.s.work, hs); err != nil {
-			t.s.log.Warn("MCP server not started", "server", srv.Name, "err", err)
+		if err := t.s.Host.Start(t.s.Work, hs); err != nil {
+			t.s.Log.Warn("MCP server not started", "server", srv.Name, "err", err)
 		}
 	}
-	t.s.told.Delete(plugin)
-	t.s.syncBuiltins(ctx)
+	t.s.Told.Delete(plugin)
+	t.s.SyncBuiltins(ctx)
 }
 
 // start begins a run for plugin, unless one is still waiting: that one is

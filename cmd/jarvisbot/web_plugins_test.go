@@ -172,7 +172,7 @@ func TestDashboardInstallsASignInPluginW1P3P4(t *testing.T) {
 
 	// Its sign-in is refused (attention records that): Needs attention,
 	// with Renew, which runs the chat button's renewal.
-	db, err := e.app(nil, io.Discard, io.Discard).openStore(context.Background(), mustConfig(t, e))
+	db, err := e.app(nil, io.Discard, io.Discard).OpenStore(context.Background(), mustConfig(t, e))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestDashboardInstallsASignInPluginW1P3P4(t *testing.T) {
 	if list := b.page("/plugins"); !strings.Contains(list, `id="install-spotify"`) || !strings.Contains(list, "Removed Spotify") {
 		t.Errorf("after the removal:\n%s", list)
 	}
-	kr, err := e.app(nil, io.Discard, io.Discard).openSecrets(mustConfig(t, e))
+	kr, err := e.app(nil, io.Discard, io.Discard).OpenSecrets(mustConfig(t, e))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestDashboardInstallAsksForValuesW1P6X3(t *testing.T) {
 	if !strings.Contains(list, "Kept HOME_ASSISTANT_HOST and HOME_ASSISTANT_TOKEN in the keyring.") || !strings.Contains(list, `id="installed-home-assistant"`) || strings.Contains(list, token) {
 		t.Errorf("after the install:\n%s", list)
 	}
-	kr, err := e.app(nil, io.Discard, io.Discard).openSecrets(mustConfig(t, e))
+	kr, err := e.app(nil, io.Discard, io.Discard).OpenSecrets(mustConfig(t, e))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/app/route"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -12,17 +13,17 @@ import (
 // webRoute is the dashboard's Route tab over this session: `route`'s
 // planner on the session's live catalog (what its MCP servers answer
 // now), not on the cached tools `route` reads.
-func (a *app) webRoute(cfg config.Config, s *session) web.Route {
+func (a *cli) webRoute(cfg config.Config, s *app.Session) web.Route {
 	return routeTab{cfg: cfg, s: s}
 }
 
 type routeTab struct {
 	cfg config.Config
-	s   *session
+	s   *app.Session
 }
 
 func (t routeTab) Agents(ctx context.Context) ([]string, string, error) {
-	list, err := t.s.db.Agents(ctx)
+	list, err := t.s.DB.Agents(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -37,7 +38,7 @@ func (t routeTab) Explain(ctx context.Context, agent, msg string) (web.RouteAnsw
 	if agent == "" {
 		agent = store.DefaultAgent
 	}
-	p, err := routePlanner(ctx, t.cfg, t.s.db, t.s.catalog.View(), agent, false, t.s.warn)
+	p, err := routePlanner(ctx, t.cfg, t.s.DB, t.s.Catalog.View(), agent, false, t.s.Warn)
 	if err != nil {
 		return web.RouteAnswer{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/web"
@@ -14,14 +15,14 @@ import (
 // webSchedule is the dashboard's Schedule tab over this session: the
 // running scheduler's list, its RunNow, and the pause switch `schedule
 // pause` sets.
-func (a *app) webSchedule(cfg config.Config, s *session) web.Schedule {
+func (a *cli) webSchedule(cfg config.Config, s *app.Session) web.Schedule {
 	return &scheduleTab{a: a, cfg: cfg, s: s, running: map[string]bool{}}
 }
 
 type scheduleTab struct {
-	a   *app
+	a   *cli
 	cfg config.Config
-	s   *session
+	s   *app.Session
 
 	mu sync.Mutex
 	// running are the skills whose run this tab started and that have
@@ -35,10 +36,10 @@ var errNotScheduling = jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the scheduler i
 // entries are the schedule: the running scheduler's, else as `schedule
 // list` loads it.
 func (t *scheduleTab) entries(ctx context.Context) ([]scheduler.Entry, error) {
-	if t.s.sched != nil {
-		return t.s.sched.List(ctx), nil
+	if t.s.Scheduler != nil {
+		return t.s.Scheduler.List(ctx), nil
 	}
-	return loadedSchedule(ctx, t.a, t.cfg, t.s.db, t.s.warn)
+	return loadedSchedule(ctx, t.a, t.cfg, t.s.DB, t.s.Warn)
 }
 
 func (t *scheduleTab) List(ctx context.Context) (web.ScheduleList, error) {
@@ -47,7 +48,7 @@ func (t *scheduleTab) List(ctx context.Context) (web.ScheduleList, error) {
 		return web.ScheduleList{}, err
 	}
 	owner := t.cfg.Location()
-	out := web.ScheduleList{Running: t.s.sched != nil, Zone: zoneName(owner, t.a.now())}
+	out := web.ScheduleList{Running: t.s.Scheduler != nil, Zone: zoneName(owner, t.a.Now())}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, e := range list {
@@ -77,7 +78,7 @@ func (t *scheduleTab) List(ctx context.Context) (web.ScheduleList, error) {
 // session's work, which ends (the run recorded interrupted) and is
 // waited for when serve stops.
 func (t *scheduleTab) RunNow(ctx context.Context, skill string) error {
-	sched := t.s.sched
+	sched := t.s.Scheduler
 	if sched == nil {
 		return errNotScheduling
 	}
@@ -88,7 +89,7 @@ func (t *scheduleTab) RunNow(ctx context.Context, skill string) error {
 	if err := checkScheduled(names, skill); err != nil {
 		return err
 	}
-	if t.s.work.Err() != nil {
+	if t.s.Work.Err() != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "jarvisbot is stopping: %s does not start now", skill)
 	}
 	t.mu.Lock()
@@ -97,9 +98,9 @@ func (t *scheduleTab) RunNow(ctx context.Context, skill string) error {
 		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "%s is running already: its outcome shows on the Schedule page when it ends", skill)
 	}
 	t.running[skill] = true
-	t.s.wg.Add(1)
+	t.s.WG.Add(1)
 	go func() {
-		defer t.s.wg.Done()
+		defer t.s.WG.Done()
 		defer func() {
 			t.mu.Lock()
 			delete(t.running, skill)
@@ -107,12 +108,12 @@ func (t *scheduleTab) RunNow(ctx context.Context, skill string) error {
 		}()
 		// The outcome is in the store, where the page reads it; the log
 		// says what the owner may have missed.
-		r, err := sched.RunNow(t.s.work, skill)
+		r, err := sched.RunNow(t.s.Work, skill)
 		if err == nil {
 			err = scheduler.RunError(r)
 		}
 		if err != nil {
-			t.s.log.Warn("a scheduled skill run from the dashboard did not succeed", "skill", skill, "err", err)
+			t.s.Log.Warn("a scheduled skill run from the dashboard did not succeed", "skill", skill, "err", err)
 		}
 	}()
 	return nil
@@ -122,12 +123,12 @@ func (t *scheduleTab) RunNow(ctx context.Context, skill string) error {
 // `schedule pause` knows.
 func (t *scheduleTab) names(ctx context.Context) ([]string, error) {
 	var names []string
-	if t.s.sched != nil {
-		for _, e := range t.s.sched.List(ctx) {
+	if t.s.Scheduler != nil {
+		for _, e := range t.s.Scheduler.List(ctx) {
 			names = append(names, e.Job.Skill)
 		}
 	} else {
-		jobs, err := scheduledJobs(ctx, t.cfg, t.s.db, t.s.warn)
+		jobs, err := app.ScheduledJobs(ctx, t.cfg, t.s.DB, t.s.Warn)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +144,7 @@ func (t *scheduleTab) SetPaused(ctx context.Context, skill string, paused bool) 
 	if err != nil {
 		return "", err
 	}
-	return pauseScheduled(ctx, t.s.db, names, skill, paused)
+	return pauseScheduled(ctx, t.s.DB, names, skill, paused)
 }
 
 // zoneName names loc for the page: its IANA name, or the machine's zone

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/skills"
@@ -16,22 +17,22 @@ import (
 // webSkills is the dashboard's Skills tab over this session: every page
 // and change runs the `skills` command's code (skillCmd) on the service's
 // store, its words written into a buffer for the page to show.
-func (a *app) webSkills(cfg config.Config, s *session) web.Skills {
+func (a *cli) webSkills(cfg config.Config, s *app.Session) web.Skills {
 	return webSkills{a: a, cfg: cfg, s: s}
 }
 
 type webSkills struct {
-	a   *app
+	a   *cli
 	cfg config.Config
-	s   *session
+	s   *app.Session
 }
 
 // cmd is the skills command for agent, writing to out (stdout) and warn
 // (stderr) instead of the process's streams.
 func (w webSkills) cmd(agent string, out, warn *bytes.Buffer) skillCmd {
 	a := *w.a
-	a.stdin, a.stdout, a.stderr = nil, out, warn
-	return skillCmd{a: &a, cfg: w.cfg, db: w.s.db, agent: agent}
+	a.stdin, a.stdout, a.Stderr = nil, out, warn
+	return skillCmd{a: &a, cfg: w.cfg, db: w.s.DB, agent: agent}
 }
 
 // run runs one change of the command and returns its words.
@@ -54,7 +55,7 @@ func (w webSkills) List(ctx context.Context) (web.SkillList, error) {
 		}
 		l.Skills = append(l.Skills, skillRowOf(e, ""))
 	}
-	agents, err := w.s.db.Agents(ctx)
+	agents, err := w.s.DB.Agents(ctx)
 	if err != nil {
 		return web.SkillList{}, err
 	}

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
 // cmdWeb prints a one-time sign-in link to the dashboard that serve
 // serves (W1), and says when serve does not answer at its address.
-func cmdWeb(ctx context.Context, a *app, args []string) error {
+func cmdWeb(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "web", "web   (prints a one-time sign-in link to the dashboard)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -22,16 +23,16 @@ func cmdWeb(ctx context.Context, a *app, args []string) error {
 	if len(pos) > 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "web takes no arguments: it prints a sign-in link to the dashboard")
 	}
-	cfg, db, err := a.open(ctx)
+	cfg, db, err := a.Open(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	base := webBase(cfg)
+	base := app.WebBase(cfg)
 	if base == "" {
 		return jarvisbot.Errorf(jarvisbot.ECONFLICT, "the dashboard is off (web.listen: off): set web.listen in the config, or JARVIS_WEB_LISTEN, to an address such as 127.0.0.1:8780 and restart jarvisbot serve")
 	}
-	link, err := web.NewLink(ctx, db, base, a.now())
+	link, err := web.NewLink(ctx, db, base, a.Now())
 	if err != nil {
 		return err
 	}

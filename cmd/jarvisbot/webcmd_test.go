@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 	"github.com/jarvisbot/jarvisbot/web"
@@ -89,7 +90,7 @@ func signedInDashboard(t *testing.T, e *testEnv) ownerSession {
 	t.Helper()
 	base, out, stop := startDashboard(t, e)
 	t.Cleanup(stop)
-	db, err := sqlstore.Open(context.Background(), dbPath(mustConfig(t, e)))
+	db, err := sqlstore.Open(context.Background(), app.DBPath(mustConfig(t, e)))
 	if err != nil {
 		t.Fatal(err)
 	}

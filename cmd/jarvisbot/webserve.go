@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/web"
 )
@@ -17,7 +18,7 @@ import (
 // is on, with the operator's probes and metrics beside it (health.go). An
 // address the owner set that cannot be bound stops serve; the default one
 // taken is a warning, and serve goes on without the dashboard.
-func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) (*endpoint, error) {
+func (a *cli) serveWeb(cfg config.Config, s *app.Session, log *slog.Logger) (*endpoint, error) {
 	addr := cfg.Web.Addr()
 	if addr == "" {
 		return nil, nil
@@ -44,7 +45,7 @@ func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) (*endpoi
 		_ = ln.Close() // nothing was served on it
 		return nil, fmt.Errorf("the dashboard cannot be served: its metrics cannot be set up: %w", err)
 	}
-	ep, _, err := serveHTTP(site, probes.Wrap(untilStarted(&s.ready, srv.Handler())), log)
+	ep, _, err := serveHTTP(site, probes.Wrap(untilStarted(&s.Ready, srv.Handler())), log)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,11 @@ func (a *app) serveWeb(cfg config.Config, s *session, log *slog.Logger) (*endpoi
 	if cfg.Web.URL != "" {
 		base = cfg.Web.URL
 	}
-	s.webURL.Store(&base)
+	link := app.LinkMaker(func(ctx context.Context) (string, time.Duration, error) {
+		l, err := web.NewLink(ctx, s.DB, base, a.Now())
+		return l, web.LinkTTL, err
+	})
+	s.DashboardLink.Store(&link)
 	return ep, nil
 }
 
@@ -98,9 +103,9 @@ func (e *endpoint) Close() {
 
 // webOptions are the dashboard's pages over this session: the same
 // store, catalog, engine and commands' code as the CLI and the chat.
-func (a *app) webOptions(cfg config.Config, s *session, log *slog.Logger) web.Options {
+func (a *cli) webOptions(cfg config.Config, s *app.Session, log *slog.Logger) web.Options {
 	o := web.Options{
-		Logins:  s.db,
+		Logins:  s.DB,
 		Logger:  log,
 		Secure:  cfg.Web.TLSCert != "" || strings.HasPrefix(cfg.Web.URL, "https://"),
 		Version: buildVersion(),
@@ -113,67 +118,10 @@ func (a *app) webOptions(cfg config.Config, s *session, log *slog.Logger) web.Op
 		Activity:  a.webActivity(cfg, s),
 		Schedule:  a.webSchedule(cfg, s),
 		Route:     a.webRoute(cfg, s),
-		Pause:     pauseSwitch{s},
+		Pause:     app.PauseSwitch{Session: s},
 	}
-	if a.clock != nil {
-		o.Now = a.clock.Now
+	if a.Clock != nil {
+		o.Now = a.Clock.Now
 	}
 	return o
-}
-
-// now is the app's clock.
-func (a *app) now() time.Time {
-	if a.clock != nil {
-		return a.clock.Now()
-	}
-	return time.Now()
-}
-
-// webBase is the dashboard's address as configured: web.url, else its
-// listen address; "" when it is off.
-func webBase(cfg config.Config) string {
-	if cfg.Web.URL != "" {
-		return cfg.Web.URL
-	}
-	addr := cfg.Web.Addr()
-	if addr == "" {
-		return ""
-	}
-	scheme := "http"
-	if cfg.Web.TLSCert != "" {
-		scheme = "https"
-	}
-	return scheme + "://" + addr
-}
-
-// dashboardURL is the dashboard's address for links in chat messages:
-// web.url, the address the owner opens, only; a listen address is often
-// loopback, which a phone cannot open.
-func dashboardURL(cfg config.Config) string {
-	if cfg.Web.Addr() == "" {
-		return ""
-	}
-	return cfg.Web.URL
-}
-
-// commands are the slash commands the desk answers from the service: the
-// facts' and /dashboard.
-func (s *service) commands(a *app) map[string]func(ctx context.Context, chat string) string {
-	cmds := s.facts().Commands()
-	cmds["dashboard"] = func(ctx context.Context, _ string) string {
-		base := s.webURL.Load()
-		if base == nil {
-			if webBase(s.cfg) == "" {
-				return "The dashboard is off (web.listen: off). Set web.listen (or JARVIS_WEB_LISTEN) and restart jarvisbot."
-			}
-			return "The dashboard is not running in this process: it starts with jarvisbot serve."
-		}
-		link, err := web.NewLink(ctx, s.db, *base, a.now())
-		if err != nil {
-			s.log.Error("making a dashboard link", "err", err)
-			return "I could not make a sign-in link: " + err.Error()
-		}
-		return fmt.Sprintf("Open the dashboard: %s\nThe link works once, within %d minutes; it becomes a session in that browser.", link, int(web.LinkTTL/time.Minute))
-	}
-	return cmds
 }

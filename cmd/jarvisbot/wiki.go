@@ -16,7 +16,7 @@ const wikiSynopsis = "wiki list | read NAME | search [-limit N] QUERY... | write
 
 // cmdWiki gives the owner the wiki the agents use, in <data dir>/wiki, with
 // the same names and checks; only here can notes be deleted.
-func cmdWiki(ctx context.Context, a *app, args []string) error {
+func cmdWiki(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "wiki", wikiSynopsis)
 	limit := fs.Int("limit", 10, "most hits to show for search")
 	pos, err := parseFlags(fs, args)
@@ -30,7 +30,7 @@ func cmdWiki(ctx context.Context, a *app, args []string) error {
 	if err := checkWikiArgs(action, rest); err != nil {
 		return err
 	}
-	cfg, err := a.loadConfig()
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func checkWikiArgs(action string, rest []string) error {
 }
 
 type wikiCmd struct {
-	a *app
+	a *cli
 	w *wiki.Wiki
 }
 
@@ -102,7 +102,7 @@ func (wc wikiCmd) search(ctx context.Context, query string, limit int) error {
 		return err
 	}
 	if len(hits) == 0 {
-		fmt.Fprintf(wc.a.stderr, "no notes match %q\n", query)
+		fmt.Fprintf(wc.a.Stderr, "no notes match %q\n", query)
 		return nil
 	}
 	for i, h := range hits {

@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/app"
 )
 
 // wikiApp returns an app whose environment points the data dir at a fresh
 // directory and the config lookup at empty homes, so no real config is read.
-func wikiApp(t *testing.T) (a *app, dataDir string, stdout, stderr *bytes.Buffer) {
+func wikiApp(t *testing.T) (a *cli, dataDir string, stdout, stderr *bytes.Buffer) {
 	t.Helper()
 	dataDir = t.TempDir()
 	env := map[string]string{
@@ -20,7 +22,7 @@ func wikiApp(t *testing.T) (a *app, dataDir string, stdout, stderr *bytes.Buffer
 		"HOME":            t.TempDir(),
 	}
 	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
-	a = &app{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr, getenv: func(k string) string { return env[k] }}
+	a = &cli{stdin: strings.NewReader(""), stdout: stdout, Env: app.Env{Stderr: stderr, Getenv: func(k string) string { return env[k] }}}
 	return a, dataDir, stdout, stderr
 }
 

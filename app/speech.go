@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 // transcribe is nil without a transcription endpoint, speak nil when
 // answers are not spoken back; noTranscription says what to set. A
 // setting that cannot work is logged and left off, and serve goes on.
-func (a *app) voiceOf(ctx context.Context, cfg config.Config, log *slog.Logger) (
+func (a *Env) VoiceOf(ctx context.Context, cfg config.Config, log *slog.Logger) (
 	transcribe func(ctx context.Context, audio []byte, mime, fileName string) (string, error),
 	speak func(ctx context.Context, text string) ([]byte, time.Duration, error),
 	noTranscription string,
@@ -29,7 +29,7 @@ func (a *app) voiceOf(ctx context.Context, cfg config.Config, log *slog.Logger) 
 		return nil, nil, noTranscription
 	}
 	keyName := cmp.Or(t.APIKeySecret, config.SecretTranscriptionKey)
-	tr, err := speech.NewTranscriber(speech.Endpoint{BaseURL: t.BaseURL, APIKey: a.secretOrEnv(ctx, cfg, keyName),
+	tr, err := speech.NewTranscriber(speech.Endpoint{BaseURL: t.BaseURL, APIKey: a.SecretOrEnv(ctx, cfg, keyName),
 		Model: cmp.Or(t.Model, config.DefaultTranscriptionModel), KeyName: keyName})
 	if err != nil {
 		log.Error("voice notes are not transcribed: the transcription settings do not work", "err", err)
@@ -41,7 +41,7 @@ func (a *app) voiceOf(ctx context.Context, cfg config.Config, log *slog.Logger) 
 		return transcribe, nil, noTranscription
 	}
 	speechKey := cmp.Or(v.APIKeySecret, keyName)
-	sp, err := speech.NewSpeaker(speech.Endpoint{BaseURL: cmp.Or(v.BaseURL, t.BaseURL), APIKey: a.secretOrEnv(ctx, cfg, speechKey),
+	sp, err := speech.NewSpeaker(speech.Endpoint{BaseURL: cmp.Or(v.BaseURL, t.BaseURL), APIKey: a.SecretOrEnv(ctx, cfg, speechKey),
 		Model: cmp.Or(v.Model, config.DefaultSpeechModel), KeyName: speechKey}, cmp.Or(v.Voice, config.DefaultSpeechVoice))
 	if err != nil {
 		log.Error("answers are not spoken back: the voice settings do not work", "err", err)

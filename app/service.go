@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"cmp"
@@ -38,32 +38,32 @@ import (
 
 // lookup resolves a secret's name: the keyring, then the environment.
 // The keyring is opened only when a name needs it.
-func (a *app) lookup(ctx context.Context, cfg config.Config) func(name string) (string, bool) {
+func (a *Env) Lookup(ctx context.Context, cfg config.Config) func(name string) (string, bool) {
 	return func(name string) (string, bool) {
-		if kr, err := a.openSecrets(cfg); err == nil {
+		if kr, err := a.OpenSecrets(cfg); err == nil {
 			if v, err := kr.Get(ctx, name); err == nil && v != "" {
 				return v, true
 			}
 		}
-		v := a.getenv(name)
+		v := a.Getenv(name)
 		return v, v != ""
 	}
 }
 
 // secretOrEnv reads a key from the keyring, else the environment.
-func (a *app) secretOrEnv(ctx context.Context, cfg config.Config, name string) string {
-	v, _ := a.lookup(ctx, cfg)(name)
+func (a *Env) SecretOrEnv(ctx context.Context, cfg config.Config, name string) string {
+	v, _ := a.Lookup(ctx, cfg)(name)
 	return v
 }
 
 // dialOptions are how this installation reaches MCP servers: ${NAME}
 // references resolved by lookup, and the start-up deadline of the config.
-func (a *app) dialOptions(ctx context.Context, cfg config.Config) mcphost.DialOptions {
-	return mcphost.DialOptions{Lookup: a.lookup(ctx, cfg), InitTimeout: cmp.Or(cfg.MCPInitTimeout, config.DefaultMCPInitTimeout)}
+func (a *Env) DialOptions(ctx context.Context, cfg config.Config) mcphost.DialOptions {
+	return mcphost.DialOptions{Lookup: a.Lookup(ctx, cfg), InitTimeout: cmp.Or(cfg.MCPInitTimeout, config.DefaultMCPInitTimeout)}
 }
 
-// providerSettings is an agent's provider entry over the installation's.
-func providerSettings(cfg config.Config, agentName string) llm.Settings {
+// ProviderSettings is an agent's provider entry over the installation's.
+func ProviderSettings(cfg config.Config, agentName string) llm.Settings {
 	of := func(p config.Provider) llm.Settings {
 		return llm.Settings{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, APIKeySecret: p.APIKeySecret,
 			MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps, Timeout: p.Timeout, Command: p.Command, OwnTools: p.OwnTools}
@@ -77,21 +77,21 @@ func providerSettings(cfg config.Config, agentName string) llm.Settings {
 
 // chooseModel resolves an agent's model (A3) without building its client:
 // keys from the keyring or the SDKs' variables.
-func (a *app) chooseModel(ctx context.Context, cfg config.Config, agentName string) (llm.Choice, error) {
-	return llm.Choose(ctx, providerSettings(cfg, agentName), llm.Env{
-		Getenv: a.getenv,
-		Secret: func(ctx context.Context, name string) string { return a.secretOrEnv(ctx, cfg, name) },
+func (a *Env) ChooseModel(ctx context.Context, cfg config.Config, agentName string) (llm.Choice, error) {
+	return llm.Choose(ctx, ProviderSettings(cfg, agentName), llm.Env{
+		Getenv: a.Getenv,
+		Secret: func(ctx context.Context, name string) string { return a.SecretOrEnv(ctx, cfg, name) },
 	})
 }
 
 // chooseFor resolves a stored agent's model: the provider the owner gave
 // it (agents add --provider) wins over the config and JARVIS_PROVIDER; one
 // of another kind than the installation's takes none of its settings.
-func (a *app) chooseFor(ctx context.Context, cfg config.Config, ag store.Agent) (llm.Choice, error) {
+func (a *Env) ChooseFor(ctx context.Context, cfg config.Config, ag store.Agent) (llm.Choice, error) {
 	if ag.Provider == "" {
-		return a.chooseModel(ctx, cfg, ag.Name)
+		return a.ChooseModel(ctx, cfg, ag.Name)
 	}
-	s := providerSettings(cfg, ag.Name)
+	s := ProviderSettings(cfg, ag.Name)
 	if !strings.EqualFold(s.Name, ag.Provider) {
 		s = llm.Settings{Name: ag.Provider, MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps, Timeout: s.Timeout, OwnTools: s.OwnTools}
 	}
@@ -100,22 +100,22 @@ func (a *app) chooseFor(ctx context.Context, cfg config.Config, ag store.Agent) 
 			if k == "JARVIS_PROVIDER" || k == "JARVIS_MODEL" {
 				return "" // the agent's own choice stands
 			}
-			return a.getenv(k)
+			return a.Getenv(k)
 		},
-		Secret: func(ctx context.Context, name string) string { return a.secretOrEnv(ctx, cfg, name) },
+		Secret: func(ctx context.Context, name string) string { return a.SecretOrEnv(ctx, cfg, name) },
 	})
 }
 
 // modelFor builds an agent's model, when a turn needs it: an API client,
 // or a coding CLI that runs the turn itself (M5).
-func (a *app) modelFor(ctx context.Context, cfg config.Config, ag store.Agent) (agents.Model, error) {
-	ch, err := a.chooseFor(ctx, cfg, ag)
+func (a *Env) ModelFor(ctx context.Context, cfg config.Config, ag store.Agent) (agents.Model, error) {
+	ch, err := a.ChooseFor(ctx, cfg, ag)
 	if err != nil {
 		return agents.Model{}, err
 	}
 	if ch.CLI != "" {
-		cli, err := cliagent.New(cliagent.Options{Kind: ch.CLI, Command: ch.Command, Getenv: a.getenv, Environ: a.environ,
-			Dir: filepath.Join(cfg.DataDir, "cli", ch.CLI), MCP: sessionServer, OwnTools: ch.OwnTools, Probes: a.cliProbes, Logger: a.logger(cfg)})
+		cli, err := cliagent.New(cliagent.Options{Kind: ch.CLI, Command: ch.Command, Getenv: a.Getenv, Environ: a.Environ,
+			Dir: filepath.Join(cfg.DataDir, "cli", ch.CLI), MCP: SessionServer, OwnTools: ch.OwnTools, Probes: a.CLIProbes, Logger: a.Logger(cfg)})
 		if err != nil {
 			return agents.Model{}, err
 		}
@@ -130,56 +130,60 @@ func (a *app) modelFor(ctx context.Context, cfg config.Config, ag store.Agent) (
 
 // service is everything a running jarvisbot holds: the store, the live
 // catalog with its MCP sessions, the approvals engine and the runtime.
-type service struct {
-	cfg     config.Config
-	db      *sqlstore.DB
-	catalog *catalog.Catalog
-	host    *mcphost.Host
-	engine  *approvals.Engine
-	rt      *agents.Runtime
-	signin  *signin.Manager
-	shipped *shippedSkills
+type Service struct {
+	Config    config.Config
+	DB        *sqlstore.DB
+	Catalog   *catalog.Catalog
+	Host      *mcphost.Host
+	Approvals *approvals.Engine
+	Runtime   *agents.Runtime
+	SignIn    *signin.Manager
+	shipped   *shippedSkills
 	// rankers keeps the skills' index from turn to turn while the enabled
 	// skills read the same.
 	rankers skills.RankerCache
 	// pending are the approval requests that outlived the last run.
 	pending []store.Approval
 	// sched answers /schedule once serve runs the scheduler.
-	sched *scheduler.Scheduler
+	Scheduler *scheduler.Scheduler
 	// told holds the plugins whose owner was told their sign-in needs
 	// attention; tell tells the owner (the desk's NeedsAttention), once
 	// the session has one.
-	told sync.Map
+	Told sync.Map
 	tell func(ctx context.Context, plugin string)
 	// paused and pausedBy are pause_all's state (M4), read by the desk
 	// before every turn; the store keeps it across restarts.
 	pauseMu  sync.Mutex
-	paused   bool
+	Paused   bool
 	pausedBy string
 	// jobs runs the work apps post (M4); serve starts it.
-	jobs        *jobs.Queue
-	jobsStarted bool
-	// webURL is where the dashboard answers once serve has started it
-	// ("" before, or when it is off), for /dashboard's links.
-	webURL atomic.Pointer[string]
+	Jobs        *jobs.Queue
+	JobsStarted bool
+	// DashboardLink makes /dashboard's one-time sign-in links once serve
+	// has started the dashboard (nil before, or when it is off).
+	DashboardLink atomic.Pointer[LinkMaker]
 	// servers are the enabled MCP servers, started by connect.
 	servers []mcphost.Server
-	log     *slog.Logger
-	warn    io.Writer // where unreadable skills are reported
+	Log     *slog.Logger
+	Warn    io.Writer // where unreadable skills are reported
 	// work is the context of what the service spawns; Close ends it and
 	// waits for wg.
-	work     context.Context
+	Work     context.Context
 	stopWork context.CancelFunc
-	wg       sync.WaitGroup
+	WG       sync.WaitGroup
 }
+
+// LinkMaker makes a one-time sign-in link to the dashboard and says how
+// long it works. The dashboard owns its links; the service only asks.
+type LinkMaker func(ctx context.Context) (link string, ttl time.Duration, err error)
 
 // shippedSkills are the plugin store and the shipped general skills, read
 // once when first needed (a plugin's server at start, else the first
 // turn): start-up does no work it can defer.
 type shippedSkills struct {
 	once    sync.Once
-	cfg     config.Config
-	warn    io.Writer
+	Config  config.Config
+	Warn    io.Writer
 	manuals map[string]*skills.Skill // the plugin collection's
 	shop    collection.Collection
 	general []*skills.Skill
@@ -188,7 +192,7 @@ type shippedSkills struct {
 
 func (sh *shippedSkills) load() error {
 	sh.once.Do(func() {
-		if sh.shop, sh.err = collection.Load(sh.cfg.DataDir, sh.warn); sh.err == nil {
+		if sh.shop, sh.err = collection.Load(sh.Config.DataDir, sh.Warn); sh.err == nil {
 			sh.manuals = sh.shop.Manuals()
 			sh.general, sh.err = skills.Shipped()
 		}
@@ -199,21 +203,21 @@ func (sh *shippedSkills) load() error {
 // connect starts the MCP servers in the background; their tools join the
 // catalog as each one answers. serve calls it once its channels are up,
 // so that the owner is reachable before any child process starts.
-func (s *service) connect(ctx context.Context) {
+func (s *Service) Connect(ctx context.Context) {
 	for _, hs := range s.servers {
-		if err := s.host.Start(ctx, hs); err != nil {
-			s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
+		if err := s.Host.Start(ctx, hs); err != nil {
+			s.Log.Warn("MCP server not started", "server", hs.Name, "err", err)
 		}
 	}
 }
 
 // spawn runs f in a goroutine that Close waits for; f's context ends when
 // Close begins.
-func (s *service) spawn(f func(ctx context.Context)) {
-	s.wg.Add(1)
+func (s *Service) Spawn(f func(ctx context.Context)) {
+	s.WG.Add(1)
 	go func() {
-		defer s.wg.Done()
-		f(s.work)
+		defer s.WG.Done()
+		f(s.Work)
 	}()
 }
 
@@ -221,25 +225,25 @@ func (s *service) spawn(f func(ctx context.Context)) {
 // from touching one already closed: approval expiries first, then the
 // work the service spawned, the MCP servers, the sign-in listener, and the
 // store last.
-func (s *service) Close() {
-	if s.engine != nil {
-		s.engine.Close()
+func (s *Service) Close() {
+	if s.Approvals != nil {
+		s.Approvals.Close()
 	}
 	s.stopWork()
-	s.wg.Wait()
-	if s.jobsStarted {
-		<-s.jobs.Done()
+	s.WG.Wait()
+	if s.JobsStarted {
+		<-s.Jobs.Done()
 	}
-	if s.host != nil {
-		s.host.Close()
+	if s.Host != nil {
+		s.Host.Close()
 	}
-	if s.signin != nil {
-		if err := s.signin.Close(); err != nil {
-			s.log.Error("closing the sign-in listener", "err", err)
+	if s.SignIn != nil {
+		if err := s.SignIn.Close(); err != nil {
+			s.Log.Error("closing the sign-in listener", "err", err)
 		}
 	}
-	if err := s.db.Close(); err != nil {
-		s.log.Error("closing the store", "err", err)
+	if err := s.DB.Close(); err != nil {
+		s.Log.Error("closing the store", "err", err)
 	}
 }
 
@@ -247,9 +251,9 @@ func (s *service) Close() {
 // timed out meanwhile, and keeps the others in s.pending. It is the first
 // thing that can reach out (notify, orphan): call it once everything they
 // use is built.
-func (s *service) resume(ctx context.Context) error {
+func (s *Service) Resume(ctx context.Context) error {
 	var err error
-	s.pending, err = s.engine.Resume(ctx)
+	s.pending, err = s.Approvals.Resume(ctx)
 	return err
 }
 
@@ -259,24 +263,24 @@ func (s *service) resume(ctx context.Context) error {
 // notify is told of approval requests and decisions (the channels draw
 // them); orphan of a decision that no waiting turn took (a request from
 // before a restart), whose turn the caller continues.
-func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Logger, notify, orphan func(store.Approval)) (*service, error) {
-	c, err := buildCatalog(cfg, "")
+func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Logger, notify, orphan func(store.Approval)) (*Service, error) {
+	c, err := BuildCatalog(cfg, "")
 	if err != nil {
 		return nil, err
 	}
-	db, err := a.openStoreWith(ctx, cfg, c.View())
+	db, err := a.OpenStoreWith(ctx, cfg, c.View())
 	if err != nil {
 		return nil, err
 	}
-	s := &service{cfg: cfg, db: db, catalog: c, log: log, warn: a.stderr, shipped: &shippedSkills{cfg: cfg, warn: a.stderr}}
-	s.work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
-	s.signin = a.signinManager(cfg, log)
-	s.host = a.newHost(ctx, cfg, c, db, log, func(plugin string, err error) {
+	s := &Service{Config: cfg, DB: db, Catalog: c, Log: log, Warn: a.Stderr, shipped: &shippedSkills{Config: cfg, Warn: a.Stderr}}
+	s.Work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
+	s.SignIn = a.SigninManager(cfg, log)
+	s.Host = a.NewHost(ctx, cfg, c, db, log, func(plugin string, err error) {
 		if err == nil {
-			s.told.Delete(plugin) // answering again: a later expiry is told again
+			s.Told.Delete(plugin) // answering again: a later expiry is told again
 			return
 		}
-		s.tellAttention(s.work, plugin, err)
+		s.tellAttention(s.Work, plugin, err)
 	})
 	if err := s.planServers(ctx); err != nil {
 		s.Close()
@@ -288,47 +292,47 @@ func (a *app) buildService(ctx context.Context, cfg config.Config, log *slog.Log
 		return nil, err
 	}
 	aopt := approvals.Options{Store: db, TTL: cfg.Approvals.TTL, Approvers: cfg.Approvals.Approvers, Notify: notify, Orphan: orphan, Logger: log}
-	if postgresURL(cfg) != "" {
+	if PostgresURL(cfg) != "" {
 		// Replicas share the store (ST2): a decision pressed on another
 		// replica reaches the turn waiting here within a second, and is
 		// carried out once.
-		aopt.Watch, aopt.Carrier = time.Second, replicaID()
+		aopt.Watch, aopt.Carrier = time.Second, ReplicaID()
 	}
-	s.engine = approvals.New(aopt)
-	s.rt = a.runtime(ctx, s, cli)
-	s.rt.Notes = db
-	s.rt.Sessions = db // a coding CLI's session ids, per agent and chat (M5)
-	s.jobs = jobs.New(jobs.Options{Store: db, Turner: s.rt, Approvals: s.engine, Logger: log, Clock: a.clock,
+	s.Approvals = approvals.New(aopt)
+	s.Runtime = a.runtime(ctx, s, cli)
+	s.Runtime.Notes = db
+	s.Runtime.Sessions = db // a coding CLI's session ids, per agent and chat (M5)
+	s.Jobs = jobs.New(jobs.Options{Store: db, Turner: s.Runtime, Approvals: s.Approvals, Logger: log, Clock: a.Clock,
 		Paused:  func(context.Context) bool { p, _ := s.pausedNow(); return p },
-		Chooser: &jobs.Chooser{Agents: db, Catalog: s.catalog.View, Skills: s.rt.Skills, DataDir: cfg.DataDir}})
+		Chooser: &jobs.Chooser{Agents: db, Catalog: s.Catalog.View, Skills: s.Runtime.Skills, DataDir: cfg.DataDir}})
 	return s, nil
 }
 
 // signinManager keeps plugins' sign-ins in the keyring; nil when the
 // keyring cannot be opened.
-func (a *app) signinManager(cfg config.Config, log *slog.Logger) *signin.Manager {
-	kr, err := a.openSecrets(cfg)
+func (a *Env) SigninManager(cfg config.Config, log *slog.Logger) *signin.Manager {
+	kr, err := a.OpenSecrets(cfg)
 	if err != nil {
 		// Without it, plugins that sign in reach their servers with no
 		// sign-in and land under Needs attention: say the real cause.
 		log.Warn("the keyring cannot be opened, so plugins that sign in go without their sign-in", "err", err)
 		return nil
 	}
-	return signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log, LockDir: signinLockDir(cfg)})
+	return signin.NewManager(signin.Options{Keyring: kr, ListenAddr: cfg.SignIn.Listen, PublicBaseURL: cfg.SignIn.PublicBaseURL, Logger: log, LockDir: SigninLockDir(cfg)})
 }
 
 // newHost is the MCP host over the catalog: a server it lists again keeps
 // the usage card and aliases the catalog was built with. A plugin's server
 // whose sign-in needs attention is passed to attention with the error,
 // one that answers again with nil.
-func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog, db *sqlstore.DB, log *slog.Logger, attention func(plugin string, err error)) *mcphost.Host {
+func (a *Env) NewHost(ctx context.Context, cfg config.Config, c *catalog.Catalog, db *sqlstore.DB, log *slog.Logger, attention func(plugin string, err error)) *mcphost.Host {
 	record := signin.Recorder(db, log)
 	cards := map[string]catalog.Server{}
 	for _, srv := range c.View().Servers() {
 		cards[srv.ID] = srv
 	}
 	return mcphost.NewHost(c, mcphost.HostOptions{
-		Dial:   a.dialOptions(ctx, cfg),
+		Dial:   a.DialOptions(ctx, cfg),
 		Logger: log,
 		OnState: func(srv mcphost.Server, st mcphost.State, err error) {
 			record(srv, st, err)
@@ -358,8 +362,8 @@ func (a *app) newHost(ctx context.Context, cfg config.Config, c *catalog.Catalog
 // planServers lists the enabled MCP servers for connect, each hidden from
 // the catalog until it answers; a plugin's server that signs in goes
 // through the plugin's sign-in.
-func (s *service) planServers(ctx context.Context) error {
-	servers, err := s.db.MCPServers(ctx)
+func (s *Service) planServers(ctx context.Context) error {
+	servers, err := s.DB.MCPServers(ctx)
 	if err != nil {
 		return err
 	}
@@ -369,61 +373,61 @@ func (s *service) planServers(ctx context.Context) error {
 		}
 		// Until it answers, a server has no tools; one the catalog does not
 		// hold (it has no tools remembered yet) has none to hide.
-		if err := s.catalog.SetConnected(srv.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		if err := s.Catalog.SetConnected(srv.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 			return err
 		}
-		s.servers = append(s.servers, s.hostServer(srv))
+		s.servers = append(s.servers, s.HostServer(srv))
 	}
 	return nil
 }
 
 // hostServer is a stored server as the host runs it: a plugin's server
 // that signs in goes through the plugin's sign-in.
-func (s *service) hostServer(srv store.MCPServer) mcphost.Server {
+func (s *Service) HostServer(srv store.MCPServer) mcphost.Server {
 	hs := mcphost.FromStored(srv)
 	if srv.Plugin != "" && s.shipped.load() != nil {
-		s.log.Warn("reading the plugin store", "err", s.shipped.err)
+		s.Log.Warn("reading the plugin store", "err", s.shipped.err)
 	}
-	if s.shipped.shop.SignsIn(srv.Plugin) && s.signin != nil {
-		hs = s.signin.Through(hs)
+	if s.shipped.shop.SignsIn(srv.Plugin) && s.SignIn != nil {
+		hs = s.SignIn.Through(hs)
 	}
 	return hs
 }
 
 // runtime is the agent runtime over the service's parts. The model is
 // built when a turn needs it, not before.
-func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.Tool) *agents.Runtime {
+func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.Tool) *agents.Runtime {
 	return &agents.Runtime{
-		Catalog:   s.catalog.View,
-		Store:     s.db,
-		Approvals: s.engine,
-		Log:       s.log,
+		Catalog:   s.Catalog.View,
+		Store:     s.DB,
+		Approvals: s.Approvals,
+		Log:       s.Log,
 		Runners: agents.Runners{
-			wiki.ID:    wiki.New(filepath.Join(s.cfg.DataDir, "wiki")),
-			browser.ID: assembly.Browser(s.cfg),
+			wiki.ID:    wiki.New(filepath.Join(s.Config.DataDir, "wiki")),
+			browser.ID: assembly.Browser(s.Config),
 			skillbook.ID: skillbook.Books(func(agentName string) *skillbook.Book {
-				return skillbook.New(skills.AgentDir(s.cfg.DataDir, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return s.skillsFor(ctx, agentName) })
+				return skillbook.New(skills.AgentDir(s.Config.DataDir, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return s.skillsFor(ctx, agentName) })
 			}),
-			string(catalog.KindMCP): s.host,
-			string(catalog.KindCLI): clitool.Runner{Tools: cli, Lookup: a.lookup(ctx, s.cfg)},
-			string(catalog.KindPlugin): &builtins.Runner{Env: a.builtinEnv(ctx, s.cfg, s.signin), Attention: s.attention,
+			string(catalog.KindMCP): s.Host,
+			string(catalog.KindCLI): clitool.Runner{Tools: cli, Lookup: a.Lookup(ctx, s.Config)},
+			string(catalog.KindPlugin): &builtins.Runner{Env: a.BuiltinEnv(ctx, s.Config, s.SignIn), Attention: s.attention,
 				Scopes: func(plugin string) []string {
 					if s.shipped.load() != nil {
 						return nil
 					}
-					return scopesOf(s.shipped.shop)[plugin]
+					return ScopesOf(s.shipped.shop)[plugin]
 				}},
 		},
-		Servers: s.host,
+		Servers: s.Host,
 		Prefer: func(ctx context.Context, v *catalog.View) (*catalog.Preferences, error) {
-			return assembly.Preferences(ctx, s.db, v)
+			return assembly.Preferences(ctx, s.DB, v)
 		},
 		Model: func(agentName string) (agents.Model, error) {
-			ag, err := s.db.Agent(ctx, agentName)
+			ag, err := s.DB.Agent(ctx, agentName)
 			if err != nil {
 				return agents.Model{}, err
 			}
-			return a.modelFor(ctx, s.cfg, ag)
+			return a.ModelFor(ctx, s.Config, ag)
 		},
 		Skills: func(ctx context.Context, agentName string) (*skills.Ranker, error) {
 			list, err := s.skillsFor(ctx, agentName)
@@ -436,32 +440,32 @@ func (a *app) runtime(ctx context.Context, s *service, cli map[string]clitool.To
 }
 
 // skillsFor are the skills an agent's turn may draw on now.
-func (s *service) skillsFor(ctx context.Context, agentName string) ([]*skills.Skill, error) {
-	on, err := collection.Connected(ctx, s.db, s.catalog.View())
+func (s *Service) skillsFor(ctx context.Context, agentName string) ([]*skills.Skill, error) {
+	on, err := collection.Connected(ctx, s.DB, s.Catalog.View())
 	if err != nil {
 		return nil, err
 	}
 	if err := s.shipped.load(); err != nil {
 		return nil, err
 	}
-	sc := skills.Scope{DataDir: s.cfg.DataDir, Agent: agentName, General: s.shipped.general, Manuals: s.shipped.manuals, Connected: on}
-	return skills.Enabled(ctx, s.db, sc, s.warn)
+	sc := skills.Scope{DataDir: s.Config.DataDir, Agent: agentName, General: s.shipped.general, Manuals: s.shipped.manuals, Connected: on}
+	return skills.Enabled(ctx, s.DB, sc, s.Warn)
 }
 
 // logger is the service's slog logger on stderr at the config's level.
-func (a *app) logger(cfg config.Config) *slog.Logger {
+func (a *Env) Logger(cfg config.Config) *slog.Logger {
 	var lv slog.Level
 	err := lv.UnmarshalText([]byte(cfg.LogLevel))
-	log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lv}))
+	log := slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: lv}))
 	if err != nil { // config.Load checks the level; a Config built otherwise may not
 		log.Warn("the log level is not one of debug, info, warn, error; logging at info", "log_level", cfg.LogLevel, "err", err)
 	}
 	return log
 }
 
-// sessionServer starts a coding CLI's session MCP server for one turn
+// SessionServer starts a coding CLI's session MCP server for one turn
 // (agents/session): the turn's tools, through the runtime's checks.
-func sessionServer(ctx context.Context, t agents.DelegateTurn) (url, token string, stop func(), err error) {
+func SessionServer(ctx context.Context, t agents.DelegateTurn) (url, token string, stop func(), err error) {
 	srv, err := clisession.Start(ctx, t, clisession.Options{})
 	if err != nil {
 		return "", "", nil, err

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -18,23 +18,23 @@ import (
 
 // attention handles a built-in plugin's tool call that found its sign-in
 // unusable.
-func (s *service) attention(ctx context.Context, plugin string, err error) {
-	if serr := s.db.SetPluginState(context.WithoutCancel(ctx), plugin, store.PluginNeedsAttention); serr != nil {
-		s.log.Error("a plugin's state could not be recorded", "plugin", plugin, "err", serr)
+func (s *Service) attention(ctx context.Context, plugin string, err error) {
+	if serr := s.DB.SetPluginState(context.WithoutCancel(ctx), plugin, store.PluginNeedsAttention); serr != nil {
+		s.Log.Error("a plugin's state could not be recorded", "plugin", plugin, "err", serr)
 	}
-	if cerr := s.catalog.SetConnected(plugin, false); cerr != nil && jarvisbot.ErrorCode(cerr) != jarvisbot.ENOTFOUND {
-		s.log.Error("taking a plugin's tools away", "plugin", plugin, "err", cerr)
+	if cerr := s.Catalog.SetConnected(plugin, false); cerr != nil && jarvisbot.ErrorCode(cerr) != jarvisbot.ENOTFOUND {
+		s.Log.Error("taking a plugin's tools away", "plugin", plugin, "err", cerr)
 	}
 	s.tellAttention(ctx, plugin, err)
 }
 
 // tellAttention tells the owner once that plugin needs attention, until a
 // renewed sign-in brings it back.
-func (s *service) tellAttention(ctx context.Context, plugin string, err error) {
-	if _, dup := s.told.LoadOrStore(plugin, true); dup {
+func (s *Service) tellAttention(ctx context.Context, plugin string, err error) {
+	if _, dup := s.Told.LoadOrStore(plugin, true); dup {
 		return
 	}
-	s.log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", plugin, "err", err, "renew", "jarvisbot plugins signin "+plugin)
+	s.Log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", plugin, "err", err, "renew", "jarvisbot plugins signin "+plugin)
 	if s.tell != nil {
 		s.tell(context.WithoutCancel(ctx), plugin)
 	}
@@ -42,23 +42,23 @@ func (s *service) tellAttention(ctx context.Context, plugin string, err error) {
 
 // syncBuiltins takes up built-in plugins installed, signed in or removed
 // with the command line while the service runs (assembly.SyncBuiltins).
-func (s *service) syncBuiltins(ctx context.Context) {
-	back, err := assembly.SyncBuiltins(ctx, s.catalog, s.db, s.cfg.DataDir)
+func (s *Service) SyncBuiltins(ctx context.Context) {
+	back, err := assembly.SyncBuiltins(ctx, s.Catalog, s.DB, s.Config.DataDir)
 	if err != nil {
-		s.log.Warn("reading the built-in plugins' state", "err", err)
+		s.Log.Warn("reading the built-in plugins' state", "err", err)
 		return
 	}
 	for _, p := range back {
-		s.told.Delete(p)
-		s.log.Info("a built-in plugin is connected; its tools are offered", "plugin", p)
+		s.Told.Delete(p)
+		s.Log.Info("a built-in plugin is connected; its tools are offered", "plugin", p)
 	}
 }
 
 // renew starts a renewed sign-in for the owner's Renew button: the link,
 // and wait, which brings the plugin (and each Google plugin a shared
 // Google sign-in serves) back once it succeeds.
-func (a *app) renew(ctx context.Context, s *service, plugin string) (string, func(context.Context) error, error) {
-	if s.signin == nil {
+func (a *Env) Renew(ctx context.Context, s *Service, plugin string) (string, func(context.Context) error, error) {
+	if s.SignIn == nil {
 		return "", nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the keyring cannot be opened, so no sign-in can be kept (see jarvisbot's log)")
 	}
 	if err := s.shipped.load(); err != nil {
@@ -68,13 +68,13 @@ func (a *app) renew(ctx context.Context, s *service, plugin string) (string, fun
 	if !ok {
 		return "", nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "the store has no plugin %q", plugin)
 	}
-	scopes := scopesOf(s.shipped.shop)
+	scopes := ScopesOf(s.shipped.shop)
 	grant, want, back := plugin, scopes[plugin], []string{plugin}
 	var link string
 	var err error
 	switch {
 	case builtins.Has(plugin):
-		env := a.builtinEnv(ctx, s.cfg, s.signin)
+		env := a.BuiltinEnv(ctx, s.Config, s.SignIn)
 		prov, perr := env.Provider(plugin)
 		if perr != nil {
 			return "", nil, perr
@@ -87,9 +87,9 @@ func (a *app) renew(ctx context.Context, s *service, plugin string) (string, fun
 			grant = builtins.SharedGoogle
 			back, want = builtins.GoogleUnion(scopes, shared)
 		}
-		link, err = s.signin.BeginProvider(ctx, grant, prov, want)
+		link, err = s.SignIn.BeginProvider(ctx, grant, prov, want)
 	case sp.Plugin.NeedsSignIn():
-		link, err = s.signin.Begin(ctx, plugin, sp.Plugin.SignInURL(), want)
+		link, err = s.SignIn.Begin(ctx, plugin, sp.Plugin.SignInURL(), want)
 	default:
 		return "", nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s has no browser sign-in to renew (%s)", plugin, sp.Plugin.Ext.SignIn.Text())
 	}
@@ -97,10 +97,10 @@ func (a *app) renew(ctx context.Context, s *service, plugin string) (string, fun
 		return "", nil, err
 	}
 	wait := func(ctx context.Context) error {
-		if err := s.signin.Wait(ctx, grant); err != nil {
+		if err := s.SignIn.Wait(ctx, grant); err != nil {
 			return err
 		}
-		installed, err := s.db.InstalledPlugins(ctx)
+		installed, err := s.DB.InstalledPlugins(ctx)
 		if err != nil {
 			return err
 		}
@@ -108,13 +108,13 @@ func (a *app) renew(ctx context.Context, s *service, plugin string) (string, fun
 			if !slices.Contains(back, ip.Name) {
 				continue
 			}
-			if err := signin.Connected(ctx, s.db, ip.Name); err != nil {
+			if err := signin.Connected(ctx, s.DB, ip.Name); err != nil {
 				return err
 			}
 			if builtins.Has(ip.Name) {
-				_ = s.catalog.SetConnected(ip.Name, true) // a plugin not in the catalog joins at the next start
+				_ = s.Catalog.SetConnected(ip.Name, true) // a plugin not in the catalog joins at the next start
 			}
-			s.told.Delete(ip.Name)
+			s.Told.Delete(ip.Name)
 		}
 		return nil
 	}

@@ -1,11 +1,14 @@
-package main
+package app
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents/cliagent"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/datadir"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/browser"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
@@ -18,57 +21,57 @@ import (
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
-// dbFile is the database's name inside the data directory (ST1).
-const dbFile = "jarvisbot.db"
+// DBFile is the database's name inside the data directory (ST1).
+const DBFile = "jarvisbot.db"
 
 // loadConfig reads the config file and environment this app was given.
-func (a *app) loadConfig() (config.Config, error) {
-	cfg, err := config.Load(a.getenv)
+func (a *Env) LoadConfig() (config.Config, error) {
+	cfg, err := config.Load(a.Getenv)
 	if err != nil {
 		return cfg, err
 	}
 	// browser.allow is read by the browser, which knows what an entry may be.
 	if err := (browser.Options{Engine: cfg.Browser.Engine, Allow: cfg.Browser.Allow}).Validate(); err != nil {
-		return cfg, jarvisbot.Errorf(jarvisbot.EINVALID, "%s: browser: %w", configName(cfg), err)
+		return cfg, jarvisbot.Errorf(jarvisbot.EINVALID, "%s: browser: %w", ConfigName(cfg), err)
 	}
 	return cfg, nil
 }
 
 // open is the prologue most commands share: the config this app was given
 // and the store it names, opened and seeded. The caller closes the store.
-func (a *app) open(ctx context.Context) (config.Config, *sqlstore.DB, error) {
-	cfg, err := a.loadConfig()
+func (a *Env) Open(ctx context.Context) (config.Config, *sqlstore.DB, error) {
+	cfg, err := a.LoadConfig()
 	if err != nil {
 		return config.Config{}, nil, err
 	}
-	db, err := a.openStore(ctx, cfg)
+	db, err := a.OpenStore(ctx, cfg)
 	if err != nil {
 		return config.Config{}, nil, err
 	}
 	return cfg, db, nil
 }
 
-// dbPath is where the database of cfg lives.
-func dbPath(cfg config.Config) string {
-	return filepath.Join(cfg.DataDir, dbFile)
+// DBPath is where the database of cfg lives.
+func DBPath(cfg config.Config) string {
+	return filepath.Join(cfg.DataDir, DBFile)
 }
 
-// storeTarget is where the store is (ST1, ST2): the PostgreSQL URL of
+// StoreTarget is where the store is (ST1, ST2): the PostgreSQL URL of
 // store: or JARVIS_DATABASE_URL when set, else the SQLite file in the data
 // directory. The URL may hold a password: it is shown only through the
 // store's redacted name (sqlstore.DB.Path).
-func storeTarget(cfg config.Config) string {
+func StoreTarget(cfg config.Config) string {
 	if cfg.Store != "" {
 		return cfg.Store
 	}
-	return dbPath(cfg)
+	return DBPath(cfg)
 }
 
-// openStore opens the store storeTarget names, migrating it, and
+// openStore opens the store StoreTarget names, migrating it, and
 // makes sure the default agent and every agent the config names exist.
 // Agents already in the store keep the owner's later edits.
-func (a *app) openStore(ctx context.Context, cfg config.Config) (*sqlstore.DB, error) {
-	return a.openStoreWith(ctx, cfg, nil)
+func (a *Env) OpenStore(ctx context.Context, cfg config.Config) (*sqlstore.DB, error) {
+	return a.OpenStoreWith(ctx, cfg, nil)
 }
 
 // openStoreWith is openStore for a command that has its catalog already:
@@ -77,11 +80,11 @@ func (a *app) openStore(ctx context.Context, cfg config.Config) (*sqlstore.DB, e
 // an agent is missing: the catalog reads the stored servers, and no server
 // stored in a state that no longer assembles may lock the owner out of the
 // commands that remove it.
-func (a *app) openStoreWith(ctx context.Context, cfg config.Config, view *catalog.View) (*sqlstore.DB, error) {
-	if err := privateDataDir(cfg); err != nil {
+func (a *Env) OpenStoreWith(ctx context.Context, cfg config.Config, view *catalog.View) (*sqlstore.DB, error) {
+	if err := PrivateDataDir(cfg); err != nil {
 		return nil, err
 	}
-	db, err := sqlstore.Open(ctx, storeTarget(cfg))
+	db, err := sqlstore.Open(ctx, StoreTarget(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -89,40 +92,40 @@ func (a *app) openStoreWith(ctx context.Context, cfg config.Config, view *catalo
 		if view != nil {
 			return view, nil
 		}
-		c, err := buildCatalog(cfg, "")
+		c, err := BuildCatalog(cfg, "")
 		if err != nil {
 			return nil, err
 		}
 		return c.View(), nil
 	}
-	if err := agents.Seed(ctx, db, cfg.Agents, configName(cfg), focus); err != nil {
+	if err := agents.Seed(ctx, db, cfg.Agents, ConfigName(cfg), focus); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
-// privateDataDir makes the data directory and the folders jarvisbot keeps
+// PrivateDataDir makes the data directory and the folders jarvisbot keeps
 // in it the owner's alone (X3, datadir.Private).
-func privateDataDir(cfg config.Config) error {
-	return datadir.Private(cfg.DataDir, keyringDir(cfg), skills.OwnDir(cfg.DataDir).Path(), collection.LocalDir(cfg.DataDir).Path(),
+func PrivateDataDir(cfg config.Config) error {
+	return datadir.Private(cfg.DataDir, KeyringDir(cfg), skills.OwnDir(cfg.DataDir).Path(), collection.LocalDir(cfg.DataDir).Path(),
 		filepath.Join(cfg.DataDir, "wiki"), skills.AgentsDir(cfg.DataDir).Path())
 }
 
-// keyringDir is the file keyring's folder.
-// signinLockDir is where sign-in renewals take their cross-process lock:
+// KeyringDir is the file keyring's folder.
+// SigninLockDir is where sign-in renewals take their cross-process lock:
 // the keyring's directory, the same for every jarvisbot process of this
 // data directory whatever the backend (an OS keyring has no folder of its
 // own, so it is made here).
-func signinLockDir(cfg config.Config) string {
-	dir := keyringDir(cfg)
+func SigninLockDir(cfg config.Config) string {
+	dir := KeyringDir(cfg)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "" // renewals are then serialised within the process only
 	}
 	return dir
 }
 
-func keyringDir(cfg config.Config) string {
+func KeyringDir(cfg config.Config) string {
 	if cfg.Keyring.Dir != "" {
 		return cfg.Keyring.Dir
 	}
@@ -131,22 +134,41 @@ func keyringDir(cfg config.Config) string {
 
 // openSecrets opens the keyring the config selects; the file backend's
 // passphrase comes from JARVIS_KEYRING_PASSWORD when it is first needed.
-func (a *app) openSecrets(cfg config.Config) (*secrets.Keyring, error) {
-	if err := privateDataDir(cfg); err != nil {
+func (a *Env) OpenSecrets(cfg config.Config) (*secrets.Keyring, error) {
+	if err := PrivateDataDir(cfg); err != nil {
 		return nil, err
 	}
 	return secrets.Open(secrets.Options{
 		Backend:  cfg.Keyring.Backend,
-		Dir:      keyringDir(cfg),
-		Password: secrets.PasswordFromEnv(a.getenv),
-		Getenv:   a.getenv,
+		Dir:      KeyringDir(cfg),
+		Password: secrets.PasswordFromEnv(a.Getenv),
+		Getenv:   a.Getenv,
 	})
 }
 
-// configName names the config in messages, including when there is none.
-func configName(cfg config.Config) string {
+// ConfigName names the config in messages, including when there is none.
+func ConfigName(cfg config.Config) string {
 	if cfg.Path == "" {
 		return "the defaults (no config file)"
 	}
 	return cfg.Path
+}
+
+// Env is what the process gives the service: its environment and where
+// warnings go, passed in so tests run the service in-process without
+// touching the real ones.
+type Env struct {
+	Getenv func(string) string
+	// Environ lists the environment as NAME=VALUE, for what passes a
+	// whole family of variables on (a coding CLI's ANTHROPIC_*); nil is
+	// none.
+	Environ func() []string
+	// Stderr takes the log and warnings (skills that cannot be read).
+	Stderr io.Writer
+	// Clock is the time the schedule runs on; nil means the wall clock.
+	// Tests pin it, so that they pass at any hour.
+	Clock clock.Clock
+	// CLIProbes remembers what each coding CLI binary supports, asked
+	// once per binary rather than at every turn (M5); nil asks per CLI.
+	CLIProbes *cliagent.Probes
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"io"
@@ -8,10 +8,10 @@ import (
 	"github.com/jarvisbot/jarvisbot/skills"
 )
 
-// skillScope is the scope of an agent's skills in cfg's data directory:
+// SkillScope is the scope of an agent's skills in cfg's data directory:
 // the shipped general skills, the manuals of the plugin collection (read
 // now; those of the plugins in on are on), the owner's and the agent's own.
-func skillScope(cfg config.Config, agent string, on map[string]bool, warn io.Writer) (skills.Scope, error) {
+func SkillScope(cfg config.Config, agent string, on map[string]bool, warn io.Writer) (skills.Scope, error) {
 	all, err := collection.Load(cfg.DataDir, warn)
 	if err != nil {
 		return skills.Scope{}, err
