@@ -131,6 +131,7 @@ func (a *Env) ModelFor(ctx context.Context, cfg config.Config, ag store.Agent) (
 // service is everything a running jarvisbot holds: the store, the live
 // catalog with its MCP sessions, the approvals engine and the runtime.
 type Service struct {
+	env       *Env // what the process gave it
 	Config    config.Config
 	DB        *sqlstore.DB
 	Catalog   *catalog.Catalog
@@ -272,7 +273,7 @@ func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Config: cfg, DB: db, Catalog: c, Log: log, Warn: a.Stderr, shipped: &shippedSkills{Config: cfg, Warn: a.Stderr}}
+	s := &Service{env: a, Config: cfg, DB: db, Catalog: c, Log: log, Warn: a.Stderr, shipped: &shippedSkills{Config: cfg, Warn: a.Stderr}}
 	s.Work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
 	s.SignIn = a.SigninManager(cfg, log)
 	s.Host = a.NewHost(ctx, cfg, c, db, log, func(plugin string, err error) {
