@@ -25,28 +25,28 @@ func PostgresURL(cfg config.Config) string {
 // openShared opens the jobs replicas share, when the store is
 // PostgreSQL: turns, scheduled runs and report deliveries run once
 // across them (store/sqlstore/replicas). With SQLite it returns nil: the
-// process answers and schedules alone.
-func (a *Env) OpenShared(ctx context.Context, cfg config.Config, s **Session, log *slog.Logger) (*replicas.Jobs, error) {
+// process answers and schedules alone. The jobs call into s, which is
+// complete before they start.
+func (a *Env) openShared(ctx context.Context, cfg config.Config, s *Session, log *slog.Logger) (*replicas.Jobs, error) {
 	url := PostgresURL(cfg)
 	if url == "" {
 		return nil, nil
 	}
 	jobs, err := replicas.Open(ctx, replicas.Options{
-		URL: url,
-		ID:  ReplicaID(),
-		// The session is built after the jobs and before they start.
-		Answer:  func(ctx context.Context, chat string) error { return (*s).Desk.AnswerChat(ctx, chat) },
-		Waiting: func(ctx context.Context) ([]store.Incoming, error) { return (*s).DB.Waiting(ctx) },
+		URL:     url,
+		ID:      ReplicaID(),
+		Answer:  func(ctx context.Context, chat string) error { return s.Desk.AnswerChat(ctx, chat) },
+		Waiting: func(ctx context.Context) ([]store.Incoming, error) { return s.DB.Waiting(ctx) },
 		RunDue: func(ctx context.Context, skill string, due time.Time) error {
-			return (*s).Scheduler.RunDue(ctx, skill, due)
+			return s.Scheduler.RunDue(ctx, skill, due)
 		},
-		Deliver: func(ctx context.Context, run int64) error { return (*s).Scheduler.DeliverRun(ctx, run) },
+		Deliver: func(ctx context.Context, run int64) error { return s.Scheduler.DeliverRun(ctx, run) },
 		Abandoned: func(ctx context.Context, skill string, due time.Time) error {
-			return (*s).Scheduler.Abandoned(ctx, skill, due)
+			return s.Scheduler.Abandoned(ctx, skill, due)
 		},
 		// An owner's /cancel that reached another replica.
 		StopTurn: func(chat string) {
-			if (*s).Desk.StopTurn(chat) {
+			if s.Desk.StopTurn(chat) {
 				log.Info("stopped a turn: the owner's /cancel reached another replica", "chat", chat)
 			}
 		},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
+	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/skills"
 
 	"github.com/jarvisbot/jarvisbot/channels"
@@ -17,35 +18,62 @@ import (
 	"github.com/jarvisbot/jarvisbot/store/sqlstore/replicas"
 )
 
-// session is a running service with the dispatcher between it and its
+// Session is a running service with the desk between it and its
 // channels: what serve, chat and schedule run share.
 type Session struct {
 	*Service
 	Desk     *desk.Desk
 	Channels []channels.Channel
-	// shared are the jobs replicas on PostgreSQL share (ST2); nil with
-	// SQLite.
+	// Shared are the jobs replicas on PostgreSQL share (ST2); nil with
+	// SQLite or when the session does not share.
 	Shared *replicas.Jobs
-	// ready is what /readyz tells (health.go).
+	// Ready is what /readyz tells (health.go).
 	Ready Readiness
 }
 
 // SessionOptions say who answers and where approvals are asked.
 type SessionOptions struct {
 	Agent string
-	// approvalChat is where approval buttons go; "" for the chat the
+	// ApprovalChat is where approval buttons go; "" for the chat the
 	// request came from.
 	ApprovalChat string
-	// queue takes the received messages when replicas share the store.
-	Queue desk.Queue
+	// Share makes the session take its turns, scheduled runs and report
+	// deliveries from the queue replicas share when the store is
+	// PostgreSQL (serve does; a one-off chat or run does not).
+	Share bool
 }
 
-// openSession builds the service, its channels and the desk that joins
-// them. Everything is built before anything starts: no approval expires,
-// no turn runs and no report is sent before the desk that carries them
-// exists.
+// OpenSession builds the service, its channels and the desk that joins
+// them (and the replicas' shared queue, when o.Share and the store is
+// PostgreSQL). Everything is built before anything starts: no approval
+// expires, no turn runs and no report is sent before the desk that
+// carries them exists. The caller closes the session.
 func (a *Env) OpenSession(ctx context.Context, cfg config.Config, log *slog.Logger, o SessionOptions, chans func(*Service) ([]channels.Channel, error)) (*Session, error) {
 	s := &Session{}
+	var queue desk.Queue
+	if o.Share {
+		// The shared queue calls into the session, which is complete
+		// before the queue starts (Start).
+		shared, err := a.openShared(ctx, cfg, s, log)
+		if err != nil {
+			return nil, err
+		}
+		if shared != nil {
+			s.Shared, queue = shared, shared
+		}
+	}
+	if err := a.buildSession(ctx, cfg, log, o, queue, chans, s); err != nil {
+		if s.Shared != nil {
+			s.Shared.Stop(context.Background())
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// buildSession fills s: the service, the channels chans makes and the
+// desk between them.
+func (a *Env) buildSession(ctx context.Context, cfg config.Config, log *slog.Logger, o SessionOptions, queue desk.Queue, chans func(*Service) ([]channels.Channel, error), s *Session) error {
 	svc, err := a.BuildService(ctx, cfg, log, func(ap store.Approval) {
 		s.Desk.Notify(ap)
 		s.Jobs.Approval(ap)
@@ -55,16 +83,16 @@ func (a *Env) OpenSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		}
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.Service = svc
 	if err := svc.loadPause(ctx); err != nil {
 		svc.Close()
-		return nil, err
+		return err
 	}
 	if s.Channels, err = chans(svc); err != nil {
 		svc.Close()
-		return nil, err
+		return err
 	}
 	transcribe, speak, noTranscription := a.VoiceOf(ctx, cfg, log)
 	cmds := svc.commands()
@@ -75,7 +103,7 @@ func (a *Env) OpenSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		Commands:   cmds,
 		Transcribe: transcribe, NoTranscription: noTranscription, Speak: speak,
 		Leases: svc.DB,
-		Queue:  o.Queue,
+		Queue:  queue,
 		Zone:   cfg.Location(), DashboardURL: DashboardURL(cfg),
 		Renew: func(ctx context.Context, plugin string) (string, func(context.Context) error, error) {
 			return a.Renew(ctx, svc, plugin)
@@ -83,7 +111,7 @@ func (a *Env) OpenSession(ctx context.Context, cfg config.Config, log *slog.Logg
 	}, s.Channels...)
 	if err != nil {
 		svc.Close()
-		return nil, err
+		return err
 	}
 	// The owners decide; so does an app the MCP surface let through (a
 	// key of scope full, never on a request of its own): only the
@@ -98,7 +126,53 @@ func (a *Env) OpenSession(ctx context.Context, cfg config.Config, log *slog.Logg
 		}
 		s.Desk.NeedsAttention(ctx, MainChat(cfg), plugin, display)
 	}
-	return s, nil
+	return nil
+}
+
+// Close stops the session's service and then the shared queue, which
+// by then only closes (Shutdown stopped its work).
+func (s *Session) Close() {
+	s.Service.Close()
+	if s.Shared != nil {
+		s.Shared.Stop(context.Background())
+	}
+}
+
+// Start takes up what the last run left and starts the work that does
+// not wait for a message: approvals that outlived the last run and
+// messages that waited, the schedule, the apps' jobs and the replicas'
+// shared queue. The channels start with Listen.
+func (s *Session) Start(ctx context.Context, agent string) error {
+	entries, err := ScheduledJobs(ctx, s.Config, s.DB, s.env.Stderr)
+	if err != nil {
+		return err
+	}
+	opt := scheduler.Options{Store: s.DB, Clock: s.env.Clock, Zone: s.Config.Location(), MainChat: MainChat(s.Config),
+		Run: s.env.SkillRunner(ctx, s.Config, s.Service), Deliver: s.Desk.Report, Leases: s.DB, Logger: s.Log}
+	if s.Shared != nil {
+		opt.Queue = s.Shared
+	}
+	s.Scheduler = scheduler.New(opt)
+	if err := s.Resume(ctx, nil); err != nil {
+		return err
+	}
+	s.Desk.ForgetDeliveries(ctx)
+	if err := s.Scheduler.Start(ctx, entries); err != nil {
+		s.Log.Warn("some skills are not scheduled", "err", err)
+	}
+	if err := s.Jobs.Start(s.Work); err != nil {
+		return err
+	}
+	s.JobsStarted = true
+	if s.Shared != nil {
+		if err := s.Shared.Start(ctx); err != nil {
+			return err
+		}
+	}
+	if _, err := s.env.ChooseModel(ctx, s.Config, agent); err != nil {
+		s.Log.Warn("no model is configured: messages are answered with what to set", "err", err)
+	}
+	return nil
 }
 
 // resume takes up what the last run left: approval requests (those of

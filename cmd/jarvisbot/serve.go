@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -28,24 +28,11 @@ func cmdServe(ctx context.Context, a *cli, args []string) error {
 		return err
 	}
 	log := a.Logger(cfg)
-	// Replicas on PostgreSQL share their turns, scheduled runs and report
-	// deliveries as jobs (ST2); the jobs call into the session built next.
-	var s *app.Session
-	shared, err := a.OpenShared(ctx, cfg, &s, log)
-	if err != nil {
-		return err
-	}
-	opts := app.SessionOptions{Agent: *agentName, ApprovalChat: cfg.Approvals.Channel}
-	if shared != nil {
-		defer shared.Stop(context.Background()) // after shutdown's own stop, only closes
-		opts.Queue = shared
-	}
-	s, err = a.OpenSession(ctx, cfg, log, opts,
+	s, err := a.OpenSession(ctx, cfg, log, app.SessionOptions{Agent: *agentName, ApprovalChat: cfg.Approvals.Channel, Share: true},
 		func(svc *app.Service) ([]channels.Channel, error) { return a.channels(ctx, cfg, svc.DB) })
 	if err != nil {
 		return err
 	}
-	s.Shared = shared
 	defer s.Close()
 	for _, ch := range s.Channels {
 		if w, ok := ch.(webhookBot); ok && w.unbound != "" {
@@ -54,7 +41,7 @@ func cmdServe(ctx context.Context, a *cli, args []string) error {
 		}
 	}
 	// The dashboard's listener opens before anything starts, so that
-	// /healthz and /readyz answer during start-up (issue 20, health.go).
+	// /healthz and /readyz answer during start-up (health.go).
 	dash, err := a.serveWeb(cfg, s, log)
 	if err != nil {
 		return err
@@ -67,36 +54,17 @@ func cmdServe(ctx context.Context, a *cli, args []string) error {
 	if surfSite.ln != nil {
 		defer func() { _ = surfSite.ln.Close() }() // when serving never began; closed already after it
 	}
-	jobs, err := app.ScheduledJobs(ctx, cfg, s.DB, a.Stderr)
-	if err != nil {
+	if err := s.Start(ctx, *agentName); err != nil {
 		return err
 	}
-	schedOpt := scheduler.Options{Store: s.DB, Clock: a.Clock, Zone: cfg.Location(), MainChat: app.MainChat(cfg), Run: a.SkillRunner(ctx, cfg, s.Service), Deliver: s.Desk.Report, Leases: s.DB, Logger: log}
-	if shared != nil {
-		schedOpt.Queue = shared
-	}
-	s.Scheduler = scheduler.New(schedOpt)
-	// Start: approvals that outlived the last run, messages that waited,
-	// the schedule, then the channels.
-	if err := s.Resume(ctx, nil); err != nil {
-		return err
-	}
-	s.Desk.ForgetDeliveries(ctx)
-	if err := s.Scheduler.Start(ctx, jobs); err != nil {
-		log.Warn("some skills are not scheduled", "err", err)
-	}
-	if err := s.Service.Jobs.Start(s.Work); err != nil {
-		return err
-	}
-	s.JobsStarted = true
-	if shared != nil {
-		if err := shared.Start(ctx); err != nil {
-			return err
-		}
-	}
-	if _, err := a.ChooseModel(ctx, cfg, *agentName); err != nil {
-		log.Warn("no model is configured: messages are answered with what to set", "err", err)
-	}
+	return a.listen(ctx, s, surfSite, *agentName, log)
+}
+
+// listen starts the channels and, once they hear the owner, the MCP
+// surface and the work that can wait; it serves until a signal or until
+// every channel ended.
+func (a *cli) listen(ctx context.Context, s *app.Session, surfSite httpSite, agentName string, log *slog.Logger) error {
+	cfg := s.Config
 	recv, stopRecv := context.WithCancel(ctx)
 	defer stopRecv()
 	ends := s.Listen(recv)
@@ -108,7 +76,7 @@ func cmdServe(ctx context.Context, a *cli, args []string) error {
 	surf := a.serveSurface(cfg, s, surfSite, log)
 	defer surf.Close()
 	s.Ready.Started.Store(true) // /readyz, and the dashboard's pages
-	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", *agentName)
+	log.Info("jarvisbot is ready", "channels", strings.Join(names, ","), "agent", agentName)
 	s.AfterReady(ctx)
 	return s.Wait(ctx, stopRecv, ends, running, cmp.Or(cfg.ShutdownTimeout, config.DefaultShutdownTimeout), log)
 }
