@@ -15,6 +15,17 @@ import (
 // stored and queued, and whichever replica holds its chat answers the
 // chat's waiting messages from the store, oldest first (AnswerChat).
 
+// Queue is the turns' queue shared by replicas (store/sqlstore/replicas).
+type Queue interface {
+	Add(ctx context.Context, chat string, inbox int64) error
+	// Hold waits until this replica holds the chat; the returned
+	// context ends if the hold is lost, and release lets the chat go.
+	Hold(ctx context.Context, chat string) (held context.Context, release func(), err error)
+	// Cancel asks the replica answering chat to stop its turn (its
+	// StopTurn), reporting false when no replica holds the chat.
+	Cancel(ctx context.Context, chat string) (sent bool, err error)
+}
+
 // errHandedOver ends a turn whose chat this replica no longer holds, or
 // which this replica stops: the message stays waiting, and the next
 // holder goes on from what the turn stored. It is no owner's /cancel.
