@@ -100,6 +100,10 @@ var markdownEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `~`, `\~`, `|`, `\|`, `[`, `\[`, `]`, `\]`,
 )
 
+// Approval buttons (CH2, X5): a request is drawn once where the owner
+// wants it, only an approver's press decides it, once, and every message
+// that drew it then shows the outcome and who decided.
+
 // Button data: "ap:<id>:<y|n|a>", 31 bytes, an id into the store.
 const buttonPrefix = "ap:"
 

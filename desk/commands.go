@@ -8,6 +8,10 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels"
 )
 
+// Slash commands: /help and /cancel are the desk's own; the others are
+// answered by the service (Options.Commands, from its Facts). Text that
+// starts with a slash and names no command goes to the agent.
+
 // The commands every channel registers.
 var Commands = []channels.Command{
 	{Name: "help", Description: "what I can do"},
@@ -50,26 +54,32 @@ func (d *Desk) command(ctx context.Context, m channels.Message, text string) {
 		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: b.String()})
 		return
 	case "cancel":
-		if d.StopTurn(m.Chat) {
-			return
-		}
-		if d.opt.Queue != nil {
-			// Replicas: the chat's turn may run on another one, which
-			// says "Stopped." when it stops it.
-			sent, err := d.opt.Queue.Cancel(ctx, m.Chat)
-			if err != nil {
-				d.log.Warn("passing /cancel to the other replicas", "chat", m.Chat, "err", err)
-				d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "I could not reach the replica answering this chat to stop its turn. Try /cancel again in a moment."})
-				return
-			}
-			if sent {
-				return
-			}
-		}
-		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Nothing is running."})
+		d.cancel(ctx, m)
 		return
 	}
 	if f, ok := d.opt.Commands[name]; ok {
 		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: f(ctx, m.Chat)})
 	}
+}
+
+// cancel answers /cancel: it stops the chat's turn, here or on the
+// replica running it.
+func (d *Desk) cancel(ctx context.Context, m channels.Message) {
+	if d.StopTurn(m.Chat) {
+		return
+	}
+	if d.opt.Queue != nil {
+		// Replicas: the chat's turn may run on another one, which
+		// says "Stopped." when it stops it.
+		sent, err := d.opt.Queue.Cancel(ctx, m.Chat)
+		if err != nil {
+			d.log.Warn("passing /cancel to the other replicas", "chat", m.Chat, "err", err)
+			d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "I could not reach the replica answering this chat to stop its turn. Try /cancel again in a moment."})
+			return
+		}
+		if sent {
+			return
+		}
+	}
+	d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: "Nothing is running."})
 }

@@ -9,6 +9,10 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
+// Deliveries (CH1, CH3): a platform's delivery is answered once however
+// often it comes, a reply that could not be sent is kept and sent again,
+// and scheduled reports go out through the channels.
+
 // leaseKeptReplies is the role of the process sending kept replies again.
 const leaseKeptReplies = "kept-replies"
 

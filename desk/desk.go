@@ -1,13 +1,25 @@
-// Package dispatch stands between the chat channels and the agent runtime
-// (CH1, CH2): it serves only the owner (an allow-list, or one pairing by
-// code), keeps each chat's messages in order with one turn at a time while
-// different chats run at once, answers slash commands (from the Facts the
-// service reports), draws approval requests as buttons where the owner
-// wants them and takes each decision once, and keeps a reply that could
-// not be sent instead of losing it. An owner's voice notes are kept with
-// their audio until transcribed, and answered with a quote of what was
-// heard (and spoken back where the platform has voice notes; voice.go).
-// serve, chat and schedule run all go through it.
+// Package desk is the dispatcher between the chat channels and the agents
+// (CH1, CH2, CH3, V1, P4, X4, X5, ST2): every message a channel receives,
+// and every answer, approval prompt and report it sends, passes through
+// the desk. serve, chat and schedule run all go through it. By concern:
+//   - owners.go: only the owner is served, an allow-list or one pairing by
+//     code per platform (CH1);
+//   - inbox.go: each chat's messages in order, one turn at a time while
+//     different chats run at once, kept in the durable inbox until
+//     answered, so a restart neither loses nor repeats one (CH1, X4);
+//   - commands.go: slash commands, answered from the Facts the service
+//     reports (facts.go);
+//   - approval.go: approval requests drawn as buttons where the owner
+//     wants them, each decided once, saying who decided (CH2, X5);
+//   - deliveries.go: a platform's delivery answered once, a reply that
+//     could not be sent kept and sent again, scheduled reports (CH1, CH3);
+//   - pause.go: while paused messages wait, and the owner is told who
+//     paused and how to go on (X5);
+//   - voice.go: voice notes kept with their audio until transcribed, and
+//     answered with a quote of what was heard, spoken back where the
+//     platform has voice notes (V1);
+//   - renew.go: the Renew button of a plugin sign-in that expired (P4);
+//   - replicas.go: turns across replicas sharing a PostgreSQL store (ST2).
 package desk
 
 import (
@@ -145,27 +157,8 @@ func New(ctx context.Context, opt Options, chans ...channels.Channel) (*Desk, er
 		d.channels[c.Name()] = c
 	}
 	d.kept.Store(true) // the last run may have left some
-	for _, o := range opt.Owners {
-		d.owners[o] = true
-	}
-	paired, err := opt.Store.Owners(ctx)
-	if err != nil {
+	if err := d.loadOwners(ctx); err != nil {
 		return nil, err
-	}
-	for _, o := range paired {
-		d.owners[o] = true
-	}
-	for name := range d.channels {
-		if name == "console" || d.hasOwner(name) {
-			continue
-		}
-		code, err := pairingCode()
-		if err != nil {
-			return nil, err
-		}
-		d.codes[name] = code
-		// The log is the owner's console: no one else sees this line.
-		log.Warn("no owner is set for this channel: send /pair CODE to the bot from your account to become its owner, or list your user id in the config", "channel", name, "code", code)
 	}
 	return d, nil
 }
@@ -289,32 +282,11 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 		}
 		in.Text, in.Voice = spokenText(heard, m.Text, m.audio), true
 	}
-	var res agents.Result
-	var err error
-	if m.approval != nil {
-		res, err = d.opt.Runtime.Continue(ctx, *m.approval)
-		if err != nil && ctx.Err() == nil {
-			err = fmt.Errorf("the turn that waited for your decision on %s could not go on: %w", m.approval.Tool, err)
-		}
-	} else {
-		res, err = d.opt.Runtime.Turn(ctx, in)
-	}
+	res, err := d.run(ctx, m, in)
 	stopTyping()
-	text := res.Text
-	d.mu.Lock()
-	stopping := d.draining || d.base.Err() != nil || errors.Is(context.Cause(ctx), errHandedOver)
-	d.mu.Unlock()
-	switch {
-	case errors.Is(err, agents.ErrAwaitingApproval) && (stopping || !errors.Is(err, context.Canceled)):
-		return true, err // the pending approval carries the turn; its decision continues it
-	case errors.Is(err, context.Canceled) && stopping:
-		return false, err // shutting down: retried after the restart
-	case errors.Is(err, context.Canceled):
-		text = "Stopped."
-	case err != nil:
-		text = "I could not answer: " + err.Error() + ". Your message is kept; send it again to retry."
-	case strings.TrimSpace(text) == "":
-		text = "(no answer)"
+	text, send, done := d.answer(ctx, res, err)
+	if !send {
+		return done, err
 	}
 	shown := text
 	if heard != "" {
@@ -327,6 +299,42 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 		d.speakBack(ctx, m, res.Text)
 	}
 	return true, err
+}
+
+// run asks the runtime for the turn: a new one, or the one a decided
+// approval goes on with.
+func (d *Desk) run(ctx context.Context, m queued, in agents.Input) (agents.Result, error) {
+	if m.approval == nil {
+		return d.opt.Runtime.Turn(ctx, in)
+	}
+	res, err := d.opt.Runtime.Continue(ctx, *m.approval)
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("the turn that waited for your decision on %s could not go on: %w", m.approval.Tool, err)
+	}
+	return res, err
+}
+
+// answer is the text the owner gets for a turn's result. A turn that ends
+// without one sends nothing (send is false): its pending approval carries
+// it (done), or the shutdown stopped it, to be retried after the restart.
+func (d *Desk) answer(ctx context.Context, res agents.Result, err error) (text string, send, done bool) {
+	text = res.Text
+	d.mu.Lock()
+	stopping := d.draining || d.base.Err() != nil || errors.Is(context.Cause(ctx), errHandedOver)
+	d.mu.Unlock()
+	switch {
+	case errors.Is(err, agents.ErrAwaitingApproval) && (stopping || !errors.Is(err, context.Canceled)):
+		return "", false, true // the pending approval carries the turn; its decision continues it
+	case errors.Is(err, context.Canceled) && stopping:
+		return "", false, false // shutting down: retried after the restart
+	case errors.Is(err, context.Canceled):
+		text = "Stopped."
+	case err != nil:
+		text = "I could not answer: " + err.Error() + ". Your message is kept; send it again to retry."
+	case strings.TrimSpace(text) == "":
+		text = "(no answer)"
+	}
+	return text, true, true
 }
 
 // typing shows "typing…" every few seconds until stopped; stop returns

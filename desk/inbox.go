@@ -7,6 +7,12 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
+// Per-chat order and the inbox (CH1, X4): each chat's messages are
+// answered in order, one turn at a time, while different chats run at
+// once. A message stays in the store's inbox until it is answered (or its
+// pending approval carries it), so a restart answers what was left and
+// repeats nothing.
+
 // queued is a message with its inbox row, or a decided approval whose
 // turn goes on.
 type queued struct {

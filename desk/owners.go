@@ -10,6 +10,38 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels"
 )
 
+// Owners (CH1): only the owner is served. The owners are configured by
+// user id, or the first to send a platform's pairing code becomes its
+// owner; anyone else gets one polite refusal.
+
+// loadOwners takes the configured and the paired owners, and gives each
+// platform that has none a pairing code.
+func (d *Desk) loadOwners(ctx context.Context) error {
+	for _, o := range d.opt.Owners {
+		d.owners[o] = true
+	}
+	paired, err := d.opt.Store.Owners(ctx)
+	if err != nil {
+		return err
+	}
+	for _, o := range paired {
+		d.owners[o] = true
+	}
+	for name := range d.channels {
+		if name == "console" || d.hasOwner(name) {
+			continue
+		}
+		code, err := pairingCode()
+		if err != nil {
+			return err
+		}
+		d.codes[name] = code
+		// The log is the owner's console: no one else sees this line.
+		d.log.Warn("no owner is set for this channel: send /pair CODE to the bot from your account to become its owner, or list your user id in the config", "channel", name, "code", code)
+	}
+	return nil
+}
+
 func (d *Desk) hasOwner(platform string) bool {
 	for o := range d.owners {
 		if strings.HasPrefix(o, platform+":") {

@@ -6,6 +6,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels"
 )
 
+// Pause: while every agent is paused, messages wait in the inbox and each
+// chat is told once who paused and how to go on; Resumed answers them.
+
 // tellPaused reports whether the chat is still to be told of the pause,
 // once per pause; mu is held.
 func (d *Desk) tellPaused(chat string) bool {
