@@ -20,12 +20,12 @@ import (
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
-// scheduledJobs are the enabled skills that carry a schedule. Imported
+// scheduledEntries are the enabled skills that carry a schedule. Imported
 // skills never do: the importer drops their schedules (S6).
-func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
+func scheduledEntries(ctx context.Context, cfg config.Config, db interface {
 	store.SkillSwitches
 	store.Plugins
-}, warn io.Writer) ([]scheduler.Job, error) {
+}, warn io.Writer) ([]scheduler.Entry, error) {
 	on := map[string]bool{}
 	if err := collection.AddInstalled(ctx, db, on); err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func scheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	if err != nil {
 		return nil, err
 	}
-	return scheduler.Jobs(list, store.DefaultAgent), nil
+	return scheduler.Entries(list, store.DefaultAgent), nil
 }
 
 // mainChat is the owner's main chat: the first configured owner's private
@@ -104,13 +104,13 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 		}
 		return writeSchedule(a.stdout, list)
 	}
-	jobs, err := scheduledJobs(ctx, cfg, db, a.stderr)
+	entries, err := scheduledEntries(ctx, cfg, db, a.stderr)
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(jobs))
-	for _, j := range jobs {
-		names = append(names, j.Skill)
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Skill)
 	}
 	note, err := pauseScheduled(ctx, db, names, pos[1], pos[0] == "pause")
 	if err != nil {
@@ -121,15 +121,15 @@ func cmdSchedule(ctx context.Context, a *app, args []string) error {
 }
 
 // loadedSchedule is the schedule where no scheduler runs (`schedule
-// list`): the jobs loaded without catching up or arming, which the
-// service does. A job that cannot be scheduled is reported to warn.
-func loadedSchedule(ctx context.Context, a *app, cfg config.Config, db *sqlstore.DB, warn io.Writer) ([]scheduler.Entry, error) {
-	jobs, err := scheduledJobs(ctx, cfg, db, warn)
+// list`): the entries loaded without catching up or arming, which the
+// service does. An entry that cannot be scheduled is reported to warn.
+func loadedSchedule(ctx context.Context, a *app, cfg config.Config, db *sqlstore.DB, warn io.Writer) ([]scheduler.Status, error) {
+	entries, err := scheduledEntries(ctx, cfg, db, warn)
 	if err != nil {
 		return nil, err
 	}
 	sch := scheduler.New(scheduler.Options{Store: db, Clock: a.clock, Zone: cfg.Location(), MainChat: mainChat(cfg)})
-	if err := sch.Load(jobs); err != nil {
+	if err := sch.Load(entries); err != nil {
 		fmt.Fprintln(warn, "jarvisbot:", err)
 	}
 	return sch.List(ctx), nil
@@ -185,7 +185,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 		return err
 	}
 	s.connect(ctx)
-	jobs, err := scheduledJobs(ctx, cfg, s.db, a.stderr)
+	entries, err := scheduledEntries(ctx, cfg, s.db, a.stderr)
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 			_, err := con.Send(ctx, channels.Outgoing{Chat: console.Chat, Text: fmt.Sprintf("[report for %s]\n%s", chat, text)})
 			return err
 		}})
-	if err := sch.Load(jobs); err != nil {
+	if err := sch.Load(entries); err != nil {
 		fmt.Fprintln(a.stderr, "jarvisbot:", err)
 	}
 	defer sch.Stop(context.Background())
@@ -218,7 +218,7 @@ func runScheduled(ctx context.Context, a *app, cfg config.Config, name string) e
 	return scheduler.RunError(r)
 }
 
-func writeSchedule(w io.Writer, list []scheduler.Entry) error {
+func writeSchedule(w io.Writer, list []scheduler.Status) error {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "No scheduled skills. A skill gets a schedule with metadata jarvisbot.schedule, e.g. \"0 7 * * *\".")
 		return nil
@@ -239,11 +239,11 @@ func writeSchedule(w io.Writer, list []scheduler.Entry) error {
 		case e.Last != nil:
 			last = fmt.Sprintf("%s %s, report %s", e.Last.DueAt.Local().Format("2006-01-02 15:04"), e.Last.Outcome, e.Last.Delivery)
 		}
-		spec := e.Job.Spec
-		if e.Job.Zone != "" {
-			spec += " (" + e.Job.Zone + ")"
+		spec := e.Entry.Spec
+		if e.Entry.Zone != "" {
+			spec += " (" + e.Entry.Zone + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Job.Skill, spec, next, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Entry.Skill, spec, next, last)
 	}
 	return tw.Flush()
 }

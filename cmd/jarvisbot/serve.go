@@ -73,7 +73,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if surfSite.ln != nil {
 		defer func() { _ = surfSite.ln.Close() }() // when serving never began; closed already after it
 	}
-	jobs, err := scheduledJobs(ctx, cfg, s.db, a.stderr)
+	entries, err := scheduledEntries(ctx, cfg, s.db, a.stderr)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	s.desk.ForgetDeliveries(ctx)
-	if err := s.sched.Start(ctx, jobs); err != nil {
+	if err := s.sched.Start(ctx, entries); err != nil {
 		log.Warn("some skills are not scheduled", "err", err)
 	}
 	if err := s.service.jobs.Start(s.work); err != nil {
