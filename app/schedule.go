@@ -14,12 +14,12 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// ScheduledJobs are the enabled skills that carry a schedule. Imported
+// ScheduledEntries are the enabled skills that carry a schedule. Imported
 // skills never do: the importer drops their schedules (S6).
-func ScheduledJobs(ctx context.Context, cfg config.Config, db interface {
+func ScheduledEntries(ctx context.Context, cfg config.Config, db interface {
 	store.SkillSwitches
 	store.Plugins
-}, warn io.Writer) ([]scheduler.Job, error) {
+}, warn io.Writer) ([]scheduler.Entry, error) {
 	on := map[string]bool{}
 	if err := collection.AddInstalled(ctx, db, on); err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func ScheduledJobs(ctx context.Context, cfg config.Config, db interface {
 	if err != nil {
 		return nil, err
 	}
-	return scheduler.Jobs(list, store.DefaultAgent), nil
+	return scheduler.Entries(list, store.DefaultAgent), nil
 }
 
 // MainChat is the owner's main chat: the first configured owner's private
@@ -61,7 +61,7 @@ func (a *Env) SkillRunner(ctx context.Context, cfg config.Config, s *Service) sc
 	})
 }
 
-func WriteSchedule(w io.Writer, list []scheduler.Entry) error {
+func WriteSchedule(w io.Writer, list []scheduler.Status) error {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "No scheduled skills. A skill gets a schedule with metadata jarvisbot.schedule, e.g. \"0 7 * * *\".")
 		return nil
@@ -82,11 +82,11 @@ func WriteSchedule(w io.Writer, list []scheduler.Entry) error {
 		case e.Last != nil:
 			last = fmt.Sprintf("%s %s, report %s", e.Last.DueAt.Local().Format("2006-01-02 15:04"), e.Last.Outcome, e.Last.Delivery)
 		}
-		spec := e.Job.Spec
-		if e.Job.Zone != "" {
-			spec += " (" + e.Job.Zone + ")"
+		spec := e.Entry.Spec
+		if e.Entry.Zone != "" {
+			spec += " (" + e.Entry.Zone + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Job.Skill, spec, next, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Entry.Skill, spec, next, last)
 	}
 	return tw.Flush()
 }

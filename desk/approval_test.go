@@ -68,3 +68,24 @@ func TestRequestTextCH2(t *testing.T) {
 		t.Errorf("a long request is %d characters (Discord takes 2,000) or lost its tail:\n%s", n, got)
 	}
 }
+
+// TestOutcomeSaysWhichAppDecidedX5: the edited approval message says which
+// app decided over the MCP surface; the owner's and an expiry's read as
+// before.
+func TestOutcomeSaysWhichAppDecidedX5(t *testing.T) {
+	cases := []struct {
+		a    store.Approval
+		want string
+	}{
+		{store.Approval{State: store.ApprovalDenied, DecidedBy: "app:auditor"}, "Denied by app auditor"},
+		{store.Approval{State: store.ApprovalApproved, DecidedBy: "app:auditor", Always: true}, "Approved by app auditor, always for this tool"},
+		{store.Approval{State: store.ApprovalDenied, DecidedBy: "telegram:42"}, "Denied"},
+		{store.Approval{State: store.ApprovalApproved, DecidedBy: "console"}, "Approved"},
+		{store.Approval{State: store.ApprovalExpired}, "Expired: nobody answered, so it was denied"},
+	}
+	for _, c := range cases {
+		if got := outcome(c.a); got != c.want {
+			t.Errorf("outcome(%s by %q) = %q, want %q", c.a.State, c.a.DecidedBy, got, c.want)
+		}
+	}
+}

@@ -15,32 +15,7 @@ import (
 // nothing, and says so when it cannot read it.
 func TestSlashCommandsAnswerFromFactsCH1(t *testing.T) {
 	broken := errors.New("the store is locked")
-	full := Facts{
-		Skills: func(context.Context) ([]SkillState, error) {
-			return []SkillState{
-				{Name: "humanizer", State: "on", On: true},
-				{Name: "morning-brief", State: "on", Schedule: "0 7 * * *", On: true},
-				{Name: "gmail", State: "off (plugin not installed)", Manual: true},
-				{Name: "notes", State: "off (switched off)"},
-			}, nil
-		},
-		Plugins: func(context.Context) ([]store.InstalledPlugin, error) {
-			return []store.InstalledPlugin{{Name: "github", State: store.PluginConnected}, {Name: "notion", State: store.PluginNeedsAttention}}, nil
-		},
-		Servers: func() []ServerState {
-			return []ServerState{{Name: "github", State: "up", Tools: 40}, {Name: "slow", State: "down", Err: errors.New("exit status 1")}}
-		},
-		Agents: func(context.Context) ([]store.Agent, error) {
-			return []store.Agent{{Name: "default", Description: "the assistant"}}, nil
-		},
-		Activity: func(_ context.Context, limit int) ([]store.Activity, error) {
-			if limit != activityShown {
-				t.Errorf("activity asked for %d entries", limit)
-			}
-			return []store.Activity{{At: time.Date(2026, 12, 3, 9, 5, 0, 0, time.Local), Agent: "default", Tool: "cli:gh", Outcome: "ok"}}, nil
-		},
-		Schedule: func(context.Context) string { return "morning-brief  0 7 * * *" },
-	}
+	full := factsOfAService(t)
 	empty := Facts{
 		Schedule: func(context.Context) string { return "" },
 		Plugins:  func(context.Context) ([]store.InstalledPlugin, error) { return nil, nil },
@@ -96,5 +71,37 @@ func TestSlashCommandsAnswerFromFactsCH1(t *testing.T) {
 	}
 	if _, ok := (Facts{}).Commands()["skills"]; ok {
 		t.Error("/skills is answered with nothing to read it from")
+	}
+}
+
+// factsOfAService are the facts of a service with skills (one scheduled,
+// one a manual of a plugin not connected), plugins, MCP servers, an
+// agent, activity and a schedule.
+func factsOfAService(t *testing.T) Facts {
+	return Facts{
+		Skills: func(context.Context) ([]SkillState, error) {
+			return []SkillState{
+				{Name: "humanizer", State: "on", On: true},
+				{Name: "morning-brief", State: "on", Schedule: "0 7 * * *", On: true},
+				{Name: "gmail", State: "off (plugin not installed)", Manual: true},
+				{Name: "notes", State: "off (switched off)"},
+			}, nil
+		},
+		Plugins: func(context.Context) ([]store.InstalledPlugin, error) {
+			return []store.InstalledPlugin{{Name: "github", State: store.PluginConnected}, {Name: "notion", State: store.PluginNeedsAttention}}, nil
+		},
+		Servers: func() []ServerState {
+			return []ServerState{{Name: "github", State: "up", Tools: 40}, {Name: "slow", State: "down", Err: errors.New("exit status 1")}}
+		},
+		Agents: func(context.Context) ([]store.Agent, error) {
+			return []store.Agent{{Name: "default", Description: "the assistant"}}, nil
+		},
+		Activity: func(_ context.Context, limit int) ([]store.Activity, error) {
+			if limit != activityShown {
+				t.Errorf("activity asked for %d entries", limit)
+			}
+			return []store.Activity{{At: time.Date(2026, 12, 3, 9, 5, 0, 0, time.Local), Agent: "default", Tool: "cli:gh", Outcome: "ok"}}, nil
+		},
+		Schedule: func(context.Context) string { return "morning-brief  0 7 * * *" },
 	}
 }

@@ -15,6 +15,17 @@ import (
 // stored and queued, and whichever replica holds its chat answers the
 // chat's waiting messages from the store, oldest first (AnswerChat).
 
+// Queue is the turns' queue shared by replicas (store/sqlstore/replicas).
+type Queue interface {
+	Add(ctx context.Context, chat string, inbox int64) error
+	// Hold waits until this replica holds the chat; the returned
+	// context ends if the hold is lost, and release lets the chat go.
+	Hold(ctx context.Context, chat string) (held context.Context, release func(), err error)
+	// Cancel asks the replica answering chat to stop its turn (its
+	// StopTurn), reporting false when no replica holds the chat.
+	Cancel(ctx context.Context, chat string) (sent bool, err error)
+}
+
 // errHandedOver ends a turn whose chat this replica no longer holds, or
 // which this replica stops: the message stays waiting, and the next
 // holder goes on from what the turn stored. It is no owner's /cancel.
@@ -78,58 +89,81 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 	if _, ok := d.channels[platform(chat)]; !ok {
 		return &replicas.Later{Wait: elsewhere, Reason: "the chat's channel does not run on this replica"}
 	}
-
-	// The turn outlives neither the hold on the chat nor this replica's
-	// run, and says so by its cause.
-	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	defer cancel(nil)
-	defer context.AfterFunc(ctx, func() { cancel(errHandedOver) })()
-	defer context.AfterFunc(d.base, func() { cancel(errHandedOver) })()
-
+	tctx, release := d.held(ctx)
+	defer release()
 	for {
-		d.mu.Lock()
-		paused, _ := d.paused()
-		draining := d.draining
-		d.mu.Unlock()
-		switch {
-		case paused:
-			return &replicas.Later{Wait: pausedWait, Reason: "jarvisbot is paused"}
-		case draining || tctx.Err() != nil:
-			return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
-		}
-		waiting, err := d.opt.Store.WaitingIn(tctx, chat)
-		if err != nil {
+		if err := d.later(tctx); err != nil {
 			return err
 		}
-		d.mu.Lock()
-		q.behind = max(len(waiting)-1, 0)
-		d.mu.Unlock()
-		if len(waiting) == 0 {
-			return nil
-		}
-		w := waiting[0]
-		if err := d.opt.Store.Begin(tctx, w.ID); jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-			continue // answered meanwhile
-		} else if err != nil {
-			return err
-		}
-		m := queued{Message: channels.Message{Chat: w.Chat, User: w.User, Name: w.Name, Text: w.Text}, inbox: w.ID, retry: w.Begun, audio: w.Audio}
-		turnCtx, stopTurn := context.WithCancel(tctx)
-		d.mu.Lock()
-		q.running, q.cancel = true, stopTurn // the owner's /cancel
-		d.mu.Unlock()
-		done, _ := d.turn(turnCtx, m)
-		d.mu.Lock()
-		q.running, q.cancel = false, nil
-		d.mu.Unlock()
-		stopTurn()
-		if !done {
-			return &replicas.Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
-		}
-		if err := d.opt.Store.Answered(context.WithoutCancel(tctx), w.ID); err != nil {
+		more, err := d.answerNext(tctx, chat, q)
+		if err != nil || !more {
 			return err
 		}
 	}
+}
+
+// held returns the context of a turn that outlives neither the hold on
+// its chat nor this replica's run, and says so by its cause.
+func (d *Desk) held(hold context.Context) (context.Context, func()) {
+	tctx, cancel := context.WithCancelCause(context.WithoutCancel(hold))
+	stopHold := context.AfterFunc(hold, func() { cancel(errHandedOver) })
+	stopBase := context.AfterFunc(d.base, func() { cancel(errHandedOver) })
+	return tctx, func() {
+		stopBase()
+		stopHold()
+		cancel(nil)
+	}
+}
+
+// later says why a held chat must wait now (jarvisbot is paused, or this
+// replica stops), or nil when its next message may be answered.
+func (d *Desk) later(ctx context.Context) error {
+	d.mu.Lock()
+	paused, _ := d.paused()
+	draining := d.draining
+	d.mu.Unlock()
+	switch {
+	case paused:
+		return &replicas.Later{Wait: pausedWait, Reason: "jarvisbot is paused"}
+	case draining || ctx.Err() != nil:
+		return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
+	}
+	return nil
+}
+
+// answerNext answers the chat's oldest waiting message; more says whether
+// to look for another.
+func (d *Desk) answerNext(ctx context.Context, chat string, q *chatQueue) (more bool, err error) {
+	waiting, err := d.opt.Store.WaitingIn(ctx, chat)
+	if err != nil {
+		return false, err
+	}
+	d.mu.Lock()
+	q.behind = max(len(waiting)-1, 0)
+	d.mu.Unlock()
+	if len(waiting) == 0 {
+		return false, nil
+	}
+	w := waiting[0]
+	if err := d.opt.Store.Begin(ctx, w.ID); jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+		return true, nil // answered meanwhile
+	} else if err != nil {
+		return false, err
+	}
+	m := queued{Message: channels.Message{Chat: w.Chat, User: w.User, Name: w.Name, Text: w.Text}, inbox: w.ID, retry: w.Begun, audio: w.Audio}
+	turnCtx, stopTurn := context.WithCancel(ctx)
+	d.mu.Lock()
+	q.running, q.cancel = true, stopTurn // the owner's /cancel
+	d.mu.Unlock()
+	done, _ := d.turn(turnCtx, m)
+	d.mu.Lock()
+	q.running, q.cancel = false, nil
+	d.mu.Unlock()
+	stopTurn()
+	if !done {
+		return false, &replicas.Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
+	}
+	return true, d.opt.Store.Answered(context.WithoutCancel(ctx), w.ID)
 }
 
 // continueHeld goes on with a decided approval's turn while holding its
@@ -152,10 +186,8 @@ func (d *Desk) continueHeld(a store.Approval) {
 			return
 		}
 		defer release()
-		tctx, cancel := context.WithCancelCause(context.WithoutCancel(held))
-		defer cancel(nil)
-		defer context.AfterFunc(held, func() { cancel(errHandedOver) })()
-		defer context.AfterFunc(d.base, func() { cancel(errHandedOver) })()
+		tctx, stop := d.held(held)
+		defer stop()
 		if _, err := d.turn(tctx, queued{Message: channels.Message{Chat: a.Chat}, approval: &a}); err != nil && tctx.Err() == nil {
 			d.log.Debug("a decided approval's turn ended with an error", "chat", a.Chat, "err", err)
 		}

@@ -187,10 +187,39 @@ func TestVoiceNoteStoredBeforeHandleReturnsV1(t *testing.T) {
 func TestVoiceNoteWithoutTranscriptionKeptV1(t *testing.T) {
 	r := newVoiceRig(t)
 	ctx := context.Background()
-	d := r.desk(t, nil, nil)
 	var fetched atomic.Int32
+	noteToldOnce(t, r, &fetched)
+	d := restartedStillDeaf(t, r)
+
+	// A restart with the setting answers the note.
+	d.Drain(ctx)
+	var calls atomic.Int32
+	d = r.desk(t, nil, func(o *Options) { o.Transcribe = hear(&calls) })
+	r.f.Push(fakellm.Step{Text: "Groceries and the garden."})
+	if err := d.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the note's answer", func() (bool, any) {
+		got := r.plat.to(owner)
+		return len(got) == 4, got
+	})
+	if got := r.plat.to(owner)[3]; got != "🎤 \"what is on my list for the weekend\"\n\nGroceries and the garden." {
+		t.Errorf("the note's answer: %q", got)
+	}
+	waitFor(t, "the inbox to empty", func() (bool, any) { w := r.waiting(t); return len(w) == 0, w })
+	if calls.Load() != 1 || fetched.Load() != 1 {
+		t.Errorf("transcribed %d times, fetched %d times; want once each", calls.Load(), fetched.Load())
+	}
+}
+
+// noteToldOnce sends a voice note and a text message to a desk with no
+// transcription: the note gets the notice and stays in the inbox, the
+// text is answered. The desk is drained.
+func noteToldOnce(t *testing.T, r *voiceRig, fetched *atomic.Int32) {
+	ctx := context.Background()
+	d := r.desk(t, nil, nil)
 	r.f.Push(fakellm.Step{Text: "It is noon."})
-	d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording("what is on my list for the weekend", true, &fetched)})
+	d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording("what is on my list for the weekend", true, fetched)})
 	d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m2", Text: "what time is it?"})
 	waitFor(t, "the notice and the later message's answer", func() (bool, any) {
 		got := r.plat.to(owner)
@@ -208,11 +237,16 @@ func TestVoiceNoteWithoutTranscriptionKeptV1(t *testing.T) {
 	if n := r.plat.typing.Load(); n == 0 {
 		t.Fatalf("no typing shown for the text message")
 	}
+}
 
+// restartedStillDeaf restarts twice without a transcription endpoint,
+// the note told of already waiting, and returns the second desk.
+func restartedStillDeaf(t *testing.T, r *voiceRig) *Desk {
+	ctx := context.Background()
 	// A restart still without the setting, with only the note waiting:
 	// nothing is said and no "typing…" shown for it.
 	r.plat.typing.Store(0)
-	d = r.desk(t, nil, nil)
+	d := r.desk(t, nil, nil)
 	if err := d.Resume(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -240,26 +274,7 @@ func TestVoiceNoteWithoutTranscriptionKeptV1(t *testing.T) {
 	if w := r.waiting(t); len(w) != 1 || w[0].Audio == nil {
 		t.Fatalf("inbox after the restart: %+v, want the note", w)
 	}
-
-	// A restart with the setting answers the note.
-	d.Drain(ctx)
-	var calls atomic.Int32
-	d = r.desk(t, nil, func(o *Options) { o.Transcribe = hear(&calls) })
-	r.f.Push(fakellm.Step{Text: "Groceries and the garden."})
-	if err := d.Resume(ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the note's answer", func() (bool, any) {
-		got := r.plat.to(owner)
-		return len(got) == 4, got
-	})
-	if got := r.plat.to(owner)[3]; got != "🎤 \"what is on my list for the weekend\"\n\nGroceries and the garden." {
-		t.Errorf("the note's answer: %q", got)
-	}
-	waitFor(t, "the inbox to empty", func() (bool, any) { w := r.waiting(t); return len(w) == 0, w })
-	if calls.Load() != 1 || fetched.Load() != 1 {
-		t.Errorf("transcribed %d times, fetched %d times; want once each", calls.Load(), fetched.Load())
-	}
+	return d
 }
 
 // TestTranscribedNoteQuotedAndSpokenTurnV1A2: the answer to a voice note

@@ -93,7 +93,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			name: "state unreadable when due",
 			fail: map[string]func(store.Run) bool{"ScheduleState": nil},
 			scenario: func(t *testing.T, h *harness) {
-				h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+				h.start(t, Entry{Skill: "digest", Spec: "@hourly"})
 				h.clk.Advance(time.Hour)
 				h.s.Wait()
 			},
@@ -104,7 +104,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			fail: map[string]func(store.Run) bool{"ClaimRun": func(r store.Run) bool { return r.Outcome == "skipped" }},
 			scenario: func(t *testing.T, h *harness) {
 				h.block = make(chan struct{})
-				h.start(t, Job{Skill: "poll", Spec: "@every 1m"})
+				h.start(t, Entry{Skill: "poll", Spec: "@every 1m"})
 				h.clk.Advance(time.Minute) // the first run starts and blocks
 				h.clk.Advance(time.Minute) // the next is due while it runs
 				close(h.block)
@@ -116,7 +116,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			name: "run outcome not recorded",
 			fail: map[string]func(store.Run) bool{"UpdateRun": nil},
 			scenario: func(t *testing.T, h *harness) {
-				h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+				h.start(t, Entry{Skill: "digest", Spec: "@hourly"})
 				h.s.Wait()
 			},
 			runs: 1, // the catch-up of 07:00
@@ -125,7 +125,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 			name: "undelivered reports unreadable",
 			fail: map[string]func(store.Run) bool{"UndeliveredRuns": nil},
 			scenario: func(t *testing.T, h *harness) {
-				h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+				h.start(t, Entry{Skill: "digest", Spec: "@hourly"})
 				h.s.RetryDeliveries(context.Background())
 			},
 			runs: 1, // the catch-up of 07:00
@@ -133,7 +133,7 @@ func TestStoreFailuresAreReportedSC1(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := openDB(t)
-			armedOn(t, db, armed, brief, Job{Skill: "digest", Spec: "@hourly"}, Job{Skill: "poll", Spec: "@every 1m"})
+			armedOn(t, db, armed, brief, Entry{Skill: "digest", Spec: "@hourly"}, Entry{Skill: "poll", Spec: "@every 1m"})
 			fs := &failingStore{DB: db}
 			h := newHarnessWith(t, db, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin), func(db *sqlstore.DB) store.Schedules { return fs })
 			fs.fail = tc.fail
@@ -188,7 +188,7 @@ func TestPauseWhileRecordingOutcomeIsKeptSC1(t *testing.T) {
 	h.onDeliver = func(string, string) {}
 	h.failRun = true
 	ctx := context.Background()
-	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+	h.start(t, Entry{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop(context.Background())
 	ran.Store(true)
 	if _, err := h.s.RunNow(ctx, "digest"); err != nil {
@@ -208,7 +208,7 @@ func TestOutcomeRecordedBeforeDeliverySC1(t *testing.T) {
 	ctx := context.Background()
 	var seen store.Run
 	h.onDeliver = func(string, string) { seen, _ = h.db.LastRun(ctx, "digest") }
-	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+	h.start(t, Entry{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop(context.Background())
 	if _, err := h.s.RunNow(ctx, "digest"); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// queued records what a scheduler hands to the replicas' shared jobs.
+// queued records what a scheduler hands to the replicas' shared queue.
 type queued struct {
 	mu         sync.Mutex
 	runs       []time.Time
@@ -32,11 +32,12 @@ func (q *queued) AddDelivery(_ context.Context, run int64) error {
 }
 
 // SC1, ST2: with replicas, a due run is queued, not run where its timer
-// fired; whichever replica takes the job runs it, and a second take of
-// the same due time (another replica's job, a rescued one) runs nothing.
+// fired; whichever replica takes it from the queue runs it, and a second
+// take of the same due time (another replica's, a rescued one) runs
+// nothing.
 // A report that could not be sent is queued for another try, and sent
 // once when the chat answers again.
-func TestDueRunsGoThroughTheSharedJobsST2(t *testing.T) {
+func TestDueRunsGoThroughTheSharedQueueST2(t *testing.T) {
 	db := openDB(t)
 	at := time.Date(2026, 12, 4, 5, 59, 0, 0, time.UTC) // 06:59 in Berlin
 	a, b := newHarness(t, db, at), newHarness(t, db, at)
@@ -76,8 +77,8 @@ func TestDueRunsGoThroughTheSharedJobsST2(t *testing.T) {
 		t.Fatalf("deliveries queued: %v, want the failed report's run", kept)
 	}
 
-	// The retry round queues it again (the job's uniqueness keeps one),
-	// and the job sends it once.
+	// The retry round queues it again (the queue keeps one per run), and
+	// the queued try sends it once.
 	a.s.RetryDeliveries(context.Background())
 	q.mu.Lock()
 	if len(q.deliveries) != 2 || q.deliveries[1] != kept[0] {
@@ -106,7 +107,7 @@ func TestEveryFallsOnSharedTimesST2(t *testing.T) {
 	a, b := newHarness(t, db, start), newHarness(t, db, start.Add(23*time.Second))
 	q := &queued{}
 	a.s.opt.Queue, b.s.opt.Queue = q, q
-	poll := Job{Skill: "poll", Spec: "@every 2m"}
+	poll := Entry{Skill: "poll", Spec: "@every 2m"}
 	a.start(t, poll)
 	b.start(t, poll)
 	a.clk.Advance(2 * time.Minute)
@@ -120,7 +121,7 @@ func TestEveryFallsOnSharedTimesST2(t *testing.T) {
 }
 
 // ST2: a run whose replica died while it ran is recorded interrupted
-// when the shared jobs try its due time again, and is not run twice; a
+// when the shared queue tries its due time again, and is not run twice; a
 // finished run of another due time is left as it was.
 func TestAbandonedRunRecordedInterruptedST2(t *testing.T) {
 	db := openDB(t)

@@ -7,7 +7,7 @@
 //
 // Catch-up: a time missed while jarvisbot was down is run once at start,
 // never as a burst, when it lies within the grace window and after the
-// job was first armed. The store keeps since when each job is armed on
+// entry was first armed. The store keeps since when each entry is armed on
 // its schedule, so a fresh install or a skill added today waits for its
 // next time instead of running at once for one that passed before it was
 // known. A changed schedule or time zone counts as new, as a new alarm
@@ -66,8 +66,9 @@ func Parse(spec, zone string) (cron.Schedule, *time.Location, error) {
 	return s, loc, nil
 }
 
-// Job is one scheduled skill.
-type Job struct {
+// Entry is one scheduled skill: what runs, when, as which agent, and
+// where its report goes.
+type Entry struct {
 	Skill string // skill name
 	Spec  string
 	Zone  string // IANA name, "" for the owner's
@@ -77,11 +78,11 @@ type Job struct {
 	Instructions string
 }
 
-// Runner runs a job's headless turn and returns its report. When the
-// job's agent has no model, its error wraps ErrNoModel.
-type Runner func(ctx context.Context, j Job, chat string) (string, error)
+// Runner runs an entry's headless turn and returns its report. When the
+// entry's agent has no model, its error wraps ErrNoModel.
+type Runner func(ctx context.Context, e Entry, chat string) (string, error)
 
-// ErrNoModel is wrapped by a Runner's error when the job's agent has no
+// ErrNoModel is wrapped by a Runner's error when the entry's agent has no
 // model configured: the run is recorded as not run, not as failed.
 var ErrNoModel = errors.New("no model is configured")
 
@@ -104,13 +105,13 @@ type Options struct {
 	// due time by the store: ClaimRun.)
 	Leases store.Leases
 	// Queue, when replicas share a PostgreSQL store, takes each due run
-	// as a job unique per skill and due time; the replica that takes it
-	// calls RunDue. Nil: this process runs its jobs itself.
+	// once per skill and due time; the replica that takes it calls
+	// RunDue. Nil: this process runs its entries itself.
 	Queue  Queue
 	Logger *slog.Logger
 }
 
-// Queue is the replicas' shared jobs (store/sqlstore/replicas).
+// Queue is the replicas' shared queue (store/sqlstore/replicas).
 type Queue interface {
 	AddRun(ctx context.Context, skill string, due time.Time) error
 	// AddDelivery queues another try of a run's report, once per run.
@@ -121,7 +122,7 @@ type Queue interface {
 // again.
 const leaseDeliveries = "report-deliveries"
 
-// Scheduler fires jobs on their schedules.
+// Scheduler fires entries on their schedules.
 type Scheduler struct {
 	opt Options
 	log *slog.Logger
@@ -130,7 +131,7 @@ type Scheduler struct {
 	undelivered atomic.Bool
 
 	mu      sync.Mutex
-	jobs    map[string]*entry
+	entries map[string]*armed
 	stopped bool
 	wg      sync.WaitGroup
 	ctx     context.Context
@@ -140,8 +141,10 @@ type Scheduler struct {
 	stopRuns context.CancelFunc
 }
 
-type entry struct {
-	job     Job
+// armed is an entry as the scheduler keeps it: its parsed schedule, its
+// timer and whether a run of it is going.
+type armed struct {
+	entry   Entry
 	sched   cron.Schedule
 	loc     *time.Location
 	stop    func() bool
@@ -167,62 +170,64 @@ func New(opt Options) *Scheduler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Scheduler{opt: opt, log: log, jobs: map[string]*entry{}}
+	s := &Scheduler{opt: opt, log: log, entries: map[string]*armed{}}
 	s.runs, s.stopRuns = context.WithCancel(context.Background())
 	s.undelivered.Store(true) // the last run may have left some
 	return s
 }
 
-// Load registers jobs without catching up, arming timers or recording
-// anything (for a command that lists or runs them by hand). A job with a
-// bad schedule is reported and skipped.
-func (s *Scheduler) Load(jobs []Job) error {
-	_, err := s.register(context.Background(), jobs)
+// Load registers entries without catching up, arming timers or recording
+// anything (for a command that lists or runs them by hand). An entry with
+// a bad schedule is reported and skipped.
+func (s *Scheduler) Load(entries []Entry) error {
+	_, err := s.register(context.Background(), entries)
 	return err
 }
 
-// Start records the jobs as armed, catches up what was missed since each
-// was armed and within the grace window (once per job), and arms every job.
-func (s *Scheduler) Start(ctx context.Context, jobs []Job) error {
-	entries, err := s.register(ctx, jobs)
-	specs := make([]store.ScheduleSpec, 0, len(entries))
-	for _, e := range entries {
-		specs = append(specs, store.ScheduleSpec{Skill: e.job.Skill, Spec: strings.TrimSpace(e.job.Spec), Zone: e.job.Zone})
+// Start records the entries as armed, catches up what was missed since
+// each was armed and within the grace window (once per entry), and arms
+// every entry.
+func (s *Scheduler) Start(ctx context.Context, entries []Entry) error {
+	list, err := s.register(ctx, entries)
+	specs := make([]store.ScheduleSpec, 0, len(list))
+	for _, e := range list {
+		specs = append(specs, store.ScheduleSpec{Skill: e.entry.Skill, Spec: strings.TrimSpace(e.entry.Spec), Zone: e.entry.Zone})
 	}
 	since, aerr := s.opt.Store.ArmSchedules(ctx, s.opt.Clock.Now(), specs)
 	if aerr != nil {
 		// Without the record no missed time is known to fall after its
-		// job was armed: nothing is caught up; the jobs still run on time.
+		// entry was armed: nothing is caught up; the entries still run on
+		// time.
 		s.log.Error("recording the armed schedules failed; no missed run is caught up this time", "err", aerr)
 	}
-	for _, e := range entries {
+	for _, e := range list {
 		if aerr == nil {
-			s.catchUp(ctx, e, since[e.job.Skill])
+			s.catchUp(ctx, e, since[e.entry.Skill])
 		}
 		s.arm(e)
 	}
 	return err
 }
 
-func (s *Scheduler) register(ctx context.Context, jobs []Job) ([]*entry, error) {
+func (s *Scheduler) register(ctx context.Context, entries []Entry) ([]*armed, error) {
 	s.ctx = context.WithoutCancel(ctx)
 	var bad []string
-	var out []*entry
-	for _, j := range jobs {
-		sc, loc, err := Parse(j.Spec, j.Zone)
+	var out []*armed
+	for _, en := range entries {
+		sc, loc, err := Parse(en.Spec, en.Zone)
 		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", j.Skill, err))
+			bad = append(bad, fmt.Sprintf("%s: %v", en.Skill, err))
 			continue
 		}
-		if j.Zone == "" {
+		if en.Zone == "" {
 			loc = s.opt.Zone
 		}
 		if every, ok := sc.(cron.ConstantDelaySchedule); ok {
 			sc = aligned{every.Delay}
 		}
-		e := &entry{job: j, sched: sc, loc: loc}
+		e := &armed{entry: en, sched: sc, loc: loc}
 		s.mu.Lock()
-		s.jobs[j.Skill] = e
+		s.entries[en.Skill] = e
 		s.mu.Unlock()
 		out = append(out, e)
 	}
@@ -243,18 +248,18 @@ func (a aligned) Next(t time.Time) time.Time {
 }
 
 // catchUp fires the latest missed run when it is within the grace window,
-// after the job was armed, and was not recorded: one run, however many
+// after the entry was armed, and was not recorded: one run, however many
 // were missed.
-func (s *Scheduler) catchUp(ctx context.Context, e *entry, armed time.Time) {
+func (s *Scheduler) catchUp(ctx context.Context, e *armed, armedAt time.Time) {
 	if _, every := e.sched.(aligned); every {
 		return // "@every 2h" has no times of day to miss
 	}
 	now := s.opt.Clock.Now()
 	from := now.Add(-s.opt.Grace)
-	if armed.After(from) {
-		from = armed
+	if armedAt.After(from) {
+		from = armedAt
 	}
-	last, err := s.opt.Store.LastRun(ctx, e.job.Skill)
+	last, err := s.opt.Store.LastRun(ctx, e.entry.Skill)
 	switch {
 	case err == nil:
 		if last.DueAt.After(from) {
@@ -262,7 +267,7 @@ func (s *Scheduler) catchUp(ctx context.Context, e *entry, armed time.Time) {
 		}
 	case jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
 		// Unknown is not "never ran": it may have run already.
-		s.log.Error("reading the last scheduled run failed; a missed run is not caught up", "skill", e.job.Skill, "err", err)
+		s.log.Error("reading the last scheduled run failed; a missed run is not caught up", "skill", e.entry.Skill, "err", err)
 		return
 	}
 	var due time.Time
@@ -270,12 +275,12 @@ func (s *Scheduler) catchUp(ctx context.Context, e *entry, armed time.Time) {
 		due = t
 	}
 	if !due.IsZero() {
-		s.log.Info("catching up a missed scheduled run", "skill", e.job.Skill, "due", due)
+		s.log.Info("catching up a missed scheduled run", "skill", e.entry.Skill, "due", due)
 		s.fire(e, due)
 	}
 }
 
-func (s *Scheduler) arm(e *entry) {
+func (s *Scheduler) arm(e *armed) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -290,13 +295,13 @@ func (s *Scheduler) arm(e *entry) {
 	})
 }
 
-// Stop disarms every job and waits for runs in flight until ctx ends;
+// Stop disarms every entry and waits for runs in flight until ctx ends;
 // then it stops them (each is recorded "interrupted") and waits for them
 // to return.
 func (s *Scheduler) Stop(ctx context.Context) {
 	s.mu.Lock()
 	s.stopped = true
-	for _, e := range s.jobs {
+	for _, e := range s.entries {
 		if e.stop != nil {
 			e.stop()
 		}
@@ -319,10 +324,10 @@ func (s *Scheduler) Wait() { s.wg.Wait() }
 // fire records a run and starts it, unless it ran already (a restart) or
 // the previous run is still going (recorded as skipped). With replicas it
 // queues the run instead, for one of them to take (RunDue).
-func (s *Scheduler) fire(e *entry, due time.Time) {
+func (s *Scheduler) fire(e *armed, due time.Time) {
 	if s.opt.Queue != nil {
-		if err := s.opt.Queue.AddRun(s.ctx, e.job.Skill, due); err != nil {
-			s.log.Error("queueing a scheduled run failed; another replica may queue it, else it is missed", "skill", e.job.Skill, "due", due, "err", err)
+		if err := s.opt.Queue.AddRun(s.ctx, e.entry.Skill, due); err != nil {
+			s.log.Error("queueing a scheduled run failed; another replica may queue it, else it is missed", "skill", e.entry.Skill, "due", due, "err", err)
 		}
 		return
 	}
@@ -337,12 +342,12 @@ func (s *Scheduler) fire(e *entry, due time.Time) {
 	}()
 }
 
-// RunDue runs a skill's run due at due, on the replica the shared jobs
+// RunDue runs a skill's run due at due, on the replica the shared queue
 // gave it to (ST2); it returns once the run is done. A skill this
 // replica does not know (switched off since) is not run.
 func (s *Scheduler) RunDue(ctx context.Context, skill string, due time.Time) error {
 	s.mu.Lock()
-	e, stopped := s.jobs[skill], s.stopped
+	e, stopped := s.entries[skill], s.stopped
 	if e != nil && !stopped {
 		s.wg.Add(1)
 	}
@@ -372,18 +377,18 @@ func (s *Scheduler) RunDue(ctx context.Context, skill string, due time.Time) err
 // it does not run: the skill is paused, its previous run is still going
 // here (recorded as skipped), or it ran already (a restart, or another
 // replica).
-func (s *Scheduler) claim(e *entry, due time.Time) func(ctx context.Context) {
+func (s *Scheduler) claim(e *armed, due time.Time) func(ctx context.Context) {
 	ctx := s.ctx
-	st, err := s.opt.Store.ScheduleState(ctx, e.job.Skill)
+	st, err := s.opt.Store.ScheduleState(ctx, e.entry.Skill)
 	if err != nil {
 		// Whether the owner paused it is unknown: it does not run.
-		s.log.Error("reading whether a scheduled skill is paused failed; it does not run this time", "skill", e.job.Skill, "due", due, "err", err)
+		s.log.Error("reading whether a scheduled skill is paused failed; it does not run this time", "skill", e.entry.Skill, "due", due, "err", err)
 		return nil
 	}
 	if st.Paused {
 		return nil
 	}
-	chat := e.job.Chat
+	chat := e.entry.Chat
 	if chat == "" {
 		chat = s.opt.MainChat
 	}
@@ -394,34 +399,34 @@ func (s *Scheduler) claim(e *entry, due time.Time) func(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	if busy {
-		s.log.Warn("scheduled run skipped: the previous one is still going", "skill", e.job.Skill, "due", due)
-		_, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, Outcome: "skipped", Chat: chat, Delivery: "none", Error: "the previous run was still going"})
+		s.log.Warn("scheduled run skipped: the previous one is still going", "skill", e.entry.Skill, "due", due)
+		_, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.entry.Skill, DueAt: due, Outcome: "skipped", Chat: chat, Delivery: "none", Error: "the previous run was still going"})
 		if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
-			s.log.Error("recording a skipped scheduled run failed", "skill", e.job.Skill, "due", due, "err", err)
+			s.log.Error("recording a skipped scheduled run failed", "skill", e.entry.Skill, "due", due, "err", err)
 		}
 		return nil
 	}
-	id, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Outcome: "running", Chat: chat})
+	id, err := s.opt.Store.ClaimRun(ctx, store.Run{Skill: e.entry.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Outcome: "running", Chat: chat})
 	if err != nil {
 		s.mu.Lock()
 		e.running = false
 		s.mu.Unlock()
 		if jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
-			s.log.Error("recording a scheduled run", "skill", e.job.Skill, "err", err)
+			s.log.Error("recording a scheduled run", "skill", e.entry.Skill, "err", err)
 		}
 		return nil // ECONFLICT: it ran before a restart
 	}
 	return func(ctx context.Context) {
 		defer func() { s.mu.Lock(); e.running = false; s.mu.Unlock() }()
-		s.execute(ctx, e.job, store.Run{ID: id, Skill: e.job.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat}, true)
+		s.execute(ctx, e.entry, store.Run{ID: id, Skill: e.entry.Skill, DueAt: due, StartedAt: s.opt.Clock.Now(), Chat: chat}, true)
 	}
 }
 
 // execute runs a claimed run, records its outcome and the skill's state,
 // and delivers the report. scheduled is false for a run started by hand,
 // whose caller sees a missing model at once: the owner is not told again.
-func (s *Scheduler) execute(ctx context.Context, j Job, run store.Run, scheduled bool) store.Run {
-	report, err := s.opt.Run(ctx, j, run.Chat)
+func (s *Scheduler) execute(ctx context.Context, e Entry, run store.Run, scheduled bool) store.Run {
+	report, err := s.opt.Run(ctx, e, run.Chat)
 	interrupted := err != nil && ctx.Err() != nil
 	// What follows records the run: it outlives a stopped run's context.
 	ctx = context.WithoutCancel(ctx)
@@ -432,24 +437,24 @@ func (s *Scheduler) execute(ctx context.Context, j Job, run store.Run, scheduled
 		// jarvisbot stopped during the run: not the skill's failure.
 		run.Outcome, run.Error, run.Delivery = "interrupted", "jarvisbot stopped during the run: "+err.Error(), "none"
 		if uerr := s.opt.Store.UpdateRun(ctx, run); uerr != nil {
-			s.log.Error("recording an interrupted scheduled run failed", "skill", j.Skill, "due", run.DueAt, "err", uerr)
+			s.log.Error("recording an interrupted scheduled run failed", "skill", e.Skill, "due", run.DueAt, "err", uerr)
 		}
 		return run
 	case notRun:
 		run.Outcome, run.Error, run.Delivery = "not-run", err.Error(), "none"
 	case err != nil:
 		run.Outcome, run.Error = "failed", err.Error()
-		run.Report = fmt.Sprintf("The scheduled skill %s failed: %v", j.Skill, err)
+		run.Report = fmt.Sprintf("The scheduled skill %s failed: %v", e.Skill, err)
 	default:
 		run.Outcome, run.Report = "ok", report
 	}
 	// The outcome is stored before the report is sent: a crash while
 	// sending leaves a report that is retried, not a run "running" forever.
 	if uerr := s.opt.Store.UpdateRun(ctx, run); uerr != nil {
-		s.log.Error("recording the outcome of a scheduled run failed", "skill", j.Skill, "due", run.DueAt, "outcome", run.Outcome, "err", uerr)
+		s.log.Error("recording the outcome of a scheduled run failed", "skill", e.Skill, "due", run.DueAt, "outcome", run.Outcome, "err", uerr)
 	}
 	var alert, tell bool
-	st, serr := s.opt.Store.UpdateScheduleState(ctx, j.Skill, func(st *store.ScheduleState) {
+	st, serr := s.opt.Store.UpdateScheduleState(ctx, e.Skill, func(st *store.ScheduleState) {
 		alert, tell = false, false
 		switch {
 		case notRun:
@@ -467,15 +472,15 @@ func (s *Scheduler) execute(ctx context.Context, j Job, run store.Run, scheduled
 		}
 	})
 	if serr != nil {
-		s.log.Error("recording a scheduled skill's failure streak failed", "skill", j.Skill, "outcome", run.Outcome, "err", serr)
+		s.log.Error("recording a scheduled skill's failure streak failed", "skill", e.Skill, "outcome", run.Outcome, "err", serr)
 	}
 	if alert {
-		msg := fmt.Sprintf("The scheduled skill %s failed %d times in a row (last: %v). Pause it with jarvisbot schedule pause %s, or look at jarvisbot schedule list.", j.Skill, st.Failures, err, j.Skill)
-		s.notify(ctx, j.Skill, "failure alert", msg, func(st *store.ScheduleState) { st.Alerted = false })
+		msg := fmt.Sprintf("The scheduled skill %s failed %d times in a row (last: %v). Pause it with jarvisbot schedule pause %s, or look at jarvisbot schedule list.", e.Skill, st.Failures, err, e.Skill)
+		s.notify(ctx, e.Skill, "failure alert", msg, func(st *store.ScheduleState) { st.Alerted = false })
 	}
 	if tell {
-		msg := fmt.Sprintf("The scheduled skill %s did not run: %v. It runs at its next time once a model is set; until then this message is not repeated (jarvisbot schedule run %s tries it now).", j.Skill, err, j.Skill)
-		s.notify(ctx, j.Skill, "no-model notice", msg, func(st *store.ScheduleState) { st.ToldNotRun = false })
+		msg := fmt.Sprintf("The scheduled skill %s did not run: %v. It runs at its next time once a model is set; until then this message is not repeated (jarvisbot schedule run %s tries it now).", e.Skill, err, e.Skill)
+		s.notify(ctx, e.Skill, "no-model notice", msg, func(st *store.ScheduleState) { st.ToldNotRun = false })
 	}
 	if !notRun {
 		_ = s.deliver(ctx, &run) // recorded and logged; a failure is retried
@@ -547,7 +552,7 @@ func (s *Scheduler) RetryDeliveries(ctx context.Context) {
 			_ = s.deliver(ctx, &r) // recorded and logged; retried next round
 			continue
 		}
-		// Queued once per run: a job retrying it already keeps it.
+		// Queued once per run: a queued try of it already keeps it.
 		if err := s.opt.Queue.AddDelivery(ctx, r.ID); err != nil {
 			s.undelivered.Store(true)
 			s.log.Warn("queueing a report's delivery failed; retried later", "skill", r.Skill, "err", err)
@@ -557,7 +562,7 @@ func (s *Scheduler) RetryDeliveries(ctx context.Context) {
 
 // Abandoned records the run of skill due at due as interrupted when it
 // is still recorded running: the replica running it died, and the shared
-// jobs try the due time again (ST2). The run is not started again, since
+// queue tries the due time again (ST2). The run is not started again, since
 // part of it may have been done; the record says why it has no report.
 func (s *Scheduler) Abandoned(ctx context.Context, skill string, due time.Time) error {
 	r, err := s.opt.Store.RunAt(ctx, skill, due)
@@ -577,8 +582,8 @@ func (s *Scheduler) Abandoned(ctx context.Context, skill string, due time.Time) 
 }
 
 // DeliverRun sends a run's report that could not be delivered, on the
-// replica the shared jobs gave it to (ST2, CH3). Its error makes the job
-// try again later; a report sent meanwhile is not sent again.
+// replica the shared queue gave it to (ST2, CH3). Its error makes the
+// queue try again later; a report sent meanwhile is not sent again.
 func (s *Scheduler) DeliverRun(ctx context.Context, id int64) error {
 	list, err := s.opt.Store.UndeliveredRuns(ctx)
 	if err != nil {
@@ -592,16 +597,16 @@ func (s *Scheduler) DeliverRun(ctx context.Context, id int64) error {
 	return nil
 }
 
-// RunNow runs a job at once (`schedule run NAME`), waits and returns it.
+// RunNow runs an entry at once (`schedule run NAME`), waits and returns it.
 func (s *Scheduler) RunNow(ctx context.Context, skill string) (store.Run, error) {
 	s.mu.Lock()
-	e, ok := s.jobs[skill]
+	e, ok := s.entries[skill]
 	s.mu.Unlock()
 	if !ok {
 		return store.Run{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no scheduled skill named %s", skill)
 	}
 	now := s.opt.Clock.Now()
-	chat := e.job.Chat
+	chat := e.entry.Chat
 	if chat == "" {
 		chat = s.opt.MainChat
 	}
@@ -617,44 +622,45 @@ func (s *Scheduler) RunNow(ctx context.Context, skill string) (store.Run, error)
 	if err != nil {
 		return store.Run{}, err
 	}
-	return s.execute(ctx, e.job, store.Run{ID: id, Skill: skill, DueAt: now, StartedAt: now, Chat: chat}, false), nil
+	return s.execute(ctx, e.entry, store.Run{ID: id, Skill: skill, DueAt: now, StartedAt: now, Chat: chat}, false), nil
 }
 
-// Entry is a job's schedule for `schedule list`.
-type Entry struct {
-	Job    Job
+// Status is an entry's schedule for `schedule list`: its next and last
+// run, and whether it is paused.
+type Status struct {
+	Entry  Entry
 	Next   time.Time
 	Last   *store.Run
 	Paused bool
-	// Err says what of the job's state could not be read; Last and
+	// Err says what of the entry's state could not be read; Last and
 	// Paused are then unknown.
 	Err error
 }
 
-// List returns every job with its next and last run.
-func (s *Scheduler) List(ctx context.Context) []Entry {
+// List returns every entry with its next and last run.
+func (s *Scheduler) List(ctx context.Context) []Status {
 	s.mu.Lock()
-	var out []Entry
-	for _, e := range s.jobs {
+	var out []Status
+	for _, e := range s.entries {
 		next := e.next
 		if next.IsZero() {
 			next = e.sched.Next(s.opt.Clock.Now().In(e.loc))
 		}
-		out = append(out, Entry{Job: e.job, Next: next})
+		out = append(out, Status{Entry: e.entry, Next: next})
 	}
 	s.mu.Unlock()
 	for i := range out {
-		r, lerr := s.opt.Store.LastRun(ctx, out[i].Job.Skill)
+		r, lerr := s.opt.Store.LastRun(ctx, out[i].Entry.Skill)
 		switch {
 		case lerr == nil:
 			out[i].Last = &r
 		case jarvisbot.ErrorCode(lerr) == jarvisbot.ENOTFOUND:
 			lerr = nil
 		}
-		st, serr := s.opt.Store.ScheduleState(ctx, out[i].Job.Skill)
+		st, serr := s.opt.Store.ScheduleState(ctx, out[i].Entry.Skill)
 		out[i].Paused = st.Paused
 		out[i].Err = errors.Join(lerr, serr)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Job.Skill < out[j].Job.Skill })
+	sort.Slice(out, func(i, j int) bool { return out[i].Entry.Skill < out[j].Entry.Skill })
 	return out
 }

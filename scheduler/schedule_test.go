@@ -81,20 +81,20 @@ func newHarnessWith(t *testing.T, db *sqlstore.DB, at time.Time, wrap func(*sqls
 	h := &harness{clk: clock.NewFake(at), db: db, logs: &logBuffer{}}
 	h.s = New(Options{Store: wrap(db), Clock: h.clk, MainChat: "telegram:1", Zone: time.UTC,
 		Logger: slog.New(slog.NewTextHandler(h.logs, nil)),
-		Run: func(ctx context.Context, j Job, chat string) (string, error) {
+		Run: func(ctx context.Context, e Entry, chat string) (string, error) {
 			if h.block != nil {
 				<-h.block
 			}
 			h.mu.Lock()
 			defer h.mu.Unlock()
-			h.runs = append(h.runs, j.Skill)
+			h.runs = append(h.runs, e.Skill)
 			if h.runErr != nil {
 				return "", h.runErr
 			}
 			if h.failRun {
 				return "", errors.New("model down")
 			}
-			return "report of " + j.Skill, nil
+			return "report of " + e.Skill, nil
 		},
 		Deliver: func(ctx context.Context, chat, text string) error {
 			if h.onDeliver != nil {
@@ -111,10 +111,10 @@ func newHarnessWith(t *testing.T, db *sqlstore.DB, at time.Time, wrap func(*sqls
 	return h
 }
 
-// start starts the scheduler on jobs.
-func (h *harness) start(t *testing.T, jobs ...Job) {
+// start starts the scheduler on entries.
+func (h *harness) start(t *testing.T, entries ...Entry) {
 	t.Helper()
-	if err := h.s.Start(context.Background(), jobs); err != nil {
+	if err := h.s.Start(context.Background(), entries); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -125,7 +125,7 @@ func (h *harness) counts() (int, int) {
 	return len(h.runs), len(h.sent)
 }
 
-var brief = Job{Skill: "morning-brief", Spec: "0 7 * * *", Zone: "Europe/Berlin", Agent: "default"}
+var brief = Entry{Skill: "morning-brief", Spec: "0 7 * * *", Zone: "Europe/Berlin", Agent: "default"}
 
 func TestTimeZonesAndDSTSC1(t *testing.T) {
 	s, loc, err := Parse("0 7 * * *", "Europe/Berlin")
@@ -153,7 +153,7 @@ func TestTimeZonesAndDSTSC1(t *testing.T) {
 func TestFiresAndDeliversSC1(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 6, 59, 0, 0, berlin))
-	if err := h.s.Start(context.Background(), []Job{brief}); err != nil {
+	if err := h.s.Start(context.Background(), []Entry{brief}); err != nil {
 		t.Fatal(err)
 	}
 	defer h.s.Stop(context.Background())
@@ -173,12 +173,12 @@ func TestFiresAndDeliversSC1(t *testing.T) {
 	}
 }
 
-// armedOn starts and stops a scheduler for jobs at a time, so that they
+// armedOn starts and stops a scheduler for entries at a time, so that they
 // count as armed from then on, as after a service that ran that day.
-func armedOn(t *testing.T, db *sqlstore.DB, at time.Time, jobs ...Job) {
+func armedOn(t *testing.T, db *sqlstore.DB, at time.Time, entries ...Entry) {
 	t.Helper()
 	h := newHarness(t, db, at)
-	if err := h.s.Start(context.Background(), jobs); err != nil {
+	if err := h.s.Start(context.Background(), entries); err != nil {
 		t.Fatal(err)
 	}
 	h.s.Wait()
@@ -236,19 +236,19 @@ func TestNoCatchUpBeforeFirstArmedSC1(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	for _, tc := range []struct {
 		name  string
-		job   Job
+		entry Entry
 		start time.Time
 		first time.Duration // from the start to the first run
 	}{
 		{"morning brief started at 07:30", brief, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin), 23*time.Hour + 30*time.Minute},
-		{"every minute", Job{Skill: "tick", Spec: "* * * * *"}, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC), 30 * time.Second},
+		{"every minute", Entry{Skill: "tick", Spec: "* * * * *"}, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC), 30 * time.Second},
 		// @every counts from the zero time, not from the start, so that
 		// replicas started apart queue the same times (ST2).
-		{"@every 1m", Job{Skill: "poll", Spec: "@every 1m"}, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC), 30 * time.Second},
+		{"@every 1m", Entry{Skill: "poll", Spec: "@every 1m"}, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC), 30 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil, tc.start)
-			if err := h.s.Start(context.Background(), []Job{tc.job}); err != nil {
+			if err := h.s.Start(context.Background(), []Entry{tc.entry}); err != nil {
 				t.Fatal(err)
 			}
 			defer h.s.Stop(context.Background())
@@ -282,20 +282,20 @@ func TestChangedScheduleCountsAsNewSC1(t *testing.T) {
 	otherZone.Zone = "Europe/London"
 	for _, tc := range []struct {
 		name      string
-		yesterday [][]Job // the job lists of the starts after the first, yesterday
-		today     Job
+		yesterday [][]Entry // the entry lists of the starts after the first, yesterday
+		today     Entry
 		want      int
 	}{
 		{"unchanged", nil, brief, 1},
 		{"new time", nil, moved, 0},
 		{"new time zone", nil, otherZone, 0},
-		{"switched off and on", [][]Job{{}}, brief, 0},
+		{"switched off and on", [][]Entry{{}}, brief, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := openDB(t)
 			armedOn(t, db, time.Date(2026, 12, 1, 6, 0, 0, 0, berlin), brief)
-			for i, jobs := range tc.yesterday {
-				armedOn(t, db, time.Date(2026, 12, 1, 9, i, 0, 0, berlin), jobs...)
+			for i, entries := range tc.yesterday {
+				armedOn(t, db, time.Date(2026, 12, 1, 9, i, 0, 0, berlin), entries...)
 			}
 			// Down over 07:00 and 07:15 (07:15 London is 08:15 Berlin, before 08:30).
 			h := newHarness(t, db, time.Date(2026, 12, 2, 7, 30, 0, 0, berlin))
@@ -317,7 +317,7 @@ func TestChangedScheduleCountsAsNewSC1(t *testing.T) {
 func TestSkipIfRunningSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 	h.block = make(chan struct{})
-	h.start(t, Job{Skill: "poll", Spec: "@every 1m"})
+	h.start(t, Entry{Skill: "poll", Spec: "@every 1m"})
 	h.clk.Advance(time.Minute) // first run starts and blocks
 	h.clk.Advance(time.Minute) // the next is due while it runs
 	close(h.block)
@@ -338,7 +338,7 @@ func TestSkipIfRunningSC1(t *testing.T) {
 func TestDeliveryFailureThenRetrySC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	h.failDlv = true
-	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+	h.start(t, Entry{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop(context.Background())
 	r, err := h.s.RunNow(context.Background(), "digest")
 	if err != nil || r.Outcome != "ok" || r.Delivery != "failed" || r.DeliveryError == "" {
@@ -374,7 +374,7 @@ func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 		return lc
 	})
 	ctx := context.Background()
-	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+	h.start(t, Entry{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop(context.Background())
 	h.s.RetryDeliveries(ctx) // at start, the last run may have left some
 	h.s.RetryDeliveries(ctx)
@@ -403,7 +403,7 @@ func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 func TestFailureAlertOncePausedSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	h.failRun = true
-	h.start(t, Job{Skill: "flaky", Spec: "@hourly"})
+	h.start(t, Entry{Skill: "flaky", Spec: "@hourly"})
 	defer h.s.Stop(context.Background())
 	for range 5 {
 		h.clk.Advance(time.Hour)
@@ -442,7 +442,7 @@ func TestNoModelIsNotRunToldOnceSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 	h.runErr = noModel
 	ctx := context.Background()
-	h.start(t, Job{Skill: "digest", Spec: "@hourly", Chat: "discord:9"})
+	h.start(t, Entry{Skill: "digest", Spec: "@hourly", Chat: "discord:9"})
 	defer h.s.Stop(context.Background())
 	hour := func() {
 		h.clk.Advance(time.Hour)
@@ -496,7 +496,7 @@ func TestNoModelByHandIsNotToldSC1(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 	h.runErr = noModel
 	ctx := context.Background()
-	if err := h.s.Load([]Job{{Skill: "digest", Spec: "@hourly"}}); err != nil {
+	if err := h.s.Load([]Entry{{Skill: "digest", Spec: "@hourly"}}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := h.s.RunNow(ctx, "digest")
@@ -524,7 +524,7 @@ func TestUndeliveredNoticeIsSentAgainSC1(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 30, 0, time.UTC))
 			h.runErr = tc.runErr
-			h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+			h.start(t, Entry{Skill: "digest", Spec: "@hourly"})
 			defer h.s.Stop(context.Background())
 			hour := func() {
 				h.clk.Advance(time.Hour)
@@ -581,14 +581,14 @@ func TestStopInterruptsRunAtDeadlineX4(t *testing.T) {
 	started := make(chan struct{})
 	delivered := make(chan string, 1)
 	s := New(Options{Store: db, Clock: clk, MainChat: "telegram:1", Zone: time.UTC,
-		Run: func(ctx context.Context, j Job, chat string) (string, error) {
+		Run: func(ctx context.Context, e Entry, chat string) (string, error) {
 			close(started)
 			<-ctx.Done() // a model call that does not end by itself
 			return "", ctx.Err()
 		},
 		Deliver: func(_ context.Context, _, text string) error { delivered <- text; return nil },
 	})
-	if err := s.Start(context.Background(), []Job{brief}); err != nil {
+	if err := s.Start(context.Background(), []Entry{brief}); err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(time.Minute)
@@ -619,7 +619,7 @@ func TestReportRetryOneReplicaAtATimeST2(t *testing.T) {
 	h := newHarness(t, nil, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	h.s.opt.Leases = h.db
 	h.failDlv = true
-	h.start(t, Job{Skill: "digest", Spec: "@hourly"})
+	h.start(t, Entry{Skill: "digest", Spec: "@hourly"})
 	defer h.s.Stop(context.Background())
 	ctx := context.Background()
 	if r, err := h.s.RunNow(ctx, "digest"); err != nil || r.Delivery != "failed" {

@@ -10,16 +10,16 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// Jobs are the skills of list that carry a schedule, each run by agent.
-// Imported skills never do: the importer drops their schedules (S6).
-func Jobs(list []*skills.Skill, agent string) []Job {
-	var jobs []Job
+// Entries are the skills of list that carry a schedule, each run by
+// agent. Imported skills never do: the importer drops their schedules (S6).
+func Entries(list []*skills.Skill, agent string) []Entry {
+	var entries []Entry
 	for _, s := range list {
 		if s.Schedule != "" {
-			jobs = append(jobs, Job{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: agent, Chat: s.Chat, Instructions: s.Body})
+			entries = append(entries, Entry{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: agent, Chat: s.Chat, Instructions: s.Body})
 		}
 	}
-	return jobs
+	return entries
 }
 
 // A Prompt is what a scheduled run asks of an agent in a chat.
@@ -40,15 +40,15 @@ type Turns struct {
 // SkillRunner runs a scheduled skill as a headless turn of its agent,
 // with the skill as its instructions.
 func SkillRunner(t Turns) Runner {
-	return func(ctx context.Context, j Job, chat string) (string, error) {
+	return func(ctx context.Context, e Entry, chat string) (string, error) {
 		// Asked before the turn, so that a missing model is told apart from
 		// a failed turn: the run is then recorded as not run, and the owner
 		// told once what to set (SC1).
-		if err := t.Ready(j.Agent); err != nil {
-			return "", fmt.Errorf("%w for agent %s: %w", ErrNoModel, j.Agent, err)
+		if err := t.Ready(e.Agent); err != nil {
+			return "", fmt.Errorf("%w for agent %s: %w", ErrNoModel, e.Agent, err)
 		}
-		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow its instructions now and write the report for the owner.\n\n%s", j.Skill, strings.TrimSpace(j.Instructions))
-		return t.Turn(ctx, Prompt{Agent: j.Agent, Chat: chat, Text: text})
+		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow its instructions now and write the report for the owner.\n\n%s", e.Skill, strings.TrimSpace(e.Instructions))
+		return t.Turn(ctx, Prompt{Agent: e.Agent, Chat: chat, Text: text})
 	}
 }
 

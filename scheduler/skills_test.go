@@ -11,20 +11,20 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// TestJobsAreTheClockMarkedSkillsSC1: only skills with a schedule become
-// jobs, with their zone, chat and body, run by the agent given.
-func TestJobsAreTheClockMarkedSkillsSC1(t *testing.T) {
-	jobs := Jobs([]*skills.Skill{
+// TestEntriesAreTheClockMarkedSkillsSC1: only skills with a schedule
+// become entries, with their zone, chat and body, run by the agent given.
+func TestEntriesAreTheClockMarkedSkillsSC1(t *testing.T) {
+	entries := Entries([]*skills.Skill{
 		{Name: "humanizer", Body: "no clock"},
 		{Name: "morning-brief", Schedule: "0 7 * * *", TimeZone: "Europe/Berlin", Chat: "telegram:42", Body: "Brief me."},
 	}, "default")
-	want := Job{Skill: "morning-brief", Spec: "0 7 * * *", Zone: "Europe/Berlin", Agent: "default", Chat: "telegram:42", Instructions: "Brief me."}
-	if len(jobs) != 1 || jobs[0] != want {
-		t.Errorf("jobs = %+v, want [%+v]", jobs, want)
+	want := Entry{Skill: "morning-brief", Spec: "0 7 * * *", Zone: "Europe/Berlin", Agent: "default", Chat: "telegram:42", Instructions: "Brief me."}
+	if len(entries) != 1 || entries[0] != want {
+		t.Errorf("entries = %+v, want [%+v]", entries, want)
 	}
 }
 
-// TestSkillRunnerSC1: a run is a headless turn of the job's agent that
+// TestSkillRunnerSC1: a run is a headless turn of the entry's agent that
 // names the skill and carries its instructions; an agent without a model
 // is told apart from a failed turn (ErrNoModel) and reaches no turn.
 func TestSkillRunnerSC1(t *testing.T) {
@@ -42,7 +42,7 @@ func TestSkillRunnerSC1(t *testing.T) {
 		},
 	}
 	run := SkillRunner(turns)
-	report, err := run(context.Background(), Job{Skill: "morning-brief", Agent: "default", Instructions: "  Brief me.\n"}, "telegram:42")
+	report, err := run(context.Background(), Entry{Skill: "morning-brief", Agent: "default", Instructions: "  Brief me.\n"}, "telegram:42")
 	if err != nil || report != "the report" {
 		t.Fatalf("run = %q, %v", report, err)
 	}
@@ -50,7 +50,7 @@ func TestSkillRunnerSC1(t *testing.T) {
 		!strings.Contains(got[0].Text, `scheduled skill "morning-brief"`) || !strings.HasSuffix(got[0].Text, "\n\nBrief me.") {
 		t.Errorf("turn input %+v", got)
 	}
-	_, err = run(context.Background(), Job{Skill: "x", Agent: "nomodel"}, "console")
+	_, err = run(context.Background(), Entry{Skill: "x", Agent: "nomodel"}, "console")
 	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "for agent nomodel: set JARVIS_MODEL") || len(got) != 1 {
 		t.Errorf("without a model: %v (turns: %d)", err, len(got))
 	}

@@ -156,8 +156,8 @@ func (r ScheduleRun) DeliveryClass() string {
 	return "muted"
 }
 
-// scheduleJobs is the block the page polls while a run is going.
-const scheduleJobs = "schedule-jobs"
+// scheduleEntries is the block the page polls while a run is going.
+const scheduleEntries = "schedule-entries"
 
 // scheduleRoutes registers the Schedule tab's handlers.
 func (s *Server) scheduleRoutes() {
@@ -179,8 +179,8 @@ func (s *Server) schedulePage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if swapping(r, scheduleJobs) {
-		s.renderBlock(w, r, scheduleJobsBlock(csrfFrom(r), list))
+	if swapping(r, scheduleEntries) {
+		s.renderBlock(w, r, scheduleEntriesBlock(csrfFrom(r), list))
 		return
 	}
 	s.render(w, r, "schedule", "Schedule", scheduleContent(csrfFrom(r), list))

@@ -30,7 +30,7 @@ func scheduleContent(csrf string, l ScheduleList) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = scheduleJobsBlock(csrf, l).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = scheduleEntriesBlock(csrf, l).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -42,9 +42,9 @@ func scheduleContent(csrf string, l ScheduleList) templ.Component {
 	})
 }
 
-// scheduleJobsBlock is the list, which htmx polls for while a run is
+// scheduleEntriesBlock is the list, which htmx polls for while a run is
 // going.
-func scheduleJobsBlock(csrf string, l ScheduleList) templ.Component {
+func scheduleEntriesBlock(csrf string, l ScheduleList) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -61,7 +61,7 @@ func scheduleJobsBlock(csrf string, l ScheduleList) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div id=\"schedule-jobs\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div id=\"schedule-entries\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

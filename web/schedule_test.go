@@ -217,8 +217,8 @@ func TestScheduleRunNowInTheBackgroundW1SC1(t *testing.T) {
 	wantIn(t, "a run going", body, `data-running="true"`, "running now", `hx-get="/schedule"`, `hx-trigger="every 2s"`, `id="run-inbox-digest" class="primary" disabled`)
 
 	book.finish("inbox-digest", ScheduleRun{Due: due, Outcome: "failed", Error: "the model timed out", Chat: "telegram:42", Delivery: "sent", Attempts: 1})
-	res, block := d.getHX(t, "/schedule", scheduleJobs, sess)
-	if res.StatusCode != http.StatusOK || strings.Contains(block, "<html") || !strings.HasPrefix(strings.TrimSpace(block), `<div id="schedule-jobs"`) {
+	res, block := d.getHX(t, "/schedule", scheduleEntries, sess)
+	if res.StatusCode != http.StatusOK || strings.Contains(block, "<html") || !strings.HasPrefix(strings.TrimSpace(block), `<div id="schedule-entries"`) {
 		t.Fatalf("the polled block: %s\n%s", res.Status, block)
 	}
 	wantIn(t, "the ended run", block, `data-outcome="failed"`, "failed: the model timed out", "delivered to telegram:42", `data-running="false"`)

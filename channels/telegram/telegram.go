@@ -169,7 +169,7 @@ func (b *Bot) Username() string { return b.api.Self.UserName }
 
 // Run long-polls until ctx ends and returns nil then. It calls h in
 // update order, one call at a time, so h should hand long work off (as
-// dispatch.Desk does). Failures are logged and retried after 1s, 2s, …
+// desk.Desk does). Failures are logged and retried after 1s, 2s, …
 // up to 30s; a panicking handler is logged and the loop goes on.
 //
 // With Options.Leases, only the replica that holds the poll lease polls;

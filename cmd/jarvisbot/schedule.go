@@ -54,13 +54,13 @@ func cmdSchedule(ctx context.Context, a *cli, args []string) error {
 		}
 		return app.WriteSchedule(a.stdout, list)
 	}
-	jobs, err := app.ScheduledJobs(ctx, cfg, db, a.Stderr)
+	entries, err := app.ScheduledEntries(ctx, cfg, db, a.Stderr)
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(jobs))
-	for _, j := range jobs {
-		names = append(names, j.Skill)
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Skill)
 	}
 	note, err := pauseScheduled(ctx, db, names, pos[1], pos[0] == "pause")
 	if err != nil {
@@ -73,13 +73,13 @@ func cmdSchedule(ctx context.Context, a *cli, args []string) error {
 // loadedSchedule is the schedule where no scheduler runs (`schedule
 // list`): the jobs loaded without catching up or arming, which the
 // service does. A job that cannot be scheduled is reported to warn.
-func loadedSchedule(ctx context.Context, a *cli, cfg config.Config, db *sqlstore.DB, warn io.Writer) ([]scheduler.Entry, error) {
-	jobs, err := app.ScheduledJobs(ctx, cfg, db, warn)
+func loadedSchedule(ctx context.Context, a *cli, cfg config.Config, db *sqlstore.DB, warn io.Writer) ([]scheduler.Status, error) {
+	entries, err := app.ScheduledEntries(ctx, cfg, db, warn)
 	if err != nil {
 		return nil, err
 	}
 	sch := scheduler.New(scheduler.Options{Store: db, Clock: a.Clock, Zone: cfg.Location(), MainChat: app.MainChat(cfg)})
-	if err := sch.Load(jobs); err != nil {
+	if err := sch.Load(entries); err != nil {
 		fmt.Fprintln(warn, "jarvisbot:", err)
 	}
 	return sch.List(ctx), nil
@@ -135,7 +135,7 @@ func runScheduled(ctx context.Context, a *cli, cfg config.Config, name string) e
 		return err
 	}
 	s.Connect(ctx)
-	jobs, err := app.ScheduledJobs(ctx, cfg, s.DB, a.Stderr)
+	entries, err := app.ScheduledEntries(ctx, cfg, s.DB, a.Stderr)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func runScheduled(ctx context.Context, a *cli, cfg config.Config, name string) e
 			_, err := con.Send(ctx, channels.Outgoing{Chat: console.Chat, Text: fmt.Sprintf("[report for %s]\n%s", chat, text)})
 			return err
 		}})
-	if err := sch.Load(jobs); err != nil {
+	if err := sch.Load(entries); err != nil {
 		fmt.Fprintln(a.Stderr, "jarvisbot:", err)
 	}
 	defer sch.Stop(context.Background())

@@ -35,7 +35,7 @@ func (a *cli) backend(cfg config.Config, s *app.Session) *backend.Service {
 			}
 			var out []surface.ScheduleEntry
 			for _, e := range s.Scheduler.List(ctx) {
-				se := surface.ScheduleEntry{Skill: e.Job.Skill, Schedule: e.Job.Spec, Next: e.Next, Paused: e.Paused}
+				se := surface.ScheduleEntry{Skill: e.Entry.Skill, Schedule: e.Entry.Spec, Next: e.Next, Paused: e.Paused}
 				if e.Last != nil {
 					se.Last = fmt.Sprintf("%s %s, report %s", e.Last.DueAt.Format("2006-01-02 15:04"), e.Last.Outcome, e.Last.Delivery)
 				}

@@ -35,7 +35,7 @@ var errNotScheduling = jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the scheduler i
 
 // entries are the schedule: the running scheduler's, else as `schedule
 // list` loads it.
-func (t *scheduleTab) entries(ctx context.Context) ([]scheduler.Entry, error) {
+func (t *scheduleTab) entries(ctx context.Context) ([]scheduler.Status, error) {
 	if t.s.Scheduler != nil {
 		return t.s.Scheduler.List(ctx), nil
 	}
@@ -53,12 +53,12 @@ func (t *scheduleTab) List(ctx context.Context) (web.ScheduleList, error) {
 	defer t.mu.Unlock()
 	for _, e := range list {
 		loc := owner
-		if e.Job.Zone != "" {
-			if l, err := time.LoadLocation(e.Job.Zone); err == nil {
+		if e.Entry.Zone != "" {
+			if l, err := time.LoadLocation(e.Entry.Zone); err == nil {
 				loc = l
 			}
 		}
-		we := web.ScheduleEntry{Skill: e.Job.Skill, Spec: e.Job.Spec, Zone: e.Job.Zone, Next: e.Next.In(loc), Paused: e.Paused, Running: t.running[e.Job.Skill]}
+		we := web.ScheduleEntry{Skill: e.Entry.Skill, Spec: e.Entry.Spec, Zone: e.Entry.Zone, Next: e.Next.In(loc), Paused: e.Paused, Running: t.running[e.Entry.Skill]}
 		if e.Err != nil {
 			we.Err = e.Err.Error()
 		}
@@ -125,15 +125,15 @@ func (t *scheduleTab) names(ctx context.Context) ([]string, error) {
 	var names []string
 	if t.s.Scheduler != nil {
 		for _, e := range t.s.Scheduler.List(ctx) {
-			names = append(names, e.Job.Skill)
+			names = append(names, e.Entry.Skill)
 		}
 	} else {
-		jobs, err := app.ScheduledJobs(ctx, t.cfg, t.s.DB, t.s.Warn)
+		entries, err := app.ScheduledEntries(ctx, t.cfg, t.s.DB, t.s.Warn)
 		if err != nil {
 			return nil, err
 		}
-		for _, j := range jobs {
-			names = append(names, j.Skill)
+		for _, e := range entries {
+			names = append(names, e.Skill)
 		}
 	}
 	return names, nil
