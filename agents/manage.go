@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -125,14 +124,15 @@ type Seeder interface {
 // exist (A1), the default first, then by name. Agents already stored keep
 // the owner's later edits. focus is called only when an agent is missing,
 // for the catalog that chooses its focus (C6); from names the config in
-// errors.
-func Seed(ctx context.Context, db Seeder, configured map[string]config.Agent, from string, focus func() (Focuser, error)) error {
+// errors. The configured agents are records by name whose Focus Seed
+// fills; agents takes no config file's schema.
+func Seed(ctx context.Context, db Seeder, configured map[string]store.Agent, from string, focus func() (Focuser, error)) error {
 	def, ok := configured[store.DefaultAgent]
 	if !ok || def.Description == "" {
 		def.Description = DefaultDescription
 	}
 	var f Focuser
-	seed := func(name string, ag config.Agent) error {
+	seed := func(name string, ag store.Agent) error {
 		if _, err := db.Agent(ctx, name); err == nil {
 			return nil
 		}

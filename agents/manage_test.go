@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
@@ -79,7 +78,7 @@ func TestSeedFromConfigA1C6(t *testing.T) {
 	defer db.Close()
 	built := 0
 	focus := func() (Focuser, error) { built++; return focusByWord{}, nil }
-	configured := map[string]config.Agent{"dev": {Description: "GitHub reviews"}}
+	configured := map[string]store.Agent{"dev": {Description: "GitHub reviews"}}
 	if err := Seed(ctx, db, configured, "cfg.yaml", focus); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +98,7 @@ func TestSeedFromConfigA1C6(t *testing.T) {
 	if dev, _ := db.Agent(ctx, "dev"); dev.Description != "Notes" || built != 1 {
 		t.Errorf("after a second seed: %q, catalog built %d times; want the edit kept and one build", dev.Description, built)
 	}
-	err = Seed(ctx, db, map[string]config.Agent{"Bad Name": {}}, "cfg.yaml", focus)
+	err = Seed(ctx, db, map[string]store.Agent{"Bad Name": {}}, "cfg.yaml", focus)
 	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), `seeding agent "Bad Name" from cfg.yaml`) {
 		t.Errorf("bad name: %v", err)
 	}

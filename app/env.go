@@ -13,6 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/browser"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
+	"github.com/jarvisbot/jarvisbot/store"
 
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -98,7 +99,7 @@ func (a *Env) OpenStoreWith(ctx context.Context, cfg config.Config, view *catalo
 		}
 		return c.View(), nil
 	}
-	if err := agents.Seed(ctx, db, cfg.Agents, ConfigName(cfg), focus); err != nil {
+	if err := agents.Seed(ctx, db, configuredAgents(cfg), ConfigName(cfg), focus); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -171,4 +172,14 @@ type Env struct {
 	// CLIProbes remembers what each coding CLI binary supports, asked
 	// once per binary rather than at every turn (M5); nil asks per CLI.
 	CLIProbes *cliagent.Probes
+}
+
+// configuredAgents are the agents the config names, as the records
+// seeding creates when one is missing.
+func configuredAgents(cfg config.Config) map[string]store.Agent {
+	out := make(map[string]store.Agent, len(cfg.Agents))
+	for name, ag := range cfg.Agents {
+		out[name] = store.Agent{Name: name, Description: ag.Description, Allow: ag.Allow, Block: ag.Block}
+	}
+	return out
 }
