@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/jarvisbot/jarvisbot/internal/config"
@@ -9,10 +10,21 @@ import (
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 )
 
-// builtinEnv is how this installation signs in to and runs the built-in
-// plugins (P6).
+// BuiltinEnv is how this installation signs in to and runs the built-in
+// plugins (P6): the owner's clients from the config, secrets from the
+// keyring or environment.
 func (a *Env) BuiltinEnv(ctx context.Context, cfg config.Config, mgr *signin.Manager) builtins.Env {
-	env := builtins.Env{Config: cfg, Lookup: a.Lookup(ctx, cfg), Signin: mgr}
+	google, spotify := cfg.SignIn.Google, cfg.SignIn.Spotify
+	env := builtins.Env{
+		Google: builtins.Client{ID: google.ClientID, IDSecret: config.SecretGoogleClientID,
+			SecretName: cmp.Or(google.ClientSecretSecret, config.SecretGoogleClientSecret),
+			AuthURL:    google.AuthURL, TokenURL: google.TokenURL, APIEndpoint: google.APIEndpoint},
+		Spotify: builtins.Client{ID: spotify.ClientID, IDSecret: config.SecretSpotifyClientID,
+			AuthURL: spotify.AuthURL, TokenURL: spotify.TokenURL, APIEndpoint: spotify.APIEndpoint},
+		Zone:   cfg.Location(),
+		Lookup: a.Lookup(ctx, cfg),
+		Signin: mgr,
+	}
 	if a.Clock != nil {
 		env.Now = a.Clock.Now
 	}

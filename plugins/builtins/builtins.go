@@ -16,7 +16,6 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/retry"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/google"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/native"
@@ -102,9 +101,26 @@ func Capabilities(plugin string, connected bool) []catalog.Capability {
 	return out
 }
 
+// Client is the owner's OAuth client at a provider: an id given in
+// the config or kept as a secret, the secret's name, and where the
+// provider is (a test's fake, a proxy; "" for the real one).
+type Client struct {
+	ID string
+	// IDSecret names the secret holding the id when ID is "".
+	IDSecret string
+	// SecretName names the client secret's keyring entry; "" for a
+	// public client (Spotify's).
+	SecretName  string
+	AuthURL     string
+	TokenURL    string
+	APIEndpoint string
+}
+
 // Env is what signing in and running the built-in plugins needs.
 type Env struct {
-	Config config.Config
+	Google, Spotify Client
+	// Zone is the owner's time zone, for dates the tools read and write.
+	Zone *time.Location
 	// Lookup reads a secret by name: the keyring, then the environment.
 	Lookup func(name string) (string, bool)
 	Signin *signin.Manager
@@ -117,13 +133,13 @@ type Env struct {
 func (e Env) Provider(plugin string) (signin.Provider, error) {
 	switch plugins[plugin].provider {
 	case Google:
-		c := e.Config.SignIn.Google
-		id := cmp.Or(c.ClientID, e.secret(config.SecretGoogleClientID))
-		secret := e.secret(cmp.Or(c.ClientSecretSecret, config.SecretGoogleClientSecret))
+		c := e.Google
+		id := cmp.Or(c.ID, e.secret(c.IDSecret))
+		secret := e.secret(c.SecretName)
 		if id == "" || secret == "" {
 			return signin.Provider{}, jarvisbot.Errorf(jarvisbot.EINVALID,
 				"signing in to Google needs the OAuth client you create once (type \"Desktop app\", see the README's \"Google sign-in\"): "+
-					"jarvisbot secrets set %s and jarvisbot secrets set %s", config.SecretGoogleClientID, config.SecretGoogleClientSecret)
+					"jarvisbot secrets set %s and jarvisbot secrets set %s", c.IDSecret, c.SecretName)
 		}
 		return signin.Provider{Name: "Google", ClientID: id, ClientSecret: secret,
 			AuthURL: cmp.Or(c.AuthURL, googleAuthURL), TokenURL: cmp.Or(c.TokenURL, googleTokenURL),
@@ -131,12 +147,12 @@ func (e Env) Provider(plugin string) (signin.Provider, error) {
 			// on a renewed sign-in too.
 			AuthParams: map[string]string{"access_type": "offline", "prompt": "consent"}}, nil
 	case Spotify:
-		c := e.Config.SignIn.Spotify
-		id := cmp.Or(c.ClientID, e.secret(config.SecretSpotifyClientID))
+		c := e.Spotify
+		id := cmp.Or(c.ID, e.secret(c.IDSecret))
 		if id == "" {
 			return signin.Provider{}, jarvisbot.Errorf(jarvisbot.EINVALID,
 				"signing in to Spotify needs the client id of the app you register once (see the README's \"Spotify sign-in\"): "+
-					"jarvisbot secrets set %s, or signin.spotify.client_id in the config", config.SecretSpotifyClientID)
+					"jarvisbot secrets set %s, or signin.spotify.client_id in the config", c.IDSecret)
 		}
 		return signin.Provider{Name: "Spotify", ClientID: id,
 			AuthURL: cmp.Or(c.AuthURL, spotifyAuthURL), TokenURL: cmp.Or(c.TokenURL, spotifyTokenURL)}, nil
@@ -145,7 +161,7 @@ func (e Env) Provider(plugin string) (signin.Provider, error) {
 }
 
 func (e Env) secret(name string) string {
-	if e.Lookup == nil {
+	if e.Lookup == nil || name == "" {
 		return ""
 	}
 	v, _ := e.Lookup(name)
@@ -177,9 +193,9 @@ func (e Env) Grant(ctx context.Context, plugin string, scopes []string) (name st
 // endpoint is where a provider's APIs are for this installation.
 func (e Env) endpoint(provider string) string {
 	if provider == Spotify {
-		return e.Config.SignIn.Spotify.APIEndpoint
+		return e.Spotify.APIEndpoint
 	}
-	return e.Config.SignIn.Google.APIEndpoint
+	return e.Google.APIEndpoint
 }
 
 // Tools returns plugin's tools calling its API under the sign-in kept as
@@ -191,7 +207,15 @@ func (e Env) Tools(plugin, grant string) []native.Tool {
 	}
 	hc := e.Signin.Client(grant, nil, callTimeout)
 	hc.Transport = &retry.Transport{Next: hc.Transport}
-	return b.tools(toolOptions{hc: hc, endpoint: e.endpoint(b.provider), loc: e.Config.Location(), now: e.Now})
+	return b.tools(toolOptions{hc: hc, endpoint: e.endpoint(b.provider), loc: e.zone(), now: e.Now})
+}
+
+// zone is the tools' time zone: the owner's, else the machine's.
+func (e Env) zone() *time.Location {
+	if e.Zone == nil {
+		return time.Local
+	}
+	return e.Zone
 }
 
 // GoogleUnion are the Google plugins and the union of their scopes over

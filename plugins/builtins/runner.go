@@ -68,7 +68,7 @@ func (r *Runner) Describe(ctx context.Context, c catalog.Call) (catalog.Descript
 	if !ok {
 		return catalog.Description{}, false
 	}
-	tools := b.tools(toolOptions{loc: r.Env.Config.Location(), now: r.Env.Now})
+	tools := b.tools(toolOptions{loc: r.Env.zone(), now: r.Env.Now})
 	if r.Env.Signin != nil {
 		var scopes []string
 		if r.Scopes != nil {
