@@ -8,7 +8,6 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlstore/replicas"
 )
 
 // Turns across replicas (ST2, CH1): with Options.Queue set, a message is
@@ -19,6 +18,19 @@ import (
 // which this replica stops: the message stays waiting, and the next
 // holder goes on from what the turn stored. It is no owner's /cancel.
 var errHandedOver = errors.New("the chat is handed to another replica")
+
+// Later is what AnswerChat returns when the chat must wait: the queue
+// tries the chat again after Wait, on whichever replica takes it then
+// (it knows the error by RetryIn).
+type Later struct {
+	Wait   time.Duration
+	Reason string
+}
+
+func (l *Later) Error() string { return "answered later: " + l.Reason }
+
+// RetryIn is how long the chat waits before it is tried again.
+func (l *Later) RetryIn() time.Duration { return l.Wait }
 
 // Waits before a chat is tried again: while paused, the owner resumes
 // by hand; a stopping replica hands the chat on at once.
@@ -60,7 +72,7 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 	d.mu.Lock()
 	if d.draining {
 		d.mu.Unlock()
-		return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
+		return &Later{Wait: stoppingWait, Reason: "this replica is stopping"}
 	}
 	q := d.chats[chat]
 	if q == nil {
@@ -76,7 +88,7 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 		d.mu.Unlock()
 	}()
 	if _, ok := d.channels[platform(chat)]; !ok {
-		return &replicas.Later{Wait: elsewhere, Reason: "the chat's channel does not run on this replica"}
+		return &Later{Wait: elsewhere, Reason: "the chat's channel does not run on this replica"}
 	}
 
 	// The turn outlives neither the hold on the chat nor this replica's
@@ -93,9 +105,9 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 		d.mu.Unlock()
 		switch {
 		case paused:
-			return &replicas.Later{Wait: pausedWait, Reason: "jarvisbot is paused"}
+			return &Later{Wait: pausedWait, Reason: "jarvisbot is paused"}
 		case draining || tctx.Err() != nil:
-			return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
+			return &Later{Wait: stoppingWait, Reason: "this replica is stopping"}
 		}
 		waiting, err := d.opt.Store.WaitingIn(tctx, chat)
 		if err != nil {
@@ -124,7 +136,7 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 		d.mu.Unlock()
 		stopTurn()
 		if !done {
-			return &replicas.Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
+			return &Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
 		}
 		if err := d.opt.Store.Answered(context.WithoutCancel(tctx), w.ID); err != nil {
 			return err

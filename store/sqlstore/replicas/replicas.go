@@ -45,15 +45,15 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// Later is what Answer returns when the chat must wait (jarvisbot is
-// paused, or this replica is stopping): the job is tried again after
-// Wait, on whichever replica takes it then.
-type Later struct {
-	Wait   time.Duration
-	Reason string
+// Later is an error Answer returns when the chat must wait (jarvisbot is
+// paused, or this replica is stopping): the task is tried again after
+// RetryIn, on whichever replica takes it then. The answerer declares the
+// error (desk.Later); the queue knows it by this method alone, so the
+// desk needs neither River nor this package.
+type Later interface {
+	error
+	RetryIn() time.Duration
 }
-
-func (l *Later) Error() string { return "answered later: " + l.Reason }
 
 // Options configure a queue.
 type Options struct {
@@ -392,9 +392,9 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 	}
 	defer release()
 	err = q.opt.Answer(ctx, job.Args.Chat)
-	var later *Later
+	var later Later
 	if errors.As(err, &later) {
-		return river.JobSnooze(later.Wait)
+		return river.JobSnooze(later.RetryIn())
 	}
 	return err
 }

@@ -56,6 +56,13 @@ func freshDatabase(t *testing.T) string {
 	return u.String()
 }
 
+// stopped is the answerer's Later when its hold on the chat ended: the
+// task is tried again at once.
+type stopped struct{}
+
+func (stopped) Error() string          { return "answered later: stopped" }
+func (stopped) RetryIn() time.Duration { return 0 }
+
 // chats is the test's inbox: waiting messages by chat, in order, and
 // who answered what. It fails the test when two replicas answer one chat
 // at once.
@@ -101,7 +108,7 @@ func (c *chats) answer(replica string, turn func()) func(ctx context.Context, ch
 		}()
 		for {
 			if err := ctx.Err(); err != nil {
-				return &Later{Reason: "stopped"}
+				return stopped{}
 			}
 			c.mu.Lock()
 			if len(c.waiting[chat]) == 0 {
