@@ -66,7 +66,7 @@ func (d *Desk) queue(ctx context.Context, m channels.Message, inbox int64) {
 
 // AnswerChat answers the chat's waiting messages in order until none is
 // left; the turn queue calls it while this replica holds the chat. It
-// returns a *replicas.Later when the chat must wait: jarvisbot is
+// returns a *Later when the chat must wait: jarvisbot is
 // paused, this replica stops, or its channel does not run here.
 func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 	d.mu.Lock()
