@@ -22,19 +22,19 @@ func postgresURL(cfg config.Config) string {
 	return ""
 }
 
-// openShared opens the jobs replicas share, when the store is
+// openShared opens the task queue replicas share, when the store is
 // PostgreSQL: turns, scheduled runs and report deliveries run once
 // across them (store/sqlstore/replicas). With SQLite it returns nil: the
 // process answers and schedules alone.
-func (a *app) openShared(ctx context.Context, cfg config.Config, s **session, log *slog.Logger) (*replicas.Jobs, error) {
+func (a *app) openShared(ctx context.Context, cfg config.Config, s **session, log *slog.Logger) (*replicas.Queue, error) {
 	url := postgresURL(cfg)
 	if url == "" {
 		return nil, nil
 	}
-	jobs, err := replicas.Open(ctx, replicas.Options{
+	tasks, err := replicas.Open(ctx, replicas.Options{
 		URL: url,
 		ID:  replicaID(),
-		// The session is built after the jobs and before they start.
+		// The session is built after the queue and before it starts.
 		Answer:  func(ctx context.Context, chat string) error { return (*s).desk.AnswerChat(ctx, chat) },
 		Waiting: func(ctx context.Context) ([]store.Incoming, error) { return (*s).db.Waiting(ctx) },
 		RunDue: func(ctx context.Context, skill string, due time.Time) error {
@@ -55,7 +55,7 @@ func (a *app) openShared(ctx context.Context, cfg config.Config, s **session, lo
 	if err != nil {
 		return nil, fmt.Errorf("%w; check that PostgreSQL runs and that the URL (store: or JARVIS_DATABASE_URL) is right", err)
 	}
-	return jobs, nil
+	return tasks, nil
 }
 
 // replicaID names this process among the replicas: host and pid.

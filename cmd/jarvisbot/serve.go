@@ -125,9 +125,9 @@ type session struct {
 	*service
 	desk  *desk.Desk
 	chans []channels.Channel
-	// shared are the jobs replicas on PostgreSQL share (ST2); nil with
-	// SQLite.
-	shared *replicas.Jobs
+	// shared is the task queue replicas on PostgreSQL share (ST2); nil
+	// with SQLite.
+	shared *replicas.Queue
 	// ready is what /readyz tells (health.go).
 	ready readiness
 }
