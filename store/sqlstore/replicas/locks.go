@@ -14,7 +14,7 @@ import (
 
 // lockKey names an advisory lock: PostgreSQL's two-number form, a
 // namespace of ours and the hash of a name. The store's leases and
-// locks use namespaces from 0x4a420010 on (store/sqlstore/dialect.go).
+// locks use namespaces from 0x4a420010 on (store/sqlstore/postgres.go).
 type lockKey struct {
 	ns   int32
 	name string
