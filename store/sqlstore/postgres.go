@@ -9,12 +9,14 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"io/fs"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/jarvisbot/jarvisbot"
@@ -76,6 +78,10 @@ func openPostgres(ctx context.Context, rawURL string, fsys fs.FS) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	pgConfig, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "database URL %s cannot be used: check its form and parameters", shown)
+	}
 	sqldb, err := sql.Open("pgx", rawURL)
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "database URL %s cannot be used: check its form and parameters", shown)
@@ -83,7 +89,7 @@ func openPostgres(ctx context.Context, rawURL string, fsys fs.FS) (*DB, error) {
 	sqldb.SetMaxOpenConns(maxPostgresConns)
 	sqldb.SetMaxIdleConns(maxPostgresConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	return finishOpen(ctx, &DB{db: conn{sqldb, postgresDialect}, path: shown, dialect: postgresDialect, now: time.Now, leasePing: leasePingEvery}, migs)
+	return finishOpen(ctx, &DB{db: conn{sqldb, postgresDialect}, path: shown, dialect: postgresDialect, now: time.Now, leasePing: leasePingEvery, pg: pgLeases{cfg: pgConfig}}, migs)
 }
 
 // leasePingEvery is how often a PostgreSQL lease checks the connection
@@ -92,32 +98,70 @@ func openPostgres(ctx context.Context, rawURL string, fsys fs.FS) (*DB, error) {
 // let the role go.
 const leasePingEvery = 3 * time.Second
 
-// leaseQueryTimeout bounds one lease query or ping: the lease's own
-// queries never take the caller's context, whose end would break the
-// connection and with it the lock.
-const leaseQueryTimeout = 5 * time.Second
+// leasePingTimeout bounds one check of the leases' connection.
+const leasePingTimeout = 5 * time.Second
 
-// tryLeadPostgres takes the role's session advisory lock on a connection
-// of its own, held for as long as the lease: PostgreSQL lets the lock go
-// when that session ends, a killed replica's included.
+// pgLeases is a PostgreSQL store's lease holder and what it is made from.
+type pgLeases struct {
+	cfg   *pgx.ConnConfig // the store's connection settings
+	mu    sync.Mutex
+	locks *AdvisoryLocks // made at the first lease
+}
+
+// leaseHolder returns the holder of the store's leases, made at the first
+// lease so that a process taking none (the CLI) opens no connection for
+// them. All of this process's leases are held on its one connection.
+func (db *DB) leaseHolder(ctx context.Context) (*AdvisoryLocks, error) {
+	db.pg.mu.Lock()
+	defer db.pg.mu.Unlock()
+	if db.pg.locks == nil {
+		locks, err := OpenAdvisoryLocks(ctx, db.pg.cfg, LockOptions{
+			Label:       "leases",
+			Holding:     "the leases",
+			Broken:      "the connection holding this process's leases broke; the work they guard stops, and another process may take it up",
+			PingEvery:   db.leasePing,
+			PingTimeout: leasePingTimeout,
+		}, false)
+		if err != nil {
+			return nil, err
+		}
+		db.pg.locks = locks
+	}
+	return db.pg.locks, nil
+}
+
+// closeLeases lets go of the leases still held: their holder's session
+// ends with the store.
+func (db *DB) closeLeases() {
+	db.pg.mu.Lock()
+	defer db.pg.mu.Unlock()
+	if db.pg.locks != nil {
+		db.pg.locks.Close()
+		db.pg.locks = nil
+	}
+}
+
+// tryLeadPostgres takes the role's session advisory lock. The hold does
+// not end with ctx: only Release, or the loss of the connection, ends it.
 func (db *DB) tryLeadPostgres(ctx context.Context, role string) (store.Lease, bool, error) {
-	c, err := db.db.Conn(ctx)
+	locks, err := db.leaseHolder(ctx)
 	if err != nil {
 		return nil, false, db.leaseError(role, err)
 	}
-	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaseQueryTimeout)
-	defer cancel()
-	var got bool
-	if err := c.QueryRowContext(qctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, nsLease, role).Scan(&got); err != nil {
-		discard(c)
+	held, release, ok, err := locks.Try(context.WithoutCancel(ctx), LockKey{nsLease, role})
+	if err != nil {
 		return nil, false, db.leaseError(role, err)
 	}
-	if !got {
-		_ = c.Close() // back to the pool: it holds no lock
+	if !ok {
 		return nil, false, nil
 	}
-	l := &postgresLease{db: db, role: role, conn: c, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
-	go l.watch(db.leasePing)
+	l := &advisoryLease{release: release, lost: make(chan struct{})}
+	context.AfterFunc(held, func() {
+		// Released, the hold ends without a cause of its own: not lost.
+		if c := context.Cause(held); errors.Is(c, ErrLockLost) || errors.Is(c, errLocksClosed) {
+			close(l.lost)
+		}
+	})
 	return l, true, nil
 }
 
@@ -149,53 +193,14 @@ func discard(c *sql.Conn) {
 	_ = c.Close()
 }
 
-// postgresLease is a held advisory lock and the connection that holds it.
-type postgresLease struct {
-	db   *DB
-	role string
-	conn *sql.Conn
-
-	lostOnce sync.Once
-	lost     chan struct{}
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
+// advisoryLease is a store lease held in the process's AdvisoryLocks.
+type advisoryLease struct {
+	release func()
+	lost    chan struct{}
 }
 
-func (l *postgresLease) Lost() <-chan struct{} { return l.lost }
+func (l *advisoryLease) Lost() <-chan struct{} { return l.lost }
 
-// watch pings the holding connection every interval; when a ping fails
-// the lock can no longer be vouched for, and Lost is closed.
-func (l *postgresLease) watch(every time.Duration) {
-	defer close(l.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), leaseQueryTimeout)
-		err := l.conn.PingContext(ctx)
-		cancel()
-		if err != nil {
-			l.lostOnce.Do(func() { close(l.lost) })
-			return
-		}
-	}
-}
-
-// Release unlocks the role and closes the connection; a second call does
-// nothing. The connection is not pooled again: were the unlock to fail,
-// closing the session still lets the lock go.
-func (l *postgresLease) Release() {
-	l.stopOnce.Do(func() {
-		close(l.stop)
-		<-l.done
-		ctx, cancel := context.WithTimeout(context.Background(), leaseQueryTimeout)
-		defer cancel()
-		_, _ = l.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, nsLease, l.role)
-		discard(l.conn)
-	})
-}
+// Release unlocks the role; a second call does nothing. Were the unlock
+// to fail, the holder closes its connection, which lets the lock go.
+func (l *advisoryLease) Release() { l.release() }

@@ -43,7 +43,7 @@ func (db *DB) SharedValue(ctx context.Context, name string, make func() (string,
 // Lead implements store.Leases. On SQLite a lease is a file lock beside
 // the database: the processes sharing one SQLite file share one machine,
 // and the kernel drops the lock of a process that dies. On PostgreSQL it
-// is a session advisory lock (postgresLease).
+// is a session advisory lock held in the process's AdvisoryLocks.
 func (db *DB) Lead(ctx context.Context, role string) (store.Lease, error) {
 	if err := validRole(role); err != nil {
 		return nil, err

@@ -41,6 +41,8 @@ type DB struct {
 	// leasePing is how often a held PostgreSQL lease checks its
 	// connection (tests shorten it).
 	leasePing time.Duration
+	// pg holds the PostgreSQL leases; unused on SQLite.
+	pg pgLeases
 }
 
 // Open opens the store at target and migrates it to the latest schema.
@@ -92,6 +94,7 @@ func (db *DB) Path() string { return db.path }
 // when the last connection closes; PostgreSQL lets go of the leases held
 // on the closed connections.
 func (db *DB) Close() error {
+	db.closeLeases()
 	if err := db.db.Close(); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "closing database %s: %w", db.path, err)
 	}

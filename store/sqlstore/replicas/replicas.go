@@ -45,6 +45,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // Later is an error Answer returns when the chat must wait (jarvisbot is
@@ -107,7 +108,7 @@ type Queue struct {
 	log    *slog.Logger
 	pool   *pgxpool.Pool
 	client *river.Client[pgx.Tx]
-	locks  *chatLocks
+	locks  *sqlstore.AdvisoryLocks
 	stop   context.CancelFunc
 	swept  chan struct{}
 
@@ -166,7 +167,15 @@ func Open(ctx context.Context, opt Options) (*Queue, error) {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "turn queue: connecting to PostgreSQL: %w", err)
 	}
 	q := &Queue{opt: opt, log: log, pool: pool, swept: make(chan struct{}), connCfg: cfg.ConnConfig, listened: make(chan struct{})}
-	if q.locks, err = openLocks(ctx, cfg.ConnConfig, log); err != nil {
+	q.locks, err = sqlstore.OpenAdvisoryLocks(ctx, cfg.ConnConfig, sqlstore.LockOptions{
+		Label:       "turn queue",
+		Holding:     "the chats' locks",
+		Broken:      "the connection holding the chats' locks broke; the turns in progress stop and another replica takes them",
+		PingEvery:   pingEvery,
+		PingTimeout: pingEvery,
+		Logger:      log,
+	}, true)
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -208,7 +217,7 @@ func Open(ctx context.Context, opt Options) (*Queue, error) {
 // of its own, so replicas starting together take turns on an advisory
 // lock.
 func (q *Queue) migrate(ctx context.Context) error {
-	_, unlock, err := q.locks.wait(ctx, migrateKey, 200*time.Millisecond)
+	_, unlock, err := q.locks.Wait(ctx, migrateKey, 200*time.Millisecond)
 	if err != nil {
 		return err
 	}
@@ -280,7 +289,7 @@ func (q *Queue) stopTasks(ctx context.Context) {
 }
 
 func (q *Queue) close() {
-	q.locks.close()
+	q.locks.Close()
 	q.pool.Close()
 }
 
@@ -324,7 +333,7 @@ func (w *runWorker) Work(ctx context.Context, task *river.Job[runArgs]) error {
 	// The run's lock tells a try of the task that another is still going
 	// (a try rescued from a replica that is slow, not dead): it leaves
 	// the run to that one.
-	ctx, release, ok, err := q.locks.try(ctx, runKey(task.Args.Skill, task.Args.Due))
+	ctx, release, ok, err := q.locks.Try(ctx, runKey(task.Args.Skill, task.Args.Due))
 	if err != nil {
 		return err
 	}
@@ -383,7 +392,7 @@ type turnWorker struct {
 
 func (w *turnWorker) Work(ctx context.Context, task *river.Job[turnArgs]) error {
 	q := w.q
-	ctx, release, ok, err := q.locks.try(ctx, chatKey(task.Args.Chat))
+	ctx, release, ok, err := q.locks.Try(ctx, chatKey(task.Args.Chat))
 	if err != nil {
 		return err
 	}
@@ -431,7 +440,7 @@ func (q *Queue) sweepLoop(ctx context.Context) {
 }
 
 func (q *Queue) sweep(ctx context.Context) error {
-	_, release, ok, err := q.locks.try(ctx, sweepKey)
+	_, release, ok, err := q.locks.Try(ctx, sweepKey)
 	if err != nil || !ok {
 		return err
 	}
@@ -448,7 +457,7 @@ func (q *Queue) sweep(ctx context.Context) error {
 			continue
 		}
 		seen[m.Chat] = true // the chat's holder answers all it has
-		if held, err := q.locks.heldElsewhere(ctx, chatKey(m.Chat)); err != nil || held {
+		if held, err := q.locks.HeldElsewhere(ctx, chatKey(m.Chat)); err != nil || held {
 			continue // answered now, or looked at next round
 		}
 		q.log.Info("a message waited with nobody answering it; queued again", "chat", m.Chat, "waited", now.Sub(m.Received).Round(time.Second))
@@ -497,7 +506,7 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 // Hold waits until this replica holds the chat (a decided approval's
 // turn goes on under it). The returned context ends if the hold is lost.
 func (q *Queue) Hold(ctx context.Context, chat string) (context.Context, func(), error) {
-	return q.locks.wait(ctx, chatKey(chat), q.opt.Snooze)
+	return q.locks.Wait(ctx, chatKey(chat), q.opt.Snooze)
 }
 
 // cancelChannel is the notification channel on which a /cancel reaches
@@ -509,7 +518,7 @@ const cancelChannel = "jarvisbot_cancel"
 // no replica holds the chat, so nothing runs to stop; the replica that
 // stops the turn says so in the chat.
 func (q *Queue) Cancel(ctx context.Context, chat string) (bool, error) {
-	held, err := q.locks.heldElsewhere(ctx, chatKey(chat))
+	held, err := q.locks.HeldElsewhere(ctx, chatKey(chat))
 	if err != nil {
 		return false, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "finding the replica that answers %s: %w", chat, err)
 	}
@@ -568,3 +577,29 @@ func (q *Queue) serveCancels(ctx context.Context, conn *pgx.Conn) error {
 		q.opt.StopTurn(n.Payload)
 	}
 }
+
+// The queue's advisory locks, in namespaces of their own; the store's
+// leases and locks use those from 0x4a420010 on (store/sqlstore/postgres.go).
+const (
+	nsChat    int32 = 0x4a420001
+	nsSweep   int32 = 0x4a420002
+	nsMigrate int32 = 0x4a420003
+	nsRun     int32 = 0x4a420004
+)
+
+func chatKey(chat string) sqlstore.LockKey { return sqlstore.LockKey{NS: nsChat, Name: chat} }
+
+// runKey is a scheduled run's lock, held while a replica runs it.
+func runKey(skill string, due time.Time) sqlstore.LockKey {
+	return sqlstore.LockKey{NS: nsRun, Name: skill + "@" + due.UTC().Format(time.RFC3339Nano)}
+}
+
+var (
+	sweepKey   = sqlstore.LockKey{NS: nsSweep, Name: "sweep"}
+	migrateKey = sqlstore.LockKey{NS: nsMigrate, Name: "river"}
+)
+
+// pingEvery is how often the chats' locks' connection is checked: a
+// replica whose connection broke stops its turns within this time (and
+// as long again for the check), as the database has let their chats go.
+const pingEvery = 2 * time.Second

@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // freshDatabase makes an empty database on the test cluster
@@ -249,13 +250,13 @@ func TestLostReplicaHandsItsChatOverST2(t *testing.T) {
 		t.Fatal("the sweep queued a message whose chat a replica holds")
 	}
 
-	// a's connection dies: its hold ends with errLost, and the sweep
+	// a's connection dies: its hold ends with sqlstore.ErrLockLost, and the sweep
 	// queues the message, which one of the replicas answers.
 	terminateLocks(t, dbURL, "a")
 	select {
 	case <-held.Done():
-		if cause := context.Cause(held); cause != errLost {
-			t.Errorf("the hold ended with %v, want errLost", cause)
+		if cause := context.Cause(held); cause != sqlstore.ErrLockLost {
+			t.Errorf("the hold ended with %v, want sqlstore.ErrLockLost", cause)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the hold outlived its connection")
@@ -525,7 +526,7 @@ func TestRunNotTriedBesideItselfST2(t *testing.T) {
 	c := newChats(t)
 	a := startQueue(t, dbURL, "a", c, func() {}, Options{})
 	due := time.Date(2026, 12, 4, 7, 0, 0, 0, time.UTC)
-	_, release, ok, err := a.locks.try(context.Background(), runKey("morning-brief", due))
+	_, release, ok, err := a.locks.Try(context.Background(), runKey("morning-brief", due))
 	if err != nil || !ok {
 		t.Fatalf("holding the run: %v %v", ok, err)
 	}
