@@ -76,6 +76,9 @@ const lockQueryTimeout = 5 * time.Second
 // connect set it connects at once, so a database that cannot be reached
 // is said now; else at the first lock. Close stops it.
 func OpenAdvisoryLocks(ctx context.Context, cfg *pgx.ConnConfig, opt LockOptions, connect bool) (*AdvisoryLocks, error) {
+	if opt.PingEvery <= 0 || opt.PingTimeout <= 0 {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s: the locks' connection checks need an interval and a timeout", opt.Label)
+	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
