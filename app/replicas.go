@@ -22,17 +22,17 @@ func PostgresURL(cfg config.Config) string {
 	return ""
 }
 
-// openShared opens the jobs replicas share, when the store is
+// openShared opens the task queue replicas share, when the store is
 // PostgreSQL: turns, scheduled runs and report deliveries run once
 // across them (store/sqlstore/replicas). With SQLite it returns nil: the
-// process answers and schedules alone. The jobs call into s, which is
-// complete before they start.
-func (a *Env) openShared(ctx context.Context, cfg config.Config, s *Session, log *slog.Logger) (*replicas.Jobs, error) {
+// process answers and schedules alone. The tasks call into s, which is
+// complete before the queue starts.
+func (a *Env) openShared(ctx context.Context, cfg config.Config, s *Session, log *slog.Logger) (*replicas.Queue, error) {
 	url := PostgresURL(cfg)
 	if url == "" {
 		return nil, nil
 	}
-	jobs, err := replicas.Open(ctx, replicas.Options{
+	tasks, err := replicas.Open(ctx, replicas.Options{
 		URL:     url,
 		ID:      ReplicaID(),
 		Answer:  func(ctx context.Context, chat string) error { return s.Desk.AnswerChat(ctx, chat) },
@@ -55,7 +55,7 @@ func (a *Env) openShared(ctx context.Context, cfg config.Config, s *Session, log
 	if err != nil {
 		return nil, fmt.Errorf("%w; check that PostgreSQL runs and that the URL (store: or JARVIS_DATABASE_URL) is right", err)
 	}
-	return jobs, nil
+	return tasks, nil
 }
 
 // ReplicaID names this process among the replicas: host and pid.

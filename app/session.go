@@ -24,9 +24,9 @@ type Session struct {
 	*Service
 	Desk     *desk.Desk
 	Channels []channels.Channel
-	// Shared are the jobs replicas on PostgreSQL share (ST2); nil with
-	// SQLite or when the session does not share.
-	Shared *replicas.Jobs
+	// Shared is the task queue replicas on PostgreSQL share (ST2); nil
+	// with SQLite or when the session does not share.
+	Shared *replicas.Queue
 	// Ready is what /readyz tells (health.go).
 	Ready Readiness
 }

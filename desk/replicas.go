@@ -8,7 +8,6 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlstore/replicas"
 )
 
 // Turns across replicas (ST2, CH1): with Options.Queue set, a message is
@@ -30,6 +29,19 @@ type Queue interface {
 // which this replica stops: the message stays waiting, and the next
 // holder goes on from what the turn stored. It is no owner's /cancel.
 var errHandedOver = errors.New("the chat is handed to another replica")
+
+// Later is what AnswerChat returns when the chat must wait: the queue
+// tries the chat again after Wait, on whichever replica takes it then
+// (it knows the error by RetryIn).
+type Later struct {
+	Wait   time.Duration
+	Reason string
+}
+
+func (l *Later) Error() string { return "answered later: " + l.Reason }
+
+// RetryIn is how long the chat waits before it is tried again.
+func (l *Later) RetryIn() time.Duration { return l.Wait }
 
 // Waits before a chat is tried again: while paused, the owner resumes
 // by hand; a stopping replica hands the chat on at once.
@@ -65,13 +77,13 @@ func (d *Desk) queue(ctx context.Context, m channels.Message, inbox int64) {
 
 // AnswerChat answers the chat's waiting messages in order until none is
 // left; the turn queue calls it while this replica holds the chat. It
-// returns a *replicas.Later when the chat must wait: jarvisbot is
+// returns a *Later when the chat must wait: jarvisbot is
 // paused, this replica stops, or its channel does not run here.
 func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 	d.mu.Lock()
 	if d.draining {
 		d.mu.Unlock()
-		return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
+		return &Later{Wait: stoppingWait, Reason: "this replica is stopping"}
 	}
 	q := d.chats[chat]
 	if q == nil {
@@ -87,7 +99,7 @@ func (d *Desk) AnswerChat(ctx context.Context, chat string) error {
 		d.mu.Unlock()
 	}()
 	if _, ok := d.channels[platform(chat)]; !ok {
-		return &replicas.Later{Wait: elsewhere, Reason: "the chat's channel does not run on this replica"}
+		return &Later{Wait: elsewhere, Reason: "the chat's channel does not run on this replica"}
 	}
 	tctx, release := d.held(ctx)
 	defer release()
@@ -124,9 +136,9 @@ func (d *Desk) later(ctx context.Context) error {
 	d.mu.Unlock()
 	switch {
 	case paused:
-		return &replicas.Later{Wait: pausedWait, Reason: "jarvisbot is paused"}
+		return &Later{Wait: pausedWait, Reason: "jarvisbot is paused"}
 	case draining || ctx.Err() != nil:
-		return &replicas.Later{Wait: stoppingWait, Reason: "this replica is stopping"}
+		return &Later{Wait: stoppingWait, Reason: "this replica is stopping"}
 	}
 	return nil
 }
@@ -161,7 +173,7 @@ func (d *Desk) answerNext(ctx context.Context, chat string, q *chatQueue) (more 
 	d.mu.Unlock()
 	stopTurn()
 	if !done {
-		return false, &replicas.Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
+		return false, &Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
 	}
 	return true, d.opt.Store.Answered(context.WithoutCancel(ctx), w.ID)
 }

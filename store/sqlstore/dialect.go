@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"net/url"
 	"strconv"
 	"strings"
 )
@@ -27,36 +26,6 @@ func (d dialect) String() string {
 		return "postgres"
 	}
 	return "sqlite"
-}
-
-// IsPostgres reports whether target names a PostgreSQL database (a
-// postgres:// or postgresql:// URL) rather than a SQLite file.
-func IsPostgres(target string) bool {
-	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
-}
-
-// Redact returns target fit for logs and errors: a URL's password (in the
-// user part or a password= parameter) replaced by "xxxxx". A file path is
-// returned as it is.
-func Redact(target string) string {
-	if !IsPostgres(target) {
-		return target
-	}
-	u, err := url.Parse(target)
-	if err != nil {
-		// Unparsable: show only the scheme, the rest may hold a password.
-		scheme, _, _ := strings.Cut(target, "://")
-		return scheme + "://(unreadable URL)"
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }
 
 // rebind turns '?' placeholders into PostgreSQL's $1, $2, … outside quoted
@@ -134,14 +103,6 @@ func (t *txn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Row
 func (t *txn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	return t.Tx.QueryRowContext(ctx, t.d.rebind(q), args...)
 }
-
-// Namespaces of the store's PostgreSQL advisory locks (the two-number
-// form: namespace, hashtext(name)), apart from store/sqlstore/replicas' ones.
-const (
-	nsLease   int32 = 0x4a420010
-	nsMigrate int32 = 0x4a420011
-	nsRow     int32 = 0x4a420012
-)
 
 // serialize makes a read-then-write transaction run alone for key. SQLite
 // needs nothing: _txlock=immediate takes the write lock at BEGIN. On

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 )
 
 // ST2: of several processes asking for a shared value at once, one value
@@ -81,4 +82,29 @@ func TestLeaseOneHolderST2(t *testing.T) {
 	if _, err := a.Lead(cctx, "../x"); err == nil {
 		t.Error("a role naming a path was accepted")
 	}
+}
+
+// ST2: a released lease is not lost (Discord's shards tell the two apart),
+// and the handle that released a role can take it again.
+func TestLeaseReleasedIsNotLostST2(t *testing.T) {
+	db := openTest(t, testTarget(t))
+	ctx := context.Background()
+	l, ok, err := db.TryLead(ctx, "discord-shard:0")
+	if err != nil || !ok {
+		t.Fatalf("TryLead: %v %v", ok, err)
+	}
+	if _, ok, err := db.TryLead(ctx, "discord-shard:0"); err != nil || ok {
+		t.Fatalf("granted twice to one handle: %v %v", ok, err)
+	}
+	l.Release()
+	select {
+	case <-l.Lost():
+		t.Fatal("Lost closed by Release")
+	case <-time.After(100 * time.Millisecond):
+	}
+	again, ok, err := db.TryLead(ctx, "discord-shard:0")
+	if err != nil || !ok {
+		t.Fatalf("TryLead after Release: %v %v", ok, err)
+	}
+	again.Release()
 }

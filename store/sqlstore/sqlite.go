@@ -1,76 +1,27 @@
-// Package sqlite implements the store interfaces in SQL (ST1, ST2): on one
-// SQLite file in the data directory by default, with the pure-Go
-// modernc.org/sqlite driver so the binary builds without cgo, or on a
-// PostgreSQL database (pgx) when several replicas share the store. The
-// same code serves both; dialect.go says how the SQL texts are kept one.
-//
-// Open brings the database to the schema this binary knows by applying the
-// numbered migrations embedded from migrations/sqlite or
-// migrations/postgres (twins with the same numbers), each in its own
-// transaction and recorded in schema_migrations; a database written by a
-// newer jarvisbot is refused rather than guessed at.
 package sqlstore
+
+// The SQLite dialect (ST1): one file in the data directory, opened with
+// the pure-Go modernc.org/sqlite driver so the binary builds without cgo,
+// and leases as file locks beside it.
 
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/filelock"
+	"github.com/jarvisbot/jarvisbot/store"
 )
-
-//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
-var migrationFiles embed.FS
-
-// DB is an open jarvisbot database. It is safe for concurrent use.
-type DB struct {
-	db conn
-	// path names the database in messages: the SQLite file's absolute
-	// path, or the PostgreSQL URL without its password.
-	path    string
-	dialect dialect
-	now     func() time.Time
-	// leasePing is how often a held PostgreSQL lease checks its
-	// connection (tests shorten it).
-	leasePing time.Duration
-}
-
-// migration is one numbered schema step.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// Open opens the store at target and migrates it to the latest schema.
-// A postgres:// or postgresql:// URL opens that PostgreSQL database;
-// anything else is the path of a SQLite file, created if needed with its
-// parent directory (mode 0700) and the file itself mode 0600.
-func Open(ctx context.Context, target string) (*DB, error) {
-	return open(ctx, target, migrationFiles)
-}
-
-// open is Open with the migrations taken from fsys, so tests can add steps.
-func open(ctx context.Context, target string, fsys fs.FS) (*DB, error) {
-	if IsPostgres(target) {
-		return openPostgres(ctx, target, fsys)
-	}
-	return openSQLite(ctx, target, fsys)
-}
 
 func openSQLite(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
 	if dbPath == "" {
@@ -105,19 +56,6 @@ func openSQLite(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
 	// other processes (the CLI beside the service).
 	sqldb.SetMaxOpenConns(1)
 	return finishOpen(ctx, &DB{db: conn{sqldb, sqliteDialect}, path: abs, dialect: sqliteDialect, now: time.Now, leasePing: leasePingEvery}, migs)
-}
-
-// finishOpen checks the connection and migrates; on failure it closes db.
-func finishOpen(ctx context.Context, db *DB, migs []migration) (*DB, error) {
-	if err := db.db.PingContext(ctx); err != nil {
-		_ = db.db.Close() // the pool holds nothing yet; the open error says what to do
-		return nil, db.openError(err)
-	}
-	if err := db.migrate(ctx, migs); err != nil {
-		_ = db.db.Close() // each migration committed or rolled back; the error says which
-		return nil, err
-	}
-	return db, nil
 }
 
 // private makes the database the owner's alone (X3) before SQLite opens
@@ -156,186 +94,50 @@ func dsn(abs string) string {
 		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
 
-// openError explains a failure to reach the database, singling out the
-// common case of a path that holds something other than a SQLite database.
-func (db *DB) openError(err error) error {
+// tryLeadFile takes the role's file lock if it is free.
+func (db *DB) tryLeadFile(ctx context.Context, role string) (store.Lease, bool, error) {
+	tctx, cancel := context.WithCancel(ctx)
+	cancel() // one attempt: filelock.Lock tries once before it looks at ctx
+	l, err := db.leadFile(tctx, role, leasePoll)
+	if err == nil {
+		return l, true, nil
+	}
+	if ctx.Err() == nil && errors.Is(err, context.Canceled) {
+		return nil, false, nil
+	}
+	return nil, false, err
+}
+
+// leadFile waits for the role's file lock, trying every poll.
+func (db *DB) leadFile(ctx context.Context, role string, poll time.Duration) (store.Lease, error) {
+	path := db.path + ".lead-" + strings.ReplaceAll(role, ":", "_")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "lease %s: %w", role, err)
+	}
+	release, err := filelock.Lock(ctx, path, poll)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "lease %s: cannot lock %s: %w; check that the data directory is writable", role, path, err)
+	}
+	return &fileLease{release: release, lost: make(chan struct{})}, nil
+}
+
+// fileLease is a held file lock. It is never lost while the process lives.
+type fileLease struct {
+	once    sync.Once
+	release func()
+	lost    chan struct{}
+}
+
+func (l *fileLease) Lost() <-chan struct{} { return l.lost }
+
+func (l *fileLease) Release() { l.once.Do(l.release) }
+
+// notADatabase reports whether SQLite found something other than a
+// database at the path: the common mistake worth its own message.
+func notADatabase(err error) bool {
 	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s is not a SQLite database (another kind of file, or damaged): move it aside or choose another data directory", db.path)
-	}
-	if db.dialect == postgresDialect {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot reach PostgreSQL database %s: %w; check that it runs, that the URL (store: or JARVIS_DATABASE_URL) is right and that the database exists", db.path, err)
-	}
-	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot open database %s: %w", db.path, err)
-}
-
-// loadMigrations reads the dialect's numbered steps from fsys.
-func loadMigrations(fsys fs.FS, d dialect) ([]migration, error) {
-	names, err := fs.Glob(fsys, "migrations/"+d.String()+"/*.sql")
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing embedded migrations: %w", err)
-	}
-	var migs []migration
-	seen := map[int]string{}
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "migration file %s is not named NNNN_description.sql", base)
-		}
-		if prev, dup := seen[v]; dup {
-			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "migrations %s and %s share version %d", prev, base, v)
-		}
-		seen[v] = base
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading migration %s: %w", base, err)
-		}
-		migs = append(migs, migration{version: v, name: base, sql: string(body)})
-	}
-	sort.Slice(migs, func(i, j int) bool { return migs[i].version < migs[j].version })
-	return migs, nil
-}
-
-// migrate applies every migration newer than the database's version, on
-// one connection. Each step runs in its own transaction and re-reads the
-// version inside it; SQLite's immediate transactions and, on PostgreSQL,
-// an advisory lock held for the whole run make processes opening one new
-// database together (replicas starting at once) apply each step once.
-func (db *DB) migrate(ctx context.Context, migs []migration) error {
-	c, err := db.db.Conn(ctx)
-	if err != nil {
-		return db.openError(err)
-	}
-	locked := false
-	defer func() {
-		if locked {
-			// Unlocked on a fresh context, as the caller's may have
-			// ended; the lock must not outlive the run on a pooled
-			// connection, so one that cannot unlock is closed for good.
-			if _, err := c.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext('migrate'))`, nsMigrate); err != nil {
-				discard(c)
-				return
-			}
-		}
-		_ = c.Close() // back to the pool: every step committed or rolled back
-	}()
-	if db.dialect == postgresDialect {
-		if _, err := c.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext('migrate'))`, nsMigrate); err != nil {
-			return db.openError(err)
-		}
-		locked = true
-	}
-	if _, err := c.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		applied_at TEXT NOT NULL
-	)`); err != nil {
-		return db.openError(err)
-	}
-	latest := 0
-	if len(migs) > 0 {
-		latest = migs[len(migs)-1].version
-	}
-	current, err := db.schemaVersion(ctx, c)
-	if err != nil {
-		return err
-	}
-	if current > latest {
-		return jarvisbot.Errorf(jarvisbot.ECONFLICT,
-			"database %s has schema version %d but this jarvisbot knows only up to %d: it was written by a newer jarvisbot, so upgrade jarvisbot (or point it at another data directory)",
-			db.path, current, latest)
-	}
-	for _, m := range migs {
-		if m.version <= current {
-			continue
-		}
-		if err := db.apply(ctx, c, m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (db *DB) apply(ctx context.Context, c *sql.Conn, m migration) error {
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "cannot start migration %s on %s: %w", m.name, db.path, err)
-	}
-	defer tx.Rollback() // no-op after Commit
-
-	var done int
-	if err := tx.QueryRowContext(ctx, db.dialect.rebind(`SELECT count(*) FROM schema_migrations WHERE version = ?`), m.version).Scan(&done); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "checking migration %s on %s: %w", m.name, db.path, err)
-	}
-	if done > 0 {
-		return nil // another process applied it first
-	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "migration %s failed on %s: %w", m.name, db.path, err)
-	}
-	if _, err := tx.ExecContext(ctx, db.dialect.rebind(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`),
-		m.version, formatTime(db.now())); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "recording migration %s on %s: %w", m.name, db.path, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "committing migration %s on %s: %w", m.name, db.path, err)
-	}
-	return nil
-}
-
-// SchemaVersion returns the highest migration applied to the database, 0
-// for one that has none.
-func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
-	return db.schemaVersion(ctx, db.db)
-}
-
-func (db *DB) schemaVersion(ctx context.Context, q querier) (int, error) {
-	var v int
-	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the schema version of %s: %w", db.path, err)
-	}
-	return v, nil
-}
-
-// Path names the database: the SQLite file's absolute path, or the
-// PostgreSQL URL without its password.
-func (db *DB) Path() string { return db.path }
-
-// Close closes the database. Pending WAL content is checkpointed by SQLite
-// when the last connection closes; PostgreSQL lets go of the leases held
-// on the closed connections.
-func (db *DB) Close() error {
-	if err := db.db.Close(); err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "closing database %s: %w", db.path, err)
-	}
-	return nil
-}
-
-// affected returns how many rows a statement changed; doing says what the
-// statement was for ("removing cli:gh"). When the driver cannot tell, the
-// call fails rather than read "no rows" as "not found" or "exists
-// already" while the change may have been made.
-func (db *DB) affected(res sql.Result, doing string) (int64, error) {
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "%s in %s: cannot tell whether it was done: %w", doing, db.path, err)
-	}
-	return n, nil
-}
-
-// timeLayout is RFC 3339 in UTC with a fixed nine-digit fraction, so that
-// times sort as text (RFC3339Nano drops trailing zeros: "…00Z" would sort
-// after "…00.001Z").
-const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
-
-// formatTime is the one text form of times in the file.
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-func parseTime(s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("bad time %q: %w", s, err)
-	}
-	return t, nil
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB
 }

@@ -1,21 +1,23 @@
 // Package replicas runs what replicas sharing one PostgreSQL store must
-// each do once (ST2, CH1, SC1), as durable River jobs any replica may
-// take: the turns, and the scheduled runs of clock-marked skills.
+// each do once (ST2, CH1, SC1), as durable tasks on a River queue (River
+// calls them jobs) any replica may take: the turns, the scheduled runs of
+// clock-marked skills and their reports' deliveries. "Task" keeps them
+// apart from the jobs an app posts and the entries of a schedule.
 //
-// Turns: each received message is a job, and a chat is answered by one
+// Turns: each received message is a task, and a chat is answered by one
 // replica at a time, oldest message first, wherever its messages landed.
-// River spreads the jobs and keeps them through crashes; it has no
-// per-key ordering, so the order comes from a lock per chat: a job whose
+// River spreads the tasks and keeps them through crashes; it has no
+// per-key ordering, so the order comes from a lock per chat: a task whose
 // chat another replica holds is snoozed and tried again, and the holder
 // answers all of the chat's waiting messages in order before it lets go.
 // The locks are PostgreSQL session advisory locks, all held on one
 // connection per replica, so a killed replica's chats are free the moment
 // its connection drops. A sweep finds messages nobody is answering (a
 // replica killed between storing a message and queueing it, or while its
-// job ran) and queues them again.
+// task ran) and queues them again.
 //
 // Scheduled runs: every replica keeps the skills' cron specs and, at each
-// due time, queues a job unique per skill and due time, so one replica
+// due time, queues a task unique per skill and due time, so one replica
 // runs it (the store's claim of the run stays as a second guard), and a
 // run whose replica died is taken up by another.
 //
@@ -43,17 +45,18 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
-// Later is what Answer returns when the chat must wait (jarvisbot is
-// paused, or this replica is stopping): the job is tried again after
-// Wait, on whichever replica takes it then.
-type Later struct {
-	Wait   time.Duration
-	Reason string
+// Later is an error Answer returns when the chat must wait (jarvisbot is
+// paused, or this replica is stopping): the task is tried again after
+// RetryIn, on whichever replica takes it then. The answerer declares the
+// error (desk.Later); the queue knows it by this method alone, so the
+// desk needs neither River nor this package.
+type Later interface {
+	error
+	RetryIn() time.Duration
 }
-
-func (l *Later) Error() string { return "answered later: " + l.Reason }
 
 // Options configure a queue.
 type Options struct {
@@ -68,14 +71,14 @@ type Options struct {
 	// RunDue runs a scheduled skill's run due at the given time; nil
 	// when this replica runs no scheduler.
 	RunDue func(ctx context.Context, skill string, due time.Time) error
-	// Deliver tries again to send a run's report; its error makes the job
+	// Deliver tries again to send a run's report; its error makes the task
 	// retry later (River's backoff). Nil with RunDue.
 	Deliver func(ctx context.Context, run int64) error
 	// Abandoned records as cut off a run of skill due at due that an
 	// earlier try began and never finished (its replica died); the due
 	// time is not run again. Nil: such runs stay as they were left.
 	Abandoned func(ctx context.Context, skill string, due time.Time) error
-	// RescueAfter is how long a job may run before River takes it for
+	// RescueAfter is how long a task may run before River takes it for
 	// one whose replica died and tries it again (default 15 minutes;
 	// turns are swept up long before, runs and reports wait for it).
 	RescueAfter time.Duration
@@ -86,7 +89,7 @@ type Options struct {
 	StopTurn func(chat string)
 	// Workers bounds the chats this replica answers at once (default 32).
 	Workers int
-	// Snooze is how long a job waits when its chat is held elsewhere
+	// Snooze is how long a task waits when its chat is held elsewhere
 	// (default 200 ms, with jitter).
 	Snooze time.Duration
 	// SweepEvery is how often the sweep looks for messages nobody
@@ -99,13 +102,13 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Jobs is one replica's side of the shared jobs.
-type Jobs struct {
+// Queue is one replica's side of the task queue the replicas share.
+type Queue struct {
 	opt    Options
 	log    *slog.Logger
 	pool   *pgxpool.Pool
 	client *river.Client[pgx.Tx]
-	locks  *chatLocks
+	locks  *sqlstore.AdvisoryLocks
 	stop   context.CancelFunc
 	swept  chan struct{}
 
@@ -115,7 +118,7 @@ type Jobs struct {
 	stopOnce sync.Once
 }
 
-// turnArgs is one received message to answer. Sweep is set on a job the
+// turnArgs is one received message to answer. Sweep is set on a task the
 // sweep queued again, so it is not taken for the stuck original.
 type turnArgs struct {
 	Chat  string `json:"chat"`
@@ -125,7 +128,7 @@ type turnArgs struct {
 
 func (turnArgs) Kind() string { return "jarvisbot_turn" }
 
-// InsertOpts make a message's job unique: a message is queued once
+// InsertOpts make a message's task unique: a message is queued once
 // however many times it is added.
 func (turnArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: turnsQueue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
@@ -136,7 +139,7 @@ const turnsQueue = "turns"
 
 // Open connects to the store's database, brings River's tables up to
 // date (one replica at a time) and builds the queue; Start runs it.
-func Open(ctx context.Context, opt Options) (*Jobs, error) {
+func Open(ctx context.Context, opt Options) (*Queue, error) {
 	if opt.Answer == nil || opt.Waiting == nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "turn queue: Answer and Waiting must be set")
 	}
@@ -163,8 +166,16 @@ func Open(ctx context.Context, opt Options) (*Jobs, error) {
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "turn queue: connecting to PostgreSQL: %w", err)
 	}
-	q := &Jobs{opt: opt, log: log, pool: pool, swept: make(chan struct{}), connCfg: cfg.ConnConfig, listened: make(chan struct{})}
-	if q.locks, err = openLocks(ctx, cfg.ConnConfig, log); err != nil {
+	q := &Queue{opt: opt, log: log, pool: pool, swept: make(chan struct{}), connCfg: cfg.ConnConfig, listened: make(chan struct{})}
+	q.locks, err = sqlstore.OpenAdvisoryLocks(ctx, cfg.ConnConfig, sqlstore.LockOptions{
+		Label:       "turn queue",
+		Holding:     "the chats' locks",
+		Broken:      "the connection holding the chats' locks broke; the turns in progress stop and another replica takes them",
+		PingEvery:   pingEvery,
+		PingTimeout: pingEvery,
+		Logger:      log,
+	}, true)
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -186,7 +197,7 @@ func Open(ctx context.Context, opt Options) (*Jobs, error) {
 		// A turn runs as long as its model and tools take; the chat's
 		// lock, not a timeout, keeps a second replica off it.
 		JobTimeout: -1,
-		// A job whose replica died is run again after this; the sweep
+		// A task whose replica died is run again after this; the sweep
 		// usually got to its message long before.
 		RescueStuckJobsAfter: opt.RescueAfter,
 		MaxAttempts:          10,
@@ -205,8 +216,8 @@ func Open(ctx context.Context, opt Options) (*Jobs, error) {
 // migrate creates or updates River's tables. rivermigrate takes no lock
 // of its own, so replicas starting together take turns on an advisory
 // lock.
-func (q *Jobs) migrate(ctx context.Context) error {
-	_, unlock, err := q.locks.wait(ctx, migrateKey, 200*time.Millisecond)
+func (q *Queue) migrate(ctx context.Context) error {
+	_, unlock, err := q.locks.Wait(ctx, migrateKey, 200*time.Millisecond)
 	if err != nil {
 		return err
 	}
@@ -222,7 +233,7 @@ func (q *Jobs) migrate(ctx context.Context) error {
 }
 
 // Start runs the queue's workers and its sweep until Stop.
-func (q *Jobs) Start(ctx context.Context) error {
+func (q *Queue) Start(ctx context.Context) error {
 	ctx, q.stop = context.WithCancel(context.WithoutCancel(ctx))
 	if err := q.client.Start(ctx); err != nil {
 		q.stop()
@@ -248,21 +259,21 @@ func (q *Jobs) Start(ctx context.Context) error {
 }
 
 // Add queues a received message. It is safe to add one twice.
-func (q *Jobs) Add(ctx context.Context, chat string, inbox int64) error {
+func (q *Queue) Add(ctx context.Context, chat string, inbox int64) error {
 	if _, err := q.client.Insert(ctx, turnArgs{Chat: chat, Inbox: inbox}, nil); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "queueing a message of %s: %w", chat, err)
 	}
 	return nil
 }
 
-// Stop stops taking jobs and waits for the running ones until ctx ends;
+// Stop stops taking tasks and waits for the running ones until ctx ends;
 // then it stops them (their messages stay waiting for another replica
 // or the next start) and closes the connections.
-func (q *Jobs) Stop(ctx context.Context) {
-	q.stopOnce.Do(func() { q.stopJobs(ctx) })
+func (q *Queue) Stop(ctx context.Context) {
+	q.stopOnce.Do(func() { q.stopTasks(ctx) })
 }
 
-func (q *Jobs) stopJobs(ctx context.Context) {
+func (q *Queue) stopTasks(ctx context.Context) {
 	if q.stop != nil {
 		if err := q.client.Stop(ctx); err != nil {
 			q.log.Warn("answers still running at the deadline are stopped; another replica or the next start answers them")
@@ -277,8 +288,8 @@ func (q *Jobs) stopJobs(ctx context.Context) {
 	q.close()
 }
 
-func (q *Jobs) close() {
-	q.locks.close()
+func (q *Queue) close() {
+	q.locks.Close()
 	q.pool.Close()
 }
 
@@ -291,7 +302,7 @@ type runArgs struct {
 func (runArgs) Kind() string { return "jarvisbot_scheduled_run" }
 
 // InsertOpts make a run unique per skill and due time: every replica
-// queues it, one job is kept.
+// queues it, one task is kept.
 func (runArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: runsQueue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
@@ -301,8 +312,8 @@ func (runArgs) InsertOpts() river.InsertOpts {
 const runsQueue = "scheduled_runs"
 
 // AddRun queues a scheduled skill's run due at due; of the replicas
-// adding it, one job is kept.
-func (q *Jobs) AddRun(ctx context.Context, skill string, due time.Time) error {
+// adding it, one task is kept.
+func (q *Queue) AddRun(ctx context.Context, skill string, due time.Time) error {
 	if _, err := q.client.Insert(ctx, runArgs{Skill: skill, Due: due.UTC()}, nil); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "queueing the scheduled run of %s: %w", skill, err)
 	}
@@ -311,18 +322,18 @@ func (q *Jobs) AddRun(ctx context.Context, skill string, due time.Time) error {
 
 type runWorker struct {
 	river.WorkerDefaults[runArgs]
-	q *Jobs
+	q *Queue
 }
 
-func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
+func (w *runWorker) Work(ctx context.Context, task *river.Job[runArgs]) error {
 	q := w.q
 	if q.opt.RunDue == nil {
 		return river.JobSnooze(time.Minute) // a replica with a scheduler takes it
 	}
-	// The run's lock tells a try of the job that another is still going
+	// The run's lock tells a try of the task that another is still going
 	// (a try rescued from a replica that is slow, not dead): it leaves
 	// the run to that one.
-	ctx, release, ok, err := q.locks.try(ctx, runKey(job.Args.Skill, job.Args.Due))
+	ctx, release, ok, err := q.locks.Try(ctx, runKey(task.Args.Skill, task.Args.Due))
 	if err != nil {
 		return err
 	}
@@ -330,14 +341,14 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
 		return nil
 	}
 	defer release()
-	if job.Attempt > 1 && q.opt.Abandoned != nil {
+	if task.Attempt > 1 && q.opt.Abandoned != nil {
 		// An earlier try ended without finishing, its replica died
 		// with it: its run is recorded as cut off, not left running.
-		if err := q.opt.Abandoned(ctx, job.Args.Skill, job.Args.Due); err != nil {
-			q.log.Warn("recording a scheduled run cut off by its replica's end", "skill", job.Args.Skill, "due", job.Args.Due, "err", err)
+		if err := q.opt.Abandoned(ctx, task.Args.Skill, task.Args.Due); err != nil {
+			q.log.Warn("recording a scheduled run cut off by its replica's end", "skill", task.Args.Skill, "due", task.Args.Due, "err", err)
 		}
 	}
-	return q.opt.RunDue(ctx, job.Args.Skill, job.Args.Due)
+	return q.opt.RunDue(ctx, task.Args.Skill, task.Args.Due)
 }
 
 // deliveryArgs is another try at sending a run's report (CH3).
@@ -347,14 +358,14 @@ type deliveryArgs struct {
 
 func (deliveryArgs) Kind() string { return "jarvisbot_report_delivery" }
 
-// InsertOpts keep one job per run while it is being retried; once that
-// job gave up (discarded), the next retry round queues a new one.
+// InsertOpts keep one task per run while it is being retried; once that
+// task gave up (discarded), the next retry round queues a new one.
 func (deliveryArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: runsQueue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // AddDelivery queues another try at a run's report.
-func (q *Jobs) AddDelivery(ctx context.Context, run int64) error {
+func (q *Queue) AddDelivery(ctx context.Context, run int64) error {
 	if _, err := q.client.Insert(ctx, deliveryArgs{Run: run}, nil); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "queueing the delivery of run %d: %w", run, err)
 	}
@@ -363,25 +374,25 @@ func (q *Jobs) AddDelivery(ctx context.Context, run int64) error {
 
 type deliveryWorker struct {
 	river.WorkerDefaults[deliveryArgs]
-	q *Jobs
+	q *Queue
 }
 
-func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
+func (w *deliveryWorker) Work(ctx context.Context, task *river.Job[deliveryArgs]) error {
 	if w.q.opt.Deliver == nil {
 		return river.JobSnooze(time.Minute) // a replica with a scheduler takes it
 	}
-	return w.q.opt.Deliver(ctx, job.Args.Run)
+	return w.q.opt.Deliver(ctx, task.Args.Run)
 }
 
 // turnWorker answers a message's chat while it holds the chat.
 type turnWorker struct {
 	river.WorkerDefaults[turnArgs]
-	q *Jobs
+	q *Queue
 }
 
-func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
+func (w *turnWorker) Work(ctx context.Context, task *river.Job[turnArgs]) error {
 	q := w.q
-	ctx, release, ok, err := q.locks.try(ctx, chatKey(job.Args.Chat))
+	ctx, release, ok, err := q.locks.Try(ctx, chatKey(task.Args.Chat))
 	if err != nil {
 		return err
 	}
@@ -391,10 +402,10 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 		return river.JobSnooze(jitter(q.opt.Snooze))
 	}
 	defer release()
-	err = q.opt.Answer(ctx, job.Args.Chat)
-	var later *Later
+	err = q.opt.Answer(ctx, task.Args.Chat)
+	var later Later
 	if errors.As(err, &later) {
-		return river.JobSnooze(later.Wait)
+		return river.JobSnooze(later.RetryIn())
 	}
 	return err
 }
@@ -405,14 +416,14 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 // default quartic backoff would by the eighth try.
 type retryPolicy struct{}
 
-func (retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
-	n := time.Duration(max(job.Attempt, 1))
+func (retryPolicy) NextRetry(task *rivertype.JobRow) time.Time {
+	n := time.Duration(max(task.Attempt, 1))
 	return time.Now().Add(min(n*n*time.Second, 5*time.Minute))
 }
 
 // sweepLoop queues again, every SweepEvery, the messages that waited
 // SweepAge while their chat was free: one replica sweeps at a time.
-func (q *Jobs) sweepLoop(ctx context.Context) {
+func (q *Queue) sweepLoop(ctx context.Context) {
 	defer close(q.swept)
 	t := time.NewTicker(q.opt.SweepEvery)
 	defer t.Stop()
@@ -428,8 +439,8 @@ func (q *Jobs) sweepLoop(ctx context.Context) {
 	}
 }
 
-func (q *Jobs) sweep(ctx context.Context) error {
-	_, release, ok, err := q.locks.try(ctx, sweepKey)
+func (q *Queue) sweep(ctx context.Context) error {
+	_, release, ok, err := q.locks.Try(ctx, sweepKey)
 	if err != nil || !ok {
 		return err
 	}
@@ -446,7 +457,7 @@ func (q *Jobs) sweep(ctx context.Context) error {
 			continue
 		}
 		seen[m.Chat] = true // the chat's holder answers all it has
-		if held, err := q.locks.heldElsewhere(ctx, chatKey(m.Chat)); err != nil || held {
+		if held, err := q.locks.HeldElsewhere(ctx, chatKey(m.Chat)); err != nil || held {
 			continue // answered now, or looked at next round
 		}
 		q.log.Info("a message waited with nobody answering it; queued again", "chat", m.Chat, "waited", now.Sub(m.Received).Round(time.Second))
@@ -458,7 +469,7 @@ func (q *Jobs) sweep(ctx context.Context) error {
 }
 
 func jitter(d time.Duration) time.Duration {
-	return d/2 + rand.N(d) // mean d; snoozed jobs do not come back in step
+	return d/2 + rand.N(d) // mean d; snoozed tasks do not come back in step
 }
 
 func cmpOr[T comparable](v, def T) T {
@@ -494,8 +505,8 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 
 // Hold waits until this replica holds the chat (a decided approval's
 // turn goes on under it). The returned context ends if the hold is lost.
-func (q *Jobs) Hold(ctx context.Context, chat string) (context.Context, func(), error) {
-	return q.locks.wait(ctx, chatKey(chat), q.opt.Snooze)
+func (q *Queue) Hold(ctx context.Context, chat string) (context.Context, func(), error) {
+	return q.locks.Wait(ctx, chatKey(chat), q.opt.Snooze)
 }
 
 // cancelChannel is the notification channel on which a /cancel reaches
@@ -506,8 +517,8 @@ const cancelChannel = "jarvisbot_cancel"
 // an owner's /cancel that reached this one (ST2). It reports false when
 // no replica holds the chat, so nothing runs to stop; the replica that
 // stops the turn says so in the chat.
-func (q *Jobs) Cancel(ctx context.Context, chat string) (bool, error) {
-	held, err := q.locks.heldElsewhere(ctx, chatKey(chat))
+func (q *Queue) Cancel(ctx context.Context, chat string) (bool, error) {
+	held, err := q.locks.HeldElsewhere(ctx, chatKey(chat))
 	if err != nil {
 		return false, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "finding the replica that answers %s: %w", chat, err)
 	}
@@ -521,7 +532,7 @@ func (q *Jobs) Cancel(ctx context.Context, chat string) (bool, error) {
 }
 
 // listenConn opens a connection listening for /cancel.
-func (q *Jobs) listenConn(ctx context.Context) (*pgx.Conn, error) {
+func (q *Queue) listenConn(ctx context.Context) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, q.connCfg)
 	if err != nil {
 		return nil, err
@@ -535,7 +546,7 @@ func (q *Jobs) listenConn(ctx context.Context) (*pgx.Conn, error) {
 
 // listen hands each /cancel heard to StopTurn until ctx ends, listening
 // again on a new connection, a second later, when one breaks.
-func (q *Jobs) listen(ctx context.Context, conn *pgx.Conn) {
+func (q *Queue) listen(ctx context.Context, conn *pgx.Conn) {
 	defer close(q.listened)
 	for {
 		err := q.serveCancels(ctx, conn)
@@ -557,7 +568,7 @@ func (q *Jobs) listen(ctx context.Context, conn *pgx.Conn) {
 	}
 }
 
-func (q *Jobs) serveCancels(ctx context.Context, conn *pgx.Conn) error {
+func (q *Queue) serveCancels(ctx context.Context, conn *pgx.Conn) error {
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -566,3 +577,29 @@ func (q *Jobs) serveCancels(ctx context.Context, conn *pgx.Conn) error {
 		q.opt.StopTurn(n.Payload)
 	}
 }
+
+// The queue's advisory locks, in namespaces of their own; the store's
+// leases and locks use those from 0x4a420010 on (store/sqlstore/postgres.go).
+const (
+	nsChat    int32 = 0x4a420001
+	nsSweep   int32 = 0x4a420002
+	nsMigrate int32 = 0x4a420003
+	nsRun     int32 = 0x4a420004
+)
+
+func chatKey(chat string) sqlstore.LockKey { return sqlstore.LockKey{NS: nsChat, Name: chat} }
+
+// runKey is a scheduled run's lock, held while a replica runs it.
+func runKey(skill string, due time.Time) sqlstore.LockKey {
+	return sqlstore.LockKey{NS: nsRun, Name: skill + "@" + due.UTC().Format(time.RFC3339Nano)}
+}
+
+var (
+	sweepKey   = sqlstore.LockKey{NS: nsSweep, Name: "sweep"}
+	migrateKey = sqlstore.LockKey{NS: nsMigrate, Name: "river"}
+)
+
+// pingEvery is how often the chats' locks' connection is checked: a
+// replica whose connection broke stops its turns within this time (and
+// as long again for the check), as the database has let their chats go.
+const pingEvery = 2 * time.Second

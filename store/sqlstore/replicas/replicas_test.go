@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // freshDatabase makes an empty database on the test cluster
@@ -55,6 +56,13 @@ func freshDatabase(t *testing.T) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// stopped is the answerer's Later when its hold on the chat ended: the
+// task is tried again at once.
+type stopped struct{}
+
+func (stopped) Error() string          { return "answered later: stopped" }
+func (stopped) RetryIn() time.Duration { return 0 }
 
 // chats is the test's inbox: waiting messages by chat, in order, and
 // who answered what. It fails the test when two replicas answer one chat
@@ -101,7 +109,7 @@ func (c *chats) answer(replica string, turn func()) func(ctx context.Context, ch
 		}()
 		for {
 			if err := ctx.Err(); err != nil {
-				return &Later{Reason: "stopped"}
+				return stopped{}
 			}
 			c.mu.Lock()
 			if len(c.waiting[chat]) == 0 {
@@ -139,7 +147,7 @@ func (c *chats) list(context.Context) ([]store.Incoming, error) {
 	return out, nil
 }
 
-func startQueue(t *testing.T, dbURL, name string, c *chats, turn func(), opt Options) *Jobs {
+func startQueue(t *testing.T, dbURL, name string, c *chats, turn func(), opt Options) *Queue {
 	t.Helper()
 	opt.URL, opt.ID = dbURL, name
 	opt.Answer, opt.Waiting = c.answer(name, turn), c.list
@@ -164,7 +172,7 @@ func TestChatsAnsweredOnceInOrderAcrossReplicasST2(t *testing.T) {
 	dbURL := freshDatabase(t)
 	c := newChats(t)
 	// A turn takes a little while, as a model's answer does, so that
-	// jobs of one chat meet on both replicas.
+	// tasks of one chat meet on both replicas.
 	turn := func() { time.Sleep(2 * time.Millisecond) }
 	a := startQueue(t, dbURL, "a", c, turn, Options{})
 	b := startQueue(t, dbURL, "b", c, turn, Options{})
@@ -242,13 +250,13 @@ func TestLostReplicaHandsItsChatOverST2(t *testing.T) {
 		t.Fatal("the sweep queued a message whose chat a replica holds")
 	}
 
-	// a's connection dies: its hold ends with errLost, and the sweep
+	// a's connection dies: its hold ends with sqlstore.ErrLockLost, and the sweep
 	// queues the message, which one of the replicas answers.
 	terminateLocks(t, dbURL, "a")
 	select {
 	case <-held.Done():
-		if cause := context.Cause(held); cause != errLost {
-			t.Errorf("the hold ended with %v, want errLost", cause)
+		if cause := context.Cause(held); cause != sqlstore.ErrLockLost {
+			t.Errorf("the hold ended with %v, want sqlstore.ErrLockLost", cause)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the hold outlived its connection")
@@ -262,7 +270,7 @@ func TestLostReplicaHandsItsChatOverST2(t *testing.T) {
 
 // sweepsWhileHeld runs the sweep n times by hand and reports whether it
 // queued anything.
-func sweepsWhileHeld(t *testing.T, q *Jobs, n int) bool {
+func sweepsWhileHeld(t *testing.T, q *Queue, n int) bool {
 	t.Helper()
 	for range n {
 		if err := q.sweep(context.Background()); err != nil {
@@ -274,11 +282,11 @@ func sweepsWhileHeld(t *testing.T, q *Jobs, n int) bool {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	var jobs int
-	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM river_job`).Scan(&jobs); err != nil {
+	var tasks int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM river_job`).Scan(&tasks); err != nil {
 		t.Fatal(err)
 	}
-	return jobs > 0
+	return tasks > 0
 }
 
 // terminateLocks ends the locks' connection of a replica from outside,
@@ -301,7 +309,7 @@ func terminateLocks(t *testing.T, dbURL, replica string) {
 	}
 }
 
-// SC1, ST2: every replica queues a skill's run at its due time; one job
+// SC1, ST2: every replica queues a skill's run at its due time; one task
 // is kept per skill and due time, and one replica runs it.
 func TestScheduledRunOncePerDueTimeST2(t *testing.T) {
 	dbURL := freshDatabase(t)
@@ -328,7 +336,7 @@ func TestScheduledRunOncePerDueTimeST2(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, skill := range []string{"morning-brief", "inbox-digest"} {
 		for _, due := range []time.Time{first, first.Add(24 * time.Hour)} {
-			for _, q := range []*Jobs{a, b, a, b} {
+			for _, q := range []*Queue{a, b, a, b} {
 				wg.Go(func() {
 					// The same instant in another zone is the same due time.
 					if err := q.AddRun(ctx, skill, due.In(time.FixedZone("CET", 3600))); err != nil {
@@ -346,7 +354,7 @@ func TestScheduledRunOncePerDueTimeST2(t *testing.T) {
 		defer mu.Unlock()
 		t.Fatalf("runs after a minute: %v", ran)
 	}
-	// A run queued again after it ran is still the same job.
+	// A run queued again after it ran is still the same task.
 	if err := b.AddRun(ctx, "morning-brief", first); err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +368,7 @@ func TestScheduledRunOncePerDueTimeST2(t *testing.T) {
 	}
 }
 
-// waitDrained waits until no job is left to run.
+// waitDrained waits until no task is left to run.
 func waitDrained(t *testing.T, dbURL string) {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), dbURL)
@@ -378,14 +386,14 @@ func waitDrained(t *testing.T, dbURL string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d jobs still queued after a minute", n)
+			t.Fatalf("%d tasks still queued after a minute", n)
 		}
 		time.Sleep(20 * time.Millisecond) // polling the database's state, not timing a result
 	}
 }
 
 // CH3, ST2: a report that could not be delivered is queued for another
-// try by every replica that notices; one job keeps it, tried again until
+// try by every replica that notices; one task keeps it, tried again until
 // it is sent, and it is sent once.
 func TestReportDeliveryRetriedOnceST2(t *testing.T) {
 	dbURL := freshDatabase(t)
@@ -409,7 +417,7 @@ func TestReportDeliveryRetriedOnceST2(t *testing.T) {
 	a := startQueue(t, dbURL, "a", c, func() {}, Options{Deliver: deliver})
 	b := startQueue(t, dbURL, "b", c, func() {}, Options{Deliver: deliver})
 	ctx := context.Background()
-	for _, q := range []*Jobs{a, b, a} {
+	for _, q := range []*Queue{a, b, a} {
 		if err := q.AddDelivery(ctx, 17); err != nil {
 			t.Fatal(err)
 		}
@@ -512,13 +520,13 @@ func TestRunCutOffIsRecordedST2(t *testing.T) {
 }
 
 // ST2: while one try of a scheduled run is going, another try of it
-// (River rescuing a job whose replica is only slow) runs nothing.
+// (River rescuing a task whose replica is only slow) runs nothing.
 func TestRunNotTriedBesideItselfST2(t *testing.T) {
 	dbURL := freshDatabase(t)
 	c := newChats(t)
 	a := startQueue(t, dbURL, "a", c, func() {}, Options{})
 	due := time.Date(2026, 12, 4, 7, 0, 0, 0, time.UTC)
-	_, release, ok, err := a.locks.try(context.Background(), runKey("morning-brief", due))
+	_, release, ok, err := a.locks.Try(context.Background(), runKey("morning-brief", due))
 	if err != nil || !ok {
 		t.Fatalf("holding the run: %v %v", ok, err)
 	}
@@ -526,8 +534,8 @@ func TestRunNotTriedBesideItselfST2(t *testing.T) {
 	ran := false
 	a.opt.RunDue = func(context.Context, string, time.Time) error { ran = true; return nil }
 	w := &runWorker{q: a}
-	job := &river.Job[runArgs]{JobRow: &rivertype.JobRow{Attempt: 2}, Args: runArgs{Skill: "morning-brief", Due: due}}
-	if err := w.Work(context.Background(), job); err != nil {
+	task := &river.Job[runArgs]{JobRow: &rivertype.JobRow{Attempt: 2}, Args: runArgs{Skill: "morning-brief", Due: due}}
+	if err := w.Work(context.Background(), task); err != nil {
 		t.Fatal(err)
 	}
 	if ran {
