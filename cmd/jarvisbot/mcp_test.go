@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/app"
 )
 
 var (
@@ -90,7 +92,7 @@ func TestMCPAddListOffM1(t *testing.T) {
 		t.Fatalf("add SSE through fallback: exit %d\n%s\n%s", code, out, errOut)
 	}
 	_, out, _ = e.jarvis(t, "", "mcp", "list", "--json")
-	var rows []mcpRow
+	var rows []app.ServerRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || rows[1].Name != "testbox" || rows[1].Tools < 8 || rows[0].Transport != "sse" {
 		t.Fatalf("list: %v %s", err, out)
 	}
