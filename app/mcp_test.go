@@ -5,43 +5,17 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/mcptestbin"
 )
 
-var (
-	buildOnce  sync.Once
-	testServer string
-	buildErr   error
-)
-
-// mcpTestServer builds the in-repo MCP test server once per test run.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "jarvisbot-app-mcptest")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		testServer = filepath.Join(dir, "mcptestserver")
-		out, err := exec.Command("go", "build", "-o", testServer, "github.com/jarvisbot/jarvisbot/internal/fakes/mcptestserver").CombinedOutput()
-		if err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build the MCP test server: %v", buildErr)
-	}
-	return testServer
-}
+// mcpTestServer is the in-repo MCP test server, built once.
+func mcpTestServer(t *testing.T) string { return mcptestbin.Path(t) }
 
 // testInstallation is a fresh installation in t.TempDir(): the defaults,
 // a SQLite store, a file keyring; vars add to its environment.
