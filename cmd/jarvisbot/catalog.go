@@ -139,5 +139,5 @@ func (a *cli) refreshStored(ctx context.Context, cfg config.Config, c *catalog.C
 	}
 	defer db.Close()
 	in := &app.Installation{Env: &a.Env, Config: cfg, DB: db}
-	return in.RefreshCatalog(ctx, c, a.reaching)
+	return in.RefreshCatalog(ctx, c, a.showReaching)
 }

@@ -154,14 +154,14 @@ type mcpCmd struct {
 	in *app.Installation
 }
 
-// reaching says which server is being reached, on stderr, because a first
+// showReaching says which server is being reached, on stderr, because a first
 // npx start can take a while.
-func (a *cli) reaching(r app.Reaching) {
+func (a *cli) showReaching(r app.Reaching) {
 	fmt.Fprintf(a.Stderr, "Connecting to %s (%s)...\n", r.Name, r.Target)
 }
 
-// warn prints what a use case says without failing.
-func (a *cli) warn(ws app.Warnings) {
+// showWarnings prints what a use case says without failing.
+func (a *cli) showWarnings(ws app.Warnings) {
 	for _, w := range ws {
 		fmt.Fprintf(a.Stderr, "jarvisbot: warning: %s\n", w)
 	}
@@ -188,8 +188,8 @@ func (m mcpCmd) report(c app.AddedServer, prefix string, tools bool) {
 // add checks that the server answers and lists its tools, then records it
 // switched on.
 func (m mcpCmd) add(ctx context.Context, s app.NewServer) error {
-	c, warnings, err := m.in.AddServer(ctx, s, m.a.reaching)
-	m.a.warn(warnings)
+	c, warnings, err := m.in.AddServer(ctx, s, m.a.showReaching)
+	m.a.showWarnings(warnings)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func (m mcpCmd) remove(ctx context.Context, name string) error {
 
 // call runs one tool as the owner, to try a server by hand.
 func (m mcpCmd) call(ctx context.Context, name, tool, args string) error {
-	res, err := m.in.CallTool(ctx, name, tool, args, m.a.reaching)
+	res, err := m.in.CallTool(ctx, name, tool, args, m.a.showReaching)
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ func (m mcpCmd) call(ctx context.Context, name, tool, args string) error {
 }
 
 func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
-	rows, err := m.in.ListServers(ctx, check, m.a.reaching)
+	rows, err := m.in.ListServers(ctx, check, m.a.showReaching)
 	if err != nil {
 		return err
 	}
@@ -311,11 +311,11 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 // importFile adds every server of an mcp.json written for another app, or
 // none of them.
 func (m mcpCmd) importFile(ctx context.Context, file string) error {
-	res, warnings, err := m.in.ImportServers(ctx, file, m.a.reaching)
+	res, warnings, err := m.in.ImportServers(ctx, file, m.a.showReaching)
 	for _, r := range res.Refused {
 		fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", r.Name, r.Err)
 	}
-	m.a.warn(warnings)
+	m.a.showWarnings(warnings)
 	if err != nil {
 		return err
 	}
