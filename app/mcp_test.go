@@ -4,14 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/mcptestbin"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // mcpTestServer is the in-repo MCP test server, built once.
@@ -168,6 +173,61 @@ func TestImportServersAllOrNothingM1X3(t *testing.T) {
 	if err != nil || !slices.Equal(r.Deleted, []string{"MCP_TEST_BOX_GITHUB_PERSONAL_ACCESS_TOKEN"}) || len(r.Kept) != 0 {
 		t.Errorf("remove: %+v, %v", r, err)
 	}
+}
+
+// TestServerChangesInsideServeM1C5: inside serve a server added is
+// started by the running host, listed as up, its page shows its card's
+// source and words, a card saved reaches the running catalog, and a
+// server switched off or removed is stopped.
+func TestServerChangesInsideServeM1C5(t *testing.T) {
+	ctx := context.Background()
+	one := testInstallation(t, nil)
+	svc, err := one.Env.BuildService(ctx, one.Config, slog.New(slog.NewTextHandler(io.Discard, nil)), func(store.Approval) {}, func(store.Approval) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	in := svc.Installation()
+	if _, _, err := in.AddServer(ctx, NewServer{Name: "box", Command: []string{mcpTestServer(t), "-name", "box"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, 10*time.Second, "the host to have box up", func() (bool, any) {
+		rows, err := in.ListServers(ctx, false, nil)
+		return err == nil && len(rows) == 1 && rows[0].Running != nil && rows[0].Running.State == mcphost.StateUp, rows
+	})
+	d, err := in.ShowServer(ctx, "box")
+	if err != nil || d.Card.From != CardDerived || len(d.Card.Vocabulary) == 0 {
+		t.Errorf("show: card %+v, %v", d.Card, err)
+	}
+	if _, err := in.SaveCard(ctx, "box", []string{"parcel"}); err != nil {
+		t.Fatal(err)
+	}
+	if srv, ok := svc.Catalog.View().Server("box"); !ok || !slices.Equal(srv.Card, []string{"parcel"}) {
+		t.Errorf("the running catalog's card of box: %+v", srv)
+	}
+	if d, _ := in.ShowServer(ctx, "box"); d.Card.From != CardOwner || !d.Card.Owned {
+		t.Errorf("after saving: %+v", d.Card)
+	}
+	if _, err := in.SwitchServer(ctx, "box", false); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, 10*time.Second, "the host to stop box", func() (bool, any) {
+		st := svc.Host.Status()
+		return len(st) == 0, st
+	})
+	if rows, _ := in.ListServers(ctx, false, nil); rows[0].Running != nil {
+		t.Errorf("a server that is off has a running state: %+v", rows[0].Running)
+	}
+	if _, err := in.SwitchServer(ctx, "box", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.RemoveServer(ctx, "box"); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, 10*time.Second, "the host to stop box once removed", func() (bool, any) {
+		st := svc.Host.Status()
+		return len(st) == 0, st
+	})
 }
 
 // TestCallToolM1: a tool called by hand answers as a value; a tool that
