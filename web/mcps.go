@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// MCPs is what the MCPs tab reads and changes (M1, C5): the `mcp`
-// command's code over the running service, whose host says which servers
-// answer. A change returns the command's own words for the page's note.
+// MCPs is what the MCPs tab reads and changes (M1, C5): the app's MCP
+// use cases over the running service, whose host says which servers
+// answer (MCPsTab). A change returns the words of its note, the ones
+// `jarvisbot mcp` prints.
 type MCPs interface {
 	List(ctx context.Context) ([]MCPRow, error)
 	// Show is one server: how it is reached, its tools with their tiers,

@@ -8,21 +8,9 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/app"
-	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/store"
 )
-
-// storedDialer reaches stored servers as `mcp` does, saying on stderr
-// which one it is reaching.
-type storedDialer struct{ m mcpCmd }
-
-func (d storedDialer) Announce(s store.MCPServer) { d.m.progress(s) }
-func (d storedDialer) Dial(ctx context.Context, s store.MCPServer) (*mcphost.Conn, error) {
-	return d.m.dial(ctx, s)
-}
 
 // catalogCmd is one run of `catalog`: its flags and the catalog built.
 type catalogCmd struct {
@@ -143,12 +131,13 @@ func serverNames(v *catalog.View) string {
 }
 
 // refreshStored puts the live tools of every enabled stored server in c
-// and the cache (assembly.Refresh).
+// and the cache (app.Installation.RefreshCatalog).
 func (a *cli) refreshStored(ctx context.Context, cfg config.Config, c *catalog.Catalog) error {
 	db, err := a.OpenStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return assembly.Refresh(ctx, c, db, storedDialer{mcpCmd{a: a, cfg: cfg, db: db}}, a.Stderr)
+	in := &app.Installation{Env: &a.Env, Config: cfg, DB: db}
+	return in.RefreshCatalog(ctx, c, a.showReaching)
 }

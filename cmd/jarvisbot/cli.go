@@ -9,11 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
-
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/catalog/clitool"
-	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/app"
 )
 
 const cliUsage = `cli add NAME [--path PROGRAM] [--env K=V]... [--timeout 60s] [--describe "what it is for"]
@@ -43,28 +40,29 @@ func cmdCLI(ctx context.Context, a *cli, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", cliUsage)
 	}
-	cfg, db, err := a.Open(ctx)
+	in, err := a.OpenInstallation(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer in.Close()
 	switch {
 	case pos[0] == "add" && len(pos) == 2:
-		return cliAdd(ctx, a, db, pos[1], f)
+		t, err := in.AddCLITool(ctx, app.NewCLITool{Name: pos[1], Path: *f.path, Env: f.env, Timeout: *f.timeout, Description: *f.describe})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "Added cli:%s (%s), tier ask: every run waits for your approval. Lower it with tiers: {cli:%s: monitor} in the config.\n", t.Name, t.Path, t.Name)
+		return nil
 	case pos[0] == "list" && len(pos) == 1:
-		return cliList(ctx, a, db)
+		return cliList(ctx, a, in)
 	case pos[0] == "remove" && len(pos) == 2:
-		if err := db.RemoveCLITool(ctx, pos[1]); err != nil {
+		if err := in.RemoveCLITool(ctx, pos[1]); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "Removed cli:%s.\n", pos[1])
 		return nil
 	case pos[0] == "run" && len(pos) == 2:
-		t, err := clitool.Find(ctx, db, pos[1])
-		if err != nil {
-			return err
-		}
-		out, err := t.Run(ctx, argv, a.Lookup(ctx, cfg))
+		out, err := in.RunCLITool(ctx, pos[1], argv)
 		if err != nil {
 			return err
 		}
@@ -74,30 +72,9 @@ func cmdCLI(ctx context.Context, a *cli, args []string) error {
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", cliUsage)
 }
 
-// cliAdd connects a program: its environment may refer to secrets, never
-// hold them.
-func cliAdd(ctx context.Context, a *cli, db clitool.ToolStore, name string, f cliFlags) error {
-	t, err := clitool.Resolve(name, *f.path)
-	if err != nil {
-		return err
-	}
-	vals, err := keyValues(f.env, "=", "--env")
-	if err != nil {
-		return err
-	}
-	if err := mcphost.RefuseLiterals(store.MCPServer{Name: "cli:" + t.Name, Env: vals}); err != nil {
-		return err
-	}
-	if err := db.AddCLITool(ctx, store.CLITool{Name: t.Name, Path: t.Path, Env: vals, Timeout: *f.timeout, Description: *f.describe}); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "Added cli:%s (%s), tier ask: every run waits for your approval. Lower it with tiers: {cli:%s: monitor} in the config.\n", t.Name, t.Path, t.Name)
-	return nil
-}
-
 // cliList lists the connected programs with the variables they get.
-func cliList(ctx context.Context, a *cli, db clitool.ToolStore) error {
-	list, err := db.CLITools(ctx)
+func cliList(ctx context.Context, a *cli, in *app.Installation) error {
+	list, err := in.CLITools(ctx)
 	if err != nil {
 		return err
 	}

@@ -4,28 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"maps"
-	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/app"
-	"github.com/jarvisbot/jarvisbot/plugins/collection"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
-	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
-	"github.com/jarvisbot/jarvisbot/plugins"
-	"github.com/jarvisbot/jarvisbot/plugins/signin"
-	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/secrets"
-	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 const mcpUsage = `mcp add NAME [--env K=V]... [--header "K: V"]... [--timeout 30s] [--trusted] -- COMMAND [ARGS...]
@@ -79,12 +67,12 @@ func cmdMCP(ctx context.Context, a *cli, args []string) error {
 		}
 		return a.mcpServe(ctx) // opens no store: the running service answers
 	}
-	cfg, db, err := a.Open(ctx)
+	in, err := a.OpenInstallation(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	return mcpCmd{a: a, cfg: cfg, db: db}.run(ctx, pos, command, f)
+	defer in.Close()
+	return mcpCmd{a: a, in: in}.run(ctx, pos, command, f)
 }
 
 // run runs one mcp subcommand.
@@ -124,10 +112,10 @@ func (m mcpCmd) run(ctx context.Context, pos, command []string, f mcpFlags) erro
 		if err != nil {
 			return err
 		}
-		if _, err := m.db.MCPServer(ctx, name); err != nil {
+		if _, err := m.in.DB.MCPServer(ctx, name); err != nil {
 			return err
 		}
-		return preferService(ctx, m.a.stdout, m.db, "mcp", name, *f.clear)
+		return preferService(ctx, m.a.stdout, m.in.DB, "mcp", name, *f.clear)
 	}
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown mcp subcommand %q: use add, list, show, on, off, prefer, remove or import", pos[0])
 }
@@ -147,132 +135,61 @@ func (m mcpCmd) named(ctx context.Context, sub, name string) error {
 
 // serverToAdd is the server `mcp add` describes: a command line after
 // "--" or a URL.
-func serverToAdd(pos, command []string, f mcpFlags) (store.MCPServer, error) {
-	s := store.MCPServer{Timeout: *f.timeout, Trusted: *f.trusted, Enabled: true}
+func serverToAdd(pos, command []string, f mcpFlags) (app.NewServer, error) {
+	s := app.NewServer{Env: f.env, Headers: f.hdrs, Timeout: *f.timeout, Trusted: *f.trusted, SSE: *f.sse}
 	switch {
 	case len(pos) == 2 && len(command) > 0:
-		s.Name, s.Transport, s.Command, s.Args = pos[1], mcphost.Stdio, command[0], command[1:]
+		s.Name, s.Command = pos[1], command
 	case len(pos) == 3 && len(command) == 0:
-		s.Name, s.Transport, s.URL = pos[1], mcphost.StreamableHTTP, pos[2]
-		if *f.sse {
-			s.Transport = mcphost.SSE
-		}
+		s.Name, s.URL = pos[1], pos[2]
 	default:
 		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", mcpUsage)
-	}
-	var err error
-	if s.Env, err = keyValues(f.env, "=", "--env"); err != nil {
-		return s, err
-	}
-	if s.Headers, err = keyValues(f.hdrs, ":", "--header"); err != nil {
-		return s, err
-	}
-	if s.Transport != mcphost.Stdio && len(s.Env) > 0 {
-		return s, jarvisbot.Errorf(jarvisbot.EINVALID, "--env is for stdio servers; an HTTP server takes --header")
 	}
 	return s, nil
 }
 
+// mcpCmd is one run of `jarvisbot mcp` on an installation.
 type mcpCmd struct {
-	a   *cli
-	cfg config.Config
-	db  *sqlstore.DB
+	a  *cli
+	in *app.Installation
 }
 
-// keyValues parses K=V (or "K: V") pairs.
-func keyValues(list []string, sep, flagName string) (map[string]string, error) {
-	if len(list) == 0 {
-		return nil, nil
-	}
-	out := map[string]string{}
-	for _, kv := range list {
-		k, v, ok := strings.Cut(kv, sep)
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
-			if plugins.LiteralSecret(k, kv) {
-				kv = "***" // a credential typed without its key is still one
-			}
-			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s %q: write it as KEY%sVALUE", flagName, kv, sep)
-		}
-		out[k] = v
-	}
-	return out, nil
+// showReaching says which server is being reached, on stderr, because a first
+// npx start can take a while.
+func (a *cli) showReaching(r app.Reaching) {
+	fmt.Fprintf(a.Stderr, "Connecting to %s (%s)...\n", r.Name, r.Target)
 }
 
-// dialStored connects to a stored server to check it, with progress on
-// stderr because a first npx start can take a while.
-func (m mcpCmd) dialStored(ctx context.Context, s store.MCPServer) (*mcphost.Conn, error) {
-	m.progress(s)
-	return m.dial(ctx, s)
-}
-
-// progress says which server is being reached; the caller prints it, so
-// that concurrent dials never write at once.
-func (m mcpCmd) progress(s store.MCPServer) {
-	fmt.Fprintf(m.a.Stderr, "Connecting to %s (%s)...\n", mcphost.ShownName(s.Name), mcphost.Target(s))
-}
-
-// dial connects to a stored server without a word; safe to run at once
-// for several servers. A plugin's server that signs in is reached through
-// its sign-in (signin.Manager.Dial).
-func (m mcpCmd) dial(ctx context.Context, s store.MCPServer) (*mcphost.Conn, error) {
-	hs, opt := mcphost.FromStored(s), m.a.DialOptions(ctx, m.cfg)
-	if s.Plugin == "" {
-		return mcphost.Dial(ctx, hs, opt)
-	}
-	if all, err := collection.Load(m.cfg.DataDir, io.Discard); err != nil || !all.SignsIn(s.Plugin) {
-		return mcphost.Dial(ctx, hs, opt)
-	}
-	kr, err := m.a.OpenSecrets(m.cfg)
-	if err != nil {
-		return nil, err
-	}
-	// It lives as long as the connection does: a one-shot command ends
-	// with the process; it starts no listener.
-	mgr := signin.NewManager(signin.Options{Keyring: kr, LockDir: app.SigninLockDir(m.cfg)})
-	return mgr.Dial(ctx, m.db, hs, opt)
-}
-
-// adder adds servers to this command's store, reaching them as the
-// service would and moving literal secrets to its keyring.
-func (m mcpCmd) adder(ctx context.Context) mcphost.Adder {
-	return mcphost.Adder{
-		Store: m.db,
-		OpenKeyring: func() (mcphost.Keyring, error) {
-			kr, err := m.a.OpenSecrets(m.cfg)
-			if err != nil {
-				return nil, err
-			}
-			return kr, nil
-		},
-		Dial:     m.a.DialOptions(ctx, m.cfg),
-		Progress: m.progress,
-		Warn:     func(w string) { fmt.Fprintf(m.a.Stderr, "jarvisbot: warning: %s\n", w) },
+// showWarnings prints what a use case says without failing.
+func (a *cli) showWarnings(ws app.Warnings) {
+	for _, w := range ws {
+		fmt.Fprintf(a.Stderr, "jarvisbot: warning: %s\n", w)
 	}
 }
 
 // report says what moved to the keyring and what was added.
-func (m mcpCmd) report(c mcphost.Candidate, prefix string, tools bool) {
-	for _, mv := range c.Moves {
-		fmt.Fprintf(m.a.stdout, "  %s: moved the literal %s into the keyring as %s\n", c.Server.Name, mv.What, mv.Ref)
+func (m mcpCmd) report(c app.AddedServer, prefix string, tools bool) {
+	for _, mv := range c.Moved {
+		fmt.Fprintf(m.a.stdout, "  %s: moved the literal %s into the keyring as %s\n", c.Name, mv.What, mv.Ref)
 	}
-	fmt.Fprintf(m.a.stdout, "%sAdded %s (%s, %s): %d tools, switched on.\n", prefix, c.Server.Name, c.Info, c.Server.Transport, len(c.Tools))
+	fmt.Fprintf(m.a.stdout, "%sAdded %s (%s, %s): %d tools, switched on.\n", prefix, c.Name, c.Info, c.Transport, len(c.Tools))
 	if !tools {
 		return
 	}
 	for i, t := range c.Tools {
 		if i == 10 {
-			fmt.Fprintf(m.a.stdout, "  … and %d more (jarvisbot mcp show %s)\n", len(c.Tools)-10, c.Server.Name)
+			fmt.Fprintf(m.a.stdout, "  … and %d more (jarvisbot mcp show %s)\n", len(c.Tools)-10, c.Name)
 			break
 		}
-		fmt.Fprintf(m.a.stdout, "  %s\n", t.Name)
+		fmt.Fprintf(m.a.stdout, "  %s\n", t)
 	}
 }
 
 // add checks that the server answers and lists its tools, then records it
-// switched on (mcphost.Adder).
-func (m mcpCmd) add(ctx context.Context, s store.MCPServer) error {
-	c, err := m.adder(ctx).Add(ctx, s)
+// switched on.
+func (m mcpCmd) add(ctx context.Context, s app.NewServer) error {
+	c, warnings, err := m.in.AddServer(ctx, s, m.a.showReaching)
+	m.a.showWarnings(warnings)
 	if err != nil {
 		return err
 	}
@@ -280,19 +197,10 @@ func (m mcpCmd) add(ctx context.Context, s store.MCPServer) error {
 	return nil
 }
 
-// switchServer turns a server on or off. A server stored in a state that
-// cannot start (a damaged row, settings today's checks refuse) is not
-// switched on: it is to be removed and added again.
+// switchServer turns a server on or off.
 func (m mcpCmd) switchServer(ctx context.Context, name string, on bool) error {
-	s, err := m.find(ctx, name)
+	name, err := m.in.SwitchServer(ctx, name, on)
 	if err != nil {
-		return err
-	}
-	name = s.Name
-	if hs := mcphost.FromStored(s); on && (s.Problem != "" || hs.Check() != nil) {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s cannot be switched on: %s", mcphost.ShownName(name), mcphost.Trouble(s, false))
-	}
-	if err := m.db.SetMCPServerEnabled(ctx, name, on); err != nil {
 		return err
 	}
 	if !on {
@@ -303,83 +211,28 @@ func (m mcpCmd) switchServer(ctx context.Context, name string, on bool) error {
 	return nil
 }
 
-// remove forgets a server and deletes the secrets jarvisbot moved to the
-// keyring for it, except those another server, a CLI tool or the config
-// still refers to.
+// remove forgets a server and says which of its secrets went with it.
 func (m mcpCmd) remove(ctx context.Context, name string) error {
-	s, err := m.find(ctx, name)
-	if err != nil {
+	r, err := m.in.RemoveServer(ctx, name)
+	if r.Name == "" {
 		return err
 	}
-	name = s.Name
-	// What cannot be read must not keep the owner from removing the
-	// server; its secrets then stay, since nothing says they are unused.
-	use, useErr := m.secretsInUse(ctx, name)
-	if err := m.db.RemoveMCPServer(ctx, name); err != nil {
-		return err
+	fmt.Fprintf(m.a.stdout, "Removed MCP server %s.\n", mcphost.ShownName(r.Name))
+	if r.Unsure != nil {
+		fmt.Fprintf(m.a.stdout, "Kept its secrets %s in the keyring: whether anything else refers to them cannot be told (%v). Delete each with jarvisbot secrets delete NAME once nothing needs it.\n", strings.Join(r.Secrets, ", "), r.Unsure)
 	}
-	fmt.Fprintf(m.a.stdout, "Removed MCP server %s.\n", mcphost.ShownName(name))
-	if useErr != nil && len(s.Secrets) > 0 {
-		fmt.Fprintf(m.a.stdout, "Kept its secrets %s in the keyring: whether anything else refers to them cannot be told (%v). Delete each with jarvisbot secrets delete NAME once nothing needs it.\n", strings.Join(s.Secrets, ", "), useErr)
-		return nil
+	for _, k := range r.Kept {
+		fmt.Fprintf(m.a.stdout, "Kept its secret %s in the keyring: %s refers to it.\n", k.Name, k.By)
 	}
-	var drop []string
-	for _, n := range s.Secrets {
-		if by, ok := use[n]; ok {
-			fmt.Fprintf(m.a.stdout, "Kept its secret %s in the keyring: %s refers to it.\n", n, by)
-		} else if secrets.ValidName(n) == nil {
-			drop = append(drop, n)
-		}
-	}
-	if len(drop) == 0 {
-		return nil
-	}
-	kr, err := m.a.OpenSecrets(m.cfg)
-	for _, n := range drop {
-		if err == nil {
-			if err = kr.Delete(ctx, n); jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-				err = nil // deleted by hand already
-			}
-		}
-		if err != nil {
-			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "%s is removed, but its secret %s is still in the keyring (%w): delete it with jarvisbot secrets delete %s", mcphost.ShownName(name), n, err, n)
-		}
+	for _, n := range r.Deleted {
 		fmt.Fprintf(m.a.stdout, "Deleted its secret %s from the keyring.\n", n)
 	}
-	return nil
-}
-
-// find returns a stored server by the name the owner typed. A name that no
-// longer passes the checks is shown quoted when it holds control
-// characters ("ctl\x1bname"); typed back that way, with or without the
-// quotes, it finds the server.
-func (m mcpCmd) find(ctx context.Context, name string) (store.MCPServer, error) {
-	s, err := m.db.MCPServer(ctx, name)
-	if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
-		return s, err
-	}
-	for _, q := range []string{name, `"` + name + `"`} {
-		if u, uerr := strconv.Unquote(q); uerr == nil && u != name {
-			if s, err2 := m.db.MCPServer(ctx, u); err2 == nil {
-				return s, nil
-			}
-		}
-	}
-	return s, err
+	return err
 }
 
 // call runs one tool as the owner, to try a server by hand.
 func (m mcpCmd) call(ctx context.Context, name, tool, args string) error {
-	s, err := m.db.MCPServer(ctx, name)
-	if err != nil {
-		return err
-	}
-	cn, err := m.dialStored(ctx, s)
-	if err != nil {
-		return err
-	}
-	defer cn.Close()
-	res, err := cn.Call(ctx, tool, json.RawMessage(args), 0)
+	res, err := m.in.CallTool(ctx, name, tool, args, m.a.showReaching)
 	if err != nil {
 		return err
 	}
@@ -390,20 +243,8 @@ func (m mcpCmd) call(ctx context.Context, name, tool, args string) error {
 	return nil
 }
 
-// mcpRow is one line of `mcp list --json`.
-type mcpRow struct {
-	Name      string `json:"name"`
-	Transport string `json:"transport"`
-	Target    string `json:"target"`
-	Enabled   bool   `json:"enabled"`
-	Trusted   bool   `json:"trusted"`
-	Tools     int    `json:"tools"`
-	Status    string `json:"status,omitempty"`  // with --check: "up" or why not
-	Problem   string `json:"problem,omitempty"` // why it cannot run as stored
-}
-
 func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
-	rows, err := m.rows(ctx, check)
+	rows, err := m.in.ListServers(ctx, check, m.a.showReaching)
 	if err != nil {
 		return err
 	}
@@ -444,131 +285,43 @@ func (m mcpCmd) list(ctx context.Context, check, asJSON bool) error {
 	return nil
 }
 
-// rows are the stored servers as listed; with check, every enabled one
-// is reached now and its tools listed again.
-func (m mcpCmd) rows(ctx context.Context, check bool) ([]mcpRow, error) {
-	list, err := m.db.MCPServers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]mcpRow, 0, len(list))
-	for _, s := range list {
-		r := mcpRow{Name: s.Name, Transport: s.Transport, Target: mcphost.Target(s), Enabled: s.Enabled, Trusted: s.Trusted, Problem: mcphost.Trouble(s, true)}
-		var tools []json.RawMessage
-		if json.Unmarshal(s.Tools, &tools) == nil {
-			r.Tools = len(tools)
-		}
-		if check && s.Enabled {
-			if cn, err := m.dialStored(ctx, s); err != nil {
-				r.Status = mcphost.RedactText(s, err.Error())
-			} else {
-				r.Status, r.Tools = "up", len(cn.Tools())
-				s.Tools = mcphost.ToolsJSON(cn.Tools())
-				cn.Close()
-				if err := m.db.SetMCPServerTools(ctx, s.Name, s.Tools); err != nil {
-					return nil, err
-				}
-				r.Problem = mcphost.Trouble(s, true) // the tools listed now replace the cached ones
-			}
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
-}
-
 func (m mcpCmd) show(ctx context.Context, name string) error {
-	stored, err := m.find(ctx, name)
+	d, err := m.in.ShowServer(ctx, name)
 	if err != nil {
 		return err
 	}
 	w := m.a.stdout
-	showSettings(w, stored)
-	caps, n, err := toolsOf(stored)
+	fmt.Fprint(w, d.Settings.Text())
 	switch {
-	case err == nil:
-	case n < 0:
+	case d.ToolsErr == nil:
+	case d.Listed < 0:
 		fmt.Fprintf(w, "\nIts cached tool list cannot be read: jarvisbot mcp list --check lists its tools again.\n")
 		return nil
 	default:
-		fmt.Fprintf(w, "\n%d tools (as last listed), which the catalog refuses (%v): jarvisbot mcp list --check lists its tools again.\n", n, err)
+		fmt.Fprintf(w, "\n%d tools (as last listed), which the catalog refuses (%v): jarvisbot mcp list --check lists its tools again.\n", d.Listed, d.ToolsErr)
 		return nil
 	}
-	fmt.Fprintf(w, "\n%d tools (as last listed):\n", n)
-	for _, cp := range caps {
-		fmt.Fprintf(w, "  %-40s %-7s %s\n", cp.ID, cp.Tier, visible.Line(firstSentence(cp.Description)))
+	fmt.Fprintf(w, "\n%d tools (as last listed):\n", d.Listed)
+	for _, t := range d.Tools {
+		fmt.Fprintf(w, "  %-40s %-7s %s\n", t.ID, t.Tier, visible.Line(t.Description))
 	}
 	return nil
 }
 
-// showSettings writes how a stored server is reached, its secrets
-// redacted, and what keeps it from running.
-func showSettings(w io.Writer, stored store.MCPServer) {
-	s := mcphost.Redacted(stored)
-	state := "on"
-	if !s.Enabled {
-		state = "off (settings kept, tools not offered)"
-	}
-	fmt.Fprintf(w, "%s: %s, %s\n", mcphost.ShownName(s.Name), state, s.Transport)
-	if s.Transport == mcphost.Stdio {
-		fmt.Fprintf(w, "command: %s\n", visible.Line(mcphost.Target(stored)))
-	} else {
-		fmt.Fprintf(w, "url:     %s\n", visible.Line(mcphost.Target(stored)))
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		fmt.Fprintf(w, "env:     %s=%s\n", visible.Line(k), visible.Line(s.Env[k]))
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		fmt.Fprintf(w, "header:  %s: %s\n", visible.Line(k), visible.Line(s.Headers[k]))
-	}
-	timeout := s.Timeout
-	if timeout == 0 {
-		timeout = mcphost.DefaultCallTimeout
-	}
-	fmt.Fprintf(w, "timeout: %s per call; trusted annotations: %v\n", timeout, s.Trusted)
-	if why := mcphost.Trouble(stored, false); why != "" {
-		fmt.Fprintf(w, "problem: %s\n", why)
-	}
-}
-
-// toolsOf are a stored server's tools as last listed, with the tiers the
-// catalog gives them, and how many were listed; n is -1 when the cached
-// list cannot be read, and an error says the catalog refuses them.
-func toolsOf(s store.MCPServer) (caps []catalog.Capability, n int, err error) {
-	var tools []catalog.SnapshotTool
-	if err := json.Unmarshal(s.Tools, &tools); err != nil {
-		return nil, -1, err
-	}
-	c := catalog.New()
-	if err := c.SetServer(catalog.Server{ID: s.Name, Trusted: s.Trusted, Connected: true}, tools); err != nil {
-		return nil, len(tools), err
-	}
-	return c.View().Capabilities(), len(tools), nil
-}
-
-// firstSentence is a tool's description cut to its first sentence and 80
-// characters, for one line of a list.
-func firstSentence(desc string) string {
-	if i := strings.IndexAny(desc, ".\n"); i > 0 {
-		desc = desc[:i]
-	}
-	if r := []rune(desc); len(r) > 80 { // never cut a letter in two
-		desc = string(r[:77]) + "..."
-	}
-	return desc
-}
-
 // importFile adds every server of an mcp.json written for another app, or
-// none of them (mcphost.Adder.Import).
+// none of them.
 func (m mcpCmd) importFile(ctx context.Context, file string) error {
-	list, total, err := m.adder(ctx).Import(ctx, file, func(name string, err error) {
-		fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", name, err)
-	})
+	res, warnings, err := m.in.ImportServers(ctx, file, m.a.showReaching)
+	for _, r := range res.Refused {
+		fmt.Fprintf(m.a.stdout, "✗ %s: %v\n", r.Name, r.Err)
+	}
+	m.a.showWarnings(warnings)
 	if err != nil {
 		return err
 	}
-	for _, c := range list {
+	for _, c := range res.Added {
 		m.report(c, "✓ ", false)
 	}
-	fmt.Fprintf(m.a.stdout, "Imported %d of %d servers from %s.\n", len(list), total, file)
+	fmt.Fprintf(m.a.stdout, "Imported %d of %d servers from %s.\n", len(res.Added), res.Total, file)
 	return nil
 }

@@ -7,37 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-)
 
-var (
-	buildOnce  sync.Once
-	testServer string
-	buildErr   error
+	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/mcptestbin"
 )
 
 // mcpTestServer builds the in-repo MCP test server once per test run.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "jarvisbot-mcptest")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		testServer = filepath.Join(dir, "mcptestserver")
-		out, err := exec.Command("go", "build", "-o", testServer, "github.com/jarvisbot/jarvisbot/internal/fakes/mcptestserver").CombinedOutput()
-		if err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build the MCP test server: %v", buildErr)
-	}
-	return testServer
-}
+func mcpTestServer(t *testing.T) string { return mcptestbin.Path(t) }
 
 // httpTestServer starts the test server in HTTP mode and returns its URL.
 func httpTestServer(t *testing.T, args ...string) string {
@@ -90,7 +67,7 @@ func TestMCPAddListOffM1(t *testing.T) {
 		t.Fatalf("add SSE through fallback: exit %d\n%s\n%s", code, out, errOut)
 	}
 	_, out, _ = e.jarvis(t, "", "mcp", "list", "--json")
-	var rows []mcpRow
+	var rows []app.ServerRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || rows[1].Name != "testbox" || rows[1].Tools < 8 || rows[0].Transport != "sse" {
 		t.Fatalf("list: %v %s", err, out)
 	}

@@ -401,7 +401,7 @@ func TestMCPDamagedRowsStayManageableM1ST1(t *testing.T) {
 	}
 	noSecret("mcp list", list+errOut)
 	code, listJSON, errOut := e.jarvis(t, "", "mcp", "list", "--json")
-	var parsed []mcpRow
+	var parsed []app.ServerRow
 	if code != 0 || json.Unmarshal([]byte(listJSON), &parsed) != nil || len(parsed) != len(rows) {
 		t.Fatalf("mcp list --json: exit %d %s %s", code, listJSON, errOut)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/plugins"
 )
 
@@ -97,7 +98,7 @@ func TestPluginInstallRecordsServers(t *testing.T) {
 		}
 	}
 	_, out, _ := e.jarvis(t, "", "mcp", "list", "--json")
-	var rows []mcpRow
+	var rows []app.ServerRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
 		t.Fatalf("servers after install: %v %s", err, out)
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/app"
 )
 
 // TestDashboardMCPsAddShowCardM1C5: over HTTP against serve, the MCPs tab
@@ -66,7 +68,7 @@ func TestDashboardMCPsAddShowCardM1C5(t *testing.T) {
 		t.Errorf("switching off: note %q", note)
 	}
 	_, out, _ := e.jarvis(t, "", "mcp", "list", "--json")
-	var rows []mcpRow
+	var rows []app.ServerRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0].Name != "testbox" || rows[0].Enabled {
 		t.Errorf("after switching off on the dashboard, mcp list says %s (%v): only testbox, off", out, err)
 	}
@@ -78,28 +80,7 @@ func TestDashboardMCPsAddShowCardM1C5(t *testing.T) {
 		t.Errorf("removing: note %q", note)
 	}
 	_, out, _ = e.jarvis(t, "", "mcp", "list", "--json")
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || !reflect.DeepEqual(rows, []mcpRow{}) {
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || !reflect.DeepEqual(rows, []app.ServerRow{}) {
 		t.Errorf("after removing, mcp list says %s", out)
-	}
-}
-
-// TestSplitCommandLineM1: the add form's command line is split as a
-// shell splits plain words, with nothing expanded.
-func TestSplitCommandLineM1(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []string
-		bad  bool
-	}{
-		{in: "npx -y  @scope/server", want: []string{"npx", "-y", "@scope/server"}},
-		{in: `srv --name "two words" 'it''s' a\ b ""`, want: []string{"srv", "--name", "two words", "its", "a b", ""}},
-		{in: `srv $HOME ${TOKEN}`, want: []string{"srv", "$HOME", "${TOKEN}"}},
-		{in: `srv "open`, bad: true},
-		{in: `srv trailing\`, bad: true},
-	} {
-		got, err := splitCommandLine(tc.in)
-		if (err != nil) != tc.bad || (!tc.bad && !reflect.DeepEqual(got, tc.want)) {
-			t.Errorf("%q: %q, %v; want %q", tc.in, got, err, tc.want)
-		}
 	}
 }

@@ -163,7 +163,7 @@ func (t *pluginsTab) Plugin(ctx context.Context, name string) (web.PluginPage, e
 		if live, ok := v.Capability(cp.ID); ok {
 			cp.Tier = live.Tier
 		}
-		pg.Tools = append(pg.Tools, web.PluginTool{ID: cp.ID, Tier: string(cp.Tier), Description: firstSentence(cp.Description)})
+		pg.Tools = append(pg.Tools, web.PluginTool{ID: cp.ID, Tier: string(cp.Tier), Description: app.FirstSentence(cp.Description)})
 	}
 	return pg, nil
 }

@@ -112,7 +112,7 @@ func (a *cli) webOptions(cfg config.Config, s *app.Session, log *slog.Logger) we
 
 		Plugins:   a.webPlugins(cfg, s),
 		Skills:    a.webSkills(cfg, s),
-		MCPs:      a.webMCPs(cfg, s),
+		MCPs:      web.MCPsTab(s.Installation()),
 		Agents:    a.webAgents(cfg, s),
 		Approvals: a.webApprovals(cfg, s),
 		Activity:  a.webActivity(cfg, s),
