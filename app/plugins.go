@@ -22,8 +22,8 @@ import (
 )
 
 // The plugin store's use cases (P1, P2, P6): list, show, validate and
-// call a plugin. Installing, signing in and removing are in
-// pluginsignin.go. The command line and the dashboard call these and
+// call a plugin. Installing and removing are in plugininstall.go,
+// signing in in pluginsignin.go. The command line and the dashboard call these and
 // render what they return.
 
 // ErrFolderFlags refuses --yes and --trusted for anything but installing
