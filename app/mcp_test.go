@@ -22,32 +22,6 @@ import (
 // mcpTestServer is the in-repo MCP test server, built once.
 func mcpTestServer(t *testing.T) string { return mcptestbin.Path(t) }
 
-// testInstallation is a fresh installation in t.TempDir(): the defaults,
-// a SQLite store, a file keyring; vars add to its environment.
-func testInstallation(t *testing.T, vars map[string]string) *Installation {
-	t.Helper()
-	dir := t.TempDir()
-	env := map[string]string{
-		"HOME":                    filepath.Join(dir, "home"),
-		"XDG_CONFIG_HOME":         filepath.Join(dir, "config"),
-		"XDG_DATA_HOME":           filepath.Join(dir, "data"),
-		"JARVIS_DATA_DIR":         filepath.Join(dir, "jarvis"),
-		"JARVIS_KEYRING_BACKEND":  "file",
-		"JARVIS_KEYRING_PASSWORD": "test-passphrase",
-		"JARVIS_MCP_INIT_TIMEOUT": "5s",
-	}
-	for k, v := range vars {
-		env[k] = v
-	}
-	e := &Env{Getenv: func(k string) string { return env[k] }, Stderr: io.Discard}
-	in, err := e.OpenInstallation(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close() })
-	return in
-}
-
 // TestAddServerWarnsAndReportsM1: adding a server tells of reaching it
 // once, returns the tools the catalog takes and, as values, a warning for
 // each tool it leaves out; the server is then listed, shown, switched

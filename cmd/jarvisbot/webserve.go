@@ -110,7 +110,7 @@ func (a *cli) webOptions(cfg config.Config, s *app.Session, log *slog.Logger) we
 		Secure:  cfg.Web.TLSCert != "" || strings.HasPrefix(cfg.Web.URL, "https://"),
 		Version: buildVersion(),
 
-		Plugins:   a.webPlugins(cfg, s),
+		Plugins:   web.PluginsTab(s.Service),
 		Skills:    a.webSkills(cfg, s),
 		MCPs:      web.MCPsTab(s.Installation()),
 		Agents:    a.webAgents(cfg, s),
