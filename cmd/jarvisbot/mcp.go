@@ -17,9 +17,9 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/secretref"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
-	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/secrets"
@@ -187,7 +187,7 @@ func keyValues(list []string, sep, flagName string) (map[string]string, error) {
 		k, v, ok := strings.Cut(kv, sep)
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
-			if plugins.LiteralSecret(k, kv) {
+			if secretref.LiteralSecret(k, kv) {
 				kv = "***" // a credential typed without its key is still one
 			}
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s %q: write it as KEY%sVALUE", flagName, kv, sep)

@@ -11,6 +11,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/secretref"
 	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
@@ -107,7 +108,7 @@ func (t *pluginsTab) settings(ctx context.Context, p *plugins.Plugin) []web.Sett
 	for _, n := range t.a.missingSettings(ctx, t.s.cfg, p) {
 		// A value under a secret's name ("…_TOKEN") would be a literal
 		// credential: its field hides what is typed.
-		out = append(out, web.Setting{Name: n, Hint: settingHint(p.Manifest.Name, n), Secret: plugins.LiteralSecret(n, "value")})
+		out = append(out, web.Setting{Name: n, Hint: settingHint(p.Manifest.Name, n), Secret: secretref.LiteralSecret(n, "value")})
 	}
 	return out
 }
