@@ -1,20 +1,25 @@
 package jarvisbot_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"os/exec"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // The layout is the architecture (SPEC "Top-level layout", STYLE.md "Which
 // way dependencies point"): data flows channel → dispatcher → agents →
-// catalog/skills/llm → store, and imports point the same way, downhill. This
-// test fails when a package imports uphill, so the rule holds without anyone
-// remembering it.
+// catalog/skills/llm → store, and imports point the same way, downhill.
+// These tests fail when a package imports uphill, when two top-level
+// folders import each other or when a channel reaches the store's engines,
+// so the rules hold without anyone remembering them.
 
 // layering is one rule: packages matching From may not import packages
 // matching any of Not. Deep rules follow every import down (the package may
@@ -62,13 +67,28 @@ type listed struct {
 	ImportPath string
 	Imports    []string
 	Deps       []string
+	DepOnly    bool // listed by -deps only: not matched by the pattern
 }
 
-func TestImportsPointDownhill(t *testing.T) {
+const module = "github.com/jarvisbot/jarvisbot"
+
+// rel is p relative to the module, "." for its root, or false for a
+// package outside it.
+func rel(p string) (string, bool) {
+	if p == module {
+		return ".", true
+	}
+	return strings.CutPrefix(p, module+"/")
+}
+
+// goList lists the packages the go tool finds for args, with their direct
+// imports (tests' imports left out) and every package they depend on.
+func goList(t *testing.T, args ...string) []listed {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatalf("the go tool is needed to list imports: %v", err)
 	}
-	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", "./...").Output()
+	out, err := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps,DepOnly"}, args...)...).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -76,7 +96,6 @@ func TestImportsPointDownhill(t *testing.T) {
 		}
 		t.Fatalf("go list: %v", err)
 	}
-	const module = "github.com/jarvisbot/jarvisbot"
 	var pkgs []listed
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	for {
@@ -88,16 +107,20 @@ func TestImportsPointDownhill(t *testing.T) {
 		}
 		pkgs = append(pkgs, p)
 	}
-	if len(pkgs) < 10 {
-		t.Fatalf("go list found %d packages; the test is not looking at the module", len(pkgs))
-	}
-	rel := func(p string) (string, bool) {
-		if p == module {
-			return ".", true
+	n := 0
+	for _, p := range pkgs {
+		if !p.DepOnly {
+			n++
 		}
-		r, ok := strings.CutPrefix(p, module+"/")
-		return r, ok
 	}
+	if n < 3 {
+		t.Fatalf("go list %s found %d packages; the test is not looking at the module", strings.Join(args, " "), n)
+	}
+	return pkgs
+}
+
+func TestImportsPointDownhill(t *testing.T) {
+	pkgs := goList(t, "./...")
 	for _, p := range pkgs {
 		from, _ := rel(p.ImportPath)
 		if strings.HasPrefix(from, "cmd/") || strings.HasPrefix(from, "internal/fakes/") || strings.HasPrefix(from, "scripts/") {
@@ -123,6 +146,166 @@ func TestImportsPointDownhill(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTopFoldersImportOneWay: no two top-level folders import each other,
+// each folder taken as a unit (internal/ too), so that the folders stand
+// in one order: plugins → skills → catalog → store, with internal/'s leaves
+// under every one. The root package (the error codes every layer uses) and
+// cmd (the top, which wires everything) stand outside the order, and tests'
+// imports do not count.
+func TestTopFoldersImportOneWay(t *testing.T) {
+	for _, msg := range twoWay(goList(t, "./...")) {
+		t.Error(msg)
+	}
+}
+
+// engines are the store's engines: the SQL store and the drivers and queue
+// it runs on.
+var engines = []string{module + "/store/sqlstore/...", "github.com/riverqueue/...", "github.com/jackc/...", "modernc.org/sqlite/..."}
+
+// TestChannelsReachNoStoreEngine: no package under channels/ reaches the
+// store's engines, not even through another package. An adapter carries
+// messages; which database keeps them and how replicas share the work is
+// the desk's and the store's business (desk/ is not a channel).
+func TestChannelsReachNoStoreEngine(t *testing.T) {
+	for _, msg := range reaching(goList(t, "-deps", "./channels/..."), "channels/...", engines,
+		"a channel adapter carries messages; the store's engines are the desk's and the store's business") {
+		t.Error(msg)
+	}
+}
+
+// folder is the top-level folder of a module-relative package, or "" for
+// the root package and cmd, which stand outside the order.
+func folder(p string) string {
+	top, _, _ := strings.Cut(p, "/")
+	if top == "." || top == "cmd" {
+		return ""
+	}
+	return top
+}
+
+// twoWay says, for each pair of top-level folders that import each other,
+// which packages import which.
+func twoWay(pkgs []listed) []string {
+	via := map[[2]string][]string{}
+	for _, p := range pkgs {
+		from, ok := rel(p.ImportPath)
+		a := folder(from)
+		if p.DepOnly || !ok || a == "" {
+			continue
+		}
+		for _, imp := range p.Imports {
+			to, ok := rel(imp)
+			if b := folder(to); ok && b != "" && b != a {
+				via[[2]string{a, b}] = append(via[[2]string{a, b}], from+" imports "+to)
+			}
+		}
+	}
+	pairs := slices.SortedFunc(maps.Keys(via), func(x, y [2]string) int {
+		return cmp.Or(strings.Compare(x[0], y[0]), strings.Compare(x[1], y[1]))
+	})
+	var out []string
+	for _, pair := range pairs {
+		back, ok := via[[2]string{pair[1], pair[0]}]
+		if !ok || pair[0] > pair[1] {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s/ and %s/ import each other (%s; %s): move what the lower one takes from the upper one down, so that imports run one way",
+			pair[0], pair[1], strings.Join(via[pair], ", "), strings.Join(back, ", ")))
+	}
+	return out
+}
+
+// reaching says, for each package of the module matching from and each
+// pattern of not it reaches through its imports, the shortest chain of
+// imports that gets there. pkgs must hold every package the chains pass
+// through (go list -deps).
+func reaching(pkgs []listed, from string, not []string, why string) []string {
+	imports := make(map[string][]string, len(pkgs))
+	for _, p := range pkgs {
+		imports[p.ImportPath] = p.Imports
+	}
+	name := func(p string) string {
+		if r, ok := rel(p); ok {
+			return r
+		}
+		return p
+	}
+	var out []string
+	for _, p := range pkgs {
+		if r, ok := rel(p.ImportPath); p.DepOnly || !ok || !matches(from, r) {
+			continue
+		}
+		// Breadth first, so that each chain found is a shortest one.
+		parent := map[string]string{p.ImportPath: ""}
+		queue := []string{p.ImportPath}
+		found := map[string]bool{}
+		for len(queue) > 0 {
+			cur := queue[0]
+			queue = queue[1:]
+			for _, imp := range imports[cur] {
+				if _, seen := parent[imp]; seen {
+					continue
+				}
+				parent[imp] = cur
+				i := slices.IndexFunc(not, func(n string) bool { return matches(n, imp) })
+				if i < 0 {
+					queue = append(queue, imp)
+					continue
+				}
+				if found[not[i]] {
+					continue
+				}
+				found[not[i]] = true
+				var chain []string
+				for q := imp; q != ""; q = parent[q] {
+					chain = append(chain, name(q))
+				}
+				slices.Reverse(chain)
+				out = append(out, fmt.Sprintf("%s reaches %s through %s: %s", chain[0], name(imp), strings.Join(chain, " → "), why))
+			}
+		}
+	}
+	return out
+}
+
+func TestTwoWayNamesThePairAndThePackages(t *testing.T) {
+	m := func(p string) string { return module + "/" + p }
+	pkgs := []listed{
+		{ImportPath: module},
+		{ImportPath: m("catalog"), Imports: []string{module, "strings"}},
+		{ImportPath: m("catalog/mcphost"), Imports: []string{m("catalog"), m("plugins")}},
+		{ImportPath: m("plugins"), Imports: []string{m("catalog"), m("internal/words")}},
+		{ImportPath: m("internal/words")},
+		{ImportPath: m("cmd/jarvisbot"), Imports: []string{m("catalog"), m("plugins")}},
+		{ImportPath: m("store"), Imports: []string{m("cmd/jarvisbot")}}, // cmd stands outside the order
+		{ImportPath: m("skills"), Imports: []string{m("plugins")}, DepOnly: true},
+	}
+	got := twoWay(pkgs)
+	want := "catalog/ and plugins/ import each other (catalog/mcphost imports plugins; plugins imports catalog)"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("twoWay = %q, want one message starting %q", got, want)
+	}
+}
+
+func TestReachingNamesTheChain(t *testing.T) {
+	m := func(p string) string { return module + "/" + p }
+	pkgs := []listed{
+		{ImportPath: m("channels/telegram"), Imports: []string{m("channels"), m("desk")}},
+		{ImportPath: m("channels"), Imports: []string{"context"}},
+		{ImportPath: m("desk"), Imports: []string{m("store"), m("store/sqlstore/replicas")}, DepOnly: true},
+		{ImportPath: m("store/sqlstore/replicas"), Imports: []string{"github.com/jackc/pgx/v5"}, DepOnly: true},
+		{ImportPath: m("channels/console"), Imports: []string{m("channels"), "modernc.org/sqlite/lib"}},
+	}
+	got := reaching(pkgs, "channels/...", engines, "why")
+	want := []string{
+		"channels/telegram reaches store/sqlstore/replicas through channels/telegram → desk → store/sqlstore/replicas: why",
+		"channels/console reaches modernc.org/sqlite/lib through channels/console → modernc.org/sqlite/lib: why",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("reaching =\n%q\nwant\n%q", got, want)
 	}
 }
 

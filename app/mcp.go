@@ -13,7 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
-	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/internal/secretref"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -92,7 +92,7 @@ func KeyValues(list []string, sep, flagName string) (map[string]string, error) {
 		k, v, ok := strings.Cut(kv, sep)
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
-			if plugins.LiteralSecret(k, kv) {
+			if secretref.LiteralSecret(k, kv) {
 				kv = "***" // a credential typed without its key is still one
 			}
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s %q: write it as KEY%sVALUE", flagName, kv, sep)

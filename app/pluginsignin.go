@@ -271,7 +271,7 @@ func (in *Installation) missingSettings(ctx context.Context, p *plugins.Plugin) 
 			}
 			// A value under a secret's name ("…_TOKEN") would be a literal
 			// credential: whoever asks hides what is typed.
-			out = append(out, PluginSetting{Plugin: p.DisplayName(), Name: n, Hint: settingHint(p.Manifest.Name, n), Secret: plugins.LiteralSecret(n, "value")})
+			out = append(out, PluginSetting{Plugin: p.DisplayName(), Name: n, Hint: settingHint(p.Manifest.Name, n), Secret: secretref.LiteralSecret(n, "value")})
 		}
 	}
 	return out

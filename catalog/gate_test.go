@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/internal/evalset"
+	"github.com/jarvisbot/jarvisbot/catalog/evalset"
 	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 

@@ -1,9 +1,6 @@
 package plugins
 
 import (
-	"maps"
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -72,58 +69,6 @@ func FuzzMCPConfig(f *testing.F) {
 			default:
 				t.Fatalf("server %q has type %q", name, s.Type)
 			}
-		}
-	})
-}
-
-// FuzzLiterals pins that no settings make Literals panic, that every span
-// lies inside its field, and that the settings with each span replaced by a
-// reference hold no literal any more (what `mcp add` relies on).
-func FuzzLiterals(f *testing.F) {
-	f.Add("--api-key=abc123", "Authorization: Bearer abc", "Bearer x", "https://me:pw@x.example/mcp?api_key=k&token=${T}")
-	f.Add("--token", "sk-abcdefghijklmnopqrstuvwxyz", " Bearer  y ", "http://x/?a=%zz&password=p")
-	f.Add("--dsn=postgresql://me:pw@db/x?token=t", "host=db password='p w'", "Bearer z", "")
-	f.Fuzz(func(t *testing.T, a1, a2, header, u string) {
-		s := MCPServer{Args: []string{a1, a2}, Env: map[string]string{"API_TOKEN": a2}, Headers: map[string]string{"Authorization": header}, URL: u}
-		moved := MCPServer{Args: slices.Clone(s.Args), Env: maps.Clone(s.Env), Headers: maps.Clone(s.Headers), URL: s.URL}
-		lits := Literals(s)
-		for _, l := range lits {
-			var text string
-			switch l.Field {
-			case FieldEnv:
-				text = s.Env[l.Key]
-			case FieldHeader:
-				text = s.Headers[l.Key]
-			case FieldArg:
-				text = s.Args[l.Index]
-			case FieldURL:
-				text = s.URL
-			}
-			if l.Start < 0 || l.End > len(text) || l.Start > l.End {
-				t.Fatalf("span %d:%d outside %q", l.Start, l.End, text)
-			}
-		}
-		// Replace from the last span to the first, as mcp add does.
-		for i := len(lits) - 1; i >= 0; i-- {
-			l := lits[i]
-			ref := "${R}"
-			if l.UserInfo {
-				ref = ""
-			}
-			cut := func(text string) string { return text[:l.Start] + ref + text[l.End:] }
-			switch l.Field {
-			case FieldEnv:
-				moved.Env[l.Key] = cut(moved.Env[l.Key])
-			case FieldHeader:
-				moved.Headers[l.Key] = cut(moved.Headers[l.Key])
-			case FieldArg:
-				moved.Args[l.Index] = cut(moved.Args[l.Index])
-			case FieldURL:
-				moved.URL = cut(moved.URL)
-			}
-		}
-		if left := Literals(moved); len(left) > 0 && !strings.Contains(a1+a2+header+u, "${") {
-			t.Fatalf("after moving %+v, still literal: %+v in %+v", lits, left, moved)
 		}
 	})
 }

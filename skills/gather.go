@@ -8,8 +8,8 @@ import (
 	"sort"
 
 	"github.com/jarvisbot/jarvisbot/internal/namedir"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
-	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // OwnDir is where the owner's skills live: <data dir>/skills/NAME/SKILL.md.
@@ -18,7 +18,7 @@ func OwnDir(dataDir string) namedir.Dir { return Folder(filepath.Join(dataDir, "
 
 // AgentsDir holds one folder per agent: <data dir>/agents/NAME.
 func AgentsDir(dataDir string) namedir.Dir {
-	return namedir.New(filepath.Join(dataDir, "agents"), "agent", store.ValidAgentName)
+	return namedir.New(filepath.Join(dataDir, "agents"), "agent", names.ValidAgent)
 }
 
 // AgentDir is where an agent keeps the skills it wrote (S7):

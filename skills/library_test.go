@@ -1,11 +1,10 @@
 package skills
 
 import (
+	"os"
+	"path"
+	"slices"
 	"testing"
-	"testing/fstest"
-
-	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/plugins"
 )
 
 // TestShippedGeneralSkillsS2: at least one general skill of each kind
@@ -40,34 +39,6 @@ func TestShippedGeneralSkillsS2(t *testing.T) {
 	t.Logf("kinds %v; scheduled: %s", kinds, scheduled)
 }
 
-// TestManualS2 reads a plugin's manual and refuses one that claims another
-// plugin.
-func TestManualS2(t *testing.T) {
-	manifest := `{"$schema":"https://agent-plugins.org/schemas/1.0.0/plugin.schema.json","name":"acme","version":"1.0.0","description":"Acme."}`
-	good := "---\nname: acme\ndescription: Use Acme.\nmetadata:\n  jarvisbot.words: acme\n---\nRead first.\n"
-	bad := "---\nname: acme\ndescription: Use Acme.\nmetadata:\n  jarvisbot.plugin: github\n---\nRead first.\n"
-	for _, tt := range []struct {
-		manual string
-		code   jarvisbot.Code
-	}{{good, ""}, {bad, jarvisbot.EINVALID}, {"", jarvisbot.ENOTFOUND}} {
-		fsys := fstest.MapFS{"acme/plugin.json": {Data: []byte(manifest)}}
-		if tt.manual != "" {
-			fsys["acme/skills/acme/SKILL.md"] = &fstest.MapFile{Data: []byte(tt.manual)}
-		}
-		p, err := plugins.LoadFS(fsys, "acme")
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Manual(fsys, p)
-		if got := jarvisbot.ErrorCode(err); got != tt.code && !(tt.code == "" && err == nil) {
-			t.Errorf("manual %q: error %v, want code %q", tt.manual, err, tt.code)
-		}
-		if tt.code == "" && (m == nil || m.Plugin != "acme") {
-			t.Errorf("manual: %+v", m)
-		}
-	}
-}
-
 // BenchmarkNewRankerShipped indexes everything that ships, as a turn's
 // ranker over the enabled skills is built.
 func BenchmarkNewRankerShipped(b *testing.B) {
@@ -85,18 +56,39 @@ func shippedAll(b *testing.B) []*Skill {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store, err := plugins.Shipped()
+	return append(list, shippedManuals(b)...)
+}
+
+// shippedManuals is every store plugin's manual, read from the store's
+// folder: plugins reads its manuals through skills, so skills' tests
+// cannot import plugins to do it.
+func shippedManuals(tb testing.TB) []*Skill {
+	tb.Helper()
+	const store = "../plugins/shipped"
+	entries, err := os.ReadDir(store)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	for _, p := range store {
-		m, err := Manual(plugins.ShippedFS(), p)
-		if err != nil {
-			b.Fatal(err)
+	var out []*Skill
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
 		}
-		list = append(list, m)
+		all, err := LoadAll(os.DirFS(store), path.Join(e.Name(), "skills"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		i := slices.IndexFunc(all, func(s *Skill) bool { return s.Name == e.Name() })
+		if i < 0 {
+			tb.Fatalf("shipped plugin %s has no manual", e.Name())
+		}
+		m := all[i]
+		if m.Plugin == "" {
+			m.Plugin = e.Name() // as plugins.Manual does: the folder says whose manual it is
+		}
+		out = append(out, m)
 	}
-	return list
+	return out
 }
 
 // BenchmarkSkillRankShipped ranks everything that ships: every store

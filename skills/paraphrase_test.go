@@ -2,8 +2,6 @@ package skills
 
 import (
 	"testing"
-
-	"github.com/jarvisbot/jarvisbot/plugins"
 )
 
 // shippedRanker ranks what ships: the general skills and every store
@@ -14,18 +12,7 @@ func shippedRanker(t *testing.T) *Ranker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := plugins.Shipped()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range store {
-		m, err := Manual(plugins.ShippedFS(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		list = append(list, m)
-	}
-	return NewRanker(list)
+	return NewRanker(append(list, shippedManuals(t)...))
 }
 
 // firstEntering is the first skill that takes over or joins, "" for none.

@@ -23,10 +23,6 @@ type App struct {
 // Revoked reports whether the app's key was revoked.
 func (a App) Revoked() bool { return !a.RevokedAt.IsZero() }
 
-// ValidAppName reports, as an EINVALID error, why name cannot name an app:
-// the same rule as agent names, since both are typed in commands.
-func ValidAppName(name string) error { return validName("app", name) }
-
 // Apps stores the apps that may use jarvisbot's MCP surface.
 type Apps interface {
 	// AddApp records an app with its key's hash: ECONFLICT when an app of

@@ -24,9 +24,6 @@ import (
 // agent is addressed.
 const DefaultAgent = "default"
 
-// MaxAgentNameLen bounds agent names so they fit in chat commands and buttons.
-const MaxAgentNameLen = 64
-
 // Agent is a named assistant with its own view of the catalog (A1).
 type Agent struct {
 	Name        string
@@ -49,40 +46,13 @@ type Agents interface {
 	// Agents returns every agent sorted by name.
 	Agents(ctx context.Context) ([]Agent, error)
 	// CreateAgent adds a new agent: ECONFLICT if the name is taken, EINVALID
-	// if the name is not valid (see ValidAgentName).
+	// if the name is not valid (see names.ValidAgent).
 	CreateAgent(ctx context.Context, a Agent) error
 	// UpdateAgent replaces description, allow, block and focus of an existing
 	// agent, or returns ENOTFOUND.
 	UpdateAgent(ctx context.Context, a Agent) error
 	// DeleteAgent removes the named agent, or returns ENOTFOUND.
 	DeleteAgent(ctx context.Context, name string) error
-}
-
-// ValidAgentName reports, as an EINVALID error, why name cannot name an agent.
-// Names are typed in chats and commands, so they stay short and plain:
-// 1 to 64 lowercase letters, digits, '-' or '_', starting with a letter or digit.
-func ValidAgentName(name string) error { return validName("agent", name) }
-
-// validName is the rule for names typed in chats and commands; kind ("agent",
-// "app") names the thing in the error.
-func validName(kind, name string) error {
-	if name == "" {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s name is empty: use 1 to %d lowercase letters, digits, '-' or '_'", kind, MaxAgentNameLen)
-	}
-	if len(name) > MaxAgentNameLen {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s name %.20q... is %d characters long: use at most %d", kind, name, len(name), MaxAgentNameLen)
-	}
-	for i, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-		case (r == '-' || r == '_') && i > 0:
-		case r == '-' || r == '_':
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s name %q starts with %q: start it with a lowercase letter or digit", kind, name, r)
-		default:
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s name %q contains %q: use only lowercase letters, digits, '-' and '_'", kind, name, r)
-		}
-	}
-	return nil
 }
 
 // SkillSwitches keeps each skill's on/off switch (S5). A skill with no

@@ -23,6 +23,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -177,7 +178,7 @@ func (q *Queue) add(ctx context.Context, j store.Job) (store.Job, error) {
 // (with the request's id), or queued or running (still running: the app
 // follows it by its id).
 func (q *Queue) Chat(ctx context.Context, app, agent, text string, timeout time.Duration) (store.Job, error) {
-	if err := store.ValidAgentName(agent); err != nil {
+	if err := names.ValidAgent(agent); err != nil {
 		return store.Job{}, err
 	}
 	if strings.TrimSpace(text) == "" {

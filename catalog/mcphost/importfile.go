@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -23,12 +23,18 @@ type ImportEntry struct {
 	Err    error
 }
 
+// importLimit is the size limit of an MCP configuration written for
+// another app (Claude Desktop, Claude Code, Cursor, VS Code) that
+// `jarvisbot mcp import` reads. Such a file is a few KiB: anything near
+// 1 MiB is a mistake, and costs an error instead of memory.
+var importLimit = sizelimit.Limit{What: "an MCP configuration to import", Max: 1 << 20, Hint: "is it the right file? It lists servers under \"mcpServers\" (or \"servers\")"}
+
 // ReadImport reads an mcp.json written for another app: the mcpServers
 // object of Claude Desktop, Claude Code and Cursor, or VS Code's servers.
 // The entries come sorted by key; one that cannot be read carries its
 // error, so that every problem of the file is told at once.
 func ReadImport(file string) ([]ImportEntry, error) {
-	data, err := plugins.ImportLimit().ReadFile(file)
+	data, err := importLimit.ReadFile(file)
 	if err != nil {
 		if jarvisbot.ErrorCode(err) == jarvisbot.EINVALID {
 			return nil, err

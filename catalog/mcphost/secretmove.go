@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/plugins"
+	"github.com/jarvisbot/jarvisbot/internal/secretref"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -103,7 +103,7 @@ func refNamer(server string, taken func(string) bool) func(what string) string {
 
 // literalValue is the value a literal moves to the keyring and what it is
 // called in the keyring name.
-func literalValue(s store.MCPServer, l plugins.Literal) (value, what string, err error) {
+func literalValue(s store.MCPServer, l secretref.Literal) (value, what string, err error) {
 	value, what = literalText(s, l)[l.Start:l.End], l.Name
 	switch {
 	case l.UserInfo:
@@ -119,7 +119,7 @@ func literalValue(s store.MCPServer, l plugins.Literal) (value, what string, err
 		pw, _ := u.User.Password()
 		value = base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pw))
 		what = "Authorization"
-	case l.Field == plugins.FieldArg && what == "":
+	case l.Field == secretref.FieldArg && what == "":
 		what = fmt.Sprintf("ARG%d", l.Index+1)
 	}
 	if strings.Contains(value, "${") {
@@ -133,7 +133,7 @@ func literalValue(s store.MCPServer, l plugins.Literal) (value, what string, err
 func RefuseLiterals(s store.MCPServer) error {
 	for _, l := range Literals(s) {
 		switch l.Field {
-		case plugins.FieldEnv, plugins.FieldHeader:
+		case secretref.FieldEnv, secretref.FieldHeader:
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s of %s holds a literal credential: jarvisbot keeps secrets only in the keyring. Run jarvisbot secrets set NAME (it reads the value from stdin) and write ${NAME} instead, e.g. %s", DescribeLiteral(l), s.Name, example(l.Field, l.Key))
 		default:
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "the %s of %s holds a literal credential: store it with jarvisbot secrets set NAME (it reads the value from stdin) and write ${NAME} in its place", DescribeLiteral(l), s.Name)

@@ -12,14 +12,13 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/secretref"
-	"github.com/jarvisbot/jarvisbot/plugins"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // The owner's servers as the store keeps them (M1, X3): how a stored row
 // becomes connection settings, how it may be shown (literal credentials
 // hidden), and why it cannot run as stored. Literal credentials are found
-// with the one detection mcp.json files go through (plugins.Literals).
+// with the one detection mcp.json files go through (secretref.Literals).
 
 // FromStored is the connection settings of a stored server.
 func FromStored(s store.MCPServer) Server {
@@ -38,18 +37,18 @@ func ToolsJSON(tools []catalog.SnapshotTool) []byte {
 }
 
 // Literals finds the literal credentials in a stored server's settings.
-func Literals(s store.MCPServer) []plugins.Literal {
-	return plugins.Literals(plugins.MCPServer{Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers})
+func Literals(s store.MCPServer) []secretref.Literal {
+	return secretref.Literals(secretref.Settings{Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers})
 }
 
 // literalText is the text a literal sits in.
-func literalText(s store.MCPServer, l plugins.Literal) string {
+func literalText(s store.MCPServer, l secretref.Literal) string {
 	switch l.Field {
-	case plugins.FieldEnv:
+	case secretref.FieldEnv:
 		return s.Env[l.Key]
-	case plugins.FieldHeader:
+	case secretref.FieldHeader:
 		return s.Headers[l.Key]
-	case plugins.FieldArg:
+	case secretref.FieldArg:
 		return s.Args[l.Index]
 	}
 	return s.URL
@@ -58,18 +57,18 @@ func literalText(s store.MCPServer, l plugins.Literal) string {
 // rewrite returns s with the span of each literal replaced by what with
 // returns for it. The spans are replaced from the last to the first, so
 // that a replacement in the URL leaves the spans before it where they are.
-func rewrite(s store.MCPServer, lits []plugins.Literal, with func(i int) string) store.MCPServer {
+func rewrite(s store.MCPServer, lits []secretref.Literal, with func(i int) string) store.MCPServer {
 	s.Env, s.Headers, s.Args = maps.Clone(s.Env), maps.Clone(s.Headers), slices.Clone(s.Args)
 	for i := len(lits) - 1; i >= 0; i-- {
 		l := lits[i]
 		text := literalText(s, l)
 		text = text[:l.Start] + with(i) + text[l.End:]
 		switch l.Field {
-		case plugins.FieldEnv:
+		case secretref.FieldEnv:
 			s.Env[l.Key] = text
-		case plugins.FieldHeader:
+		case secretref.FieldHeader:
 			s.Headers[l.Key] = text
-		case plugins.FieldArg:
+		case secretref.FieldArg:
 			s.Args[l.Index] = text
 		default:
 			s.URL = text
@@ -79,15 +78,15 @@ func rewrite(s store.MCPServer, lits []plugins.Literal, with func(i int) string)
 }
 
 // DescribeLiteral names where a literal is, for the owner.
-func DescribeLiteral(l plugins.Literal) string {
+func DescribeLiteral(l secretref.Literal) string {
 	switch {
-	case l.Field == plugins.FieldEnv:
+	case l.Field == secretref.FieldEnv:
 		return "env " + l.Key
-	case l.Field == plugins.FieldHeader:
+	case l.Field == secretref.FieldHeader:
 		return "header " + l.Key
-	case l.Field == plugins.FieldArg && l.Name != "":
+	case l.Field == secretref.FieldArg && l.Name != "":
 		return fmt.Sprintf("argument %d (%s)", l.Index+1, l.Name)
-	case l.Field == plugins.FieldArg:
+	case l.Field == secretref.FieldArg:
 		return fmt.Sprintf("argument %d", l.Index+1)
 	case l.UserInfo:
 		return "user and password of the URL"
@@ -112,8 +111,8 @@ func Redacted(s store.MCPServer) store.MCPServer {
 // list says which, for the reader ("argument 2 (password)"). Env and
 // headers are the caller's: an export keeps only their references.
 func Withheld(s store.MCPServer, placeholder string) (store.MCPServer, []string) {
-	lits := slices.DeleteFunc(Literals(s), func(l plugins.Literal) bool {
-		return l.Field == plugins.FieldEnv || l.Field == plugins.FieldHeader
+	lits := slices.DeleteFunc(Literals(s), func(l secretref.Literal) bool {
+		return l.Field == secretref.FieldEnv || l.Field == secretref.FieldHeader
 	})
 	what := make([]string, len(lits))
 	for i, l := range lits {

@@ -13,6 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -43,7 +44,7 @@ func cmdApps(ctx context.Context, a *cli, args []string) error {
 	// Check what can be checked before opening the store.
 	switch {
 	case pos[0] == "add" && len(pos) == 2:
-		if err := store.ValidAppName(pos[1]); err != nil {
+		if err := names.ValidApp(pos[1]); err != nil {
 			return err
 		}
 		if _, err := apps.ParseScope(*scope); err != nil {

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/internal/evalset"
+	"github.com/jarvisbot/jarvisbot/catalog/evalset"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 

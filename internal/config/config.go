@@ -30,8 +30,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
-	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // Environment variables Load reads.
@@ -608,7 +608,7 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 		c.Keyring.Backend = b
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
-		if err := store.ValidAgentName(name); err != nil {
+		if err := names.ValidAgent(name); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: agents: %w", at("agents", name), err)
 		}
 	}

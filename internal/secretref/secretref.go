@@ -1,6 +1,7 @@
 // Package secretref resolves "${NAME}" references in settings (MCP server
 // env, headers, arguments and URL, CLI tool env): the settings on disk name
-// a secret, the keyring or the environment holds its value.
+// a secret, the keyring or the environment holds its value. It also finds
+// the literal credentials written where a reference belongs (X3).
 package secretref
 
 import (

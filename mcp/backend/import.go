@@ -11,6 +11,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/skills"
@@ -89,7 +90,7 @@ func (s *Service) planImport(ctx context.Context, ex export, rep *surface.Import
 	seen := map[string]bool{}
 	for _, a := range ex.Agents {
 		name := visible.Line(a.Name)
-		if err := store.ValidAgentName(a.Name); err != nil {
+		if err := names.ValidAgent(a.Name); err != nil {
 			refuse("agent %s: %v", name, err)
 			continue
 		}

@@ -35,7 +35,7 @@ type Plugin struct {
 }
 
 // Card is the plugin's usage card for the gate (C5).
-func (p Plugin) Card() []string { return skills.Card(p.Manual, p.Plugin) }
+func (p Plugin) Card() []string { return plugins.Card(p.Manual, p.Plugin) }
 
 // Collection is every plugin the owner can install or has, by name.
 type Collection map[string]Plugin
@@ -67,7 +67,7 @@ func Shipped() (Collection, error) {
 	fsys := plugins.ShippedFS()
 	out := make(Collection, len(list))
 	for _, p := range list {
-		m, err := skills.Manual(fsys, p)
+		m, err := plugins.Manual(fsys, p)
 		if err != nil {
 			return nil, fmt.Errorf("shipped plugin %s: %w", p.Manifest.Name, err)
 		}
@@ -136,7 +136,7 @@ func (c Collection) addLocal(dir, name string, warn io.Writer) {
 // ReadManual reads the manual of the plugin p loaded from dir; a plugin
 // that brings none gets a placeholder that names it and uses its tools.
 func ReadManual(dir string, p *plugins.Plugin) (*skills.Skill, error) {
-	m, err := skills.Manual(os.DirFS(dir), Rebase(p))
+	m, err := plugins.Manual(os.DirFS(dir), Rebase(p))
 	if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		return nil, err
 	}

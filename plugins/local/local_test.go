@@ -65,7 +65,7 @@ func (e env) installer(answer bool, shown *Staged) Installer {
 		Manual: func(dir string, p *plugins.Plugin) (*skills.Skill, error) {
 			q := *p
 			q.Dir = "."
-			return skills.Manual(os.DirFS(dir), &q)
+			return plugins.Manual(os.DirFS(dir), &q)
 		},
 		Consent: func(st Staged) (bool, error) { *shown = st; return answer, nil },
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -54,7 +55,7 @@ func (db *DB) EnsureAgent(ctx context.Context, a store.Agent) (created bool, err
 }
 
 func (db *DB) insertAgent(ctx context.Context, a store.Agent) (bool, error) {
-	if err := store.ValidAgentName(a.Name); err != nil {
+	if err := names.ValidAgent(a.Name); err != nil {
 		return false, err
 	}
 	if err := store.ValidAgentDescription(a.Name, a.Description); err != nil {

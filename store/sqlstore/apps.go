@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -17,7 +18,7 @@ const appColumns = `name, scope, key_hash, created_at, last_used_at, revoked_at`
 // AddApp records an app with its key's hash: ECONFLICT when a live app has
 // that name.
 func (db *DB) AddApp(ctx context.Context, a store.App) error {
-	if err := store.ValidAppName(a.Name); err != nil {
+	if err := names.ValidApp(a.Name); err != nil {
 		return err
 	}
 	switch a.Scope {

@@ -1,14 +1,14 @@
-package store_test
+package names_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 )
 
-func TestValidAgentName(t *testing.T) {
+func TestValidAgent(t *testing.T) {
 	tests := []struct {
 		name    string
 		wantErr string // substring of the message; "" means valid
@@ -29,15 +29,15 @@ func TestValidAgentName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := store.ValidAgentName(tt.name)
+			err := names.ValidAgent(tt.name)
 			if tt.wantErr == "" {
 				if err != nil {
-					t.Fatalf("ValidAgentName(%q) = %v, want nil", tt.name, err)
+					t.Fatalf("ValidAgent(%q) = %v, want nil", tt.name, err)
 				}
 				return
 			}
 			if err == nil {
-				t.Fatalf("ValidAgentName(%q) = nil, want an error containing %q", tt.name, tt.wantErr)
+				t.Fatalf("ValidAgent(%q) = nil, want an error containing %q", tt.name, tt.wantErr)
 			}
 			if got := jarvisbot.ErrorCode(err); got != jarvisbot.EINVALID {
 				t.Errorf("code = %q, want %q", got, jarvisbot.EINVALID)

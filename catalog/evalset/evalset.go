@@ -1,5 +1,5 @@
 // Package evalset reads labelled request sets (the *-dev.jsonl files) and
-// scores the catalog's MCP gate against them: exact matches, server
+// scores the catalog's MCP gate (C5) against them: exact matches, server
 // recall, false offers and the tool schema the model would be sent. The
 // `jarvisbot eval gate` command and the gate's tests share it, so the
 // figures in a closing note and in CI are computed one way.
