@@ -111,10 +111,10 @@ func (a *cli) webOptions(cfg config.Config, s *app.Session, log *slog.Logger) we
 		Version: buildVersion(),
 
 		Plugins:   a.webPlugins(cfg, s),
-		Skills:    a.webSkills(cfg, s),
+		Skills:    web.SkillsTab(s.Installation()),
 		MCPs:      a.webMCPs(cfg, s),
-		Agents:    a.webAgents(cfg, s),
-		Approvals: a.webApprovals(cfg, s),
+		Agents:    web.AgentsTab(s.Installation()),
+		Approvals: web.ApprovalsTab(s.Installation()),
 		Activity:  a.webActivity(cfg, s),
 		Schedule:  a.webSchedule(cfg, s),
 		Route:     a.webRoute(cfg, s),
