@@ -119,11 +119,6 @@ type MovedSecret struct {
 	Ref  string
 }
 
-// Warnings are what a use case says without failing: tools a server
-// listed that the catalog leaves out, and why. A door shows each as a
-// warning.
-type Warnings []string
-
 // warned collects warnings from servers reached at once.
 type warned struct {
 	mu   sync.Mutex

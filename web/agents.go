@@ -8,8 +8,8 @@ import (
 
 // Agents is what the Agents tab reads and changes (A1): the owner's
 // agents, added with a name and a description that chooses their focus
-// (C6), with allow and block lists, as `jarvisbot agents` does. The
-// changes answer in the CLI's words.
+// (C6), with allow and block lists, through the use cases `jarvisbot
+// agents` runs too (AgentsTab). The changes answer in the CLI's words.
 type Agents interface {
 	// Agents lists the agents by name.
 	Agents(ctx context.Context) ([]Agent, error)

@@ -10,7 +10,8 @@ import (
 
 // Approvals is what the Approvals tab reads and changes: the pending
 // ask-tier requests, decided through the same engine as the chat
-// buttons, and the standing "always" grants (C2, CH2).
+// buttons, and the standing "always" grants (C2, CH2); ApprovalsTab is
+// the running service's.
 type Approvals interface {
 	// Pending lists the requests that wait for a decision, oldest first.
 	Pending(ctx context.Context) ([]Approval, error)

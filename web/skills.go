@@ -12,8 +12,9 @@ import (
 )
 
 // Skills is what the Skills tab reads and changes (S2, S5, S6, S7): the
-// `skills` command's code over the running service. A change returns the
-// command's own words, which the page shows as its note.
+// skill use cases `jarvisbot skills` runs too (SkillsTab). A change
+// returns what it did in the CLI's words, which the page shows as its
+// note.
 type Skills interface {
 	// List is every skill `skills list` shows, and the agents' own
 	// skills, which can be promoted.
@@ -41,8 +42,7 @@ type SkillList struct {
 	// Hidden is how many manuals of store plugins that are not installed
 	// are left out.
 	Hidden int
-	// Warnings are the skill files that could not be read, in the CLI's
-	// words.
+	// Warnings are the skill files that could not be read, one a line.
 	Warnings string
 }
 
@@ -72,8 +72,9 @@ type SkillSource struct {
 // SkillConsent is the consent view of a skill to install (S6, X2).
 type SkillConsent struct {
 	Name string
-	// View is the command's consent view: the full text with control
-	// characters visible, the fields it will ignore, how it may enter turns.
+	// View is the consent view the CLI shows too: the full text with
+	// control characters visible, the fields it will ignore, how it may
+	// enter turns.
 	View    string
 	Dropped []string
 	Dest    string

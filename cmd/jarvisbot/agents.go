@@ -3,18 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
-	"github.com/jarvisbot/jarvisbot/agents/cliagent"
 	"github.com/jarvisbot/jarvisbot/app"
-	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
-	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 const agentsUsage = `agents add NAME --describe "what it is for" [--allow IDS] [--block IDS] [--provider claude-code|codex|anthropic|openai]
@@ -36,134 +31,80 @@ func cmdAgents(ctx context.Context, a *cli, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", agentsUsage)
 	}
-	view, db, err := a.openWithCatalog(ctx)
+	in, err := a.OpenInstallation(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer in.Close()
 	spec := agents.Spec{Description: *describe, Allow: *allow, Block: *block, Provider: *prov}
+	name := ""
+	if len(pos) == 2 {
+		name = pos[1]
+	}
 	switch {
 	case pos[0] == "add" && len(pos) == 2:
-		return addAgent(ctx, a.stdout, db, view, pos[1], spec)
+		return a.printNote(noted(in.AddAgent(ctx, name, spec)))
 	case pos[0] == "list" && len(pos) == 1:
-		return listAgents(ctx, a.stdout, db)
+		return listAgents(ctx, a, in)
 	case pos[0] == "show" && len(pos) == 2:
-		ag, err := db.Agent(ctx, pos[1])
-		if err != nil {
-			return err
-		}
-		showAgent(a.stdout, ag)
-		a.showModel(ctx, ag)
-		return nil
+		return showAgent(ctx, a, in, name)
 	case pos[0] == "edit" && len(pos) == 2:
-		return editAgent(ctx, a.stdout, db, view, pos[1], spec)
+		return a.printNote(noted(in.EditAgent(ctx, name, spec)))
 	case pos[0] == "remove" && len(pos) == 2:
-		return removeAgent(ctx, a.stdout, db, pos[1])
+		return a.printNote(noted(in.RemoveAgent(ctx, name)))
 	}
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", agentsUsage)
 }
 
-// addAgent adds an agent (A1), its focus chosen from its description
-// (C6), and says what it got: `agents add` and the dashboard.
-func addAgent(ctx context.Context, w io.Writer, db store.Agents, f agents.Focuser, name string, spec agents.Spec) error {
-	ag, err := agents.Add(ctx, db, f, name, spec)
+// noter is a use case's result that says what it did.
+type noter interface{ Note() string }
+
+// noted is a result's note, or the use case's error.
+func noted[R noter](r R, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return r.Note(), nil
+}
+
+// printNote prints what a change did, or returns why it failed.
+func (a *cli) printNote(note string, err error) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "Added agent:")
-	showAgent(w, ag)
+	fmt.Fprintln(a.stdout, note)
 	return nil
 }
 
-// editAgent changes what spec sets of an agent and shows it: `agents
-// edit` and the dashboard.
-func editAgent(ctx context.Context, w io.Writer, db store.Agents, f agents.Focuser, name string, spec agents.Spec) error {
-	ag, err := agents.Edit(ctx, db, f, name, spec)
+func listAgents(ctx context.Context, a *cli, in *app.Installation) error {
+	list, err := in.ListAgents(ctx)
 	if err != nil {
 		return err
 	}
-	showAgent(w, ag)
-	return nil
-}
-
-// removeAgent removes an agent (never the default one): `agents remove`
-// and the dashboard.
-func removeAgent(ctx context.Context, w io.Writer, db store.Agents, name string) error {
-	if err := agents.Remove(ctx, db, name); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "Removed agent %s.\n", name)
-	return nil
-}
-
-// openWithCatalog opens the store with the catalog built from it, whose
-// view chooses the focus of agents created or described anew (C6).
-func (a *cli) openWithCatalog(ctx context.Context) (*catalog.View, *sqlstore.DB, error) {
-	cfg, err := a.LoadConfig()
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := app.BuildCatalog(cfg, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	view := c.View()
-	db, err := a.OpenStoreWith(ctx, cfg, view)
-	return view, db, err
-}
-
-func listAgents(ctx context.Context, w io.Writer, db store.Agents) error {
-	list, err := db.Agents(ctx)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	for _, ag := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", ag.Name, visible.Line(ag.Description), strings.Join(ag.Focus, ", "))
 	}
 	return tw.Flush()
 }
 
-func showAgent(w io.Writer, ag store.Agent) {
-	fmt.Fprintf(w, "%s: %s\n", ag.Name, visible.Line(ag.Description))
-	focus := "none (no capability matched the description; name a service to give it one)"
-	if len(ag.Focus) > 0 {
-		focus = strings.Join(ag.Focus, ", ")
-	}
-	fmt.Fprintf(w, "  focus: %s\n", focus)
-	if len(ag.Allow) > 0 {
-		fmt.Fprintf(w, "  allow: %s\n", strings.Join(ag.Allow, ", "))
-	}
-	if len(ag.Block) > 0 {
-		fmt.Fprintf(w, "  block: %s\n", strings.Join(ag.Block, ", "))
-	}
-	if ag.Provider != "" {
-		fmt.Fprintf(w, "  provider: %s\n", ag.Provider)
-	}
-}
-
-// showModel says what model an agent runs on; for a coding CLI, which one
-// it found and its version, or exactly what to install (M5).
-func (a *cli) showModel(ctx context.Context, ag store.Agent) {
-	cfg, err := a.LoadConfig()
+// showAgent prints an agent and what model it runs on; for a coding CLI,
+// which one it found and its version, or exactly what to install (M5).
+func showAgent(ctx context.Context, a *cli, in *app.Installation, name string) error {
+	ag, err := in.ShowAgent(ctx, name)
 	if err != nil {
-		return // the command already read it; nothing new to say
+		return err
 	}
-	ch, err := a.ChooseFor(ctx, cfg, ag)
-	switch {
-	case err != nil:
-		fmt.Fprintf(a.stdout, "  model: none yet: %v\n", err)
-	case ch.CLI != "":
-		cli, err := cliagent.New(cliagent.Options{Kind: ch.CLI, Command: ch.Command, Getenv: a.Getenv, Environ: a.Environ, MCP: app.SessionServer})
-		if err == nil {
-			var v string
-			if v, err = cli.Version(ctx); err == nil {
-				fmt.Fprintf(a.stdout, "  model: the %s CLI on your subscription: %s\n", ch.CLI, v)
-				return
-			}
-		}
-		fmt.Fprintf(a.stdout, "  model: the %s CLI, not usable yet: %v\n", ch.CLI, err)
+	fmt.Fprint(a.stdout, app.DescribeAgent(ag))
+	switch m := in.ModelOf(ctx, ag); {
+	case m.CLI != "" && m.Err == nil:
+		fmt.Fprintf(a.stdout, "  model: the %s CLI on your subscription: %s\n", m.CLI, m.Version)
+	case m.CLI != "":
+		fmt.Fprintf(a.stdout, "  model: the %s CLI, not usable yet: %v\n", m.CLI, m.Err)
+	case m.Err != nil:
+		fmt.Fprintf(a.stdout, "  model: none yet: %v\n", m.Err)
 	default:
-		fmt.Fprintf(a.stdout, "  model: %s %s\n", ch.Config.Provider, ch.Config.Model)
+		fmt.Fprintf(a.stdout, "  model: %s %s\n", m.Provider, m.Model)
 	}
+	return nil
 }

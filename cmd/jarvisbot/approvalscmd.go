@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -16,14 +15,14 @@ func cmdApprovals(ctx context.Context, a *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, db, err := a.Open(ctx)
+	in, err := a.OpenInstallation(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer in.Close()
 	switch {
 	case len(pos) == 0 || pos[0] == "list" && len(pos) == 1:
-		list, err := db.PendingApprovals(ctx)
+		list, err := in.PendingApprovals(ctx)
 		if err != nil {
 			return err
 		}
@@ -34,11 +33,11 @@ func cmdApprovals(ctx context.Context, a *cli, args []string) error {
 			// A summary has several lines (what, the arguments that
 			// matter, the agent's reason): each is indented under its id.
 			fmt.Fprintf(a.stdout, "%s  %s  agent %s, chat %s, expires %s\n  %s\n", ap.ID, ap.Tool, ap.Agent, ap.Chat,
-				ap.ExpiresAt.In(cfg.Location()).Format("15:04 MST"), strings.ReplaceAll(ap.Summary, "\n", "\n  "))
+				ap.ExpiresAt.In(in.Config.Location()).Format("15:04 MST"), strings.ReplaceAll(ap.Summary, "\n", "\n  "))
 		}
 		return nil
 	case pos[0] == "grants" && len(pos) == 1:
-		list, err := db.Grants(ctx)
+		list, err := in.AlwaysApproved(ctx)
 		if err != nil {
 			return err
 		}
@@ -50,22 +49,7 @@ func cmdApprovals(ctx context.Context, a *cli, args []string) error {
 		}
 		return nil
 	case pos[0] == "revoke" && len(pos) == 2:
-		return revokeGrant(ctx, a.stdout, db, pos[1])
+		return a.printNote(noted(in.Revoke(ctx, pos[1])))
 	}
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot approvals list | grants | revoke TOOL")
-}
-
-// revoker withdraws "always for this tool": the store, or the engine over it.
-type revoker interface {
-	Revoke(ctx context.Context, tool string) error
-}
-
-// revokeGrant withdraws a grant and says so: `approvals revoke` and the
-// dashboard.
-func revokeGrant(ctx context.Context, w io.Writer, r revoker, tool string) error {
-	if err := r.Revoke(ctx, tool); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%s asks for your approval again.\n", tool)
-	return nil
 }

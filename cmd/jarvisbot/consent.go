@@ -7,36 +7,21 @@ import (
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/skills"
 )
 
-// The consent views (X2): before a skill or a local plugin is installed,
-// the owner reads everything it brings, exactly as the file says it, and
-// answers. Both views print through these functions, so that no text from
-// outside reaches the terminal with its control characters live.
+// The consent views (X2) are written by app (InFull, DroppedList), the
+// same for every door; the terminal's question is asked here.
 
-const rule = "----------------------------------------"
+// showInFull writes text from outside between two rules, its control
+// characters shown as escapes (app.InFull).
+func showInFull(w io.Writer, text string) { fmt.Fprint(w, app.InFull(text)) }
 
-// showInFull writes text from outside between two rules, every control and
-// invisible character written as an escape, and says when there were any.
-func showInFull(w io.Writer, text string) {
-	shown := visible.Text(text)
-	if !strings.HasSuffix(shown, "\n") {
-		shown += "\n"
-	}
-	fmt.Fprintf(w, "%s\n%s%s\n", rule, shown, rule)
-	if n := visible.Count(text); n > 0 {
-		fmt.Fprintf(w, "Careful: the text holds %d control or invisible character(s), shown above as \\x.., \\u.... escapes; in a terminal they could hide or rewrite what you read.\n", n)
-	}
-}
-
-// showDropped lists the fields that will be ignored, each with why; prefix
-// names the file they are in when there are several.
+// showDropped lists the fields that will be ignored (app.DroppedList).
 func showDropped(w io.Writer, prefix string, dropped []skills.Dropped) {
-	for _, d := range dropped {
-		fmt.Fprintf(w, "  - %s%s: %s\n", visible.Text(prefix), visible.Text(d.Field), d.Reason)
-	}
+	fmt.Fprint(w, app.DroppedList(prefix, dropped))
 }
 
 // confirm asks question and reads the owner's answer from stdin: yes is

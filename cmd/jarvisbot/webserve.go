@@ -111,10 +111,10 @@ func (a *cli) webOptions(cfg config.Config, s *app.Session, log *slog.Logger) we
 		Version: buildVersion(),
 
 		Plugins:   web.PluginsTab(s.Service),
-		Skills:    a.webSkills(cfg, s),
+		Skills:    web.SkillsTab(s.Installation()),
 		MCPs:      web.MCPsTab(s.Installation()),
-		Agents:    a.webAgents(cfg, s),
-		Approvals: a.webApprovals(cfg, s),
+		Agents:    web.AgentsTab(s.Installation()),
+		Approvals: web.ApprovalsTab(s.Installation()),
 		Activity:  a.webActivity(cfg, s),
 		Schedule:  a.webSchedule(cfg, s),
 		Route:     a.webRoute(cfg, s),
