@@ -115,10 +115,10 @@ func (a *cli) webOptions(cfg config.Config, s *app.Session, log *slog.Logger) we
 		MCPs:      a.webMCPs(cfg, s),
 		Agents:    a.webAgents(cfg, s),
 		Approvals: a.webApprovals(cfg, s),
-		Activity:  a.webActivity(cfg, s),
-		Schedule:  a.webSchedule(cfg, s),
-		Route:     a.webRoute(cfg, s),
-		Pause:     app.PauseSwitch{Session: s},
+		Activity:  web.ActivityTab(s.Installation()),
+		Schedule:  web.ScheduleTab(s),
+		Route:     web.RouteTab(s),
+		Pause:     web.PauseSwitch(s),
 	}
 	if a.Clock != nil {
 		o.Now = a.Clock.Now
