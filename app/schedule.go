@@ -262,3 +262,29 @@ func (s *Service) RunScheduledForApp(ctx context.Context, skill string) (store.R
 	}
 	return s.Scheduler.RunNow(ctx, skill)
 }
+
+// RunScheduled runs one scheduled skill now in this session, which runs
+// no scheduler of its own (`schedule run`): its ask-tier calls are asked
+// on the session's channels, which listen while it runs, and deliver
+// takes its report, as the clock's run would send it to chat. Skills
+// that cannot be read or scheduled are reported to the service's
+// warnings. scheduler.RunError says whether the run succeeded.
+func (s *Session) RunScheduled(ctx context.Context, skill string, deliver func(ctx context.Context, chat, text string) error) (store.Run, error) {
+	jobs, err := ScheduledJobs(ctx, s.Config, s.DB, s.Warn)
+	if err != nil {
+		return store.Run{}, err
+	}
+	sch := scheduler.New(scheduler.Options{Store: s.DB, Clock: s.env.Clock, Zone: s.Config.Location(), MainChat: MainChat(s.Config),
+		Run: s.env.SkillRunner(ctx, s.Config, s.Service), Logger: s.Log, Deliver: deliver})
+	if err := sch.Load(jobs); err != nil {
+		fmt.Fprintln(s.Warn, "jarvisbot:", err)
+	}
+	defer sch.Stop(context.Background())
+	recv, stopRecv := context.WithCancel(ctx)
+	ends := s.Listen(recv)
+	r, err := sch.RunNow(ctx, skill)
+	stopRecv()
+	<-ends
+	s.Desk.Drain(ctx) // nothing was queued: it only ends the desk's work
+	return r, err
+}

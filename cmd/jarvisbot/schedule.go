@@ -96,33 +96,18 @@ func runScheduled(ctx context.Context, a *cli, cfg config.Config, name string) e
 		return err
 	}
 	s.Connect(ctx)
-	jobs, err := app.ScheduledJobs(ctx, cfg, s.DB, a.Stderr)
-	if err != nil {
-		return err
-	}
-	sch := scheduler.New(scheduler.Options{Store: s.DB, Clock: a.Clock, Zone: cfg.Location(), MainChat: app.MainChat(cfg), Run: a.SkillRunner(ctx, cfg, s.Service), Logger: log,
-		// The report goes through the console, the terminal's one writer.
-		Deliver: func(ctx context.Context, chat, text string) error {
-			for _, b := range bots {
-				if strings.HasPrefix(chat, b.Name()+":") {
-					if _, err := b.Send(ctx, channels.Outgoing{Chat: chat, Text: text}); err != nil {
-						return err
-					}
+	// The report goes through the console, the terminal's one writer.
+	r, err := s.RunScheduled(ctx, name, func(ctx context.Context, chat, text string) error {
+		for _, b := range bots {
+			if strings.HasPrefix(chat, b.Name()+":") {
+				if _, err := b.Send(ctx, channels.Outgoing{Chat: chat, Text: text}); err != nil {
+					return err
 				}
 			}
-			_, err := con.Send(ctx, channels.Outgoing{Chat: console.Chat, Text: fmt.Sprintf("[report for %s]\n%s", chat, text)})
-			return err
-		}})
-	if err := sch.Load(jobs); err != nil {
-		fmt.Fprintln(a.Stderr, "jarvisbot:", err)
-	}
-	defer sch.Stop(context.Background())
-	recv, stopRecv := context.WithCancel(ctx)
-	ends := s.Listen(recv)
-	r, err := sch.RunNow(ctx, name)
-	stopRecv()
-	<-ends
-	s.Desk.Drain(ctx) // nothing was queued: it only ends the desk's work
+		}
+		_, err := con.Send(ctx, channels.Outgoing{Chat: console.Chat, Text: fmt.Sprintf("[report for %s]\n%s", chat, text)})
+		return err
+	})
 	if err != nil {
 		return err
 	}
