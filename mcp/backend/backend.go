@@ -1,7 +1,10 @@
 // Package backend is the running service as jarvisbot's MCP surface sees
-// it (SPEC M4): surface.Backend over the store, the catalog, the agent
-// runtime, the job queue, the approvals engine and the scheduler. It
-// holds no state of its own; every answer is read when asked.
+// it (SPEC M4, X5): surface.Backend over the store, the catalog, the job
+// queue and the approvals engine, and over the app layer's use cases
+// (the skill list, the schedule, notices to the owner, export and
+// import), whose typed results it renders as the surface's tool results.
+// ForSession builds it from a running app.Session. It holds no state of
+// its own; every answer is read when asked.
 package backend
 
 import (
