@@ -10,8 +10,6 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/mcp/backend"
-	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -39,8 +37,21 @@ func (s *Service) commands() map[string]func(ctx context.Context, chat string) s
 	return cmds
 }
 
-// skillList is every skill with its switch, kind and source, as /skills.
-func (s *Service) SkillList(ctx context.Context) ([]surface.Skill, error) {
+// ListedSkill is one skill with its switch, kind and source, as /skills,
+// the MCP surface's skill list and export show it.
+type ListedSkill struct {
+	Name, Description string
+	Enabled           bool
+	// Off says why it is off: skills.WhySwitchedOff (the owner's switch)
+	// or skills.WhyNotInstalled; "" when it is on.
+	Off      string
+	Kind     string // what it does: instructions, a workflow, …
+	Source   string // where it comes from: shipped, the owner's, a plugin's
+	Schedule string // its cron spec, "" for none
+}
+
+// SkillList is every skill with its switch, kind and source, as /skills.
+func (s *Service) SkillList(ctx context.Context) ([]ListedSkill, error) {
 	on := map[string]bool{}
 	if err := collection.AddInstalled(ctx, s.DB, on); err != nil {
 		return nil, err
@@ -53,18 +64,33 @@ func (s *Service) SkillList(ctx context.Context) ([]surface.Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]surface.Skill, 0, len(all))
+	out := make([]ListedSkill, 0, len(all))
 	for _, e := range all {
-		out = append(out, surface.Skill{Name: e.Skill.Name, Description: e.Skill.Description, Enabled: e.On, Off: e.Why, Kind: string(e.Skill.Does), Source: string(e.Source), Schedule: e.Skill.Schedule})
+		out = append(out, ListedSkill{Name: e.Skill.Name, Description: e.Skill.Description, Enabled: e.On, Off: e.Why, Kind: string(e.Skill.Does), Source: string(e.Source), Schedule: e.Skill.Schedule})
 	}
 	return out, nil
 }
 
-// notifyOwner sends an app's notice to chat on its channel, as written
+// Notice is an app's notice to the owner as the chat gets it: marked with
+// the app's name and inert (visible.Inert) in every part. The MCP surface
+// makes it from what the app sent.
+type Notice struct {
+	// Text is the message: the whole notice when it is short enough for
+	// one message, else its start and how much is cut, for a chat that
+	// takes no files.
+	Text string
+	// File holds the whole notice when it is longer, to send as one
+	// document named FileName with Caption; nil otherwise.
+	File     []byte
+	FileName string
+	Caption  string
+}
+
+// NotifyOwner sends an app's notice to chat on its channel, as written
 // (X5): the file where the notice has one and the channel takes files,
 // else the text. The app hears of a failure and may send it again; the
 // desk's kept replies would send it again as the model's Markdown.
-func (s *Session) NotifyOwner(ctx context.Context, chat string, n backend.Notice) error {
+func (s *Session) NotifyOwner(ctx context.Context, chat string, n Notice) error {
 	name, _, _ := strings.Cut(chat, ":")
 	var ch channels.Channel
 	for _, c := range s.Channels {

@@ -16,10 +16,11 @@ type PauseStore interface {
 	SetPaused(ctx context.Context, paused bool, by string) error
 }
 
-// PauseState is the pause as it was before a switch.
+// PauseState is whether every agent is paused, and by whom: OwnerPauser
+// or "app NAME" (an app's pause_all).
 type PauseState struct {
 	Paused bool
-	by     string
+	By     string
 }
 
 // SwitchPause pauses (as the owner) or resumes every agent and returns
@@ -34,7 +35,7 @@ func SwitchPause(ctx context.Context, db PauseStore, pause bool) (PauseState, er
 			return PauseState{}, err
 		}
 	}
-	return PauseState{Paused: was, by: by}, nil
+	return PauseState{Paused: was, By: by}, nil
 }
 
 // PauseNote says what a switch did, for the door named by resumeHow
@@ -42,13 +43,13 @@ func SwitchPause(ctx context.Context, db PauseStore, pause bool) (PauseState, er
 func PauseNote(before PauseState, pause bool, resumeHow string) string {
 	switch {
 	case pause && before.Paused:
-		return fmt.Sprintf("Already paused by %s. To go on, %s.", before.by, resumeHow)
+		return fmt.Sprintf("Already paused by %s. To go on, %s.", before.By, resumeHow)
 	case pause:
 		return fmt.Sprintf("Paused: no agent starts a turn (turns in progress finish), and messages wait until you resume. To go on, %s.", resumeHow)
 	case !before.Paused:
 		return "Nothing is paused: agents start turns as usual."
 	default:
-		return fmt.Sprintf("Resumed (paused by %s): agents start turns again, and the messages that waited are answered now.", before.by)
+		return fmt.Sprintf("Resumed (paused by %s): agents start turns again, and the messages that waited are answered now.", before.By)
 	}
 }
 
@@ -78,20 +79,35 @@ func (s *Session) pauseCommands(cmds map[string]func(ctx context.Context, chat s
 	}
 }
 
-// PauseSwitch is the dashboard's pause switch over this session.
-type PauseSwitch struct{ Session *Session }
-
-func (p PauseSwitch) Paused(ctx context.Context) (bool, string, error) {
-	paused, by, _, err := p.Session.DB.Paused(ctx)
-	return paused, by, err
+// Pause is whether every agent is paused now, and by whom.
+func (in *Installation) Pause(ctx context.Context) (PauseState, error) {
+	paused, by, _, err := in.DB.Paused(ctx)
+	return PauseState{Paused: paused, By: by}, err
 }
 
-func (p PauseSwitch) SetPaused(ctx context.Context, pause bool) (string, error) {
-	before, err := p.Session.ownerPause(ctx, pause)
-	if err != nil {
-		return "", err
-	}
-	return PauseNote(before, pause, "press Resume"), nil
+// PauseAll pauses every agent as the owner (M4, X5) and returns the state
+// before. In a one-off command the switch is in the store, which a
+// running serve reads within PauseSyncEvery.
+func (in *Installation) PauseAll(ctx context.Context) (PauseState, error) {
+	return SwitchPause(ctx, in.DB, true)
+}
+
+// ResumeAll lets every agent start turns again, whoever paused, and
+// returns the state before.
+func (in *Installation) ResumeAll(ctx context.Context) (PauseState, error) {
+	return SwitchPause(ctx, in.DB, false)
+}
+
+// PauseAll is the owner's pause inside serve (the dashboard's switch),
+// taken up by this process at once.
+func (s *Session) PauseAll(ctx context.Context) (PauseState, error) {
+	return s.ownerPause(ctx, true)
+}
+
+// ResumeAll is the owner's resume inside serve: the chats and jobs that
+// waited start at once.
+func (s *Session) ResumeAll(ctx context.Context) (PauseState, error) {
+	return s.ownerPause(ctx, false)
 }
 
 // pausedNow is pause_all's state, for the desk.

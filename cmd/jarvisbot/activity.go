@@ -38,15 +38,16 @@ func cmdActivity(ctx context.Context, a *cli, args []string) error {
 	if len(pos) > 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot activity [--limit N] [--json]")
 	}
-	_, db, err := a.Open(ctx)
+	in, err := a.OpenInstallation(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	rows, err := readActivity(ctx, db, store.ActivityFilter{}, *limit)
+	defer in.Close()
+	board, err := in.Activity(ctx, store.ActivityFilter{}, *limit)
 	if err != nil {
 		return err
 	}
+	rows := activityRows(board.Entries)
 	if *asJSON {
 		b, err := json.Marshal(rows)
 		if err != nil {
@@ -66,8 +67,9 @@ func cmdActivity(ctx context.Context, a *cli, args []string) error {
 	return tw.Flush()
 }
 
-// readActivity is the board as `activity` prints it and the dashboard
-// shows it: newest first, at most limit entries that pass f.
+// readActivity is the board as `activity` prints it and the Agents tab
+// shows an agent's recent calls: newest first, at most limit entries that
+// pass f.
 func readActivity(ctx context.Context, db store.ActivityBoard, f store.ActivityFilter, limit int) ([]activityRow, error) {
 	list, err := db.ActivityBoard(ctx, f, limit)
 	if err != nil {
@@ -82,4 +84,14 @@ func activityRows(list []store.ActivityEntry) []activityRow {
 		rows = append(rows, activityRow{e.ID, e.At, e.Agent, e.App, e.Tool, e.Tier, e.Args, e.Outcome, e.Duration.Milliseconds()})
 	}
 	return rows
+}
+
+// webRows are rows as the Agents tab shows an agent's recent calls.
+func webRows(rows []activityRow) []web.ActivityRow {
+	out := make([]web.ActivityRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, web.ActivityRow{ID: r.ID, At: r.At, Agent: r.Agent, App: r.App, Tool: r.Tool, Tier: r.Tier, Args: r.Args, Outcome: r.Outcome,
+			Took: time.Duration(r.DurationMS) * time.Millisecond})
+	}
+	return out
 }

@@ -58,24 +58,20 @@ func cmdApps(ctx context.Context, a *cli, args []string) error {
 	default:
 		return usage
 	}
-	cfg, db, err := a.Open(ctx)
+	in, err := a.OpenInstallation(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer in.Close()
 	switch pos[0] {
 	case "add":
-		return a.appsAdd(ctx, cfg, db, pos[1], *scope)
+		return a.appsAdd(ctx, in.Config, in.DB, pos[1], *scope)
 	case "list":
-		return a.appsList(ctx, db, *asJSON)
+		return a.appsList(ctx, in, *asJSON)
 	case "revoke":
-		if err := db.RevokeApp(ctx, pos[1]); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "Revoked app %s: its key is refused from the next request on.\n", pos[1])
-		return a.revokedPause(ctx, db, pos[1], *resume)
+		return a.appsRevoke(ctx, in, pos[1], *resume)
 	default: // config
-		return a.appsConfig(ctx, cfg, db, pos[1], *client)
+		return a.appsConfig(ctx, in, pos[1], *client)
 	}
 }
 
@@ -124,8 +120,8 @@ type listedApp struct {
 	Revoked  time.Time `json:"revoked,omitzero"`
 }
 
-func (a *cli) appsList(ctx context.Context, db *sqlstore.DB, asJSON bool) error {
-	list, err := db.Apps(ctx)
+func (a *cli) appsList(ctx context.Context, in *app.Installation, asJSON bool) error {
+	list, err := in.ListApps(ctx)
 	if err != nil {
 		return err
 	}
@@ -162,21 +158,12 @@ func (a *cli) appsList(ctx context.Context, db *sqlstore.DB, asJSON bool) error 
 // appsConfig prints the client's config snippet on stdout (so it can be
 // redirected into the file) and where it goes on stderr. The key is not
 // in it: only `apps add` ever shows a key.
-func (a *cli) appsConfig(ctx context.Context, cfg config.Config, db *sqlstore.DB, name, client string) error {
-	list, err := db.Apps(ctx)
+func (a *cli) appsConfig(ctx context.Context, in *app.Installation, name, client string) error {
+	found, err := in.ActiveApp(ctx, name)
 	if err != nil {
 		return err
 	}
-	var found *store.App
-	for i := range list {
-		if list[i].Name == name && !list[i].Revoked() {
-			found = &list[i]
-		}
-	}
-	if found == nil {
-		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no app named %s, or it was revoked (see jarvisbot apps list; add it with jarvisbot apps add %s)", name, name)
-	}
-	f := apps.ConfigFor{App: name, URL: appsEndpoint(cfg), Command: jarvisbotCommand()}
+	f := apps.ConfigFor{App: name, URL: appsEndpoint(in.Config), Command: jarvisbotCommand()}
 	if p := a.Getenv(config.EnvConfig); p != "" {
 		// A client that launches `jarvisbot mcp serve` does not start in
 		// the owner's shell: tell it which config names the service.
@@ -207,22 +194,20 @@ func jarvisbotCommand() string {
 	return "jarvisbot"
 }
 
-// revokedPause offers to lift the pause a revoked app set (X5): the
-// app cannot resume any more, so the pause stays until the owner lifts
-// it, with --resume or jarvisbot resume. A pause someone else set stays.
-func (a *cli) revokedPause(ctx context.Context, db app.PauseStore, name string, resume bool) error {
-	paused, by, _, err := db.Paused(ctx)
-	if err != nil || !paused || by != "app "+name {
+// appsRevoke revokes the app's key and says whether the pause it set
+// stays (X5): the app cannot resume any more, so the pause stays until
+// the owner lifts it, with --resume or jarvisbot resume.
+func (a *cli) appsRevoke(ctx context.Context, in *app.Installation, name string, resume bool) error {
+	r, err := in.RevokeApp(ctx, name, resume)
+	if !r.Revoked {
 		return err
 	}
-	if !resume {
+	fmt.Fprintf(a.stdout, "Revoked app %s: its key is refused from the next request on.\n", name)
+	switch {
+	case r.Resumed != nil:
+		fmt.Fprintln(a.stdout, app.PauseNote(*r.Resumed, false, ""))
+	case r.PausedEverything && !resume:
 		fmt.Fprintf(a.stdout, "App %s had paused everything, and it stays paused: run jarvisbot resume (or send /resume in chat) to lift it.\n", name)
-		return nil
 	}
-	before, err := app.SwitchPause(ctx, db, false)
-	if err != nil {
-		return fmt.Errorf("app %s is revoked, but its pause could not be lifted: %w; run jarvisbot resume", name, err)
-	}
-	fmt.Fprintln(a.stdout, app.PauseNote(before, false, ""))
-	return nil
+	return err
 }

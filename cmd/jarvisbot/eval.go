@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog/evalset"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -32,7 +33,8 @@ func cmdEval(ctx context.Context, a *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := a.planRoute(ctx, *agentName, *snapshot, false)
+	p, err := a.PlanRoute(ctx, app.RouteOptions{Agent: *agentName, Snapshot: *snapshot})
+	a.warn(p.Warnings)
 	if err != nil {
 		return err
 	}

@@ -30,12 +30,16 @@ func cmdPause(pause bool) func(ctx context.Context, a *cli, args []string) error
 			fs.Usage()
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s (it takes no arguments)", name)
 		}
-		_, db, err := a.Open(ctx)
+		in, err := a.OpenInstallation(ctx)
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		before, err := app.SwitchPause(ctx, db, pause)
+		defer in.Close()
+		switchIt := in.ResumeAll
+		if pause {
+			switchIt = in.PauseAll
+		}
+		before, err := switchIt(ctx)
 		if err != nil {
 			return err
 		}

@@ -10,14 +10,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/app"
-	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"github.com/jarvisbot/jarvisbot/app/route"
-	"github.com/jarvisbot/jarvisbot/catalog"
-	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/plugins/collection"
-	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // maxRouteLine bounds one message read from stdin by `route -`.
@@ -38,7 +32,8 @@ func cmdRoute(ctx context.Context, a *cli, args []string) error {
 		fs.Usage()
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "give a message, or - to read one message per line from stdin")
 	}
-	p, err := a.planRoute(ctx, *agentName, *snapshot, *connectAll)
+	p, err := a.PlanRoute(ctx, app.RouteOptions{Agent: *agentName, Snapshot: *snapshot, ConnectAll: *connectAll})
+	a.warn(p.Warnings)
 	if err != nil {
 		return err
 	}
@@ -77,73 +72,6 @@ func eachLine(ctx context.Context, r io.Reader, answer func(string) error) error
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "read messages from stdin (one per line, at most %d MiB each): %w", maxRouteLine>>20, err)
 	}
 	return nil
-}
-
-// planRoute builds the catalog (the stored servers' cached tools, or a
-// snapshot's) and plans the named agent's turns over it.
-func (a *cli) planRoute(ctx context.Context, agentName, snapshot string, connectAll bool) (route.Planner, error) {
-	var p route.Planner
-	cfg, err := a.LoadConfig()
-	if err != nil {
-		return p, err
-	}
-	c, err := app.BuildCatalog(cfg, snapshot)
-	if err != nil {
-		return p, err
-	}
-	if connectAll {
-		if err := assembly.ConnectBuiltins(c, cfg.DataDir); err != nil {
-			return p, err
-		}
-	}
-	view := c.View()
-	db, err := a.OpenStoreWith(ctx, cfg, view)
-	if err != nil {
-		return p, err
-	}
-	defer db.Close()
-	return routePlanner(ctx, cfg, db, view, agentName, connectAll, a.Stderr)
-}
-
-// routePlanner resolves steps 1-3 for the named agent on view, and ranks
-// the skills enabled for it: the manuals of connected plugins (those of
-// the view's servers, or every store plugin with connectAll), the shipped
-// general skills, the owner's and the agent's own. `route` runs it on the
-// catalog it builds, the dashboard's Route tab on the running session's
-// live catalog; unreadable skills are reported to warn.
-func routePlanner(ctx context.Context, cfg config.Config, db *sqlstore.DB, view *catalog.View, agentName string, connectAll bool, warn io.Writer) (route.Planner, error) {
-	var p route.Planner
-	ag, err := db.Agent(ctx, agentName)
-	if err != nil {
-		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-			return p, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no agent named %q (add it under agents: in the config, or use --agent %s)", agentName, store.DefaultAgent)
-		}
-		return p, err
-	}
-	on, err := collection.Connected(ctx, db, view)
-	if err != nil {
-		return p, err
-	}
-	if p.Attention, err = collection.NeedingAttention(ctx, db); err != nil {
-		return p, err
-	}
-	sc, err := app.SkillScope(cfg, ag.Name, on, warn)
-	if err != nil {
-		return p, err
-	}
-	sc.ConnectAll = connectAll
-	list, err := skills.Enabled(ctx, db, sc, warn)
-	if err != nil {
-		return p, err
-	}
-	if p.Prefer, err = assembly.Preferences(ctx, db, view); err != nil {
-		return p, err
-	}
-	p.Plan = view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
-	if len(list) > 0 {
-		p.Ranker = skills.NewRanker(list)
-	}
-	return p, nil
 }
 
 // writeRoute prints an explained turn for people.

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -14,7 +12,6 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
 // cmdSchedule: the scheduled skills (SC1). Only `run` starts the service
@@ -35,80 +32,44 @@ func cmdSchedule(ctx context.Context, a *cli, args []string) error {
 	default:
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot schedule list | run NAME | pause NAME | resume NAME")
 	}
-	cfg, err := a.LoadConfig()
-	if err != nil {
-		return err
-	}
 	if pos[0] == "run" {
-		return runScheduled(ctx, a, cfg, pos[1])
-	}
-	db, err := a.OpenStore(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if pos[0] == "list" {
-		list, err := loadedSchedule(ctx, a, cfg, db, a.Stderr)
+		cfg, err := a.LoadConfig()
 		if err != nil {
 			return err
 		}
-		return app.WriteSchedule(a.stdout, list)
+		return runScheduled(ctx, a, cfg, pos[1])
 	}
-	entries, err := app.ScheduledEntries(ctx, cfg, db, a.Stderr)
+	in, err := a.OpenInstallation(ctx)
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, e.Skill)
+	defer in.Close()
+	if pos[0] == "list" {
+		sch, err := in.Schedule(ctx)
+		a.warn(sch.Warnings)
+		if err != nil {
+			return err
+		}
+		return app.WriteSchedule(a.stdout, sch.Entries)
 	}
-	note, err := pauseScheduled(ctx, db, names, pos[1], pos[0] == "pause")
+	r, err := in.PauseScheduled(ctx, pos[1], pos[0] == "pause")
+	a.warn(r.Warnings)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(a.stdout, note)
-	return nil
-}
-
-// loadedSchedule is the schedule where no scheduler runs (`schedule
-// list`): the jobs loaded without catching up or arming, which the
-// service does. A job that cannot be scheduled is reported to warn.
-func loadedSchedule(ctx context.Context, a *cli, cfg config.Config, db *sqlstore.DB, warn io.Writer) ([]scheduler.Status, error) {
-	entries, err := app.ScheduledEntries(ctx, cfg, db, warn)
-	if err != nil {
-		return nil, err
-	}
-	sch := scheduler.New(scheduler.Options{Store: db, Clock: a.Clock, Zone: cfg.Location(), MainChat: app.MainChat(cfg)})
-	if err := sch.Load(entries); err != nil {
-		fmt.Fprintln(warn, "jarvisbot:", err)
-	}
-	return sch.List(ctx), nil
-}
-
-// pauseScheduled pauses or resumes the scheduled skill name, one of
-// scheduled, and says so (`schedule pause`/`resume`, the dashboard). The
-// switch is in the store, where a running scheduler reads it at the
-// skill's next time.
-func pauseScheduled(ctx context.Context, db store.Schedules, scheduled []string, name string, pause bool) (string, error) {
-	if err := checkScheduled(scheduled, name); err != nil {
-		return "", err
-	}
-	if _, err := db.UpdateScheduleState(ctx, name, func(st *store.ScheduleState) { st.Paused = pause }); err != nil {
-		return "", err
-	}
-	if pause {
-		return name + " is paused.", nil
-	}
-	return name + " is resumed.", nil
-}
-
-// checkScheduled says, when name is not one of the scheduled skills,
-// which are.
-func checkScheduled(scheduled []string, name string) error {
-	if !slices.Contains(scheduled, name) {
-		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no scheduled skill named %s (scheduled: %s); jarvisbot schedule list shows them", name, strings.Join(scheduled, ", "))
+	if r.Paused {
+		fmt.Fprintln(a.stdout, r.Skill+" is paused.")
+	} else {
+		fmt.Fprintln(a.stdout, r.Skill+" is resumed.")
 	}
 	return nil
+}
+
+// warn shows the warnings a use case returned, one a line.
+func (a *cli) warn(lines []string) {
+	for _, l := range lines {
+		fmt.Fprintln(a.Stderr, l)
+	}
 }
 
 // runScheduled runs one scheduled skill now, its report printed here and
@@ -135,33 +96,18 @@ func runScheduled(ctx context.Context, a *cli, cfg config.Config, name string) e
 		return err
 	}
 	s.Connect(ctx)
-	entries, err := app.ScheduledEntries(ctx, cfg, s.DB, a.Stderr)
-	if err != nil {
-		return err
-	}
-	sch := scheduler.New(scheduler.Options{Store: s.DB, Clock: a.Clock, Zone: cfg.Location(), MainChat: app.MainChat(cfg), Run: a.SkillRunner(ctx, cfg, s.Service), Logger: log,
-		// The report goes through the console, the terminal's one writer.
-		Deliver: func(ctx context.Context, chat, text string) error {
-			for _, b := range bots {
-				if strings.HasPrefix(chat, b.Name()+":") {
-					if _, err := b.Send(ctx, channels.Outgoing{Chat: chat, Text: text}); err != nil {
-						return err
-					}
+	// The report goes through the console, the terminal's one writer.
+	r, err := s.RunScheduled(ctx, name, func(ctx context.Context, chat, text string) error {
+		for _, b := range bots {
+			if strings.HasPrefix(chat, b.Name()+":") {
+				if _, err := b.Send(ctx, channels.Outgoing{Chat: chat, Text: text}); err != nil {
+					return err
 				}
 			}
-			_, err := con.Send(ctx, channels.Outgoing{Chat: console.Chat, Text: fmt.Sprintf("[report for %s]\n%s", chat, text)})
-			return err
-		}})
-	if err := sch.Load(entries); err != nil {
-		fmt.Fprintln(a.Stderr, "jarvisbot:", err)
-	}
-	defer sch.Stop(context.Background())
-	recv, stopRecv := context.WithCancel(ctx)
-	ends := s.Listen(recv)
-	r, err := sch.RunNow(ctx, name)
-	stopRecv()
-	<-ends
-	s.Desk.Drain(ctx) // nothing was queued: it only ends the desk's work
+		}
+		_, err := con.Send(ctx, channels.Outgoing{Chat: console.Chat, Text: fmt.Sprintf("[report for %s]\n%s", chat, text)})
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -115,10 +115,10 @@ func (a *cli) webOptions(cfg config.Config, s *app.Session, log *slog.Logger) we
 		MCPs:      web.MCPsTab(s.Installation()),
 		Agents:    web.AgentsTab(s.Installation()),
 		Approvals: web.ApprovalsTab(s.Installation()),
-		Activity:  a.webActivity(cfg, s),
-		Schedule:  a.webSchedule(cfg, s),
-		Route:     a.webRoute(cfg, s),
-		Pause:     app.PauseSwitch{Session: s},
+		Activity:  web.ActivityTab(s.Installation()),
+		Schedule:  web.ScheduleTab(s),
+		Route:     web.RouteTab(s),
+		Pause:     web.PauseSwitch(s),
 	}
 	if a.Clock != nil {
 		o.Now = a.Clock.Now

@@ -1,7 +1,10 @@
 // Package backend is the running service as jarvisbot's MCP surface sees
-// it (SPEC M4): surface.Backend over the store, the catalog, the agent
-// runtime, the job queue, the approvals engine and the scheduler. It
-// holds no state of its own; every answer is read when asked.
+// it (SPEC M4, X5): surface.Backend over the store, the catalog, the job
+// queue and the approvals engine, and over the app layer's use cases
+// (the skill list, the schedule, notices to the owner, export and
+// import), whose typed results it renders as the surface's tool results.
+// ForSession builds it from a running app.Session. It holds no state of
+// its own; every answer is read when asked.
 package backend
 
 import (
@@ -19,6 +22,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
@@ -245,19 +249,9 @@ func (s *Service) CreateAgent(ctx context.Context, name, description string) (su
 	return agentOf(a), nil
 }
 
-// Notice is an app's notice to the owner as the chat gets it: marked with
-// the app's name and inert (visible.Inert) in every part.
-type Notice struct {
-	// Text is the message: the whole notice when it is at most
-	// surface.NoticeMax characters, else its start and how much is cut,
-	// for a chat that takes no files.
-	Text string
-	// File holds the whole notice when it is longer, to send as one
-	// document named FileName with Caption; nil otherwise.
-	File     []byte
-	FileName string
-	Caption  string
-}
+// Notice is an app's notice to the owner as the chat gets it (X5): the
+// app layer sends it; noticeOf makes it from what the app wrote.
+type Notice = app.Notice
 
 // NotifyOwner posts to the owner's main chat, marked as from the app: the
 // text bounded (one message, or one file), shown as written with its

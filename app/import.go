@@ -1,4 +1,4 @@
-package backend
+package app
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
-	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -29,9 +28,9 @@ import (
 // the error lists the refusals. A dry run makes the same checks and
 // reports the same refusals, without writing. Should a write fail
 // half-way, what the import wrote is undone.
-func (s *Service) Import(ctx context.Context, data json.RawMessage, dryRun bool) (surface.ImportReport, error) {
-	rep := surface.ImportReport{DryRun: dryRun, Added: []string{}, Skipped: []string{}}
-	var ex export
+func (s Setup) Import(ctx context.Context, data []byte, dryRun bool) (ImportReport, error) {
+	rep := ImportReport{DryRun: dryRun, Added: []string{}, Skipped: []string{}}
+	var ex Export
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&ex); err != nil {
 		return rep, jarvisbot.Errorf(jarvisbot.EINVALID, "the import is not a jarvisbot export: %v", err)
@@ -65,6 +64,19 @@ func (s *Service) Import(ctx context.Context, data json.RawMessage, dryRun bool)
 	return rep, nil
 }
 
+// ImportReport is what an import did, or a dry run would do.
+type ImportReport struct {
+	DryRun bool
+	Added  []string
+	// Skipped are the parts left out, with the reason: "agent reviewer:
+	// exists".
+	Skipped []string
+	// Refused are the parts that fail the import, with the reason: an
+	// import adds all of its parts or, when any is refused, none. A dry
+	// run lists them as the import would refuse them.
+	Refused []string
+}
+
 // importStep is one write of an import, with the write that takes it back.
 type importStep struct {
 	what     string // as the report says it: "agent reviewer"
@@ -82,7 +94,7 @@ func refusals(list []string) string {
 
 // planImport checks every part of ex and returns the writes it needs;
 // what is skipped or refused goes into rep. Nothing is written.
-func (s *Service) planImport(ctx context.Context, ex export, rep *surface.ImportReport) ([]importStep, error) {
+func (s Setup) planImport(ctx context.Context, ex Export, rep *ImportReport) ([]importStep, error) {
 	var steps []importStep
 	refuse := func(format string, args ...any) { rep.Refused = append(rep.Refused, fmt.Sprintf(format, args...)) }
 	skip := func(format string, args ...any) { rep.Skipped = append(rep.Skipped, fmt.Sprintf(format, args...)) }
@@ -146,19 +158,19 @@ func (s *Service) planImport(ctx context.Context, ex export, rep *surface.Import
 // planSkills turns the exported switches into the owner's switches here:
 // a skill switched off there is switched off here, one on there is on
 // here unless its plugin is not installed here (which no switch changes).
-func (s *Service) planSkills(ctx context.Context, list []exportSkill, refuse, skip func(string, ...any)) ([]importStep, error) {
+func (s Setup) planSkills(ctx context.Context, list []ExportSkill, refuse, skip func(string, ...any)) ([]importStep, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
-	if s.SkillList == nil {
+	if s.Skills == nil {
 		skip("skills: this jarvisbot cannot list its skills now")
 		return nil, nil
 	}
-	here, err := s.SkillList(ctx)
+	here, err := s.Skills(ctx)
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]surface.Skill{}
+	byName := map[string]SkillSwitch{}
 	for _, k := range here {
 		byName[k.Name] = k
 	}
@@ -212,15 +224,15 @@ func (s *Service) planSkills(ctx context.Context, list []exportSkill, refuse, sk
 
 // planSchedules pauses (or resumes) the scheduled skills here as they
 // were paused there.
-func (s *Service) planSchedules(ctx context.Context, list []exportedSched, refuse, skip func(string, ...any)) ([]importStep, error) {
+func (s Setup) planSchedules(ctx context.Context, list []ExportSchedule, refuse, skip func(string, ...any)) ([]importStep, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
-	if s.ScheduleList == nil {
+	if s.Schedule == nil {
 		skip("schedules: the schedule is not running here")
 		return nil, nil
 	}
-	here, err := s.ScheduleList(ctx)
+	here, err := s.Schedule(ctx)
 	if err != nil {
 		return nil, err
 	}
