@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
@@ -22,7 +22,7 @@ type harness struct {
 	s       *Scheduler
 	clk     *clock.Fake
 	db      *sqlstore.DB
-	logs    *logBuffer
+	logs    *testwait.Buffer
 	mu      sync.Mutex
 	runs    []string
 	sent    []string
@@ -32,25 +32,6 @@ type harness struct {
 	block   chan struct{}
 	// onDeliver is called before each delivery.
 	onDeliver func(chat, text string)
-}
-
-// logBuffer collects the scheduler's log for tests that check what was
-// reported.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func openDB(t *testing.T) *sqlstore.DB {
@@ -78,7 +59,7 @@ func newHarnessWith(t *testing.T, db *sqlstore.DB, at time.Time, wrap func(*sqls
 	if db == nil {
 		db = openDB(t)
 	}
-	h := &harness{clk: clock.NewFake(at), db: db, logs: &logBuffer{}}
+	h := &harness{clk: clock.NewFake(at), db: db, logs: &testwait.Buffer{}}
 	h.s = New(Options{Store: wrap(db), Clock: h.clk, MainChat: "telegram:1", Zone: time.UTC,
 		Logger: slog.New(slog.NewTextHandler(h.logs, nil)),
 		Run: func(ctx context.Context, e Entry, chat string) (string, error) {
