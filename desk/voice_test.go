@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,8 +14,6 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
-	"github.com/jarvisbot/jarvisbot/agents/llm"
-	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/skills"
@@ -78,21 +75,7 @@ const owner = "test:1"
 
 func newVoiceRig(t *testing.T) *voiceRig {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.CreateAgent(ctx, store.Agent{Name: "default", Description: "assistant"}); err != nil {
-		t.Fatal(err)
-	}
-	f := fakellm.New(t)
-	p, err := llm.New(llm.Config{Provider: "anthropic", Model: "m", APIKey: "k", BaseURL: f.AnthropicURL(), MaxRetries: 0, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := &agents.Runtime{Catalog: catalog.New().View, Store: db, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
+	db, f, rt := newRuntime(t)
 	return &voiceRig{db: db, f: f, rt: rt, plat: &voicePlatform{}}
 }
 
