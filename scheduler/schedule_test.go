@@ -48,6 +48,14 @@ func openDB(t *testing.T) *sqlstore.DB {
 	return db
 }
 
+// failDeliveries makes every delivery fail, or succeed again, while the
+// scheduler runs.
+func (h *harness) failDeliveries(fail bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.failDlv = fail
+}
+
 func newHarness(t *testing.T, db *sqlstore.DB, at time.Time) *harness {
 	t.Helper()
 	return newHarnessWith(t, db, at, func(db *sqlstore.DB) store.Schedules { return db })
@@ -325,9 +333,7 @@ func TestDeliveryFailureThenRetrySC1(t *testing.T) {
 	if err != nil || r.Outcome != "ok" || r.Delivery != "failed" || r.DeliveryError == "" {
 		t.Fatalf("run %+v %v", r, err)
 	}
-	h.mu.Lock()
-	h.failDlv = false
-	h.mu.Unlock()
+	h.failDeliveries(false)
 	h.s.RetryDeliveries(context.Background())
 	last, _ := h.db.LastRun(context.Background(), "digest")
 	if last.Delivery != "sent" || last.Attempts != 2 {
@@ -366,9 +372,7 @@ func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 	if r, err := h.s.RunNow(ctx, "digest"); err != nil || r.Delivery != "failed" {
 		t.Fatalf("run %+v %v, want a failed delivery", r, err)
 	}
-	h.mu.Lock()
-	h.failDlv = false
-	h.mu.Unlock()
+	h.failDeliveries(false)
 	h.s.RetryDeliveries(ctx)
 	h.s.RetryDeliveries(ctx)
 	if n := lc.looks.Load(); n != 2 {
@@ -514,13 +518,9 @@ func TestUndeliveredNoticeIsSentAgainSC1(t *testing.T) {
 			for range tc.runs {
 				hour()
 			}
-			h.mu.Lock()
-			h.failDlv = true
-			h.mu.Unlock()
+			h.failDeliveries(true)
 			hour()
-			h.mu.Lock()
-			h.failDlv = false
-			h.mu.Unlock()
+			h.failDeliveries(false)
 			hour()
 			hour()
 			h.mu.Lock()
@@ -606,9 +606,7 @@ func TestReportRetryOneReplicaAtATimeST2(t *testing.T) {
 	if r, err := h.s.RunNow(ctx, "digest"); err != nil || r.Delivery != "failed" {
 		t.Fatalf("run %+v %v", r, err)
 	}
-	h.mu.Lock()
-	h.failDlv = false
-	h.mu.Unlock()
+	h.failDeliveries(false)
 	other, err := sqlstore.Open(ctx, h.db.Path())
 	if err != nil {
 		t.Fatal(err)
