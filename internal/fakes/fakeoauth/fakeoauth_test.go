@@ -30,6 +30,22 @@ func (c *clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
+// postRefresh refreshes rt for the resource and returns the decoded
+// answer and its status. x/oauth2 cannot send resource on a refresh, so the
+// form is posted directly.
+func postRefresh(t *testing.T, cfg *oauth2.Config, rt string) (map[string]any, int) {
+	t.Helper()
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {cfg.ClientID}, "resource": {"https://mcp.example/mcp"}}
+	resp, err := http.PostForm(cfg.Endpoint.TokenURL, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return out, resp.StatusCode
+}
+
 // server starts a fake with one resource and one dynamically registered
 // public client, and returns its x/oauth2 config.
 func server(t *testing.T, opts ...fakeoauth.Option) (*fakeoauth.AuthServer, *oauth2.Config, *clock) {
@@ -153,18 +169,7 @@ func TestRefreshRotationAndExpiry(t *testing.T) {
 		t.Fatal("an access token outlived its lifetime")
 	}
 
-	// x/oauth2 cannot send resource on a refresh; post the form directly.
-	refresh := func(rt string) (map[string]any, int) {
-		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {cfg.ClientID}, "resource": {"https://mcp.example/mcp"}}
-		resp, err := http.PostForm(cfg.Endpoint.TokenURL, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		return out, resp.StatusCode
-	}
+	refresh := func(rt string) (map[string]any, int) { return postRefresh(t, cfg, rt) }
 	out, st := refresh(tok.RefreshToken)
 	rt2, _ := out["refresh_token"].(string)
 	if st != http.StatusOK || rt2 == "" || rt2 == tok.RefreshToken {
@@ -205,14 +210,7 @@ func TestReuseWithoutDetection(t *testing.T) {
 		t.Fatal(err)
 	}
 	refresh := func(rt string) (string, map[string]any) {
-		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {cfg.ClientID}, "resource": {"https://mcp.example/mcp"}}
-		resp, err := http.PostForm(cfg.Endpoint.TokenURL, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
+		out, _ := postRefresh(t, cfg, rt)
 		at, _ := out["access_token"].(string)
 		return at, out
 	}
