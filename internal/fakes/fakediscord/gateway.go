@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
@@ -363,11 +364,7 @@ func (s *Server) Connections() int {
 
 // CloseCodes returns the close codes of the close frames bots sent; a
 // connection that just dropped sent none.
-func (s *Server) CloseCodes() []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]int(nil), s.closeCodes...)
-}
+func (s *Server) CloseCodes() []int { return restapi.Copy(&s.mu, &s.closeCodes) }
 
 // Connected reports how many gateway sessions are ready.
 func (s *Server) Connected() int {

@@ -26,6 +26,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // Step is one scripted answer of the model.
@@ -190,11 +192,7 @@ func (s *Server) Pending() int {
 }
 
 // Requests returns every request received so far, in arrival order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
+func (s *Server) Requests() []Request { return restapi.Copy(&s.mu, &s.requests) }
 
 // Close releases hanging handlers and shuts the server down. It is
 // idempotent.

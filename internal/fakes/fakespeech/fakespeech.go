@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 	"github.com/jarvisbot/jarvisbot/internal/oggopus"
 )
 
@@ -156,18 +157,10 @@ func (s *Server) SetSpeech(audio []byte, contentType string) {
 }
 
 // Transcriptions returns every transcription call received, in order.
-func (s *Server) Transcriptions() []Transcription {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Transcription(nil), s.transcriptions...)
-}
+func (s *Server) Transcriptions() []Transcription { return restapi.Copy(&s.mu, &s.transcriptions) }
 
 // Speeches returns every speech call received, in order.
-func (s *Server) Speeches() []Speech {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Speech(nil), s.speeches...)
-}
+func (s *Server) Speeches() []Speech { return restapi.Copy(&s.mu, &s.speeches) }
 
 // check answers what every call meets first: the key, then a scripted
 // failure. It reports whether the call may go on.

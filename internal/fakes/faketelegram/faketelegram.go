@@ -32,6 +32,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
@@ -398,11 +399,7 @@ func (s *Server) Conflicts() int {
 
 // Sent returns every message the bot sent or edited, in order (what
 // succeeded; refused calls count only in Calls).
-func (s *Server) Sent() []Sent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Sent(nil), s.sent...)
-}
+func (s *Server) Sent() []Sent { return restapi.Copy(&s.mu, &s.sent) }
 
 // Message returns a message as it stands now.
 func (s *Server) Message(chatID int64, messageID int) (Sent, bool) {
@@ -416,25 +413,13 @@ func (s *Server) Message(chatID int64, messageID int) (Sent, bool) {
 }
 
 // Answers returns the answered button presses.
-func (s *Server) Answers() []Answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Answer(nil), s.answers...)
-}
+func (s *Server) Answers() []Answer { return restapi.Copy(&s.mu, &s.answers) }
 
 // Commands returns the commands last set.
-func (s *Server) Commands() []Command {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Command(nil), s.commands...)
-}
+func (s *Server) Commands() []Command { return restapi.Copy(&s.mu, &s.commands) }
 
 // Actions returns the chat actions sent ("typing").
-func (s *Server) Actions() []Action {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Action(nil), s.actions...)
-}
+func (s *Server) Actions() []Action { return restapi.Copy(&s.mu, &s.actions) }
 
 // Pending is the number of updates not yet confirmed by a getUpdates
 // offset past them.

@@ -1,7 +1,8 @@
-// Package restapi holds the front every fake REST API under internal/fakes
-// (fakegoogle, fakespotify) puts before its routes: the bearer token check,
-// the faults a test injects, and the log of the requests that got through.
-// Each fake keeps its own error body and routes; only the door is shared.
+// Package restapi holds what the fake APIs under internal/fakes share: the
+// front fakegoogle and fakespotify put before their routes (the bearer
+// token check, the faults a test injects, the log of the requests that got
+// through), Call for their tests, and Copy for every fake's getters of
+// what it recorded. Each fake keeps its own error body and routes.
 package restapi
 
 import (
@@ -59,10 +60,14 @@ func (f *Front) AddFault(method, prefix string, status int, reason string, n int
 
 // Requests returns "METHOD /path" of every request that passed the token
 // check and no fault hit, in order.
-func (f *Front) Requests() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.requests...)
+func (f *Front) Requests() []string { return Copy(&f.mu, &f.requests) }
+
+// Copy returns a copy of *xs taken under mu, so that a test reads what a
+// fake recorded while the fake's handlers go on appending.
+func Copy[T any](mu *sync.Mutex, xs *[]T) []T {
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]T(nil), *xs...)
 }
 
 func (f *Front) guard(next http.Handler) http.Handler {
