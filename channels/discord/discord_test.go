@@ -82,17 +82,7 @@ func running(t *testing.T, h channels.Handler) (*fakediscord.Server, *Bot) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx, h) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("Run did not return after its context ended")
-		}
-	})
+	t.Cleanup(func() { testwait.Stop(t, "Run", cancel, done, 10*time.Second) })
 	if !srv.WaitConnected(1, 5*time.Second) {
 		t.Fatal("the bot did not connect to the gateway")
 	}
@@ -364,17 +354,8 @@ func TestRunReturnsSoonAfterCancel(t *testing.T) {
 	if err := b.Run(ctx, &recorder{}); jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
 		t.Errorf("a second Run: %v, want conflict", err)
 	}
-	start := time.Now()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return within 5 s of cancel")
-	}
-	t.Logf("Run returned %v after cancel", time.Since(start).Round(time.Millisecond))
+	took := testwait.Stop(t, "Run", cancel, done, 5*time.Second)
+	t.Logf("Run returned %v after cancel", took.Round(time.Millisecond))
 	eventually(t, "the gateway connection to close", func() (bool, any) { n := srv.Connected(); return n == 0, fmt.Sprintf("%d ready sessions", n) })
 	if codes := srv.CloseCodes(); len(codes) != 1 || codes[0] != 1000 {
 		t.Errorf("close codes %v, want [1000]: a clean close shows the bot offline at once", codes)
@@ -390,15 +371,7 @@ func TestRunReturnsOnCancelWhileTheGatewayHangs(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx, &recorder{}) }()
 	eventually(t, "the bot to dial the gateway", func() (bool, any) { n := srv.Connections(); return n == 1, fmt.Sprintf("%d connections", n) })
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Run: %v, want nil after cancel", err)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("Run waits on a silent gateway after cancel")
-	}
+	testwait.Stop(t, "Run on a silent gateway", cancel, done, 3*time.Second)
 }
 
 func TestRunFailsWhenTheGatewayCannotBeFound(t *testing.T) {

@@ -153,17 +153,7 @@ func startReplicaOn(t *testing.T, srv *fakediscord.Server, leases channels.Lease
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx, r.h) }()
-	r.stop = sync.OnceFunc(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("replica %s: Run: %v", name, err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("replica %s: Run did not return after its context ended", name)
-		}
-	})
+	r.stop = sync.OnceFunc(func() { testwait.Stop(t, "replica "+name+": Run", cancel, done, 10*time.Second) })
 	t.Cleanup(r.stop)
 	return r
 }
