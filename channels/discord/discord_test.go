@@ -415,12 +415,7 @@ func TestReconnectWaitsOnTheClock(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx, &recorder{}) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	defer testwait.Stop(t, "Run", cancel, done, 10*time.Second)
 	if !srv.WaitConnected(1, 5*time.Second) {
 		t.Fatal("the bot did not connect to the gateway")
 	}

@@ -400,10 +400,7 @@ func TestIdentifyPacedWithinAReplicaST2(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx, &recorder{}) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	defer testwait.Stop(t, "Run", cancel, done, 10*time.Second)
 	testwait.For(t, 5*time.Second, "both shards open", func() (bool, any) {
 		s := srv.ShardSessions()
 		return s[0] == 1 && s[1] == 1, s

@@ -411,15 +411,6 @@ func lastText(msgs []Message) string {
 	return ""
 }
 
-// writeJSON writes v as the server does, leaving <, > and & literal.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // a failed write means the client is gone
-}
-
 // sse writes one server-sent event; an empty event name writes a bare data
 // line, as OpenAI does. It reports false once the client or server is gone.
 func sse(w http.ResponseWriter, event string, data []byte, done <-chan struct{}) bool {

@@ -265,7 +265,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, text+"\n") // a failed write means the client is gone
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"text": text, "usage": map[string]any{"type": "duration", "seconds": info.Duration.Seconds()}})
+	restapi.JSON(w, http.StatusOK, map[string]any{"text": text, "usage": map[string]any{"type": "duration", "seconds": info.Duration.Seconds()}})
 }
 
 func (s *Server) speak(w http.ResponseWriter, r *http.Request) {
@@ -340,13 +340,5 @@ func writeError(w http.ResponseWriter, status int, message, typ, code string) {
 	if code != "" {
 		e["code"] = code
 	}
-	writeJSON(w, status, map[string]any{"error": e})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // a failed write means the client is gone
+	restapi.JSON(w, status, map[string]any{"error": e})
 }

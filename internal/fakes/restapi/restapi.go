@@ -6,6 +6,7 @@
 package restapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -102,4 +103,14 @@ func (f *Front) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// JSON writes v as an OpenAI-style API does (the fakes fakellm and
+// fakespeech serve): application/json, with <, > and & left literal.
+func JSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a failed write means the client is gone
 }
