@@ -540,18 +540,26 @@ func blockedHearing(began chan<- struct{}) func(context.Context, []byte, string,
 	}
 }
 
+// transcribing starts a desk whose transcription of the owner's note
+// (saying said) has begun and blocks until its context ends.
+func transcribing(t *testing.T, said string) (*voiceRig, *Desk) {
+	t.Helper()
+	r := newVoiceRig(t)
+	began := make(chan struct{}, 1)
+	var fetched atomic.Int32
+	d := r.desk(t, nil, func(o *Options) { o.Transcribe = blockedHearing(began) })
+	d.HandleMessage(context.Background(), channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording(said, true, &fetched)})
+	awaitSignal(t, began, "the transcription to begin")
+	return r, d
+}
+
 // TestTranscriptionStoppedV1: a transcription the shutdown stops leaves
 // the note in the inbox for the next start, unsaid; one the owner stops
 // with /cancel is said to be stopped and let go, as a text message is.
 func TestTranscriptionStoppedV1(t *testing.T) {
 	ctx := context.Background()
 	t.Run("shutdown", func(t *testing.T) {
-		r := newVoiceRig(t)
-		began := make(chan struct{}, 1)
-		var fetched atomic.Int32
-		d := r.desk(t, nil, func(o *Options) { o.Transcribe = blockedHearing(began) })
-		d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording("water the plants", true, &fetched)})
-		awaitSignal(t, began, "the transcription to begin")
+		r, d := transcribing(t, "water the plants")
 		late, cancel := context.WithCancel(ctx)
 		cancel() // the deadline has passed: Drain stops the transcription
 		d.Drain(late)
@@ -573,12 +581,7 @@ func TestTranscriptionStoppedV1(t *testing.T) {
 		}
 	})
 	t.Run("cancel", func(t *testing.T) {
-		r := newVoiceRig(t)
-		began := make(chan struct{}, 1)
-		var fetched atomic.Int32
-		d := r.desk(t, nil, func(o *Options) { o.Transcribe = blockedHearing(began) })
-		d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording("never mind", true, &fetched)})
-		awaitSignal(t, began, "the transcription to begin")
+		r, d := transcribing(t, "never mind")
 		d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m2", Text: "/cancel"})
 		waitFor(t, "the stop", func() (bool, any) { got := r.plat.to(owner); return len(got) == 1, got })
 		if got := r.plat.to(owner)[0]; got != "Stopped." {
