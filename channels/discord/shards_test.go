@@ -150,10 +150,8 @@ func startReplicaOn(t *testing.T, srv *fakediscord.Server, leases channels.Lease
 		t.Fatal(err)
 	}
 	r := &shardReplica{name: name, bot: b, h: &recorder{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, r.h) }()
-	r.stop = sync.OnceFunc(func() { testwait.Stop(t, "replica "+name+": Run", cancel, done, 10*time.Second) })
+	stop := runBot(t, b, r.h, "replica "+name+": Run")
+	r.stop = sync.OnceFunc(func() { stop(10 * time.Second) })
 	t.Cleanup(r.stop)
 	return r
 }
@@ -290,17 +288,12 @@ func TestLocalShardsAllRunHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, &recorder{}) }()
+	stop := runBot(t, b, &recorder{}, "Run")
 	testwait.For(t, 5*time.Second, "three shards open", func() (bool, any) {
 		s := srv.ShardSessions()
 		return s[0] == 1 && s[1] == 1 && s[2] == 1, s
 	})
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run: %v", err)
-	}
+	stop(10 * time.Second)
 }
 
 // sqliteLeases are one SQLite store's leases as the channel sees them
@@ -397,10 +390,7 @@ func TestIdentifyPacedWithinAReplicaST2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, &recorder{}) }()
-	defer testwait.Stop(t, "Run", cancel, done, 10*time.Second)
+	defer runBot(t, b, &recorder{}, "Run")(10 * time.Second)
 	testwait.For(t, 5*time.Second, "both shards open", func() (bool, any) {
 		s := srv.ShardSessions()
 		return s[0] == 1 && s[1] == 1, s
