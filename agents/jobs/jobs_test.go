@@ -153,11 +153,18 @@ func (e *env) start(t *testing.T) *Queue {
 func (e *env) postRoll(t *testing.T, q *Queue, then ...fakellm.Step) (store.Job, store.Approval) {
 	t.Helper()
 	e.llm.Push(append([]fakellm.Step{{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("builtin:dice"), Input: `{"sides":6}`}}}}, then...)...)
-	j, err := q.Post(context.Background(), "cursor", "", "roll a die for me")
+	j := post(t, q, "cursor", "", "roll a die for me")
+	return j, <-e.asked
+}
+
+// post posts a job for the app, with its title (none when "").
+func post(t *testing.T, q *Queue, app, title, text string) store.Job {
+	t.Helper()
+	j, err := q.Post(context.Background(), app, title, text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return j, <-e.asked
+	return j
 }
 
 // approve approves a request as the owner at the console.
@@ -270,10 +277,7 @@ func TestPostedJobRunsToDoneM4(t *testing.T) {
 	q := e.start(t)
 	ctx := context.Background()
 	e.llm.Push(fakellm.Step{Text: "Two comments left on the pull request."})
-	j, err := q.Post(ctx, "cursor", "review", "Look over the open pull request on the website repo and leave comments")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "cursor", "review", "Look over the open pull request on the website repo and leave comments")
 	if j.Agent != "reviewer" || j.Why == "" || j.App != "cursor" || j.Chat != "job:"+j.ID {
 		t.Fatalf("posted %+v", j)
 	}
@@ -295,10 +299,7 @@ func TestFailedJobRetriedM4(t *testing.T) {
 	q := e.start(t)
 	ctx := context.Background()
 	e.llm.Push(fakellm.Step{Status: 400, Text: "model refuses this request"})
-	j, err := q.Post(ctx, "codex", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "codex", "", "Write a short poem about autumn rain")
 	got, err := q.Wait(ctx, j.ID)
 	if err != nil || got.State != store.JobFailed || !strings.Contains(got.Error, "model refuses this request") {
 		t.Fatalf("job %+v, %v; want failed with the model's error", got, err)
@@ -332,10 +333,7 @@ func TestCancelQueuedAndRunningM4(t *testing.T) {
 	e.paused.Store(true)
 	q := e.start(t)
 	ctx := context.Background()
-	j, err := q.Post(ctx, "cursor", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
 	<-e.pausedSeen
 	c, err := q.Cancel(ctx, j.ID)
 	if err != nil || c.State != store.JobCancelled {
@@ -348,10 +346,7 @@ func TestCancelQueuedAndRunningM4(t *testing.T) {
 	e.llm.Push(fakellm.Step{Hang: true})
 	e.paused.Store(false)
 	q.Resume()
-	r, err := q.Post(ctx, "cursor", "", "Write a long poem about winter")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := post(t, q, "cursor", "", "Write a long poem about winter")
 	testwait.For(t, wait, "the running job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
 	if got, _ := e.db.Job(ctx, r.ID); got.State != store.JobRunning {
 		t.Fatalf("job %+v while its model call hangs, want running", got)
@@ -378,10 +373,7 @@ func TestPausedStartsNothingUntilResumeM4(t *testing.T) {
 	q := e.start(t)
 	ctx := context.Background()
 	e.llm.Push(fakellm.Step{Text: "done"})
-	j, err := q.Post(ctx, "cursor", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
 	<-e.pausedSeen
 	if got, _ := e.db.Job(ctx, j.ID); got.State != store.JobQueued || len(e.llm.Requests()) != 0 {
 		t.Fatalf("job %+v and %d model calls while paused; want queued, none", got, len(e.llm.Requests()))
@@ -479,10 +471,7 @@ func TestRestartRecoveryM4(t *testing.T) {
 	if err := q1.Start(q1ctx); err != nil {
 		t.Fatal(err)
 	}
-	w, err := q1.Post(ctx, "cursor", "", "roll a die for me")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := post(t, q1, "cursor", "", "roll a die for me")
 	a := <-e.asked
 	if got, _ := q1.Wait(ctx, w.ID); got.State != store.JobWaitingApproval {
 		t.Fatalf("job %+v, want waiting_approval", got)
@@ -519,10 +508,7 @@ func TestQueueStopsWithItsContextM4(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.llm.Push(fakellm.Step{Hang: true})
-	j, err := q.Post(context.Background(), "cursor", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
 	testwait.For(t, wait, "the job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
 	cancel()
 	select {
@@ -548,9 +534,7 @@ func TestQueueStopLogsNoErrorX4(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.llm.Push(fakellm.Step{Hang: true})
-	if _, err := q.Post(context.Background(), "cursor", "", "Write a short poem about autumn rain"); err != nil {
-		t.Fatal(err)
-	}
+	post(t, q, "cursor", "", "Write a short poem about autumn rain")
 	testwait.For(t, wait, "the job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
 	cancel()
 	select {
@@ -673,10 +657,7 @@ func TestAppOfChatM4(t *testing.T) {
 	e.paused.Store(true)
 	q := e.start(t)
 	ctx := context.Background()
-	j, err := q.Post(ctx, "claude-desktop", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "claude-desktop", "", "Write a short poem about autumn rain")
 	for chat, want := range map[string]string{j.Chat: "claude-desktop", AppChat("my:app", "reviewer"): "my:app", "telegram:123": "", "console": ""} {
 		if got, err := q.AppOf(ctx, chat); err != nil || got != want {
 			t.Errorf("AppOf(%q) = %q, %v; want %q", chat, got, err, want)
