@@ -7,6 +7,9 @@
 // A condition is checked again either every Interval or, when the thing
 // observed can signal change (WithChange), at each change; waiting on a
 // signal wakes at once and costs nothing while idle.
+//
+// Stop ends a goroutine a test started and waits for it to return; Buffer
+// is output goroutines write while the test reads or waits on it.
 package testwait
 
 import (
