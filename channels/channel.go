@@ -175,3 +175,14 @@ type Lease interface {
 	// Release gives the role up; calling it again does nothing.
 	Release()
 }
+
+// Closed reports whether ch is closed; a nil ch never is. The adapters ask
+// it of a lease's Lost channel without waiting.
+func Closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

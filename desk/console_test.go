@@ -3,15 +3,11 @@ package desk
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
-	"github.com/jarvisbot/jarvisbot/agents/llm"
-	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -22,23 +18,9 @@ import (
 // `chat` does, over a real store and a scripted model.
 func consoleDesk(t *testing.T) (*Desk, *chatPlatform, *fakellm.Server, *sqlstore.DB) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.CreateAgent(ctx, store.Agent{Name: "default", Description: "assistant"}); err != nil {
-		t.Fatal(err)
-	}
-	f := fakellm.New(t)
-	p, err := llm.New(llm.Config{Provider: "anthropic", Model: "m", APIKey: "k", BaseURL: f.AnthropicURL(), MaxRetries: 0, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := &agents.Runtime{Catalog: catalog.New().View, Store: db, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
+	db, f, rt := newRuntime(t)
 	plat := &chatPlatform{name: "console"}
-	d, err := New(ctx, Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: db}, plat)
+	d, err := New(context.Background(), Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: db}, plat)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,6 +59,28 @@ func (p *chatPlatform) to(chat string) []string {
 	return out
 }
 
+// newRuntime opens a store in t.TempDir() holding the default agent, and a
+// runtime over it whose model is a scripted server.
+func newRuntime(t *testing.T) (*sqlstore.DB, *fakellm.Server, *agents.Runtime) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.CreateAgent(ctx, store.Agent{Name: "default", Description: "assistant"}); err != nil {
+		t.Fatal(err)
+	}
+	f := fakellm.New(t)
+	p, err := llm.New(llm.Config{Provider: "anthropic", Model: "m", APIKey: "k", BaseURL: f.AnthropicURL(), MaxRetries: 0, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &agents.Runtime{Catalog: catalog.New().View, Store: db, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
+	return db, f, rt
+}
+
 func setup(t *testing.T, owners ...string) (*Desk, *chatPlatform, *fakellm.Server, *sqlstore.DB) {
 	t.Helper()
 	return setupWith(t, func(db *sqlstore.DB) Store { return db }, owners...)
@@ -73,24 +95,11 @@ func setupWith(t *testing.T, wrap func(*sqlstore.DB) Store, owners ...string) (*
 // setupOpts is setupWith whose options mod changes before the desk is made.
 func setupOpts(t *testing.T, wrap func(*sqlstore.DB) Store, mod func(*Options), owners ...string) (*Desk, *chatPlatform, *fakellm.Server, *sqlstore.DB) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.CreateAgent(ctx, store.Agent{Name: "default", Description: "assistant"})
-	f := fakellm.New(t)
-	p, err := llm.New(llm.Config{Provider: "anthropic", Model: "m", APIKey: "k", BaseURL: f.AnthropicURL(), MaxRetries: 0, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := catalog.New()
-	rt := &agents.Runtime{Catalog: cat.View, Store: db, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
+	db, f, rt := newRuntime(t)
 	plat := &chatPlatform{}
 	opt := Options{Runtime: rt, Approvals: approvals.New(approvals.Options{Store: db}), Store: wrap(db), Owners: owners}
 	mod(&opt)
-	d, err := New(ctx, opt, plat)
+	d, err := New(context.Background(), opt, plat)
 	if err != nil {
 		t.Fatal(err)
 	}

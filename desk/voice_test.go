@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,8 +14,6 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
-	"github.com/jarvisbot/jarvisbot/agents/llm"
-	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/skills"
@@ -78,21 +75,7 @@ const owner = "test:1"
 
 func newVoiceRig(t *testing.T) *voiceRig {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.CreateAgent(ctx, store.Agent{Name: "default", Description: "assistant"}); err != nil {
-		t.Fatal(err)
-	}
-	f := fakellm.New(t)
-	p, err := llm.New(llm.Config{Provider: "anthropic", Model: "m", APIKey: "k", BaseURL: f.AnthropicURL(), MaxRetries: 0, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := &agents.Runtime{Catalog: catalog.New().View, Store: db, Model: func(string) (agents.Model, error) { return agents.Model{Provider: p}, nil }}
+	db, f, rt := newRuntime(t)
 	return &voiceRig{db: db, f: f, rt: rt, plat: &voicePlatform{}}
 }
 
@@ -557,18 +540,26 @@ func blockedHearing(began chan<- struct{}) func(context.Context, []byte, string,
 	}
 }
 
+// transcribing starts a desk whose transcription of the owner's note
+// (saying said) has begun and blocks until its context ends.
+func transcribing(t *testing.T, said string) (*voiceRig, *Desk) {
+	t.Helper()
+	r := newVoiceRig(t)
+	began := make(chan struct{}, 1)
+	var fetched atomic.Int32
+	d := r.desk(t, nil, func(o *Options) { o.Transcribe = blockedHearing(began) })
+	d.HandleMessage(context.Background(), channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording(said, true, &fetched)})
+	awaitSignal(t, began, "the transcription to begin")
+	return r, d
+}
+
 // TestTranscriptionStoppedV1: a transcription the shutdown stops leaves
 // the note in the inbox for the next start, unsaid; one the owner stops
 // with /cancel is said to be stopped and let go, as a text message is.
 func TestTranscriptionStoppedV1(t *testing.T) {
 	ctx := context.Background()
 	t.Run("shutdown", func(t *testing.T) {
-		r := newVoiceRig(t)
-		began := make(chan struct{}, 1)
-		var fetched atomic.Int32
-		d := r.desk(t, nil, func(o *Options) { o.Transcribe = blockedHearing(began) })
-		d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording("water the plants", true, &fetched)})
-		awaitSignal(t, began, "the transcription to begin")
+		r, d := transcribing(t, "water the plants")
 		late, cancel := context.WithCancel(ctx)
 		cancel() // the deadline has passed: Drain stops the transcription
 		d.Drain(late)
@@ -590,12 +581,7 @@ func TestTranscriptionStoppedV1(t *testing.T) {
 		}
 	})
 	t.Run("cancel", func(t *testing.T) {
-		r := newVoiceRig(t)
-		began := make(chan struct{}, 1)
-		var fetched atomic.Int32
-		d := r.desk(t, nil, func(o *Options) { o.Transcribe = blockedHearing(began) })
-		d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m1", Audio: recording("never mind", true, &fetched)})
-		awaitSignal(t, began, "the transcription to begin")
+		r, d := transcribing(t, "never mind")
 		d.HandleMessage(ctx, channels.Message{Chat: owner, User: owner, ID: "m2", Text: "/cancel"})
 		waitFor(t, "the stop", func() (bool, any) { got := r.plat.to(owner); return len(got) == 1, got })
 		if got := r.plat.to(owner)[0]; got != "Stopped." {

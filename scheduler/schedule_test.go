@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
@@ -22,7 +22,7 @@ type harness struct {
 	s       *Scheduler
 	clk     *clock.Fake
 	db      *sqlstore.DB
-	logs    *logBuffer
+	logs    *testwait.Buffer
 	mu      sync.Mutex
 	runs    []string
 	sent    []string
@@ -32,25 +32,6 @@ type harness struct {
 	block   chan struct{}
 	// onDeliver is called before each delivery.
 	onDeliver func(chat, text string)
-}
-
-// logBuffer collects the scheduler's log for tests that check what was
-// reported.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func openDB(t *testing.T) *sqlstore.DB {
@@ -67,6 +48,14 @@ func openDB(t *testing.T) *sqlstore.DB {
 	return db
 }
 
+// failDeliveries makes every delivery fail, or succeed again, while the
+// scheduler runs.
+func (h *harness) failDeliveries(fail bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.failDlv = fail
+}
+
 func newHarness(t *testing.T, db *sqlstore.DB, at time.Time) *harness {
 	t.Helper()
 	return newHarnessWith(t, db, at, func(db *sqlstore.DB) store.Schedules { return db })
@@ -78,7 +67,7 @@ func newHarnessWith(t *testing.T, db *sqlstore.DB, at time.Time, wrap func(*sqls
 	if db == nil {
 		db = openDB(t)
 	}
-	h := &harness{clk: clock.NewFake(at), db: db, logs: &logBuffer{}}
+	h := &harness{clk: clock.NewFake(at), db: db, logs: &testwait.Buffer{}}
 	h.s = New(Options{Store: wrap(db), Clock: h.clk, MainChat: "telegram:1", Zone: time.UTC,
 		Logger: slog.New(slog.NewTextHandler(h.logs, nil)),
 		Run: func(ctx context.Context, e Entry, chat string) (string, error) {
@@ -344,9 +333,7 @@ func TestDeliveryFailureThenRetrySC1(t *testing.T) {
 	if err != nil || r.Outcome != "ok" || r.Delivery != "failed" || r.DeliveryError == "" {
 		t.Fatalf("run %+v %v", r, err)
 	}
-	h.mu.Lock()
-	h.failDlv = false
-	h.mu.Unlock()
+	h.failDeliveries(false)
 	h.s.RetryDeliveries(context.Background())
 	last, _ := h.db.LastRun(context.Background(), "digest")
 	if last.Delivery != "sent" || last.Attempts != 2 {
@@ -385,9 +372,7 @@ func TestRetryLooksOnlyAfterAFailedDelivery(t *testing.T) {
 	if r, err := h.s.RunNow(ctx, "digest"); err != nil || r.Delivery != "failed" {
 		t.Fatalf("run %+v %v, want a failed delivery", r, err)
 	}
-	h.mu.Lock()
-	h.failDlv = false
-	h.mu.Unlock()
+	h.failDeliveries(false)
 	h.s.RetryDeliveries(ctx)
 	h.s.RetryDeliveries(ctx)
 	if n := lc.looks.Load(); n != 2 {
@@ -533,13 +518,9 @@ func TestUndeliveredNoticeIsSentAgainSC1(t *testing.T) {
 			for range tc.runs {
 				hour()
 			}
-			h.mu.Lock()
-			h.failDlv = true
-			h.mu.Unlock()
+			h.failDeliveries(true)
 			hour()
-			h.mu.Lock()
-			h.failDlv = false
-			h.mu.Unlock()
+			h.failDeliveries(false)
 			hour()
 			hour()
 			h.mu.Lock()
@@ -625,9 +606,7 @@ func TestReportRetryOneReplicaAtATimeST2(t *testing.T) {
 	if r, err := h.s.RunNow(ctx, "digest"); err != nil || r.Delivery != "failed" {
 		t.Fatalf("run %+v %v", r, err)
 	}
-	h.mu.Lock()
-	h.failDlv = false
-	h.mu.Unlock()
+	h.failDeliveries(false)
 	other, err := sqlstore.Open(ctx, h.db.Path())
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,11 @@
 package approvals
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,24 +29,6 @@ func (s *storeDown) DecideApproval(ctx context.Context, id string, state store.A
 	return s.DB.DecideApproval(ctx, id, state, by, always, at)
 }
 
-// lockedBuffer is a log written by the clock's timer goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestExpiryTheStoreRefusedIsRetriedC2X4: an expiry the store refuses is
 // logged with the request and tried again after ExpiryRetry, so the turn
 // waiting for it (and its chat) is released once the store is back,
@@ -56,7 +36,7 @@ func (l *lockedBuffer) String() string {
 func TestExpiryTheStoreRefusedIsRetriedC2X4(t *testing.T) {
 	_, clk, db, _ := setup(t)
 	st := &storeDown{DB: db}
-	var logs lockedBuffer
+	var logs testwait.Buffer
 	e := New(Options{Store: st, Clock: clk, TTL: 10 * time.Minute, Approvers: []string{"telegram:1"}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer e.Close()
 	ctx := context.Background()

@@ -49,11 +49,10 @@ type waited struct {
 	err error
 }
 
-// TestDecisionOnAnotherReplicaST2C2: the turn waits on replica A, the
-// owner's press lands on replica B. A hears of it within Watch and carries
-// it out; B, which no turn waits on, does not take it for an orphan.
-func TestDecisionOnAnotherReplicaST2C2(t *testing.T) {
-	r := twoReplicas(t)
+// askOnA asks on replica A and waits for the decision in a goroutine, whose
+// answer comes on the channel once the wait has armed its look at the store.
+func (r *replicas) askOnA(t *testing.T) (store.Approval, <-chan waited) {
+	t.Helper()
 	ctx := context.Background()
 	a, err := r.a.Ask(ctx, req)
 	if err != nil {
@@ -62,15 +61,12 @@ func TestDecisionOnAnotherReplicaST2C2(t *testing.T) {
 	got := make(chan waited, 1)
 	go func() { d, err := r.a.Wait(ctx, a.ID); got <- waited{d, err} }()
 	r.waitTimers(t, 2) // A's expiry and its look at the store
-	if _, err := r.b.Decide(ctx, a.ID, "telegram:1", true, false); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case w := <-got:
-		t.Fatalf("A heard of B's decision without looking: %+v", w)
-	default:
-	}
-	r.clk.Advance(watch)
+	return a, got
+}
+
+// heard waits for A's turn to hear the decision.
+func heard(t *testing.T, got <-chan waited) waited {
+	t.Helper()
 	var w waited
 	testwait.For(t, 10*time.Second, "A's turn to hear the decision", func() (bool, any) {
 		select {
@@ -80,6 +76,26 @@ func TestDecisionOnAnotherReplicaST2C2(t *testing.T) {
 			return false, nil
 		}
 	})
+	return w
+}
+
+// TestDecisionOnAnotherReplicaST2C2: the turn waits on replica A, the
+// owner's press lands on replica B. A hears of it within Watch and carries
+// it out; B, which no turn waits on, does not take it for an orphan.
+func TestDecisionOnAnotherReplicaST2C2(t *testing.T) {
+	r := twoReplicas(t)
+	ctx := context.Background()
+	a, got := r.askOnA(t)
+	if _, err := r.b.Decide(ctx, a.ID, "telegram:1", true, false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case w := <-got:
+		t.Fatalf("A heard of B's decision without looking: %+v", w)
+	default:
+	}
+	r.clk.Advance(watch)
+	w := heard(t, got)
 	if w.err != nil || w.a.State != store.ApprovalApproved {
 		t.Fatalf("A's turn: %+v %v", w.a, w.err)
 	}
@@ -122,13 +138,7 @@ func TestPressedOnTwoReplicasAtOnceST2C2(t *testing.T) {
 	for round := range 8 {
 		r := twoReplicas(t)
 		ctx := context.Background()
-		a, err := r.a.Ask(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make(chan waited, 1)
-		go func() { d, err := r.a.Wait(ctx, a.ID); got <- waited{d, err} }()
-		r.waitTimers(t, 2)
+		a, got := r.askOnA(t)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i, e := range []*Engine{r.a, r.b} {
@@ -143,15 +153,7 @@ func TestPressedOnTwoReplicasAtOnceST2C2(t *testing.T) {
 			t.Fatalf("round %d: two presses: %v, %v", round, errs[0], errs[1])
 		}
 		r.clk.Advance(watch)
-		var w waited
-		testwait.For(t, 10*time.Second, "A's turn to hear the decision", func() (bool, any) {
-			select {
-			case w = <-got:
-				return true, nil
-			default:
-				return false, nil
-			}
-		})
+		w := heard(t, got)
 		r.clk.Advance(OrphanGrace * watch)
 		carried := int(r.orphans[0].Load() + r.orphans[1].Load())
 		if w.err == nil {

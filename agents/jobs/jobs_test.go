@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -150,6 +148,46 @@ func (e *env) start(t *testing.T) *Queue {
 	return q
 }
 
+// postRoll posts a job whose turn calls the ask-tier dice tool, then
+// follows the steps; it returns the job and the request it raised.
+func (e *env) postRoll(t *testing.T, q *Queue, then ...fakellm.Step) (store.Job, store.Approval) {
+	t.Helper()
+	e.llm.Push(append([]fakellm.Step{{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("builtin:dice"), Input: `{"sides":6}`}}}}, then...)...)
+	j := post(t, q, "cursor", "", "roll a die for me")
+	return j, <-e.asked
+}
+
+// post posts a job for the app, with its title (none when "").
+func post(t *testing.T, q *Queue, app, title, text string) store.Job {
+	t.Helper()
+	j, err := q.Post(context.Background(), app, title, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// approve approves a request as the owner at the console.
+func (e *env) approve(t *testing.T, id string) {
+	t.Helper()
+	if _, err := e.engine.Decide(context.Background(), id, "console", true, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// approveRoll approves the dice request a job waits on and checks that
+// the job (what the error calls it) ends done with the roll, the dice
+// having run once.
+func (e *env) approveRoll(t *testing.T, q *Queue, job, approval, what string) {
+	t.Helper()
+	e.llm.Push(fakellm.Step{Text: "You rolled a 4."})
+	e.approve(t, approval)
+	got := waitState(t, q, job, store.JobDone)
+	if got.Result != "You rolled a 4." || e.dice.n.Load() != 1 {
+		t.Errorf("%s %+v, dice ran %d times; want done after one run", what, got, e.dice.n.Load())
+	}
+}
+
 // waitState waits until job id is in state.
 func waitState(t *testing.T, q *Queue, id string, state store.JobState) store.Job {
 	t.Helper()
@@ -239,10 +277,7 @@ func TestPostedJobRunsToDoneM4(t *testing.T) {
 	q := e.start(t)
 	ctx := context.Background()
 	e.llm.Push(fakellm.Step{Text: "Two comments left on the pull request."})
-	j, err := q.Post(ctx, "cursor", "review", "Look over the open pull request on the website repo and leave comments")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "cursor", "review", "Look over the open pull request on the website repo and leave comments")
 	if j.Agent != "reviewer" || j.Why == "" || j.App != "cursor" || j.Chat != "job:"+j.ID {
 		t.Fatalf("posted %+v", j)
 	}
@@ -264,10 +299,7 @@ func TestFailedJobRetriedM4(t *testing.T) {
 	q := e.start(t)
 	ctx := context.Background()
 	e.llm.Push(fakellm.Step{Status: 400, Text: "model refuses this request"})
-	j, err := q.Post(ctx, "codex", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "codex", "", "Write a short poem about autumn rain")
 	got, err := q.Wait(ctx, j.ID)
 	if err != nil || got.State != store.JobFailed || !strings.Contains(got.Error, "model refuses this request") {
 		t.Fatalf("job %+v, %v; want failed with the model's error", got, err)
@@ -301,10 +333,7 @@ func TestCancelQueuedAndRunningM4(t *testing.T) {
 	e.paused.Store(true)
 	q := e.start(t)
 	ctx := context.Background()
-	j, err := q.Post(ctx, "cursor", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
 	<-e.pausedSeen
 	c, err := q.Cancel(ctx, j.ID)
 	if err != nil || c.State != store.JobCancelled {
@@ -317,10 +346,7 @@ func TestCancelQueuedAndRunningM4(t *testing.T) {
 	e.llm.Push(fakellm.Step{Hang: true})
 	e.paused.Store(false)
 	q.Resume()
-	r, err := q.Post(ctx, "cursor", "", "Write a long poem about winter")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := post(t, q, "cursor", "", "Write a long poem about winter")
 	testwait.For(t, wait, "the running job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
 	if got, _ := e.db.Job(ctx, r.ID); got.State != store.JobRunning {
 		t.Fatalf("job %+v while its model call hangs, want running", got)
@@ -347,10 +373,7 @@ func TestPausedStartsNothingUntilResumeM4(t *testing.T) {
 	q := e.start(t)
 	ctx := context.Background()
 	e.llm.Push(fakellm.Step{Text: "done"})
-	j, err := q.Post(ctx, "cursor", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
 	<-e.pausedSeen
 	if got, _ := e.db.Job(ctx, j.ID); got.State != store.JobQueued || len(e.llm.Requests()) != 0 {
 		t.Fatalf("job %+v and %d model calls while paused; want queued, none", got, len(e.llm.Requests()))
@@ -369,12 +392,7 @@ func TestAskTierJobWaitsForApprovalM4(t *testing.T) {
 	e := newEnv(t)
 	q := e.start(t)
 	ctx := context.Background()
-	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("builtin:dice"), Input: `{"sides":6}`}}}, fakellm.Step{Text: "You rolled a 4."})
-	j, err := q.Post(ctx, "cursor", "", "roll a die for me")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := <-e.asked
+	j, a := e.postRoll(t, q, fakellm.Step{Text: "You rolled a 4."})
 	got, err := q.Wait(ctx, j.ID)
 	if err != nil || got.State != store.JobWaitingApproval || got.Approval != a.ID {
 		t.Fatalf("job %+v, %v; want waiting_approval with %s", got, err, a.ID)
@@ -382,9 +400,7 @@ func TestAskTierJobWaitsForApprovalM4(t *testing.T) {
 	if e.dice.n.Load() != 0 {
 		t.Fatal("the ask-tier tool ran before the owner approved")
 	}
-	if _, err := e.engine.Decide(ctx, a.ID, "console", true, false); err != nil {
-		t.Fatal(err)
-	}
+	e.approve(t, a.ID)
 	got = waitState(t, q, j.ID, store.JobDone)
 	if got.Result != "You rolled a 4." || got.Approval != "" || e.dice.n.Load() != 1 || strings.Join(got.Tools, ",") != "builtin:dice" {
 		t.Errorf("job %+v, dice ran %d times; want done after one run", got, e.dice.n.Load())
@@ -455,10 +471,7 @@ func TestRestartRecoveryM4(t *testing.T) {
 	if err := q1.Start(q1ctx); err != nil {
 		t.Fatal(err)
 	}
-	w, err := q1.Post(ctx, "cursor", "", "roll a die for me")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := post(t, q1, "cursor", "", "roll a die for me")
 	a := <-e.asked
 	if got, _ := q1.Wait(ctx, w.ID); got.State != store.JobWaitingApproval {
 		t.Fatalf("job %+v, want waiting_approval", got)
@@ -482,14 +495,7 @@ func TestRestartRecoveryM4(t *testing.T) {
 	if got, _ := e.db.Job(ctx, w.ID); got.State != store.JobWaitingApproval || got.Approval != a.ID {
 		t.Fatalf("waiting job after restart %+v; want waiting_approval with %s", got, a.ID)
 	}
-	e.llm.Push(fakellm.Step{Text: "You rolled a 4."})
-	if _, err := e.engine.Decide(ctx, a.ID, "console", true, false); err != nil {
-		t.Fatal(err)
-	}
-	got = waitState(t, q2, w.ID, store.JobDone)
-	if got.Result != "You rolled a 4." || e.dice.n.Load() != 1 {
-		t.Errorf("waiting job after the decision %+v, dice ran %d times; want done after one run", got, e.dice.n.Load())
-	}
+	e.approveRoll(t, q2, w.ID, a.ID, "waiting job after the decision")
 }
 
 // TestQueueStopsWithItsContextM4: Done closes once Start's context ends,
@@ -502,10 +508,7 @@ func TestQueueStopsWithItsContextM4(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.llm.Push(fakellm.Step{Hang: true})
-	j, err := q.Post(context.Background(), "cursor", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
 	testwait.For(t, wait, "the job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
 	cancel()
 	select {
@@ -523,18 +526,15 @@ func TestQueueStopsWithItsContextM4(t *testing.T) {
 // is the stop, not a failure: nothing is logged at ERROR.
 func TestQueueStopLogsNoErrorX4(t *testing.T) {
 	e := newEnv(t)
-	var logged bytes.Buffer
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var logged testwait.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	q := New(Options{Store: e.db, Turner: e.rt, Chooser: &Chooser{Agents: e.db, Catalog: e.cat.View}, Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	e.llm.Push(fakellm.Step{Hang: true})
-	if _, err := q.Post(context.Background(), "cursor", "", "Write a short poem about autumn rain"); err != nil {
-		t.Fatal(err)
-	}
+	post(t, q, "cursor", "", "Write a short poem about autumn rain")
 	testwait.For(t, wait, "the job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
 	cancel()
 	select {
@@ -545,23 +545,9 @@ func TestQueueStopLogsNoErrorX4(t *testing.T) {
 	// What a wake-up racing the stop does, whichever the runner's select
 	// picked.
 	q.startQueued()
-	mu.Lock()
-	defer mu.Unlock()
 	if strings.Contains(logged.String(), "level=ERROR") {
 		t.Errorf("the stop logged an error:\n%s", logged.String())
 	}
-}
-
-// lockedWriter serialises a log's writes into one buffer.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // TestChooseByOwnSkillM4: an agent whose own skill (under its folder,
@@ -612,12 +598,7 @@ func TestWaitingApprovalSeenByPollM4(t *testing.T) {
 	e.unhooked.Store(true)
 	q := e.start(t)
 	ctx := context.Background()
-	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("builtin:dice"), Input: `{"sides":6}`}}}, fakellm.Step{Text: "You rolled a 4."})
-	j, err := q.Post(ctx, "cursor", "", "roll a die for me")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := <-e.asked
+	j, a := e.postRoll(t, q, fakellm.Step{Text: "You rolled a 4."})
 	testwait.For(t, wait, "job "+j.ID+" waiting_approval at a poll", func() (bool, any) {
 		got, err := e.db.Job(ctx, j.ID)
 		if err != nil || got.State != store.JobWaitingApproval {
@@ -626,9 +607,7 @@ func TestWaitingApprovalSeenByPollM4(t *testing.T) {
 		}
 		return got.Approval == a.ID, got
 	})
-	if _, err := e.engine.Decide(ctx, a.ID, "console", true, false); err != nil {
-		t.Fatal(err)
-	}
+	e.approve(t, a.ID)
 	waitState(t, q, j.ID, store.JobDone)
 }
 
@@ -639,12 +618,7 @@ func TestRetriedJobWaitsForItsEarlierRequestM4(t *testing.T) {
 	e := newEnv(t)
 	q := e.start(t)
 	ctx := context.Background()
-	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("builtin:dice"), Input: `{"sides":6}`}}})
-	j, err := q.Post(ctx, "cursor", "", "roll a die for me")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := <-e.asked
+	j, a := e.postRoll(t, q)
 	waitState(t, q, j.ID, store.JobWaitingApproval)
 	if _, err := q.Cancel(ctx, j.ID); err != nil {
 		t.Fatal(err)
@@ -658,14 +632,7 @@ func TestRetriedJobWaitsForItsEarlierRequestM4(t *testing.T) {
 		t.Fatalf("retried job %+v, %d new requests; want waiting for %s again", got, len(e.asked), a.ID)
 	}
 	idle(t, q)
-	e.llm.Push(fakellm.Step{Text: "You rolled a 4."})
-	if _, err := e.engine.Decide(ctx, a.ID, "console", true, false); err != nil {
-		t.Fatal(err)
-	}
-	got = waitState(t, q, j.ID, store.JobDone)
-	if got.Result != "You rolled a 4." || e.dice.n.Load() != 1 {
-		t.Errorf("job %+v, dice ran %d times; want done after one run", got, e.dice.n.Load())
-	}
+	e.approveRoll(t, q, j.ID, a.ID, "job")
 }
 
 // BenchmarkChoose measures choosing the agent for a job (no model call)
@@ -690,10 +657,7 @@ func TestAppOfChatM4(t *testing.T) {
 	e.paused.Store(true)
 	q := e.start(t)
 	ctx := context.Background()
-	j, err := q.Post(ctx, "claude-desktop", "", "Write a short poem about autumn rain")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := post(t, q, "claude-desktop", "", "Write a short poem about autumn rain")
 	for chat, want := range map[string]string{j.Chat: "claude-desktop", AppChat("my:app", "reviewer"): "my:app", "telegram:123": "", "console": ""} {
 		if got, err := q.AppOf(ctx, chat); err != nil || got != want {
 			t.Errorf("AppOf(%q) = %q, %v; want %q", chat, got, err, want)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,30 +21,12 @@ type recorder struct {
 func (r recorder) HandleMessage(_ context.Context, m channels.Message) { r.msgs <- m; <-r.gate }
 func (r recorder) HandlePress(_ context.Context, p channels.Press)     { r.presses <- p }
 
-// syncBuffer is an output the test reads while the console writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestTypedAheadNeverAnswersCH2: a number typed before the approval's
 // buttons appeared (typed ahead, or pasted with the message) does not
 // press one; the same number typed after them does.
 func TestTypedAheadNeverAnswersCH2(t *testing.T) {
 	inR, inW := io.Pipe()
-	out := &syncBuffer{}
+	out := &testwait.Buffer{}
 	c := New(inR, out, Options{})
 	h := recorder{msgs: make(chan channels.Message, 4), presses: make(chan channels.Press, 4), gate: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -118,7 +99,7 @@ func newRecorder() recorder {
 // once it is closed the one before it is.
 func TestConsoleAnswersByKeyCH2(t *testing.T) {
 	inR, inW := io.Pipe()
-	out := &syncBuffer{}
+	out := &testwait.Buffer{}
 	c := New(inR, out, Options{})
 	h := newRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -155,7 +136,7 @@ func TestConsoleAnswersByKeyCH2(t *testing.T) {
 // it is asked; a line that is no choice is said to be none; input that
 // ends with a question open, or before one is asked, denies it.
 func TestConsoleAnswersOnlyCH2(t *testing.T) {
-	out := &syncBuffer{}
+	out := &testwait.Buffer{}
 	c := New(strings.NewReader("y\nyes\n"), out, Options{AnswersOnly: true, EndKey: "n"})
 	h := answerer{newRecorder()}
 	ctx := context.Background()
@@ -182,7 +163,7 @@ func TestConsoleAnswersOnlyCH2(t *testing.T) {
 	}
 
 	inR, inW := io.Pipe()
-	out = &syncBuffer{}
+	out = &testwait.Buffer{}
 	c = New(inR, out, Options{AnswersOnly: true, EndKey: "n"})
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx, h) }()
@@ -200,7 +181,7 @@ func TestConsoleAnswersOnlyCH2(t *testing.T) {
 
 // TestConsoleQuitCH1: /quit ends the console as the end of input does.
 func TestConsoleQuitCH1(t *testing.T) {
-	c := New(strings.NewReader("hello\n/quit\nnot read\n"), &syncBuffer{}, Options{})
+	c := New(strings.NewReader("hello\n/quit\nnot read\n"), &testwait.Buffer{}, Options{})
 	h := newRecorder()
 	if err := c.Run(context.Background(), h); err != nil {
 		t.Fatal(err)

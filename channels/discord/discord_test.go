@@ -74,25 +74,23 @@ func newBot(t *testing.T, srv *fakediscord.Server) *Bot {
 	return b
 }
 
+// runBot starts b.Run with h; stop ends it and checks that it returned
+// within the time given (testwait.Stop, naming it what), returning how
+// long that took.
+func runBot(t *testing.T, b *Bot, h channels.Handler, what string) (stop func(within time.Duration) time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx, h) }()
+	return func(within time.Duration) time.Duration { return testwait.Stop(t, what, cancel, done, within) }
+}
+
 // running starts a bot on a fake Discord and stops it when the test ends.
 func running(t *testing.T, h channels.Handler) (*fakediscord.Server, *Bot) {
 	t.Helper()
 	srv := fakediscord.New(t)
 	b := newBot(t, srv)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, h) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("Run did not return after its context ended")
-		}
-	})
+	stop := runBot(t, b, h, "Run")
+	t.Cleanup(func() { stop(10 * time.Second) })
 	if !srv.WaitConnected(1, 5*time.Second) {
 		t.Fatal("the bot did not connect to the gateway")
 	}
@@ -332,9 +330,7 @@ func TestReadyOnceTheGatewaySessionIs(t *testing.T) {
 		t.Fatal("ready before Run")
 	default:
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, &recorder{}) }()
+	stop := runBot(t, b, &recorder{}, "Run")
 	select {
 	case <-b.Ready():
 	case <-time.After(5 * time.Second):
@@ -345,10 +341,7 @@ func TestReadyOnceTheGatewaySessionIs(t *testing.T) {
 	if n := srv.ReadySent(); n != 1 {
 		t.Errorf("ready with %d gateway connections sent READY, want 1", n)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run: %v", err)
-	}
+	stop(10 * time.Second)
 }
 
 func TestRunReturnsSoonAfterCancel(t *testing.T) {
@@ -364,17 +357,8 @@ func TestRunReturnsSoonAfterCancel(t *testing.T) {
 	if err := b.Run(ctx, &recorder{}); jarvisbot.ErrorCode(err) != jarvisbot.ECONFLICT {
 		t.Errorf("a second Run: %v, want conflict", err)
 	}
-	start := time.Now()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return within 5 s of cancel")
-	}
-	t.Logf("Run returned %v after cancel", time.Since(start).Round(time.Millisecond))
+	took := testwait.Stop(t, "Run", cancel, done, 5*time.Second)
+	t.Logf("Run returned %v after cancel", took.Round(time.Millisecond))
 	eventually(t, "the gateway connection to close", func() (bool, any) { n := srv.Connected(); return n == 0, fmt.Sprintf("%d ready sessions", n) })
 	if codes := srv.CloseCodes(); len(codes) != 1 || codes[0] != 1000 {
 		t.Errorf("close codes %v, want [1000]: a clean close shows the bot offline at once", codes)
@@ -386,19 +370,9 @@ func TestRunReturnsOnCancelWhileTheGatewayHangs(t *testing.T) {
 	srv := fakediscord.New(t)
 	b := newBot(t, srv)
 	srv.SilentGateway()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, &recorder{}) }()
+	stop := runBot(t, b, &recorder{}, "Run on a silent gateway")
 	eventually(t, "the bot to dial the gateway", func() (bool, any) { n := srv.Connections(); return n == 1, fmt.Sprintf("%d connections", n) })
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Run: %v, want nil after cancel", err)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("Run waits on a silent gateway after cancel")
-	}
+	stop(3 * time.Second)
 }
 
 func TestRunFailsWhenTheGatewayCannotBeFound(t *testing.T) {
@@ -439,15 +413,7 @@ func TestReconnectWaitsOnTheClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, &recorder{}) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	defer runBot(t, b, &recorder{}, "Run")(10 * time.Second)
 	if !srv.WaitConnected(1, 5*time.Second) {
 		t.Fatal("the bot did not connect to the gateway")
 	}

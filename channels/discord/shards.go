@@ -244,7 +244,7 @@ type slot struct {
 // counts the leases of the set others hold. It returns the last error
 // the store gave, for the round to log once.
 func (sl *slot) probe(ctx context.Context, b *Bot, want bool) (others int, failed error) {
-	if sl.mine != nil && (!want || closed(sl.mine.Lost())) {
+	if sl.mine != nil && (!want || channels.Closed(sl.mine.Lost())) {
 		sl.release()
 	}
 	for k := range b.shards {
@@ -364,7 +364,7 @@ func (b *Bot) shardLoop(hold, run context.Context, id, buckets int, p *placement
 		case errors.Is(context.Cause(session), errShed):
 			restart.Reset()
 			b.log.Info(gone, "shard", shardName(id, b.shards), "why", "another replica holds fewer shards")
-		case closed(l.Lost()):
+		case channels.Closed(l.Lost()):
 			restart.Reset()
 			b.log.Warn(gone, "shard", shardName(id, b.shards), "why", "its lease was lost (the store connection broke); the session is closed")
 		}
@@ -594,16 +594,6 @@ func (sh *shard) keepConnected(ctx context.Context, down <-chan struct{}) {
 			delay = restart.Next()
 			b.log.Warn("discord: reconnecting to the gateway failed; retrying", "shard", shardName(sh.id, b.shards), "in", delay, "err", gatewayError(err))
 		}
-	}
-}
-
-// closed reports whether ch is closed.
-func closed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
 	}
 }
 

@@ -136,27 +136,22 @@ var quick = Options{ShardGrace: 400 * time.Millisecond, ShardRetry: 20 * time.Mi
 
 func startReplica(t *testing.T, srv *fakediscord.Server, table *leaseTable, name string, shards int, opt Options) *shardReplica {
 	t.Helper()
-	opt.Token, opt.HTTPClient, opt.Shards, opt.Leases = srv.Token(), srv.HTTPClient(), shards, table.replica(name)
+	return startReplicaOn(t, srv, table.replica(name), name, shards, opt)
+}
+
+// startReplicaOn is startReplica sharing the shards through leases; the
+// replica stops when the test ends.
+func startReplicaOn(t *testing.T, srv *fakediscord.Server, leases channels.Leases, name string, shards int, opt Options) *shardReplica {
+	t.Helper()
+	opt.Token, opt.HTTPClient, opt.Shards, opt.Leases = srv.Token(), srv.HTTPClient(), shards, leases
 	opt.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", name)
 	b, err := New(t.Context(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &shardReplica{name: name, bot: b, h: &recorder{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, r.h) }()
-	r.stop = sync.OnceFunc(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("replica %s: Run: %v", name, err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("replica %s: Run did not return after its context ended", name)
-		}
-	})
+	stop := runBot(t, b, r.h, "replica "+name+": Run")
+	r.stop = sync.OnceFunc(func() { stop(10 * time.Second) })
 	t.Cleanup(r.stop)
 	return r
 }
@@ -293,17 +288,12 @@ func TestLocalShardsAllRunHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, &recorder{}) }()
+	stop := runBot(t, b, &recorder{}, "Run")
 	testwait.For(t, 5*time.Second, "three shards open", func() (bool, any) {
 		s := srv.ShardSessions()
 		return s[0] == 1 && s[1] == 1 && s[2] == 1, s
 	})
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run: %v", err)
-	}
+	stop(10 * time.Second)
 }
 
 // sqliteLeases are one SQLite store's leases as the channel sees them
@@ -344,20 +334,7 @@ func TestShardsOnOneSQLiteStoreST2(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		opt := quick
-		opt.Token, opt.HTTPClient, opt.Shards, opt.Leases = srv.Token(), srv.HTTPClient(), 2, sqliteLeases{db}
-		opt.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", name)
-		b, err := New(t.Context(), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &shardReplica{name: name, bot: b, h: &recorder{}}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- b.Run(ctx, r.h) }()
-		r.stop = sync.OnceFunc(func() { cancel(); <-done })
-		t.Cleanup(r.stop)
-		replicas = append(replicas, r)
+		replicas = append(replicas, startReplicaOn(t, srv, sqliteLeases{db}, name, 2, quick))
 	}
 	chans := []string{srv.GuildChannel(srv.Guild(0, 2)), srv.GuildChannel(srv.Guild(1, 2))}
 	testwait.For(t, 20*time.Second, "one shard each", func() (bool, any) {
@@ -413,13 +390,7 @@ func TestIdentifyPacedWithinAReplicaST2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, &recorder{}) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	defer runBot(t, b, &recorder{}, "Run")(10 * time.Second)
 	testwait.For(t, 5*time.Second, "both shards open", func() (bool, any) {
 		s := srv.ShardSessions()
 		return s[0] == 1 && s[1] == 1, s

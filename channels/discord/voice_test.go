@@ -24,6 +24,23 @@ func oggLike(t *testing.T, n int) []byte {
 	return b
 }
 
+// hearRecordings runs a bot, lets send post the owner's recordings to
+// the bot's DM, and returns what it heard before the owner's "end", which
+// must be n messages.
+func hearRecordings(t *testing.T, n int, send func(srv *fakediscord.Server, dm string)) (*fakediscord.Server, []channels.Message) {
+	t.Helper()
+	h := &recorder{}
+	srv, _ := running(t, h)
+	dm := srv.DMChannel(owner)
+	send(srv, dm)
+	srv.SendText(dm, owner, "end")
+	got := heard(t, h, "end")
+	if len(got) != n {
+		t.Fatalf("heard %+v, want %d recordings", got, n)
+	}
+	return srv, got
+}
+
 // heard waits until the handler has heard a message with text last; the
 // gateway delivers in order, so every message sent before it that the
 // bot took is there too. It returns the messages before it.
@@ -102,17 +119,11 @@ func TestVoiceAndAudioArriveAsAudioV1(t *testing.T) {
 // from the address in the event, through the bot's HTTP client.
 func TestFetchDownloadsTheExactBytesV1(t *testing.T) {
 	t.Parallel()
-	h := &recorder{}
-	srv, _ := running(t, h)
-	dm := srv.DMChannel(owner)
 	voice, mp3 := oggLike(t, 4096), oggLike(t, 70_000)
-	srv.SendVoice(dm, owner, voice, 3)
-	srv.SendAudio(dm, owner, "listen", "tune.mp3", "audio/mpeg", mp3)
-	srv.SendText(dm, owner, "end")
-	got := heard(t, h, "end")
-	if len(got) != 2 {
-		t.Fatalf("heard %+v, want the two recordings", got)
-	}
+	srv, got := hearRecordings(t, 2, func(srv *fakediscord.Server, dm string) {
+		srv.SendVoice(dm, owner, voice, 3)
+		srv.SendAudio(dm, owner, "listen", "tune.mp3", "audio/mpeg", mp3)
+	})
 	for i, want := range [][]byte{voice, mp3} {
 		// The bound may equal the size: at most max bytes is allowed.
 		data, err := got[i].Audio.Fetch(t.Context(), int64(len(want)))
@@ -134,16 +145,11 @@ func TestFetchDownloadsTheExactBytesV1(t *testing.T) {
 // invalid and say the bound.
 func TestFetchRefusesAudioOverTheBoundV1(t *testing.T) {
 	t.Parallel()
-	h := &recorder{}
-	srv, _ := running(t, h)
-	dm := srv.DMChannel(owner)
-	srv.SendVoice(dm, owner, oggLike(t, 1001), 4)
-	small := srv.SendVoice(dm, owner, oggLike(t, 900), 4)
-	srv.SendText(dm, owner, "end")
-	got := heard(t, h, "end")
-	if len(got) != 2 {
-		t.Fatalf("heard %+v, want the two recordings", got)
-	}
+	var small string
+	srv, got := hearRecordings(t, 2, func(srv *fakediscord.Server, dm string) {
+		srv.SendVoice(dm, owner, oggLike(t, 1001), 4)
+		small = srv.SendVoice(dm, owner, oggLike(t, 900), 4)
+	})
 
 	_, err := got[0].Audio.Fetch(t.Context(), 1000)
 	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "1000 bytes") {
@@ -166,15 +172,9 @@ func TestFetchRefusesAudioOverTheBoundV1(t *testing.T) {
 // gives an error with a code and a sentence, never the signed link.
 func TestFetchFailureIsExplainedV1(t *testing.T) {
 	t.Parallel()
-	h := &recorder{}
-	srv, _ := running(t, h)
-	dm := srv.DMChannel(owner)
-	srv.SendVoice(dm, owner, oggLike(t, 800), 1)
-	srv.SendText(dm, owner, "end")
-	got := heard(t, h, "end")
-	if len(got) != 1 {
-		t.Fatalf("heard %+v, want the recording", got)
-	}
+	srv, got := hearRecordings(t, 1, func(srv *fakediscord.Server, dm string) {
+		srv.SendVoice(dm, owner, oggLike(t, 800), 1)
+	})
 	for _, tc := range []struct {
 		status int
 		code   jarvisbot.Code

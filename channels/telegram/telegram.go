@@ -243,7 +243,7 @@ func (b *Bot) pollUpdates(ctx context.Context, h channels.Handler, lost <-chan s
 		// With the lease lost another replica may poll already: a confirming
 		// getUpdates would cut its poll short. What is not confirmed comes
 		// to it again, and the dispatcher takes each update once.
-		if offset > confirmed && !closed(lost) {
+		if offset > confirmed && !channels.Closed(lost) {
 			b.confirm(ctx, offset)
 		}
 	}()
@@ -271,7 +271,7 @@ func (b *Bot) pollUpdates(ctx context.Context, h channels.Handler, lost <-chan s
 		restart.Reset()
 		confirmed = offset
 		for _, u := range updates {
-			if closed(lost) {
+			if channels.Closed(lost) {
 				break // the next poller gets the rest
 			}
 			if u.id < offset {
@@ -284,16 +284,6 @@ func (b *Bot) pollUpdates(ctx context.Context, h channels.Handler, lost <-chan s
 			}
 			b.deliver(ctx, h, u.Update)
 		}
-	}
-}
-
-// closed reports whether ch is closed; a nil ch never is.
-func closed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
 	}
 }
 

@@ -60,17 +60,7 @@ func run(t *testing.T, b *Bot, h channels.Handler) (stop func() time.Duration) {
 			return 0
 		}
 		stopped = true
-		start := time.Now()
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("Run did not stop")
-		}
-		return time.Since(start)
+		return testwait.Stop(t, "Run", cancel, done, 5*time.Second)
 	}
 	t.Cleanup(func() { stop() })
 	return stop

@@ -21,6 +21,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // hear runs b until the test ends and returns the first message it hears
@@ -245,7 +246,7 @@ func TestFetchErrorsNeverShowTheTokenV1(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var log logBuffer
+			var log testwait.Buffer
 			s, b := newBot(t, Options{HTTPClient: tc.client, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 			m := hear(t, b, func() { s.SendVoice(1, 2, []byte("OggS"), time.Second) })
 			tc.fail(s)
@@ -266,24 +267,6 @@ func TestFetchErrorsNeverShowTheTokenV1(t *testing.T) {
 	if n := s.Calls("file"); n != 2 {
 		t.Errorf("%d downloads, want 2 (one retry)", n)
 	}
-}
-
-// logBuffer is a log destination safe for the bot's goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestSendVoiceDeliversBytesCaptionAndReplyV1: sendVoice uploads the

@@ -8,6 +8,9 @@
 // observed can signal change (WithChange), at each change; waiting on a
 // signal wakes at once and costs nothing while idle.
 //
+// Stop ends a goroutine a test started and waits for it to return; Buffer
+// is output goroutines write while the test reads or waits on it.
+//
 // It serves every test that waits on a signal rather than a sleep (X4).
 package testwait
 
@@ -103,4 +106,23 @@ func For(t testing.TB, timeout time.Duration, what string, cond Condition, opts 
 	if err := Until(timeout, what, cond, opts...); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Stop ends a goroutine the test started: it cancels the goroutine's
+// context and waits up to within for its result on done. An error fails
+// the test, and so does no result in time. It returns how long the
+// goroutine took to stop.
+func Stop(t testing.TB, what string, cancel func(), done <-chan error, within time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+	case <-time.After(within):
+		t.Fatalf("%s did not return within %s of its context's end", what, within)
+	}
+	return time.Since(start)
 }

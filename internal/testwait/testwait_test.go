@@ -1,6 +1,7 @@
 package testwait
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -125,4 +126,37 @@ func (f *fakeT) Helper() {}
 func (f *fakeT) Fatal(args ...any) {
 	f.msg = args[0].(error).Error()
 	panic("fatal")
+}
+
+// TestBufferTakesConcurrentWrites: writers in several goroutines lose no
+// byte while the test reads.
+func TestBufferTakesConcurrentWrites(t *testing.T) {
+	var b Buffer
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				b.Write([]byte("x"))
+				_ = b.String()
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(b.String()); n != 800 {
+		t.Errorf("%d bytes, want 800", n)
+	}
+}
+
+// TestStopCancelsAndWaits: Stop ends the goroutine's context and returns
+// once its result is in.
+func TestStopCancelsAndWaits(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { <-ctx.Done(); done <- nil }()
+	if took := Stop(t, "the loop", cancel, done, 5*time.Second); took > 5*time.Second {
+		t.Errorf("took %s", took)
+	}
+	if ctx.Err() == nil {
+		t.Error("the context was not cancelled")
+	}
 }

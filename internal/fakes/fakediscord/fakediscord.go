@@ -29,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // Routes, named as in Discord's documentation, for FailNext and Requests.
@@ -330,21 +332,13 @@ func (s *Server) Identifies() []int {
 }
 
 // ShardIdentifies returns every IDENTIFY received, in order.
-func (s *Server) ShardIdentifies() []Identify {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Identify(nil), s.identifies...)
-}
+func (s *Server) ShardIdentifies() []Identify { return restapi.Copy(&s.mu, &s.identifies) }
 
 // Duplicates returns the IDENTIFYs of a shard that another gateway
 // session had open at the time. Discord lets the second in and sends the
 // shard's events to both, so a bot doing it answers every message twice;
 // the fake does the same, and records it for the test to assert on.
-func (s *Server) Duplicates() []Identify {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Identify(nil), s.duplicates...)
-}
+func (s *Server) Duplicates() []Identify { return restapi.Copy(&s.mu, &s.duplicates) }
 
 // SetMaxConcurrency sets the max_concurrency GET /gateway/bot reports:
 // how many identify buckets there are (shard % max_concurrency), each

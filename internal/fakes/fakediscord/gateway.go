@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
@@ -160,12 +161,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 				Intents int    `json:"intents"`
 				Shard   []int  `json:"shard"`
 			}
-			if json.Unmarshal(f.Data, &id) != nil {
-				c.closeWith(4002, "Error while decoding payload.")
-				return
-			}
-			if !s.validToken(id.Token) {
-				c.closeWith(4004, "Authentication failed.")
+			if !s.readAuthed(c, f.Data, &id, &id.Token) {
 				return
 			}
 			s.mu.Lock()
@@ -214,12 +210,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 				SessionID string `json:"session_id"`
 				Seq       int64  `json:"seq"`
 			}
-			if json.Unmarshal(f.Data, &res) != nil {
-				c.closeWith(4002, "Error while decoding payload.")
-				return
-			}
-			if !s.validToken(res.Token) {
-				c.closeWith(4004, "Authentication failed.")
+			if !s.readAuthed(c, f.Data, &res, &res.Token) {
 				return
 			}
 			s.mu.Lock()
@@ -363,23 +354,11 @@ func (s *Server) Connections() int {
 
 // CloseCodes returns the close codes of the close frames bots sent; a
 // connection that just dropped sent none.
-func (s *Server) CloseCodes() []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]int(nil), s.closeCodes...)
-}
+func (s *Server) CloseCodes() []int { return restapi.Copy(&s.mu, &s.closeCodes) }
 
 // Connected reports how many gateway sessions are ready.
 func (s *Server) Connected() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for c := range s.conns {
-		if c.ready {
-			n++
-		}
-	}
-	return n
+	return s.countConns(func(c *gwConn) bool { return c.ready })
 }
 
 // ReadySent counts the gateway connections that were sent READY, from
@@ -387,15 +366,7 @@ func (s *Server) Connected() int {
 // only said hello or IDENTIFY is not. (Connected counts a session from
 // just after, which a bot may read READY before.)
 func (s *Server) ReadySent() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for c := range s.conns {
-		if c.readying {
-			n++
-		}
-	}
-	return n
+	return s.countConns(func(c *gwConn) bool { return c.readying })
 }
 
 // WaitConnected waits up to timeout for n ready gateway sessions.
@@ -404,4 +375,32 @@ func (s *Server) WaitConnected(n int, timeout time.Duration) bool {
 		got := s.Connected()
 		return got >= n, got
 	}, testwait.WithChange(s.changes)) == nil
+}
+
+// countConns counts the gateway connections that are as is says.
+func (s *Server) countConns(is func(*gwConn) bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if is(c) {
+			n++
+		}
+	}
+	return n
+}
+
+// readAuthed decodes a frame's data into v and checks the bot token it
+// carries (token points into v); a frame that fails either closes the
+// connection with Discord's code, and readAuthed is false.
+func (s *Server) readAuthed(c *gwConn, data json.RawMessage, v any, token *string) bool {
+	if json.Unmarshal(data, v) != nil {
+		c.closeWith(4002, "Error while decoding payload.")
+		return false
+	}
+	if !s.validToken(*token) {
+		c.closeWith(4004, "Authentication failed.")
+		return false
+	}
+	return true
 }

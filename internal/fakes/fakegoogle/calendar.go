@@ -475,16 +475,25 @@ func eventBody(r *http.Request) (map[string]json.RawMessage, error) {
 	return body, nil
 }
 
+// eventWrite reads what a write asks besides its path: sendUpdates and,
+// withBody, the event's fields. A request it cannot read is answered 400
+// and ok is false.
+func eventWrite(w http.ResponseWriter, r *http.Request, withBody bool) (su string, body map[string]json.RawMessage, ok bool) {
+	su, err := sendUpdatesParam(r)
+	if err == nil && withBody {
+		body, err = eventBody(r)
+	}
+	if err != nil {
+		Error(w, http.StatusBadRequest, err.Error())
+		return "", nil, false
+	}
+	return su, body, true
+}
+
 func (s *Server) insertEvent(w http.ResponseWriter, r *http.Request) {
 	calID := r.PathValue("cal")
-	su, err := sendUpdatesParam(r)
-	if err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	body, err := eventBody(r)
-	if err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+	su, body, ok := eventWrite(w, r, true)
+	if !ok {
 		return
 	}
 	var ev CalendarEvent
@@ -509,42 +518,39 @@ func (s *Server) insertEvent(w http.ResponseWriter, r *http.Request) {
 // changeEvent serves patch (PATCH: the fields sent) and update (PUT: the
 // whole event).
 func (s *Server) changeEvent(w http.ResponseWriter, r *http.Request) {
-	calID, id := r.PathValue("cal"), r.PathValue("id")
-	su, err := sendUpdatesParam(r)
-	if err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	body, err := eventBody(r)
-	if err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := s.findEvent(w, calID, id)
-	if i < 0 {
-		return
-	}
-	ev := s.cal.events[calID][i]
-	ev.Attendees = slices.Clone(ev.Attendees)
-	if r.Method == http.MethodPut {
-		ev = CalendarEvent{ID: ev.ID, Organizer: ev.Organizer}
-	}
-	if err := applyEventFields(calID, &ev, body); err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	s.cal.events[calID][i] = ev
-	s.cal.writes = append(s.cal.writes, CalendarWrite{Method: r.Method, CalendarID: calID, EventID: id, SendUpdates: su})
-	writeJSON(w, http.StatusOK, eventToWire(calID, ev))
+	s.writeEvent(w, r, true, func(calID string, i int, body map[string]json.RawMessage) bool {
+		ev := s.cal.events[calID][i]
+		ev.Attendees = slices.Clone(ev.Attendees)
+		if r.Method == http.MethodPut {
+			ev = CalendarEvent{ID: ev.ID, Organizer: ev.Organizer}
+		}
+		if err := applyEventFields(calID, &ev, body); err != nil {
+			Error(w, http.StatusBadRequest, err.Error())
+			return false
+		}
+		s.cal.events[calID][i] = ev
+		writeJSON(w, http.StatusOK, eventToWire(calID, ev))
+		return true
+	})
 }
 
 func (s *Server) deleteEvent(w http.ResponseWriter, r *http.Request) {
+	s.writeEvent(w, r, false, func(calID string, i int, _ map[string]json.RawMessage) bool {
+		id := s.cal.events[calID][i].ID
+		s.cal.events[calID] = slices.Delete(s.cal.events[calID], i, i+1)
+		s.cal.deleted[calID+"/"+id] = true
+		w.WriteHeader(http.StatusNoContent)
+		return true
+	})
+}
+
+// writeEvent serves a write to the event the path names: it reads the
+// request, finds the event (the i-th of its calendar) and, holding s.mu,
+// lets change answer; a change that says it was done is recorded.
+func (s *Server) writeEvent(w http.ResponseWriter, r *http.Request, withBody bool, change func(calID string, i int, body map[string]json.RawMessage) bool) {
 	calID, id := r.PathValue("cal"), r.PathValue("id")
-	su, err := sendUpdatesParam(r)
-	if err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+	su, body, ok := eventWrite(w, r, withBody)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -553,10 +559,9 @@ func (s *Server) deleteEvent(w http.ResponseWriter, r *http.Request) {
 	if i < 0 {
 		return
 	}
-	s.cal.events[calID] = slices.Delete(s.cal.events[calID], i, i+1)
-	s.cal.deleted[calID+"/"+id] = true
-	s.cal.writes = append(s.cal.writes, CalendarWrite{Method: r.Method, CalendarID: calID, EventID: id, SendUpdates: su})
-	w.WriteHeader(http.StatusNoContent)
+	if change(calID, i, body) {
+		s.cal.writes = append(s.cal.writes, CalendarWrite{Method: r.Method, CalendarID: calID, EventID: id, SendUpdates: su})
+	}
 }
 
 // freeBusy answers freebusy.query: per calendar, the busy periods (opaque

@@ -2,44 +2,19 @@ package fakegoogle_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakegoogle"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // calendarCall sends one request with a bearer token and returns the status and
 // the decoded JSON body (nil when there is none).
 func calendarCall(t *testing.T, method, url, body string) (int, map[string]any) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer t")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v map[string]any
-	if len(b) > 0 {
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatalf("%s %s: body is not JSON: %s", method, url, b)
-		}
-	}
-	return resp.StatusCode, v
+	return restapi.CallJSON(t, method, url, "t", body)
 }
 
 // TestCalendarFakeRefusesWhatGoogleRefuses: invalid requests get Google's

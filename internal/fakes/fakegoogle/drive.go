@@ -206,16 +206,25 @@ func (s *Server) driveList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-func (s *Server) driveGet(w http.ResponseWriter, r *http.Request) {
+// driveFile is a copy of the file the request's path names; when there is
+// none it answers 404 and ok is false.
+func (s *Server) driveFile(w http.ResponseWriter, r *http.Request) (c DriveFile, ok bool) {
 	s.mu.Lock()
 	f := s.drive.byID(r.PathValue("id"))
-	var c DriveFile
 	if f != nil {
 		c = *f
 	}
 	s.mu.Unlock()
 	if f == nil {
 		Error(w, http.StatusNotFound, "File not found: "+r.PathValue("id")+".")
+		return c, false
+	}
+	return c, true
+}
+
+func (s *Server) driveGet(w http.ResponseWriter, r *http.Request) {
+	c, ok := s.driveFile(w, r)
+	if !ok {
 		return
 	}
 	if r.URL.Query().Get("alt") == "media" {
@@ -240,15 +249,8 @@ func (s *Server) driveGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) driveExport(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	f := s.drive.byID(r.PathValue("id"))
-	var c DriveFile
-	if f != nil {
-		c = *f
-	}
-	s.mu.Unlock()
-	if f == nil {
-		Error(w, http.StatusNotFound, "File not found: "+r.PathValue("id")+".")
+	c, ok := s.driveFile(w, r)
+	if !ok {
 		return
 	}
 	want := r.URL.Query().Get("mimeType")
@@ -602,6 +604,18 @@ func (c orCond) match(f *DriveFile) bool {
 
 func (c notCond) match(f *DriveFile) bool { return !c.c.match(f) }
 
+// compare matches v by the term's operator: = and != whole, contains by
+// has.
+func (c termCond) compare(v string, has func(v, value string) bool) bool {
+	switch c.op {
+	case "=":
+		return v == c.value
+	case "!=":
+		return v != c.value
+	}
+	return has(v, c.value)
+}
+
 func (c termCond) match(f *DriveFile) bool {
 	switch c.field {
 	case "parents":
@@ -613,21 +627,9 @@ func (c termCond) match(f *DriveFile) bool {
 	case "trashed":
 		return strconv.FormatBool(f.Trashed) == c.value
 	case "name":
-		switch c.op {
-		case "=":
-			return f.Name == c.value
-		case "!=":
-			return f.Name != c.value
-		}
-		return wordPrefix(f.Name, c.value)
+		return c.compare(f.Name, wordPrefix)
 	case "mimeType":
-		switch c.op {
-		case "=":
-			return f.MimeType == c.value
-		case "!=":
-			return f.MimeType != c.value
-		}
-		return strings.Contains(f.MimeType, c.value)
+		return c.compare(f.MimeType, strings.Contains)
 	case "fullText":
 		// Every word of the value, in the name or the text.
 		text := strings.ToLower(f.Name + " " + string(f.Content))
@@ -777,33 +779,24 @@ func (p *queryParser) next() (queryToken, error) {
 
 // or: and { "or" and }; and binds tighter, as in Drive.
 func (p *queryParser) or() (driveCond, error) {
-	var cs orCond
-	for {
-		c, err := p.and()
-		if err != nil {
-			return nil, err
-		}
-		cs = append(cs, c)
-		if !p.peekWord("or") {
-			break
-		}
-		p.pos++
-	}
-	if len(cs) == 1 {
-		return cs[0], nil
-	}
-	return cs, nil
+	return p.joined("or", p.and, func(cs []driveCond) driveCond { return orCond(cs) })
 }
 
 func (p *queryParser) and() (driveCond, error) {
-	var cs andCond
+	return p.joined("and", p.unary, func(cs []driveCond) driveCond { return andCond(cs) })
+}
+
+// joined parses one or more of next separated by the word sep; more than
+// one are joined by join.
+func (p *queryParser) joined(sep string, next func() (driveCond, error), join func([]driveCond) driveCond) (driveCond, error) {
+	var cs []driveCond
 	for {
-		c, err := p.unary()
+		c, err := next()
 		if err != nil {
 			return nil, err
 		}
 		cs = append(cs, c)
-		if !p.peekWord("and") {
+		if !p.peekWord(sep) {
 			break
 		}
 		p.pos++
@@ -811,7 +804,7 @@ func (p *queryParser) and() (driveCond, error) {
 	if len(cs) == 1 {
 		return cs[0], nil
 	}
-	return cs, nil
+	return join(cs), nil
 }
 
 func (p *queryParser) unary() (driveCond, error) {

@@ -2,32 +2,20 @@ package fakegoogle
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // get sends an authorised GET to the fake and returns status and body.
 func get(t *testing.T, s *Server, path string, q url.Values) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, s.URL+path+"?"+q.Encode(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer t")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	status, b := restapi.Call(t, http.MethodGet, s.URL+path+"?"+q.Encode(), "t", "")
+	return status, string(b)
 }
 
 // TestDriveQueryLanguage: the fake understands the part of Drive's query

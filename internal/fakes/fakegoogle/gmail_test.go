@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // The fake refuses what Gmail refuses, and what it cannot answer truly,
@@ -31,15 +32,8 @@ func TestGmail_RefusesWhatGmailRefuses(t *testing.T) {
 		{"a known search", "GET", "/gmail/v1/users/me/messages?q=" + url.QueryEscape(`in:inbox -is:unread "hi"`), "", http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest(tc.method, s.URL+tc.path, strings.NewReader(tc.body))
-			req.Header.Set("Authorization", "Bearer t")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode != tc.status {
-				t.Errorf("status %d, want %d", resp.StatusCode, tc.status)
+			if status, _ := restapi.Call(t, tc.method, s.URL+tc.path, "t", tc.body); status != tc.status {
+				t.Errorf("status %d, want %d", status, tc.status)
 			}
 		})
 	}

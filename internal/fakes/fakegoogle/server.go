@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // Server is a running fake. URL is the root the APIs hang below:
@@ -29,10 +31,9 @@ type Server struct {
 	t   testing.TB
 	srv *httptest.Server
 
-	mu       sync.Mutex
-	auth     func(token string) bool
-	faults   []*fault
-	requests []string // "METHOD /path", in order
+	front restapi.Front
+
+	mu sync.Mutex // guards the data below
 
 	cal   *calendarData
 	mail  *mailData
@@ -45,83 +46,34 @@ type Option func(*Server)
 // WithAuth makes the server accept only bearer tokens ok accepts, such as
 // those a fakeoauth.AuthServer issued and did not revoke. Without it any
 // non-empty bearer token is accepted.
-func WithAuth(ok func(token string) bool) Option { return func(s *Server) { s.auth = ok } }
+func WithAuth(ok func(token string) bool) Option { return func(s *Server) { s.front.Auth = ok } }
 
 // New starts a fake Google server, closed when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := &Server{t: t, cal: newCalendarData(), mail: newMailData(), drive: newDriveData()}
+	s.front.Refuse = func(w http.ResponseWriter, _ string) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="https://accounts.google.com/", error="invalid_token"`)
+		Error(w, http.StatusUnauthorized, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+	}
+	s.front.Fail = func(w http.ResponseWriter, status int, _ string) { Error(w, status, http.StatusText(status)) }
 	for _, o := range opts {
 		o(s)
 	}
-	mux := http.NewServeMux()
-	s.calendarRoutes(mux)
-	s.gmailRoutes(mux)
-	s.driveRoutes(mux)
-	s.srv = httptest.NewServer(s.guard(mux))
+	s.srv = s.front.Start(t, s.calendarRoutes, s.gmailRoutes, s.driveRoutes)
 	s.URL = s.srv.URL
-	t.Cleanup(s.srv.Close)
 	return s
 }
 
 // Requests returns "METHOD /path" of every request that passed the
 // token check, in order.
-func (s *Server) Requests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.requests...)
-}
-
-type fault struct {
-	method, prefix string
-	status         int
-	left           int
-}
+func (s *Server) Requests() []string { return s.front.Requests() }
 
 // Fail makes the next n requests whose method is method ("" for any) and
 // whose path starts with prefix answer status with Google's error body;
 // a 429 carries Retry-After: 0.
 func (s *Server) Fail(method, prefix string, status, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, &fault{method: method, prefix: prefix, status: status, left: n})
-}
-
-// guard checks the bearer token and applies faults before the APIs see a
-// request.
-func (s *Server) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		s.mu.Lock()
-		check := s.auth
-		s.mu.Unlock()
-		if !ok || tok == "" || (check != nil && !check(tok)) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="https://accounts.google.com/", error="invalid_token"`)
-			Error(w, http.StatusUnauthorized, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
-			return
-		}
-		s.mu.Lock()
-		var hit *fault
-		for _, f := range s.faults {
-			if f.left > 0 && (f.method == "" || f.method == r.Method) && strings.HasPrefix(r.URL.Path, f.prefix) {
-				f.left--
-				hit = f
-				break
-			}
-		}
-		if hit == nil {
-			s.requests = append(s.requests, r.Method+" "+r.URL.Path)
-		}
-		s.mu.Unlock()
-		if hit != nil {
-			if hit.status == http.StatusTooManyRequests {
-				w.Header().Set("Retry-After", "0")
-			}
-			Error(w, hit.status, http.StatusText(hit.status))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	s.front.AddFault(method, prefix, status, "", n)
 }
 
 // Error writes Google's JSON error body.

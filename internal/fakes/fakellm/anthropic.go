@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // anthropicAPI is the Messages API wire format.
@@ -189,7 +191,7 @@ func (anthropicAPI) writeError(w http.ResponseWriter, status int, msg string, re
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	}
-	writeJSON(w, status, struct {
+	restapi.JSON(w, status, struct {
 		Type      string `json:"type"`
 		Error     detail `json:"error"`
 		RequestID string `json:"request_id"`
@@ -290,7 +292,7 @@ func (anthropicAPI) writeMessage(w http.ResponseWriter, a answer) {
 		content = append(content, map[string]any{"type": "tool_use", "id": a.toolIDs[i], "name": tc.Name, "input": input})
 	}
 	stop := anthropicStopReason(a.step)
-	writeJSON(w, http.StatusOK, anthropicMessage{
+	restapi.JSON(w, http.StatusOK, anthropicMessage{
 		ID: a.id, Type: "message", Role: "assistant", Model: a.req.Model,
 		Content: content, StopReason: &stop, Usage: anthropicUsageOf(a.step.Usage),
 	})

@@ -28,6 +28,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // Step is one scripted answer of the model.
@@ -192,11 +194,7 @@ func (s *Server) Pending() int {
 }
 
 // Requests returns every request received so far, in arrival order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
+func (s *Server) Requests() []Request { return restapi.Copy(&s.mu, &s.requests) }
 
 // Close releases hanging handlers and shuts the server down. It is
 // idempotent.
@@ -413,15 +411,6 @@ func lastText(msgs []Message) string {
 		}
 	}
 	return ""
-}
-
-// writeJSON writes v as the server does, leaving <, > and & literal.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // a failed write means the client is gone
 }
 
 // sse writes one server-sent event; an empty event name writes a bare data

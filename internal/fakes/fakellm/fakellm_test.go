@@ -236,109 +236,111 @@ var streamSteps = []struct {
 	}, Usage: fakellm.Usage{InputTokens: 5, OutputTokens: 9}}},
 }
 
-func TestAnthropicStreamingAccumulates(t *testing.T) {
+// eachStreamStep checks, in parallel, a fresh server scripted with each
+// of streamSteps.
+func eachStreamStep(t *testing.T, check func(t *testing.T, s *fakellm.Server, step fakellm.Step)) {
 	t.Parallel()
 	for _, tt := range streamSteps {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := fakellm.New(t)
 			s.Push(tt.step)
-			c := anthropicClient(s, 0)
-
-			stream := c.Messages.NewStreaming(context.Background(), anthropicParams(anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))))
-			var msg anthropic.Message
-			var types []string
-			for stream.Next() {
-				ev := stream.Current()
-				types = append(types, ev.Type)
-				if err := msg.Accumulate(ev); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := stream.Err(); err != nil {
-				t.Fatal(err)
-			}
-			if types[0] != "message_start" || types[len(types)-1] != "message_stop" || !slices.Contains(types, "content_block_delta") {
-				t.Errorf("events = %v", types)
-			}
-			if msg.Content[0].Text != tt.step.Text {
-				t.Errorf("text = %q, want %q", msg.Content[0].Text, tt.step.Text)
-			}
-			for i, tc := range tt.step.ToolCalls {
-				b := msg.Content[i+1]
-				if b.Type != "tool_use" || b.ID != tc.ID || b.Name != tc.Name || string(b.Input) != tc.Input {
-					t.Errorf("block %d = %+v, want %+v", i+1, b, tc)
-				}
-			}
-			wantStop := anthropic.StopReasonEndTurn
-			if len(tt.step.ToolCalls) > 0 {
-				wantStop = anthropic.StopReasonToolUse
-			}
-			if msg.StopReason != wantStop || msg.Usage.InputTokens != 5 || msg.Usage.OutputTokens != 9 || !strings.HasPrefix(msg.ID, "msg_") {
-				t.Errorf("stop %q, usage %+v, id %q", msg.StopReason, msg.Usage, msg.ID)
-			}
-			if !only(t, s, 1)[0].Stream {
-				t.Error("request not recorded as streaming")
-			}
+			check(t, s, tt.step)
 		})
 	}
 }
 
-func TestOpenAIStreamingAccumulates(t *testing.T) {
-	t.Parallel()
-	for _, tt := range streamSteps {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := fakellm.New(t)
-			s.Push(tt.step)
-			c := openaiClient(s, 0)
+func TestAnthropicStreamingAccumulates(t *testing.T) {
+	eachStreamStep(t, func(t *testing.T, s *fakellm.Server, step fakellm.Step) {
+		c := anthropicClient(s, 0)
 
-			params := openaiParams(openai.UserMessage("hi"))
-			params.StreamOptions.IncludeUsage = openai.Bool(true)
-			stream := c.Chat.Completions.NewStreaming(context.Background(), params)
-			var acc openai.ChatCompletionAccumulator
-			var finished []string
-			for stream.Next() {
-				if !acc.AddChunk(stream.Current()) {
-					t.Fatalf("accumulator rejected chunk %s", stream.Current().RawJSON())
-				}
-				if tc, ok := acc.JustFinishedToolCall(); ok {
-					finished = append(finished, tc.Name)
-				}
-			}
-			if err := stream.Err(); err != nil {
+		stream := c.Messages.NewStreaming(context.Background(), anthropicParams(anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))))
+		var msg anthropic.Message
+		var types []string
+		for stream.Next() {
+			ev := stream.Current()
+			types = append(types, ev.Type)
+			if err := msg.Accumulate(ev); err != nil {
 				t.Fatal(err)
 			}
-			choice := acc.Choices[0]
-			if choice.Message.Content != tt.step.Text {
-				t.Errorf("content = %q, want %q", choice.Message.Content, tt.step.Text)
+		}
+		if err := stream.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if types[0] != "message_start" || types[len(types)-1] != "message_stop" || !slices.Contains(types, "content_block_delta") {
+			t.Errorf("events = %v", types)
+		}
+		if msg.Content[0].Text != step.Text {
+			t.Errorf("text = %q, want %q", msg.Content[0].Text, step.Text)
+		}
+		for i, tc := range step.ToolCalls {
+			b := msg.Content[i+1]
+			if b.Type != "tool_use" || b.ID != tc.ID || b.Name != tc.Name || string(b.Input) != tc.Input {
+				t.Errorf("block %d = %+v, want %+v", i+1, b, tc)
 			}
-			if len(choice.Message.ToolCalls) != len(tt.step.ToolCalls) {
-				t.Fatalf("tool calls = %+v", choice.Message.ToolCalls)
+		}
+		wantStop := anthropic.StopReasonEndTurn
+		if len(step.ToolCalls) > 0 {
+			wantStop = anthropic.StopReasonToolUse
+		}
+		if msg.StopReason != wantStop || msg.Usage.InputTokens != 5 || msg.Usage.OutputTokens != 9 || !strings.HasPrefix(msg.ID, "msg_") {
+			t.Errorf("stop %q, usage %+v, id %q", msg.StopReason, msg.Usage, msg.ID)
+		}
+		if !only(t, s, 1)[0].Stream {
+			t.Error("request not recorded as streaming")
+		}
+	})
+}
+
+func TestOpenAIStreamingAccumulates(t *testing.T) {
+	eachStreamStep(t, func(t *testing.T, s *fakellm.Server, step fakellm.Step) {
+		c := openaiClient(s, 0)
+
+		params := openaiParams(openai.UserMessage("hi"))
+		params.StreamOptions.IncludeUsage = openai.Bool(true)
+		stream := c.Chat.Completions.NewStreaming(context.Background(), params)
+		var acc openai.ChatCompletionAccumulator
+		var finished []string
+		for stream.Next() {
+			if !acc.AddChunk(stream.Current()) {
+				t.Fatalf("accumulator rejected chunk %s", stream.Current().RawJSON())
 			}
-			for i, tc := range tt.step.ToolCalls {
-				got := choice.Message.ToolCalls[i]
-				if got.ID != tc.ID || got.Function.Name != tc.Name || got.Function.Arguments != tc.Input {
-					t.Errorf("tool call %d = %+v, want %+v", i, got, tc)
-				}
+			if tc, ok := acc.JustFinishedToolCall(); ok {
+				finished = append(finished, tc.Name)
 			}
-			var names []string
-			for _, tc := range tt.step.ToolCalls {
-				names = append(names, tc.Name)
+		}
+		if err := stream.Err(); err != nil {
+			t.Fatal(err)
+		}
+		choice := acc.Choices[0]
+		if choice.Message.Content != step.Text {
+			t.Errorf("content = %q, want %q", choice.Message.Content, step.Text)
+		}
+		if len(choice.Message.ToolCalls) != len(step.ToolCalls) {
+			t.Fatalf("tool calls = %+v", choice.Message.ToolCalls)
+		}
+		for i, tc := range step.ToolCalls {
+			got := choice.Message.ToolCalls[i]
+			if got.ID != tc.ID || got.Function.Name != tc.Name || got.Function.Arguments != tc.Input {
+				t.Errorf("tool call %d = %+v, want %+v", i, got, tc)
 			}
-			if !slices.Equal(finished, names) {
-				// The last call finishes on the finish_reason chunk.
-				t.Errorf("JustFinishedToolCall reported %v, want %v", finished, names)
-			}
-			wantFinish := "stop"
-			if len(tt.step.ToolCalls) > 0 {
-				wantFinish = "tool_calls"
-			}
-			if choice.FinishReason != wantFinish || acc.Usage.PromptTokens != 5 || acc.Usage.CompletionTokens != 9 || acc.Model != "gpt-test" {
-				t.Errorf("finish %q, usage %+v, model %q", choice.FinishReason, acc.Usage, acc.Model)
-			}
-		})
-	}
+		}
+		var names []string
+		for _, tc := range step.ToolCalls {
+			names = append(names, tc.Name)
+		}
+		if !slices.Equal(finished, names) {
+			// The last call finishes on the finish_reason chunk.
+			t.Errorf("JustFinishedToolCall reported %v, want %v", finished, names)
+		}
+		wantFinish := "stop"
+		if len(step.ToolCalls) > 0 {
+			wantFinish = "tool_calls"
+		}
+		if choice.FinishReason != wantFinish || acc.Usage.PromptTokens != 5 || acc.Usage.CompletionTokens != 9 || acc.Model != "gpt-test" {
+			t.Errorf("finish %q, usage %+v, model %q", choice.FinishReason, acc.Usage, acc.Model)
+		}
+	})
 }
 
 func TestOpenAIStreamingSendsUsageOnlyWhenAsked(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // openaiAPI is the Chat Completions wire format.
@@ -147,7 +149,7 @@ func (openaiAPI) writeError(w http.ResponseWriter, status int, msg string, reque
 		Param   any    `json:"param"`
 		Code    any    `json:"code"`
 	}
-	writeJSON(w, status, struct {
+	restapi.JSON(w, status, struct {
 		Error detail `json:"error"`
 	}{detail{msg, typ, nil, code}})
 }
@@ -254,7 +256,7 @@ func (openaiAPI) writeMessage(w http.ResponseWriter, a answer) {
 		})
 	}
 	finish := openaiFinishReason(a.step)
-	writeJSON(w, http.StatusOK, openaiCompletion{
+	restapi.JSON(w, http.StatusOK, openaiCompletion{
 		ID: a.id, Object: "chat.completion", Created: time.Now().Unix(), Model: a.req.Model,
 		Choices: []openaiChoice{{Message: msg, FinishReason: &finish}},
 		Usage:   openaiUsageOf(a.step.Usage), ServiceTier: "default", SystemFingerprint: "fp_fakellm",

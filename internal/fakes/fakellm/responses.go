@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // responsesAPI is the OpenAI Responses API wire format (POST /v1/responses),
@@ -291,7 +293,7 @@ func (r responsesAPI) response(a answer, created int64, output []responsesOutput
 }
 
 func (r responsesAPI) writeMessage(w http.ResponseWriter, a answer) {
-	writeJSON(w, http.StatusOK, r.response(a, time.Now().Unix(), r.output(a), true))
+	restapi.JSON(w, http.StatusOK, r.response(a, time.Now().Unix(), r.output(a), true))
 }
 
 // writeStream sends the events of the real API, each with its type as the

@@ -124,86 +124,80 @@ func TestResponsesToolRoundTripWithNamespace(t *testing.T) {
 // The stream carries every event the real API sends, in order and
 // numbered, and the pieces add up to the finished items.
 func TestResponsesStreamingAccumulates(t *testing.T) {
-	t.Parallel()
-	for _, tt := range streamSteps {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := fakellm.New(t)
-			s.Push(tt.step)
-			stream := openaiClient(s, 0).Responses.NewStreaming(context.Background(), responsesParams(userInput("hi")))
-			var (
-				types []string
-				seq   []int64
-				text  strings.Builder
-				args  = map[string]*strings.Builder{} // item id → arguments
-				added = map[string]bool{}             // item ids opened by output_item.added
-				final responses.Response
-			)
-			for stream.Next() {
-				ev := stream.Current()
-				types = append(types, ev.Type)
-				seq = append(seq, ev.SequenceNumber)
-				switch ev.Type {
-				case "response.output_item.added":
-					added[ev.Item.ID] = true
-					// Codex drops an item it cannot parse, and then every
-					// text delta of it: a message needs its content list,
-					// empty as it is.
-					var fields map[string]json.RawMessage
-					if err := json.Unmarshal([]byte(ev.Item.RawJSON()), &fields); err != nil || (ev.Item.Type == "message" && string(fields["content"]) != "[]") {
-						t.Errorf("added item = %s, want a message's empty content list", ev.Item.RawJSON())
-					}
-				case "response.output_text.delta":
-					if !added[ev.ItemID] {
-						t.Errorf("text delta for item %q before its output_item.added", ev.ItemID)
-					}
-					text.WriteString(ev.Delta)
-				case "response.function_call_arguments.delta":
-					if args[ev.ItemID] == nil {
-						args[ev.ItemID] = &strings.Builder{}
-					}
-					args[ev.ItemID].WriteString(ev.Delta)
-				case "response.completed":
-					final = ev.Response
+	eachStreamStep(t, func(t *testing.T, s *fakellm.Server, step fakellm.Step) {
+		stream := openaiClient(s, 0).Responses.NewStreaming(context.Background(), responsesParams(userInput("hi")))
+		var (
+			types []string
+			seq   []int64
+			text  strings.Builder
+			args  = map[string]*strings.Builder{} // item id → arguments
+			added = map[string]bool{}             // item ids opened by output_item.added
+			final responses.Response
+		)
+		for stream.Next() {
+			ev := stream.Current()
+			types = append(types, ev.Type)
+			seq = append(seq, ev.SequenceNumber)
+			switch ev.Type {
+			case "response.output_item.added":
+				added[ev.Item.ID] = true
+				// Codex drops an item it cannot parse, and then every
+				// text delta of it: a message needs its content list,
+				// empty as it is.
+				var fields map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(ev.Item.RawJSON()), &fields); err != nil || (ev.Item.Type == "message" && string(fields["content"]) != "[]") {
+					t.Errorf("added item = %s, want a message's empty content list", ev.Item.RawJSON())
 				}
-			}
-			if err := stream.Err(); err != nil {
-				t.Fatal(err)
-			}
-			if types[0] != "response.created" || types[len(types)-1] != "response.completed" {
-				t.Errorf("events = %v", types)
-			}
-			for i := range seq {
-				if seq[i] != int64(i) {
-					t.Fatalf("sequence numbers = %v", seq)
+			case "response.output_text.delta":
+				if !added[ev.ItemID] {
+					t.Errorf("text delta for item %q before its output_item.added", ev.ItemID)
 				}
-			}
-			if text.String() != tt.step.Text || final.OutputText() != tt.step.Text {
-				t.Errorf("text deltas %q, final %q, want %q", text.String(), final.OutputText(), tt.step.Text)
-			}
-			var calls []responses.ResponseFunctionToolCall
-			for _, o := range final.Output {
-				if o.Type == "function_call" {
-					calls = append(calls, o.AsFunctionCall())
+				text.WriteString(ev.Delta)
+			case "response.function_call_arguments.delta":
+				if args[ev.ItemID] == nil {
+					args[ev.ItemID] = &strings.Builder{}
 				}
+				args[ev.ItemID].WriteString(ev.Delta)
+			case "response.completed":
+				final = ev.Response
 			}
-			if len(calls) != len(tt.step.ToolCalls) {
-				t.Fatalf("calls = %+v", calls)
+		}
+		if err := stream.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if types[0] != "response.created" || types[len(types)-1] != "response.completed" {
+			t.Errorf("events = %v", types)
+		}
+		for i := range seq {
+			if seq[i] != int64(i) {
+				t.Fatalf("sequence numbers = %v", seq)
 			}
-			for i, tc := range tt.step.ToolCalls {
-				got := calls[i]
-				if got.CallID != tc.ID || got.Name != tc.Name || got.Arguments != tc.Input || args[got.ID].String() != tc.Input {
-					t.Errorf("call %d = %+v (streamed arguments %q), want %+v", i, got, args[got.ID], tc)
-				}
+		}
+		if text.String() != step.Text || final.OutputText() != step.Text {
+			t.Errorf("text deltas %q, final %q, want %q", text.String(), final.OutputText(), step.Text)
+		}
+		var calls []responses.ResponseFunctionToolCall
+		for _, o := range final.Output {
+			if o.Type == "function_call" {
+				calls = append(calls, o.AsFunctionCall())
 			}
-			if final.Status != responses.ResponseStatusCompleted || final.Usage.InputTokens != 5 || final.Usage.OutputTokens != 9 {
-				t.Errorf("final status %q, usage %+v", final.Status, final.Usage)
+		}
+		if len(calls) != len(step.ToolCalls) {
+			t.Fatalf("calls = %+v", calls)
+		}
+		for i, tc := range step.ToolCalls {
+			got := calls[i]
+			if got.CallID != tc.ID || got.Name != tc.Name || got.Arguments != tc.Input || args[got.ID].String() != tc.Input {
+				t.Errorf("call %d = %+v (streamed arguments %q), want %+v", i, got, args[got.ID], tc)
 			}
-			if !only(t, s, 1)[0].Stream {
-				t.Errorf("the request was not recorded as streaming")
-			}
-		})
-	}
+		}
+		if final.Status != responses.ResponseStatusCompleted || final.Usage.InputTokens != 5 || final.Usage.OutputTokens != 9 {
+			t.Errorf("final status %q, usage %+v", final.Status, final.Usage)
+		}
+		if !only(t, s, 1)[0].Stream {
+			t.Errorf("the request was not recorded as streaming")
+		}
+	})
 }
 
 func TestResponsesTruncatedAnswerIsIncomplete(t *testing.T) {

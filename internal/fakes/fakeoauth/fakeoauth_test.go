@@ -7,34 +7,38 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/oauth2"
 
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
 )
 
 const redirect = "http://127.0.0.1:9/oauth/callback"
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// postRefresh refreshes rt for the resource and returns the decoded
+// answer and its status. x/oauth2 cannot send resource on a refresh, so the
+// form is posted directly.
+func postRefresh(t *testing.T, cfg *oauth2.Config, rt string) (map[string]any, int) {
+	t.Helper()
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {cfg.ClientID}, "resource": {"https://mcp.example/mcp"}}
+	resp, err := http.PostForm(cfg.Endpoint.TokenURL, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return out, resp.StatusCode
 }
 
 // server starts a fake with one resource and one dynamically registered
 // public client, and returns its x/oauth2 config.
-func server(t *testing.T, opts ...fakeoauth.Option) (*fakeoauth.AuthServer, *oauth2.Config, *clock) {
+func server(t *testing.T, opts ...fakeoauth.Option) (*fakeoauth.AuthServer, *oauth2.Config, *clock.Fake) {
 	t.Helper()
-	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	as := fakeoauth.NewAuthServer(t, append([]fakeoauth.Option{fakeoauth.WithClock(clk.Now)}, opts...)...)
 	as.AddResource("https://mcp.example/mcp")
 	body := `{"client_name":"test","redirect_uris":["` + redirect + `"],"token_endpoint_auth_method":"none"}`
@@ -80,7 +84,7 @@ func TestAuthorizationCodeRules(t *testing.T) {
 	v := oauth2.GenerateVerifier()
 	for _, tc := range []struct {
 		name string
-		prep func(*clock)
+		prep func(*clock.Fake)
 		opts []oauth2.AuthCodeOption
 		want string
 	}{
@@ -89,7 +93,7 @@ func TestAuthorizationCodeRules(t *testing.T) {
 		{"no verifier", nil, []oauth2.AuthCodeOption{resource}, "PKCE"},
 		{"other redirect_uri", nil, []oauth2.AuthCodeOption{oauth2.VerifierOption(v), resource, oauth2.SetAuthURLParam("redirect_uri", "http://127.0.0.1:9/other")}, "redirect_uri"},
 		{"no resource", nil, []oauth2.AuthCodeOption{oauth2.VerifierOption(v)}, "invalid_target"},
-		{"expired code", func(c *clock) { c.Advance(fakeoauth.CodeLifetime) }, []oauth2.AuthCodeOption{oauth2.VerifierOption(v), resource}, "expired"},
+		{"expired code", func(c *clock.Fake) { c.Advance(fakeoauth.CodeLifetime) }, []oauth2.AuthCodeOption{oauth2.VerifierOption(v), resource}, "expired"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			as, cfg, clk := server(t)
@@ -153,18 +157,7 @@ func TestRefreshRotationAndExpiry(t *testing.T) {
 		t.Fatal("an access token outlived its lifetime")
 	}
 
-	// x/oauth2 cannot send resource on a refresh; post the form directly.
-	refresh := func(rt string) (map[string]any, int) {
-		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {cfg.ClientID}, "resource": {"https://mcp.example/mcp"}}
-		resp, err := http.PostForm(cfg.Endpoint.TokenURL, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		return out, resp.StatusCode
-	}
+	refresh := func(rt string) (map[string]any, int) { return postRefresh(t, cfg, rt) }
 	out, st := refresh(tok.RefreshToken)
 	rt2, _ := out["refresh_token"].(string)
 	if st != http.StatusOK || rt2 == "" || rt2 == tok.RefreshToken {
@@ -205,14 +198,7 @@ func TestReuseWithoutDetection(t *testing.T) {
 		t.Fatal(err)
 	}
 	refresh := func(rt string) (string, map[string]any) {
-		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {cfg.ClientID}, "resource": {"https://mcp.example/mcp"}}
-		resp, err := http.PostForm(cfg.Endpoint.TokenURL, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
+		out, _ := postRefresh(t, cfg, rt)
 		at, _ := out["access_token"].(string)
 		return at, out
 	}

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 	"github.com/jarvisbot/jarvisbot/internal/oggopus"
 )
 
@@ -156,18 +157,10 @@ func (s *Server) SetSpeech(audio []byte, contentType string) {
 }
 
 // Transcriptions returns every transcription call received, in order.
-func (s *Server) Transcriptions() []Transcription {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Transcription(nil), s.transcriptions...)
-}
+func (s *Server) Transcriptions() []Transcription { return restapi.Copy(&s.mu, &s.transcriptions) }
 
 // Speeches returns every speech call received, in order.
-func (s *Server) Speeches() []Speech {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Speech(nil), s.speeches...)
-}
+func (s *Server) Speeches() []Speech { return restapi.Copy(&s.mu, &s.speeches) }
 
 // check answers what every call meets first: the key, then a scripted
 // failure. It reports whether the call may go on.
@@ -272,7 +265,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, text+"\n") // a failed write means the client is gone
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"text": text, "usage": map[string]any{"type": "duration", "seconds": info.Duration.Seconds()}})
+	restapi.JSON(w, http.StatusOK, map[string]any{"text": text, "usage": map[string]any{"type": "duration", "seconds": info.Duration.Seconds()}})
 }
 
 func (s *Server) speak(w http.ResponseWriter, r *http.Request) {
@@ -347,13 +340,5 @@ func writeError(w http.ResponseWriter, status int, message, typ, code string) {
 	if code != "" {
 		e["code"] = code
 	}
-	writeJSON(w, status, map[string]any{"error": e})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // a failed write means the client is gone
+	restapi.JSON(w, status, map[string]any{"error": e})
 }

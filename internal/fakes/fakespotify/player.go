@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // Device is one of the owner's Spotify Connect devices.
@@ -66,11 +68,7 @@ func (s *Server) RemoveDevice(id string) {
 }
 
 // Devices returns the devices as they are now (volume, which is active).
-func (s *Server) Devices() []Device {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Device(nil), s.devices...)
-}
+func (s *Server) Devices() []Device { return restapi.Copy(&s.mu, &s.devices) }
 
 // SetPlayback seeds the player: the active device, what plays from which
 // context, and the queue. The track must be in the catalog.

@@ -19,9 +19,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 // Server is a running fake.
@@ -31,11 +32,10 @@ type Server struct {
 	URL string
 	srv *httptest.Server
 
-	mu         sync.Mutex
-	auth       func(token string) bool
+	front restapi.Front
+
+	mu         sync.Mutex // guards the data below
 	notPremium bool
-	faults     []*fault
-	requests   []string // "METHOD /path", in order
 
 	tracks    []Track
 	playlists []Playlist
@@ -48,7 +48,7 @@ type Option func(*Server)
 
 // WithAuth makes the server accept only bearer tokens ok accepts (see
 // Only); others get 401. Without it any non-empty bearer token is accepted.
-func WithAuth(ok func(token string) bool) Option { return func(s *Server) { s.auth = ok } }
+func WithAuth(ok func(token string) bool) Option { return func(s *Server) { s.front.Auth = ok } }
 
 // Only accepts exactly the given tokens, for WithAuth.
 func Only(tokens ...string) func(string) bool {
@@ -63,32 +63,32 @@ func WithoutPremium() Option { return func(s *Server) { s.notPremium = true } }
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := &Server{}
+	s.front.Refuse = func(w http.ResponseWriter, tok string) {
+		if tok == "" {
+			Error(w, http.StatusUnauthorized, "No token provided", "")
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="spotify", error="invalid_token", error_description="Invalid access token"`)
+		Error(w, http.StatusUnauthorized, "Invalid access token", "")
+	}
+	s.front.Fail = func(w http.ResponseWriter, status int, reason string) {
+		msg := http.StatusText(status)
+		if status == http.StatusTooManyRequests {
+			msg = "API rate limit exceeded"
+		}
+		Error(w, status, msg, reason)
+	}
 	for _, o := range opts {
 		o(s)
 	}
-	mux := http.NewServeMux()
-	s.playerRoutes(mux)
-	s.catalogRoutes(mux)
-	s.srv = httptest.NewServer(s.guard(mux))
+	s.srv = s.front.Start(t, s.playerRoutes, s.catalogRoutes)
 	s.URL = s.srv.URL + "/v1/"
-	t.Cleanup(s.srv.Close)
 	return s
 }
 
 // Requests returns "METHOD /path" of every request that passed the token
 // check and no fault hit, in order.
-func (s *Server) Requests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.requests...)
-}
-
-type fault struct {
-	method, prefix string
-	status         int
-	reason         string
-	left           int
-}
+func (s *Server) Requests() []string { return s.front.Requests() }
 
 // Fail makes the next n requests whose method is method ("" for any) and
 // whose path starts with prefix (such as "/v1/me/player") answer status
@@ -100,52 +100,7 @@ func (s *Server) Fail(method, prefix string, status, n int) {
 // FailReason is Fail with a reason in the error body, such as
 // "QUOTA_EXCEEDED" for a 429.
 func (s *Server) FailReason(method, prefix string, status int, reason string, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, &fault{method: method, prefix: prefix, status: status, reason: reason, left: n})
-}
-
-// guard checks the bearer token and applies faults before the API sees a
-// request.
-func (s *Server) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		s.mu.Lock()
-		check := s.auth
-		s.mu.Unlock()
-		if !ok || tok == "" {
-			Error(w, http.StatusUnauthorized, "No token provided", "")
-			return
-		}
-		if check != nil && !check(tok) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="spotify", error="invalid_token", error_description="Invalid access token"`)
-			Error(w, http.StatusUnauthorized, "Invalid access token", "")
-			return
-		}
-		s.mu.Lock()
-		var hit *fault
-		for _, f := range s.faults {
-			if f.left > 0 && (f.method == "" || f.method == r.Method) && strings.HasPrefix(r.URL.Path, f.prefix) {
-				f.left--
-				hit = f
-				break
-			}
-		}
-		if hit == nil {
-			s.requests = append(s.requests, r.Method+" "+r.URL.Path)
-		}
-		s.mu.Unlock()
-		if hit != nil {
-			msg := http.StatusText(hit.status)
-			if hit.status == http.StatusTooManyRequests {
-				w.Header().Set("Retry-After", "0")
-				msg = "API rate limit exceeded"
-			}
-			Error(w, hit.status, msg, hit.reason)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	s.front.AddFault(method, prefix, status, reason, n)
 }
 
 // Error writes Spotify's JSON error body; reason is left out when empty,

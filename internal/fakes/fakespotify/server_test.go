@@ -1,39 +1,15 @@
 package fakespotify
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 func send(t *testing.T, method, url, token, body string) (int, map[string]any) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	data, _ := io.ReadAll(resp.Body)
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &out); err != nil {
-			t.Fatalf("%s %s: answer is not JSON: %s", method, url, data)
-		}
-	}
-	return resp.StatusCode, out
+	return restapi.CallJSON(t, method, url, token, body)
 }
 
 func errorBody(t *testing.T, out map[string]any) (status float64, message, reason string) {

@@ -34,6 +34,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
@@ -400,11 +401,7 @@ func (s *Server) Conflicts() int {
 
 // Sent returns every message the bot sent or edited, in order (what
 // succeeded; refused calls count only in Calls).
-func (s *Server) Sent() []Sent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Sent(nil), s.sent...)
-}
+func (s *Server) Sent() []Sent { return restapi.Copy(&s.mu, &s.sent) }
 
 // Message returns a message as it stands now.
 func (s *Server) Message(chatID int64, messageID int) (Sent, bool) {
@@ -418,25 +415,13 @@ func (s *Server) Message(chatID int64, messageID int) (Sent, bool) {
 }
 
 // Answers returns the answered button presses.
-func (s *Server) Answers() []Answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Answer(nil), s.answers...)
-}
+func (s *Server) Answers() []Answer { return restapi.Copy(&s.mu, &s.answers) }
 
 // Commands returns the commands last set.
-func (s *Server) Commands() []Command {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Command(nil), s.commands...)
-}
+func (s *Server) Commands() []Command { return restapi.Copy(&s.mu, &s.commands) }
 
 // Actions returns the chat actions sent ("typing").
-func (s *Server) Actions() []Action {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Action(nil), s.actions...)
-}
+func (s *Server) Actions() []Action { return restapi.Copy(&s.mu, &s.actions) }
 
 // Pending is the number of updates not yet confirmed by a getUpdates
 // offset past them.
@@ -744,15 +729,37 @@ func parseMarkup(r *http.Request) (buttons [][]Button, present bool, e *apiError
 	return buttons, true, nil
 }
 
+// visibleText is the text a reader sees of text under its parse mode;
+// HTML that does not parse is refused as Telegram refuses it.
+func visibleText(text, mode string) (string, *apiError) {
+	if !strings.EqualFold(mode, "HTML") {
+		return text, nil
+	}
+	v, err := parseHTML(text)
+	if err != nil {
+		return "", badRequest("can't parse entities: %s", err.Error())
+	}
+	return v, nil
+}
+
+// formText reads a message's text, parse mode and buttons, checked as
+// Telegram checks them.
+func formText(r *http.Request) (text, mode string, buttons [][]Button, e *apiError) {
+	text, mode = r.Form.Get("text"), r.Form.Get("parse_mode")
+	if e := checkText(text, mode); e != nil {
+		return "", "", nil, e
+	}
+	if buttons, _, e = parseMarkup(r); e != nil {
+		return "", "", nil, e
+	}
+	return text, mode, buttons, nil
+}
+
 // checkText is Telegram's check of a message text under its parse mode.
 func checkText(text, mode string) *apiError {
-	visible := text
-	if strings.EqualFold(mode, "HTML") {
-		v, err := parseHTML(text)
-		if err != nil {
-			return badRequest("can't parse entities: %s", err.Error())
-		}
-		visible = v
+	visible, e := visibleText(text, mode)
+	if e != nil {
+		return e
 	}
 	if strings.TrimSpace(visible) == "" {
 		return badRequest("message text is empty")
@@ -795,25 +802,16 @@ func (s *Server) sendMessage(r *http.Request) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	text, mode := r.Form.Get("text"), r.Form.Get("parse_mode")
-	if e := checkText(text, mode); e != nil {
-		return nil, e
-	}
-	buttons, _, e := parseMarkup(r)
+	text, mode, buttons, e := formText(r)
 	if e != nil {
 		return nil, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := &Sent{Method: "sendMessage", ChatID: c, MessageID: s.nextMsg, Text: text, ParseMode: mode, Buttons: buttons}
+	m := &Sent{Method: "sendMessage", ChatID: c, Text: text, ParseMode: mode, Buttons: buttons}
 	m.NoPreview, _ = strconv.ParseBool(r.Form.Get("disable_web_page_preview"))
 	m.ReplyTo, _ = strconv.Atoi(r.Form.Get("reply_to_message_id"))
-	s.nextMsg++
-	s.messages[msgKey{c, m.MessageID}] = m
-	m.At = time.Now()
-	s.sent = append(s.sent, *m)
-	s.notify()
-	return messageJSON(m, s.botUser()), nil
+	return s.post(m), nil
 }
 
 func (s *Server) editTarget(r *http.Request) (*Sent, *apiError) {
@@ -851,31 +849,20 @@ var notModified = badRequest("message is not modified: specified new message con
 // editMessageText replaces text and keyboard: without reply_markup the
 // keyboard goes, as on Telegram.
 func (s *Server) editMessageText(r *http.Request) (any, *apiError) {
-	text, mode := r.Form.Get("text"), r.Form.Get("parse_mode")
-	if e := checkText(text, mode); e != nil {
-		return nil, e
-	}
-	buttons, _, e := parseMarkup(r)
+	text, mode, buttons, e := formText(r)
 	if e != nil {
 		return nil, e
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m, e := s.editTarget(r)
-	if e != nil {
-		return nil, e
-	}
-	if m.Voice != nil {
-		return nil, badRequest("there is no text in the message to edit")
-	}
-	if m.Text == text && m.ParseMode == mode && sameButtons(m.Buttons, buttons) {
-		return nil, notModified
-	}
-	m.Method, m.Text, m.ParseMode, m.Buttons = "editMessageText", text, mode, buttons
-	m.At = time.Now()
-	s.sent = append(s.sent, *m)
-	s.notify()
-	return messageJSON(m, s.botUser()), nil
+	return s.edit(r, func(m *Sent) *apiError {
+		if m.Voice != nil {
+			return badRequest("there is no text in the message to edit")
+		}
+		if m.Text == text && m.ParseMode == mode && sameButtons(m.Buttons, buttons) {
+			return notModified
+		}
+		m.Method, m.Text, m.ParseMode, m.Buttons = "editMessageText", text, mode, buttons
+		return nil
+	})
 }
 
 func (s *Server) editMessageReplyMarkup(r *http.Request) (any, *apiError) {
@@ -883,20 +870,46 @@ func (s *Server) editMessageReplyMarkup(r *http.Request) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
+	return s.edit(r, func(m *Sent) *apiError {
+		if sameButtons(m.Buttons, buttons) {
+			return notModified
+		}
+		m.Method, m.Buttons = "editMessageReplyMarkup", buttons
+		return nil
+	})
+}
+
+// edit lets change edit the message the request names, holding s.mu, and
+// records the edited message as sent now.
+func (s *Server) edit(r *http.Request, change func(m *Sent) *apiError) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, e := s.editTarget(r)
 	if e != nil {
 		return nil, e
 	}
-	if sameButtons(m.Buttons, buttons) {
-		return nil, notModified
+	if e := change(m); e != nil {
+		return nil, e
 	}
-	m.Method, m.Buttons = "editMessageReplyMarkup", buttons
+	return s.record(m), nil
+}
+
+// post records m, a message the bot sends, under the next message id; the
+// caller holds s.mu.
+func (s *Server) post(m *Sent) map[string]any {
+	m.MessageID = s.nextMsg
+	s.nextMsg++
+	s.messages[msgKey{m.ChatID, m.MessageID}] = m
+	return s.record(m)
+}
+
+// record logs m as sent now and returns it as Telegram shows it; the
+// caller holds s.mu.
+func (s *Server) record(m *Sent) map[string]any {
 	m.At = time.Now()
 	s.sent = append(s.sent, *m)
 	s.notify()
-	return messageJSON(m, s.botUser()), nil
+	return messageJSON(m, s.botUser())
 }
 
 func (s *Server) answerCallbackQuery(r *http.Request) (any, *apiError) {
@@ -1049,19 +1062,28 @@ func (s *Server) getFile(r *http.Request) (any, *apiError) {
 // visible text.
 const maxCaption = 1024
 
+// formCaptioned reads the chat and the caption (with its parse mode) of a
+// file sent with one, checked as Telegram checks them.
+func formCaptioned(r *http.Request) (chat int64, caption, mode string, e *apiError) {
+	if chat, e = formChat(r); e != nil {
+		return 0, "", "", e
+	}
+	caption, mode = r.Form.Get("caption"), r.Form.Get("parse_mode")
+	if e := checkCaption(caption, mode); e != nil {
+		return 0, "", "", e
+	}
+	return chat, caption, mode, nil
+}
+
 // checkCaption refuses a caption Telegram would: entities that do not
 // parse in HTML mode, or visible text over maxCaption.
 func checkCaption(caption, mode string) *apiError {
 	if caption == "" {
 		return nil
 	}
-	visible := caption
-	if strings.EqualFold(mode, "HTML") {
-		v, err := parseHTML(caption)
-		if err != nil {
-			return badRequest("can't parse entities: %s", err.Error())
-		}
-		visible = v
+	visible, e := visibleText(caption, mode)
+	if e != nil {
+		return e
 	}
 	if len(utf16.Encode([]rune(visible))) > maxCaption {
 		return badRequest("message caption is too long")
@@ -1072,12 +1094,8 @@ func checkCaption(caption, mode string) *apiError {
 // sendVoice takes the voice as a multipart upload, or the file_id of a
 // file the fake holds, and records it.
 func (s *Server) sendVoice(r *http.Request) (any, *apiError) {
-	c, e := formChat(r)
+	c, caption, mode, e := formCaptioned(r)
 	if e != nil {
-		return nil, e
-	}
-	caption, mode := r.Form.Get("caption"), r.Form.Get("parse_mode")
-	if e := checkCaption(caption, mode); e != nil {
 		return nil, e
 	}
 	var data []byte
@@ -1108,14 +1126,9 @@ func (s *Server) sendVoice(r *http.Request) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.storeFile("voice", data, int64(len(data)))
-	m := &Sent{Method: "sendVoice", ChatID: c, MessageID: s.nextMsg, ParseMode: mode, Voice: f.data, FileID: f.id, Caption: caption, Duration: duration}
+	m := &Sent{Method: "sendVoice", ChatID: c, ParseMode: mode, Voice: f.data, FileID: f.id, Caption: caption, Duration: duration}
 	m.ReplyTo, _ = strconv.Atoi(r.Form.Get("reply_to_message_id"))
-	s.nextMsg++
-	s.messages[msgKey{c, m.MessageID}] = m
-	m.At = time.Now()
-	s.sent = append(s.sent, *m)
-	s.notify()
-	j := messageJSON(m, s.botUser())
+	j := s.post(m)
 	delete(j, "text")
 	j["voice"] = fileJSON(f, duration, "audio/ogg")
 	if caption != "" {
@@ -1127,12 +1140,8 @@ func (s *Server) sendVoice(r *http.Request) (any, *apiError) {
 // sendDocument takes a file as a multipart upload and records it with
 // its caption, as Telegram's sendDocument does.
 func (s *Server) sendDocument(r *http.Request) (any, *apiError) {
-	c, e := formChat(r)
+	c, caption, mode, e := formCaptioned(r)
 	if e != nil {
-		return nil, e
-	}
-	caption, mode := r.Form.Get("caption"), r.Form.Get("parse_mode")
-	if e := checkCaption(caption, mode); e != nil {
 		return nil, e
 	}
 	if r.MultipartForm == nil || len(r.MultipartForm.File["document"]) == 0 {
@@ -1151,13 +1160,8 @@ func (s *Server) sendDocument(r *http.Request) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fl := s.storeFile("document", data, int64(len(data)))
-	m := &Sent{Method: "sendDocument", ChatID: c, MessageID: s.nextMsg, ParseMode: mode, Document: fl.data, FileID: fl.id, FileName: fh.Filename, Caption: caption}
-	s.nextMsg++
-	s.messages[msgKey{c, m.MessageID}] = m
-	m.At = time.Now()
-	s.sent = append(s.sent, *m)
-	s.notify()
-	j := messageJSON(m, s.botUser())
+	m := &Sent{Method: "sendDocument", ChatID: c, ParseMode: mode, Document: fl.data, FileID: fl.id, FileName: fh.Filename, Caption: caption}
+	j := s.post(m)
 	delete(j, "text")
 	j["document"] = map[string]any{"file_id": fl.id, "file_unique_id": fl.uniqueID, "file_name": fh.Filename, "file_size": len(data)}
 	if caption != "" {

@@ -3,13 +3,14 @@ package faketelegram
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/fakes/restapi"
 )
 
 type fileAnswer struct {
@@ -24,16 +25,7 @@ type fileAnswer struct {
 
 func download(t *testing.T, base, tok, path string) (int, []byte) {
 	t.Helper()
-	resp, err := http.Get(base + "/file/bot" + tok + "/" + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, body
+	return restapi.Call(t, http.MethodGet, base+"/file/bot"+tok+"/"+path, "", "")
 }
 
 // TestVoiceAndAudioUpdatesServeTheirFilesV1: a voice note and an audio

@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -62,25 +61,6 @@ var eras = []era{
 	{"legacy", []client.ClientOption{client.WithLegacyProtocolOnly()}},
 }
 
-// lockedBuffer collects a child's stderr, which the transport writes from
-// its own goroutine.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // eventually polls cond until it holds; after waitTimeout it fails the
 // test, naming what it waited for and what cond last saw.
 func eventually(t *testing.T, what string, cond func() (ok bool, saw any)) {
@@ -105,7 +85,7 @@ func timeout(t *testing.T) context.Context {
 // stdioServer is a started (not yet initialized) client on a child server.
 type stdioServer struct {
 	c      *client.Client
-	stderr *lockedBuffer
+	stderr *testwait.Buffer
 	closed bool
 }
 
@@ -117,7 +97,7 @@ func (s *stdioServer) close() error {
 
 func startStdio(t *testing.T, env []string, opts []client.ClientOption, args ...string) *stdioServer {
 	t.Helper()
-	s := &stdioServer{stderr: &lockedBuffer{}}
+	s := &stdioServer{stderr: &testwait.Buffer{}}
 	tr := transport.NewStdioWithOptions(serverBin, env, args, transport.WithCommandStderrWriter(s.stderr))
 	s.c = client.NewClient(tr, opts...)
 	// The transport ties the child to this context; it must outlive the test
@@ -541,7 +521,7 @@ func runHTTP(t *testing.T, args ...string) (*exec.Cmd, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = &lockedBuffer{}
+	cmd.Stderr = &testwait.Buffer{}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", serverBin, err)
 	}
@@ -779,7 +759,7 @@ func TestToolsFileServesBadNames(t *testing.T) {
 // ping included, on stdio and over HTTP, until it thaws.
 func TestFreezeStopsAnswering(t *testing.T) {
 	t.Parallel()
-	check := func(t *testing.T, c *client.Client, stderr *lockedBuffer) {
+	check := func(t *testing.T, c *client.Client, stderr *testwait.Buffer) {
 		t.Helper()
 		answered := make(chan string, 1)
 		go func() {
@@ -820,7 +800,7 @@ func TestFreezeStopsAnswering(t *testing.T) {
 		t.Cleanup(func() { stopHTTP(t, cmd) })
 		c := httpClient(t, url, []client.ClientOption{client.WithLegacyProtocolOnly()})
 		mustInitialize(t, c)
-		check(t, c, cmd.Stderr.(*lockedBuffer))
+		check(t, c, cmd.Stderr.(*testwait.Buffer))
 	})
 }
 

@@ -689,13 +689,28 @@ func (o Options) createEvent(ctx context.Context, raw json.RawMessage) (string, 
 	return "Created: " + o.describeEvent(made), nil
 }
 
-// fetchEvent fetches the event a tool acts on.
-func fetchEvent(ctx context.Context, svc *calendar.Service, cal, id string) (*calendar.Event, error) {
+// openEvent fetches the event a tool acts on, with the service and the
+// calendar id the tool changes it through.
+func (o Options) openEvent(ctx context.Context, calID, id string) (*calendar.Service, string, *calendar.Event, error) {
+	svc, err := o.calendarService(ctx)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	cal := calendarID(calID)
 	ev, err := svc.Events.Get(cal, id).Context(ctx).Do()
 	if err != nil {
-		return nil, apiError(err, fmt.Sprintf("find event %q in calendar %s (ids come from list_events)", id, cal))
+		return nil, "", nil, apiError(err, fmt.Sprintf("find event %q in calendar %s (ids come from list_events)", id, cal))
 	}
-	return ev, nil
+	return svc, cal, ev, nil
+}
+
+// ownersEvent refuses to change an event someone else organizes; instead
+// says what the owner can do.
+func ownersEvent(ev *calendar.Event, instead string) error {
+	if organizedByOwner(ev) {
+		return nil
+	}
+	return jarvisbot.Errorf(jarvisbot.ECONFLICT, "%q is organized by %s, not the owner: %s", native.OneLine(ev.Summary), ev.Organizer.Email, instead)
 }
 
 type inviteArgs struct {
@@ -726,12 +741,7 @@ func (o Options) inviteGuests(ctx context.Context, raw json.RawMessage) (string,
 		}
 		emails = append(emails, addr.Address)
 	}
-	svc, err := o.calendarService(ctx)
-	if err != nil {
-		return "", err
-	}
-	cal := calendarID(a.CalendarID)
-	ev, err := fetchEvent(ctx, svc, cal, a.EventID)
+	svc, cal, ev, err := o.openEvent(ctx, a.CalendarID, a.EventID)
 	if err != nil {
 		return "", err
 	}
@@ -788,18 +798,12 @@ func (o Options) moveEvent(ctx context.Context, raw json.RawMessage) (string, er
 			return "", err
 		}
 	}
-	svc, err := o.calendarService(ctx)
+	svc, cal, ev, err := o.openEvent(ctx, a.CalendarID, a.EventID)
 	if err != nil {
 		return "", err
 	}
-	cal := calendarID(a.CalendarID)
-	ev, err := fetchEvent(ctx, svc, cal, a.EventID)
-	if err != nil {
+	if err := ownersEvent(ev, "only they can move it; answer it with respond_to_invitation"); err != nil {
 		return "", err
-	}
-	if !organizedByOwner(ev) {
-		return "", jarvisbot.Errorf(jarvisbot.ECONFLICT, "%q is organized by %s, not the owner: only they can move it; answer it with respond_to_invitation",
-			native.OneLine(ev.Summary), ev.Organizer.Email)
 	}
 	was, ok := o.eventWhen(ev)
 	if !ok {
@@ -867,18 +871,12 @@ func (o Options) cancelEvent(ctx context.Context, raw json.RawMessage) (string, 
 	if strings.TrimSpace(a.EventID) == "" {
 		return "", native.Need("event_id")
 	}
-	svc, err := o.calendarService(ctx)
+	svc, cal, ev, err := o.openEvent(ctx, a.CalendarID, a.EventID)
 	if err != nil {
 		return "", err
 	}
-	cal := calendarID(a.CalendarID)
-	ev, err := fetchEvent(ctx, svc, cal, a.EventID)
-	if err != nil {
+	if err := ownersEvent(ev, "decline it with respond_to_invitation instead"); err != nil {
 		return "", err
-	}
-	if !organizedByOwner(ev) {
-		return "", jarvisbot.Errorf(jarvisbot.ECONFLICT, "%q is organized by %s, not the owner: decline it with respond_to_invitation instead",
-			native.OneLine(ev.Summary), ev.Organizer.Email)
 	}
 	if err := svc.Events.Delete(cal, ev.Id).SendUpdates(eventNotify(ev)).Context(ctx).Do(); err != nil {
 		return "", apiError(err, fmt.Sprintf("cancel event %q", ev.Id))
@@ -912,12 +910,7 @@ func (o Options) respondToInvitation(ctx context.Context, raw json.RawMessage) (
 	default:
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "response %q is not an answer Google takes: give accepted, declined or tentative", a.Response)
 	}
-	svc, err := o.calendarService(ctx)
-	if err != nil {
-		return "", err
-	}
-	cal := calendarID(a.CalendarID)
-	ev, err := fetchEvent(ctx, svc, cal, a.EventID)
+	svc, cal, ev, err := o.openEvent(ctx, a.CalendarID, a.EventID)
 	if err != nil {
 		return "", err
 	}

@@ -126,9 +126,7 @@ func (o Options) describeMoveEvent(ctx context.Context, raw json.RawMessage) (ca
 		}
 	}
 	lines = append(lines, catalog.Line{Label: "Moves to", Value: value})
-	if ev != nil && eventGuests(ev) > 0 {
-		lines = append(lines, catalog.Line{Label: "Guests told", Value: fmt.Sprint(eventGuests(ev))})
-	}
+	lines = guestsTold(lines, ev)
 	return catalog.Description{What: "Move " + what, Lines: lines}, true
 }
 
@@ -138,9 +136,7 @@ func (o Options) describeCancelEvent(ctx context.Context, raw json.RawMessage) (
 		return catalog.Description{}, false
 	}
 	what, lines, ev := o.eventLines(ctx, a.CalendarID, a.EventID)
-	if ev != nil && eventGuests(ev) > 0 {
-		lines = append(lines, catalog.Line{Label: "Guests told", Value: fmt.Sprint(eventGuests(ev))})
-	}
+	lines = guestsTold(lines, ev)
 	return catalog.Description{What: "Cancel (delete) " + what, Lines: lines}, true
 }
 
@@ -155,4 +151,13 @@ func (o Options) describeRespondToInvitation(ctx context.Context, raw json.RawMe
 		lines = append(lines, catalog.Line{Label: "Comment", Value: a.Comment})
 	}
 	return catalog.Description{What: "Answer the invitation to " + what, Lines: lines}, true
+}
+
+// guestsTold adds how many guests Google tells of a change to the event,
+// when it has any.
+func guestsTold(lines []catalog.Line, ev *calendar.Event) []catalog.Line {
+	if ev != nil && eventGuests(ev) > 0 {
+		lines = append(lines, catalog.Line{Label: "Guests told", Value: fmt.Sprint(eventGuests(ev))})
+	}
+	return lines
 }

@@ -13,7 +13,6 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakegoogle"
 	"github.com/jarvisbot/jarvisbot/internal/retry"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/google"
@@ -90,65 +89,6 @@ func wantNone(t *testing.T, out string, nots ...string) {
 	for _, w := range nots {
 		if strings.Contains(out, w) {
 			t.Errorf("output has %q:\n%s", w, out)
-		}
-	}
-}
-
-// TestCalendarToolsTiersAndSchemas_P6_C2: the tools a person uses, each
-// with its tier (reading safe; cancelling, inviting, moving with guests:
-// ask) and a schema that is JSON the model can fill, closed to unknown
-// arguments like Decode.
-func TestCalendarToolsTiersAndSchemas_P6_C2(t *testing.T) {
-	want := map[string]catalog.Tier{
-		"list_events":           catalog.TierSafe,
-		"free_busy":             catalog.TierSafe,
-		"create_event":          catalog.TierMonitor,
-		"invite_guests":         catalog.TierAsk,
-		"move_event":            catalog.TierAsk,
-		"cancel_event":          catalog.TierAsk,
-		"respond_to_invitation": catalog.TierMonitor,
-	}
-	tools := google.CalendarTools(google.Options{})
-	if len(tools) != len(want) {
-		t.Errorf("%d tools, want %d", len(tools), len(want))
-	}
-	for _, tl := range tools {
-		tier, ok := want[tl.Name]
-		if !ok {
-			t.Errorf("unexpected tool %s", tl.Name)
-			continue
-		}
-		if tl.Tier != tier {
-			t.Errorf("%s: tier %s, want %s", tl.Name, tl.Tier, tier)
-		}
-		var schema struct {
-			Type       string                     `json:"type"`
-			Properties map[string]json.RawMessage `json:"properties"`
-			Required   []string                   `json:"required"`
-			Additional *bool                      `json:"additionalProperties"`
-		}
-		if err := json.Unmarshal([]byte(tl.Schema), &schema); err != nil {
-			t.Errorf("%s: schema is not JSON: %v", tl.Name, err)
-			continue
-		}
-		if schema.Type != "object" || schema.Additional == nil || *schema.Additional {
-			t.Errorf("%s: schema is not a closed object: %s", tl.Name, tl.Schema)
-		}
-		for name, p := range schema.Properties {
-			var prop struct {
-				Description string `json:"description"`
-			}
-			if json.Unmarshal(p, &prop) != nil || prop.Description == "" {
-				t.Errorf("%s: property %s has no description", tl.Name, name)
-			}
-		}
-		for _, r := range schema.Required {
-			if _, ok := schema.Properties[r]; !ok {
-				t.Errorf("%s: required %s is not a property", tl.Name, r)
-			}
-		}
-		if tl.Description == "" || tl.Run == nil {
-			t.Errorf("%s: no description or no Run", tl.Name)
 		}
 	}
 }

@@ -75,17 +75,8 @@ func TestDriveToolsNamesTiersSchemasP6(t *testing.T) {
 		"upload_file":  catalog.TierMonitor,
 	}
 	tools := DriveTools(Options{})
-	if len(tools) != len(want) {
-		t.Errorf("%d tools, want %d", len(tools), len(want))
-	}
+	checkTools(t, tools, want)
 	for _, tl := range tools {
-		if tier, ok := want[tl.Name]; !ok || tl.Tier != tier {
-			t.Errorf("%s: tier %q, want %q", tl.Name, tl.Tier, want[tl.Name])
-		}
-		var schema map[string]any
-		if err := json.Unmarshal([]byte(tl.Schema), &schema); err != nil || schema["type"] != "object" {
-			t.Errorf("%s: schema is not a JSON object schema: %v", tl.Name, err)
-		}
 		if id := tl.Capability(Drive, true).ID; id != "plugin:google-drive/"+tl.Name {
 			t.Errorf("capability id %s", id)
 		}

@@ -83,22 +83,7 @@ func TestGmailTools_TiersAndSchemas_P6(t *testing.T) {
 		"draft_mail": catalog.TierMonitor, "label": catalog.TierMonitor, "archive": catalog.TierMonitor,
 		"send_mail": catalog.TierAsk, "reply": catalog.TierAsk,
 	}
-	tools := GmailTools(Options{})
-	if len(tools) != len(want) {
-		t.Errorf("%d tools, want %d", len(tools), len(want))
-	}
-	for _, tool := range tools {
-		if tool.Tier != want[tool.Name] {
-			t.Errorf("%s: tier %q, want %q", tool.Name, tool.Tier, want[tool.Name])
-		}
-		var schema map[string]any
-		if err := json.Unmarshal([]byte(tool.Schema), &schema); err != nil || schema["type"] != "object" {
-			t.Errorf("%s: schema is not a JSON object schema: %v", tool.Name, err)
-		}
-		if tool.Description == "" {
-			t.Errorf("%s: no description", tool.Name)
-		}
-	}
+	checkTools(t, GmailTools(Options{}), want)
 }
 
 func TestGmailSearch_DefaultIsInboxNewestFirst_P6(t *testing.T) {
