@@ -11,7 +11,7 @@ import (
 // its Last is the newest entry of all, and ActivitySince goes on from it.
 func TestActivityBoardAndFollowC2(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	for _, a := range []store.Activity{
 		{Agent: "default", Tool: "builtin:wiki", Outcome: "ok"},
 		{Agent: "notes", Tool: "cli:gh", Outcome: "denied"},

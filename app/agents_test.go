@@ -16,7 +16,7 @@ import (
 // default agent cannot be removed, another can.
 func TestAgentsAddEditRemoveA1C6(t *testing.T) {
 	ctx := context.Background()
-	in := openTestInstallation(t)
+	in := testInstallation(t, nil)
 	r, err := in.AddAgent(ctx, "scribe", agents.Spec{Description: "looks after the notes in my wiki"})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestAgentsAddEditRemoveA1C6(t *testing.T) {
 // model is none, with the reason.
 func TestAgentModelSaysWhyNoneA3(t *testing.T) {
 	ctx := context.Background()
-	in := openTestInstallation(t)
+	in := testInstallation(t, nil)
 	ag, err := in.ShowAgent(ctx, store.DefaultAgent)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // decided already. A one-off command cannot decide.
 func TestApprovalDecidedOnceC2(t *testing.T) {
 	ctx := context.Background()
-	in := openTestInstallation(t)
+	in := testInstallation(t, nil)
 	if _, err := in.DecideApproval(ctx, "any", "console:dashboard", true, false); jarvisbot.ErrorCode(err) != jarvisbot.EUNAVAILABLE {
 		t.Fatalf("deciding without the service: %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 // a pause the owner set is never lifted by a revoke.
 func TestRevokeAppLiftsOnlyItsOwnPauseX5(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	for name, hash := range map[string]string{"ops": strings.Repeat("a", 64), "cursor": strings.Repeat("b", 64)} {
 		if err := in.DB.AddApp(ctx, store.App{Name: name, Scope: "full", KeyHash: hash}); err != nil {
 			t.Fatal(err)
@@ -57,7 +57,7 @@ func TestRevokeAppLiftsOnlyItsOwnPauseX5(t *testing.T) {
 // lifted, and the result says how it stood.
 func TestRevokeAppResumesX5(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	if err := in.DB.AddApp(ctx, store.App{Name: "ops", Scope: "full", KeyHash: strings.Repeat("a", 64)}); err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func setupOf(in *Installation) Setup {
 // nothing.
 func TestExportImportRoundTripM4(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	if err := in.DB.SetSkillEnabled(ctx, "skill:humanizer", false); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestExportImportRoundTripM4(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	other := openInstallation(t)
+	other := testInstallation(t, nil)
 	dry, err := setupOf(other).Import(ctx, raw, true)
 	want := []string{"schedule of morning-brief: paused", "skill humanizer: switched off"}
 	if err != nil || !dry.DryRun || !slices.Equal(slices.Sorted(slices.Values(dry.Added)), want) {

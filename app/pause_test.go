@@ -10,7 +10,7 @@ import (
 // resume lifts anyone's pause.
 func TestPauseAllKeepsWhoPausedFirstM4X5(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	if st, err := in.Pause(ctx); err != nil || st.Paused {
 		t.Fatalf("a new installation: %+v, %v", st, err)
 	}

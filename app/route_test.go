@@ -13,7 +13,7 @@ import (
 // the error says how to add it.
 func TestPlanRouteC7(t *testing.T) {
 	ctx := context.Background()
-	env := testEnv(t)
+	env := testEnv(t, nil)
 	p, err := env.PlanRoute(ctx, RouteOptions{})
 	if err != nil {
 		t.Fatal(err)

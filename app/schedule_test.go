@@ -13,7 +13,7 @@ import (
 // run in the background, which needs serve's scheduler.
 func TestScheduleWithoutSchedulerSC1(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	paused := func() (bool, bool) {
 		sch, err := in.Schedule(ctx)
 		if err != nil {

@@ -25,7 +25,7 @@ func skillIn(l SkillList, name string) (skills.Available, bool) {
 // list, and the switch says so; a skill that does not exist is ENOTFOUND.
 func TestSkillSwitchS5(t *testing.T) {
 	ctx := context.Background()
-	in := openTestInstallation(t)
+	in := testInstallation(t, nil)
 	l, err := in.ListSkills(ctx, store.DefaultAgent)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestSkillSwitchS5(t *testing.T) {
 // gives; a second of the same name is refused at reading.
 func TestSkillInstallAsReadS6X2(t *testing.T) {
 	ctx := context.Background()
-	in := openTestInstallation(t)
+	in := testInstallation(t, nil)
 	text := "---\nname: packing-list\ndescription: Writes a packing list for a trip from its length and the weather.\nallowed-tools: Bash(rm:*)\n---\nAsk how many days, then list clothes \x1b[8mand hide this\x1b[0m by category.\n"
 	o, err := in.ReadSkillUpload("SKILL.md", []byte(text))
 	if err != nil {
@@ -94,7 +94,7 @@ func TestSkillInstallAsReadS6X2(t *testing.T) {
 // the error says to switch it off.
 func TestSkillPromoteAndRemoveS7(t *testing.T) {
 	ctx := context.Background()
-	in := openTestInstallation(t)
+	in := testInstallation(t, nil)
 	writeSkill(t, filepath.Join(skills.AgentsDir(in.Config.DataDir).Path(), "default", "skills"), "trip-notes", "---\nname: trip-notes\ndescription: Keeps notes of a trip day by day.\n---\nOne line a day.\n")
 	l, _ := in.ListSkills(ctx, store.DefaultAgent)
 	if e, ok := skillIn(l, "trip-notes"); !ok || e.Source != skills.SourceAgent {
@@ -121,7 +121,7 @@ func TestSkillPromoteAndRemoveS7(t *testing.T) {
 // as a warning with the result, also with an error.
 func TestSkillWarningsAreValues(t *testing.T) {
 	ctx := context.Background()
-	in := openTestInstallation(t)
+	in := testInstallation(t, nil)
 	writeSkill(t, skills.OwnDir(in.Config.DataDir).Path(), "broken", "no front matter at all\n")
 	l, err := in.ListSkills(ctx, store.DefaultAgent)
 	if err != nil || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "skipping skill broken") {

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/app/apptest"
 	"github.com/jarvisbot/jarvisbot/app/route"
 
 	"github.com/jarvisbot/jarvisbot/internal/clock"
@@ -29,20 +29,7 @@ type testEnv struct {
 
 func newTestEnv(t testing.TB) *testEnv {
 	t.Helper()
-	dir := t.TempDir()
-	noon := time.Date(2026, 12, 2, 12, 0, 0, 0, time.Local)
-	return &testEnv{clock: clock.NewFake(noon), vars: map[string]string{
-		"HOME":                    filepath.Join(dir, "home"),
-		"XDG_CONFIG_HOME":         filepath.Join(dir, "config"),
-		"XDG_DATA_HOME":           filepath.Join(dir, "data"),
-		"JARVIS_DATA_DIR":         filepath.Join(dir, "jarvis"),
-		"JARVIS_KEYRING_BACKEND":  "file",
-		"JARVIS_KEYRING_PASSWORD": "test-passphrase",
-		// serve's MCP endpoint for apps is off unless a test turns it on
-		// (on port 0): tests run side by side.
-		"JARVIS_MCP_LISTEN": "off",
-		"JARVIS_WEB_LISTEN": "off", // the dashboard too
-	}}
+	return &testEnv{clock: clock.NewFake(apptest.Noon), vars: apptest.Vars(t)}
 }
 
 func (e *testEnv) getenv(k string) string { return e.vars[k] }
