@@ -3,15 +3,12 @@ package app
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/plugins/collection"
-	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -52,15 +49,7 @@ type ListedSkill struct {
 
 // SkillList is every skill with its switch, kind and source, as /skills.
 func (s *Service) SkillList(ctx context.Context) ([]ListedSkill, error) {
-	on := map[string]bool{}
-	if err := collection.AddInstalled(ctx, s.DB, on); err != nil {
-		return nil, err
-	}
-	sc, err := SkillScope(s.Config, store.DefaultAgent, on, io.Discard)
-	if err != nil {
-		return nil, err
-	}
-	all, err := skills.Gather(ctx, s.DB, sc, io.Discard)
+	all, _, err := s.Installation().gatherSkills(ctx, store.DefaultAgent)
 	if err != nil {
 		return nil, err
 	}

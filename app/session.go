@@ -2,12 +2,10 @@ package app
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"strings"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/skills"
 
@@ -389,15 +387,7 @@ func (s *Service) facts() desk.Facts {
 
 // skillStates are the default agent's skills as /skills shows them.
 func (s *Service) skillStates(ctx context.Context) ([]desk.SkillState, error) {
-	on := map[string]bool{}
-	if err := collection.AddInstalled(ctx, s.DB, on); err != nil {
-		return nil, err
-	}
-	sc, err := SkillScope(s.Config, store.DefaultAgent, on, io.Discard)
-	if err != nil {
-		return nil, err
-	}
-	all, err := skills.Gather(ctx, s.DB, sc, io.Discard)
+	all, _, err := s.Installation().gatherSkills(ctx, store.DefaultAgent)
 	if err != nil {
 		return nil, err
 	}
