@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
@@ -83,7 +84,7 @@ func (a *cli) mcpServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return surface.ServeStdio(ctx, a.stdin, a.stdout, appsEndpoint(cfg), a.Getenv(apps.EnvKey), surface.Options{Logger: a.Logger(cfg), Version: buildVersion()})
+	return surface.ServeStdio(ctx, a.stdin, a.stdout, app.MCPEndpoint(cfg), a.Getenv(appkey.EnvKey), surface.Options{Logger: a.Logger(cfg), Version: buildVersion()})
 }
 
 // buildVersion is the module version the binary was built from, "dev"
