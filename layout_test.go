@@ -62,6 +62,23 @@ var layerings = []layering{
 	// importing one itself.
 	{"mcp/backend", []string{"channels/..."}, false,
 		"the MCP surface's backend reaches the owner's chat only through the app layer's NotifyOwner"},
+	// The doors (cmd, web, mcp/backend) call the application layer and
+	// never each other; the layer knows none of them.
+	{"app/...", []string{"cmd/...", "web/...", "mcp/..."}, true,
+		"the application layer returns results; the doors render them"},
+	{"web/...", []string{"mcp/..."}, true,
+		"the dashboard is a door onto the app layer, not onto the MCP surface"},
+	{"mcp/...", []string{"web/..."}, true,
+		"the MCP surface is a door onto the app layer, not onto the dashboard"},
+	// Domain packages take their own options; the app layer maps the
+	// config file onto them and is above them all.
+	{"agents/...", []string{"internal/config", "app/..."}, true, "the runtime takes its own options"},
+	{"catalog/...", []string{"internal/config", "app/..."}, true, "the catalog takes its own options"},
+	{"skills/...", []string{"internal/config", "app/..."}, true, "skills take their own options"},
+	{"plugins/...", []string{"internal/config", "app/..."}, true, "plugins take their own options"},
+	{"desk", []string{"internal/config", "app/..."}, true, "the desk takes its own options"},
+	{"scheduler/...", []string{"internal/config", "app/..."}, true, "the scheduler takes its own options"},
+	{"channels/...", []string{"internal/config", "app/..."}, true, "a channel takes its own options"},
 	{"...", []string{"cmd/...", "internal/fakes/..."}, true,
 		"nothing but tests reaches the command line or the protocol fakes"},
 }

@@ -96,27 +96,32 @@ func (a *Env) Renew(ctx context.Context, s *Service, plugin string) (string, fun
 	if err != nil {
 		return "", nil, err
 	}
-	wait := func(ctx context.Context) error {
-		if err := s.SignIn.Wait(ctx, grant); err != nil {
-			return err
-		}
-		installed, err := s.DB.InstalledPlugins(ctx)
-		if err != nil {
-			return err
-		}
-		for _, ip := range installed {
-			if !slices.Contains(back, ip.Name) {
-				continue
-			}
-			if err := signin.Connected(ctx, s.DB, ip.Name); err != nil {
-				return err
-			}
-			if builtins.Has(ip.Name) {
-				_ = s.Catalog.SetConnected(ip.Name, true) // a plugin not in the catalog joins at the next start
-			}
-			s.Told.Delete(ip.Name)
-		}
-		return nil
-	}
+	wait := func(ctx context.Context) error { return s.renewed(ctx, grant, back) }
 	return link, wait, nil
+}
+
+// renewed waits for the sign-in kept as grant, then brings back each
+// installed plugin of back: connected in the store, its tools offered
+// again, and a later expiry told again.
+func (s *Service) renewed(ctx context.Context, grant string, back []string) error {
+	if err := s.SignIn.Wait(ctx, grant); err != nil {
+		return err
+	}
+	installed, err := s.DB.InstalledPlugins(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ip := range installed {
+		if !slices.Contains(back, ip.Name) {
+			continue
+		}
+		if err := signin.Connected(ctx, s.DB, ip.Name); err != nil {
+			return err
+		}
+		if builtins.Has(ip.Name) {
+			_ = s.Catalog.SetConnected(ip.Name, true) // a plugin not in the catalog joins at the next start
+		}
+		s.Told.Delete(ip.Name)
+	}
+	return nil
 }

@@ -3,7 +3,8 @@
 // schedule and route, served by `serve` on loopback by default. Every
 // page reads and writes through the packages the CLI uses, handed in as
 // the small interfaces below; the package itself keeps no state. Sign-in
-// is by one-time link (auth.go).
+// is by one-time link (auth.go). Serve (serve.go) puts it over a running
+// session on serve's listener, with the operator's probes beside it.
 //
 // Each page is a templ component (PAGE.templ, compiled by the pinned templ
 // generator into the committed PAGE_templ.go): plain Go that escapes by

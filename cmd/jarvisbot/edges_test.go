@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
-	"log/slog"
 	"maps"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -16,8 +12,6 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/agents/cliagent"
-	"github.com/jarvisbot/jarvisbot/app"
-	"github.com/jarvisbot/jarvisbot/web"
 )
 
 // TestServeStopsWithoutErrorsX4: a normal stop (SIGTERM, SIGINT) of serve
@@ -115,47 +109,6 @@ func TestServeRefusesAnHTTPWebhookCH1(t *testing.T) {
 				t.Errorf("the webhook %q was registered", u)
 			}
 		})
-	}
-}
-
-// TestDefaultAddressTakenIsAWarningX4: the default address taken (another
-// jarvisbot, another program) costs only that listener: no error, the
-// reason for the caller to warn of and to say on /readyz: ready with a
-// note for the MCP endpoint, not ready for the webhook, without which
-// the replica hears nothing.
-func TestDefaultAddressTakenIsAWarningX4(t *testing.T) {
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer taken.Close()
-	site := httpSite{what: "the MCP endpoint for apps", setting: "mcp_server.listen or JARVIS_MCP_LISTEN", addr: taken.Addr().String()}
-	ln, unbound, err := site.bind()
-	if err != nil || ln != nil || !strings.Contains(unbound, "default address "+site.addr+" is taken") || !strings.Contains(unbound, site.setting) {
-		t.Fatalf("bind() = %v, %q, %v; want no listener, no error and the reason", ln, unbound, err)
-	}
-	site.explicit = true
-	if _, _, err := site.bind(); err == nil || !strings.Contains(err.Error(), "cannot listen on "+site.addr) {
-		t.Errorf("the owner's own address: err = %v, want it to stop serve", err)
-	}
-
-	var r app.Readiness
-	r.Started.Store(true)
-	probes := web.Probes{Ready: func(ctx context.Context) error {
-		return r.Check(ctx, func(context.Context) error { return nil }, slog.New(slog.DiscardHandler))
-	}, Notes: r.Notes}
-	readyz := func() (int, string) {
-		rec := httptest.NewRecorder()
-		probes.Wrap(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
-		return rec.Code, rec.Body.String()
-	}
-	r.NotServed(unbound, false)
-	if code, body := readyz(); code != http.StatusOK || !strings.Contains(body, unbound) {
-		t.Errorf("/readyz with the MCP endpoint left out: %d %q, want 200 saying why", code, body)
-	}
-	r.NotServed("the Telegram webhook is not served: its default address 127.0.0.1:8443 is taken", true)
-	if code, body := readyz(); code != http.StatusServiceUnavailable || !strings.Contains(body, "Telegram webhook") {
-		t.Errorf("/readyz with the webhook left out: %d %q, want 503 saying why", code, body)
 	}
 }
 

@@ -2,18 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/httpsite"
 )
 
 // cmdHealthcheck asks the running serve whether it is alive (/healthz)
@@ -47,22 +43,9 @@ func cmdHealthcheck(ctx context.Context, a *cli, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	msg, err := httpsite.Probe(ctx, u)
 	if err != nil {
 		return unhealthy(err)
-	}
-	// The probe asks its own process, on this machine, and sends nothing:
-	// the certificate names the public address, not the one dialled.
-	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}}} //nolint:gosec // see above
-	res, err := c.Do(req)
-	if err != nil {
-		return unhealthy(fmt.Errorf("nothing answers at %s: %w", u, err))
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<10)) // a probe's answer is a line
-	msg := strings.TrimSpace(string(body))
-	if res.StatusCode != http.StatusOK {
-		return unhealthy(fmt.Errorf("%s answered %s: %s", u, res.Status, msg))
 	}
 	fmt.Fprintln(a.stdout, msg)
 	return nil
@@ -80,19 +63,9 @@ func probeURL(cfg config.Config, path string) (string, error) {
 	if addr == "" {
 		return "", fmt.Errorf("the web listener is off (web.listen: off): set web.listen or JARVIS_WEB_LISTEN, where /healthz and /readyz are served")
 	}
-	host, port, err := net.SplitHostPort(addr)
+	u, err := httpsite.LocalURL(addr, cfg.Web.TLSCert != "", path)
 	if err != nil {
 		return "", fmt.Errorf("web.listen %q is not host:port: %w", addr, err)
 	}
-	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
-		host = "127.0.0.1"
-		if ip != nil && ip.To4() == nil {
-			host = "::1"
-		}
-	}
-	scheme := "http"
-	if cfg.Web.TLSCert != "" {
-		scheme = "https"
-	}
-	return scheme + "://" + net.JoinHostPort(host, port) + path, nil
+	return u, nil
 }

@@ -112,10 +112,8 @@ func (m mcpCmd) run(ctx context.Context, pos, command []string, f mcpFlags) erro
 		if err != nil {
 			return err
 		}
-		if _, err := m.in.DB.MCPServer(ctx, name); err != nil {
-			return err
-		}
-		return preferService(ctx, m.a.stdout, m.in.DB, "mcp", name, *f.clear)
+		p, err := m.in.PreferServer(ctx, name, *f.clear)
+		return printPreference(m.a.stdout, p, err)
 	}
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown mcp subcommand %q: use add, list, show, on, off, prefer, remove or import", pos[0])
 }

@@ -114,12 +114,13 @@ func (a *cli) pluginNamed(ctx context.Context, sub, ref string, f pluginsFlags) 
 		fmt.Fprintln(a.stdout, res)
 		return nil
 	}
+	if sub == "prefer" {
+		p, err := in.PreferPlugin(ctx, ref, *f.clear)
+		return printPreference(a.stdout, p, err)
+	}
 	facts, err := in.Plugin(ctx, ref)
 	if err != nil {
 		return err
-	}
-	if sub == "prefer" {
-		return preferService(ctx, a.stdout, in.DB, "plugin", facts.Name, *f.clear)
 	}
 	showPlugin(a.stdout, facts)
 	return nil
@@ -153,20 +154,16 @@ func (a *cli) askSetting() func(app.PluginSetting) (string, error) {
 	}
 }
 
-// preferService marks a plugin or MCP server preferred (or clears the
-// mark) and says what that changes.
-func preferService(ctx context.Context, w io.Writer, db store.Preferences, kind, name string, clear bool) error {
-	if clear {
-		if err := db.Unprefer(ctx, kind, name); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "%s is no longer preferred: a tie with another of its kind goes to the one used last.\n", name)
-		return nil
-	}
-	if err := db.Prefer(ctx, kind, name); err != nil {
+// printPreference says what a preference changes.
+func printPreference(w io.Writer, p app.Preference, err error) error {
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s is now preferred: when it and another %s of its kind match a request equally, it wins (see jarvisbot route).\n", name, map[string]string{"plugin": "plugin", "mcp": "MCP server"}[kind])
+	if p.Cleared {
+		fmt.Fprintf(w, "%s is no longer preferred: a tie with another of its kind goes to the one used last.\n", p.Name)
+		return nil
+	}
+	fmt.Fprintf(w, "%s is now preferred: when it and another %s of its kind match a request equally, it wins (see jarvisbot route).\n", p.Name, map[string]string{"plugin": "plugin", "mcp": "MCP server"}[p.Kind])
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/httpsite"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -51,8 +52,8 @@ func cmdServe(ctx context.Context, a *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	if surfSite.ln != nil {
-		defer func() { _ = surfSite.ln.Close() }() // when serving never began; closed already after it
+	if surfSite.Listener != nil {
+		defer func() { _ = surfSite.Listener.Close() }() // when serving never began; closed already after it
 	}
 	if err := s.Start(ctx, *agentName); err != nil {
 		return err
@@ -63,7 +64,7 @@ func cmdServe(ctx context.Context, a *cli, args []string) error {
 // listen starts the channels and, once they hear the owner, the MCP
 // surface and the work that can wait; it serves until a signal or until
 // every channel ended.
-func (a *cli) listen(ctx context.Context, s *app.Session, surfSite httpSite, agentName string, log *slog.Logger) error {
+func (a *cli) listen(ctx context.Context, s *app.Session, surfSite httpsite.Site, agentName string, log *slog.Logger) error {
 	cfg := s.Config
 	recv, stopRecv := context.WithCancel(ctx)
 	defer stopRecv()

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
+	"log/slog"
 	"net/url"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/httpsite"
 	"github.com/jarvisbot/jarvisbot/web"
 )
 
@@ -37,26 +39,34 @@ func cmdWeb(ctx context.Context, a *cli, args []string) error {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "Open this link to sign in to the dashboard (it works once, within %d minutes):\n%s\n", int(web.LinkTTL/time.Minute), link)
-	if cfg.Web.URL == "" && !answers(ctx, cfg.Web.Addr()) {
+	if cfg.Web.URL == "" && !httpsite.Answers(ctx, cfg.Web.Addr()) {
 		fmt.Fprintf(a.stdout, "Nothing answers at %s yet: start jarvisbot serve, then open the link.\n", hostOf(base))
 	}
 	return nil
 }
 
-// answers reports whether something accepts connections at addr.
-func answers(ctx context.Context, addr string) bool {
-	d := net.Dialer{Timeout: time.Second}
-	c, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return false
-	}
-	_ = c.Close() // only the connection's opening was asked
-	return true
-}
-
+// hostOf is the host:port of the dashboard's address, for saying where
+// nothing answers.
 func hostOf(base string) string {
 	if u, err := url.Parse(base); err == nil && u.Host != "" {
 		return u.Host
 	}
 	return base
+}
+
+// serveWeb starts the dashboard (W1) at the configured address, when it
+// is on, with the operator's probes and metrics beside it. An address the
+// owner set that cannot be bound stops serve; the default one taken is a
+// warning, and serve goes on without the dashboard.
+func (a *cli) serveWeb(cfg config.Config, s *app.Session, log *slog.Logger) (*httpsite.Endpoint, error) {
+	addr := cfg.Web.Addr()
+	if addr == "" {
+		return nil, nil
+	}
+	return web.Serve(s, web.Serving{
+		Site: httpsite.Site{What: "the dashboard", Setting: "web.listen or " + config.EnvWebListen, Addr: addr, Explicit: cfg.Web.Listen != "",
+			Cert: cfg.Web.TLSCert, Key: cfg.Web.TLSKey, Path: "/"},
+		URL: cfg.Web.URL, Metrics: cfg.Web.Metrics, BehindProxy: cfg.Web.BehindProxy,
+		Version: buildVersion(), Now: a.Now, Logger: log,
+	})
 }

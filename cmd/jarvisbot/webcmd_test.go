@@ -8,7 +8,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -218,31 +217,5 @@ func TestDashboardCommandInChatW1(t *testing.T) {
 	}
 	if !registered {
 		t.Error("/dashboard is not among the bot's registered commands")
-	}
-}
-
-// TestDashboardAnswersToItsOwnNamesW1: the names a browser may send for
-// the dashboard's address, and web.url's.
-func TestDashboardAnswersToItsOwnNamesW1(t *testing.T) {
-	for _, tc := range []struct {
-		bound, public string
-		want, not     []string
-	}{
-		{"127.0.0.1:8780", "", []string{"127.0.0.1:8780", "localhost:8780", "[::1]:8780"}, []string{"localhost", "evil.example:8780"}},
-		{"127.0.0.1:80", "", []string{"127.0.0.1:80", "localhost", "127.0.0.1", "[::1]"}, []string{"evil.example"}},
-		{"127.0.0.1:8780", "https://jarvis.example.org", []string{"jarvis.example.org", "localhost:8780"}, []string{"jarvis.example.org:8780"}},
-		{"10.0.0.5:8780", "", []string{"10.0.0.5:8780"}, []string{"localhost:8780"}},
-	} {
-		got := webHosts(tc.bound, tc.public)
-		for _, h := range tc.want {
-			if !slices.Contains(got, h) {
-				t.Errorf("webHosts(%q, %q) = %q: lacks %q", tc.bound, tc.public, got, h)
-			}
-		}
-		for _, h := range tc.not {
-			if slices.Contains(got, h) {
-				t.Errorf("webHosts(%q, %q) = %q: has %q", tc.bound, tc.public, got, h)
-			}
-		}
 	}
 }

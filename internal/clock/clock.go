@@ -1,6 +1,8 @@
 // Package clock lets code that waits on time be tested without sleeping:
 // the approvals engine, the scheduler and retries take a Clock; tests pass
 // a Fake and move it forward.
+//
+// It serves SC1 and X4: tests pin the clock the schedule and expiries run on.
 package clock
 
 import (

@@ -6,6 +6,8 @@
 // Load returns a Config whose paths are absolute and whose values have been
 // checked; packages further down receive the fields they need and never
 // read the environment themselves.
+//
+// It serves ST1, X3 (no secret in the file) and W1; app maps it onto each domain package's own options.
 package config
 
 import (

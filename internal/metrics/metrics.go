@@ -11,6 +11,8 @@
 // The agents runtime feeds the counters through its own Observer
 // interface, which *Metrics satisfies; agents does not import this
 // package.
+//
+// It serves X4 and W1 for operators.
 package metrics
 
 import (

@@ -6,6 +6,8 @@
 // a cap, and start over after a success or a session that stayed healthy.
 // Waiting goes through the injectable clock, so tests move time instead
 // of sleeping through it.
+//
+// It serves CH1, M3 and P6.
 package retry
 
 import (

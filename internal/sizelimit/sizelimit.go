@@ -7,6 +7,8 @@
 // is and how large it may be, and its errors name the file, its size (or
 // that it is larger than the limit, when only a stream was read) and the
 // limit, as EINVALID.
+//
+// It serves X1 and X4: nothing read from outside is unbounded.
 package sizelimit
 
 import (

@@ -7,6 +7,8 @@
 // A condition is checked again either every Interval or, when the thing
 // observed can signal change (WithChange), at each change; waiting on a
 // signal wakes at once and costs nothing while idle.
+//
+// It serves every test that waits on a signal rather than a sleep (X4).
 package testwait
 
 import (

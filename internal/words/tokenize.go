@@ -6,6 +6,8 @@
 // Everything here is deterministic and model-free. Text flows
 // Tokenize -> Token{Fold, Stem} -> lookups by stem in the caller's index.
 // The word lists are embedded and parsed once into an immutable Lexicon.
+//
+// It serves C5 and S3.
 package words
 
 import (

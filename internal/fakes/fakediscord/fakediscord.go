@@ -17,6 +17,8 @@
 // pass, and refuses every other host; the gateway URL and the attachment
 // URLs the fake hands out point at itself. Nothing global is
 // touched, so tests using separate servers may run in parallel.
+//
+// It serves the tests of CH1–CH3 on Discord.
 package fakediscord
 
 import (

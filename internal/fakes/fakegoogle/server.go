@@ -7,6 +7,8 @@
 // pages lists with pageToken / nextPageToken, and can be told to fail
 // requests the way Google does: 401 for a token it refuses, 429 and 5xx
 // with Google's error body.
+//
+// It serves the tests of P6 (Calendar, Gmail, Drive).
 package fakegoogle
 
 import (

@@ -12,6 +12,8 @@
 // (key, required fields, tool call/result pairing), and then answered with the
 // next Step, shaped for the API that was called. A call with no Step left gets
 // a 500 naming the request, which the SDKs are told not to retry.
+//
+// It serves the tests of A2 and A3.
 package fakellm
 
 import (

@@ -10,6 +10,8 @@
 //
 // A test seeds the catalog (tracks, playlists) and the devices, then
 // inspects what the player did (Player, Devices, Requests).
+//
+// It serves the tests of P6 (Spotify).
 package fakespotify
 
 import (

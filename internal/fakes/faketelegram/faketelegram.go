@@ -15,6 +15,8 @@
 // GET /file/bot<TOKEN>/<file_path> serves the bytes, as Telegram and a
 // self-hosted Bot API server do. sendVoice takes a multipart upload (or a
 // known file_id) and records the bytes in Sent.
+//
+// It serves the tests of CH1–CH3 and V1 on Telegram.
 package faketelegram
 
 import (

@@ -1,6 +1,8 @@
 // Package mcptestbin builds the in-repo MCP test server
 // (internal/fakes/mcptestserver) once per test binary, for the tests of
 // every package that adds or reaches MCP servers as the owner would.
+//
+// It serves the tests of M1–M3.
 package mcptestbin
 
 import (

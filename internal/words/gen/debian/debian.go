@@ -2,6 +2,8 @@
 // sources: the version of an installed Debian package, from its changelog.
 // The generated tables' headers carry it, so anyone can tell which data a
 // table was made from and make it again.
+//
+// It serves C5: the tables the gate reads are generated, with their sources named.
 package debian
 
 import (

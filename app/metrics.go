@@ -1,0 +1,42 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/jarvisbot/jarvisbot/internal/metrics"
+)
+
+// Metrics are the session's counts for /metrics (issue 20): its turns and
+// tool calls, which the runtime reports from now on, and the gauges read
+// from the store and the desk when scraped. Call it before any turn runs
+// (serve builds the dashboard before it starts anything): the runtime's
+// observer is set here.
+func (s *Session) Metrics(version string, log *slog.Logger) (*metrics.Metrics, error) {
+	m, err := metrics.New(metrics.Options{
+		Version: version,
+		ApprovalsPending: func(ctx context.Context) (int, error) {
+			l, err := s.DB.PendingApprovals(ctx)
+			return len(l), err
+		},
+		DeliveriesKept: func(ctx context.Context) (int, error) {
+			replies, err := s.DB.Undelivered(ctx)
+			if err != nil {
+				return 0, err
+			}
+			reports, err := s.DB.UndeliveredRuns(ctx)
+			return len(replies) + len(reports), err
+		},
+		QueueDepth: func(context.Context) (int, error) { return s.Desk.Queued(), nil },
+		InboxWaiting: func(ctx context.Context) (int, error) {
+			l, err := s.DB.Waiting(ctx)
+			return len(l), err
+		},
+		Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Runtime.Observer = m
+	return m, nil
+}
