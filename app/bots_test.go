@@ -32,7 +32,7 @@ func TestBotChannelsFollowTheTokensAndTheWebhookCH1(t *testing.T) {
 	if err := k.SetSecret(ctx, "TELEGRAM_BOT_TOKEN", botToken); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Telegram.APIEndpoint = faketelegram.New(t, botToken).URL
+	cfg.Telegram.APIEndpoint = faketelegram.New(t, botToken).URL + "/bot%s/%s"
 	chs, err := in.Env.BotChannels(ctx, cfg, in.DB)
 	if err != nil || len(chs) != 1 {
 		t.Fatalf("polling bot: %v, %v", chs, err)

@@ -84,7 +84,7 @@ func runScheduled(ctx context.Context, a *cli, cfg config.Config, name string) e
 		// The run still reports here; the chat is what cannot be reached.
 		log.Warn("the report goes to this terminal only: the owner's chat cannot be reached", "err", err)
 	}
-	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: true, EndKey: denyKey})
+	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: true, EndKey: app.DenyKey})
 	s, err := a.OpenSession(ctx, cfg, log, app.SessionOptions{Agent: store.DefaultAgent, ApprovalChat: console.Chat},
 		func(*app.Service) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
 	if err != nil {
