@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/web"
 )
 
 // activityRow is one line of `activity --json`.
@@ -60,7 +60,7 @@ func cmdActivity(ctx context.Context, a *cli, args []string) error {
 	}
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dms\t%s\n", r.At.Local().Format("2006-01-02 15:04:05"), web.ActivityRow{Agent: r.Agent, App: r.App}.Who(), r.Tool, r.Outcome, r.DurationMS, r.Args)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dms\t%s\n", r.At.Local().Format("2006-01-02 15:04:05"), app.ActivityWho(r.Agent, r.App), r.Tool, r.Outcome, r.DurationMS, r.Args)
 	}
 	return tw.Flush()
 }
