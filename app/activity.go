@@ -38,3 +38,13 @@ func (in *Installation) Activity(ctx context.Context, f store.ActivityFilter, li
 func (in *Installation) ActivitySince(ctx context.Context, f store.ActivityFilter, after int64) ([]store.ActivityEntry, error) {
 	return in.DB.ActivitySince(ctx, f, after, activityBatch)
 }
+
+// ActivityWho is who made a call on the board: the agent, with the app it
+// worked for when an app's job or chat asked for the call, so that no
+// door shows an app's work as the owner's.
+func ActivityWho(agent, forApp string) string {
+	if forApp == "" {
+		return agent
+	}
+	return agent + " for app " + forApp
+}

@@ -36,3 +36,14 @@ func TestActivityBoardAndFollowC2(t *testing.T) {
 		t.Errorf("since %d: %+v, %v", b.Last, next, err)
 	}
 }
+
+// TestActivityWhoNamesTheAppC2: a call an app asked for is shown as the
+// agent's work for that app, never as the owner's.
+func TestActivityWhoNamesTheAppC2(t *testing.T) {
+	if got := ActivityWho("default", ""); got != "default" {
+		t.Errorf("the owner's call: %q", got)
+	}
+	if got := ActivityWho("default", "laptop"); got != "default for app laptop" {
+		t.Errorf("an app's call: %q", got)
+	}
+}

@@ -3,10 +3,105 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/store"
 )
+
+// CheckNewApp checks what adding an app takes, before the store is
+// opened: its name and the scope of its key.
+func CheckNewApp(name, scope string) (appkey.Scope, error) {
+	if err := names.ValidApp(name); err != nil {
+		return "", err
+	}
+	return appkey.ParseScope(scope)
+}
+
+// AddedApp is an app just added, with the key shown this once.
+type AddedApp struct {
+	Name  string
+	Scope appkey.Scope
+	// Key is shown this once: the store keeps only its hash, so it cannot
+	// be shown again.
+	Key string
+	// Endpoint is where the app reaches jarvisbot's MCP surface.
+	Endpoint string
+}
+
+// AddApp makes the key of a new app that uses jarvisbot's MCP surface,
+// with the scope it allows, and keeps its hash (M4).
+func (in *Installation) AddApp(ctx context.Context, name, scope string) (AddedApp, error) {
+	sc, err := CheckNewApp(name, scope)
+	if err != nil {
+		return AddedApp{}, err
+	}
+	key := appkey.NewKey()
+	if err := in.DB.AddApp(ctx, store.App{Name: name, Scope: string(sc), KeyHash: appkey.Hash(key)}); err != nil {
+		return AddedApp{}, err
+	}
+	return AddedApp{Name: name, Scope: sc, Key: key, Endpoint: MCPEndpoint(in.Config)}, nil
+}
+
+// MCPEndpoint is where apps reach jarvisbot's MCP surface: the configured
+// address (the default one when it is off, for the day it is on), https
+// when serve terminates TLS itself.
+func MCPEndpoint(cfg config.Config) string {
+	addr := cfg.MCPServer.Addr()
+	if addr == "" {
+		addr = config.DefaultMCPListen
+	}
+	u := appkey.Endpoint(addr)
+	if cfg.MCPServer.TLSCert != "" {
+		u = "https://" + strings.TrimPrefix(u, "http://")
+	}
+	return u
+}
+
+// AppClientConfig is an MCP client's config for an app.
+type AppClientConfig struct {
+	App     store.App
+	Snippet appkey.Snippet
+}
+
+// AppClientConfig writes the config snippet that connects client to
+// jarvisbot as the live app name. The key is not in it: only AddApp ever
+// shows a key.
+func (in *Installation) AppClientConfig(ctx context.Context, name, client string) (AppClientConfig, error) {
+	found, err := in.ActiveApp(ctx, name)
+	if err != nil {
+		return AppClientConfig{}, err
+	}
+	f := appkey.ConfigFor{App: name, URL: MCPEndpoint(in.Config), Command: jarvisbotCommand()}
+	if p := in.Env.Getenv(config.EnvConfig); p != "" {
+		// A client that launches `jarvisbot mcp serve` does not start in
+		// the owner's shell: tell it which config names the service.
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		f.Env = map[string]string{config.EnvConfig: p}
+	}
+	sn, err := appkey.ClientConfig(client, f)
+	if err != nil {
+		return AppClientConfig{}, err
+	}
+	return AppClientConfig{App: found, Snippet: sn}, nil
+}
+
+// jarvisbotCommand is how a client launches this jarvisbot: its own path
+// when it runs as jarvisbot (clients such as Claude Desktop do not see the
+// shell's PATH), else the name.
+func jarvisbotCommand() string {
+	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "jarvisbot" {
+		return exe
+	}
+	return "jarvisbot"
+}
 
 // ListApps are the apps that use jarvisbot's MCP surface, revoked ones
 // too, each with its scope and when it was created, last used and

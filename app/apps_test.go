@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
+	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -73,5 +75,68 @@ func TestRevokeAppResumesX5(t *testing.T) {
 	}
 	if _, err := in.RevokeApp(ctx, "nobody", false); err == nil {
 		t.Errorf("revoking an unknown app succeeded")
+	}
+}
+
+// TestAddAppKeepsOnlyTheKeysHashM4: AddApp returns the key once, with its
+// scope and the endpoint; the store holds the key's hash, by which the
+// app is found, and bad names, scopes and duplicates are refused.
+func TestAddAppKeepsOnlyTheKeysHashM4(t *testing.T) {
+	ctx := context.Background()
+	in := openInstallation(t)
+	ad, err := in.AddApp(ctx, "laptop", "WORK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ad.Name != "laptop" || ad.Scope != appkey.ScopeWork || !appkey.Shaped(ad.Key) || ad.Endpoint != "http://127.0.0.1:8765/mcp" {
+		t.Errorf("added: %+v", ad)
+	}
+	got, err := in.DB.AppByKeyHash(ctx, appkey.Hash(ad.Key))
+	if err != nil || got.Name != "laptop" || got.Scope != "work" || got.KeyHash == ad.Key {
+		t.Errorf("stored: %+v, %v", got, err)
+	}
+	for _, tc := range []struct{ name, scope string }{{"laptop", "read"}, {"bad name!", "read"}, {"desk", "admin"}} {
+		if _, err := in.AddApp(ctx, tc.name, tc.scope); err == nil {
+			t.Errorf("AddApp(%q, %q) passed", tc.name, tc.scope)
+		}
+	}
+}
+
+// TestAppClientConfigNamesTheConfigAndNoKeyM4: the snippet is for a live
+// app only, points at the endpoint, tells a launched jarvisbot which
+// config to read, and never holds a key.
+func TestAppClientConfigNamesTheConfigAndNoKeyM4(t *testing.T) {
+	ctx := context.Background()
+	in := openInstallation(t)
+	env := *in.Env
+	env.Getenv = func(k string) string {
+		if k == config.EnvConfig {
+			return "/etc/jarvisbot/config.yaml"
+		}
+		return in.Env.Getenv(k)
+	}
+	in.Env = &env
+	ad, err := in.AddApp(ctx, "desk", "read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := in.AppClientConfig(ctx, "desk", appkey.ClientClaudeDesktop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.App.Scope != "read" || strings.Contains(c.Snippet.Text, ad.Key) || !strings.Contains(c.Snippet.Text, "/etc/jarvisbot/config.yaml") {
+		t.Errorf("config: %+v", c)
+	}
+	if c, err := in.AppClientConfig(ctx, "desk", appkey.ClientCursor); err != nil || !strings.Contains(c.Snippet.Text, ad.Endpoint) {
+		t.Errorf("cursor config: %+v, %v", c, err)
+	}
+	if _, err := in.AppClientConfig(ctx, "desk", "emacs"); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+		t.Errorf("unknown client: %v", err)
+	}
+	if _, err := in.RevokeApp(ctx, "desk", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.AppClientConfig(ctx, "desk", appkey.ClientCursor); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		t.Errorf("a revoked app's config: %v", err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/app"
 )
 
 // Activity is what the Activity tab reads: the activity board (C2), as
@@ -46,12 +48,7 @@ type ActivityRow struct {
 
 // Who is the agent, with the app it worked for when an app's job or chat
 // asked for the call: the board never shows an app's work as the owner's.
-func (r ActivityRow) Who() string {
-	if r.App == "" {
-		return r.Agent
-	}
-	return r.Agent + " for app " + r.App
-}
+func (r ActivityRow) Who() string { return app.ActivityWho(r.Agent, r.App) }
 
 // Time is when the call was made, as `jarvisbot activity` prints it.
 func (r ActivityRow) Time() string { return r.At.Local().Format("2006-01-02 15:04:05") }

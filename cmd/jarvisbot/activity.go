@@ -8,14 +8,12 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/web"
 )
 
-// activityRow is one line of `activity --json`, and of the dashboard's
-// board (which follows it by its id).
+// activityRow is one line of `activity --json`.
 type activityRow struct {
-	ID         int64     `json:"-"`
 	At         time.Time `json:"at"`
 	Agent      string    `json:"agent"`
 	App        string    `json:"app,omitempty"` // whose job or chat the call served
@@ -62,36 +60,15 @@ func cmdActivity(ctx context.Context, a *cli, args []string) error {
 	}
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dms\t%s\n", r.At.Local().Format("2006-01-02 15:04:05"), web.ActivityRow{Agent: r.Agent, App: r.App}.Who(), r.Tool, r.Outcome, r.DurationMS, r.Args)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dms\t%s\n", r.At.Local().Format("2006-01-02 15:04:05"), app.ActivityWho(r.Agent, r.App), r.Tool, r.Outcome, r.DurationMS, r.Args)
 	}
 	return tw.Flush()
-}
-
-// readActivity is the board as `activity` prints it and the Agents tab
-// shows an agent's recent calls: newest first, at most limit entries that
-// pass f.
-func readActivity(ctx context.Context, db store.ActivityBoard, f store.ActivityFilter, limit int) ([]activityRow, error) {
-	list, err := db.ActivityBoard(ctx, f, limit)
-	if err != nil {
-		return nil, err
-	}
-	return activityRows(list), nil
 }
 
 func activityRows(list []store.ActivityEntry) []activityRow {
 	rows := make([]activityRow, 0, len(list))
 	for _, e := range list {
-		rows = append(rows, activityRow{e.ID, e.At, e.Agent, e.App, e.Tool, e.Tier, e.Args, e.Outcome, e.Duration.Milliseconds()})
+		rows = append(rows, activityRow{e.At, e.Agent, e.App, e.Tool, e.Tier, e.Args, e.Outcome, e.Duration.Milliseconds()})
 	}
 	return rows
-}
-
-// webRows are rows as the Agents tab shows an agent's recent calls.
-func webRows(rows []activityRow) []web.ActivityRow {
-	out := make([]web.ActivityRow, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, web.ActivityRow{ID: r.ID, At: r.At, Agent: r.Agent, App: r.App, Tool: r.Tool, Tier: r.Tier, Args: r.Args, Outcome: r.Outcome,
-			Took: time.Duration(r.DurationMS) * time.Millisecond})
-	}
-	return out
 }

@@ -4,20 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/app"
-	"github.com/jarvisbot/jarvisbot/internal/config"
-	"github.com/jarvisbot/jarvisbot/internal/names"
-	"github.com/jarvisbot/jarvisbot/mcp/apps"
-	"github.com/jarvisbot/jarvisbot/mcp/surface"
-	"github.com/jarvisbot/jarvisbot/store"
-	"github.com/jarvisbot/jarvisbot/store/sqlstore"
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
 )
 
 const appsUsage = `apps add NAME [--scope read|work|full]   (default read: sees, changes nothing)
@@ -28,10 +21,10 @@ const appsUsage = `apps add NAME [--scope read|work|full]   (default read: sees,
 // key (M4).
 func cmdApps(ctx context.Context, a *cli, args []string) error {
 	fs := newFlagSet(a, "apps", appsUsage)
-	scope := fs.String("scope", string(surface.ScopeRead), "add: what the key allows: read (sees), work (also talks to agents, posts jobs, runs scheduled skills) or full (also answers approvals, pauses everything)")
+	scope := fs.String("scope", string(appkey.ScopeRead), "add: what the key allows: read (sees), work (also talks to agents, posts jobs, runs scheduled skills) or full (also answers approvals, pauses everything)")
 	asJSON := fs.Bool("json", false, "list: one JSON array")
 	resume := fs.Bool("resume", false, "revoke: also lift the pause the app set with pause_all, if it did")
-	client := fs.String("client", "", "config: the MCP client: "+strings.Join(apps.Clients(), ", "))
+	client := fs.String("client", "", "config: the MCP client: "+strings.Join(appkey.Clients(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -44,15 +37,12 @@ func cmdApps(ctx context.Context, a *cli, args []string) error {
 	// Check what can be checked before opening the store.
 	switch {
 	case pos[0] == "add" && len(pos) == 2:
-		if err := names.ValidApp(pos[1]); err != nil {
-			return err
-		}
-		if _, err := apps.ParseScope(*scope); err != nil {
+		if _, err := app.CheckNewApp(pos[1], *scope); err != nil {
 			return err
 		}
 	case pos[0] == "config" && len(pos) == 2:
 		if *client == "" {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "say which client with --client: %s", strings.Join(apps.Clients(), ", "))
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "say which client with --client: %s", strings.Join(appkey.Clients(), ", "))
 		}
 	case pos[0] == "list" && len(pos) == 1, pos[0] == "revoke" && len(pos) == 2:
 	default:
@@ -65,7 +55,7 @@ func cmdApps(ctx context.Context, a *cli, args []string) error {
 	defer in.Close()
 	switch pos[0] {
 	case "add":
-		return a.appsAdd(ctx, in.Config, in.DB, pos[1], *scope)
+		return a.appsAdd(ctx, in, pos[1], *scope)
 	case "list":
 		return a.appsList(ctx, in, *asJSON)
 	case "revoke":
@@ -75,38 +65,19 @@ func cmdApps(ctx context.Context, a *cli, args []string) error {
 	}
 }
 
-// appsEndpoint is where apps reach jarvisbot's MCP surface: the
-// configured address (the default one when it is off, for the day it is
-// on), https when serve terminates TLS itself.
-func appsEndpoint(cfg config.Config) string {
-	addr := cfg.MCPServer.Addr()
-	if addr == "" {
-		addr = config.DefaultMCPListen
-	}
-	u := apps.Endpoint(addr)
-	if cfg.MCPServer.TLSCert != "" {
-		u = "https://" + strings.TrimPrefix(u, "http://")
-	}
-	return u
-}
-
-// appsAdd makes the app's key and shows it this once: the store keeps
-// only its hash, so it cannot be shown again.
-func (a *cli) appsAdd(ctx context.Context, cfg config.Config, db *sqlstore.DB, name, scopeName string) error {
-	scope, err := apps.ParseScope(scopeName)
+// appsAdd shows the new app's key this once: the store keeps only its
+// hash, so it cannot be shown again.
+func (a *cli) appsAdd(ctx context.Context, in *app.Installation, name, scope string) error {
+	ad, err := in.AddApp(ctx, name, scope)
 	if err != nil {
 		return err
 	}
-	key := apps.NewKey()
-	if err := db.AddApp(ctx, store.App{Name: name, Scope: string(scope), KeyHash: apps.Hash(key)}); err != nil {
-		return err
-	}
 	w := a.stdout
-	fmt.Fprintf(w, "Added app %s, scope %s: %s.\n", name, scope, apps.ScopeSays(scope))
+	fmt.Fprintf(w, "Added app %s, scope %s: %s.\n", ad.Name, ad.Scope, ad.Scope.Says())
 	fmt.Fprintf(w, "Its key is shown this once (jarvisbot keeps only its hash). Paste this where the app starts:\n\n")
-	fmt.Fprintf(w, "  export %s=%s\n\n", apps.EnvKey, key)
-	fmt.Fprintf(w, "The app reaches jarvisbot at %s with the header Authorization: Bearer $%s.\n", appsEndpoint(cfg), apps.EnvKey)
-	fmt.Fprintf(w, "Its client's config: jarvisbot apps config %s --client %s\n", name, strings.Join(apps.Clients(), "|"))
+	fmt.Fprintf(w, "  export %s=%s\n\n", appkey.EnvKey, ad.Key)
+	fmt.Fprintf(w, "The app reaches jarvisbot at %s with the header Authorization: Bearer $%s.\n", ad.Endpoint, appkey.EnvKey)
+	fmt.Fprintf(w, "Its client's config: jarvisbot apps config %s --client %s\n", name, strings.Join(appkey.Clients(), "|"))
 	fmt.Fprintf(w, "Lost the key? jarvisbot apps revoke %s, then add it again.\n", name)
 	return nil
 }
@@ -156,42 +127,18 @@ func (a *cli) appsList(ctx context.Context, in *app.Installation, asJSON bool) e
 }
 
 // appsConfig prints the client's config snippet on stdout (so it can be
-// redirected into the file) and where it goes on stderr. The key is not
-// in it: only `apps add` ever shows a key.
+// redirected into the file) and where it goes on stderr.
 func (a *cli) appsConfig(ctx context.Context, in *app.Installation, name, client string) error {
-	found, err := in.ActiveApp(ctx, name)
+	c, err := in.AppClientConfig(ctx, name, client)
 	if err != nil {
 		return err
 	}
-	f := apps.ConfigFor{App: name, URL: appsEndpoint(in.Config), Command: jarvisbotCommand()}
-	if p := a.Getenv(config.EnvConfig); p != "" {
-		// A client that launches `jarvisbot mcp serve` does not start in
-		// the owner's shell: tell it which config names the service.
-		if abs, err := filepath.Abs(p); err == nil {
-			p = abs
-		}
-		f.Env = map[string]string{config.EnvConfig: p}
-	}
-	sn, err := apps.ClientConfig(client, f)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.Stderr, "# %s config for app %s (scope %s), in %s:\n", client, name, found.Scope, sn.Where)
-	fmt.Fprint(a.stdout, sn.Text)
-	for _, line := range sn.Then {
+	fmt.Fprintf(a.Stderr, "# %s config for app %s (scope %s), in %s:\n", client, name, c.App.Scope, c.Snippet.Where)
+	fmt.Fprint(a.stdout, c.Snippet.Text)
+	for _, line := range c.Snippet.Then {
 		fmt.Fprintf(a.Stderr, "# %s\n", line)
 	}
 	return nil
-}
-
-// jarvisbotCommand is how a client launches this jarvisbot: its own path
-// when it runs as jarvisbot (clients such as Claude Desktop do not see the
-// shell's PATH), else the name.
-func jarvisbotCommand() string {
-	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "jarvisbot" {
-		return exe
-	}
-	return "jarvisbot"
 }
 
 // appsRevoke revokes the app's key and says whether the pause it set

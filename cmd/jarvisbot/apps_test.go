@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
@@ -50,7 +51,7 @@ func TestAppsAddShowsTheKeyOnceAndKeepsItsHashM4(t *testing.T) {
 	if bytes.Contains(raw, []byte(key)) {
 		t.Error("the database holds the key")
 	}
-	if !bytes.Contains(raw, []byte(apps.Hash(key))) {
+	if !bytes.Contains(raw, []byte(appkey.Hash(key))) {
 		t.Error("the database does not hold the key's hash")
 	}
 
@@ -154,7 +155,7 @@ func TestAppsConfigForEachClientHoldsNoKeyM4(t *testing.T) {
 	if key == "" {
 		t.Fatalf("no key in %q", out)
 	}
-	for _, client := range apps.Clients() {
+	for _, client := range appkey.Clients() {
 		code, out, errOut := e.jarvis(t, "", "apps", "config", "laptop", "--client", client)
 		if code != 0 {
 			t.Errorf("%s: exit %d %s", client, code, errOut)
@@ -169,7 +170,7 @@ func TestAppsConfigForEachClientHoldsNoKeyM4(t *testing.T) {
 		if !strings.Contains(errOut, "laptop") {
 			t.Errorf("%s: stderr does not say where the snippet goes: %q", client, errOut)
 		}
-		if client == apps.ClientCodex {
+		if client == appkey.ClientCodex {
 			if !strings.Contains(out, "[mcp_servers.jarvisbot]\n") || !strings.Contains(out, `bearer_token_env_var = "JARVIS_APP_KEY"`) || !strings.Contains(out, "http://127.0.0.1:8765/mcp") {
 				t.Errorf("codex:\n%s", out)
 			}
@@ -179,7 +180,7 @@ func TestAppsConfigForEachClientHoldsNoKeyM4(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &v); err != nil {
 			t.Errorf("%s: not JSON: %v\n%s", client, err, out)
 		}
-		if client != apps.ClientClaudeDesktop && !strings.Contains(out, "http://127.0.0.1:8765/mcp") {
+		if client != appkey.ClientClaudeDesktop && !strings.Contains(out, "http://127.0.0.1:8765/mcp") {
 			t.Errorf("%s: no endpoint:\n%s", client, out)
 		}
 	}

@@ -60,25 +60,16 @@ func cmdCatalog(ctx context.Context, a *cli, args []string) error {
 }
 
 func (cc catalogCmd) list() {
-	for _, cp := range cc.c.View().Capabilities() {
-		state := "connected"
-		switch {
-		case catalog.OnNeverList(cp.Name):
-			state = "never offered"
-		case !cp.Connected:
-			state = "not connected"
-		}
-		fmt.Fprintf(cc.a.stdout, "%-50s %-8s %s\n", cp.ID, cp.Tier, state)
+	for _, e := range app.CatalogEntries(cc.c) {
+		fmt.Fprintf(cc.a.stdout, "%-50s %-8s %s\n", e.ID, e.Tier, e.State)
 	}
 }
 
 func (cc catalogCmd) export(ctx context.Context) error {
-	if !cc.cached {
-		if err := cc.a.refreshStored(ctx, cc.cfg, cc.c); err != nil {
-			return err
-		}
+	snap, err := cc.a.ExportCatalog(ctx, cc.cfg, cc.c, cc.cached, cc.a.showReaching)
+	if err != nil {
+		return err
 	}
-	snap := cc.c.View().Snapshot("MCP servers of the jarvisbot catalog")
 	if cc.outPath == "" {
 		return catalog.WriteSnapshot(cc.a.stdout, snap)
 	}
@@ -99,17 +90,16 @@ func (cc catalogCmd) export(ctx context.Context) error {
 }
 
 func (cc catalogCmd) card(server string) error {
-	v := cc.c.View()
-	srv, ok := v.Server(server)
-	if !ok {
-		return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server %q in the catalog (servers: %s)", server, serverNames(v))
+	c, err := app.CatalogCardOf(cc.c, server)
+	if err != nil {
+		return err
 	}
-	src := "derived from its tools and the instructions it sent (no manual); edit its card on the dashboard's MCPs tab, or set mcp." + srv.ID + ".card in the config, to replace it"
-	if len(srv.Card) > 0 {
-		src = "usage card: " + strings.Join(srv.Card, ", ")
+	src := "derived from its tools and the instructions it sent (no manual); edit its card on the dashboard's MCPs tab, or set mcp." + c.ID + ".card in the config, to replace it"
+	if len(c.Card) > 0 {
+		src = "usage card: " + strings.Join(c.Card, ", ")
 	}
-	fmt.Fprintf(cc.a.stdout, "%s (%s): %s\n", srv.ID, srv.Title, src)
-	for _, e := range v.Gate().Vocabulary(srv.ID) {
+	fmt.Fprintf(cc.a.stdout, "%s (%s): %s\n", c.ID, c.Title, src)
+	for _, e := range c.Vocabulary {
 		from := ""
 		if e.Source != "" {
 			from = " from " + e.Source
@@ -117,27 +107,4 @@ func (cc catalogCmd) card(server string) error {
 		fmt.Fprintf(cc.a.stdout, "  %d  %-17s %s%s\n", e.Weight, e.Kind, e.Word, from)
 	}
 	return nil
-}
-
-func serverNames(v *catalog.View) string {
-	var ids []string
-	for _, s := range v.Servers() {
-		ids = append(ids, s.ID)
-	}
-	if len(ids) == 0 {
-		return "none; pass --catalog SNAPSHOT.json"
-	}
-	return strings.Join(ids, ", ")
-}
-
-// refreshStored puts the live tools of every enabled stored server in c
-// and the cache (app.Installation.RefreshCatalog).
-func (a *cli) refreshStored(ctx context.Context, cfg config.Config, c *catalog.Catalog) error {
-	db, err := a.OpenStore(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	in := &app.Installation{Env: &a.Env, Config: cfg, DB: db}
-	return in.RefreshCatalog(ctx, c, a.showReaching)
 }

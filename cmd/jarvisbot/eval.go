@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/app"
-	"github.com/jarvisbot/jarvisbot/catalog/evalset"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -29,19 +27,12 @@ func cmdEval(ctx context.Context, a *cli, args []string) error {
 	if *snapshot == "" {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "eval gate needs --catalog SNAPSHOT.json: the MCP servers to route to")
 	}
-	cases, err := readEvalSet(pos[1])
+	ev, err := a.EvalGate(ctx, app.RouteOptions{Agent: *agentName, Snapshot: *snapshot}, pos[1])
+	a.warn(ev.Warnings)
 	if err != nil {
 		return err
 	}
-	p, err := a.PlanRoute(ctx, app.RouteOptions{Agent: *agentName, Snapshot: *snapshot})
-	a.warn(p.Warnings)
-	if err != nil {
-		return err
-	}
-	rep := evalset.Run(p.Plan, cases, func(msg string) []string {
-		_, manuals := p.Skills(msg)
-		return manuals
-	})
+	rep := ev.Report
 	if !*asJSON {
 		rep.Write(a.stdout)
 		return nil
@@ -52,14 +43,4 @@ func cmdEval(ctx context.Context, a *cli, args []string) error {
 	}
 	_, err = fmt.Fprintf(a.stdout, "%s\n", b)
 	return err
-}
-
-// readEvalSet reads the request set in path.
-func readEvalSet(path string) ([]evalset.Case, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "open request set: %w", err)
-	}
-	defer f.Close()
-	return evalset.Read(f, path)
 }

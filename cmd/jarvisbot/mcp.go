@@ -12,8 +12,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
-	"github.com/jarvisbot/jarvisbot/mcp/apps"
 )
 
 const mcpUsage = `mcp add NAME [--env K=V]... [--header "K: V"]... [--timeout 30s] [--trusted] -- COMMAND [ARGS...]
@@ -63,7 +63,7 @@ func cmdMCP(ctx context.Context, a *cli, args []string) error {
 	}
 	if pos[0] == "serve" {
 		if len(pos) != 1 {
-			return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot mcp serve (the key in %s)", apps.EnvKey)
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot mcp serve (the key in %s)", appkey.EnvKey)
 		}
 		return a.mcpServe(ctx) // opens no store: the running service answers
 	}

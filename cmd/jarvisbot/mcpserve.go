@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/jarvisbot/jarvisbot/app"
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/internal/httpsite"
 	"github.com/jarvisbot/jarvisbot/mcp/apps"
@@ -50,7 +51,7 @@ func (a *cli) mcpServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return surface.ServeStdio(ctx, a.stdin, a.stdout, appsEndpoint(cfg), a.Getenv(apps.EnvKey), surface.Options{Logger: a.Logger(cfg), Version: buildVersion()})
+	return surface.ServeStdio(ctx, a.stdin, a.stdout, app.MCPEndpoint(cfg), a.Getenv(appkey.EnvKey), surface.Options{Logger: a.Logger(cfg), Version: buildVersion()})
 }
 
 // buildVersion is the module version the binary was built from, "dev"

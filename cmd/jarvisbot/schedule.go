@@ -79,12 +79,12 @@ func (a *cli) warn(lines []string) {
 // bot only sends, so a running serve keeps receiving.
 func runScheduled(ctx context.Context, a *cli, cfg config.Config, name string) error {
 	log := a.Logger(cfg)
-	bots, err := a.botChannels(ctx, cfg, nil)
+	bots, err := a.BotChannels(ctx, cfg, nil)
 	if err != nil {
 		// The run still reports here; the chat is what cannot be reached.
 		log.Warn("the report goes to this terminal only: the owner's chat cannot be reached", "err", err)
 	}
-	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: true, EndKey: denyKey})
+	con := console.New(a.stdin, a.stdout, console.Options{AnswersOnly: true, EndKey: app.DenyKey})
 	s, err := a.OpenSession(ctx, cfg, log, app.SessionOptions{Agent: store.DefaultAgent, ApprovalChat: console.Chat},
 		func(*app.Service) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
 	if err != nil {

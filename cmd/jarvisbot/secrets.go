@@ -27,7 +27,7 @@ func cmdSecrets(ctx context.Context, a *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	k, err := a.OpenSecrets(cfg)
+	k, err := a.OpenKeyring(cfg)
 	if err != nil {
 		return err
 	}
@@ -38,12 +38,12 @@ func cmdSecrets(ctx context.Context, a *cli, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := k.Set(ctx, rest[0], value); err != nil {
+		if err := k.SetSecret(ctx, rest[0], value); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "stored %s in %s\n", rest[0], where)
 	case "list":
-		names, err := k.Names(ctx)
+		names, err := k.SecretNames(ctx)
 		if err != nil {
 			return err
 		}
@@ -54,7 +54,7 @@ func cmdSecrets(ctx context.Context, a *cli, args []string) error {
 			fmt.Fprintf(a.Stderr, "no secrets stored in %s yet: add one with `jarvisbot secrets set NAME`\n", where)
 		}
 	case "delete":
-		if err := k.Delete(ctx, rest[0]); err != nil {
+		if err := k.DeleteSecret(ctx, rest[0]); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "deleted %s from %s\n", rest[0], where)

@@ -36,9 +36,9 @@ func cmdServe(ctx context.Context, a *cli, args []string) error {
 	}
 	defer s.Close()
 	for _, ch := range s.Channels {
-		if w, ok := ch.(webhookBot); ok && w.unbound != "" {
-			log.Warn(w.unbound)
-			s.Ready.NotServed(w.unbound, true)
+		if w, ok := ch.(app.WebhookBot); ok && w.Unbound != "" {
+			log.Warn(w.Unbound)
+			s.Ready.NotServed(w.Unbound, true)
 		}
 	}
 	// The dashboard's listener opens before anything starts, so that
@@ -84,9 +84,9 @@ func (a *cli) listen(ctx context.Context, s *app.Session, surfSite httpsite.Site
 
 // channels builds the configured channels; the console when there is no
 // bot token.
-func (a *cli) channels(ctx context.Context, cfg config.Config, rs replicaStore) ([]channels.Channel, error) {
+func (a *cli) channels(ctx context.Context, cfg config.Config, rs app.ReplicaStore) ([]channels.Channel, error) {
 	var out []channels.Channel
-	extra, err := a.botChannels(ctx, cfg, rs)
+	extra, err := a.BotChannels(ctx, cfg, rs)
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/wiki"
 )
 
@@ -34,7 +34,7 @@ func cmdWiki(ctx context.Context, a *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	wc := wikiCmd{a: a, w: wiki.New(filepath.Join(cfg.DataDir, "wiki"))}
+	wc := wikiCmd{a: a, w: app.Wiki(cfg)}
 	switch action {
 	case "list":
 		return wc.list(ctx)
@@ -123,12 +123,7 @@ func (wc wikiCmd) save(ctx context.Context, action, name string) error {
 	if err != nil {
 		return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "wiki %s: %w", action, err)
 	}
-	var n wiki.Note
-	if action == "write" {
-		n, err = wc.w.Write(ctx, name, text)
-	} else {
-		n, err = wc.w.Append(ctx, name, text)
-	}
+	n, err := app.SaveNote(ctx, wc.w, name, text, action == "append")
 	if err != nil {
 		return err
 	}

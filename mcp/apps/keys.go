@@ -1,8 +1,7 @@
-// Package apps is the keys of the apps that use jarvisbot's MCP surface
-// (M4): making a key (shown once, kept only as its hash), checking the key
-// a request carries (unknown and revoked keys refused alike, a rate limit
-// per app, last use recorded), the scopes a key may have, and the config
-// snippet each MCP client needs to reach jarvisbot with it.
+// Package apps checks the keys of the apps that use jarvisbot's MCP
+// surface (M4): the key a request carries (unknown and revoked keys
+// refused alike, a rate limit per app, last use recorded). Making keys,
+// their scopes and the clients' config snippets are internal/appkey's.
 //
 // A request's key flows: surface (Authorization: Bearer KEY) → Keys.Check
 // → the store, looked up by hash on every request, so a revoke takes
@@ -11,77 +10,18 @@ package apps
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base32"
-	"encoding/hex"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/store"
 )
-
-// KeyPrefix starts every app key, so that a leaked key is recognisable
-// (by the owner, by secret scanners) as a jarvisbot app key.
-const KeyPrefix = "jbk_"
-
-// keyBytes is the key's randomness: 256 bits, beyond guessing, which is
-// also why an unsalted SHA-256 is enough to keep it.
-const keyBytes = 32
-
-// keyEncoding is lowercase base32 without padding: no characters that
-// shells, URLs or headers treat specially, and one word to double-click.
-var keyEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
-
-// keyLen is the length of every key NewKey makes: the prefix and 32 bytes
-// in unpadded base32 (ceil(256/5) characters).
-const keyLen = len(KeyPrefix) + (keyBytes*8+4)/5
-
-// EnvKey is the variable the owner's clients read the key from.
-const EnvKey = "JARVIS_APP_KEY"
-
-// NewKey returns a new random app key. crypto/rand does not fail on the
-// systems Go supports (it ends the program if the system's source does).
-func NewKey() string {
-	b := make([]byte, keyBytes)
-	_, _ = rand.Read(b)
-	return KeyPrefix + keyEncoding.EncodeToString(b)
-}
-
-// Hash is what the store keeps of a key: its SHA-256 in lowercase hex.
-func Hash(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:])
-}
-
-// ParseScope reads a scope name as the owner types it.
-func ParseScope(s string) (surface.Scope, error) {
-	switch sc := surface.Scope(strings.ToLower(strings.TrimSpace(s))); sc {
-	case surface.ScopeRead, surface.ScopeWork, surface.ScopeFull:
-		return sc, nil
-	}
-	return "", jarvisbot.Errorf(jarvisbot.EINVALID, "unknown scope %q: use read, work or full", s)
-}
-
-// ScopeSays is what a scope allows, in words for the owner.
-func ScopeSays(s surface.Scope) string {
-	switch s {
-	case surface.ScopeRead:
-		return "sees agents, jobs, approvals, skills and activity; changes nothing"
-	case surface.ScopeWork:
-		return "also talks to agents, posts jobs and runs scheduled skills"
-	case surface.ScopeFull:
-		return "also answers approvals (never those its own requests raised) and pauses everything"
-	}
-	return "nothing"
-}
 
 // Store is what Keys needs of the store.
 type Store interface {
@@ -168,10 +108,10 @@ func (k *Keys) Check(ctx context.Context, key string) (surface.Caller, error) {
 	if key == "" {
 		return surface.Caller{}, jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "no app key given: send the header Authorization: Bearer KEY (jarvisbot apps add NAME prints a key)")
 	}
-	if len(key) != keyLen || !strings.HasPrefix(key, KeyPrefix) {
+	if !appkey.Shaped(key) {
 		return surface.Caller{}, refused() // not a key jarvisbot made: no need to ask the store
 	}
-	hash := Hash(key)
+	hash := appkey.Hash(key)
 	app, err := k.db.AppByKeyHash(ctx, hash)
 	switch {
 	case jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND:
@@ -189,7 +129,7 @@ func (k *Keys) Check(ctx context.Context, key string) (surface.Caller, error) {
 		k.forget(hash)
 		return surface.Caller{}, refused()
 	}
-	scope, err := ParseScope(app.Scope)
+	scope, err := appkey.ParseScope(app.Scope)
 	if err != nil {
 		return surface.Caller{}, jarvisbot.Errorf(jarvisbot.EINTERNAL, "app %s has a scope this jarvisbot does not know (%q): revoke it and add it again", app.Name, app.Scope)
 	}

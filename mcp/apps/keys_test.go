@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/mcp/surface"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -28,35 +29,11 @@ func openDB(t *testing.T) *sqlstore.DB {
 // addApp adds an app with a new key and returns the key.
 func addApp(t *testing.T, db *sqlstore.DB, name, scope string) string {
 	t.Helper()
-	key := NewKey()
-	if err := db.AddApp(context.Background(), store.App{Name: name, Scope: scope, KeyHash: Hash(key)}); err != nil {
+	key := appkey.NewKey()
+	if err := db.AddApp(context.Background(), store.App{Name: name, Scope: scope, KeyHash: appkey.Hash(key)}); err != nil {
 		t.Fatal(err)
 	}
 	return key
-}
-
-// TestNewKeyIsPrefixedRandomAndHashedM4: keys carry the jbk_ prefix, 256
-// random bits in lowercase base32, differ every time, and hash to 64 hex
-// digits.
-func TestNewKeyIsPrefixedRandomAndHashedM4(t *testing.T) {
-	seen := map[string]bool{}
-	for range 100 {
-		k := NewKey()
-		if !strings.HasPrefix(k, KeyPrefix) || len(k) != len(KeyPrefix)+52 {
-			t.Fatalf("key %q: want %s and 52 base32 characters", k, KeyPrefix)
-		}
-		if strings.Trim(k[len(KeyPrefix):], "abcdefghijklmnopqrstuvwxyz234567") != "" {
-			t.Fatalf("key %q has characters outside lowercase base32", k)
-		}
-		if seen[k] {
-			t.Fatalf("key %q made twice", k)
-		}
-		seen[k] = true
-		h := Hash(k)
-		if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" || h != Hash(k) || strings.Contains(h, k[len(KeyPrefix):]) {
-			t.Fatalf("Hash(%q) = %q", k, h)
-		}
-	}
 }
 
 // TestCheckRefusesNoneWrongAndRevokedKeysM4: no key, a wrong key, a
@@ -90,11 +67,11 @@ func TestCheckRefusesNoneWrongAndRevokedKeysM4(t *testing.T) {
 	}
 	var said []string
 	for name, key := range map[string]string{
-		"wrong":     NewKey(),
+		"wrong":     appkey.NewKey(),
 		"revoked":   revoked,
 		"malformed": "Bearer " + reader,
 		"truncated": reader[:len(reader)-1],
-		"hash":      Hash(reader),
+		"hash":      appkey.Hash(reader),
 	} {
 		_, err := keys.Check(ctx, key)
 		if jarvisbot.ErrorCode(err) != jarvisbot.EFORBIDDEN {
@@ -193,7 +170,7 @@ func TestCheckRecordsLastUseAtMostOnceAMinuteM4(t *testing.T) {
 	key := addApp(t, db, "codex", "read")
 	lastUsed := func() time.Time {
 		t.Helper()
-		a, err := db.AppByKeyHash(ctx, Hash(key))
+		a, err := db.AppByKeyHash(ctx, appkey.Hash(key))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,19 +195,6 @@ func TestCheckRecordsLastUseAtMostOnceAMinuteM4(t *testing.T) {
 		}
 		if got := lastUsed(); !got.Equal(step.want) {
 			t.Errorf("at %v: last used %v, want %v", clk.Now().Sub(start), got, step.want)
-		}
-	}
-}
-
-func TestParseScopeM4(t *testing.T) {
-	for in, want := range map[string]surface.Scope{"read": surface.ScopeRead, "work": surface.ScopeWork, "FULL": surface.ScopeFull, " work ": surface.ScopeWork} {
-		if got, err := ParseScope(in); err != nil || got != want {
-			t.Errorf("ParseScope(%q) = %q %v, want %q", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "admin", "write", "readwork"} {
-		if _, err := ParseScope(in); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "use read, work or full") {
-			t.Errorf("ParseScope(%q): %v, want EINVALID use read, work or full", in, err)
 		}
 	}
 }

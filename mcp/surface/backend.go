@@ -10,16 +10,19 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/internal/appkey"
 )
 
-// Scope is what an app's key allows.
-type Scope string
+// Scope is what an app's key allows. It is declared with the key, which
+// the app layer makes without knowing the surface.
+type Scope = appkey.Scope
 
 // The scopes, each including the one before.
 const (
-	ScopeRead Scope = "read" // sees
-	ScopeWork Scope = "work" // also talks to agents, posts jobs, runs scheduled skills
-	ScopeFull Scope = "full" // also answers approvals and pauses everything
+	ScopeRead = appkey.ScopeRead // sees
+	ScopeWork = appkey.ScopeWork // also talks to agents, posts jobs, runs scheduled skills
+	ScopeFull = appkey.ScopeFull // also answers approvals and pauses everything
 )
 
 // Caller is the app a request comes from, as its key says.

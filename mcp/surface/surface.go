@@ -93,13 +93,6 @@ const instructions = "jarvisbot is its owner's personal assistant. These tools s
 // need a Caller in their context (ContextWithCaller).
 func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
 
-// allows reports whether a key of scope have may use a tool of scope need.
-// An unknown scope allows nothing.
-func (have Scope) allows(need Scope) bool {
-	rank := map[Scope]int{ScopeRead: 1, ScopeWork: 2, ScopeFull: 3}
-	return rank[have] > 0 && rank[have] >= rank[need]
-}
-
 // visible is the tool filter: tools/list shows the caller only the tools
 // its scope allows. mcp-go also runs the filter on tools/call, with just
 // the tool called (its documented contract); there every tool passes, so
@@ -114,7 +107,7 @@ func (s *Server) visible(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	c, _ := CallerFromContext(ctx)
 	out := tools[:0:0]
 	for _, t := range tools {
-		if def, ok := s.tools[t.Name]; ok && c.Scope.allows(def.scope) {
+		if def, ok := s.tools[t.Name]; ok && c.Scope.Allows(def.scope) {
 			out = append(out, t)
 		}
 	}
@@ -131,7 +124,7 @@ func (s *Server) handler(t *tool) server.ToolHandlerFunc {
 			return errorResult(jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "%s: this request carries no app key; send Authorization: Bearer KEY (jarvisbot apps add NAME prints one)", t.def.Name)), nil
 		}
 		began := time.Now()
-		if !c.Scope.allows(t.scope) {
+		if !c.Scope.Allows(t.scope) {
 			err := jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "%s needs a key with scope %s; the key of app %s has scope %q (the owner can issue one with: jarvisbot apps add NAME --scope %s)", t.def.Name, t.scope, c.App, c.Scope, t.scope)
 			s.record(ctx, c, t.def.Name, "refused: scope "+string(c.Scope), time.Since(began))
 			s.log.Info("mcp call refused", "app", c.App, "tool", t.def.Name, "scope", c.Scope)

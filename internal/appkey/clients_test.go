@@ -1,4 +1,4 @@
-package apps
+package appkey
 
 import (
 	"encoding/json"

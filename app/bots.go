@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"github.com/jarvisbot/jarvisbot/channels/discord"
 	"github.com/jarvisbot/jarvisbot/channels/telegram"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/internal/httpsite"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// replicaStore is what the channels need of a store that several serve
+// ReplicaStore is what the channels need of a store that several serve
 // replicas may share (ST2): who polls Telegram or holds a Discord shard,
 // and the salt of the webhook's secret.
-type replicaStore interface {
+type ReplicaStore interface {
 	store.Leases
 	store.Shared
 }
@@ -23,10 +24,10 @@ type replicaStore interface {
 // is derived from (with the bot token, which every replica has).
 const webhookSaltName = "telegram-webhook-salt"
 
-// botChannels builds the Telegram and Discord channels whose tokens are
+// BotChannels builds the Telegram and Discord channels whose tokens are
 // set, in the keyring or the environment. With rs nil the bots only send
 // (schedule run beside a serve that receives).
-func (a *cli) botChannels(ctx context.Context, cfg config.Config, rs replicaStore) ([]channels.Channel, error) {
+func (a *Env) BotChannels(ctx context.Context, cfg config.Config, rs ReplicaStore) ([]channels.Channel, error) {
 	var out []channels.Channel
 	var leases channels.Leases
 	if rs != nil {
@@ -45,17 +46,17 @@ func (a *cli) botChannels(ctx context.Context, cfg config.Config, rs replicaStor
 			// Bound before anything starts, like the dashboard: an address
 			// the owner set that cannot be bound stops serve; the default
 			// one taken leaves the bot deaf, which /readyz says.
-			site := httpSite{what: "the Telegram webhook", setting: "telegram.webhook_listen or " + config.EnvWebhookListen,
-				addr: cfg.Telegram.WebhookAddr(), explicit: cfg.Telegram.WebhookListen != "",
-				cert: cfg.Telegram.WebhookTLSCert, key: cfg.Telegram.WebhookTLSKey}
-			ln, unbound, err := site.bind()
+			site := httpsite.Site{What: "the Telegram webhook", Setting: "telegram.webhook_listen or " + config.EnvWebhookListen,
+				Addr: cfg.Telegram.WebhookAddr(), Explicit: cfg.Telegram.WebhookListen != "",
+				Cert: cfg.Telegram.WebhookTLSCert, Key: cfg.Telegram.WebhookTLSKey}
+			ln, unbound, err := site.Bind()
 			if err == nil && ln != nil {
-				ln, _, err = site.tls(ln)
+				ln, _, err = site.TLS(ln)
 			}
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, webhookBot{Bot: bot, hook: telegram.Webhook{URL: cfg.Telegram.WebhookURL, Listen: site.addr, Listener: ln, Salt: salt}, unbound: unbound})
+			out = append(out, WebhookBot{Bot: bot, hook: telegram.Webhook{URL: cfg.Telegram.WebhookURL, Listen: site.Addr, Listener: ln, Salt: salt}, Unbound: unbound})
 		} else {
 			out = append(out, bot)
 		}
@@ -70,17 +71,17 @@ func (a *cli) botChannels(ctx context.Context, cfg config.Config, rs replicaStor
 	return out, nil
 }
 
-// webhookBot is the Telegram channel receiving by webhook.
-type webhookBot struct {
+// WebhookBot is the Telegram channel receiving by webhook.
+type WebhookBot struct {
 	*telegram.Bot
 	hook telegram.Webhook
-	// unbound says why the webhook has no listener (its default address
+	// Unbound says why the webhook has no listener (its default address
 	// was taken): the bot then only sends, and /readyz says not ready.
-	unbound string
+	Unbound string
 }
 
-func (w webhookBot) Run(ctx context.Context, h channels.Handler) error {
-	if w.unbound != "" {
+func (w WebhookBot) Run(ctx context.Context, h channels.Handler) error {
+	if w.Unbound != "" {
 		<-ctx.Done() // it sends; nothing comes in to wait for
 		return nil
 	}
