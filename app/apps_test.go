@@ -83,7 +83,7 @@ func TestRevokeAppResumesX5(t *testing.T) {
 // app is found, and bad names, scopes and duplicates are refused.
 func TestAddAppKeepsOnlyTheKeysHashM4(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	ad, err := in.AddApp(ctx, "laptop", "WORK")
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestAddAppKeepsOnlyTheKeysHashM4(t *testing.T) {
 // config to read, and never holds a key.
 func TestAppClientConfigNamesTheConfigAndNoKeyM4(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	env := *in.Env
 	env.Getenv = func(k string) string {
 		if k == config.EnvConfig {

@@ -20,7 +20,7 @@ const botToken = "123456:AAH-secret_token-value"
 // address the owner set that is taken stops it.
 func TestBotChannelsFollowTheTokensAndTheWebhookCH1(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	cfg := in.Config
 	if chs, err := in.Env.BotChannels(ctx, cfg, in.DB); err != nil || len(chs) != 0 {
 		t.Fatalf("no token: %v, %v", chs, err)

@@ -16,7 +16,7 @@ import (
 // and the export holds the snapshot's servers again.
 func TestCatalogEntriesCardAndExportC1(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	c, err := BuildCatalog(in.Config, fixtures.Path(t, "catalog-seed.json"))
 	if err != nil {
 		t.Fatal(err)

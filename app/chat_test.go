@@ -15,7 +15,7 @@ import (
 // with its input.
 func TestChatAnswersAtTheConsoleA2(t *testing.T) {
 	ctx := context.Background()
-	bare := testEnv(t)
+	bare := testEnv(t, nil)
 	cfg, err := bare.LoadConfig()
 	if err != nil {
 		t.Fatal(err)

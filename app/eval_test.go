@@ -14,7 +14,7 @@ import (
 // tools than all; a set that cannot be read is EINVALID.
 func TestEvalGateOffersWhatTheSetNeedsC5(t *testing.T) {
 	ctx := context.Background()
-	env := testEnv(t)
+	env := testEnv(t, nil)
 	o := RouteOptions{Snapshot: fixtures.Path(t, "catalog-seed.json")}
 	ev, err := env.EvalGate(ctx, o, fixtures.Path(t, "gate-dev.jsonl"))
 	if err != nil {

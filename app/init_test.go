@@ -14,7 +14,7 @@ import (
 // replaces an existing config only when forced.
 func TestInitWritesTheConfigAndTheStoreOnce(t *testing.T) {
 	ctx := context.Background()
-	env := testEnv(t)
+	env := testEnv(t, nil)
 	did, err := env.Init(ctx, false)
 	if err != nil {
 		t.Fatal(err)

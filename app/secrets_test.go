@@ -14,7 +14,7 @@ import (
 // unknown one is ENOTFOUND.
 func TestKeyringSetsListsAndDeletesSecretsX3(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	k, err := in.Env.OpenKeyring(in.Config)
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 // appends, and only a delete removes a note.
 func TestOwnerWikiIsTheAgentsWikiP5(t *testing.T) {
 	ctx := context.Background()
-	in := openInstallation(t)
+	in := testInstallation(t, nil)
 	w := Wiki(in.Config)
 	if _, err := SaveNote(ctx, w, "garden/roses", "# Roses\n\nPrune in March.\n", false); err != nil {
 		t.Fatal(err)
