@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 
+	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/channels/discord"
 	"github.com/jarvisbot/jarvisbot/channels/telegram"
@@ -16,7 +17,7 @@ import (
 // replicas may share (ST2): who polls Telegram or holds a Discord shard,
 // and the salt of the webhook's secret.
 type ReplicaStore interface {
-	store.Leases
+	jarvisbot.Leases
 	store.Shared
 }
 
@@ -29,9 +30,9 @@ const webhookSaltName = "telegram-webhook-salt"
 // (schedule run beside a serve that receives).
 func (a *Env) BotChannels(ctx context.Context, cfg config.Config, rs ReplicaStore) ([]channels.Channel, error) {
 	var out []channels.Channel
-	var leases channels.Leases
+	var leases jarvisbot.Leases
 	if rs != nil {
-		leases = channelLeases{rs}
+		leases = rs
 	}
 	if tok := a.SecretOrEnv(ctx, cfg, "TELEGRAM_BOT_TOKEN"); tok != "" {
 		bot, err := telegram.New(ctx, telegram.Options{Token: tok, BaseURL: cfg.Telegram.APIEndpoint, Logger: a.Logger(cfg), Leases: leases})
@@ -86,24 +87,4 @@ func (w WebhookBot) Run(ctx context.Context, h channels.Handler) error {
 		return nil
 	}
 	return w.Bot.RunWebhook(ctx, h, w.hook)
-}
-
-// channelLeases is the store's leases as the channel adapters, which know
-// no store, see them.
-type channelLeases struct{ l store.Leases }
-
-func (c channelLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
-	l, err := c.l.Lead(ctx, role)
-	if err != nil {
-		return nil, err // not a nil store.Lease in a non-nil channels.Lease
-	}
-	return l, nil
-}
-
-func (c channelLeases) TryLead(ctx context.Context, role string) (channels.Lease, bool, error) {
-	l, ok, err := c.l.TryLead(ctx, role)
-	if err != nil || !ok {
-		return nil, ok, err
-	}
-	return l, true, nil
 }

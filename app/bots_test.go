@@ -2,13 +2,11 @@ package app
 
 import (
 	"context"
-	"errors"
 	"net"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/channels/telegram"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
-	"github.com/jarvisbot/jarvisbot/store"
 )
 
 const botToken = "123456:AAH-secret_token-value"
@@ -77,24 +75,3 @@ func TestBotChannelsFollowTheTokensAndTheWebhookCH1(t *testing.T) {
 }
 
 // failingLeases fails every lead.
-type failingLeases struct{}
-
-func (failingLeases) Lead(context.Context, string) (store.Lease, error) {
-	return nil, errors.New("no database")
-}
-
-func (failingLeases) TryLead(context.Context, string) (store.Lease, bool, error) {
-	return nil, false, errors.New("no database")
-}
-
-// TestChannelLeasesFailWithANilLease: a failed lead reaches the channel as
-// a nil channels.Lease, not a nil store.Lease inside a non-nil one.
-func TestChannelLeasesFailWithANilLease(t *testing.T) {
-	l := channelLeases{failingLeases{}}
-	if got, err := l.Lead(t.Context(), "telegram"); err == nil || got != nil {
-		t.Errorf("Lead: %v, %v", got, err)
-	}
-	if got, ok, err := l.TryLead(t.Context(), "telegram"); err == nil || ok || got != nil {
-		t.Errorf("TryLead: %v, %v, %v", got, ok, err)
-	}
-}

@@ -154,28 +154,6 @@ type Readier interface {
 	Ready() <-chan struct{}
 }
 
-// Leases elect, among the replicas that share one store, the one that
-// does what only one may do at a time (ST2): long-poll Telegram, hold a
-// Discord shard's gateway session. serve wires store.Leases in through a
-// small adapter.
-type Leases interface {
-	// Lead waits until this replica holds role, or ctx ends (then it
-	// returns ctx's error).
-	Lead(ctx context.Context, role string) (Lease, error)
-	// TryLead is Lead without the wait: ok is false when another replica
-	// holds role.
-	TryLead(ctx context.Context, role string) (l Lease, ok bool, err error)
-}
-
-// Lease is one held role.
-type Lease interface {
-	// Lost is closed when the hold can no longer be vouched for: the work
-	// stops at once, since another replica may be granted the role.
-	Lost() <-chan struct{}
-	// Release gives the role up; calling it again does nothing.
-	Release()
-}
-
 // Closed reports whether ch is closed; a nil ch never is. The adapters ask
 // it of a lease's Lost channel without waiting.
 func Closed(ch <-chan struct{}) bool {

@@ -32,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/channels"
@@ -92,7 +93,7 @@ type Options struct {
 	// Leases, when several processes share the store (ST2), lets one at a
 	// time send the kept replies again, so none goes out twice; nil for
 	// one process.
-	Leases store.Leases
+	Leases jarvisbot.Leases
 	// Queue, when replicas share a PostgreSQL store (ST2), takes each
 	// received message so that whichever replica holds its chat answers
 	// it (AnswerChat); nil: this process answers every chat in its own

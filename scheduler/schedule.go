@@ -103,7 +103,7 @@ type Options struct {
 	// time send undelivered reports again, so none goes out twice; nil
 	// for one process. (Runs themselves are claimed once per skill and
 	// due time by the store: ClaimRun.)
-	Leases store.Leases
+	Leases jarvisbot.Leases
 	// Queue, when replicas share a PostgreSQL store, takes each due run
 	// once per skill and due time; the replica that takes it calls
 	// RunDue. Nil: this process runs its entries itself.

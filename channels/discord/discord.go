@@ -57,7 +57,7 @@ type Options struct {
 	// Leases share the shards out among the replicas on one store (ST2):
 	// a replica opens a shard's session only while it holds the lease
 	// "discord-shard:N". Nil runs every shard in this process.
-	Leases channels.Leases
+	Leases jarvisbot.Leases
 	// ShardGrace is how long a replica that holds its share of the
 	// shards waits before it takes another free one, and how long it
 	// holds more than its share before it gives one up; 5 s when 0.
@@ -91,7 +91,7 @@ type Bot struct {
 
 	// Sharding across replicas (ST2); see shards.go.
 	shards           int
-	leases           channels.Leases
+	leases           jarvisbot.Leases
 	local            bool         // leases are this process's own: nothing to share with
 	identifying      *localLeases // the identify buckets taken in this process
 	grace, every     time.Duration

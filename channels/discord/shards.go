@@ -14,6 +14,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
 
+	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/retry"
@@ -236,7 +237,7 @@ type presence struct {
 // slot is a lease of one of a numbered set of roles.
 type slot struct {
 	role func(int) string
-	mine channels.Lease
+	mine jarvisbot.Lease
 	k    int
 }
 
@@ -374,7 +375,7 @@ func (b *Bot) shardLoop(hold, run context.Context, id, buckets int, p *placement
 // holdShard opens shard id's session and keeps it open until ctx ends or
 // the lease is lost, then closes it. It returns an error when the session
 // cannot be opened.
-func (b *Bot) holdShard(ctx, run context.Context, id, buckets int, l channels.Lease, h channels.Handler, queue func(func())) error {
+func (b *Bot) holdShard(ctx, run context.Context, id, buckets int, l jarvisbot.Lease, h channels.Handler, queue func(func())) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -606,7 +607,7 @@ type localLeases struct {
 
 func newLocalLeases() *localLeases { return &localLeases{held: map[string]chan struct{}{}} }
 
-func (l *localLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
+func (l *localLeases) Lead(ctx context.Context, role string) (jarvisbot.Lease, error) {
 	for {
 		got, ok, err := l.TryLead(ctx, role)
 		if err != nil || ok {
@@ -626,7 +627,7 @@ func (l *localLeases) Lead(ctx context.Context, role string) (channels.Lease, er
 	}
 }
 
-func (l *localLeases) TryLead(ctx context.Context, role string) (channels.Lease, bool, error) {
+func (l *localLeases) TryLead(ctx context.Context, role string) (jarvisbot.Lease, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}

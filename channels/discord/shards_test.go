@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
 	"github.com/jarvisbot/jarvisbot/internal/filelock"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
@@ -20,7 +20,7 @@ import (
 )
 
 // leaseTable is the store's leases as replicas on one store see them (a
-// test double of store.Leases, through channels.Leases): one holder per
+// test double of jarvisbot.Leases, through jarvisbot.Leases): one holder per
 // role, and a way to lose a lease as a broken database connection would.
 type leaseTable struct {
 	mu      sync.Mutex
@@ -41,14 +41,14 @@ func newLeaseTable() *leaseTable {
 }
 
 // replica is the leases as the replica named owner uses them.
-func (t *leaseTable) replica(owner string) channels.Leases { return replicaLeases{t, owner} }
+func (t *leaseTable) replica(owner string) jarvisbot.Leases { return replicaLeases{t, owner} }
 
 type replicaLeases struct {
 	t     *leaseTable
 	owner string
 }
 
-func (r replicaLeases) TryLead(ctx context.Context, role string) (channels.Lease, bool, error) {
+func (r replicaLeases) TryLead(ctx context.Context, role string) (jarvisbot.Lease, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
@@ -62,7 +62,7 @@ func (r replicaLeases) TryLead(ctx context.Context, role string) (channels.Lease
 	return l, true, nil
 }
 
-func (r replicaLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
+func (r replicaLeases) Lead(ctx context.Context, role string) (jarvisbot.Lease, error) {
 	for {
 		r.t.mu.Lock()
 		changed := r.t.changed
@@ -141,7 +141,7 @@ func startReplica(t *testing.T, srv *fakediscord.Server, table *leaseTable, name
 
 // startReplicaOn is startReplica sharing the shards through leases; the
 // replica stops when the test ends.
-func startReplicaOn(t *testing.T, srv *fakediscord.Server, leases channels.Leases, name string, shards int, opt Options) *shardReplica {
+func startReplicaOn(t *testing.T, srv *fakediscord.Server, leases jarvisbot.Leases, name string, shards int, opt Options) *shardReplica {
 	t.Helper()
 	opt.Token, opt.HTTPClient, opt.Shards, opt.Leases = srv.Token(), srv.HTTPClient(), shards, leases
 	opt.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", name)
@@ -300,7 +300,7 @@ func TestLocalShardsAllRunHere(t *testing.T) {
 // (serve wires the same adapter).
 type sqliteLeases struct{ db *sqlstore.DB }
 
-func (s sqliteLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
+func (s sqliteLeases) Lead(ctx context.Context, role string) (jarvisbot.Lease, error) {
 	l, err := s.db.Lead(ctx, role)
 	if err != nil {
 		return nil, err
@@ -308,7 +308,7 @@ func (s sqliteLeases) Lead(ctx context.Context, role string) (channels.Lease, er
 	return l, nil
 }
 
-func (s sqliteLeases) TryLead(ctx context.Context, role string) (channels.Lease, bool, error) {
+func (s sqliteLeases) TryLead(ctx context.Context, role string) (jarvisbot.Lease, bool, error) {
 	l, ok, err := s.db.TryLead(ctx, role)
 	if err != nil || !ok {
 		return nil, ok, err
@@ -368,7 +368,7 @@ type freeLease struct{}
 func (freeLease) Lost() <-chan struct{} { return nil }
 func (freeLease) Release()              {}
 
-func (r reentrantLeases) Lead(ctx context.Context, role string) (channels.Lease, error) {
+func (r reentrantLeases) Lead(ctx context.Context, role string) (jarvisbot.Lease, error) {
 	if strings.HasPrefix(role, "discord-identify:") {
 		return freeLease{}, nil
 	}

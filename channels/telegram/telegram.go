@@ -66,7 +66,7 @@ type Options struct {
 	// Leases elect the one replica that long-polls (Telegram allows one
 	// poller per token) when several share one store (ST2); nil polls
 	// without asking, for a single process.
-	Leases channels.Leases
+	Leases jarvisbot.Leases
 }
 
 // pollRole is the lease of the replica that long-polls.
@@ -82,7 +82,7 @@ type Bot struct {
 	poll       time.Duration
 	retryDelay time.Duration
 	clock      clock.Clock
-	leases     channels.Leases
+	leases     jarvisbot.Leases
 	running    atomic.Bool
 	ready      chan struct{} // closed when the first long poll goes out (or this replica waits while another polls), or the webhook is set
 	readyOnce  sync.Once

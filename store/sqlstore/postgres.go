@@ -20,7 +20,6 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // IsPostgres reports whether target names a PostgreSQL database (a
@@ -143,7 +142,7 @@ func (db *DB) closeLeases() {
 
 // tryLeadPostgres takes the role's session advisory lock. The hold does
 // not end with ctx: only Release, or the loss of the connection, ends it.
-func (db *DB) tryLeadPostgres(ctx context.Context, role string) (store.Lease, bool, error) {
+func (db *DB) tryLeadPostgres(ctx context.Context, role string) (jarvisbot.Lease, bool, error) {
 	locks, err := db.leaseHolder(ctx)
 	if err != nil {
 		return nil, false, db.leaseError(role, err)
@@ -166,7 +165,7 @@ func (db *DB) tryLeadPostgres(ctx context.Context, role string) (store.Lease, bo
 }
 
 // leadPostgres tries every leasePoll until the role is free or ctx ends.
-func (db *DB) leadPostgres(ctx context.Context, role string) (store.Lease, error) {
+func (db *DB) leadPostgres(ctx context.Context, role string) (jarvisbot.Lease, error) {
 	t := time.NewTicker(leasePoll)
 	defer t.Stop()
 	for {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // leasePoll is how often Lead tries again for a role another process holds.
@@ -40,11 +39,11 @@ func (db *DB) SharedValue(ctx context.Context, name string, make func() (string,
 	return v, nil
 }
 
-// Lead implements store.Leases. On SQLite a lease is a file lock beside
+// Lead implements jarvisbot.Leases. On SQLite a lease is a file lock beside
 // the database: the processes sharing one SQLite file share one machine,
 // and the kernel drops the lock of a process that dies. On PostgreSQL it
 // is a session advisory lock held in the process's AdvisoryLocks.
-func (db *DB) Lead(ctx context.Context, role string) (store.Lease, error) {
+func (db *DB) Lead(ctx context.Context, role string) (jarvisbot.Lease, error) {
 	if err := validRole(role); err != nil {
 		return nil, err
 	}
@@ -54,8 +53,8 @@ func (db *DB) Lead(ctx context.Context, role string) (store.Lease, error) {
 	return db.leadFile(ctx, role, leasePoll)
 }
 
-// TryLead implements store.Leases.
-func (db *DB) TryLead(ctx context.Context, role string) (store.Lease, bool, error) {
+// TryLead implements jarvisbot.Leases.
+func (db *DB) TryLead(ctx context.Context, role string) (jarvisbot.Lease, bool, error) {
 	if err := validRole(role); err != nil {
 		return nil, false, err
 	}

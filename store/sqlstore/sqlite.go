@@ -20,7 +20,6 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/filelock"
-	"github.com/jarvisbot/jarvisbot/store"
 )
 
 func openSQLite(ctx context.Context, dbPath string, fsys fs.FS) (*DB, error) {
@@ -95,7 +94,7 @@ func dsn(abs string) string {
 }
 
 // tryLeadFile takes the role's file lock if it is free.
-func (db *DB) tryLeadFile(ctx context.Context, role string) (store.Lease, bool, error) {
+func (db *DB) tryLeadFile(ctx context.Context, role string) (jarvisbot.Lease, bool, error) {
 	tctx, cancel := context.WithCancel(ctx)
 	cancel() // one attempt: filelock.Lock tries once before it looks at ctx
 	l, err := db.leadFile(tctx, role, leasePoll)
@@ -109,7 +108,7 @@ func (db *DB) tryLeadFile(ctx context.Context, role string) (store.Lease, bool, 
 }
 
 // leadFile waits for the role's file lock, trying every poll.
-func (db *DB) leadFile(ctx context.Context, role string, poll time.Duration) (store.Lease, error) {
+func (db *DB) leadFile(ctx context.Context, role string, poll time.Duration) (jarvisbot.Lease, error) {
 	path := db.path + ".lead-" + strings.ReplaceAll(role, ":", "_")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "lease %s: %w", role, err)
