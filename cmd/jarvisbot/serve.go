@@ -42,7 +42,7 @@ func cmdServe(ctx context.Context, a *cli, args []string) error {
 		}
 	}
 	// The dashboard's listener opens before anything starts, so that
-	// /healthz and /readyz answer during start-up (health.go).
+	// /healthz and /readyz answer during start-up (web/startup.go).
 	dash, err := a.serveWeb(cfg, s, log)
 	if err != nil {
 		return err
