@@ -92,6 +92,17 @@ func (d *dashboard) get(t *testing.T, path string, c *http.Cookie) (*http.Respon
 	return res, string(b)
 }
 
+// page gets path with the session and fails the test unless it answers
+// 200 OK; it returns the page's body.
+func (d *dashboard) page(t *testing.T, path string, c *http.Cookie) string {
+	t.Helper()
+	res, body := d.get(t, path, c)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s\n%s", path, res.Status, body)
+	}
+	return body
+}
+
 func (d *dashboard) post(t *testing.T, path string, form url.Values, c *http.Cookie, origin string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, d.srv.URL+path, strings.NewReader(form.Encode()))

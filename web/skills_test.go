@@ -108,22 +108,15 @@ func TestSkillsTabListsAndSwitchesS5(t *testing.T) {
 	d := newDashboard(t, Options{Skills: book})
 	sess := d.signIn(t)
 	csrf := csrfOf(sess.Value)
-	res, body := d.get(t, "/skills", sess)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /skills: %s\n%s", res.Status, body)
-	}
-	for _, want := range []string{`id="switch-morning-brief"`, `id="skill-morning-brief"`, `hx-target="#skill-morning-brief"`, `hx-swap="outerHTML"`,
+	body := d.page(t, "/skills", sess)
+	wantIn(t, "the list", body, `id="switch-morning-brief"`, `id="skill-morning-brief"`, `hx-target="#skill-morning-brief"`, `hx-swap="outerHTML"`,
 		`name="on" value="false"`, "0 7 * * *", "skill-clock", "skill-voice", "shipped", "tools", `id="remove-dictate"`, `id="skill-install"`,
-		`name="url"`, `name="file"`, `id="promote-helper-tidy"`, `name="csrf" value="` + csrf + `"`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the list lacks %s", want)
-		}
-	}
+		`name="url"`, `name="file"`, `id="promote-helper-tidy"`, `name="csrf" value="`+csrf+`"`)
 	if strings.Contains(body, `id="remove-morning-brief"`) {
 		t.Error("a shipped skill offers Remove")
 	}
 
-	res, _ = d.postWith(t, "/skills/morning-brief/switch", formType, encoded(url.Values{"csrf": {csrf}, "on": {"false"}}), sess, nil)
+	res, _ := d.postWith(t, "/skills/morning-brief/switch", formType, encoded(url.Values{"csrf": {csrf}, "on": {"false"}}), sess, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/skills" {
 		t.Fatalf("switch off: %s to %q", res.Status, res.Header.Get("Location"))
 	}
@@ -169,11 +162,7 @@ func TestSkillsTabInstallShowsConsentFirstS6(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("reading the upload: %s\n%s", res.Status, body)
 	}
-	for _, want := range []string{`id="skill-consent"`, `name="confirm"`, "allowed-tools: grants tools", "Install it into /data/skills/notes"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the consent view lacks %s", want)
-		}
-	}
+	wantIn(t, "the consent view", body, `id="skill-consent"`, `name="confirm"`, "allowed-tools: grants tools", "Install it into /data/skills/notes")
 	if len(book.installed) != 0 {
 		t.Fatal("installed before the owner agreed")
 	}
