@@ -79,9 +79,7 @@ func TestAgentsAddEditRemoveA1C6(t *testing.T) {
 	if err := db.CreateAgent(ctx, store.Agent{Name: store.DefaultAgent, Description: "Your general assistant."}); err != nil {
 		t.Fatal(err)
 	}
-	d := newDashboard(t, Options{Agents: agentsOver{db, wordFocus{"inbox": "plugin:gmail", "calendar": "plugin:google-calendar"}}})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Agents: agentsOver{db, wordFocus{"inbox": "plugin:gmail", "calendar": "plugin:google-calendar"}}})
 
 	res := d.post(t, "/agents", url.Values{"csrf": {csrf}, "name": {"mailer"}, "description": {"keeps my inbox tidy"}}, sess, "")
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/agents/mailer" || noteOf(res) != "Added agent mailer, focus: plugin:gmail" {

@@ -84,9 +84,7 @@ func newEngine(t *testing.T, clk clock.Clock) (*sqlstore.DB, *approvals.Engine) 
 func TestApprovalsPageDecidesOnceC2W1(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC))
 	db, e := newEngine(t, clk)
-	d := newDashboard(t, Options{Approvals: engineOver{db, e, "web:owner"}})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Approvals: engineOver{db, e, "web:owner"}})
 	ctx := context.Background()
 	a, err := e.Ask(ctx, approvals.Request{Tool: "cli:echo", Summary: `Run cli:echo with {"args":["hi"]}`, Args: []byte(`{"args":["hi"]}`), Agent: "default", Chat: "telegram:42"})
 	if err != nil {
@@ -162,9 +160,7 @@ func TestApprovalsPageDecidesOnceC2W1(t *testing.T) {
 // again, in the CLI's words.
 func TestAlwaysGrantsAreListedAndRevokedC2(t *testing.T) {
 	db, e := newEngine(t, nil)
-	d := newDashboard(t, Options{Approvals: engineOver{db, e, "web:owner"}})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Approvals: engineOver{db, e, "web:owner"}})
 	ctx := context.Background()
 	if _, body := d.get(t, "/approvals", sess); !strings.Contains(body, "No approval requests are waiting.") || !strings.Contains(body, "No tool runs without asking") {
 		t.Errorf("an empty page:\n%s", body)

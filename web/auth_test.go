@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -61,6 +60,15 @@ func (d *dashboard) link(t *testing.T) string {
 	return u.Query().Get("token")
 }
 
+// dashboardSignedIn starts a dashboard with o and signs in to it; it
+// returns the dashboard, the session and the session's CSRF token.
+func dashboardSignedIn(t *testing.T, o Options) (*dashboard, *http.Cookie, string) {
+	t.Helper()
+	d := newDashboard(t, o)
+	sess := d.signIn(t)
+	return d, sess, csrfOf(sess.Value)
+}
+
 // signIn uses a fresh link and returns the session cookie.
 func (d *dashboard) signIn(t *testing.T) *http.Cookie {
 	t.Helper()
@@ -83,13 +91,7 @@ func (d *dashboard) get(t *testing.T, path string, c *http.Cookie) (*http.Respon
 	if c != nil {
 		req.AddCookie(c)
 	}
-	res, err := client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
+	return send(t, req)
 }
 
 // page gets path with the session and fails the test unless it answers

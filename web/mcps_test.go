@@ -79,9 +79,7 @@ func (b *serverBook) SaveCard(_ context.Context, name string, words []string) (s
 // server added leads to its page.
 func TestMCPsTabListsAndAddsM1(t *testing.T) {
 	book := newServerBook()
-	d := newDashboard(t, Options{MCPs: book})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{MCPs: book})
 	body := d.page(t, "/mcps", sess)
 	wantIn(t, "the list", body, `id="mcp-switch-box"`, `id="mcp-remove-far"`, "down: connection refused", ">9<", `id="mcp-add"`,
 		`name="name"`, `name="command"`, `name="url"`, `name="env"`, `name="headers"`, `name="csrf" value="`+csrf+`"`)
@@ -105,9 +103,7 @@ func TestMCPsTabListsAndAddsM1(t *testing.T) {
 // tiers and its words; the card form saves one word or phrase a line.
 func TestMCPPageToolsAndCardC5(t *testing.T) {
 	book := newServerBook()
-	d := newDashboard(t, Options{MCPs: book})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{MCPs: book})
 	body := d.page(t, "/mcps/box", sess)
 	wantIn(t, "the page", body, "mcp:box/delete_everything", `class="tier-ask"`, `id="mcp-card"`, `id="mcp-switch-box"`, `name="back" value="/mcps/box"`, "tool word")
 	res, _ := d.postWith(t, "/mcps/box/card", formType, encoded(url.Values{"csrf": {csrf}, "card": {"parcel\r\n  Paket \r\n\r\ndelivery, shipment"}}), sess, nil)

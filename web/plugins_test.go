@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -178,11 +177,7 @@ func TestInstallShowsTheSignInAndItsProgressW1P3(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodGet, d.srv.URL+"/plugins/widgets/progress", nil)
 	req.AddCookie(sess)
 	req.Header.Set("HX-Request", "true")
-	res, err := client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := readBody(t, res)
+	_, block := send(t, req)
 	if !strings.HasPrefix(strings.TrimSpace(block), `<div id="install-progress"`) || strings.Contains(block, "<html") {
 		t.Errorf("htmx's poll got more than the progress block:\n%s", block)
 	}
@@ -232,11 +227,7 @@ func TestInstallWithoutSignInComesBackWithANoteW1P2(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodGet, d.srv.URL+"/plugins", nil)
 	req.AddCookie(sess)
 	req.AddCookie(note)
-	got, err := client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := readBody(t, got)
+	_, body := send(t, req)
 	if !strings.Contains(body, `class="note"`) || !strings.Contains(body, "Installed homebox.") || strings.Contains(body, token) {
 		t.Errorf("the list after the install:\n%s", body)
 	}
@@ -283,16 +274,6 @@ func TestPluginsTabWithoutItsBackendW1(t *testing.T) {
 			t.Errorf("%s: %s", p, res.Status)
 		}
 	}
-}
-
-func readBody(t *testing.T, res *http.Response) string {
-	t.Helper()
-	defer res.Body.Close()
-	var b strings.Builder
-	if _, err := io.Copy(&b, res.Body); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestPluginPageOffersTheSignInItLacksW1P4: an installed plugin's page has

@@ -86,13 +86,7 @@ func (d *dashboard) postWith(t *testing.T, path, contentType string, body io.Rea
 		req.Header.Set(k, v)
 	}
 	req.AddCookie(c)
-	res, err := client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
+	return send(t, req)
 }
 
 func encoded(v url.Values) io.Reader { return strings.NewReader(v.Encode()) }
@@ -105,9 +99,7 @@ const formType = "application/x-www-form-urlencoded"
 // row alone, switched.
 func TestSkillsTabListsAndSwitchesS5(t *testing.T) {
 	book := newSkillBook()
-	d := newDashboard(t, Options{Skills: book})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Skills: book})
 	body := d.page(t, "/skills", sess)
 	wantIn(t, "the list", body, `id="switch-morning-brief"`, `id="skill-morning-brief"`, `hx-target="#skill-morning-brief"`, `hx-swap="outerHTML"`,
 		`name="on" value="false"`, "0 7 * * *", "skill-clock", "skill-voice", "shipped", "tools", `id="remove-dictate"`, `id="skill-install"`,
@@ -147,9 +139,7 @@ func TestSkillsTabListsAndSwitchesS5(t *testing.T) {
 // characters included), and installing gets exactly that text.
 func TestSkillsTabInstallShowsConsentFirstS6(t *testing.T) {
 	book := newSkillBook()
-	d := newDashboard(t, Options{Skills: book})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Skills: book})
 	text := "---\r\nname: notes\r\ndescription: Takes notes.\r\nallowed-tools: Bash\r\n---\r\nA bell \a and an escape \x1b[2J.\r\n"
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -183,9 +173,7 @@ func TestSkillsTabInstallShowsConsentFirstS6(t *testing.T) {
 // TestSkillsTabInstallRefusalsX1: the form takes a URL only, never a path
 // on this machine; what the command refuses is shown in its words.
 func TestSkillsTabInstallRefusalsX1(t *testing.T) {
-	d := newDashboard(t, Options{Skills: newSkillBook()})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Skills: newSkillBook()})
 	for _, tc := range []struct {
 		url    string
 		status int
