@@ -60,12 +60,21 @@ func (o engineOver) Revoke(ctx context.Context, tool string) (string, error) {
 
 // noteOf is the note a change left for the next page.
 func noteOf(res *http.Response) string {
-	for _, c := range res.Cookies() {
-		if c.Name == flashCookie {
-			return decodeNote(c.Value)
-		}
+	if c := cookieOf(res, flashCookie); c != nil {
+		return decodeNote(c.Value)
 	}
 	return ""
+}
+
+// cookieOf is the cookie named name that res sets, or nil.
+func cookieOf(res *http.Response, name string) *http.Cookie {
+	var got *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == name {
+			got = c
+		}
+	}
+	return got
 }
 
 func newEngine(t *testing.T, clk clock.Clock) (*sqlstore.DB, *approvals.Engine) {

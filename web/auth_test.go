@@ -76,13 +76,11 @@ func (d *dashboard) signIn(t *testing.T) *http.Cookie {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign-in answered %s", res.Status)
 	}
-	for _, c := range res.Cookies() {
-		if c.Name == sessionCookie {
-			return c
-		}
+	sess := cookieOf(res, sessionCookie)
+	if sess == nil {
+		t.Fatal("no session cookie")
 	}
-	t.Fatal("no session cookie")
-	return nil
+	return sess
 }
 
 func (d *dashboard) get(t *testing.T, path string, c *http.Cookie) (*http.Response, string) {
@@ -140,12 +138,7 @@ func TestSignInByOneTimeLinkW1(t *testing.T) {
 		}
 	}
 	res = d.post(t, "/login", url.Values{"token": {token}}, nil, "")
-	var sess *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == sessionCookie {
-			sess = c
-		}
-	}
+	sess := cookieOf(res, sessionCookie)
 	if res.StatusCode != http.StatusSeeOther || sess == nil || !sess.HttpOnly || sess.SameSite != http.SameSiteStrictMode || sess.Secure {
 		t.Fatalf("sign-in: %s, cookie %+v", res.Status, sess)
 	}

@@ -215,12 +215,7 @@ func TestInstallWithoutSignInComesBackWithANoteW1P2(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/plugins" {
 		t.Fatalf("install: %s to %q", res.Status, res.Header.Get("Location"))
 	}
-	var note *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == flashCookie {
-			note = c
-		}
-	}
+	note := cookieOf(res, flashCookie)
 	if note == nil {
 		t.Fatal("no note")
 	}

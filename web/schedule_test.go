@@ -201,12 +201,7 @@ func TestScheduleRunNowInTheBackgroundW1SC1(t *testing.T) {
 	if got := book.runs(); len(got) != 1 {
 		t.Fatalf("started %v", got)
 	}
-	var note *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == flashCookie {
-			note = c
-		}
-	}
+	note := cookieOf(res, flashCookie)
 	if note == nil || !strings.Contains(decodeNote(note.Value), "inbox-digest is running now") {
 		t.Errorf("note %+v", note)
 	}

@@ -112,12 +112,7 @@ func TestSkillsTabListsAndSwitchesS5(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/skills" {
 		t.Fatalf("switch off: %s to %q", res.Status, res.Header.Get("Location"))
 	}
-	var note *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == flashCookie {
-			note = c
-		}
-	}
+	note := cookieOf(res, flashCookie)
 	if note == nil || decodeNote(note.Value) != "skill:morning-brief is off." {
 		t.Errorf("the note is %+v", note)
 	}
@@ -208,12 +203,7 @@ func TestSkillPageShowsFullTextS6(t *testing.T) {
 	csrf := csrfOf(sess.Value)
 	for path, want := range map[string]string{"/skills/tidy/promote": "from agent helper", "/skills/dictate/remove": "Removed skill:dictate."} {
 		res, _ := d.postWith(t, path, formType, encoded(url.Values{"csrf": {csrf}, "agent": {"helper"}}), sess, nil)
-		var note string
-		for _, c := range res.Cookies() {
-			if c.Name == flashCookie {
-				note = decodeNote(c.Value)
-			}
-		}
+		note := noteOf(res)
 		if res.StatusCode != http.StatusSeeOther || !strings.Contains(note, want) {
 			t.Errorf("%s: %s, note %q", path, res.Status, note)
 		}
