@@ -157,6 +157,17 @@ func (e *env) postRoll(t *testing.T, q *Queue, then ...fakellm.Step) (store.Job,
 	return j, <-e.asked
 }
 
+// startPaused starts the queue paused, posts a job of app's, and returns
+// once the runner has seen the job and left it queued.
+func (e *env) startPaused(t *testing.T, app, text string) (*Queue, store.Job) {
+	t.Helper()
+	e.paused.Store(true)
+	q := e.start(t)
+	j := post(t, q, app, "", text)
+	<-e.pausedSeen
+	return q, j
+}
+
 // post posts a job for the app, with its title (none when "").
 func post(t *testing.T, q *Queue, app, title, text string) store.Job {
 	t.Helper()
@@ -330,11 +341,8 @@ func TestFailedJobRetriedM4(t *testing.T) {
 // runs; a running one has its turn cancelled and stays cancelled.
 func TestCancelQueuedAndRunningM4(t *testing.T) {
 	e := newEnv(t)
-	e.paused.Store(true)
-	q := e.start(t)
+	q, j := e.startPaused(t, "cursor", "Write a short poem about autumn rain")
 	ctx := context.Background()
-	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
-	<-e.pausedSeen
 	c, err := q.Cancel(ctx, j.ID)
 	if err != nil || c.State != store.JobCancelled {
 		t.Fatalf("cancel queued: %+v, %v", c, err)
@@ -369,12 +377,9 @@ func TestCancelQueuedAndRunningM4(t *testing.T) {
 // queued job and leaves it; Resume starts it.
 func TestPausedStartsNothingUntilResumeM4(t *testing.T) {
 	e := newEnv(t)
-	e.paused.Store(true)
-	q := e.start(t)
+	q, j := e.startPaused(t, "cursor", "Write a short poem about autumn rain")
 	ctx := context.Background()
 	e.llm.Push(fakellm.Step{Text: "done"})
-	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
-	<-e.pausedSeen
 	if got, _ := e.db.Job(ctx, j.ID); got.State != store.JobQueued || len(e.llm.Requests()) != 0 {
 		t.Fatalf("job %+v and %d model calls while paused; want queued, none", got, len(e.llm.Requests()))
 	}
@@ -654,10 +659,8 @@ func BenchmarkChoose(b *testing.B) {
 // raised; the owner's chats belong to no app.
 func TestAppOfChatM4(t *testing.T) {
 	e := newEnv(t)
-	e.paused.Store(true)
-	q := e.start(t)
+	q, j := e.startPaused(t, "claude-desktop", "Write a short poem about autumn rain")
 	ctx := context.Background()
-	j := post(t, q, "claude-desktop", "", "Write a short poem about autumn rain")
 	for chat, want := range map[string]string{j.Chat: "claude-desktop", AppChat("my:app", "reviewer"): "my:app", "telegram:123": "", "console": ""} {
 		if got, err := q.AppOf(ctx, chat); err != nil || got != want {
 			t.Errorf("AppOf(%q) = %q, %v; want %q", chat, got, err, want)
