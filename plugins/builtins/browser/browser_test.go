@@ -387,7 +387,7 @@ func TestRedirectCountCappedP6(t *testing.T) {
 	})
 	b := New(Options{Allow: allowLoopback, MaxRedirects: 3})
 	contains(t, mustCall(t, b, "c", map[string]any{"action": "open", "url": s.URL + "/r/3"}), "Title: Arrived", "URL: "+s.URL+"/r/0")
-	wantErr(t, openErr(t, b, s.URL + "/r/4"), jarvisbot.EUNAVAILABLE, "redirected more than 3 times")
+	wantErr(t, openErr(t, b, s.URL+"/r/4"), jarvisbot.EUNAVAILABLE, "redirected more than 3 times")
 }
 
 func TestHugePageCutAtMaxBytesP6(t *testing.T) {
@@ -444,7 +444,7 @@ func TestSlowPageTimesOutP6(t *testing.T) {
 	b := New(Options{Allow: allowLoopback, Timeout: 300 * time.Millisecond})
 	for _, path := range []string{"/never", "/stalls"} {
 		start := time.Now()
-		wantErr(t, openErr(t, b, s.URL + path), jarvisbot.EUNAVAILABLE, "did not answer within 300ms")
+		wantErr(t, openErr(t, b, s.URL+path), jarvisbot.EUNAVAILABLE, "did not answer within 300ms")
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("%s: the call took %s with a 300ms cap", path, d)
 		}
