@@ -12,6 +12,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore/pgtest"
 )
 
 // TestServeOnPostgresST2: with JARVIS_DATABASE_URL set, the commands and
@@ -19,16 +20,12 @@ import (
 // the CLI, a tool connected, a console turn and its history; no SQLite
 // file appears in the data directory.
 func TestServeOnPostgresST2(t *testing.T) {
-	dbURL := freshPostgres(t)
+	dbURL := pgtest.Fresh(t, "replicas")
 	e := newTestEnv(t)
 	f := withModel(t, e)
 	e.vars["JARVIS_DATABASE_URL"] = dbURL
-	if code, out, errOut := e.jarvis(t, "", "agents", "add", "notes", "--describe", "keeps my wiki notes tidy"); code != 0 {
-		t.Fatalf("agents add: exit %d\n%s\n%s", code, out, errOut)
-	}
-	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatalf("cli add: %s", errOut)
-	}
+	e.mustJarvis(t, "", "agents", "add", "notes", "--describe", "keeps my wiki notes tidy")
+	e.mustJarvis(t, "", "cli", "add", "echo")
 
 	inR, inW := io.Pipe()
 	out := &syncBuffer{}

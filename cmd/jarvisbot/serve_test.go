@@ -54,9 +54,7 @@ func waitOutput(t testing.TB, out *syncBuffer, want string) {
 func TestServeConsoleCH1(t *testing.T) {
 	e := newTestEnv(t)
 	f := withModel(t, e)
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	inR, inW := io.Pipe()
 	out := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -122,13 +120,8 @@ func TestScheduleCLI_SC1(t *testing.T) {
 // TestServeTelegramCH1: with a Telegram token, serve answers the owner in
 // Telegram, refuses a stranger once, and approvals arrive as buttons.
 func TestServeTelegramCH1(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
+	e, f, tg := ownerOnTelegram(t)
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	out, stopServe := startServe(t, e)
 	defer stopServe()
 	waitOutput(t, out, "jarvisbot is ready")
@@ -257,9 +250,7 @@ func TestEndToEndTelegramDiscordCH2(t *testing.T) {
 	e.writeConfig(t, "approvals:\n  channel: \"discord:"+approvals+"\"\n")
 	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
 	e.vars["JARVIS_TELEGRAM_OWNERS"], e.vars["JARVIS_DISCORD_OWNERS"] = "42", "777"
-	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t)); code != 0 {
-		t.Fatal(errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t))
 	out, stopServe := startServe(t, e)
 	defer stopServe()
 	waitOutput(t, out, "jarvisbot is ready")
@@ -387,10 +378,7 @@ func TestServeTelegramExpiryAnd5xxCH2(t *testing.T) {
 // approval request and the owner's tap; the old button still works, the
 // tool runs and the answer arrives.
 func TestServeRestartBeforeClickCH2(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.jarvis(t, "", "cli", "add", "echo")
 	start := func() func() {
 		out, stop := startServe(t, e)
@@ -465,6 +453,17 @@ func withModel(t testing.TB, e *testEnv) *fakellm.Server {
 	return f
 }
 
+// ownerOnTelegram is a test environment with a scripted model and a fake
+// Telegram whose owner is user 42.
+func ownerOnTelegram(t testing.TB) (*testEnv, *fakellm.Server, *faketelegram.Server) {
+	t.Helper()
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	return e, f, tg
+}
+
 // withTelegram points the environment at a fake Telegram Bot API.
 func withTelegram(t testing.TB, e *testEnv) *faketelegram.Server {
 	t.Helper()
@@ -535,13 +534,8 @@ func TestServeAtHalfPastSevenSC1(t *testing.T) {
 // lets the answer finish, nothing runs after the store is closed, and the
 // pending request is neither lost nor drawn twice. Run under -race.
 func TestServeRepeatedStartStopX4(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
+	e, f, tg := ownerOnTelegram(t)
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	out, stop := startServe(t, e)
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["later"]}`}}})

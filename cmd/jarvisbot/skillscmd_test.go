@@ -124,9 +124,7 @@ func TestSkillsSwitchAndPromoteS5S7(t *testing.T) {
 	if got := entered("default", msg); len(got) == 0 || got[0] != "skill:humanizer" {
 		t.Fatalf("shipped humanizer: %v", got)
 	}
-	if code, _, _ := e.jarvis(t, "", "skills", "off", "humanizer"); code != 0 {
-		t.Fatal("off")
-	}
+	e.mustJarvis(t, "", "skills", "off", "humanizer")
 	if got := entered("default", msg); len(got) != 0 && got[0] == "skill:humanizer" {
 		t.Errorf("switched off but entered: %v", got)
 	}
@@ -229,9 +227,7 @@ func TestSkillsInstallShowsControlsX2(t *testing.T) {
 		}
 	}
 	// Installed anyway, skills show does not print them live either.
-	if code, _, errOut := e.jarvis(t, "", "skills", "install", src, "--yes"); code != 0 {
-		t.Fatalf("install --yes: %s", errOut)
-	}
+	e.mustJarvis(t, "", "skills", "install", src, "--yes")
 	_, out, _ = e.jarvis(t, "", "skills", "show", "tricky")
 	if strings.Contains(out, "\x1b") || strings.Contains(out, "\u202E") || !strings.Contains(out, `\u202e`) {
 		t.Errorf("skills show:\n%q", out)
