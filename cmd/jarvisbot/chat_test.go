@@ -160,11 +160,8 @@ func TestChatIsTheConsoleChannelCH1(t *testing.T) {
 	e := newTestEnv(t)
 	f := withModel(t, e)
 	e.mustJarvis(t, "", "cli", "add", "echo")
-	inR, inW := io.Pipe()
-	out := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(context.Background(), []string{"chat"}, e.app(inR, out, out)) }()
-	say := func(s string) { io.WriteString(inW, s+"\n") }
+	c := startTerminal(e, "chat")
+	out, say, done := c.out, c.say, c.done
 	waitOutput(t, out, "talking to agent default")
 	say("/help")
 	waitOutput(t, out, "/cancel — stop the answer in progress")
@@ -184,7 +181,7 @@ func TestChatIsTheConsoleChannelCH1(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatalf("/quit did not end chat:\n%s", out.String())
 	}
-	inW.Close()
+	c.in.Close()
 	if n := len(f.Requests()); n != 2 {
 		t.Errorf("%d model calls, want 2 (the slash commands are not the model's)", n)
 	}

@@ -55,13 +55,8 @@ func TestServeConsoleCH1(t *testing.T) {
 	e := newTestEnv(t)
 	f := withModel(t, e)
 	e.mustJarvis(t, "", "cli", "add", "echo")
-	inR, inW := io.Pipe()
-	out := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, nil, e.app(inR, out, out)) }()
-	say := func(s string) { io.WriteString(inW, s+"\n") }
-
+	c := startTerminal(e)
+	out, say := c.out, c.say
 	waitOutput(t, out, "listening here")
 	f.Push(fakellm.Step{Text: "Hello from the console."})
 	say("hi")
@@ -76,10 +71,10 @@ func TestServeConsoleCH1(t *testing.T) {
 	if !strings.Contains(out.String(), "Approved") {
 		t.Errorf("no outcome shown:\n%s", out.String())
 	}
-	cancel()
-	inW.Close()
+	c.stop()
+	c.in.Close()
 	select {
-	case <-done:
+	case <-c.done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
 	}
@@ -463,6 +458,27 @@ func ownerOnTelegram(t testing.TB) (*testEnv, *fakellm.Server, *faketelegram.Ser
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
 	return e, f, tg
 }
+
+// terminal is a command line run in-process with a pipe for its stdin, as
+// the owner runs it at a terminal.
+type terminal struct {
+	in   *io.PipeWriter
+	out  *syncBuffer // stdout and stderr
+	done chan int    // the exit code, once the run ends
+	stop context.CancelFunc
+}
+
+// startTerminal runs args in e (serve when there are none) on a terminal.
+func startTerminal(e *testEnv, args ...string) *terminal {
+	inR, inW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &terminal{in: inW, out: &syncBuffer{}, done: make(chan int, 1), stop: cancel}
+	go func() { c.done <- run(ctx, args, e.app(inR, c.out, c.out)) }()
+	return c
+}
+
+// say types a line on the terminal.
+func (c *terminal) say(s string) { _, _ = io.WriteString(c.in, s+"\n") }
 
 // withTelegram points the environment at a fake Telegram Bot API.
 func withTelegram(t testing.TB, e *testEnv) *faketelegram.Server {
