@@ -13,10 +13,11 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"github.com/jarvisbot/jarvisbot/store/secrets"
 )
 
-// keyringContents reads every secret of the test's file keyring.
-func keyringContents(t *testing.T, e *testEnv) map[string]string {
+// testKeyring opens the keyring e's config names, as commands do.
+func testKeyring(t *testing.T, e *testEnv) *secrets.Keyring {
 	t.Helper()
 	a := &cli{Env: app.Env{Getenv: e.getenv}}
 	cfg, err := a.LoadConfig()
@@ -27,6 +28,13 @@ func keyringContents(t *testing.T, e *testEnv) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return k
+}
+
+// keyringContents reads every secret of the test's file keyring.
+func keyringContents(t *testing.T, e *testEnv) map[string]string {
+	t.Helper()
+	k := testKeyring(t, e)
 	names, err := k.Names(context.Background())
 	if err != nil {
 		t.Fatal(err)
