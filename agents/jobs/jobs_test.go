@@ -168,6 +168,25 @@ func (e *env) startPaused(t *testing.T, app, text string) (*Queue, store.Job) {
 	return q, j
 }
 
+// waitFirstCall waits for the first model call, what the test waits for.
+func (e *env) waitFirstCall(t *testing.T, what string) {
+	t.Helper()
+	testwait.For(t, wait, what, func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
+}
+
+// stopInFirstCall waits for the job's model call, then ends the queue's
+// context (cancel) and waits until the queue is done.
+func (e *env) stopInFirstCall(t *testing.T, q *Queue, cancel context.CancelFunc) {
+	t.Helper()
+	e.waitFirstCall(t, "the job's model call")
+	cancel()
+	select {
+	case <-q.Done():
+	case <-time.After(wait):
+		t.Fatal("the queue did not stop")
+	}
+}
+
 // post posts a job for the app, with its title (none when "").
 func post(t *testing.T, q *Queue, app, title, text string) store.Job {
 	t.Helper()
@@ -355,7 +374,7 @@ func TestCancelQueuedAndRunningM4(t *testing.T) {
 	e.paused.Store(false)
 	q.Resume()
 	r := post(t, q, "cursor", "", "Write a long poem about winter")
-	testwait.For(t, wait, "the running job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
+	e.waitFirstCall(t, "the running job's model call")
 	if got, _ := e.db.Job(ctx, r.ID); got.State != store.JobRunning {
 		t.Fatalf("job %+v while its model call hangs, want running", got)
 	}
@@ -514,13 +533,7 @@ func TestQueueStopsWithItsContextM4(t *testing.T) {
 	}
 	e.llm.Push(fakellm.Step{Hang: true})
 	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
-	testwait.For(t, wait, "the job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
-	cancel()
-	select {
-	case <-q.Done():
-	case <-time.After(wait):
-		t.Fatal("the queue did not stop")
-	}
+	e.stopInFirstCall(t, q, cancel)
 	if got, _ := e.db.Job(context.Background(), j.ID); got.State != store.JobRunning {
 		t.Errorf("job %+v after the stop; want running, for the next start", got)
 	}
@@ -540,13 +553,7 @@ func TestQueueStopLogsNoErrorX4(t *testing.T) {
 	}
 	e.llm.Push(fakellm.Step{Hang: true})
 	post(t, q, "cursor", "", "Write a short poem about autumn rain")
-	testwait.For(t, wait, "the job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
-	cancel()
-	select {
-	case <-q.Done():
-	case <-time.After(wait):
-		t.Fatal("the queue did not stop")
-	}
+	e.stopInFirstCall(t, q, cancel)
 	// What a wake-up racing the stop does, whichever the runner's select
 	// picked.
 	q.startQueued()
