@@ -166,9 +166,7 @@ func TestMCPImportTooLargeSizeLimit(t *testing.T) {
 // nothing through it.
 func TestSkillsInstallIntoLinkX1(t *testing.T) {
 	e := newTestEnv(t)
-	src := filepath.Join(t.TempDir(), "pdf-tools")
-	os.MkdirAll(src, 0o700)
-	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(claudeSkill), 0o600)
+	src := skillSource(t, "pdf-tools", claudeSkill)
 	out := newWatch(t, "pdf-tools")
 	skillsRoot := filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills")
 	os.MkdirAll(skillsRoot, 0o700)
