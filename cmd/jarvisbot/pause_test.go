@@ -178,10 +178,7 @@ func TestScheduleRunRespectsTheOwnersPauseX5M4(t *testing.T) {
 // marked in its caption and its first line; more than 1 MiB is refused
 // with the bound said.
 func TestNotifyOwnerIsBoundedAndMarkedX5M4(t *testing.T) {
-	e := newTestEnv(t)
-	withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, _, tg := ownerOnTelegram(t)
 	key := addApp(t, e, "builds", "work")
 	url, _, stop := serveWithSurface(t, e)
 	defer stop()

@@ -262,10 +262,7 @@ func stdioApp(t *testing.T, e *testEnv) *client.Client {
 // is down, with one tool that says so; with the service up it forwards
 // the key's tools.
 func TestMCPServeStdioM4(t *testing.T) {
-	e := newTestEnv(t)
-	withModel(t, e)
-	withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, _, _ := ownerOnTelegram(t)
 	e.vars["JARVIS_APP_KEY"] = addApp(t, e, "desktop", "read")
 	e.vars["JARVIS_MCP_LISTEN"] = "127.0.0.1:1" // nothing listens there
 	down := stdioApp(t, e)
