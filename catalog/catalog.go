@@ -62,12 +62,7 @@ func (c *Catalog) Add(cp Capability) error {
 	if cp.Kind != kind {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "capability %s: kind %q does not match its id", cp.ID, cp.Kind)
 	}
-	if cp.Tier == "" {
-		cp.Tier = TierMonitor
-	}
-	if len(cp.InputSchema) == 0 {
-		cp.InputSchema = defaultSchema
-	}
+	cp.fillDefaults()
 	if cp.Name == "" {
 		_, cp.Name, _ = ParseID(cp.ID)
 	}
@@ -84,12 +79,7 @@ func (c *Catalog) SetServer(s Server, tools []SnapshotTool) error {
 	if err := ValidServerName(s.ID); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
 	}
-	caps := serverCaps(s, tools)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.replaceTools(s.ID, caps)
-	c.servers[s.ID] = s
-	c.view = nil
+	c.putServer(s, serverCaps(s, tools))
 	return nil
 }
 
@@ -109,19 +99,30 @@ func (c *Catalog) SetPluginTools(s Server, caps []Capability) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "plugin tool %s: want kind plugin and id plugin:%s/%s", cp.ID, s.ID, cp.Name)
 		}
 		cp.Server, cp.Tool, cp.Source, cp.Connected = s.ID, cp.Name, s.ID, s.Connected
-		if cp.Tier == "" {
-			cp.Tier = TierMonitor
-		}
-		if len(cp.InputSchema) == 0 {
-			cp.InputSchema = defaultSchema
-		}
+		cp.fillDefaults()
 	}
+	c.putServer(s, caps)
+	return nil
+}
+
+// fillDefaults gives a capability that names no tier the default tier, and
+// one without an input schema the schema of a tool that takes no arguments.
+func (cp *Capability) fillDefaults() {
+	if cp.Tier == "" {
+		cp.Tier = TierMonitor
+	}
+	if len(cp.InputSchema) == 0 {
+		cp.InputSchema = defaultSchema
+	}
+}
+
+// putServer registers s with caps as its tools, replacing what it had.
+func (c *Catalog) putServer(s Server, caps []Capability) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.replaceTools(s.ID, caps)
 	c.servers[s.ID] = s
 	c.view = nil
-	return nil
 }
 
 // SetTools replaces a known server's tools and its connected state and

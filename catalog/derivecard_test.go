@@ -39,10 +39,7 @@ func handAddedCatalog(t *testing.T) *catalog.View {
 // English and German, and conversation about other things does not.
 func TestDerivedCardCarriesUsesC5(t *testing.T) {
 	v := handAddedCatalog(t)
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		// travel and places
 		{"I need directions to the central station", []string{"wayfinder"}},
 		{"What's the travel time to the airport by bike?", []string{"wayfinder"}},
@@ -65,11 +62,7 @@ func TestDerivedCardCarriesUsesC5(t *testing.T) {
 		{"How do I get better at chess?", nil},
 		{"Wie geht es dir heute?", nil},
 		{"Create a pull request with this branch", []string{"github"}},
-	} {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v; because %v", tt.msg, got, tt.want, because(v, tt.msg))
-		}
-	}
+	})
 }
 
 // TestDerivedCardShowsSourceC5: `catalog card` shows where each derived
@@ -151,19 +144,12 @@ func TestDerivedPairsFromPurposeC5(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := c.View()
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Rename the file with the garden photos", []string{"stash"}},
 		{"Rename letter-to-anna.odt to letter-sent.odt", []string{"stash"}},
 		{"Rename the garden party", nil},
 		{"They renamed that file last year", nil},
-	} {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 	// The pair is the tool's own, as strong as its name's: not a passing
 	// word of a derived card, which a server with more tools would drop.
 	d := v.Gate().Check("Rename the file with the garden photos", nil)[0]

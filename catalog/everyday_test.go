@@ -1,7 +1,6 @@
 package catalog_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,10 +13,7 @@ import (
 // service's own nouns still do.
 func TestGateToolNameGlueWordsC5(t *testing.T) {
 	v := loadSnapshot(t, "catalog-extended.json").View()
-	tests := []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Take a deep breath before the exam", nil},
 		{"I'll be back right after lunch", nil},
 		{"Please select a good wine for dinner", nil},
@@ -25,12 +21,7 @@ func TestGateToolNameGlueWordsC5(t *testing.T) {
 		{"Press the garlic and fill the pot with water", nil},
 		{"Take a screenshot of the checkout page", []string{"playwright"}},
 		{"What's on my calendar tomorrow?", []string{"google-calendar"}},
-	}
-	for _, tt := range tests {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestGateEverydayWordAloneC5: one everyday word never offers a server,
@@ -38,25 +29,15 @@ func TestGateToolNameGlueWordsC5(t *testing.T) {
 // card); a second word of the message does.
 func TestGateEverydayWordAloneC5(t *testing.T) {
 	c := catalog.New()
-	err := c.SetServer(catalog.Server{ID: "notes", Title: "Notes", Card: []string{"notes", "journal"}, Connected: true},
-		[]catalog.SnapshotTool{{Name: "append_entry"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	add := adder(t, c)
+	add(catalog.Server{ID: "notes", Title: "Notes", Card: []string{"notes", "journal"}},
+		named("append_entry")...)
 	v := c.View()
-	tests := []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"I took notes in the lecture", nil},
 		{"Lies mir die Notes vor", nil},
 		{"Add this to the journal in my notes", []string{"notes"}},
-	}
-	for _, tt := range tests {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 	d := v.Gate().Check("I took notes in the lecture", nil)[0]
 	if d.Offered || d.Evident() || d.Because() == "" {
 		t.Errorf("one everyday word: offered %v, evident %v, because %q", d.Offered, d.Evident(), d.Because())
@@ -69,16 +50,11 @@ func TestGateEverydayWordAloneC5(t *testing.T) {
 // since every service renames or deploys something.
 func TestGateRareToolVerbsC5(t *testing.T) {
 	c := catalog.New()
-	err := c.SetServer(catalog.Server{ID: "sitehost", Title: "Site Host", Connected: true},
-		[]catalog.SnapshotTool{{Name: "deploy_site"}, {Name: "rename_domain"}, {Name: "resize_thumbnails"}, {Name: "list_sites"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	add := adder(t, c)
+	add(catalog.Server{ID: "sitehost", Title: "Site Host"},
+		named("deploy_site", "rename_domain", "resize_thumbnails", "list_sites")...)
 	v := c.View()
-	tests := []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Can you rename the spreadsheet on my desk?", nil},
 		{"Why did yesterday's deploy take so long?", nil},
 		{"Resize this photo for the print shop", nil},
@@ -86,12 +62,7 @@ func TestGateRareToolVerbsC5(t *testing.T) {
 		{"Deploy the site again", []string{"sitehost"}},
 		{"Rename the domain to something shorter", []string{"sitehost"}},
 		{"Make the thumbnails smaller", []string{"sitehost"}},
-	}
-	for _, tt := range tests {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestGateFileNamesC5: a file named by its name ("budget-2027.ods",
@@ -101,21 +72,13 @@ func TestGateRareToolVerbsC5(t *testing.T) {
 // does a web address or a framework's name.
 func TestGateFileNamesC5(t *testing.T) {
 	c := catalog.New()
-	err := c.SetServer(catalog.Server{ID: "localfiles", Title: "Local Files", Connected: true},
-		[]catalog.SnapshotTool{{Name: "read_file"}, {Name: "move_file"}, {Name: "list_directory"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = c.SetServer(catalog.Server{ID: "papers", Title: "Papers", Card: []string{"file", "folder", "document"}, Connected: true},
-		[]catalog.SnapshotTool{{Name: "find"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	add := adder(t, c)
+	add(catalog.Server{ID: "localfiles", Title: "Local Files"},
+		named("read_file", "move_file", "list_directory")...)
+	add(catalog.Server{ID: "papers", Title: "Papers", Card: []string{"file", "folder", "document"}},
+		named("find")...)
 	v := c.View()
-	tests := []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Move budget-2027.ods somewhere else", []string{"localfiles"}},
 		{"Lies mir notizen.txt vor", []string{"localfiles"}},
 		{"Put Angebot.odt into the blue folder", []string{"localfiles", "papers"}},
@@ -124,12 +87,7 @@ func TestGateFileNamesC5(t *testing.T) {
 		{"Is draft-1.odt newer than draft-2.odt?", nil},
 		{"Visit example.com for the details", nil},
 		{"I use Node.js at work", nil},
-	}
-	for _, tt := range tests {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestGateEverydayWordsNeedARequestC5: two everyday words of one carded
@@ -139,16 +97,11 @@ func TestGateFileNamesC5(t *testing.T) {
 // manual that matched the same words does not bring the server back.
 func TestGateEverydayWordsNeedARequestC5(t *testing.T) {
 	c := catalog.New()
-	err := c.SetServer(catalog.Server{ID: "papers", Title: "Papers", Card: []string{"file", "folder", "Datei", "Ordner"}, Connected: true},
-		[]catalog.SnapshotTool{{Name: "find"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	add := adder(t, c)
+	add(catalog.Server{ID: "papers", Title: "Papers", Card: []string{"file", "folder", "Datei", "Ordner"}},
+		named("find")...)
 	v := c.View()
-	tests := []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Is a folder just a file that holds other files?", nil},
 		{"Wie unterscheiden sich Ordner und Datei eigentlich?", nil},
 		{"Put that file into the tax folder", []string{"papers"}},
@@ -156,12 +109,7 @@ func TestGateEverydayWordsNeedARequestC5(t *testing.T) {
 		{"Leg die Datei in meinen Ordner", []string{"papers"}},
 		{"Zeig die Datei aus dem Ordner Steuern", []string{"papers"}},
 		{"Can you tell which folder holds the lease file?", []string{"papers"}},
-	}
-	for _, tt := range tests {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 	d := v.Gate().Check("Is a folder just a file that holds other files?", nil)[0]
 	if d.Offered || d.Evident() || !strings.Contains(d.Because(), "asks for nothing") {
 		t.Errorf("a question about the words: offered %v, evident %v, because %q", d.Offered, d.Evident(), d.Because())
@@ -173,11 +121,9 @@ func TestGateEverydayWordsNeedARequestC5(t *testing.T) {
 // found the plugin's manual by the same words.
 func TestTurnManualKeepsUnaskedOutC5(t *testing.T) {
 	c := catalog.New()
-	err := c.SetServer(catalog.Server{ID: "papers", Title: "Papers", Plugin: "papers", Card: []string{"file", "folder"}, Connected: true},
-		[]catalog.SnapshotTool{{Name: "find"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	add := adder(t, c)
+	add(catalog.Server{ID: "papers", Title: "Papers", Plugin: "papers", Card: []string{"file", "folder"}},
+		named("find")...)
 	pl := c.View().Plan(catalog.Policy{})
 	var turn catalog.Turn
 	pl.Turn("Why would a file need a folder at all?", &turn, "papers")

@@ -376,35 +376,35 @@ func (g *Gate) count(sc *scratch, id int32, word string, at int32) {
 // is evidence of "file" as the everyday word is, whatever a card makes
 // of the word.
 func (g *Gate) countAtMost(sc *scratch, id int32, word string, at int32, most int8) {
-	if sc.seen[id] == sc.gen {
-		return
+	if t := g.once(sc, id); t != nil {
+		g.add(sc, t, word, at, min(t.weight, most))
 	}
-	sc.seen[id] = sc.gen
-	t := &g.terms[id]
-	if t.of != id {
-		if sc.stood[t.of] == sc.gen {
-			return
-		}
-		sc.stood[t.of] = sc.gen
-	}
-	g.add(sc, t, word, at, min(t.weight, most))
 }
 
 // countAs counts a term at the weight the caller read from the phrase
 // that matched it, once per turn like count.
 func (g *Gate) countAs(sc *scratch, id int32, word string, at int32, weight int8) {
+	if t := g.once(sc, id); t != nil {
+		g.add(sc, t, word, at, weight)
+	}
+}
+
+// once marks term id counted this turn and returns it, or nil when it, or
+// the term it stands for, was counted already: a word counts once per turn
+// however often the message says it.
+func (g *Gate) once(sc *scratch, id int32) *term {
 	if sc.seen[id] == sc.gen {
-		return
+		return nil
 	}
 	sc.seen[id] = sc.gen
 	t := &g.terms[id]
 	if t.of != id {
 		if sc.stood[t.of] == sc.gen {
-			return
+			return nil
 		}
 		sc.stood[t.of] = sc.gen
 	}
-	g.add(sc, t, word, at, weight)
+	return t
 }
 
 // add adds a matched term to its server's score and evidence.

@@ -80,16 +80,8 @@ func TestGateExtendedSetC5(t *testing.T) {
 func cardCatalog(t *testing.T) *catalog.View {
 	t.Helper()
 	c := catalog.New()
-	add := func(s catalog.Server, tools ...string) {
-		var ts []catalog.SnapshotTool
-		for _, n := range tools {
-			ts = append(ts, catalog.SnapshotTool{Name: n})
-		}
-		s.Connected = true
-		if err := c.SetServer(s, ts); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := adder(t, c)
+	add := func(s catalog.Server, tools ...string) { put(s, named(tools...)...) }
 	add(catalog.Server{ID: "github", Title: "GitHub", Plugin: "github", Card: []string{"repo", "pull request", "issue", "Repository"}},
 		"create_pull_request", "list_issues", "get_latest_release")
 	add(catalog.Server{ID: "google-calendar", Title: "Google Calendar", Card: []string{"calendar", "Kalender", "Termin", "appointment"}},
@@ -107,6 +99,23 @@ func offered(v *catalog.View, msg string) []string {
 		}
 	}
 	return out
+}
+
+// offer is a message and the servers the gate should offer for it.
+type offer struct {
+	msg  string
+	want []string
+}
+
+// checkOffered checks each message's offered servers against its want,
+// saying on failure why each scoring server was or was not offered.
+func checkOffered(t *testing.T, v *catalog.View, tests []offer) {
+	t.Helper()
+	for _, tt := range tests {
+		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
+			t.Errorf("%q offered %v, want %v; because %v", tt.msg, got, tt.want, because(v, tt.msg))
+		}
+	}
 }
 
 func TestGateRulesC5(t *testing.T) {

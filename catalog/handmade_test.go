@@ -19,6 +19,15 @@ func adder(t testing.TB, c *catalog.Catalog) func(catalog.Server, ...catalog.Sna
 	}
 }
 
+// named is tools listed by their names alone.
+func named(names ...string) []catalog.SnapshotTool {
+	tools := make([]catalog.SnapshotTool, len(names))
+	for i, n := range names {
+		tools[i] = catalog.SnapshotTool{Name: n}
+	}
+	return tools
+}
+
 // described is a tool with a description, as a server lists it.
 func described(name, desc string) catalog.SnapshotTool {
 	return catalog.SnapshotTool{Name: name, Description: desc}

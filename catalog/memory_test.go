@@ -41,10 +41,7 @@ func keepingCatalog(t *testing.T) *catalog.View {
 func TestKeepingServerGetsOwnersFactsC5(t *testing.T) {
 	v := keepingCatalog(t)
 	kg := []string{"kg"}
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Remember that my brother's birthday is on the 4th of May", kg},
 		{"Please remember I'm allergic to peanuts", kg},
 		{"Don't forget that I take my coffee black", kg},
@@ -65,11 +62,7 @@ func TestKeepingServerGetsOwnersFactsC5(t *testing.T) {
 		{"Let the neighbours know I'm away next week", nil},
 		{"Explain how human memory works", nil},
 		{"Ich merke, dass ich müde bin", nil},
-	} {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v; because %v", tt.msg, got, tt.want, because(v, tt.msg))
-		}
-	}
+	})
 }
 
 // TestKeepingServerExplainedC5: `route` says why the keeping server was

@@ -1,7 +1,6 @@
 package catalog_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -20,10 +19,7 @@ func TestGateHyphenedCardWordC5(t *testing.T) {
 	add(catalog.Server{ID: "hotel", Title: "Hotel", Card: []string{"check-in", "booking"}},
 		catalog.SnapshotTool{Name: "get_booking"})
 	v := c.View()
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Put 'call the dentist' on my to-do list", []string{"chores"}},
 		{"Noch ein To-do für heute: Reifen wechseln", []string{"chores"}},
 		{"My todo for tonight is laundry", []string{"chores"}},
@@ -32,25 +28,14 @@ func TestGateHyphenedCardWordC5(t *testing.T) {
 		{"What do I need to do to renew my passport?", nil},
 		{"Let me check in with my sister first", nil},
 		{"What is 12 times 13?", nil},
-	} {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 	// The extended catalog's task manager says "to-do" on its card.
 	ext := loadSnapshot(t, "catalog-extended.json").View()
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, ext, []offer{
 		{"Put renewing the car insurance on my to-do list", []string{"todoist"}},
 		{"Schreib Fenster putzen auf meine To-do-Liste", []string{"todoist"}},
 		{"There is so much to do before the holidays", nil},
-	} {
-		if got := offered(ext, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("extended catalog: %q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestGatePairVerbLikeFunctionWordC5: a German verb spelt like an English
@@ -59,20 +44,13 @@ func TestGateHyphenedCardWordC5(t *testing.T) {
 // offers a server alone (issue 15).
 func TestGatePairVerbLikeFunctionWordC5(t *testing.T) {
 	v := loadSnapshot(t, "catalog-extended.json").View()
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Such im Internet nach Konzerten in Graz", []string{"brave-search"}},
 		{"Kannst du im Internet nach Zugverbindungen nach Prag suchen?", []string{"brave-search"}},
 		{"Such mir bitte was Schönes aus", nil},
 		{"Is there such a thing as a free lunch?", nil},
 		{"Wie viel ist 17 mal 23?", nil},
-	} {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestGateDerivedWordsC5: people ask with an adjective or a verb for what a
@@ -83,10 +61,7 @@ func TestGatePairVerbLikeFunctionWordC5(t *testing.T) {
 // stay without servers (issue 15).
 func TestGateDerivedWordsC5(t *testing.T) {
 	v := loadSnapshot(t, "catalog-extended.json").View()
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"How far away is this address from the lake?", []string{"google-maps"}},
 		{"Which of these coordinates is nearest to the harbour?", []string{"google-maps"}},
 		{"Is any of these addresses nearby?", []string{"google-maps"}},
@@ -97,11 +72,7 @@ func TestGateDerivedWordsC5(t *testing.T) {
 		{"Do you remember the name of that song?", nil},
 		{"Wie weit ist der Mond entfernt?", nil},
 		{"What is 7 times 8?", nil},
-	} {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 	// A derived word says what it stands for.
 	for _, d := range v.Gate().Check("How far is the moon from the earth?", nil) {
 		if d.Server == "google-maps" {
@@ -119,21 +90,14 @@ func TestGateDerivedWordsC5(t *testing.T) {
 // and either half alone offers nothing (issue 15).
 func TestGatePairThroughThesaurusC5(t *testing.T) {
 	v := loadSnapshot(t, "catalog-extended.json").View()
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Seek online for second-hand bikes near Graz", []string{"brave-search"}},
 		{"Erkunde im Internet, was eine Fähre nach Korsika kostet", []string{"brave-search"}},
 		{"Seek shelter when the storm comes", nil},
 		{"Is the internet down again?", nil},
 		{"The project deadline moved, what now?", nil},
 		{"Wie viel ist 250 geteilt durch 7?", nil},
-	} {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestGateParaphrasesOfOneWordCountOnceC5: two paraphrases of one server
@@ -142,18 +106,11 @@ func TestGatePairThroughThesaurusC5(t *testing.T) {
 // paraphrase and another word of the server do (issue 15).
 func TestGateParaphrasesOfOneWordCountOnceC5(t *testing.T) {
 	v := loadSnapshot(t, "catalog-extended.json").View()
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"The bakery nearby is the closest one to me", nil},
 		{"Is the nearest exit far from here?", nil},
 		{"Which address is nearby?", []string{"google-maps"}},
-	} {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestGateTwoWeakSignalsC5: a weak description word and an everyday tool
@@ -163,18 +120,11 @@ func TestGateParaphrasesOfOneWordCountOnceC5(t *testing.T) {
 // work; this pins it with paraphrased evidence.
 func TestGateTwoWeakSignalsC5(t *testing.T) {
 	v := loadSnapshot(t, "catalog-extended.json").View()
-	for _, tt := range []struct {
-		msg  string
-		want []string
-	}{
+	checkOffered(t, v, []offer{
 		{"Any news online about the rail strike?", []string{"brave-search"}},
 		{"Gibt es im Internet Nachrichten über den Bahnstreik?", []string{"brave-search"}},
 		{"I read the news this morning", nil},
 		{"Ich habe die Nachrichten gehört", nil},
 		{"Is the internet slow today?", nil},
-	} {
-		if got := offered(v, tt.msg); !slices.Equal(got, tt.want) {
-			t.Errorf("%q offered %v, want %v", tt.msg, got, tt.want)
-		}
-	}
+	})
 }

@@ -79,28 +79,18 @@ func TestAgentsAddEditRemoveA1C6(t *testing.T) {
 	if err := db.CreateAgent(ctx, store.Agent{Name: store.DefaultAgent, Description: "Your general assistant."}); err != nil {
 		t.Fatal(err)
 	}
-	d := newDashboard(t, Options{Agents: agentsOver{db, wordFocus{"inbox": "plugin:gmail", "calendar": "plugin:google-calendar"}}})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Agents: agentsOver{db, wordFocus{"inbox": "plugin:gmail", "calendar": "plugin:google-calendar"}}})
 
 	res := d.post(t, "/agents", url.Values{"csrf": {csrf}, "name": {"mailer"}, "description": {"keeps my inbox tidy"}}, sess, "")
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/agents/mailer" || noteOf(res) != "Added agent mailer, focus: plugin:gmail" {
 		t.Fatalf("add: %s to %q, note %q", res.Status, res.Header.Get("Location"), noteOf(res))
 	}
 	_, body := d.get(t, "/agents", sess)
-	for _, want := range []string{`href="/agents/mailer"`, "keeps my inbox tidy", "plugin:gmail", `id="agent-add"`, `name="name"`, `name="description"`, `action="/agents"`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the list lacks %s", want)
-		}
-	}
+	wantIn(t, "the list", body, `href="/agents/mailer"`, "keeps my inbox tidy", "plugin:gmail", `id="agent-add"`, `name="name"`, `name="description"`, `action="/agents"`)
 	record(t, db, "mailer", "plugin:gmail", "ok")
 	_, body = d.get(t, "/agents/mailer", sess)
-	for _, want := range []string{`<dd id="agent-focus">plugin:gmail</dd>`, `id="agent-edit"`, `id="agent-remove"`, `action="/agents/mailer/remove"`,
-		`data-tool="plugin:gmail" data-outcome="ok"`, `<option value="codex">`, `href="/activity?agent=mailer"`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the agent's page lacks %s", want)
-		}
-	}
+	wantIn(t, "the agent's page", body, `<dd id="agent-focus">plugin:gmail</dd>`, `id="agent-edit"`, `id="agent-remove"`, `action="/agents/mailer/remove"`,
+		`data-tool="plugin:gmail" data-outcome="ok"`, `<option value="codex">`, `href="/activity?agent=mailer"`)
 
 	res = d.post(t, "/agents/mailer", url.Values{"csrf": {csrf}, "description": {"reads my calendar"}, "allow": {"plugin:google-calendar, builtin:wiki"}, "block": {"cli:gh"}, "provider": {"codex"}}, sess, "")
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/agents/mailer" {

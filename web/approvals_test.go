@@ -60,12 +60,21 @@ func (o engineOver) Revoke(ctx context.Context, tool string) (string, error) {
 
 // noteOf is the note a change left for the next page.
 func noteOf(res *http.Response) string {
-	for _, c := range res.Cookies() {
-		if c.Name == flashCookie {
-			return decodeNote(c.Value)
-		}
+	if c := cookieOf(res, flashCookie); c != nil {
+		return decodeNote(c.Value)
 	}
 	return ""
+}
+
+// cookieOf is the cookie named name that res sets, or nil.
+func cookieOf(res *http.Response, name string) *http.Cookie {
+	var got *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == name {
+			got = c
+		}
+	}
+	return got
 }
 
 func newEngine(t *testing.T, clk clock.Clock) (*sqlstore.DB, *approvals.Engine) {
@@ -84,32 +93,23 @@ func newEngine(t *testing.T, clk clock.Clock) (*sqlstore.DB, *approvals.Engine) 
 func TestApprovalsPageDecidesOnceC2W1(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC))
 	db, e := newEngine(t, clk)
-	d := newDashboard(t, Options{Approvals: engineOver{db, e, "web:owner"}})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Approvals: engineOver{db, e, "web:owner"}})
 	ctx := context.Background()
 	a, err := e.Ask(ctx, approvals.Request{Tool: "cli:echo", Summary: `Run cli:echo with {"args":["hi"]}`, Args: []byte(`{"args":["hi"]}`), Agent: "default", Chat: "telegram:42"})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	res, body := d.get(t, "/approvals", sess)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("approvals: %s\n%s", res.Status, body)
-	}
-	for _, want := range []string{`id="approval-` + a.ID + `"`, `action="/approvals/` + a.ID + `"`, `method="post"`,
+	body := d.page(t, "/approvals", sess)
+	wantIn(t, "the page", body, `id="approval-`+a.ID+`"`, `action="/approvals/`+a.ID+`"`, `method="post"`,
 		`name="decision" value="approve"`, `name="decision" value="deny"`, `name="decision" value="always"`,
-		`Run cli:echo with {&#34;args&#34;:[&#34;hi&#34;]}`, "telegram:42", "default", `name="csrf" value="` + csrf + `"`,
-		`hx-get="/approvals/list"`, `hx-trigger="every 3s"`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the page lacks %s", want)
-		}
-	}
+		`Run cli:echo with {&#34;args&#34;:[&#34;hi&#34;]}`, "telegram:42", "default", `name="csrf" value="`+csrf+`"`,
+		`hx-get="/approvals/list"`, `hx-trigger="every 3s"`)
 	if res, block := d.get(t, "/approvals/list", sess); res.StatusCode != http.StatusOK || !strings.Contains(block, `id="approval-`+a.ID+`"`) || strings.Contains(block, "<html") {
 		t.Errorf("the polled block: %s\n%s", res.Status, block)
 	}
 
-	res = d.post(t, "/approvals/"+a.ID, url.Values{"csrf": {csrf}, "decision": {"approve"}}, sess, "")
+	res := d.post(t, "/approvals/"+a.ID, url.Values{"csrf": {csrf}, "decision": {"approve"}}, sess, "")
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/approvals" || !strings.HasPrefix(noteOf(res), "Approved: Run cli:echo") {
 		t.Fatalf("approve: %s, note %q", res.Status, noteOf(res))
 	}
@@ -169,9 +169,7 @@ func TestApprovalsPageDecidesOnceC2W1(t *testing.T) {
 // again, in the CLI's words.
 func TestAlwaysGrantsAreListedAndRevokedC2(t *testing.T) {
 	db, e := newEngine(t, nil)
-	d := newDashboard(t, Options{Approvals: engineOver{db, e, "web:owner"}})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Approvals: engineOver{db, e, "web:owner"}})
 	ctx := context.Background()
 	if _, body := d.get(t, "/approvals", sess); !strings.Contains(body, "No approval requests are waiting.") || !strings.Contains(body, "No tool runs without asking") {
 		t.Errorf("an empty page:\n%s", body)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -61,6 +60,15 @@ func (d *dashboard) link(t *testing.T) string {
 	return u.Query().Get("token")
 }
 
+// dashboardSignedIn starts a dashboard with o and signs in to it; it
+// returns the dashboard, the session and the session's CSRF token.
+func dashboardSignedIn(t *testing.T, o Options) (*dashboard, *http.Cookie, string) {
+	t.Helper()
+	d := newDashboard(t, o)
+	sess := d.signIn(t)
+	return d, sess, csrfOf(sess.Value)
+}
+
 // signIn uses a fresh link and returns the session cookie.
 func (d *dashboard) signIn(t *testing.T) *http.Cookie {
 	t.Helper()
@@ -68,13 +76,11 @@ func (d *dashboard) signIn(t *testing.T) *http.Cookie {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign-in answered %s", res.Status)
 	}
-	for _, c := range res.Cookies() {
-		if c.Name == sessionCookie {
-			return c
-		}
+	sess := cookieOf(res, sessionCookie)
+	if sess == nil {
+		t.Fatal("no session cookie")
 	}
-	t.Fatal("no session cookie")
-	return nil
+	return sess
 }
 
 func (d *dashboard) get(t *testing.T, path string, c *http.Cookie) (*http.Response, string) {
@@ -83,13 +89,18 @@ func (d *dashboard) get(t *testing.T, path string, c *http.Cookie) (*http.Respon
 	if c != nil {
 		req.AddCookie(c)
 	}
-	res, err := client().Do(req)
-	if err != nil {
-		t.Fatal(err)
+	return send(t, req)
+}
+
+// page gets path with the session and fails the test unless it answers
+// 200 OK; it returns the page's body.
+func (d *dashboard) page(t *testing.T, path string, c *http.Cookie) string {
+	t.Helper()
+	res, body := d.get(t, path, c)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s\n%s", path, res.Status, body)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
+	return body
 }
 
 func (d *dashboard) post(t *testing.T, path string, form url.Values, c *http.Cookie, origin string) *http.Response {
@@ -127,12 +138,7 @@ func TestSignInByOneTimeLinkW1(t *testing.T) {
 		}
 	}
 	res = d.post(t, "/login", url.Values{"token": {token}}, nil, "")
-	var sess *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == sessionCookie {
-			sess = c
-		}
-	}
+	sess := cookieOf(res, sessionCookie)
 	if res.StatusCode != http.StatusSeeOther || sess == nil || !sess.HttpOnly || sess.SameSite != http.SameSiteStrictMode || sess.Secure {
 		t.Fatalf("sign-in: %s, cookie %+v", res.Status, sess)
 	}

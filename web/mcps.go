@@ -160,11 +160,7 @@ func (s *Server) mcpAdd(w http.ResponseWriter, r *http.Request) {
 		Timeout: strings.TrimSpace(r.PostFormValue("timeout")), Trusted: r.PostFormValue("trusted") != "", SSE: r.PostFormValue("sse") != "",
 	}
 	note, err := s.o.MCPs.Add(r.Context(), in)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, "/mcps/"+url.PathEscape(in.Name), note)
+	s.finish(w, r, "/mcps/"+url.PathEscape(in.Name), note, err)
 }
 
 func (s *Server) mcpPage(w http.ResponseWriter, r *http.Request) {
@@ -187,11 +183,7 @@ func (s *Server) mcpSwitch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	note, err := s.o.MCPs.Switch(r.Context(), r.PathValue("name"), r.PostFormValue("on") == "true")
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, back(r, "/mcps"), note)
+	s.finish(w, r, back(r, "/mcps"), note, err)
 }
 
 func (s *Server) mcpRemove(w http.ResponseWriter, r *http.Request) {
@@ -200,11 +192,7 @@ func (s *Server) mcpRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	note, err := s.o.MCPs.Remove(r.Context(), r.PathValue("name"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, "/mcps", note)
+	s.finish(w, r, "/mcps", note, err)
 }
 
 // mcpCard saves the owner's usage card: one word or phrase a line (or
@@ -222,11 +210,7 @@ func (s *Server) mcpCard(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PathValue("name")
 	note, err := s.o.MCPs.SaveCard(r.Context(), name, words)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, "/mcps/"+url.PathEscape(name), note)
+	s.finish(w, r, "/mcps/"+url.PathEscape(name), note, err)
 }
 
 // back is where a change returns: the page it was made on when the form

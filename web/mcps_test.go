@@ -79,21 +79,12 @@ func (b *serverBook) SaveCard(_ context.Context, name string, words []string) (s
 // server added leads to its page.
 func TestMCPsTabListsAndAddsM1(t *testing.T) {
 	book := newServerBook()
-	d := newDashboard(t, Options{MCPs: book})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
-	res, body := d.get(t, "/mcps", sess)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /mcps: %s\n%s", res.Status, body)
-	}
-	for _, want := range []string{`id="mcp-switch-box"`, `id="mcp-remove-far"`, "down: connection refused", ">9<", `id="mcp-add"`,
-		`name="name"`, `name="command"`, `name="url"`, `name="env"`, `name="headers"`, `name="csrf" value="` + csrf + `"`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the list lacks %s", want)
-		}
-	}
+	d, sess, csrf := dashboardSignedIn(t, Options{MCPs: book})
+	body := d.page(t, "/mcps", sess)
+	wantIn(t, "the list", body, `id="mcp-switch-box"`, `id="mcp-remove-far"`, "down: connection refused", ">9<", `id="mcp-add"`,
+		`name="name"`, `name="command"`, `name="url"`, `name="env"`, `name="headers"`, `name="csrf" value="`+csrf+`"`)
 	add := url.Values{"csrf": {csrf}, "name": {"box2"}, "command": {"mcptestserver -name 'box two'"}, "env": {"A=${A}\r\nB=${B}\r\n"}, "headers": {""}, "timeout": {"5s"}, "trusted": {"true"}}
-	res, _ = d.postWith(t, "/mcps", formType, encoded(add), sess, nil)
+	res, _ := d.postWith(t, "/mcps", formType, encoded(add), sess, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/mcps/box2" || !strings.Contains(noteOf(res), "Added box2") {
 		t.Fatalf("add: %s to %q, note %q", res.Status, res.Header.Get("Location"), noteOf(res))
 	}
@@ -112,19 +103,10 @@ func TestMCPsTabListsAndAddsM1(t *testing.T) {
 // tiers and its words; the card form saves one word or phrase a line.
 func TestMCPPageToolsAndCardC5(t *testing.T) {
 	book := newServerBook()
-	d := newDashboard(t, Options{MCPs: book})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
-	res, body := d.get(t, "/mcps/box", sess)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /mcps/box: %s\n%s", res.Status, body)
-	}
-	for _, want := range []string{"mcp:box/delete_everything", `class="tier-ask"`, `id="mcp-card"`, `id="mcp-switch-box"`, `name="back" value="/mcps/box"`, "tool word"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the page lacks %s", want)
-		}
-	}
-	res, _ = d.postWith(t, "/mcps/box/card", formType, encoded(url.Values{"csrf": {csrf}, "card": {"parcel\r\n  Paket \r\n\r\ndelivery, shipment"}}), sess, nil)
+	d, sess, csrf := dashboardSignedIn(t, Options{MCPs: book})
+	body := d.page(t, "/mcps/box", sess)
+	wantIn(t, "the page", body, "mcp:box/delete_everything", `class="tier-ask"`, `id="mcp-card"`, `id="mcp-switch-box"`, `name="back" value="/mcps/box"`, "tool word")
+	res, _ := d.postWith(t, "/mcps/box/card", formType, encoded(url.Values{"csrf": {csrf}, "card": {"parcel\r\n  Paket \r\n\r\ndelivery, shipment"}}), sess, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/mcps/box" {
 		t.Fatalf("save card: %s to %q", res.Status, res.Header.Get("Location"))
 	}

@@ -52,11 +52,7 @@ func (s *Server) switchPause(w http.ResponseWriter, r *http.Request, pause bool)
 		return
 	}
 	note, err := s.o.Pause.SetPaused(r.Context(), pause)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, localPath(r.PostFormValue("back")), note)
+	s.finish(w, r, localPath(r.PostFormValue("back")), note, err)
 }
 
 // localPath is back when it is a path on this dashboard, else "/": a

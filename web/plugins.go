@@ -228,9 +228,5 @@ func (s *Server) pluginRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	note, err := s.o.Plugins.Remove(r.Context(), r.PathValue("name"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, "/plugins", note)
+	s.finish(w, r, "/plugins", note, err)
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -112,10 +111,7 @@ func form(sess *http.Cookie, kv ...string) url.Values {
 func TestPluginsTabHasItsThreeSectionsW1P4(t *testing.T) {
 	d := newDashboard(t, Options{Plugins: newStoreDouble()})
 	sess := d.signIn(t)
-	res, body := d.get(t, "/plugins", sess)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /plugins: %s\n%s", res.Status, body)
-	}
+	body := d.page(t, "/plugins", sess)
 	order := []string{"Needs attention", `id="renew-acme"`, "<h2>Installed</h2>", `id="remove-gizmo"`, "<h2>Store</h2>", `id="install-widgets"`}
 	at := 0
 	for _, want := range order {
@@ -125,16 +121,8 @@ func TestPluginsTabHasItsThreeSectionsW1P4(t *testing.T) {
 		}
 		at += i
 	}
-	for _, want := range []string{`action="/plugins/acme/renew"`, `action="/plugins/widgets/install"`, `name="install"`, `name="csrf" value="` + csrfOf(sess.Value) + `"`, `href="/plugins/homebox#install"`, "Widgets &lt;b&gt;for all&lt;/b&gt;"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the list lacks %s", want)
-		}
-	}
-	for _, not := range []string{`id="install-homebox"`, `id="install-gizmo"`, `id="remove-widgets"`, `id="renew-gizmo"`} {
-		if strings.Contains(body, not) {
-			t.Errorf("the list has %s", not)
-		}
-	}
+	wantIn(t, "the list", body, `action="/plugins/acme/renew"`, `action="/plugins/widgets/install"`, `name="install"`, `name="csrf" value="`+csrfOf(sess.Value)+`"`, `href="/plugins/homebox#install"`, "Widgets &lt;b&gt;for all&lt;/b&gt;")
+	wantNotIn(t, "the list", body, `id="install-homebox"`, `id="install-gizmo"`, `id="remove-widgets"`, `id="renew-gizmo"`)
 }
 
 // TestPluginPageShowsManualWordsAndToolsP2C2: a plugin's page has its
@@ -153,21 +141,12 @@ func TestPluginPageShowsManualWordsAndToolsP2C2(t *testing.T) {
 	}
 	d := newDashboard(t, Options{Plugins: st})
 	sess := d.signIn(t)
-	res, body := d.get(t, "/plugins/homebox", sess)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /plugins/homebox: %s\n%s", res.Status, body)
-	}
-	for _, want := range []string{
-		"Read the room first.\\x1b[2J", "lights, thermostat", "Licht", "skill:homebox",
+	body := d.page(t, "/plugins/homebox", sess)
+	wantIn(t, "the page", body, "Read the room first.\\x1b[2J", "lights, thermostat", "Licht", "skill:homebox",
 		`<td>mcp:homebox/unlock</td><td class="tier-ask">ask</td>`, `class="tier-monitor">monitor`, "https://${HOMEBOX_HOST}/mcp",
 		`id="install-homebox"`, `name="install"`,
 		`type="text" id="setting-HOMEBOX_HOST" name="setting.HOMEBOX_HOST"`,
-		`type="password" id="setting-HOMEBOX_TOKEN" name="setting.HOMEBOX_TOKEN"`,
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the page lacks %s", want)
-		}
-	}
+		`type="password" id="setting-HOMEBOX_TOKEN" name="setting.HOMEBOX_TOKEN"`)
 	if strings.Contains(body, `id="remove-homebox"`) {
 		t.Error("a plugin not installed has a Remove form")
 	}
@@ -190,23 +169,15 @@ func TestInstallShowsTheSignInAndItsProgressW1P3(t *testing.T) {
 		t.Fatalf("install: %s to %q", res.Status, res.Header.Get("Location"))
 	}
 	_, body := d.get(t, "/plugins/widgets/progress", sess)
-	for _, want := range []string{`id="install-progress"`, `id="signin-link"`, `href="https://auth.example/authorize?state=s1&amp;code_challenge=c"`,
-		`hx-get="/plugins/widgets/progress"`, `hx-trigger="every 1s"`, `href="/plugins/widgets/progress"`, "Waiting for you to sign in", "<html"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the progress page lacks %s:\n%s", want, body)
-		}
-	}
+	wantIn(t, "the progress page", body, `id="install-progress"`, `id="signin-link"`, `href="https://auth.example/authorize?state=s1&amp;code_challenge=c"`,
+		`hx-get="/plugins/widgets/progress"`, `hx-trigger="every 1s"`, `href="/plugins/widgets/progress"`, "Waiting for you to sign in", "<html")
 	if strings.Contains(body, "Installed") {
 		t.Errorf("the progress says Installed while it waits for the sign-in:\n%s", body)
 	}
 	req, _ := http.NewRequest(http.MethodGet, d.srv.URL+"/plugins/widgets/progress", nil)
 	req.AddCookie(sess)
 	req.Header.Set("HX-Request", "true")
-	res, err := client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := readBody(t, res)
+	_, block := send(t, req)
 	if !strings.HasPrefix(strings.TrimSpace(block), `<div id="install-progress"`) || strings.Contains(block, "<html") {
 		t.Errorf("htmx's poll got more than the progress block:\n%s", block)
 	}
@@ -244,23 +215,14 @@ func TestInstallWithoutSignInComesBackWithANoteW1P2(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/plugins" {
 		t.Fatalf("install: %s to %q", res.Status, res.Header.Get("Location"))
 	}
-	var note *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == flashCookie {
-			note = c
-		}
-	}
+	note := cookieOf(res, flashCookie)
 	if note == nil {
 		t.Fatal("no note")
 	}
 	req, _ := http.NewRequest(http.MethodGet, d.srv.URL+"/plugins", nil)
 	req.AddCookie(sess)
 	req.AddCookie(note)
-	got, err := client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := readBody(t, got)
+	_, body := send(t, req)
 	if !strings.Contains(body, `class="note"`) || !strings.Contains(body, "Installed homebox.") || strings.Contains(body, token) {
 		t.Errorf("the list after the install:\n%s", body)
 	}
@@ -307,16 +269,6 @@ func TestPluginsTabWithoutItsBackendW1(t *testing.T) {
 			t.Errorf("%s: %s", p, res.Status)
 		}
 	}
-}
-
-func readBody(t *testing.T, res *http.Response) string {
-	t.Helper()
-	defer res.Body.Close()
-	var b strings.Builder
-	if _, err := io.Copy(&b, res.Body); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestPluginPageOffersTheSignInItLacksW1P4: an installed plugin's page has

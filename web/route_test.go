@@ -64,10 +64,7 @@ func TestRouteFormW1C7(t *testing.T) {
 	desk := &routeDesk{ans: explained}
 	d := newDashboard(t, Options{Route: desk})
 	sess := d.signIn(t)
-	res, body := d.get(t, "/route", sess)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /route: %s", res.Status)
-	}
+	body := d.page(t, "/route", sess)
 	wantIn(t, "the form", body, `id="route-form"`, `method="get" action="/route"`, `name="message"`, `name="agent"`,
 		`<option value="default" selected>`, `<option value="planner">`, `hx-get="/route"`, `hx-target="#route-result"`, `id="route-result"`)
 	wantNotIn(t, "the form", body, `id="route-servers"`)

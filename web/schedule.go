@@ -207,9 +207,5 @@ func (s *Server) schedulePause(w http.ResponseWriter, r *http.Request, pause boo
 		return
 	}
 	note, err := s.o.Schedule.SetPaused(r.Context(), r.PathValue("skill"), pause)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, "/schedule", note)
+	s.finish(w, r, "/schedule", note, err)
 }

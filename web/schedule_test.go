@@ -148,10 +148,7 @@ func TestScheduleListsNextAndLastRunW1SC1(t *testing.T) {
 	}}}
 	d := newDashboard(t, Options{Schedule: book})
 	sess := d.signIn(t)
-	res, body := d.get(t, "/schedule", sess)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /schedule: %s\n%s", res.Status, body)
-	}
+	body := d.page(t, "/schedule", sess)
 	wantIn(t, "the schedule", body,
 		"Europe/Berlin", "0 7 * * *", "Fri 2026-12-04 07:00", // next, on the owner's clock
 		`data-outcome="ok"`, "Thu 2026-12-03 07:00", `data-delivery="failed"`, "not delivered to telegram:42 (2 attempts: chat unreachable); retried",
@@ -204,12 +201,7 @@ func TestScheduleRunNowInTheBackgroundW1SC1(t *testing.T) {
 	if got := book.runs(); len(got) != 1 {
 		t.Fatalf("started %v", got)
 	}
-	var note *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == flashCookie {
-			note = c
-		}
-	}
+	note := cookieOf(res, flashCookie)
 	if note == nil || !strings.Contains(decodeNote(note.Value), "inbox-digest is running now") {
 		t.Errorf("note %+v", note)
 	}

@@ -176,11 +176,7 @@ func (s *Server) skillPromote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	note, err := s.o.Skills.Promote(r.Context(), r.PostFormValue("agent"), r.PathValue("name"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, "/skills", note)
+	s.finish(w, r, "/skills", note, err)
 }
 
 func (s *Server) skillRemove(w http.ResponseWriter, r *http.Request) {
@@ -189,11 +185,7 @@ func (s *Server) skillRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	note, err := s.o.Skills.Remove(r.Context(), r.PathValue("name"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, "/skills", note)
+	s.finish(w, r, "/skills", note, err)
 }
 
 // consentView carries the skill's text to the confirm form unchanged:
@@ -236,11 +228,7 @@ func (s *Server) skillInstall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	note, err := s.o.Skills.Install(r.Context(), SkillSource{URL: r.PostFormValue("url"), FileName: r.PostFormValue("filename"), Text: string(text)})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.done(w, r, "/skills", note)
+	s.finish(w, r, "/skills", note, err)
 }
 
 // skillSourceOf reads the install form: an uploaded file, else a URL.

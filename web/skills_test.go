@@ -86,13 +86,7 @@ func (d *dashboard) postWith(t *testing.T, path, contentType string, body io.Rea
 		req.Header.Set(k, v)
 	}
 	req.AddCookie(c)
-	res, err := client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
+	return send(t, req)
 }
 
 func encoded(v url.Values) io.Reader { return strings.NewReader(v.Encode()) }
@@ -105,34 +99,20 @@ const formType = "application/x-www-form-urlencoded"
 // row alone, switched.
 func TestSkillsTabListsAndSwitchesS5(t *testing.T) {
 	book := newSkillBook()
-	d := newDashboard(t, Options{Skills: book})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
-	res, body := d.get(t, "/skills", sess)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /skills: %s\n%s", res.Status, body)
-	}
-	for _, want := range []string{`id="switch-morning-brief"`, `id="skill-morning-brief"`, `hx-target="#skill-morning-brief"`, `hx-swap="outerHTML"`,
+	d, sess, csrf := dashboardSignedIn(t, Options{Skills: book})
+	body := d.page(t, "/skills", sess)
+	wantIn(t, "the list", body, `id="switch-morning-brief"`, `id="skill-morning-brief"`, `hx-target="#skill-morning-brief"`, `hx-swap="outerHTML"`,
 		`name="on" value="false"`, "0 7 * * *", "skill-clock", "skill-voice", "shipped", "tools", `id="remove-dictate"`, `id="skill-install"`,
-		`name="url"`, `name="file"`, `id="promote-helper-tidy"`, `name="csrf" value="` + csrf + `"`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the list lacks %s", want)
-		}
-	}
+		`name="url"`, `name="file"`, `id="promote-helper-tidy"`, `name="csrf" value="`+csrf+`"`)
 	if strings.Contains(body, `id="remove-morning-brief"`) {
 		t.Error("a shipped skill offers Remove")
 	}
 
-	res, _ = d.postWith(t, "/skills/morning-brief/switch", formType, encoded(url.Values{"csrf": {csrf}, "on": {"false"}}), sess, nil)
+	res, _ := d.postWith(t, "/skills/morning-brief/switch", formType, encoded(url.Values{"csrf": {csrf}, "on": {"false"}}), sess, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/skills" {
 		t.Fatalf("switch off: %s to %q", res.Status, res.Header.Get("Location"))
 	}
-	var note *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == flashCookie {
-			note = c
-		}
-	}
+	note := cookieOf(res, flashCookie)
 	if note == nil || decodeNote(note.Value) != "skill:morning-brief is off." {
 		t.Errorf("the note is %+v", note)
 	}
@@ -154,9 +134,7 @@ func TestSkillsTabListsAndSwitchesS5(t *testing.T) {
 // characters included), and installing gets exactly that text.
 func TestSkillsTabInstallShowsConsentFirstS6(t *testing.T) {
 	book := newSkillBook()
-	d := newDashboard(t, Options{Skills: book})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Skills: book})
 	text := "---\r\nname: notes\r\ndescription: Takes notes.\r\nallowed-tools: Bash\r\n---\r\nA bell \a and an escape \x1b[2J.\r\n"
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -169,11 +147,7 @@ func TestSkillsTabInstallShowsConsentFirstS6(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("reading the upload: %s\n%s", res.Status, body)
 	}
-	for _, want := range []string{`id="skill-consent"`, `name="confirm"`, "allowed-tools: grants tools", "Install it into /data/skills/notes"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the consent view lacks %s", want)
-		}
-	}
+	wantIn(t, "the consent view", body, `id="skill-consent"`, `name="confirm"`, "allowed-tools: grants tools", "Install it into /data/skills/notes")
 	if len(book.installed) != 0 {
 		t.Fatal("installed before the owner agreed")
 	}
@@ -194,9 +168,7 @@ func TestSkillsTabInstallShowsConsentFirstS6(t *testing.T) {
 // TestSkillsTabInstallRefusalsX1: the form takes a URL only, never a path
 // on this machine; what the command refuses is shown in its words.
 func TestSkillsTabInstallRefusalsX1(t *testing.T) {
-	d := newDashboard(t, Options{Skills: newSkillBook()})
-	sess := d.signIn(t)
-	csrf := csrfOf(sess.Value)
+	d, sess, csrf := dashboardSignedIn(t, Options{Skills: newSkillBook()})
 	for _, tc := range []struct {
 		url    string
 		status int
@@ -231,12 +203,7 @@ func TestSkillPageShowsFullTextS6(t *testing.T) {
 	csrf := csrfOf(sess.Value)
 	for path, want := range map[string]string{"/skills/tidy/promote": "from agent helper", "/skills/dictate/remove": "Removed skill:dictate."} {
 		res, _ := d.postWith(t, path, formType, encoded(url.Values{"csrf": {csrf}, "agent": {"helper"}}), sess, nil)
-		var note string
-		for _, c := range res.Cookies() {
-			if c.Name == flashCookie {
-				note = decodeNote(c.Value)
-			}
-		}
+		note := noteOf(res)
 		if res.StatusCode != http.StatusSeeOther || !strings.Contains(note, want) {
 			t.Errorf("%s: %s, note %q", path, res.Status, note)
 		}

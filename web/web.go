@@ -312,6 +312,16 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request, to, note string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
+// finish ends a change a backend made: failed, as fail shows it; done,
+// back to the page at to with the backend's note.
+func (s *Server) finish(w http.ResponseWriter, r *http.Request, to, note string, err error) {
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.done(w, r, to, note)
+}
+
 // fail shows an error as the CLI words it, with the status its code
 // maps to.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {

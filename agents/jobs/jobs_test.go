@@ -157,6 +157,36 @@ func (e *env) postRoll(t *testing.T, q *Queue, then ...fakellm.Step) (store.Job,
 	return j, <-e.asked
 }
 
+// startPaused starts the queue paused, posts a job of app's, and returns
+// once the runner has seen the job and left it queued.
+func (e *env) startPaused(t *testing.T, app, text string) (*Queue, store.Job) {
+	t.Helper()
+	e.paused.Store(true)
+	q := e.start(t)
+	j := post(t, q, app, "", text)
+	<-e.pausedSeen
+	return q, j
+}
+
+// waitFirstCall waits for the first model call, what the test waits for.
+func (e *env) waitFirstCall(t *testing.T, what string) {
+	t.Helper()
+	testwait.For(t, wait, what, func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
+}
+
+// stopInFirstCall waits for the job's model call, then ends the queue's
+// context (cancel) and waits until the queue is done.
+func (e *env) stopInFirstCall(t *testing.T, q *Queue, cancel context.CancelFunc) {
+	t.Helper()
+	e.waitFirstCall(t, "the job's model call")
+	cancel()
+	select {
+	case <-q.Done():
+	case <-time.After(wait):
+		t.Fatal("the queue did not stop")
+	}
+}
+
 // post posts a job for the app, with its title (none when "").
 func post(t *testing.T, q *Queue, app, title, text string) store.Job {
 	t.Helper()
@@ -330,11 +360,8 @@ func TestFailedJobRetriedM4(t *testing.T) {
 // runs; a running one has its turn cancelled and stays cancelled.
 func TestCancelQueuedAndRunningM4(t *testing.T) {
 	e := newEnv(t)
-	e.paused.Store(true)
-	q := e.start(t)
+	q, j := e.startPaused(t, "cursor", "Write a short poem about autumn rain")
 	ctx := context.Background()
-	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
-	<-e.pausedSeen
 	c, err := q.Cancel(ctx, j.ID)
 	if err != nil || c.State != store.JobCancelled {
 		t.Fatalf("cancel queued: %+v, %v", c, err)
@@ -347,7 +374,7 @@ func TestCancelQueuedAndRunningM4(t *testing.T) {
 	e.paused.Store(false)
 	q.Resume()
 	r := post(t, q, "cursor", "", "Write a long poem about winter")
-	testwait.For(t, wait, "the running job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
+	e.waitFirstCall(t, "the running job's model call")
 	if got, _ := e.db.Job(ctx, r.ID); got.State != store.JobRunning {
 		t.Fatalf("job %+v while its model call hangs, want running", got)
 	}
@@ -369,12 +396,9 @@ func TestCancelQueuedAndRunningM4(t *testing.T) {
 // queued job and leaves it; Resume starts it.
 func TestPausedStartsNothingUntilResumeM4(t *testing.T) {
 	e := newEnv(t)
-	e.paused.Store(true)
-	q := e.start(t)
+	q, j := e.startPaused(t, "cursor", "Write a short poem about autumn rain")
 	ctx := context.Background()
 	e.llm.Push(fakellm.Step{Text: "done"})
-	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
-	<-e.pausedSeen
 	if got, _ := e.db.Job(ctx, j.ID); got.State != store.JobQueued || len(e.llm.Requests()) != 0 {
 		t.Fatalf("job %+v and %d model calls while paused; want queued, none", got, len(e.llm.Requests()))
 	}
@@ -509,13 +533,7 @@ func TestQueueStopsWithItsContextM4(t *testing.T) {
 	}
 	e.llm.Push(fakellm.Step{Hang: true})
 	j := post(t, q, "cursor", "", "Write a short poem about autumn rain")
-	testwait.For(t, wait, "the job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
-	cancel()
-	select {
-	case <-q.Done():
-	case <-time.After(wait):
-		t.Fatal("the queue did not stop")
-	}
+	e.stopInFirstCall(t, q, cancel)
 	if got, _ := e.db.Job(context.Background(), j.ID); got.State != store.JobRunning {
 		t.Errorf("job %+v after the stop; want running, for the next start", got)
 	}
@@ -535,13 +553,7 @@ func TestQueueStopLogsNoErrorX4(t *testing.T) {
 	}
 	e.llm.Push(fakellm.Step{Hang: true})
 	post(t, q, "cursor", "", "Write a short poem about autumn rain")
-	testwait.For(t, wait, "the job's model call", func() (bool, any) { n := len(e.llm.Requests()); return n == 1, n })
-	cancel()
-	select {
-	case <-q.Done():
-	case <-time.After(wait):
-		t.Fatal("the queue did not stop")
-	}
+	e.stopInFirstCall(t, q, cancel)
 	// What a wake-up racing the stop does, whichever the runner's select
 	// picked.
 	q.startQueued()
@@ -654,10 +666,8 @@ func BenchmarkChoose(b *testing.B) {
 // raised; the owner's chats belong to no app.
 func TestAppOfChatM4(t *testing.T) {
 	e := newEnv(t)
-	e.paused.Store(true)
-	q := e.start(t)
+	q, j := e.startPaused(t, "claude-desktop", "Write a short poem about autumn rain")
 	ctx := context.Background()
-	j := post(t, q, "claude-desktop", "", "Write a short poem about autumn rain")
 	for chat, want := range map[string]string{j.Chat: "claude-desktop", AppChat("my:app", "reviewer"): "my:app", "telegram:123": "", "console": ""} {
 		if got, err := q.AppOf(ctx, chat); err != nil || got != want {
 			t.Errorf("AppOf(%q) = %q, %v; want %q", chat, got, err, want)

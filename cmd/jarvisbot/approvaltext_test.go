@@ -23,15 +23,10 @@ func TestApprovalSaysWhatTelegramCH2(t *testing.T) {
 	if _, err := time.LoadLocation("Asia/Tokyo"); err != nil {
 		t.Skip("no time zone database:", err)
 	}
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["JARVIS_WEB_LISTEN"], e.vars["JARVIS_WEB_URL"] = "127.0.0.1:0", "https://jarvis.example.com"
 	e.writeConfig(t, "timezone: Asia/Tokyo\ntiers:\n  builtin:wiki: ask\n  mcp:testbox/echo: ask\n")
-	if code, out, errOut := e.jarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t), "-name", "testbox"); code != 0 {
-		t.Fatalf("mcp add: %d\n%s\n%s", code, out, errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t), "-name", "testbox")
 	out, stopServe := startServe(t, e)
 	defer stopServe()
 	waitOutput(t, out, "jarvisbot is ready")
@@ -109,13 +104,8 @@ func TestApprovalSaysWhatTelegramCH2(t *testing.T) {
 // call's arguments whole, their control characters visible, with the
 // buttons while it waits; the Approvals list links to it.
 func TestApprovalPageShowsArgumentsWholeCH2(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
+	e, f, tg := ownerOnTelegram(t)
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	b, _, stop := serveWithDashboard(t, e)
 	defer stop()
 	long := strings.Repeat("word ", 100) + "end\u001b[2J\u202e"

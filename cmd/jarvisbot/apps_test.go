@@ -82,9 +82,7 @@ func TestAppsListRevokeAndAddAgainM4(t *testing.T) {
 		{"apps", "add", "cursor"},
 		{"apps", "add", "desktop", "--scope", "full"},
 	} {
-		if code, out, errOut := e.jarvis(t, "", args...); code != 0 {
-			t.Fatalf("%v: exit %d %s %s", args, code, out, errOut)
-		}
+		e.mustJarvis(t, "", args...)
 	}
 	for _, tc := range []struct {
 		args []string

@@ -19,13 +19,8 @@ import (
 // the owner's chat and in what the agent is told. A job ops posts reaches
 // the agent marked as ops's, and its calls go on the board for app ops.
 func TestAnAppNeverActsAsTheOwnerX5(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatalf("cli add: %s", errOut)
-	}
+	e, f, tg := ownerOnTelegram(t)
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	opsKey := addApp(t, e, "ops", "full")
 	auditorKey := addApp(t, e, "auditor", "full")
 	url, _, stop := serveWithSurface(t, e)

@@ -111,9 +111,7 @@ func TestMCPErrorsNeverQuoteSecretsX3(t *testing.T) {
 	const token = "tok-CLI-s3cr3t-9021"
 	e := newTestEnv(t)
 	e.vars["JARVIS_MCP_INIT_TIMEOUT"] = "5s"
-	if code, _, errOut := e.jarvis(t, token+"\n", "secrets", "set", "MY_TOKEN"); code != 0 {
-		t.Fatalf("secrets set: %s", errOut)
-	}
+	e.mustJarvis(t, token+"\n", "secrets", "set", "MY_TOKEN")
 	srv := mcpTestServer(t)
 	clean := func(what string, code int, out, errOut string) {
 		t.Helper()

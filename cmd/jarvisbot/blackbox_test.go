@@ -142,10 +142,7 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 	for _, tool := range tools {
 		for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
 			t.Run(tool.id+"/"+sig.String(), func(t *testing.T) {
-				e := newTestEnv(t)
-				f := withModel(t, e)
-				tg := withTelegram(t, e)
-				e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+				e, f, tg := ownerOnTelegram(t)
 				add := strings.Fields(tool.add)
 				if strings.HasPrefix(tool.id, "mcp:") {
 					add = append(add, mcpTestServer(t))
@@ -289,10 +286,7 @@ func TestBlackBoxShutdownDrainsX4(t *testing.T) {
 	})
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			e := newTestEnv(t)
-			f := withModel(t, e)
-			tg := withTelegram(t, e)
-			e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+			e, f, tg := ownerOnTelegram(t)
 			p := startProc(t, e, nil, "serve")
 			waitOutput(t, p.out, "jarvisbot is ready")
 			release := make(chan struct{})
@@ -317,10 +311,7 @@ func TestBlackBoxShutdownDrainsX4(t *testing.T) {
 // shutdown_timeout is stopped; the message is kept and answered once after
 // the restart.
 func TestBlackBoxShutdownDeadlineX4(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["JARVIS_SHUTDOWN_TIMEOUT"] = "300ms"
 	p := startProc(t, e, nil, "serve")
 	waitOutput(t, p.out, "jarvisbot is ready")

@@ -141,10 +141,7 @@ func checkBriefTurn(t *testing.T, reqs []fakellm.Request) {
 // the sign-in link, and once signed in the calendar works again without
 // a restart. No token reaches the chat.
 func TestRevokedGoogleSignInRenewedFromChatP4(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	as, api := withGoogle(t, e)
 	api.AddEvent("primary", fakegoogle.CalendarEvent{Summary: "Piano lesson", Start: e.clock.Now().Add(3 * time.Hour), End: e.clock.Now().Add(4 * time.Hour)})
 	if code, out, errOut := signInAs(t, e, as, "plugins", "install", "google-calendar"); code != 0 {

@@ -29,9 +29,7 @@ func TestChatConsoleA2(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "Hi, I am here.") {
 				t.Fatalf("chat -m: exit %d\n%s\n%s", code, out, errOut)
 			}
-			if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-				t.Fatal("cli add")
-			}
+			e.mustJarvis(t, "", "cli", "add", "echo")
 			f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["approved","call"]}`}}}, fakellm.Step{Text: "Done."})
 			code, out, errOut = e.jarvisAnswering(t, "y", "chat", "-m", "run echo")
 			if code != 0 || !strings.Contains(out, "Approval needed: Run the program echo\nargs: \\[\"approved\",\"call\"\\]\nAsked by agent default · cli:echo\nApprove? It expires at ") || !strings.Contains(out, "Done.") {
@@ -73,9 +71,7 @@ func TestChatConsoleA2(t *testing.T) {
 func TestTypedAheadNeverApprovesCH2(t *testing.T) {
 	e := newTestEnv(t)
 	f := withModel(t, e)
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["typed","ahead"]}`}}}, fakellm.Step{Text: "Not run."})
 	code, out, errOut := e.jarvis(t, "y\nyes\n", "chat", "-m", "run echo")
 	if code != 0 || !strings.Contains(out, `"y" came before the question`) || !strings.Contains(out, "denied") {
@@ -163,14 +159,9 @@ func TestAgentsA1(t *testing.T) {
 func TestChatIsTheConsoleChannelCH1(t *testing.T) {
 	e := newTestEnv(t)
 	f := withModel(t, e)
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
-	inR, inW := io.Pipe()
-	out := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(context.Background(), []string{"chat"}, e.app(inR, out, out)) }()
-	say := func(s string) { io.WriteString(inW, s+"\n") }
+	e.mustJarvis(t, "", "cli", "add", "echo")
+	c := startTerminal(e, "chat")
+	out, say, done := c.out, c.say, c.done
 	waitOutput(t, out, "talking to agent default")
 	say("/help")
 	waitOutput(t, out, "/cancel — stop the answer in progress")
@@ -190,7 +181,7 @@ func TestChatIsTheConsoleChannelCH1(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatalf("/quit did not end chat:\n%s", out.String())
 	}
-	inW.Close()
+	c.in.Close()
 	if n := len(f.Requests()); n != 2 {
 		t.Errorf("%d model calls, want 2 (the slash commands are not the model's)", n)
 	}

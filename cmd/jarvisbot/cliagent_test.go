@@ -52,14 +52,9 @@ func npmBin(t *testing.T, pkg, bin string) string {
 // for any agent, and the CLI's final answer is posted.
 func TestClaudeCodeAgentCallsJarvisbotToolsM5(t *testing.T) {
 	bin := npmBin(t, "@anthropic-ai/claude-code", "claude")
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["PATH"] = bin + string(os.PathListSeparator) + os.Getenv("PATH")
-	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatalf("cli add: %s", errOut)
-	}
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	if code, out, errOut := e.jarvis(t, "", "agents", "edit", "default", "--provider", "claude-code"); code != 0 || !strings.Contains(out, "provider: claude-code") {
 		t.Fatalf("agents edit --provider: %s %s", out, errOut)
 	}
@@ -99,10 +94,7 @@ func TestClaudeCodeAgentCallsJarvisbotToolsM5(t *testing.T) {
 // (its provider set in CODEX_HOME, passed through to the CLI).
 func TestCodexAgentCallsJarvisbotToolsM5(t *testing.T) {
 	bin := npmBin(t, "@openai/codex", "codex")
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["PATH"] = bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	home := t.TempDir()
 	config := `model = "gpt-test"
@@ -122,12 +114,8 @@ stream_max_retries = 0
 	}
 	e.vars["CODEX_HOME"] = home
 	e.vars["OPENAI_API_KEY"] = "test-key" // an OPENAI_* setting: passed through to the CLI
-	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatalf("cli add: %s", errOut)
-	}
-	if code, _, errOut := e.jarvis(t, "", "agents", "edit", "default", "--provider", "codex"); code != 0 {
-		t.Fatalf("agents edit --provider: %s", errOut)
-	}
+	e.mustJarvis(t, "", "cli", "add", "echo")
+	e.mustJarvis(t, "", "agents", "edit", "default", "--provider", "codex")
 	echo := "mcp__jb__" + llm.WireName("cli:echo")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: echo, Input: `{"args":["via","codex"]}`}}},
 		fakellm.Step{Text: "Codex echoed: via codex."})

@@ -20,10 +20,7 @@ import (
 func TestServeStopsWithoutErrorsX4(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			e := newTestEnv(t)
-			withModel(t, e)
-			withTelegram(t, e)
-			e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+			e, _, _ := ownerOnTelegram(t)
 			e.vars["JARVIS_WEB_LISTEN"], e.vars["JARVIS_MCP_LISTEN"] = "127.0.0.1:0", "127.0.0.1:0"
 			p := startProc(t, e, nil, "serve")
 			waitOutput(t, p.out, "jarvisbot is ready")
@@ -64,10 +61,7 @@ func TestServeStopsOnAnAddressTheOwnerSetX4(t *testing.T) {
 			"telegram.webhook_listen or JARVIS_TELEGRAM_WEBHOOK_LISTEN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEnv(t)
-			withModel(t, e)
-			withTelegram(t, e)
-			e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+			e, _, _ := ownerOnTelegram(t)
 			maps.Copy(e.vars, tc.vars)
 			p := startProc(t, e, nil, "serve")
 			p.wait(t, 60*time.Second)

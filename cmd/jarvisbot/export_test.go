@@ -16,9 +16,7 @@ import (
 func TestCatalogExportFileWrittenOrSaidX4(t *testing.T) {
 	e := newTestEnv(t)
 	out := filepath.Join(t.TempDir(), "snap.json")
-	if code, _, errOut := e.jarvis(t, "", "catalog", "export", "--cached", "-o", out); code != 0 {
-		t.Fatalf("export: exit %d %s", code, errOut)
-	}
+	e.mustJarvis(t, "", "catalog", "export", "--cached", "-o", out)
 	if _, err := assembly.ReadSnapshotFile(out); err != nil {
 		t.Fatalf("the exported snapshot does not read back: %v", err)
 	}

@@ -39,10 +39,7 @@ func get(url string, headers ...string) (int, string) {
 // answer in progress finishes; `jarvisbot healthcheck --ready` exits 0
 // and then 1 with it.
 func TestServeProbesAndMetrics(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["JARVIS_WEB_LISTEN"] = "127.0.0.1:0"
 	e.vars["JARVIS_WEB_METRICS"] = "1"
 	p := startProc(t, e, nil, "serve")

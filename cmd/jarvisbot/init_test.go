@@ -73,9 +73,7 @@ func TestInitWritesConfigAndStore(t *testing.T) {
 func TestInitRefusesToOverwrite(t *testing.T) {
 	e := newTestEnv(t)
 	cfgPath := filepath.Join(e.vars["XDG_CONFIG_HOME"], "jarvisbot", "config.yaml")
-	if code, _, errOut := e.jarvis(t, "", "init"); code != 0 {
-		t.Fatalf("first init: %s", errOut)
-	}
+	e.mustJarvis(t, "", "init")
 	edited := []byte("log_level: debug\n")
 	if err := os.WriteFile(cfgPath, edited, 0o600); err != nil {
 		t.Fatal(err)
@@ -120,9 +118,7 @@ func TestInitAtExplicitPath(t *testing.T) {
 	if code, _, errOut := e.jarvis(t, "", "secrets", "list"); code != 1 || !strings.Contains(errOut, "jarvisbot init") {
 		t.Errorf("before init: exit %d, stderr %q; want 1 and a hint to run init", code, errOut)
 	}
-	if code, _, errOut := e.jarvis(t, "", "init"); code != 0 {
-		t.Fatalf("init: %s", errOut)
-	}
+	e.mustJarvis(t, "", "init")
 	if _, err := os.Stat(p); err != nil {
 		t.Errorf("init did not write %s: %v", p, err)
 	}

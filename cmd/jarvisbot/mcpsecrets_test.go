@@ -13,10 +13,11 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"github.com/jarvisbot/jarvisbot/store/secrets"
 )
 
-// keyringContents reads every secret of the test's file keyring.
-func keyringContents(t *testing.T, e *testEnv) map[string]string {
+// testKeyring opens the keyring e's config names, as commands do.
+func testKeyring(t *testing.T, e *testEnv) *secrets.Keyring {
 	t.Helper()
 	a := &cli{Env: app.Env{Getenv: e.getenv}}
 	cfg, err := a.LoadConfig()
@@ -27,6 +28,13 @@ func keyringContents(t *testing.T, e *testEnv) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return k
+}
+
+// keyringContents reads every secret of the test's file keyring.
+func keyringContents(t *testing.T, e *testEnv) map[string]string {
+	t.Helper()
+	k := testKeyring(t, e)
 	names, err := k.Names(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -45,9 +53,7 @@ func keyringContents(t *testing.T, e *testEnv) map[string]string {
 // setSecret stores a secret the way the owner does.
 func setSecret(t *testing.T, e *testEnv, name, value string) {
 	t.Helper()
-	if code, _, errOut := e.jarvis(t, value, "secrets", "set", name); code != 0 {
-		t.Fatalf("secrets set %s: %s", name, errOut)
-	}
+	e.mustJarvis(t, value, "secrets", "set", name)
 }
 
 // databaseBytes is everything the database keeps on disk: the file and its
@@ -219,9 +225,7 @@ func TestMCPImportAllOrNothingX3M1(t *testing.T) {
 	e := newTestEnv(t)
 	e.vars["JARVIS_MCP_INIT_TIMEOUT"] = "5s"
 	srv := mcpTestServer(t)
-	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "taken", "--", srv); code != 0 {
-		t.Fatal(errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "taken", "--", srv)
 	setSecret(t, e, "KEPT", "kept-value")
 	good := func(token string) map[string]any {
 		return map[string]any{"command": srv, "env": map[string]string{"API_TOKEN": token}}
@@ -293,12 +297,8 @@ func TestMCPRemoveDeletesOnlyItsSecretsX3(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("add one: %s\n%s", out, errOut)
 	}
-	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "two", "--env", "X=${MCP_ONE_SHARED_TOKEN}", "--", srv); code != 0 {
-		t.Fatalf("add two: %s", errOut)
-	}
-	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo", "--env", "PW=${MCP_ONE_DB_PASSWORD}"); code != 0 {
-		t.Fatalf("cli add: %s", errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "two", "--env", "X=${MCP_ONE_SHARED_TOKEN}", "--", srv)
+	e.mustJarvis(t, "", "cli", "add", "echo", "--env", "PW=${MCP_ONE_DB_PASSWORD}")
 	e.writeConfig(t, "provider:\n  api_key_secret: MCP_ONE_SECRET_KEY\n")
 	code, out, errOut = e.jarvis(t, "", "mcp", "remove", "one")
 	if code != 0 {
@@ -319,9 +319,7 @@ func TestMCPRemoveDeletesOnlyItsSecretsX3(t *testing.T) {
 
 	// When what refers to secrets cannot be read (a damaged CLI tool row),
 	// the server is still removed, and its secrets stay.
-	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "three", "--env", "API_TOKEN=three-uses-this", "--", srv); code != 0 {
-		t.Fatalf("add three: %s", errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "three", "--env", "API_TOKEN=three-uses-this", "--", srv)
 	sqldb, err := sql.Open("sqlite", filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -346,9 +344,7 @@ func TestMCPRemoveDeletesOnlyItsSecretsX3(t *testing.T) {
 // removed, and a literal secret an older version stored is never printed.
 func TestMCPDamagedRowsStayManageableM1ST1(t *testing.T) {
 	e := newTestEnv(t)
-	if code, _, errOut := e.jarvis(t, "", "mcp", "list"); code != 0 {
-		t.Fatal(errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "list")
 	const oldSecret = "old-literal-secret-value"
 	sqldb, err := sql.Open("sqlite", filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db"))
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/app"
-	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
 	"github.com/jarvisbot/jarvisbot/plugins/signin"
 )
 
@@ -36,12 +35,7 @@ func grantOf(t *testing.T, e *testEnv, plugin string) signin.Grant {
 // not offer its server or switch its manual on and says how to renew the
 // sign-in, and a renewed sign-in brings both back.
 func TestNeedsAttentionHasNoToolsP4C7(t *testing.T) {
-	as := fakeoauth.NewAuthServer(t)
-	pm := fakeoauth.NewProtectedMCP(t, as)
-	e := newTestEnv(t)
-	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
-		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
-	}
+	e, as, _ := installSignedIn(t)
 	// Connecting once keeps the server's tool list in the store, as the
 	// service does: that is what the commands remember.
 	if code, out, errOut := e.jarvis(t, "", "mcp", "list", "--check"); code != 0 || !strings.Contains(out, "up") {

@@ -17,10 +17,7 @@ import (
 // against the running serve work the same way; revoking an app that
 // paused says so, or lifts its pause with --resume.
 func TestOwnerLiftsAnAppsPauseX5M4(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	ops := addApp(t, e, "ops", "full")
 	night := addApp(t, e, "night", "full")
 	url, log, stop := serveWithSurface(t, e)
@@ -105,10 +102,7 @@ func TestOwnerLiftsAnAppsPauseX5M4(t *testing.T) {
 // it lifts the pause and the owner's waiting message is answered; the
 // header's Pause button pauses as the owner.
 func TestDashboardLiftsAnAppsPauseX5W1(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["JARVIS_MCP_LISTEN"] = "127.0.0.1:0"
 	ops := addApp(t, e, "ops", "full")
 	b, out, _ := serveSignedIn(t, e)
@@ -155,14 +149,9 @@ func TestDashboardLiftsAnAppsPauseX5W1(t *testing.T) {
 // paused does not run for an app: schedule_run says the owner paused it,
 // and nothing reaches the model or the chat; resumed, it runs.
 func TestScheduleRunRespectsTheOwnersPauseX5M4(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	key := addApp(t, e, "builds", "work")
-	if code, out, errOut := e.jarvis(t, "", "schedule", "pause", "morning-brief"); code != 0 {
-		t.Fatalf("schedule pause: exit %d\n%s\n%s", code, out, errOut)
-	}
+	e.mustJarvis(t, "", "schedule", "pause", "morning-brief")
 	url, _, stop := serveWithSurface(t, e)
 	defer stop()
 	app := appClient(t, url, key)
@@ -174,9 +163,7 @@ func TestScheduleRunRespectsTheOwnersPauseX5M4(t *testing.T) {
 	if n := len(f.Requests()); n != 0 {
 		t.Errorf("the paused skill reached the model: %d requests", n)
 	}
-	if code, out, errOut := e.jarvis(t, "", "schedule", "resume", "morning-brief"); code != 0 {
-		t.Fatalf("schedule resume: exit %d\n%s\n%s", code, out, errOut)
-	}
+	e.mustJarvis(t, "", "schedule", "resume", "morning-brief")
 	f.Push(fakellm.Step{Text: "Brief: a quiet day."})
 	if text, isErr := callApp(t, app, "schedule_run", map[string]any{"skill": "morning-brief"}); isErr || !strings.Contains(text, "morning-brief ran: ok") {
 		t.Errorf("schedule_run once resumed: %q (error %v)", text, isErr)
@@ -191,10 +178,7 @@ func TestScheduleRunRespectsTheOwnersPauseX5M4(t *testing.T) {
 // marked in its caption and its first line; more than 1 MiB is refused
 // with the bound said.
 func TestNotifyOwnerIsBoundedAndMarkedX5M4(t *testing.T) {
-	e := newTestEnv(t)
-	withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, _, tg := ownerOnTelegram(t)
 	key := addApp(t, e, "builds", "work")
 	url, _, stop := serveWithSurface(t, e)
 	defer stop()

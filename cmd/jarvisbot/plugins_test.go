@@ -93,9 +93,7 @@ func TestPluginsInstallP2S2(t *testing.T) {
 func TestPluginInstallRecordsServers(t *testing.T) {
 	e := newTestEnv(t)
 	for _, p := range []string{"github", "deepwiki"} {
-		if code, out, errOut := e.jarvis(t, "", "plugins", "install", p, "--no-signin"); code != 0 {
-			t.Fatalf("install %s: %s %s", p, out, errOut)
-		}
+		e.mustJarvis(t, "", "plugins", "install", p, "--no-signin")
 	}
 	_, out, _ := e.jarvis(t, "", "mcp", "list", "--json")
 	var rows []app.ServerRow

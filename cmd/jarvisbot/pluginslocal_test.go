@@ -136,9 +136,7 @@ func TestPluginsInstallDirShowsAndAsksX2P1(t *testing.T) {
 // they are kept, and the decision is shown later.
 func TestPluginsInstallDirDropsGrantsS6(t *testing.T) {
 	e := newTestEnv(t)
-	if code, out, errOut := e.jarvis(t, "", "plugins", "install", writeLocalPlugin(t, "demo"), "--yes"); code != 0 {
-		t.Fatalf("install: exit %d %s %s", code, out, errOut)
-	}
+	e.mustJarvis(t, "", "plugins", "install", writeLocalPlugin(t, "demo"), "--yes")
 	r, ok := listSkills(t, e).find("skill:demo")
 	if !ok || r.Schedule != "" || r.Voice || !r.Enabled {
 		t.Errorf("untrusted manual: %+v (found %v)", r, ok)
@@ -213,16 +211,12 @@ func TestPluginsLocalNeverShadowsShippedP1(t *testing.T) {
 func TestPluginsRemoveLocalStaysInItsFolderX1(t *testing.T) {
 	e := newTestEnv(t)
 	src := writeLocalPlugin(t, "demo")
-	if code, _, errOut := e.jarvis(t, "", "plugins", "install", src, "--yes"); code != 0 {
-		t.Fatal(errOut)
-	}
+	e.mustJarvis(t, "", "plugins", "install", src, "--yes")
 	plugins := filepath.Join(e.vars["JARVIS_DATA_DIR"], "plugins")
 	// A link in the plugins folder to a plugin folder outside.
 	other := writeLocalPlugin(t, "other")
 	os.Symlink(other, filepath.Join(plugins, "other"))
-	if code, _, errOut := e.jarvis(t, "", "plugins", "remove", "demo"); code != 0 {
-		t.Fatalf("remove: %s", errOut)
-	}
+	e.mustJarvis(t, "", "plugins", "remove", "demo")
 	if _, err := os.Stat(filepath.Join(plugins, "demo")); !os.IsNotExist(err) {
 		t.Errorf("the copy is still there: %v", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/app"
-	"github.com/jarvisbot/jarvisbot/internal/fakes/fakeoauth"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 )
 
@@ -16,12 +15,7 @@ import (
 // missing), the command says so, and that catalog list and route still
 // show the plugin connected, besides how to renew the sign-in.
 func TestNeedsAttentionNotRecordedIsSaidP4X4(t *testing.T) {
-	as := fakeoauth.NewAuthServer(t)
-	pm := fakeoauth.NewProtectedMCP(t, as)
-	e := newTestEnv(t)
-	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
-		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
-	}
+	e, as, _ := installSignedIn(t)
 	db, err := sqlstore.Open(context.Background(), app.DBPath(mustConfig(t, e)))
 	if err != nil {
 		t.Fatal(err)
@@ -47,12 +41,7 @@ func TestNeedsAttentionNotRecordedIsSaidP4X4(t *testing.T) {
 // that its sign-in stays in the keyring and how to delete it, instead of
 // reporting it forgotten; the sign-in is indeed still there.
 func TestPluginRemoveSaysWhenItsSignInStaysP3X3(t *testing.T) {
-	as := fakeoauth.NewAuthServer(t)
-	pm := fakeoauth.NewProtectedMCP(t, as)
-	e := newTestEnv(t)
-	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
-		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
-	}
+	e, _, _ := installSignedIn(t)
 	// The keyring's folder is unreachable while the command runs: a file
 	// stands where the folder was.
 	dir := app.KeyringDir(mustConfig(t, e))

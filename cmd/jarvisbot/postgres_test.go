@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore/pgtest"
 )
 
 // TestServeOnPostgresST2: with JARVIS_DATABASE_URL set, the commands and
@@ -19,32 +19,24 @@ import (
 // the CLI, a tool connected, a console turn and its history; no SQLite
 // file appears in the data directory.
 func TestServeOnPostgresST2(t *testing.T) {
-	dbURL := freshPostgres(t)
+	dbURL := pgtest.Fresh(t, "replicas")
 	e := newTestEnv(t)
 	f := withModel(t, e)
 	e.vars["JARVIS_DATABASE_URL"] = dbURL
-	if code, out, errOut := e.jarvis(t, "", "agents", "add", "notes", "--describe", "keeps my wiki notes tidy"); code != 0 {
-		t.Fatalf("agents add: exit %d\n%s\n%s", code, out, errOut)
-	}
-	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatalf("cli add: %s", errOut)
-	}
+	e.mustJarvis(t, "", "agents", "add", "notes", "--describe", "keeps my wiki notes tidy")
+	e.mustJarvis(t, "", "cli", "add", "echo")
 
-	inR, inW := io.Pipe()
-	out := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, nil, e.app(inR, out, out)) }()
-	waitOutput(t, out, "listening here")
+	c := startTerminal(e)
+	waitOutput(t, c.out, "listening here")
 	f.Push(fakellm.Step{Text: "Hello from PostgreSQL."})
-	_, _ = io.WriteString(inW, "hi\n")
-	waitOutput(t, out, "Hello from PostgreSQL.")
-	cancel()
-	inW.Close()
+	c.say("hi")
+	waitOutput(t, c.out, "Hello from PostgreSQL.")
+	c.stop()
+	c.in.Close()
 	select {
-	case <-done:
+	case <-c.done:
 	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not stop:\n%s", out.String())
+		t.Fatalf("serve did not stop:\n%s", c.out.String())
 	}
 
 	db, err := sqlstore.Open(context.Background(), dbURL)
@@ -52,7 +44,7 @@ func TestServeOnPostgresST2(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ctx = context.Background()
+	ctx := context.Background()
 	if a, err := db.Agent(ctx, "notes"); err != nil || a.Description != "keeps my wiki notes tidy" {
 		t.Errorf("the agent in PostgreSQL: %+v, %v", a, err)
 	}

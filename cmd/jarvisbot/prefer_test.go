@@ -42,9 +42,7 @@ func TestPreferBreaksManualTieC5(t *testing.T) {
 	if !strings.Contains(text, "won the tie with spotify: preferred by the owner") || !strings.Contains(text, "lost the tie to youtube-music") {
 		t.Errorf("route text says nothing of the tie:\n%s", text)
 	}
-	if code, _, errOut := e.jarvis(t, "", "plugins", "prefer", "--clear", "youtube-music"); code != 0 {
-		t.Fatalf("plugins prefer --clear: exit %d: %s", code, errOut)
-	}
+	e.mustJarvis(t, "", "plugins", "prefer", "--clear", "youtube-music")
 	if s := skillsOf()["skill:spotify"]; s.Tie != nil || s.Entry != "join" {
 		t.Errorf("after --clear: %+v", s)
 	}

@@ -58,9 +58,7 @@ func TestDataPrivateX3ST1(t *testing.T) {
 	if err := os.WriteFile(db, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := e.jarvis(t, "", "init"); code != 0 {
-		t.Fatalf("init: %s", errOut)
-	}
+	e.mustJarvis(t, "", "init")
 	wantMode(t, "after init", 0o700, dirs...)
 	wantMode(t, "after init", 0o600, db)
 
@@ -104,9 +102,7 @@ func TestFreshDataPrivateX3ST1(t *testing.T) {
 	e = newTestEnv(t)
 	f := withModel(t, e)
 	f.Push(fakellm.Step{Text: "Hello."})
-	if code, out, errOut := e.jarvis(t, "", "chat", "-m", "hi"); code != 0 {
-		t.Fatalf("chat: exit %d\n%s\n%s", code, out, errOut)
-	}
+	e.mustJarvis(t, "", "chat", "-m", "hi")
 	data = e.vars["JARVIS_DATA_DIR"]
 	db = filepath.Join(data, "jarvisbot.db")
 	wantMode(t, "after a first chat", 0o700, data)

@@ -58,9 +58,7 @@ func TestChatRecoversAGateMissC8(t *testing.T) {
 	e := newTestEnv(t)
 	f := withModel(t, e)
 	srv := mcpTestServer(t)
-	if code, out, errOut := e.jarvis(t, "", "mcp", "add", "maps", "--", srv, "-name", "maps", "-tools-file", mapsToolsFile(t)); code != 0 {
-		t.Fatalf("mcp add: exit %d\n%s\n%s", code, out, errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "maps", "--", srv, "-name", "maps", "-tools-file", mapsToolsFile(t))
 	if got := offered(t, e, vagueRequest); len(got) != 0 {
 		t.Fatalf("precondition: the gate offered %v for %q; the test needs a miss", got, vagueRequest)
 	}

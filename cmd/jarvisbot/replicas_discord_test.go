@@ -14,6 +14,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore/pgtest"
 )
 
 // shardLine is a replica's log line on taking or letting go of a shard.
@@ -50,7 +51,9 @@ func TestReplicasDiscordShardsST2(t *testing.T) { discordShards(t, "") }
 
 // TestReplicasDiscordShardsPostgresST2 is the same on PostgreSQL, where
 // the shards' leases are advisory locks and the turns River jobs.
-func TestReplicasDiscordShardsPostgresST2(t *testing.T) { discordShards(t, freshPostgres(t)) }
+func TestReplicasDiscordShardsPostgresST2(t *testing.T) {
+	discordShards(t, pgtest.Fresh(t, "replicas"))
+}
 
 // discordShards runs the shards' test on the store at dbURL, or on the
 // SQLite store in the data directory when dbURL is "".
@@ -71,9 +74,7 @@ func discordShards(t *testing.T, dbURL string) {
 	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
 	e.vars["JARVIS_DISCORD_OWNERS"] = "777"
 	e.vars["JARVIS_DISCORD_SHARDS"] = strconv.Itoa(shards)
-	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t)); code != 0 {
-		t.Fatal(errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t))
 
 	procs := make([]*proc, replicas)
 	for i := range procs {

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,44 +21,8 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 	"github.com/jarvisbot/jarvisbot/internal/testwait"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore/pgtest"
 )
-
-// freshPostgres makes an empty database on the test cluster
-// (JARVIS_TEST_POSTGRES_URL, which scripts/test.sh sets) and returns its
-// URL; the test is skipped where there is none.
-func freshPostgres(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv("JARVIS_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("JARVIS_TEST_POSTGRES_URL is not set: scripts/test.sh starts a PostgreSQL for the replicas' tests")
-	}
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connecting to the test PostgreSQL: %v", err)
-	}
-	defer admin.Close(ctx)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "replicas_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			return
-		}
-		defer c.Close(context.Background())
-		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
 
 // loadPlan is a load run: chats × perChat messages through a balancer
 // over the replicas, the model answering each after modelDelay; with
@@ -90,12 +51,9 @@ var loadText = regexp.MustCompile(`chat (\d+) message (\d+)`)
 // and that none is left waiting.
 func runLoad(t testing.TB, plan loadPlan) loadResult {
 	t.Helper()
-	dbURL := freshPostgres(t)
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
+	dbURL := pgtest.Fresh(t, "replicas")
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["JARVIS_DATABASE_URL"] = dbURL
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
 	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "https://127.0.0.1:1/telegram" // the balancer, as Telegram knows it
 
 	if plan.extras {
@@ -107,9 +65,7 @@ func runLoad(t testing.TB, plan loadPlan) loadResult {
 		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skill), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-			t.Fatalf("cli add echo: %s", errOut)
-		}
+		e.mustJarvis(t, "", "cli", "add", "echo")
 	}
 
 	// The model answers each message with its words, after modelDelay;
@@ -468,12 +424,9 @@ func BenchmarkReplicasST2(b *testing.B) {
 // not run the chat's turn stops the turn on the one that does. Replica a
 // starts alone and begins a turn; b starts after and gets the /cancel.
 func TestPostgresReplicasCancelST2(t *testing.T) {
-	dbURL := freshPostgres(t)
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
+	dbURL := pgtest.Fresh(t, "replicas")
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["JARVIS_DATABASE_URL"] = dbURL
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
 	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "https://127.0.0.1:1/telegram"
 	never := make(chan struct{}) // the model never answers: the turn runs until stopped
 	defer close(never)

@@ -56,10 +56,7 @@ func countText(sent []faketelegram.Sent, chat int64, text string) int {
 // wrong secret is refused. A replica that stops leaves the webhook to the
 // other.
 func TestReplicasTelegramWebhookST2(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["JARVIS_TELEGRAM_WEBHOOK_URL"] = "https://127.0.0.1:1/telegram" // the balancer's address, as Telegram knows it
 	addrs := []string{freeAddr(t), freeAddr(t)}
 	var stops []func()
@@ -136,10 +133,7 @@ func TestReplicasTelegramWebhookST2(t *testing.T) {
 // poller), the other says it waits; killed (kill -9), the poller's lease
 // ends with it and the other takes over and answers the next message.
 func TestReplicasTelegramPollingST2(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	// The first polls before the second starts, so which is which is known.
 	first := startProc(t, e, nil, "serve")
 	waitFor(t, "the first replica to poll", func() (bool, any) {

@@ -58,6 +58,17 @@ func (e *testEnv) jarvis(t testing.TB, stdin string, args ...string) (int, strin
 	return code, out.String(), errb.String()
 }
 
+// mustJarvis runs one command line like jarvis and fails the test unless
+// it exits 0; it returns stdout.
+func (e *testEnv) mustJarvis(t testing.TB, stdin string, args ...string) string {
+	t.Helper()
+	code, out, errOut := e.jarvis(t, stdin, args...)
+	if code != 0 {
+		t.Fatalf("jarvisbot %s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
 func decodeRoutes(t *testing.T, out string) []route.Output {
 	t.Helper()
 	var res []route.Output
@@ -251,9 +262,7 @@ func TestEvalGate(t *testing.T) {
 func TestCatalogExportRoundTrip(t *testing.T) {
 	e := newTestEnv(t)
 	out := filepath.Join(t.TempDir(), "export.json")
-	if code, _, errOut := e.jarvis(t, "", "catalog", "export", "--catalog", fixtures.Path(t, "catalog-seed.json"), "-o", out); code != 0 {
-		t.Fatalf("export: %s", errOut)
-	}
+	e.mustJarvis(t, "", "catalog", "export", "--catalog", fixtures.Path(t, "catalog-seed.json"), "-o", out)
 	code, got, errOut := e.jarvis(t, "", "route", "--catalog", out, "--json", "Build flashcards on the Cold War for revision")
 	if code != 0 || !strings.Contains(got, "mcp:notebooklm-mcp/flashcards_create") {
 		t.Errorf("route on the export: exit %d %s %s", code, got, errOut)

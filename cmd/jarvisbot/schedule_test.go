@@ -19,9 +19,7 @@ func TestScheduleListStartsNothingSC1(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "marked", "--", script); code != 0 {
-		t.Fatalf("mcp add: %d %s", code, errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "marked", "--", script)
 	starts := func() int {
 		b, err := os.ReadFile(marker)
 		if err != nil {

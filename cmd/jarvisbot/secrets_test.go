@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/jarvisbot/jarvisbot/app"
 )
 
 func TestSecretsCommand(t *testing.T) {
@@ -58,15 +56,7 @@ func TestSecretsCommand(t *testing.T) {
 	}
 
 	// The values are stored with exactly one line end removed.
-	a := &cli{Env: app.Env{Getenv: e.getenv}}
-	cfg, err := a.LoadConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := a.OpenSecrets(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := testKeyring(t, e)
 	for name, want := range map[string]string{"ANTHROPIC_API_KEY": value, "telegram/token": value} {
 		if got, err := k.Get(context.Background(), name); err != nil || got != want {
 			t.Errorf("%s = %q, %v; want %q", name, got, err, want)

@@ -63,9 +63,7 @@ func TestAgentDescriptionsAreBoundedAndShownEscapedX1X2(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "the description of agent big") || !strings.Contains(errOut, "at most 1 KiB") {
 		t.Errorf("agents add with a 2 KiB description: exit %d %q", code, errOut)
 	}
-	if code, out, errOut := e.jarvis(t, "", "agents", "add", "painter", "--describe", "paints \x1b[2J\x1b[31mred\x1b[0m pictures\nand more"); code != 0 {
-		t.Fatalf("agents add: exit %d\n%s\n%s", code, out, errOut)
-	}
+	e.mustJarvis(t, "", "agents", "add", "painter", "--describe", "paints \x1b[2J\x1b[31mred\x1b[0m pictures\nand more")
 	_, list, _ := e.jarvis(t, "", "agents", "list")
 	_, show, _ := e.jarvis(t, "", "agents", "show", "painter")
 	for what, text := range map[string]string{"agents list": list, "agents show": show} {
@@ -94,9 +92,7 @@ func TestImportRoundTripsExportAllOrNothingM4X2(t *testing.T) {
 	e := newTestEnv(t)
 	withModel(t, e)
 	withTelegram(t, e)
-	if code, _, errOut := e.jarvis(t, "", "skills", "off", "humanizer"); code != 0 {
-		t.Fatalf("skills off: %s", errOut)
-	}
+	e.mustJarvis(t, "", "skills", "off", "humanizer")
 	key := addApp(t, e, "backup", "full")
 	url, _, stop := serveWithSurface(t, e)
 	defer stop()
@@ -111,9 +107,7 @@ func TestImportRoundTripsExportAllOrNothingM4X2(t *testing.T) {
 		t.Fatalf("export is not JSON: %v\n%s", err, export)
 	}
 	// The owner switches it back on; importing the export switches it off.
-	if code, _, errOut := e.jarvis(t, "", "skills", "on", "humanizer"); code != 0 {
-		t.Fatalf("skills on: %s", errOut)
-	}
+	e.mustJarvis(t, "", "skills", "on", "humanizer")
 	text, isErr := callApp(t, app, "import", map[string]any{"data": data})
 	if isErr || !strings.Contains(text, "skill humanizer: switched off") {
 		t.Errorf("import: %s", text)

@@ -54,16 +54,9 @@ func waitOutput(t testing.TB, out *syncBuffer, want string) {
 func TestServeConsoleCH1(t *testing.T) {
 	e := newTestEnv(t)
 	f := withModel(t, e)
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
-	inR, inW := io.Pipe()
-	out := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, nil, e.app(inR, out, out)) }()
-	say := func(s string) { io.WriteString(inW, s+"\n") }
-
+	e.mustJarvis(t, "", "cli", "add", "echo")
+	c := startTerminal(e)
+	out, say := c.out, c.say
 	waitOutput(t, out, "listening here")
 	f.Push(fakellm.Step{Text: "Hello from the console."})
 	say("hi")
@@ -78,10 +71,10 @@ func TestServeConsoleCH1(t *testing.T) {
 	if !strings.Contains(out.String(), "Approved") {
 		t.Errorf("no outcome shown:\n%s", out.String())
 	}
-	cancel()
-	inW.Close()
+	c.stop()
+	c.in.Close()
 	select {
-	case <-done:
+	case <-c.done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
 	}
@@ -122,13 +115,8 @@ func TestScheduleCLI_SC1(t *testing.T) {
 // TestServeTelegramCH1: with a Telegram token, serve answers the owner in
 // Telegram, refuses a stranger once, and approvals arrive as buttons.
 func TestServeTelegramCH1(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
+	e, f, tg := ownerOnTelegram(t)
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	out, stopServe := startServe(t, e)
 	defer stopServe()
 	waitOutput(t, out, "jarvisbot is ready")
@@ -257,9 +245,7 @@ func TestEndToEndTelegramDiscordCH2(t *testing.T) {
 	e.writeConfig(t, "approvals:\n  channel: \"discord:"+approvals+"\"\n")
 	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
 	e.vars["JARVIS_TELEGRAM_OWNERS"], e.vars["JARVIS_DISCORD_OWNERS"] = "42", "777"
-	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t)); code != 0 {
-		t.Fatal(errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t))
 	out, stopServe := startServe(t, e)
 	defer stopServe()
 	waitOutput(t, out, "jarvisbot is ready")
@@ -387,10 +373,7 @@ func TestServeTelegramExpiryAnd5xxCH2(t *testing.T) {
 // approval request and the owner's tap; the old button still works, the
 // tool runs and the answer arrives.
 func TestServeRestartBeforeClickCH2(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.jarvis(t, "", "cli", "add", "echo")
 	start := func() func() {
 		out, stop := startServe(t, e)
@@ -465,6 +448,38 @@ func withModel(t testing.TB, e *testEnv) *fakellm.Server {
 	return f
 }
 
+// ownerOnTelegram is a test environment with a scripted model and a fake
+// Telegram whose owner is user 42.
+func ownerOnTelegram(t testing.TB) (*testEnv, *fakellm.Server, *faketelegram.Server) {
+	t.Helper()
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	tg := withTelegram(t, e)
+	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	return e, f, tg
+}
+
+// terminal is a command line run in-process with a pipe for its stdin, as
+// the owner runs it at a terminal.
+type terminal struct {
+	in   *io.PipeWriter
+	out  *syncBuffer // stdout and stderr
+	done chan int    // the exit code, once the run ends
+	stop context.CancelFunc
+}
+
+// startTerminal runs args in e (serve when there are none) on a terminal.
+func startTerminal(e *testEnv, args ...string) *terminal {
+	inR, inW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &terminal{in: inW, out: &syncBuffer{}, done: make(chan int, 1), stop: cancel}
+	go func() { c.done <- run(ctx, args, e.app(inR, c.out, c.out)) }()
+	return c
+}
+
+// say types a line on the terminal.
+func (c *terminal) say(s string) { _, _ = io.WriteString(c.in, s+"\n") }
+
 // withTelegram points the environment at a fake Telegram Bot API.
 func withTelegram(t testing.TB, e *testEnv) *faketelegram.Server {
 	t.Helper()
@@ -535,13 +550,8 @@ func TestServeAtHalfPastSevenSC1(t *testing.T) {
 // lets the answer finish, nothing runs after the store is closed, and the
 // pending request is neither lost nor drawn twice. Run under -race.
 func TestServeRepeatedStartStopX4(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
+	e, f, tg := ownerOnTelegram(t)
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	out, stop := startServe(t, e)
 	waitOutput(t, out, "jarvisbot is ready")
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("cli:echo"), Input: `{"args":["later"]}`}}})

@@ -36,6 +36,20 @@ func writePlugin(t *testing.T, url string) string {
 // signInAs runs a command that prints a sign-in link, opens the link as
 // the owner's browser would (the fake approves at once) and returns the
 // command's exit code and output.
+// installSignedIn is a test environment with the plugin acme (an MCP
+// server behind OAuth) installed and signed in; it returns the
+// environment, the authorization server and the server.
+func installSignedIn(t *testing.T) (*testEnv, *fakeoauth.AuthServer, *fakeoauth.ProtectedMCP) {
+	t.Helper()
+	as := fakeoauth.NewAuthServer(t)
+	pm := fakeoauth.NewProtectedMCP(t, as)
+	e := newTestEnv(t)
+	if code, out, errOut := signInAs(t, e, as, "plugins", "install", writePlugin(t, pm.URL), "--yes"); code != 0 {
+		t.Fatalf("install: exit %d\n%s\n%s", code, out, errOut)
+	}
+	return e, as, pm
+}
+
 func signInAs(t *testing.T, e *testEnv, as *fakeoauth.AuthServer, args ...string) (int, string, string) {
 	t.Helper()
 	pr, pw := io.Pipe()

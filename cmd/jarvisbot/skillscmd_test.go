@@ -31,9 +31,7 @@ Use pdftotext to read the PDF.
 // dropped list is stored and shown on the skill.
 func TestSkillsInstallS6(t *testing.T) {
 	e := newTestEnv(t)
-	src := filepath.Join(t.TempDir(), "pdf-tools")
-	os.MkdirAll(src, 0o700)
-	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(claudeSkill), 0o600)
+	src := skillSource(t, "pdf-tools", claudeSkill)
 	dest := filepath.Join(e.vars["JARVIS_DATA_DIR"], "skills", "pdf-tools", "SKILL.md")
 
 	code, out, errOut := e.jarvis(t, "n\n", "skills", "install", src)
@@ -124,9 +122,7 @@ func TestSkillsSwitchAndPromoteS5S7(t *testing.T) {
 	if got := entered("default", msg); len(got) == 0 || got[0] != "skill:humanizer" {
 		t.Fatalf("shipped humanizer: %v", got)
 	}
-	if code, _, _ := e.jarvis(t, "", "skills", "off", "humanizer"); code != 0 {
-		t.Fatal("off")
-	}
+	e.mustJarvis(t, "", "skills", "off", "humanizer")
 	if got := entered("default", msg); len(got) != 0 && got[0] == "skill:humanizer" {
 		t.Errorf("switched off but entered: %v", got)
 	}
@@ -200,6 +196,20 @@ func TestSkillsInstallBadInput(t *testing.T) {
 	}
 }
 
+// skillSource writes text as the SKILL.md of a folder named name, a
+// skill to install from, and returns the folder.
+func skillSource(t *testing.T, name, text string) string {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(src, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
 // hostileSkill has a body that would clear the screen, recolour text and
 // reverse part of a line if printed as it is.
 const hostileSkill = "---\nname: tricky\ndescription: Looks harmless.\n---\n# Tricky\n" +
@@ -211,9 +221,7 @@ const hostileSkill = "---\nname: tricky\ndescription: Looks harmless.\n---\n# Tr
 // visible escapes, never live, and says that there are some.
 func TestSkillsInstallShowsControlsX2(t *testing.T) {
 	e := newTestEnv(t)
-	src := filepath.Join(t.TempDir(), "tricky")
-	os.MkdirAll(src, 0o700)
-	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(hostileSkill), 0o600)
+	src := skillSource(t, "tricky", hostileSkill)
 	code, out, errOut := e.jarvis(t, "n\n", "skills", "install", src)
 	if code != 0 {
 		t.Fatalf("exit %d %s", code, errOut)
@@ -229,9 +237,7 @@ func TestSkillsInstallShowsControlsX2(t *testing.T) {
 		}
 	}
 	// Installed anyway, skills show does not print them live either.
-	if code, _, errOut := e.jarvis(t, "", "skills", "install", src, "--yes"); code != 0 {
-		t.Fatalf("install --yes: %s", errOut)
-	}
+	e.mustJarvis(t, "", "skills", "install", src, "--yes")
 	_, out, _ = e.jarvis(t, "", "skills", "show", "tricky")
 	if strings.Contains(out, "\x1b") || strings.Contains(out, "\u202E") || !strings.Contains(out, `\u202e`) {
 		t.Errorf("skills show:\n%q", out)
@@ -242,9 +248,7 @@ func TestSkillsInstallShowsControlsX2(t *testing.T) {
 // nothing is installed and the error says how to consent.
 func TestSkillsInstallNeedsAnAnswerX2(t *testing.T) {
 	e := newTestEnv(t)
-	src := filepath.Join(t.TempDir(), "pdf-tools")
-	os.MkdirAll(src, 0o700)
-	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(claudeSkill), 0o600)
+	src := skillSource(t, "pdf-tools", claudeSkill)
 	code, _, errOut := e.jarvis(t, "", "skills", "install", src)
 	if code == 0 || !strings.Contains(errOut, "no answer") || !strings.Contains(errOut, "--yes") {
 		t.Errorf("no answer: exit %d %s", code, errOut)

@@ -140,19 +140,12 @@ func TestSecondJarvisbotPostsAJobThroughTheFirstM4(t *testing.T) {
 // owner's buttons in Telegram, its own app cannot approve it, and the
 // owner's press completes it.
 func TestAppsNeedTheirKeyAndTheOwnersApprovalM4C2(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatalf("cli add: %s", errOut)
-	}
+	e, f, tg := ownerOnTelegram(t)
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	ops := addApp(t, e, "ops", "full")
 	viewer := addApp(t, e, "viewer", "read")
 	gone := addApp(t, e, "gone", "full")
-	if code, _, errOut := e.jarvis(t, "", "apps", "revoke", "gone"); code != 0 {
-		t.Fatalf("apps revoke: %s", errOut)
-	}
+	e.mustJarvis(t, "", "apps", "revoke", "gone")
 	url, _, stop := serveWithSurface(t, e)
 	defer stop()
 
@@ -269,10 +262,7 @@ func stdioApp(t *testing.T, e *testEnv) *client.Client {
 // is down, with one tool that says so; with the service up it forwards
 // the key's tools.
 func TestMCPServeStdioM4(t *testing.T) {
-	e := newTestEnv(t)
-	withModel(t, e)
-	withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, _, _ := ownerOnTelegram(t)
 	e.vars["JARVIS_APP_KEY"] = addApp(t, e, "desktop", "read")
 	e.vars["JARVIS_MCP_LISTEN"] = "127.0.0.1:1" // nothing listens there
 	down := stdioApp(t, e)
@@ -303,10 +293,7 @@ func TestMCPServeStdioM4(t *testing.T) {
 // the report goes to the owner's chat and the app hears how the run went;
 // an empty notice and an unknown skill are refused as such.
 func TestAppNotifiesAndRunsAScheduledSkillM4(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	key := addApp(t, e, "builds", "work")
 	url, _, stop := serveWithSurface(t, e)
 	defer stop()

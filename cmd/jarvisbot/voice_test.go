@@ -60,10 +60,7 @@ func TestVoiceNoteEndToEndV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	sp := withSpeech(t, e)
 	sp.PushText(said)
 	answerVoice := fakespeech.Spoken(t, "the ferns get water on friday")
@@ -118,10 +115,7 @@ func TestVoiceNoteEndToEndV1(t *testing.T) {
 func TestVoiceNoteWaitsForTranscriptionV1(t *testing.T) {
 	const said = "what time does the bakery open"
 	note := fakespeech.Spoken(t, said)
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	e.vars["JARVIS_VOICE_REPLY"] = "never"
 	out, stop := startServe(t, e)
 	waitOutput(t, out, "jarvisbot is ready")

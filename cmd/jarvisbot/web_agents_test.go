@@ -12,10 +12,7 @@ import (
 // and says so in the CLI's words; the CLI sees the agent and the
 // dashboard's edits; the default agent cannot be removed, another can.
 func TestDashboardAddsAgentsWithTheirFocusA1C6(t *testing.T) {
-	e := newTestEnv(t)
-	withModel(t, e)
-	withTelegram(t, e) // a channel that keeps serve running
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, _, _ := ownerOnTelegram(t) // a channel that keeps serve running
 	b, _, stop := serveWithDashboard(t, e)
 	defer stop()
 

@@ -88,13 +88,8 @@ func requestOf(data string) string {
 // board shows who decided. The chat's press that comes second answers
 // "already decided"; so does the browser when the chat decided first.
 func TestDashboardApprovesAChatRequestOnceW1C2(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
-	if code, _, _ := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatal("cli add")
-	}
+	e, f, tg := ownerOnTelegram(t)
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	b, out, stop := serveWithDashboard(t, e)
 	defer stop()
 

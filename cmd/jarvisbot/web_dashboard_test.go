@@ -21,14 +21,9 @@ import (
 // opened without the session, and a change posted without the CSRF token,
 // are refused. A screenshot of every page is kept among the artifacts.
 func TestDashboardInABrowserW1(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	tg := withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, tg := ownerOnTelegram(t)
 	withGoogle(t, e)
-	if code, _, errOut := e.jarvis(t, "", "cli", "add", "echo"); code != 0 {
-		t.Fatalf("cli add: %s", errOut)
-	}
+	e.mustJarvis(t, "", "cli", "add", "echo")
 	base, _, stop := startDashboard(t, e)
 	defer stop()
 

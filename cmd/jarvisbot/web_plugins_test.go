@@ -263,9 +263,7 @@ func TestDashboardSignsInAPluginsServerW1P3(t *testing.T) {
 	e := newTestEnv(t)
 	as := fakeoauth.NewAuthServer(t)
 	pm := fakeoauth.NewProtectedMCP(t, as)
-	if code, out, errOut := e.jarvis(t, "", "plugins", "install", writePlugin(t, pm.URL), "--yes", "--no-signin"); code != 0 {
-		t.Fatalf("install --no-signin: exit %d\n%s\n%s", code, out, errOut)
-	}
+	e.mustJarvis(t, "", "plugins", "install", writePlugin(t, pm.URL), "--yes", "--no-signin")
 	b, _, _ := servePluginsDashboard(t, e)
 	page := b.page("/plugins/acme")
 	if !strings.Contains(page, `id="renew-acme"`) || !strings.Contains(page, ">Sign in</button>") {

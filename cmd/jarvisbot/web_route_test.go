@@ -33,9 +33,7 @@ func routePage(body string) (tools []string, offered map[string]bool) {
 // order.
 func TestDashboardRouteW1C7(t *testing.T) {
 	e := newTestEnv(t)
-	if code, _, errOut := e.jarvis(t, "", "mcp", "add", "calculator", "--", mcpTestServer(t)); code != 0 {
-		t.Fatalf("mcp add: %d %s", code, errOut)
-	}
+	e.mustJarvis(t, "", "mcp", "add", "calculator", "--", mcpTestServer(t))
 	withTelegram(t, e) // a channel that keeps serve running
 	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
 	b, _, stop := serveSignedIn(t, e)

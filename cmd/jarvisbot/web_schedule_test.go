@@ -170,10 +170,7 @@ func TestDashboardScheduleW1SC1(t *testing.T) {
 // no second run) and belongs to serve: stopping serve ends it, recorded
 // as interrupted, before the store closes.
 func TestDashboardRunNowEndsWithServeW1SC1(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	withTelegram(t, e)
-	e.vars["JARVIS_TELEGRAM_OWNERS"] = "42"
+	e, f, _ := ownerOnTelegram(t)
 	e.vars["JARVIS_SHUTDOWN_TIMEOUT"] = "1s"
 	b, _, stop := serveSignedIn(t, e)
 	defer stop()

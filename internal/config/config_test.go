@@ -17,6 +17,30 @@ func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// loadIn writes content as the config file of a case named name under
+// dir and loads it with that file, HOME at dir and the case's extra
+// variables; it returns the config, the file's path and Load's error.
+func loadIn(t *testing.T, dir, name, content string, extra map[string]string) (Config, string, error) {
+	t.Helper()
+	path := writeFile(t, filepath.Join(dir, name, "config.yaml"), content)
+	e := map[string]string{"JARVIS_CONFIG": path, "HOME": dir}
+	for k, v := range extra {
+		e[k] = v
+	}
+	cfg, err := Load(env(e))
+	return cfg, path, err
+}
+
+// mentions fails the test for each word err's text does not hold.
+func mentions(t *testing.T, err error, words ...string) {
+	t.Helper()
+	for _, w := range words {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+}
+
 func writeFile(t *testing.T, path, content string) string {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -74,11 +98,7 @@ func TestLoadExplicitMissingFile(t *testing.T) {
 	if jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		t.Fatalf("code = %s (%v), want %s", jarvisbot.ErrorCode(err), err, jarvisbot.ENOTFOUND)
 	}
-	for _, want := range []string{path, "jarvisbot init"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %q", err, want)
-		}
-	}
+	mentions(t, err, path, "jarvisbot init")
 }
 
 func TestLoadFile(t *testing.T) {
@@ -228,12 +248,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeFile(t, filepath.Join(dir, tt.name, "config.yaml"), tt.content)
-			e := map[string]string{"JARVIS_CONFIG": path, "HOME": dir}
-			for k, v := range tt.env {
-				e[k] = v
-			}
-			_, err := Load(env(e))
+			_, path, err := loadIn(t, dir, tt.name, tt.content, tt.env)
 			if err == nil {
 				t.Fatal("Load succeeded")
 			}
@@ -243,11 +258,7 @@ func TestLoadErrors(t *testing.T) {
 			if tt.env == nil && !strings.Contains(err.Error(), path) {
 				t.Errorf("error %q does not name the file", err)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			mentions(t, err, tt.want...)
 		})
 	}
 }

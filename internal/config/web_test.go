@@ -1,8 +1,6 @@
 package config
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -32,21 +30,12 @@ func TestWebMetricsAndProxy(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeFile(t, filepath.Join(dir, tt.name, "config.yaml"), tt.content)
-			e := map[string]string{"JARVIS_CONFIG": path, "HOME": dir}
-			for k, v := range tt.env {
-				e[k] = v
-			}
-			cfg, err := Load(env(e))
+			cfg, _, err := loadIn(t, dir, tt.name, tt.content, tt.env)
 			if tt.err != nil {
 				if err == nil {
 					t.Fatal("Load succeeded")
 				}
-				for _, w := range tt.err {
-					if !strings.Contains(err.Error(), w) {
-						t.Errorf("error %q does not mention %q", err, w)
-					}
-				}
+				mentions(t, err, tt.err...)
 				return
 			}
 			if err != nil {
@@ -89,12 +78,7 @@ func TestTelegramWebhookListenerCH1(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeFile(t, filepath.Join(dir, tt.name, "config.yaml"), tt.content)
-			e := map[string]string{"JARVIS_CONFIG": path, "HOME": dir}
-			for k, v := range tt.env {
-				e[k] = v
-			}
-			_, err := Load(env(e))
+			_, _, err := loadIn(t, dir, tt.name, tt.content, tt.env)
 			if tt.err == nil {
 				if err != nil {
 					t.Fatal(err)
@@ -104,11 +88,7 @@ func TestTelegramWebhookListenerCH1(t *testing.T) {
 			if err == nil {
 				t.Fatal("Load succeeded")
 			}
-			for _, w := range tt.err {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
+			mentions(t, err, tt.err...)
 		})
 	}
 }

@@ -233,10 +233,7 @@ func ValidName(name string) error {
 
 // Get returns the named secret's value.
 func (k *Keyring) Get(ctx context.Context, name string) (string, error) {
-	if err := ValidName(name); err != nil {
-		return "", err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := usable(ctx, name); err != nil {
 		return "", err
 	}
 	k.mu.Lock()
@@ -251,12 +248,18 @@ func (k *Keyring) Get(ctx context.Context, name string) (string, error) {
 	return string(item.Data), nil
 }
 
-// Set stores value under name, replacing any previous value.
-func (k *Keyring) Set(ctx context.Context, name, value string) error {
+// usable says why a call about the secret name cannot go ahead: the name
+// is not one a secret may have, or ctx is done.
+func usable(ctx context.Context, name string) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
+	return ctx.Err()
+}
+
+// Set stores value under name, replacing any previous value.
+func (k *Keyring) Set(ctx context.Context, name, value string) error {
+	if err := usable(ctx, name); err != nil {
 		return err
 	}
 	k.mu.Lock()
@@ -282,10 +285,7 @@ func (k *Keyring) Set(ctx context.Context, name, value string) error {
 
 // Delete removes the named secret.
 func (k *Keyring) Delete(ctx context.Context, name string) error {
-	if err := ValidName(name); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := usable(ctx, name); err != nil {
 		return err
 	}
 	k.mu.Lock()

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,8 +12,7 @@ import (
 // ST2: a decided request is claimed by one process only, however many
 // ask at once over however many handles; a pending one by none.
 func TestCarryApprovalOnceST2(t *testing.T) {
-	path := testTarget(t)
-	a, b := openTest(t, path), openTest(t, path)
+	a, b := twoProcesses(t)
 	ctx := context.Background()
 	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	req := store.Approval{ID: "r1", Tool: "cli:echo", Summary: "Run echo", Agent: "default", Chat: "telegram:1", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
@@ -28,23 +26,15 @@ func TestCarryApprovalOnceST2(t *testing.T) {
 		t.Fatal(err)
 	}
 	var won atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 8 {
-		db := a
-		if i%2 == 1 {
-			db = b
+	atOnce(8, a, b, func(_ int, db *DB) {
+		ok, err := db.CarryApproval(ctx, "r1", "replica")
+		if err != nil {
+			t.Error(err)
 		}
-		wg.Go(func() {
-			ok, err := db.CarryApproval(ctx, "r1", "replica")
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				won.Add(1)
-			}
-		})
-	}
-	wg.Wait()
+		if ok {
+			won.Add(1)
+		}
+	})
 	if won.Load() != 1 {
 		t.Errorf("%d claims won, want 1", won.Load())
 	}

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,31 +15,22 @@ import (
 // command taken without one; the inbox row goes with the message's turn,
 // the record of the delivery stays until it is forgotten.
 func TestDeliveryTakenOnceST2(t *testing.T) {
-	path := testTarget(t)
-	a, b := openTest(t, path), openTest(t, path)
+	a, b := twoProcesses(t)
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	a.now, b.now = clock, clock
 	ctx := context.Background()
 
 	var stored atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 8 {
-		db := a
-		if i%2 == 1 {
-			db = b
+	atOnce(8, a, b, func(_ int, db *DB) {
+		_, err := db.Receive(ctx, store.Incoming{Chat: "telegram:42", User: "telegram:42", Text: "hello", Delivery: "500"})
+		switch {
+		case err == nil:
+			stored.Add(1)
+		case !errors.Is(err, store.ErrDelivered):
+			t.Error(err)
 		}
-		wg.Go(func() {
-			_, err := db.Receive(ctx, store.Incoming{Chat: "telegram:42", User: "telegram:42", Text: "hello", Delivery: "500"})
-			switch {
-			case err == nil:
-				stored.Add(1)
-			case !errors.Is(err, store.ErrDelivered):
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	})
 	waiting, err := a.Waiting(ctx)
 	if err != nil {
 		t.Fatal(err)

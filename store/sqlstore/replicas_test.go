@@ -7,28 +7,41 @@ import (
 	"time"
 )
 
-// ST2: of several processes asking for a shared value at once, one value
-// wins and every caller gets it; later callers do not make a new one.
-func TestSharedValueOneWinsST2(t *testing.T) {
+// twoProcesses opens two handles on one fresh target, each standing in for
+// a process of its own.
+func twoProcesses(t *testing.T) (a, b *DB) {
+	t.Helper()
 	path := testTarget(t)
-	a, b := openTest(t, path), openTest(t, path)
-	ctx := context.Background()
-	got := make([]string, 8)
+	return openTest(t, path), openTest(t, path)
+}
+
+// atOnce calls f n times at once, alternating between the handles a and b,
+// and returns when every call has.
+func atOnce(n int, a, b *DB, f func(i int, db *DB)) {
 	var wg sync.WaitGroup
-	for i := range got {
+	for i := range n {
 		db := a
 		if i%2 == 1 {
 			db = b
 		}
-		wg.Go(func() {
-			v, err := db.SharedValue(ctx, "webhook-salt", func() (string, error) { return string(rune('a' + i)), nil })
-			if err != nil {
-				t.Error(err)
-			}
-			got[i] = v
-		})
+		wg.Go(func() { f(i, db) })
 	}
 	wg.Wait()
+}
+
+// ST2: of several processes asking for a shared value at once, one value
+// wins and every caller gets it; later callers do not make a new one.
+func TestSharedValueOneWinsST2(t *testing.T) {
+	a, b := twoProcesses(t)
+	ctx := context.Background()
+	got := make([]string, 8)
+	atOnce(len(got), a, b, func(i int, db *DB) {
+		v, err := db.SharedValue(ctx, "webhook-salt", func() (string, error) { return string(rune('a' + i)), nil })
+		if err != nil {
+			t.Error(err)
+		}
+		got[i] = v
+	})
 	for _, v := range got {
 		if v != got[0] || v == "" {
 			t.Fatalf("callers got different values: %q", got)
@@ -43,8 +56,7 @@ func TestSharedValueOneWinsST2(t *testing.T) {
 // ST2: a role is held by one holder at a time across handles on one file;
 // released, the next holder gets it, and a waiting Lead is granted then.
 func TestLeaseOneHolderST2(t *testing.T) {
-	path := testTarget(t)
-	a, b := openTest(t, path), openTest(t, path)
+	a, b := twoProcesses(t)
 	ctx := context.Background()
 	la, ok, err := a.TryLead(ctx, "telegram-poll")
 	if err != nil || !ok {

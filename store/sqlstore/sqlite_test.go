@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -215,36 +214,23 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 
 func TestConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
-	path := testTarget(t)
-	db := openTest(t, path)
-	// A second handle on the same file stands in for a second process.
-	other := openTest(t, path)
+	db, other := twoProcesses(t)
 
 	const n = 20
-	var wg sync.WaitGroup
 	errs := make(chan error, 2*n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			h := db
-			if i%2 == 1 {
-				h = other
-			}
-			name := fmt.Sprintf("agent-%02d", i)
-			if err := h.CreateAgent(ctx, store.Agent{Name: name}); err != nil {
-				errs <- err
-				return
-			}
-			if err := h.UpdateAgent(ctx, store.Agent{Name: name, Description: "updated"}); err != nil {
-				errs <- err
-			}
-			if _, err := h.EnsureAgent(ctx, store.Agent{Name: store.DefaultAgent}); err != nil {
-				errs <- err
-			}
-		}(i)
-	}
-	wg.Wait()
+	atOnce(n, db, other, func(i int, h *DB) {
+		name := fmt.Sprintf("agent-%02d", i)
+		if err := h.CreateAgent(ctx, store.Agent{Name: name}); err != nil {
+			errs <- err
+			return
+		}
+		if err := h.UpdateAgent(ctx, store.Agent{Name: name, Description: "updated"}); err != nil {
+			errs <- err
+		}
+		if _, err := h.EnsureAgent(ctx, store.Agent{Name: store.DefaultAgent}); err != nil {
+			errs <- err
+		}
+	})
 	close(errs)
 	for err := range errs {
 		t.Errorf("concurrent write: %v", err)

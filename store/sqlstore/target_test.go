@@ -1,14 +1,11 @@
 package sqlstore
 
 import (
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/store/sqlstore/pgtest"
 )
 
 // The store's tests run on SQLite, or with JARVIS_TEST_STORE=postgres on
@@ -16,7 +13,7 @@ import (
 // scripts/test.sh starts a throwaway cluster and sets both).
 const (
 	envTestStore       = "JARVIS_TEST_STORE"
-	envTestPostgresURL = "JARVIS_TEST_POSTGRES_URL"
+	envTestPostgresURL = pgtest.EnvURL
 )
 
 // onPostgres reports whether this run tests the PostgreSQL store.
@@ -43,31 +40,7 @@ func testTarget(t *testing.T) string {
 	if base == "" {
 		t.Fatalf("%s=postgres needs %s, a superuser URL of the test cluster (scripts/postgres.sh pg_start sets it)", envTestStore, envTestPostgresURL)
 	}
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatalf("the test PostgreSQL: %v", err)
-	}
-	defer admin.Close()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "store_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(context.Background(), "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("creating test database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		admin, err := sql.Open("pgx", base)
-		if err != nil {
-			return
-		}
-		defer admin.Close()
-		_, _ = admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s: %v", envTestPostgresURL, err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return pgtest.Fresh(t, "store")
 }
 
 // testDialect is the dialect this run tests.

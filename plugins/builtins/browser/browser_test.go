@@ -42,6 +42,13 @@ func mustCall(t *testing.T, b *Browser, chat string, args any) string {
 	return text
 }
 
+// openErr opens u in chat c and returns the error it met.
+func openErr(t *testing.T, b *Browser, u string) error {
+	t.Helper()
+	_, err := call(t, b, "c", map[string]any{"action": "open", "url": u})
+	return err
+}
+
 // wantErr checks err's code and that its message holds each of words.
 func wantErr(t *testing.T, err error, code jarvisbot.Code, words ...string) {
 	t.Helper()
@@ -254,8 +261,7 @@ func TestLoopbackAndPrivateRefusedP6(t *testing.T) {
 		fmt.Sprintf("http://017700000001:%d/", port), // and in octal
 	} {
 		t.Run(u, func(t *testing.T) {
-			_, err := call(t, b, "c", map[string]any{"action": "open", "url": u})
-			wantErr(t, err, jarvisbot.EFORBIDDEN, "refused to connect", "not a public web address", "add it to browser.allow in the config if it is yours")
+			wantErr(t, openErr(t, b, u), jarvisbot.EFORBIDDEN, "refused to connect", "not a public web address", "add it to browser.allow in the config if it is yours")
 		})
 	}
 	if n := s.hits.Load(); n != 0 {
@@ -272,11 +278,9 @@ func TestMetadataAddressRefusedP6(t *testing.T) {
 		"http://[fd00:ec2::254]/latest/meta-data/",
 		"http://[::ffff:169.254.169.254]/",
 	} {
-		_, err := call(t, b, "c", map[string]any{"action": "open", "url": u})
-		wantErr(t, err, jarvisbot.EFORBIDDEN, "refused to connect")
+		wantErr(t, openErr(t, b, u), jarvisbot.EFORBIDDEN, "refused to connect")
 	}
-	_, err := call(t, b, "c", map[string]any{"action": "open", "url": "http://169.254.169.254/"})
-	wantErr(t, err, jarvisbot.EFORBIDDEN, "the cloud metadata address")
+	wantErr(t, openErr(t, b, "http://169.254.169.254/"), jarvisbot.EFORBIDDEN, "the cloud metadata address")
 }
 
 // table is a lookup that resolves names from a table, as a DNS server
@@ -313,8 +317,7 @@ func TestNameCheckedOnTheAddressItResolvesToP6(t *testing.T) {
 	wantErr(t, err, jarvisbot.EFORBIDDEN, "rebound.example.com (127.0.0.1)", "loopback")
 	_, err = call(t, b, "c", map[string]any{"action": "open", "url": fmt.Sprintf("http://mixed.example.com:%d/", port)})
 	wantErr(t, err, jarvisbot.EFORBIDDEN, "mixed.example.com (10.1.2.3)")
-	_, err = call(t, b, "c", map[string]any{"action": "open", "url": fmt.Sprintf("http://tv.home.test:%d/", port)})
-	wantErr(t, err, jarvisbot.EFORBIDDEN)
+	wantErr(t, openErr(t, b, fmt.Sprintf("http://tv.home.test:%d/", port)), jarvisbot.EFORBIDDEN)
 	if n := s.hits.Load(); n != 0 {
 		t.Fatalf("the server got %d requests from refused names", n)
 	}
@@ -384,8 +387,7 @@ func TestRedirectCountCappedP6(t *testing.T) {
 	})
 	b := New(Options{Allow: allowLoopback, MaxRedirects: 3})
 	contains(t, mustCall(t, b, "c", map[string]any{"action": "open", "url": s.URL + "/r/3"}), "Title: Arrived", "URL: "+s.URL+"/r/0")
-	_, err := call(t, b, "c", map[string]any{"action": "open", "url": s.URL + "/r/4"})
-	wantErr(t, err, jarvisbot.EUNAVAILABLE, "redirected more than 3 times")
+	wantErr(t, openErr(t, b, s.URL+"/r/4"), jarvisbot.EUNAVAILABLE, "redirected more than 3 times")
 }
 
 func TestHugePageCutAtMaxBytesP6(t *testing.T) {
@@ -442,8 +444,7 @@ func TestSlowPageTimesOutP6(t *testing.T) {
 	b := New(Options{Allow: allowLoopback, Timeout: 300 * time.Millisecond})
 	for _, path := range []string{"/never", "/stalls"} {
 		start := time.Now()
-		_, err := call(t, b, "c", map[string]any{"action": "open", "url": s.URL + path})
-		wantErr(t, err, jarvisbot.EUNAVAILABLE, "did not answer within 300ms")
+		wantErr(t, openErr(t, b, s.URL+path), jarvisbot.EUNAVAILABLE, "did not answer within 300ms")
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("%s: the call took %s with a 300ms cap", path, d)
 		}
@@ -510,8 +511,7 @@ func TestOnlyHTTPAndHTTPSOpenedP6(t *testing.T) {
 		"data:text/html,<h1>hi</h1>",
 		"gopher://example.org/",
 	} {
-		_, err := call(t, b, "c", map[string]any{"action": "open", "url": u})
-		wantErr(t, err, jarvisbot.EINVALID, "only http and https")
+		wantErr(t, openErr(t, b, u), jarvisbot.EINVALID, "only http and https")
 	}
 	_, err := call(t, b, "c", map[string]any{"action": "open", "url": "http://user:secret@example.org/"})
 	wantErr(t, err, jarvisbot.EINVALID, "user name or password")

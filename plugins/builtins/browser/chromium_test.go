@@ -95,8 +95,7 @@ func TestChromiumKeepsTheAddressRulesP6(t *testing.T) {
 
 func TestChromiumMissingSaysWhatToInstallP6(t *testing.T) {
 	b := New(Options{Engine: EngineChromium, ChromiumPath: "/nonexistent/chromium", Allow: allowLoopback})
-	_, err := call(t, b, "c", map[string]any{"action": "open", "url": "http://127.0.0.1:1/"})
-	wantErr(t, err, jarvisbot.EUNAVAILABLE, "apt install chromium", "set browser.engine to go")
+	wantErr(t, openErr(t, b, "http://127.0.0.1:1/"), jarvisbot.EUNAVAILABLE, "apt install chromium", "set browser.engine to go")
 }
 
 // TestProxyCloseEndsItsTunnelsP6: the proxy Chromium goes out through

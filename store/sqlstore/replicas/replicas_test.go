@@ -2,12 +2,8 @@ package replicas
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -19,43 +15,8 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore/pgtest"
 )
-
-// freshDatabase makes an empty database on the test cluster
-// (JARVIS_TEST_POSTGRES_URL, set by scripts/test.sh) and returns its URL.
-func freshDatabase(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("JARVIS_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("JARVIS_TEST_POSTGRES_URL is not set: scripts/test.sh starts a PostgreSQL for these tests")
-	}
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connecting to the test PostgreSQL: %v", err)
-	}
-	defer admin.Close(ctx)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "replicas_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			return
-		}
-		defer c.Close(context.Background())
-		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
 
 // stopped is the answerer's Later when its hold on the chat ended: the
 // task is tried again at once.
@@ -169,7 +130,7 @@ func startQueue(t *testing.T, dbURL, name string, c *chats, turn func(), opt Opt
 // ST2: messages of many chats queued on two replicas at random are each
 // answered once, in order per chat, and never by two replicas at once.
 func TestChatsAnsweredOnceInOrderAcrossReplicasST2(t *testing.T) {
-	dbURL := freshDatabase(t)
+	dbURL := pgtest.Fresh(t, "replicas")
 	c := newChats(t)
 	// A turn takes a little while, as a model's answer does, so that
 	// tasks of one chat meet on both replicas.
@@ -231,7 +192,7 @@ func TestChatsAnsweredOnceInOrderAcrossReplicasST2(t *testing.T) {
 // chat's lock went with the connection), and the other replica answers
 // the chat; a message stored but never queued is found by the sweep.
 func TestLostReplicaHandsItsChatOverST2(t *testing.T) {
-	dbURL := freshDatabase(t)
+	dbURL := pgtest.Fresh(t, "replicas")
 	c := newChats(t)
 	a := startQueue(t, dbURL, "a", c, func() {}, Options{})
 	ctx := context.Background()
@@ -312,7 +273,7 @@ func terminateLocks(t *testing.T, dbURL, replica string) {
 // SC1, ST2: every replica queues a skill's run at its due time; one task
 // is kept per skill and due time, and one replica runs it.
 func TestScheduledRunOncePerDueTimeST2(t *testing.T) {
-	dbURL := freshDatabase(t)
+	dbURL := pgtest.Fresh(t, "replicas")
 	c := newChats(t)
 	var mu sync.Mutex
 	ran := map[string][]string{}
@@ -396,7 +357,7 @@ func waitDrained(t *testing.T, dbURL string) {
 // try by every replica that notices; one task keeps it, tried again until
 // it is sent, and it is sent once.
 func TestReportDeliveryRetriedOnceST2(t *testing.T) {
-	dbURL := freshDatabase(t)
+	dbURL := pgtest.Fresh(t, "replicas")
 	c := newChats(t)
 	var mu sync.Mutex
 	tries, sent := 0, 0
@@ -439,7 +400,7 @@ func TestReportDeliveryRetriedOnceST2(t *testing.T) {
 // is passed to the replicas, and the one holding the chat hears it; with
 // no replica holding the chat there is nothing to stop and none is told.
 func TestCancelReachesTheReplicaAnsweringTheChatST2(t *testing.T) {
-	dbURL := freshDatabase(t)
+	dbURL := pgtest.Fresh(t, "replicas")
 	c := newChats(t)
 	heard := map[string]chan string{"a": make(chan string, 4), "b": make(chan string, 4)}
 	stopTurn := func(name string) func(string) { return func(chat string) { heard[name] <- chat } }
@@ -477,7 +438,7 @@ func TestCancelReachesTheReplicaAnsweringTheChatST2(t *testing.T) {
 // died) is followed by one that first has the run recorded as cut off,
 // then hands the due time to RunDue, which runs nothing twice.
 func TestRunCutOffIsRecordedST2(t *testing.T) {
-	dbURL := freshDatabase(t)
+	dbURL := pgtest.Fresh(t, "replicas")
 	c := newChats(t)
 	var mu sync.Mutex
 	var tries, abandoned []string
@@ -522,7 +483,7 @@ func TestRunCutOffIsRecordedST2(t *testing.T) {
 // ST2: while one try of a scheduled run is going, another try of it
 // (River rescuing a task whose replica is only slow) runs nothing.
 func TestRunNotTriedBesideItselfST2(t *testing.T) {
-	dbURL := freshDatabase(t)
+	dbURL := pgtest.Fresh(t, "replicas")
 	c := newChats(t)
 	a := startQueue(t, dbURL, "a", c, func() {}, Options{})
 	due := time.Date(2026, 12, 4, 7, 0, 0, 0, time.UTC)
