@@ -25,7 +25,7 @@ func testEnv(t *testing.T, extra map[string]string) *Env {
 			t.Errorf("warnings: %s", warn.String())
 		}
 	})
-	return &Env{Getenv: func(k string) string { return vars[k] }, Stderr: &warn, Clock: clock.NewFake(apptest.Noon)}
+	return &Env{Getenv: func(k string) string { return vars[k] }, Stderr: &warn, Clock: clock.NewFake(apptest.Noon())}
 }
 
 // testInstallation is an installation of its own in a temporary folder:

@@ -13,7 +13,8 @@ import (
 )
 
 // Noon is the hour tests pin the clock to: no shipped skill comes due.
-var Noon = time.Date(2026, 12, 2, 12, 0, 0, 0, time.Local)
+// It is a function, so that importing the package costs no start-up work.
+func Noon() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.Local) }
 
 // Vars is the environment of a fresh installation in t.TempDir(). The
 // MCP endpoint for apps and the dashboard are off unless a test turns

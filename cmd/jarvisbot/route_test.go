@@ -29,7 +29,7 @@ type testEnv struct {
 
 func newTestEnv(t testing.TB) *testEnv {
 	t.Helper()
-	return &testEnv{clock: clock.NewFake(apptest.Noon), vars: apptest.Vars(t)}
+	return &testEnv{clock: clock.NewFake(apptest.Noon()), vars: apptest.Vars(t)}
 }
 
 func (e *testEnv) getenv(k string) string { return e.vars[k] }
