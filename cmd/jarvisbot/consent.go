@@ -3,26 +3,14 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
-	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
-	"github.com/jarvisbot/jarvisbot/skills"
 )
 
 // The consent views (X2) are written by app (InFull, DroppedList), the
 // same for every door; the terminal's question is asked here.
-
-// showInFull writes text from outside between two rules, its control
-// characters shown as escapes (app.InFull).
-func showInFull(w io.Writer, text string) { fmt.Fprint(w, app.InFull(text)) }
-
-// showDropped lists the fields that will be ignored (app.DroppedList).
-func showDropped(w io.Writer, prefix string, dropped []skills.Dropped) {
-	fmt.Fprint(w, app.DroppedList(prefix, dropped))
-}
 
 // confirm asks question and reads the owner's answer from stdin: yes is
 // "y" or "yes", anything else typed is no. When stdin ends with no answer
