@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/appkey"
@@ -108,6 +109,25 @@ func jarvisbotCommand() string {
 // revoked (M4).
 func (in *Installation) ListApps(ctx context.Context) ([]store.App, error) {
 	return in.DB.Apps(ctx)
+}
+
+// AppRow is one app as `apps list --json` gives it (a documented shape:
+// keep its fields and names). No key or hash is in it.
+type AppRow struct {
+	Name     string    `json:"name"`
+	Scope    string    `json:"scope"`
+	Created  time.Time `json:"created"`
+	LastUsed time.Time `json:"last_used,omitzero"`
+	Revoked  time.Time `json:"revoked,omitzero"`
+}
+
+// AppRows are apps as rows, in order; never nil.
+func AppRows(list []store.App) []AppRow {
+	rows := make([]AppRow, 0, len(list))
+	for _, ap := range list {
+		rows = append(rows, AppRow{Name: ap.Name, Scope: ap.Scope, Created: ap.CreatedAt, LastUsed: ap.LastUsedAt, Revoked: ap.RevokedAt})
+	}
+	return rows
 }
 
 // ActiveApp is the app named name, or ENOTFOUND when there is none or it

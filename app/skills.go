@@ -70,6 +70,33 @@ type SkillList struct {
 	Warnings Warnings
 }
 
+// SkillRow is one skill as `skills list --json` gives it (a documented
+// shape: keep its fields and names).
+type SkillRow struct {
+	ID       string  `json:"id"`
+	Plugin   *string `json:"plugin"`
+	Source   string  `json:"source"`
+	Does     string  `json:"does"`
+	Enabled  bool    `json:"enabled"`
+	State    string  `json:"state"`
+	Schedule string  `json:"schedule,omitempty"`
+	Voice    bool    `json:"voice,omitempty"`
+}
+
+// Rows are the listed skills as rows, in order; never nil.
+func (l SkillList) Rows() []SkillRow {
+	rows := []SkillRow{}
+	for _, e := range l.Skills {
+		r := SkillRow{ID: "skill:" + e.Skill.Name, Source: string(e.Source), Does: string(e.Skill.Does), Enabled: e.On, State: e.State(), Schedule: e.Skill.Schedule, Voice: e.Skill.Voice}
+		if e.Skill.Plugin != "" {
+			p := e.Skill.Plugin
+			r.Plugin = &p
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
 // ListSkills lists the skills agent could use (S1, S5).
 func (in *Installation) ListSkills(ctx context.Context, agent string) (SkillList, error) {
 	all, warn, err := in.gatherSkills(ctx, agent)

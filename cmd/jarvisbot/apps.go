@@ -82,26 +82,13 @@ func (a *cli) appsAdd(ctx context.Context, in *app.Installation, name, scope str
 	return nil
 }
 
-// listedApp is one app in `apps list --json`.
-type listedApp struct {
-	Name     string    `json:"name"`
-	Scope    string    `json:"scope"`
-	Created  time.Time `json:"created"`
-	LastUsed time.Time `json:"last_used,omitzero"`
-	Revoked  time.Time `json:"revoked,omitzero"`
-}
-
 func (a *cli) appsList(ctx context.Context, in *app.Installation, asJSON bool) error {
 	list, err := in.ListApps(ctx)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		rows := make([]listedApp, 0, len(list))
-		for _, ap := range list {
-			rows = append(rows, listedApp{Name: ap.Name, Scope: ap.Scope, Created: ap.CreatedAt, LastUsed: ap.LastUsedAt, Revoked: ap.RevokedAt})
-		}
-		b, err := json.Marshal(rows)
+		b, err := json.Marshal(app.AppRows(list))
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/plugins"
 )
 
@@ -44,15 +45,15 @@ func writeLocalPlugin(t *testing.T, name string) string {
 	return dir
 }
 
-type skillRows []skillRow
+type skillRows []app.SkillRow
 
-func (rows skillRows) find(id string) (skillRow, bool) {
+func (rows skillRows) find(id string) (app.SkillRow, bool) {
 	for _, r := range rows {
 		if r.ID == id {
 			return r, true
 		}
 	}
-	return skillRow{}, false
+	return app.SkillRow{}, false
 }
 
 func listSkills(t *testing.T, e *testEnv) skillRows {

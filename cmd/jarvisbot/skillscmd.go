@@ -71,33 +71,13 @@ func (sk skillCmd) warn(w app.Warnings) {
 	}
 }
 
-// skillRow is one line of `skills list --json`.
-type skillRow struct {
-	ID       string  `json:"id"`
-	Plugin   *string `json:"plugin"`
-	Source   string  `json:"source"`
-	Does     string  `json:"does"`
-	Enabled  bool    `json:"enabled"`
-	State    string  `json:"state"`
-	Schedule string  `json:"schedule,omitempty"`
-	Voice    bool    `json:"voice,omitempty"`
-}
-
 func (sk skillCmd) list(ctx context.Context, asJSON bool) error {
 	l, err := sk.in.ListSkills(ctx, sk.agent)
 	sk.warn(l.Warnings)
 	if err != nil {
 		return err
 	}
-	rows := []skillRow{}
-	for _, e := range l.Skills {
-		r := skillRow{ID: "skill:" + e.Skill.Name, Source: string(e.Source), Does: string(e.Skill.Does), Enabled: e.On, State: e.State(), Schedule: e.Skill.Schedule, Voice: e.Skill.Voice}
-		if e.Skill.Plugin != "" {
-			p := e.Skill.Plugin
-			r.Plugin = &p
-		}
-		rows = append(rows, r)
-	}
+	rows := l.Rows()
 	if asJSON {
 		b, err := json.Marshal(rows)
 		if err != nil {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/app"
 )
 
 // skillsBrowser is a signed-in client of the dashboard that serve serves,
@@ -81,17 +83,17 @@ func (b *skillsBrowser) note(t *testing.T, res *http.Response) string {
 }
 
 // skillStates are `skills list --json`'s rows by id.
-func skillStates(t *testing.T, e *testEnv) map[string]skillRow {
+func skillStates(t *testing.T, e *testEnv) map[string]app.SkillRow {
 	t.Helper()
 	code, out, errOut := e.jarvis(t, "", "skills", "list", "--json")
 	if code != 0 {
 		t.Fatalf("skills list: %s", errOut)
 	}
-	var rows []skillRow
+	var rows []app.SkillRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]skillRow{}
+	got := map[string]app.SkillRow{}
 	for _, r := range rows {
 		got[r.ID] = r
 	}
