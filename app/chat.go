@@ -4,12 +4,16 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/channels/console"
 	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/scheduler"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // DenyKey is what the console presses on a question its input can no
@@ -66,4 +70,47 @@ func (a *Env) Chat(ctx context.Context, cfg config.Config, o ChatOptions) error 
 	}
 	ends := s.Listen(recv)
 	return s.Wait(ctx, stopRecv, ends, len(s.Channels), limit, quiet)
+}
+
+// RunScheduledAtTerminal runs one scheduled skill now (`schedule run`),
+// its report written to out and its ask-tier calls asked on in: the
+// console, taking answers only, through the same desk as serve. The
+// report also goes to the owner's main chat, as on the clock, when that
+// chat's bot is set up: the bot only sends, so a running serve keeps
+// receiving.
+func (a *Env) RunScheduledAtTerminal(ctx context.Context, cfg config.Config, name string, in io.Reader, out io.Writer) error {
+	log := a.Logger(cfg)
+	bots, err := a.BotChannels(ctx, cfg, nil)
+	if err != nil {
+		// The run still reports here; the chat is what cannot be reached.
+		log.Warn("the report goes to this terminal only: the owner's chat cannot be reached", "err", err)
+	}
+	con := console.New(in, out, console.Options{AnswersOnly: true, EndKey: DenyKey})
+	s, err := a.OpenSession(ctx, cfg, log, SessionOptions{Agent: store.DefaultAgent, ApprovalChat: console.Chat},
+		func(*Service) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	defer con.Wait() // the answers of its own presses, before the store closes
+	if err := s.Service.Resume(ctx); err != nil {
+		return err
+	}
+	s.Connect(ctx)
+	// The report goes through the console, the terminal's one writer.
+	r, err := s.RunScheduled(ctx, name, func(ctx context.Context, chat, text string) error {
+		for _, b := range bots {
+			if strings.HasPrefix(chat, b.Name()+":") {
+				if _, err := b.Send(ctx, channels.Outgoing{Chat: chat, Text: text}); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := con.Send(ctx, channels.Outgoing{Chat: console.Chat, Text: fmt.Sprintf("[report for %s]\n%s", chat, text)})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return scheduler.RunError(r)
 }
