@@ -57,7 +57,7 @@ func (in *Installation) DecideApproval(ctx context.Context, id, by string, appro
 	entry := store.Activity{At: in.Env.Now(), Agent: by, Tool: a.Tool, Tier: "ask", Args: "agent " + a.Agent + ": " + a.Summary, Outcome: outcome}
 	if err := in.DB.RecordActivity(context.WithoutCancel(ctx), entry); err != nil {
 		// The decision stands; only the board misses it.
-		in.Live.Log.Error("a decision is missing from the activity board", "approval", a.ID, "by", by, "tool", a.Tool, "outcome", outcome, "err", err)
+		in.Live.log.Error("a decision is missing from the activity board", "approval", a.ID, "by", by, "tool", a.Tool, "outcome", outcome, "err", err)
 	}
 	return ApprovalDecided{Approval: a}, nil
 }

@@ -22,7 +22,7 @@ func TestApprovalDecidedOnceC2(t *testing.T) {
 	}
 	e := approvals.New(approvals.Options{Store: in.DB, Clock: in.Env.Clock, Approvers: []string{"console:dashboard", "telegram:42"}})
 	t.Cleanup(e.Close)
-	in.Live = &Service{Approvals: e, Log: slog.New(slog.DiscardHandler)}
+	in.Live = &Service{Approvals: e, log: slog.New(slog.DiscardHandler)}
 	a, err := e.Ask(ctx, approvals.Request{Tool: "cli:echo", Summary: "Run the program echo", Args: []byte(`{"args":["hi"]}`), Agent: "default", Chat: "telegram:42"})
 	if err != nil {
 		t.Fatal(err)

@@ -20,10 +20,10 @@ import (
 // unusable.
 func (s *Service) attention(ctx context.Context, plugin string, err error) {
 	if serr := s.DB.SetPluginState(context.WithoutCancel(ctx), plugin, store.PluginNeedsAttention); serr != nil {
-		s.Log.Error("a plugin's state could not be recorded", "plugin", plugin, "err", serr)
+		s.log.Error("a plugin's state could not be recorded", "plugin", plugin, "err", serr)
 	}
 	if cerr := s.Catalog.SetConnected(plugin, false); cerr != nil && jarvisbot.ErrorCode(cerr) != jarvisbot.ENOTFOUND {
-		s.Log.Error("taking a plugin's tools away", "plugin", plugin, "err", cerr)
+		s.log.Error("taking a plugin's tools away", "plugin", plugin, "err", cerr)
 	}
 	s.tellAttention(ctx, plugin, err)
 }
@@ -31,10 +31,10 @@ func (s *Service) attention(ctx context.Context, plugin string, err error) {
 // tellAttention tells the owner once that plugin needs attention, until a
 // renewed sign-in brings it back.
 func (s *Service) tellAttention(ctx context.Context, plugin string, err error) {
-	if _, dup := s.Told.LoadOrStore(plugin, true); dup {
+	if _, dup := s.told.LoadOrStore(plugin, true); dup {
 		return
 	}
-	s.Log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", plugin, "err", err, "renew", "jarvisbot plugins signin "+plugin)
+	s.log.Warn("a plugin's sign-in needs attention; its tools are off until it is renewed", "plugin", plugin, "err", err, "renew", "jarvisbot plugins signin "+plugin)
 	if s.tell != nil {
 		s.tell(context.WithoutCancel(ctx), plugin)
 	}
@@ -45,12 +45,12 @@ func (s *Service) tellAttention(ctx context.Context, plugin string, err error) {
 func (s *Service) SyncBuiltins(ctx context.Context) {
 	back, err := assembly.SyncBuiltins(ctx, s.Catalog, s.DB, s.Config.DataDir)
 	if err != nil {
-		s.Log.Warn("reading the built-in plugins' state", "err", err)
+		s.log.Warn("reading the built-in plugins' state", "err", err)
 		return
 	}
 	for _, p := range back {
-		s.Told.Delete(p)
-		s.Log.Info("a built-in plugin is connected; its tools are offered", "plugin", p)
+		s.told.Delete(p)
+		s.log.Info("a built-in plugin is connected; its tools are offered", "plugin", p)
 	}
 }
 
@@ -121,7 +121,7 @@ func (s *Service) renewed(ctx context.Context, grant string, back []string) erro
 		if builtins.Has(ip.Name) {
 			_ = s.Catalog.SetConnected(ip.Name, true) // a plugin not in the catalog joins at the next start
 		}
-		s.Told.Delete(ip.Name)
+		s.told.Delete(ip.Name)
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func (s *Service) commands() map[string]func(ctx context.Context, chat string) s
 		}
 		url, ttl, err := (*link)(ctx)
 		if err != nil {
-			s.Log.Error("making a dashboard link", "err", err)
+			s.log.Error("making a dashboard link", "err", err)
 			return "I could not make a sign-in link: " + err.Error()
 		}
 		return fmt.Sprintf("Open the dashboard: %s\nThe link works once, within %d minutes; it becomes a session in that browser.", url, int(ttl/time.Minute))

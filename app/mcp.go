@@ -231,8 +231,8 @@ func (in *Installation) follow(ctx context.Context, name string) {
 		s.Host.Stop(name)
 		return
 	}
-	if err := s.Host.Start(s.Work, s.HostServer(stored)); err != nil {
-		s.Log.Warn("MCP server not started", "server", name, "err", err)
+	if err := s.Host.Start(s.work, s.HostServer(stored)); err != nil {
+		s.log.Warn("MCP server not started", "server", name, "err", err)
 	}
 }
 

@@ -37,6 +37,6 @@ func (s *Session) Metrics(version string, log *slog.Logger) (*metrics.Metrics, e
 	if err != nil {
 		return nil, err
 	}
-	s.Runtime.Observer = m
+	s.runtime.Observer = m
 	return m, nil
 }

@@ -71,7 +71,7 @@ func (s *Session) pauseCommands(cmds map[string]func(ctx context.Context, chat s
 		cmds[name] = func(ctx context.Context, _ string) string {
 			before, err := s.ownerPause(ctx, pause)
 			if err != nil {
-				s.Log.Error("switching the pause from chat", "pause", pause, "err", err)
+				s.log.Error("switching the pause from chat", "pause", pause, "err", err)
 				return fmt.Sprintf("I could not %s: %v. Try again, or run jarvisbot %s.", name, err, name)
 			}
 			return PauseNote(before, pause, "send /resume")
@@ -133,7 +133,7 @@ func (s *Service) loadPause(ctx context.Context) error {
 // resume, the chats and jobs that waited start.
 func (s *Session) SetPaused(p bool) {
 	if err := s.loadPause(context.Background()); err != nil {
-		s.Log.Error("reading whether jarvisbot is paused", "err", err)
+		s.log.Error("reading whether jarvisbot is paused", "err", err)
 		s.pauseMu.Lock()
 		s.Paused = p
 		s.pauseMu.Unlock()
@@ -154,16 +154,16 @@ func (s *Session) syncPause(ctx context.Context) {
 	was, _ := s.pausedNow()
 	if err := s.loadPause(ctx); err != nil {
 		if ctx.Err() == nil {
-			s.Log.Warn("reading whether jarvisbot is paused", "err", err)
+			s.log.Warn("reading whether jarvisbot is paused", "err", err)
 		}
 		return
 	}
 	now, by := s.pausedNow()
 	switch {
 	case !was && now:
-		s.Log.Info("jarvisbot is paused: no agent starts a turn until it is resumed", "by", by)
+		s.log.Info("jarvisbot is paused: no agent starts a turn until it is resumed", "by", by)
 	case was && !now:
-		s.Log.Info("jarvisbot is resumed: agents start turns again")
+		s.log.Info("jarvisbot is resumed: agents start turns again")
 		s.Desk.Resumed()
 		s.Jobs.Resume()
 	}

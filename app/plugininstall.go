@@ -273,7 +273,7 @@ func (w pluginWork) install(ctx context.Context, sp collection.Plugin, o Install
 func (s *Service) takeUp(ctx context.Context, all collection.Collection, plugin string) {
 	servers, err := s.DB.MCPServers(ctx)
 	if err != nil {
-		s.Log.Warn("reading the MCP servers after an install", "plugin", plugin, "err", err)
+		s.log.Warn("reading the MCP servers after an install", "plugin", plugin, "err", err)
 	}
 	running := map[string]bool{}
 	for _, st := range s.Host.Status() {
@@ -287,11 +287,11 @@ func (s *Service) takeUp(ctx context.Context, all collection.Collection, plugin 
 		if all.SignsIn(plugin) && s.SignIn != nil {
 			hs = s.SignIn.Through(hs)
 		}
-		if err := s.Host.Start(s.Work, hs); err != nil {
-			s.Log.Warn("MCP server not started", "server", srv.Name, "err", err)
+		if err := s.Host.Start(s.work, hs); err != nil {
+			s.log.Warn("MCP server not started", "server", srv.Name, "err", err)
 		}
 	}
-	s.Told.Delete(plugin)
+	s.told.Delete(plugin)
 	s.SyncBuiltins(ctx)
 }
 

@@ -38,11 +38,11 @@ func (a *Env) openShared(ctx context.Context, cfg config.Config, s *Session, log
 		Answer:  func(ctx context.Context, chat string) error { return s.Desk.AnswerChat(ctx, chat) },
 		Waiting: func(ctx context.Context) ([]store.Incoming, error) { return s.DB.Waiting(ctx) },
 		RunDue: func(ctx context.Context, skill string, due time.Time) error {
-			return s.Scheduler.RunDue(ctx, skill, due)
+			return s.scheduler.RunDue(ctx, skill, due)
 		},
-		Deliver: func(ctx context.Context, run int64) error { return s.Scheduler.DeliverRun(ctx, run) },
+		Deliver: func(ctx context.Context, run int64) error { return s.scheduler.DeliverRun(ctx, run) },
 		Abandoned: func(ctx context.Context, skill string, due time.Time) error {
-			return s.Scheduler.Abandoned(ctx, skill, due)
+			return s.scheduler.Abandoned(ctx, skill, due)
 		},
 		// An owner's /cancel that reached another replica.
 		StopTurn: func(chat string) {

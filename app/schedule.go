@@ -49,7 +49,7 @@ func MainChat(cfg config.Config) string {
 // skillRunner runs scheduled skills on the runtime; whether an agent has
 // a model is asked without building it.
 func (a *Env) SkillRunner(ctx context.Context, cfg config.Config, s *Service) scheduler.Runner {
-	rt := s.Runtime
+	rt := s.runtime
 	return scheduler.SkillRunner(scheduler.Turns{
 		Ready: func(agent string) error {
 			// pause_all: no agent starts a turn, scheduled ones included (M4).
@@ -116,7 +116,7 @@ func (in *Installation) scheduler() *scheduler.Scheduler {
 	if in.Live == nil {
 		return nil
 	}
-	return in.Live.Scheduler
+	return in.Live.scheduler
 }
 
 // Schedule is the running scheduler's list, else the entries loaded without
@@ -214,7 +214,7 @@ func (in *Installation) StartScheduled(ctx context.Context, skill string, claim 
 		return err
 	}
 	s := in.Live
-	if s.Work.Err() != nil {
+	if s.work.Err() != nil {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "jarvisbot is stopping: %s does not start now", skill)
 	}
 	release := func() {}
@@ -223,16 +223,16 @@ func (in *Installation) StartScheduled(ctx context.Context, skill string, claim 
 			return err
 		}
 	}
-	s.WG.Add(1)
+	s.wg.Add(1)
 	go func() {
-		defer s.WG.Done()
+		defer s.wg.Done()
 		defer release()
-		r, err := sched.RunNow(s.Work, skill)
+		r, err := sched.RunNow(s.work, skill)
 		if err == nil {
 			err = scheduler.RunError(r)
 		}
 		if err != nil {
-			s.Log.Warn("a scheduled skill run from the dashboard did not succeed", "skill", skill, "err", err)
+			s.log.Warn("a scheduled skill run from the dashboard did not succeed", "skill", skill, "err", err)
 		}
 	}()
 	return nil
@@ -241,17 +241,17 @@ func (in *Installation) StartScheduled(ctx context.Context, skill string, claim 
 // Scheduled is the running scheduler's list, for an app; nil when no
 // scheduler runs in this process.
 func (s *Service) Scheduled(ctx context.Context) []scheduler.Status {
-	if s.Scheduler == nil {
+	if s.scheduler == nil {
 		return nil
 	}
-	return s.Scheduler.List(ctx)
+	return s.scheduler.List(ctx)
 }
 
 // RunScheduledForApp runs a scheduled skill now, for an app, and returns
 // its run. The owner's pause of a skill is the owner's to lift (X5): an
 // app does not run it meanwhile.
 func (s *Service) RunScheduledForApp(ctx context.Context, skill string) (store.Run, error) {
-	if s.Scheduler == nil {
+	if s.scheduler == nil {
 		return store.Run{}, errors.New("the schedule is not running")
 	}
 	st, err := s.DB.ScheduleState(ctx, skill)
@@ -261,7 +261,7 @@ func (s *Service) RunScheduledForApp(ctx context.Context, skill string) (store.R
 	if st.Paused {
 		return store.Run{}, jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "the owner paused the scheduled skill %s: it does not run, for apps either, until the owner resumes it", skill)
 	}
-	return s.Scheduler.RunNow(ctx, skill)
+	return s.scheduler.RunNow(ctx, skill)
 }
 
 // RunScheduled runs one scheduled skill now in this session, which runs
@@ -276,7 +276,7 @@ func (s *Session) RunScheduled(ctx context.Context, skill string, deliver func(c
 		return store.Run{}, err
 	}
 	sch := scheduler.New(scheduler.Options{Store: s.DB, Clock: s.env.Clock, Zone: s.Config.Location(), MainChat: MainChat(s.Config),
-		Run: s.env.SkillRunner(ctx, s.Config, s.Service), Logger: s.Log, Deliver: deliver})
+		Run: s.env.SkillRunner(ctx, s.Config, s.Service), Logger: s.log, Deliver: deliver})
 	if err := sch.Load(entries); err != nil {
 		fmt.Fprintln(s.Warn, "jarvisbot:", err)
 	}

@@ -137,7 +137,7 @@ type Service struct {
 	Catalog   *catalog.Catalog
 	Host      *mcphost.Host
 	Approvals *approvals.Engine
-	Runtime   *agents.Runtime
+	runtime   *agents.Runtime
 	SignIn    *signin.Manager
 	shipped   *shippedSkills
 	// rankers keeps the skills' index from turn to turn while the enabled
@@ -146,11 +146,11 @@ type Service struct {
 	// pending are the approval requests that outlived the last run.
 	pending []store.Approval
 	// sched answers /schedule once serve runs the scheduler.
-	Scheduler *scheduler.Scheduler
+	scheduler *scheduler.Scheduler
 	// told holds the plugins whose owner was told their sign-in needs
 	// attention; tell tells the owner (the desk's NeedsAttention), once
 	// the session has one.
-	Told sync.Map
+	told sync.Map
 	tell func(ctx context.Context, plugin string)
 	// paused and pausedBy are pause_all's state (M4), read by the desk
 	// before every turn; the store keeps it across restarts.
@@ -159,19 +159,19 @@ type Service struct {
 	pausedBy string
 	// jobs runs the work apps post (M4); serve starts it.
 	Jobs        *jobs.Queue
-	JobsStarted bool
+	jobsStarted bool
 	// DashboardLink makes /dashboard's one-time sign-in links once serve
 	// has started the dashboard (nil before, or when it is off).
 	DashboardLink atomic.Pointer[LinkMaker]
 	// servers are the enabled MCP servers, started by connect.
 	servers []mcphost.Server
-	Log     *slog.Logger
+	log     *slog.Logger
 	Warn    io.Writer // where unreadable skills are reported
 	// work is the context of what the service spawns; Close ends it and
 	// waits for wg.
-	Work     context.Context
+	work     context.Context
 	stopWork context.CancelFunc
-	WG       sync.WaitGroup
+	wg       sync.WaitGroup
 }
 
 // LinkMaker makes a one-time sign-in link to the dashboard and says how
@@ -207,7 +207,7 @@ func (sh *shippedSkills) load() error {
 func (s *Service) Connect(ctx context.Context) {
 	for _, hs := range s.servers {
 		if err := s.Host.Start(ctx, hs); err != nil {
-			s.Log.Warn("MCP server not started", "server", hs.Name, "err", err)
+			s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
 		}
 	}
 }
@@ -215,10 +215,10 @@ func (s *Service) Connect(ctx context.Context) {
 // spawn runs f in a goroutine that Close waits for; f's context ends when
 // Close begins.
 func (s *Service) Spawn(f func(ctx context.Context)) {
-	s.WG.Add(1)
+	s.wg.Add(1)
 	go func() {
-		defer s.WG.Done()
-		f(s.Work)
+		defer s.wg.Done()
+		f(s.work)
 	}()
 }
 
@@ -231,8 +231,8 @@ func (s *Service) Close() {
 		s.Approvals.Close()
 	}
 	s.stopWork()
-	s.WG.Wait()
-	if s.JobsStarted {
+	s.wg.Wait()
+	if s.jobsStarted {
 		<-s.Jobs.Done()
 	}
 	if s.Host != nil {
@@ -240,11 +240,11 @@ func (s *Service) Close() {
 	}
 	if s.SignIn != nil {
 		if err := s.SignIn.Close(); err != nil {
-			s.Log.Error("closing the sign-in listener", "err", err)
+			s.log.Error("closing the sign-in listener", "err", err)
 		}
 	}
 	if err := s.DB.Close(); err != nil {
-		s.Log.Error("closing the store", "err", err)
+		s.log.Error("closing the store", "err", err)
 	}
 }
 
@@ -273,15 +273,15 @@ func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{env: a, Config: cfg, DB: db, Catalog: c, Log: log, Warn: a.Stderr, shipped: &shippedSkills{Config: cfg, Warn: a.Stderr}}
-	s.Work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
+	s := &Service{env: a, Config: cfg, DB: db, Catalog: c, log: log, Warn: a.Stderr, shipped: &shippedSkills{Config: cfg, Warn: a.Stderr}}
+	s.work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
 	s.SignIn = a.SigninManager(cfg, log)
 	s.Host = a.NewHost(ctx, cfg, c, db, log, func(plugin string, err error) {
 		if err == nil {
-			s.Told.Delete(plugin) // answering again: a later expiry is told again
+			s.told.Delete(plugin) // answering again: a later expiry is told again
 			return
 		}
-		s.tellAttention(s.Work, plugin, err)
+		s.tellAttention(s.work, plugin, err)
 	})
 	if err := s.planServers(ctx); err != nil {
 		s.Close()
@@ -300,12 +300,12 @@ func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Log
 		aopt.Watch, aopt.Carrier = time.Second, ReplicaID()
 	}
 	s.Approvals = approvals.New(aopt)
-	s.Runtime = a.runtime(ctx, s, cli)
-	s.Runtime.Notes = db
-	s.Runtime.Sessions = db // a coding CLI's session ids, per agent and chat (M5)
-	s.Jobs = jobs.New(jobs.Options{Store: db, Turner: s.Runtime, Approvals: s.Approvals, Logger: log, Clock: a.Clock,
+	s.runtime = a.runtime(ctx, s, cli)
+	s.runtime.Notes = db
+	s.runtime.Sessions = db // a coding CLI's session ids, per agent and chat (M5)
+	s.Jobs = jobs.New(jobs.Options{Store: db, Turner: s.runtime, Approvals: s.Approvals, Logger: log, Clock: a.Clock,
 		Paused:  func(context.Context) bool { p, _ := s.pausedNow(); return p },
-		Chooser: &jobs.Chooser{Agents: db, Catalog: s.Catalog.View, Skills: s.Runtime.Skills, DataDir: cfg.DataDir}})
+		Chooser: &jobs.Chooser{Agents: db, Catalog: s.Catalog.View, Skills: s.runtime.Skills, DataDir: cfg.DataDir}})
 	return s, nil
 }
 
@@ -387,7 +387,7 @@ func (s *Service) planServers(ctx context.Context) error {
 func (s *Service) HostServer(srv store.MCPServer) mcphost.Server {
 	hs := mcphost.FromStored(srv)
 	if srv.Plugin != "" && s.shipped.load() != nil {
-		s.Log.Warn("reading the plugin store", "err", s.shipped.err)
+		s.log.Warn("reading the plugin store", "err", s.shipped.err)
 	}
 	if s.shipped.shop.SignsIn(srv.Plugin) && s.SignIn != nil {
 		hs = s.SignIn.Through(hs)
@@ -402,7 +402,7 @@ func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.To
 		Catalog:   s.Catalog.View,
 		Store:     s.DB,
 		Approvals: s.Approvals,
-		Log:       s.Log,
+		Log:       s.log,
 		Runners: agents.Runners{
 			wiki.ID:    wiki.New(filepath.Join(s.Config.DataDir, "wiki")),
 			browser.ID: assembly.Browser(s.Config),

@@ -96,7 +96,7 @@ func (a *Env) buildSession(ctx context.Context, cfg config.Config, log *slog.Log
 	cmds := svc.commands()
 	s.pauseCommands(cmds)
 	s.Desk, err = desk.New(ctx, desk.Options{
-		Runtime: svc.Runtime, Approvals: svc.Approvals, Store: svc.DB, Owners: OwnerIDs(cfg),
+		Runtime: svc.runtime, Approvals: svc.Approvals, Store: svc.DB, Owners: OwnerIDs(cfg),
 		ApprovalChat: o.ApprovalChat, MainChat: MainChat(cfg), Paused: svc.pausedNow, Agent: o.Agent, Logger: log,
 		Commands:   cmds,
 		Transcribe: transcribe, NoTranscription: noTranscription, Speak: speak,
@@ -146,29 +146,29 @@ func (s *Session) Start(ctx context.Context, agent string) error {
 		return err
 	}
 	opt := scheduler.Options{Store: s.DB, Clock: s.env.Clock, Zone: s.Config.Location(), MainChat: MainChat(s.Config),
-		Run: s.env.SkillRunner(ctx, s.Config, s.Service), Deliver: s.Desk.Report, Leases: s.DB, Logger: s.Log}
+		Run: s.env.SkillRunner(ctx, s.Config, s.Service), Deliver: s.Desk.Report, Leases: s.DB, Logger: s.log}
 	if s.Shared != nil {
 		opt.Queue = s.Shared
 	}
-	s.Scheduler = scheduler.New(opt)
+	s.scheduler = scheduler.New(opt)
 	if err := s.Resume(ctx, nil); err != nil {
 		return err
 	}
 	s.Desk.ForgetDeliveries(ctx)
-	if err := s.Scheduler.Start(ctx, entries); err != nil {
-		s.Log.Warn("some skills are not scheduled", "err", err)
+	if err := s.scheduler.Start(ctx, entries); err != nil {
+		s.log.Warn("some skills are not scheduled", "err", err)
 	}
-	if err := s.Jobs.Start(s.Work); err != nil {
+	if err := s.Jobs.Start(s.work); err != nil {
 		return err
 	}
-	s.JobsStarted = true
+	s.jobsStarted = true
 	if s.Shared != nil {
 		if err := s.Shared.Start(ctx); err != nil {
 			return err
 		}
 	}
 	if _, err := s.env.ChooseModel(ctx, s.Config, agent); err != nil {
-		s.Log.Warn("no model is configured: messages are answered with what to set", "err", err)
+		s.log.Warn("no model is configured: messages are answered with what to set", "err", err)
 	}
 	return nil
 }
@@ -210,11 +210,11 @@ func (s *Session) AfterReady(ctx context.Context) {
 	for _, ch := range s.Channels {
 		if cm, ok := ch.(channels.Commander); ok {
 			if err := cm.SetCommands(ctx, desk.Commands); err != nil && ctx.Err() == nil {
-				s.Log.Warn("registering commands", "channel", ch.Name(), "err", err)
+				s.log.Warn("registering commands", "channel", ch.Name(), "err", err)
 			}
 		}
 	}
-	s.Connect(s.Work)
+	s.Connect(s.work)
 }
 
 // wait serves until a signal or until every channel ended (the console at
@@ -245,8 +245,8 @@ func (s *Session) Wait(ctx context.Context, stopRecv context.CancelFunc, ends <-
 		case <-retry.C:
 			s.SyncBuiltins(ctx)
 			s.Desk.RetryUndelivered(ctx)
-			if s.Scheduler != nil {
-				s.Scheduler.RetryDeliveries(ctx)
+			if s.scheduler != nil {
+				s.scheduler.RetryDeliveries(ctx)
 			}
 		}
 	}
@@ -285,8 +285,8 @@ wait:
 		s.Shared.Stop(deadline)
 	}
 	s.Desk.Drain(deadline)
-	if s.Scheduler != nil {
-		s.Scheduler.Stop(deadline)
+	if s.scheduler != nil {
+		s.scheduler.Stop(deadline)
 	}
 	log.Info("stopped")
 	return nil
@@ -373,11 +373,11 @@ func (s *Service) facts() desk.Facts {
 		Agents:   s.DB.Agents,
 		Activity: s.DB.RecentActivity,
 		Schedule: func(ctx context.Context) string {
-			if s.Scheduler == nil {
+			if s.scheduler == nil {
 				return ""
 			}
 			var b strings.Builder
-			if err := WriteSchedule(&b, s.Scheduler.List(ctx)); err != nil {
+			if err := WriteSchedule(&b, s.scheduler.List(ctx)); err != nil {
 				return "The schedule cannot be shown: " + err.Error()
 			}
 			return b.String()
