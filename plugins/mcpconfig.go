@@ -71,12 +71,14 @@ func (c *checker) mcpConfig(data []byte, sch *schemas) *MCPConfig {
 		c.fail("", "cannot be checked: %v", err)
 		return nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		c.fail("", "is not valid JSON: %v", err)
-		return nil
+	if s != nil {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			c.fail("", "is not valid JSON: %v", err)
+			return nil
+		}
+		c.schemaCheck(s, doc, order, nil)
 	}
-	c.schemaCheck(s, doc, order, nil)
 	top := members(raw)
 	if top == nil {
 		return nil

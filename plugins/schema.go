@@ -44,6 +44,17 @@ func newSchemas() *schemas {
 	}
 }
 
+// shippedSchemas checks nothing against the schemas: it is for the plugins
+// that ship inside the binary, which their tests check against the
+// schemas (TestShippedPluginsPassTheirSchemas). A process that opens the
+// store then neither compiles the schemas nor re-walks every manifest as a
+// generic document, which was most of the ~4 MB its first turn allocated
+// to read the store. The hand checks still run.
+func shippedSchemas() *schemas {
+	none := func() (*jsonschema.Schema, error) { return nil, nil }
+	return &schemas{manifest: none, mcp: none}
+}
+
 func compileSchema(name string) (*jsonschema.Schema, error) {
 	data, err := schemaFiles.ReadFile(name)
 	if err != nil {

@@ -110,3 +110,28 @@ func TestSchemaMessagesNameTheRule(t *testing.T) {
 		})
 	}
 }
+
+// TestShippedPluginsPassTheirSchemas: every plugin of the shipped store
+// passes the full check, schemas included, and reads the same as
+// Shipped reads it without them, which is why Shipped may skip them.
+func TestShippedPluginsPassTheirSchemas(t *testing.T) {
+	fast, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fast) == 0 {
+		t.Fatal("the shipped store is empty")
+	}
+	fsys := ShippedFS()
+	sch := newSchemas()
+	for _, p := range fast {
+		l := &loader{fsys: fsys, dir: p.Dir, label: p.Dir, schemas: sch}
+		full := l.load()
+		for _, pr := range l.problems {
+			t.Errorf("%s", pr)
+		}
+		if !reflect.DeepEqual(full, p) {
+			t.Errorf("%s reads differently with the schemas checked:\n%+v\nwithout:\n%+v", p.Dir, full, p)
+		}
+	}
+}

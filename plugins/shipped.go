@@ -35,7 +35,7 @@ func Shipped() ([]*Plugin, error) {
 		return nil, fmt.Errorf("read the shipped plugin store: %w", err)
 	}
 	var out []*Plugin
-	sch := newSchemas()
+	sch := shippedSchemas()
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
