@@ -13,11 +13,10 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-# CGO_ENABLED=0: a static binary that scratch can run. timetzdata embeds
-# the time zone database, which scratch lacks: schedules and the owner's
-# timezone work in any zone. grpcnotrace leaves gRPC's tracing out.
-RUN CGO_ENABLED=0 go build -trimpath -tags grpcnotrace,timetzdata -ldflags='-s -w' \
-      -o /out/jarvisbot ./cmd/jarvisbot \
+# The release build (scripts/release.sh): CGO_ENABLED=0, a static binary
+# that scratch can run, with the time zone database embedded (timetzdata),
+# which scratch lacks: schedules and the owner's timezone work in any zone.
+RUN bash scripts/release.sh /out/jarvisbot \
  && mkdir -p /out/data && chmod 0700 /out/data
 
 FROM scratch

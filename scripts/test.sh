@@ -62,7 +62,21 @@ go run "$errcheck" -ignoretests -excludeonly -exclude scripts/errcheck-excludes.
 
 echo "== build without cgo"
 CGO_ENABLED=0 go build -o /dev/null ./cmd/jarvisbot
-CGO_ENABLED=0 go build -tags grpcnotrace -o /dev/null ./cmd/jarvisbot # the release build (README)
+
+echo "== the release build stays within its size budget"
+# What an owner downloads and what the process maps: the stripped release
+# binary (scripts/release.sh) may not grow past 34 MB. A dependency that
+# would push it over has to earn its weight (README, Figures).
+release=$(mktemp -d)
+bash scripts/release.sh "$release/jarvisbot"
+size=$(stat -c %s "$release/jarvisbot")
+rm -rf "$release"
+budget=34000000
+echo "release binary: $size bytes (budget $budget)"
+if [ "$size" -gt "$budget" ]; then
+  echo "FAIL: the release binary is $size bytes, over the $budget-byte budget: see README, Figures, for what each module costs" >&2
+  exit 1
+fi
 
 echo "== published MCP servers, the MCP conformance suite and the claude and codex CLIs for the tests (npm, pinned, installed once)"
 export JARVIS_NPM_CACHE="${JARVIS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jarvisbot-test/npm}"

@@ -79,9 +79,15 @@ func TestDockerfileInvariants(t *testing.T) {
 		t.Errorf("the final stage is FROM %s, want scratch", img)
 	}
 	build, final := df[:last[0]], df[last[0]:]
-	for _, want := range []string{"golang:1.26", "CGO_ENABLED=0", "timetzdata", "grpcnotrace", "./cmd/jarvisbot"} {
+	for _, want := range []string{"golang:1.26", "scripts/release.sh"} {
 		if !strings.Contains(build, want) {
 			t.Errorf("the build stage lacks %q", want)
+		}
+	}
+	release := repoFile(t, "scripts/release.sh")
+	for _, want := range []string{"CGO_ENABLED=0", "timetzdata", "-ldflags='-s -w'", "./cmd/jarvisbot"} {
+		if !strings.Contains(release, want) {
+			t.Errorf("scripts/release.sh lacks %q", want)
 		}
 	}
 	user := regexp.MustCompile(`(?m)^USER\s+(\S+)`).FindStringSubmatch(final)

@@ -1,7 +1,10 @@
-// Command footprint measures jarvisbot serve as issue 14 asks: connected
-// to Telegram and Discord (the in-repo fakes, which speak their real
-// protocols), with the shipped store and ~200 capabilities from real MCP
-// tool lists (served by mcptestserver). Each of -runs starts reports
+// Command footprint measures jarvisbot serve as issues 14 and 30 ask:
+// connected to Telegram and Discord (the in-repo fakes, which speak their
+// real protocols), with the shipped store, ~200 capabilities from real MCP
+// tool lists (served by mcptestserver), the dashboard and the MCP endpoint
+// for apps listening (on free loopback ports, so neither is left out), and
+// a scripted model (Chat Completions by default). Each of -runs starts
+// reports
 //
 //   - ready: from exec until jarvisbot logged "ready", the fake Telegram saw
 //     its first getUpdates and the fake Discord gateway a READY session;
@@ -10,7 +13,11 @@
 //     (the process's fair share of pages it shares with others);
 //   - after a turn: the same, -after (1s) after the answer of the first turn
 //     reached Telegram, and again after a turn on Discord;
-//   - the peak (getrusage's ru_maxrss, what /usr/bin/time -v reports).
+//   - the peak (VmHWM: getrusage's ru_maxrss, what /usr/bin/time -v
+//     reports).
+//
+// With GODEBUG=gctrace=1 in its environment, jarvisbot's GC trace lines
+// are shown too: how large the heap is live and at its peak.
 //
 // Figures are the median over the runs, with the range: the machine is
 // shared and noisy. jarvisbot gives no memory back by force, so what is
@@ -27,6 +34,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +57,8 @@ func main() {
 	flag.StringVar(&o.catalog, "catalog", "testdata/fixtures/catalog-extended.json", "catalog snapshot `FILE` whose tool lists are served")
 	flag.IntVar(&o.tools, "tools", 200, "serve whole servers of the snapshot until at least `N` tools")
 	flag.IntVar(&o.runs, "runs", 3, "measure `N` starts; every figure is the median over them")
-	flag.DurationVar(&o.idle, "idle", 45*time.Second, "how long jarvisbot idles before its idle memory is read: long enough for a Telegram long poll (30s) and a Discord heartbeat (41s)")
+	flag.DurationVar(&o.idle, "idle", 15*time.Second, "how long jarvisbot idles after it is ready before its idle memory is read (45s also spans a Telegram long poll, 30s, and a Discord heartbeat, 41s)")
+	flag.StringVar(&o.provider, "provider", "openai", "which wire format the scripted model speaks to jarvisbot: `openai` (Chat Completions) or anthropic (Messages)")
 	flag.DurationVar(&o.after, "after", time.Second, "how long after a turn's answer arrived its memory is read")
 	flag.BoolVar(&o.mappings, "mappings", false, "also list, for the last run, the mappings that hold 256 KiB or more when idle")
 	flag.Parse()
@@ -75,6 +84,7 @@ type options struct {
 	tools, runs                   int
 	idle, after                   time.Duration
 	mappings                      bool
+	provider                      string
 }
 
 // reporter stands in for *testing.T for the fakes: it prints what they
@@ -154,10 +164,18 @@ func measure(o options, r *reporter) error {
 		"TELEGRAM_BOT_TOKEN="+telegramToken, "JARVIS_TELEGRAM_API_ENDPOINT="+p.tg.URL+"/bot%s/%s",
 		"DISCORD_BOT_TOKEN="+p.dc.Token(), "JARVIS_DISCORD_API_BASE="+p.dc.URL(),
 		"JARVIS_TELEGRAM_OWNERS="+strconv.Itoa(telegramOwner), "JARVIS_DISCORD_OWNERS="+discordOwner,
-		"JARVIS_PROVIDER=anthropic", "JARVIS_MODEL=footprint-model",
-		"ANTHROPIC_API_KEY=footprint-key", "ANTHROPIC_BASE_URL="+p.llm.AnthropicURL())
+		"JARVIS_MODEL=footprint-model",
+		"JARVIS_WEB_LISTEN="+freeAddr(), "JARVIS_MCP_LISTEN="+freeAddr())
+	switch o.provider {
+	case "openai":
+		env = append(env, "JARVIS_PROVIDER=openai", "OPENAI_API_KEY=footprint-key", "OPENAI_BASE_URL="+p.llm.OpenAIURL())
+	case "anthropic":
+		env = append(env, "JARVIS_PROVIDER=anthropic", "ANTHROPIC_API_KEY=footprint-key", "ANTHROPIC_BASE_URL="+p.llm.AnthropicURL())
+	default:
+		return fmt.Errorf("-provider %q: use openai or anthropic", o.provider)
+	}
 
-	fmt.Printf("jarvisbot serve with Telegram and Discord (fakes), %d MCP servers with %d tools, the shipped store\n", servers, tools)
+	fmt.Printf("jarvisbot serve with Telegram and Discord (fakes), %d MCP servers with %d tools, the shipped store, the dashboard and the MCP endpoint; the scripted model speaks %s\n", servers, tools, o.provider)
 	if info, err := os.Stat(o.jarvisbot); err == nil {
 		fmt.Printf("binary:              %.1f MB (%.1f MiB)\n", float64(info.Size())/1e6, float64(info.Size())/(1<<20))
 	}
@@ -180,7 +198,7 @@ func measure(o options, r *reporter) error {
 	fmt.Printf("first turns:         Telegram %s, Discord %s (message in to answer out, scripted model)\n",
 		spread(runs, func(r run) float64 { return float64(r.telegramTurn.Microseconds()) / 1000 }, "%.1f ms"),
 		spread(runs, func(r run) float64 { return float64(r.discTurn.Microseconds()) / 1000 }, "%.1f ms"))
-	fmt.Printf("peak (ru_maxrss):    %s\n", spread(runs, func(r run) float64 { return float64(r.maxRSS) / 1024 }, "%.1f MiB"))
+	fmt.Printf("peak (VmHWM):        %s\n", spread(runs, func(r run) float64 { return float64(r.maxRSS) / 1024 }, "%.1f MiB"))
 	return nil
 }
 
@@ -309,7 +327,7 @@ func startServe(env []string, bin string, tg *faketelegram.Server, dc *fakedisco
 			line := sc.Text()
 			if strings.Contains(line, "jarvisbot is ready") {
 				logged <- time.Now()
-			} else if strings.Contains(line, "level=ERROR") || strings.Contains(line, "level=WARN") {
+			} else if strings.Contains(line, "level=ERROR") || strings.Contains(line, "level=WARN") || strings.HasPrefix(line, "gc ") {
 				fmt.Fprintln(os.Stderr, "footprint: jarvisbot:", line)
 			}
 		}
@@ -491,3 +509,13 @@ func spread(runs []run, of func(run) float64, format string) string {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+// freeAddr is a loopback address no one listens on now.
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "127.0.0.1:0"
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
