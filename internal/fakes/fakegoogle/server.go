@@ -1,8 +1,8 @@
 // Package fakegoogle is a fake of the Google REST APIs jarvisbot's
 // built-in Google plugins call (Calendar v3, Gmail v1, Drive v3), speaking
-// the JSON shapes google.golang.org/api's generated clients send and
-// read, so tests exercise the real client libraries through
-// option.WithEndpoint and option.WithHTTPClient. It checks each request's
+// the JSON shapes Google's REST APIs take and give (as its generated Go
+// clients send and read them), so tests exercise the plugins' own
+// requests with the endpoint moved to the fake. It checks each request's
 // bearer token (against a fake authorization server when given one),
 // pages lists with pageToken / nextPageToken, and can be told to fail
 // requests the way Google does: 401 for a token it refuses, 429 and 5xx

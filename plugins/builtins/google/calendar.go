@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/api/calendar/v3"
-
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/native"
@@ -136,15 +134,6 @@ const (
 	calEventIDSchema = `"event_id":{"type":"string","description":"the event's id, from list_events"},`
 )
 
-// calendarService opens the Calendar client for one call.
-func (o Options) calendarService(ctx context.Context) (*calendar.Service, error) {
-	svc, err := calendar.NewService(ctx, o.clientOptions("calendar/v3/")...)
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "open the Google Calendar client: %w", err)
-	}
-	return svc, nil
-}
-
 func calendarID(id string) string {
 	if id = strings.TrimSpace(id); id == "" {
 		return "primary"
@@ -243,11 +232,11 @@ type calWhen struct {
 	allDay     bool
 }
 
-func (o Options) eventWhen(ev *calendar.Event) (calWhen, bool) {
+func (o Options) eventWhen(ev *event) (calWhen, bool) {
 	if ev.Start == nil || ev.End == nil {
 		return calWhen{}, false
 	}
-	read := func(dt *calendar.EventDateTime) (time.Time, bool, bool) {
+	read := func(dt *eventTime) (time.Time, bool, bool) {
 		if dt.Date != "" {
 			t, err := time.ParseInLocation(time.DateOnly, dt.Date, o.loc())
 			return t, true, err == nil
@@ -273,7 +262,7 @@ func (w calWhen) String() string {
 
 // describeEvent is an event on one line: when, title, place, guests, the
 // owner's answer where one is awaited or was not yes, and its id.
-func (o Options) describeEvent(ev *calendar.Event) string {
+func (o Options) describeEvent(ev *event) string {
 	parts := make([]string, 0, 6)
 	if w, ok := o.eventWhen(ev); ok {
 		parts = append(parts, w.String())
@@ -305,11 +294,11 @@ func (o Options) describeEvent(ev *calendar.Event) string {
 			parts = append(parts, "you declined")
 		}
 	}
-	parts = append(parts, "id "+ev.Id)
+	parts = append(parts, "id "+ev.ID)
 	return strings.Join(parts, " · ")
 }
 
-func selfAttendee(ev *calendar.Event) *calendar.EventAttendee {
+func selfAttendee(ev *event) *eventAttendee {
 	for _, a := range ev.Attendees {
 		if a != nil && a.Self {
 			return a
@@ -320,7 +309,7 @@ func selfAttendee(ev *calendar.Event) *calendar.EventAttendee {
 
 // eventGuests counts an event's attendees other than the owner: the people a
 // change would be mailed to.
-func eventGuests(ev *calendar.Event) int {
+func eventGuests(ev *event) int {
 	n := 0
 	for _, a := range ev.Attendees {
 		if a != nil && !a.Self {
@@ -332,14 +321,14 @@ func eventGuests(ev *calendar.Event) int {
 
 // eventNotify is the sendUpdates value for a change to ev: its guests hear of
 // it; an event without guests mails no one.
-func eventNotify(ev *calendar.Event) string {
+func eventNotify(ev *event) string {
 	if eventGuests(ev) > 0 {
 		return "all"
 	}
 	return "none"
 }
 
-func organizedByOwner(ev *calendar.Event) bool {
+func organizedByOwner(ev *event) bool {
 	return ev.Organizer == nil || ev.Organizer.Self
 }
 
@@ -361,21 +350,16 @@ func (o Options) listEvents(ctx context.Context, raw json.RawMessage) (string, e
 		return "", err
 	}
 	limit := native.Limit(a.Limit, calDefaultLimit, calMaxLimit)
-	svc, err := o.calendarService(ctx)
-	if err != nil {
-		return "", err
-	}
 	cal := calendarID(a.CalendarID)
-	call := svc.Events.List(cal).Context(ctx).
-		TimeMin(start.Format(time.RFC3339)).TimeMax(end.Format(time.RFC3339)).
-		SingleEvents(true).OrderBy("startTime").MaxResults(int64(limit))
-	if q := strings.TrimSpace(a.Query); q != "" {
-		call.Q(q)
+	query := eventQuery{
+		TimeMin: start.Format(time.RFC3339), TimeMax: end.Format(time.RFC3339),
+		Query: strings.TrimSpace(a.Query), MaxResults: limit,
 	}
-	var items []*calendar.Event
+	svc := o.calendarAPI()
+	var items []*event
 	more := false
 	for range calMaxPages {
-		res, err := call.Do()
+		res, err := svc.listEvents(ctx, cal, query)
 		if err != nil {
 			return "", apiError(err, "list events in calendar "+cal)
 		}
@@ -384,7 +368,7 @@ func (o Options) listEvents(ctx context.Context, raw json.RawMessage) (string, e
 			more = len(items) > limit || res.NextPageToken != ""
 			break
 		}
-		call.PageToken(res.NextPageToken)
+		query.PageToken = res.NextPageToken
 	}
 	if len(items) > limit {
 		items = items[:limit]
@@ -461,17 +445,13 @@ func (o Options) freeBusy(ctx context.Context, raw json.RawMessage) (string, err
 	}
 	minLen := time.Duration(native.Limit(a.MinMinutes, 30, 24*60)) * time.Minute
 	limit := native.Limit(a.Limit, 20, calMaxLimit)
-	svc, err := o.calendarService(ctx)
-	if err != nil {
-		return "", err
-	}
 	cal := calendarID(a.CalendarID)
-	res, err := svc.Freebusy.Query(&calendar.FreeBusyRequest{
+	res, err := o.calendarAPI().freeBusy(ctx, &freeBusyRequest{
 		TimeMin:  start.Format(time.RFC3339),
 		TimeMax:  end.Format(time.RFC3339),
 		TimeZone: o.calZoneName(),
-		Items:    []*calendar.FreeBusyRequestItem{{Id: cal}},
-	}).Context(ctx).Do()
+		Items:    []freeBusyItem{{ID: cal}},
+	})
 	if err != nil {
 		return "", apiError(err, "read free/busy of calendar "+cal)
 	}
@@ -481,13 +461,11 @@ func (o Options) freeBusy(ctx context.Context, raw json.RawMessage) (string, err
 			fc = c
 		}
 	}
-	for _, e := range fc.Errors {
-		if e != nil && e.Reason == "notFound" {
-			return "", jarvisbot.Errorf(jarvisbot.ENOTFOUND, "read free/busy: calendar %q not found; leave calendar_id empty for the owner's own", cal)
+	if len(fc.Errors) > 0 {
+		if r := fc.Errors[0].Reason; r != "notFound" {
+			return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "read free/busy of calendar %q: Google answered %s", cal, r)
 		}
-		if e != nil {
-			return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "read free/busy of calendar %q: Google answered %s", cal, e.Reason)
-		}
+		return "", jarvisbot.Errorf(jarvisbot.ENOTFOUND, "read free/busy: calendar %q not found; leave calendar_id empty for the owner's own", cal)
 	}
 	var busy []calPeriod
 	for _, p := range fc.Busy {
@@ -610,7 +588,7 @@ type createEventArgs struct {
 
 // newEvent is the event create_event's arguments ask for, checked, its
 // times in the owner's zone.
-func (o Options) newEvent(a createEventArgs) (*calendar.Event, error) {
+func (o Options) newEvent(a createEventArgs) (*event, error) {
 	switch {
 	case strings.TrimSpace(a.Title) == "":
 		return nil, native.Need("title")
@@ -625,7 +603,7 @@ func (o Options) newEvent(a createEventArgs) (*calendar.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &calendar.Event{Summary: strings.TrimSpace(a.Title), Location: a.Location, Description: a.Description}
+	ev := &event{Summary: strings.TrimSpace(a.Title), Location: a.Location, Description: a.Description}
 	if a.AllDay || date {
 		first := calDay(start)
 		last := first
@@ -642,8 +620,8 @@ func (o Options) newEvent(a createEventArgs) (*calendar.Event, error) {
 		if last.Before(first) {
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "end %s is before start %s: give the event's last day", last.Format(time.DateOnly), first.Format(time.DateOnly))
 		}
-		ev.Start = &calendar.EventDateTime{Date: first.Format(time.DateOnly)}
-		ev.End = &calendar.EventDateTime{Date: last.AddDate(0, 0, 1).Format(time.DateOnly)}
+		ev.Start = &eventTime{Date: first.Format(time.DateOnly)}
+		ev.End = &eventTime{Date: last.AddDate(0, 0, 1).Format(time.DateOnly)}
 	} else {
 		end := start.Add(time.Hour)
 		switch {
@@ -662,8 +640,8 @@ func (o Options) newEvent(a createEventArgs) (*calendar.Event, error) {
 		if !end.After(start) {
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "end (%s) is not after start (%s): give a later end", calStamp(end), calStamp(start))
 		}
-		ev.Start = &calendar.EventDateTime{DateTime: start.Format(time.RFC3339), TimeZone: o.calZoneName()}
-		ev.End = &calendar.EventDateTime{DateTime: end.Format(time.RFC3339), TimeZone: o.calZoneName()}
+		ev.Start = &eventTime{DateTime: start.Format(time.RFC3339), TimeZone: o.calZoneName()}
+		ev.End = &eventTime{DateTime: end.Format(time.RFC3339), TimeZone: o.calZoneName()}
 	}
 	return ev, nil
 }
@@ -677,36 +655,29 @@ func (o Options) createEvent(ctx context.Context, raw json.RawMessage) (string, 
 	if err != nil {
 		return "", err
 	}
-	svc, err := o.calendarService(ctx)
-	if err != nil {
-		return "", err
-	}
 	cal := calendarID(a.CalendarID)
-	made, err := svc.Events.Insert(cal, ev).SendUpdates("none").Context(ctx).Do()
+	made, err := o.calendarAPI().insertEvent(ctx, cal, ev, "none")
 	if err != nil {
 		return "", apiError(err, fmt.Sprintf("create the event %q in calendar %s", ev.Summary, cal))
 	}
 	return "Created: " + o.describeEvent(made), nil
 }
 
-// openEvent fetches the event a tool acts on, with the service and the
+// openEvent fetches the event a tool acts on, with the API and the
 // calendar id the tool changes it through.
-func (o Options) openEvent(ctx context.Context, calID, id string) (*calendar.Service, string, *calendar.Event, error) {
-	svc, err := o.calendarService(ctx)
-	if err != nil {
-		return nil, "", nil, err
-	}
+func (o Options) openEvent(ctx context.Context, calID, id string) (calendarAPI, string, *event, error) {
+	svc := o.calendarAPI()
 	cal := calendarID(calID)
-	ev, err := svc.Events.Get(cal, id).Context(ctx).Do()
+	ev, err := svc.getEvent(ctx, cal, id)
 	if err != nil {
-		return nil, "", nil, apiError(err, fmt.Sprintf("find event %q in calendar %s (ids come from list_events)", id, cal))
+		return calendarAPI{}, "", nil, apiError(err, fmt.Sprintf("find event %q in calendar %s (ids come from list_events)", id, cal))
 	}
 	return svc, cal, ev, nil
 }
 
 // ownersEvent refuses to change an event someone else organizes; instead
 // says what the owner can do.
-func ownersEvent(ev *calendar.Event, instead string) error {
+func ownersEvent(ev *event, instead string) error {
 	if organizedByOwner(ev) {
 		return nil
 	}
@@ -748,19 +719,19 @@ func (o Options) inviteGuests(ctx context.Context, raw json.RawMessage) (string,
 	attendees := slices.Clone(ev.Attendees)
 	var added, already []string
 	for _, e := range emails {
-		if slices.ContainsFunc(attendees, func(at *calendar.EventAttendee) bool { return at != nil && strings.EqualFold(at.Email, e) }) {
+		if slices.ContainsFunc(attendees, func(at *eventAttendee) bool { return at != nil && strings.EqualFold(at.Email, e) }) {
 			already = append(already, e)
 			continue
 		}
-		attendees = append(attendees, &calendar.EventAttendee{Email: e})
+		attendees = append(attendees, &eventAttendee{Email: e})
 		added = append(added, e)
 	}
 	if len(added) == 0 {
 		return fmt.Sprintf("Nothing to do: %s already invited to %s", strings.Join(already, ", "), o.describeEvent(ev)), nil
 	}
-	done, err := svc.Events.Patch(cal, ev.Id, &calendar.Event{Attendees: attendees}).SendUpdates("all").Context(ctx).Do()
+	done, err := svc.patchEvent(ctx, cal, ev.ID, &event{Attendees: attendees}, "all")
 	if err != nil {
-		return "", apiError(err, fmt.Sprintf("invite guests to event %q", ev.Id))
+		return "", apiError(err, fmt.Sprintf("invite guests to event %q", ev.ID))
 	}
 	out := fmt.Sprintf("Invited %s; Google mails them the invitation.\n%s", strings.Join(added, ", "), o.describeEvent(done))
 	if len(already) > 0 {
@@ -807,9 +778,9 @@ func (o Options) moveEvent(ctx context.Context, raw json.RawMessage) (string, er
 	}
 	was, ok := o.eventWhen(ev)
 	if !ok {
-		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "move event %q: Google gave it no readable start and end", ev.Id)
+		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "move event %q: Google gave it no readable start and end", ev.ID)
 	}
-	patch := &calendar.Event{}
+	patch := &event{}
 	if was.allDay {
 		first := calDay(start)
 		next := first.AddDate(0, 0, calDays(was.start, was.end))
@@ -819,8 +790,8 @@ func (o Options) moveEvent(ctx context.Context, raw json.RawMessage) (string, er
 		if !next.After(first) {
 			return "", jarvisbot.Errorf(jarvisbot.EINVALID, "end %s is before start %s: give the event's last day", a.End, first.Format(time.DateOnly))
 		}
-		patch.Start = &calendar.EventDateTime{Date: first.Format(time.DateOnly)}
-		patch.End = &calendar.EventDateTime{Date: next.Format(time.DateOnly)}
+		patch.Start = &eventTime{Date: first.Format(time.DateOnly)}
+		patch.End = &eventTime{Date: next.Format(time.DateOnly)}
 	} else {
 		if date || endDate {
 			return "", jarvisbot.Errorf(jarvisbot.EINVALID, "%q is not all-day: give start (and end) as date-times, %s", native.OneLine(ev.Summary), calTimeHelp)
@@ -835,12 +806,12 @@ func (o Options) moveEvent(ctx context.Context, raw json.RawMessage) (string, er
 		if tz == "" {
 			tz = o.calZoneName()
 		}
-		patch.Start = &calendar.EventDateTime{DateTime: start.Format(time.RFC3339), TimeZone: tz}
-		patch.End = &calendar.EventDateTime{DateTime: end.Format(time.RFC3339), TimeZone: tz}
+		patch.Start = &eventTime{DateTime: start.Format(time.RFC3339), TimeZone: tz}
+		patch.End = &eventTime{DateTime: end.Format(time.RFC3339), TimeZone: tz}
 	}
-	done, err := svc.Events.Patch(cal, ev.Id, patch).SendUpdates(eventNotify(ev)).Context(ctx).Do()
+	done, err := svc.patchEvent(ctx, cal, ev.ID, patch, eventNotify(ev))
 	if err != nil {
-		return "", apiError(err, fmt.Sprintf("move event %q", ev.Id))
+		return "", apiError(err, fmt.Sprintf("move event %q", ev.ID))
 	}
 	out := fmt.Sprintf("Moved from %s to: %s", was, o.describeEvent(done))
 	if n := eventGuests(ev); n > 0 {
@@ -878,8 +849,8 @@ func (o Options) cancelEvent(ctx context.Context, raw json.RawMessage) (string, 
 	if err := ownersEvent(ev, "decline it with respond_to_invitation instead"); err != nil {
 		return "", err
 	}
-	if err := svc.Events.Delete(cal, ev.Id).SendUpdates(eventNotify(ev)).Context(ctx).Do(); err != nil {
-		return "", apiError(err, fmt.Sprintf("cancel event %q", ev.Id))
+	if err := svc.deleteEvent(ctx, cal, ev.ID, eventNotify(ev)); err != nil {
+		return "", apiError(err, fmt.Sprintf("cancel event %q", ev.ID))
 	}
 	out := "Cancelled: " + o.describeEvent(ev)
 	if n := eventGuests(ev); n > 0 {
@@ -920,7 +891,7 @@ func (o Options) respondToInvitation(ctx context.Context, raw json.RawMessage) (
 	}
 	// The attendee list is replaced as a whole by a patch: send every
 	// guest back, with only the owner's own entry changed.
-	attendees := make([]*calendar.EventAttendee, 0, len(ev.Attendees))
+	attendees := make([]*eventAttendee, 0, len(ev.Attendees))
 	for _, at := range ev.Attendees {
 		if at == me {
 			changed := *at
@@ -932,9 +903,9 @@ func (o Options) respondToInvitation(ctx context.Context, raw json.RawMessage) (
 		}
 		attendees = append(attendees, at)
 	}
-	done, err := svc.Events.Patch(cal, ev.Id, &calendar.Event{Attendees: attendees}).SendUpdates("all").Context(ctx).Do()
+	done, err := svc.patchEvent(ctx, cal, ev.ID, &event{Attendees: attendees}, "all")
 	if err != nil {
-		return "", apiError(err, fmt.Sprintf("answer the invitation to event %q", ev.Id))
+		return "", apiError(err, fmt.Sprintf("answer the invitation to event %q", ev.ID))
 	}
 	out := fmt.Sprintf("Answered %s: %s", a.Response, o.describeEvent(done))
 	if ev.Organizer != nil && ev.Organizer.Email != "" && !ev.Organizer.Self {

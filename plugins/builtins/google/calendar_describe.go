@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"google.golang.org/api/calendar/v3"
-
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/native"
 )
@@ -27,21 +25,17 @@ func zoned(w calWhen) string {
 
 // lookEvent reads the event a call names, for its description; false when
 // the calendar cannot be asked (no sign-in) or does not answer.
-func (o Options) lookEvent(ctx context.Context, calID, id string) (*calendar.Event, bool) {
+func (o Options) lookEvent(ctx context.Context, calID, id string) (*event, bool) {
 	if o.HTTPClient == nil || strings.TrimSpace(id) == "" {
 		return nil, false
 	}
-	svc, err := o.calendarService(ctx)
-	if err != nil {
-		return nil, false
-	}
-	ev, err := svc.Events.Get(calendarID(calID), id).Context(ctx).Do()
+	ev, err := o.calendarAPI().getEvent(ctx, calendarID(calID), id)
 	return ev, err == nil
 }
 
 // eventLines names an event: its title and when, or its id when it could
 // not be read.
-func (o Options) eventLines(ctx context.Context, calID, id string) (string, []catalog.Line, *calendar.Event) {
+func (o Options) eventLines(ctx context.Context, calID, id string) (string, []catalog.Line, *event) {
 	ev, ok := o.lookEvent(ctx, calID, id)
 	if !ok {
 		return "the event with id " + id, []catalog.Line{{Label: "Event", Value: id + " (its details could not be read now)"}}, nil
@@ -155,7 +149,7 @@ func (o Options) describeRespondToInvitation(ctx context.Context, raw json.RawMe
 
 // guestsTold adds how many guests Google tells of a change to the event,
 // when it has any.
-func guestsTold(lines []catalog.Line, ev *calendar.Event) []catalog.Line {
+func guestsTold(lines []catalog.Line, ev *event) []catalog.Line {
 	if ev != nil && eventGuests(ev) > 0 {
 		lines = append(lines, catalog.Line{Label: "Guests told", Value: fmt.Sprint(eventGuests(ev))})
 	}

@@ -10,8 +10,6 @@ import (
 	"time"
 	_ "time/tzdata" // Europe/Berlin on machines without a zone database
 
-	"google.golang.org/api/googleapi"
-
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakegoogle"
 	"github.com/jarvisbot/jarvisbot/internal/retry"
@@ -449,9 +447,9 @@ func TestCalendarRefusedSignIn_P6_P4(t *testing.T) {
 	if code := jarvisbot.ErrorCode(err); code == jarvisbot.EINVALID || code == jarvisbot.EINTERNAL {
 		t.Errorf("code %s for a refused token: %v", code, err)
 	}
-	var ge *googleapi.Error
-	if !strings.Contains(err.Error(), "401") && !errors.As(err, &ge) {
-		t.Errorf("error %v neither names the 401 nor keeps Google's answer", err)
+	var ge *google.APIError
+	if !errors.As(err, &ge) || ge.Status != http.StatusUnauthorized {
+		t.Errorf("error %v does not keep Google's 401", err)
 	}
 }
 

@@ -11,9 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"google.golang.org/api/drive/v3"
-	"google.golang.org/api/googleapi"
-
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/native"
@@ -81,14 +78,6 @@ func DriveTools(o Options) []native.Tool {
 
 type driveTools struct{ o Options }
 
-func (d driveTools) service(ctx context.Context) (*drive.Service, error) {
-	svc, err := drive.NewService(ctx, d.o.clientOptions("drive/v3/")...)
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "set up the Google Drive client: %w", err)
-	}
-	return svc, nil
-}
-
 // kindQuery is the Drive query term for each kind search_files offers.
 func kindQuery(kind string) (string, bool) {
 	switch kind {
@@ -138,20 +127,13 @@ func (d driveTools) search(ctx context.Context, args json.RawMessage) (string, e
 		terms = append(terms, t)
 	}
 	terms = append(terms, "trashed = false")
-	svc, err := d.service(ctx)
-	if err != nil {
-		return "", err
-	}
-	call := svc.Files.List().Context(ctx).Q(strings.Join(terms, " and ")).
-		PageSize(int64(native.Limit(in.Limit, 10, 50))).PageToken(in.PageToken).
-		SupportsAllDrives(true).IncludeItemsFromAllDrives(true).
-		Fields("nextPageToken", googleapi.Field("files("+fileFields+")"))
+	query := fileQuery{Q: strings.Join(terms, " and "), PageSize: native.Limit(in.Limit, 10, 50), PageToken: in.PageToken}
 	if words == "" {
 		// Drive ranks a text search by relevance and refuses to sort one;
 		// without words the newest files are the useful ones.
-		call = call.OrderBy("modifiedTime desc")
+		query.OrderBy = "modifiedTime desc"
 	}
-	res, err := call.Do()
+	res, err := d.o.driveAPI().listFiles(ctx, query)
 	if err != nil {
 		return "", apiError(err, "search Google Drive")
 	}
@@ -184,10 +166,7 @@ func (d driveTools) list(ctx context.Context, args json.RawMessage) (string, err
 	if id == "" {
 		id = "root"
 	}
-	svc, err := d.service(ctx)
-	if err != nil {
-		return "", err
-	}
+	svc := d.o.driveAPI()
 	// The folder itself first: its name heads the listing, and a wrong id
 	// or a file that is no folder is said plainly instead of listed empty.
 	folder, err := open(ctx, svc, id)
@@ -197,10 +176,10 @@ func (d driveTools) list(ctx context.Context, args json.RawMessage) (string, err
 	if folder.MimeType != mimeFolder {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "%s (%s) is not a folder but a file (%s); read it with read_file", folder.Name, id, kindOf(folder.MimeType))
 	}
-	res, err := svc.Files.List().Context(ctx).Q(quote(folder.Id)+" in parents and trashed = false").
-		OrderBy("folder,name").PageSize(int64(native.Limit(in.Limit, 10, 50))).PageToken(in.PageToken).
-		SupportsAllDrives(true).IncludeItemsFromAllDrives(true).
-		Fields("nextPageToken", googleapi.Field("files("+fileFields+")")).Do()
+	res, err := svc.listFiles(ctx, fileQuery{
+		Q:       quote(folder.ID) + " in parents and trashed = false",
+		OrderBy: "folder,name", PageSize: native.Limit(in.Limit, 10, 50), PageToken: in.PageToken,
+	})
 	if err != nil {
 		return "", apiError(err, "list Google Drive folder "+folder.Name)
 	}
@@ -210,12 +189,12 @@ func (d driveTools) list(ctx context.Context, args json.RawMessage) (string, err
 		}
 		return "Folder " + folder.Name + " is empty.", nil
 	}
-	return d.listing("Folder "+folder.Name+" (id "+folder.Id+"):", res.Files, res.NextPageToken), nil
+	return d.listing("Folder "+folder.Name+" (id "+folder.ID+"):", res.Files, res.NextPageToken), nil
 }
 
 // listing is files as numbered lines under head, with the next page's
 // token when there is one.
-func (d driveTools) listing(head string, files []*drive.File, next string) string {
+func (d driveTools) listing(head string, files []*file, next string) string {
 	var b strings.Builder
 	b.WriteString(head)
 	for i, f := range files {
@@ -226,7 +205,7 @@ func (d driveTools) listing(head string, files []*drive.File, next string) strin
 		if f.Size > 0 {
 			b.WriteString(", " + byteSize(f.Size))
 		}
-		b.WriteString(", id " + f.Id)
+		b.WriteString(", id " + f.ID)
 	}
 	if next != "" {
 		fmt.Fprintf(&b, "\nMore files: call again with page_token %q.", next)
@@ -249,10 +228,7 @@ func (d driveTools) read(ctx context.Context, args json.RawMessage) (string, err
 	if in.Offset < 0 {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "offset must be 0 or more")
 	}
-	svc, err := d.service(ctx)
-	if err != nil {
-		return "", err
-	}
+	svc := d.o.driveAPI()
 	f, err := open(ctx, svc, id)
 	if err != nil {
 		return "", apiError(err, "read Google Drive file "+id)
@@ -262,18 +238,18 @@ func (d driveTools) read(ctx context.Context, args json.RawMessage) (string, err
 	var resp *http.Response
 	switch {
 	case f.MimeType == mimeFolder:
-		return fmt.Sprintf("%s (%s) is a folder; list it with list_folder.", name, f.Id), nil
+		return fmt.Sprintf("%s (%s) is a folder; list it with list_folder.", name, f.ID), nil
 	case exportAs(f.MimeType) != "":
-		resp, err = svc.Files.Export(f.Id, exportAs(f.MimeType)).Context(ctx).Download()
+		resp, err = svc.export(ctx, f.ID, exportAs(f.MimeType))
 	case isText(f.MimeType):
-		resp, err = svc.Files.Get(f.Id).Context(ctx).SupportsAllDrives(true).Download()
+		resp, err = svc.download(ctx, f.ID)
 	default:
 		// Not an error: the model should tell the owner, not try again.
 		what := kindOf(f.MimeType)
 		if f.Size > 0 {
 			what += ", " + byteSize(f.Size)
 		}
-		return fmt.Sprintf("%s (%s) is not text (%s); its contents cannot be read here. The owner can open it at %s", name, f.Id, what, f.WebViewLink), nil
+		return fmt.Sprintf("%s (%s) is not text (%s); its contents cannot be read here. The owner can open it at %s", name, f.ID, what, f.WebViewLink), nil
 	}
 	if err != nil {
 		return "", apiError(err, "read Google Drive file "+name)
@@ -300,7 +276,7 @@ func (d driveTools) read(ctx context.Context, args json.RawMessage) (string, err
 	if f.MimeType == mimeSpreadsheet {
 		kind += ", its first sheet as CSV"
 	}
-	head := fmt.Sprintf("%s (%s, id %s)", name, kind, f.Id)
+	head := fmt.Sprintf("%s (%s, id %s)", name, kind, f.ID)
 	if in.Offset > 0 {
 		skip := in.Offset
 		for i := range text {
@@ -333,16 +309,16 @@ func (d driveTools) read(ctx context.Context, args json.RawMessage) (string, err
 // open gets the file with id, or the target of the shortcut with id: a
 // search finds shortcuts as readily as files, and the model means what
 // they point to.
-func open(ctx context.Context, svc *drive.Service, id string) (*drive.File, error) {
-	f, err := svc.Files.Get(id).Context(ctx).SupportsAllDrives(true).Fields(fileFields).Do()
-	if err != nil || f.MimeType != mimeShortcut || f.ShortcutDetails == nil || f.ShortcutDetails.TargetId == "" {
+func open(ctx context.Context, svc driveAPI, id string) (*file, error) {
+	f, err := svc.getFile(ctx, id)
+	if err != nil || f.MimeType != mimeShortcut || f.ShortcutDetails == nil || f.ShortcutDetails.TargetID == "" {
 		return f, err
 	}
-	return svc.Files.Get(f.ShortcutDetails.TargetId).Context(ctx).SupportsAllDrives(true).Fields(fileFields).Do()
+	return svc.getFile(ctx, f.ShortcutDetails.TargetID)
 }
 
 // describe words a file's kind, a shortcut's by what it points to.
-func describe(f *drive.File) string {
+func describe(f *file) string {
 	if f.MimeType == mimeShortcut && f.ShortcutDetails != nil && f.ShortcutDetails.TargetMimeType != "" {
 		return "shortcut to " + kindOf(f.ShortcutDetails.TargetMimeType)
 	}
@@ -454,17 +430,11 @@ func (d driveTools) upload(ctx context.Context, args json.RawMessage) (string, e
 	if !isText(mt) {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "mime_type %q is not a text type; upload_file uploads text, e.g. text/plain, text/markdown, text/csv or application/json", mt)
 	}
-	meta := &drive.File{Name: name, MimeType: mt}
+	meta := &file{Name: name, MimeType: mt}
 	if folder := strings.TrimSpace(in.FolderID); folder != "" {
 		meta.Parents = []string{folder}
 	}
-	svc, err := d.service(ctx)
-	if err != nil {
-		return "", err
-	}
-	f, err := svc.Files.Create(meta).Context(ctx).SupportsAllDrives(true).
-		Media(strings.NewReader(in.Content), googleapi.ContentType(mt)).
-		Fields("id,name,webViewLink").Do()
+	f, err := d.o.driveAPI().create(ctx, meta, []byte(in.Content), "id,name,webViewLink")
 	if err != nil {
 		return "", apiError(err, "upload "+name+" to Google Drive")
 	}
@@ -472,5 +442,5 @@ func (d driveTools) upload(ctx context.Context, args json.RawMessage) (string, e
 	if len(meta.Parents) > 0 {
 		where = "folder " + meta.Parents[0]
 	}
-	return fmt.Sprintf("Uploaded %s (%s) to %s: id %s, link %s", native.OneLine(f.Name), byteSize(int64(len(in.Content))), where, f.Id, f.WebViewLink), nil
+	return fmt.Sprintf("Uploaded %s (%s) to %s: id %s, link %s", native.OneLine(f.Name), byteSize(int64(len(in.Content))), where, f.ID, f.WebViewLink), nil
 }

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/api/googleapi"
-
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
@@ -423,8 +421,8 @@ func TestDriveRefusedSignInKeepsCauseP6(t *testing.T) {
 		"upload_file":  {"name": "a.txt", "content": "x"},
 	} {
 		_, err := f.run(t, tool, args)
-		var ge *googleapi.Error
-		if !errors.As(err, &ge) || ge.Code != http.StatusUnauthorized {
+		var ge *APIError
+		if !errors.As(err, &ge) || ge.Status != http.StatusUnauthorized {
 			t.Errorf("%s: %v does not keep Google's 401", tool, err)
 		}
 		if code := jarvisbot.ErrorCode(err); code == jarvisbot.EINVALID || code == "" {

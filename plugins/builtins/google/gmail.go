@@ -13,15 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/api/gmail/v1"
-
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/native"
 )
-
-// me is the signed-in user in Gmail's paths.
-const me = "me"
 
 // defaultQuery is what search_mail looks at when the model gives no query.
 const defaultQuery = "in:inbox"
@@ -108,22 +103,13 @@ func GmailTools(o Options) []native.Tool {
 
 type gmailTools struct{ o Options }
 
-func (g *gmailTools) service(ctx context.Context) (*gmail.Service, error) {
-	// Gmail's paths carry gmail/v1/ themselves, so its base is the root.
-	svc, err := gmail.NewService(ctx, g.o.clientOptions("")...)
-	if err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "reach Gmail: %w", err)
-	}
-	return svc, nil
-}
-
 // when shows a message's time in the owner's zone.
-func (g *gmailTools) when(m *gmail.Message) string {
+func (g *gmailTools) when(m *message) string {
 	return time.UnixMilli(m.InternalDate).In(g.o.loc()).Format("Mon 2 Jan 2006 15:04")
 }
 
-func unread(m *gmail.Message) string {
-	if slices.Contains(m.LabelIds, "UNREAD") {
+func unread(m *message) string {
+	if slices.Contains(m.LabelIDs, "UNREAD") {
 		return " [unread]"
 	}
 	return ""
@@ -142,15 +128,8 @@ func (g *gmailTools) search(ctx context.Context, raw json.RawMessage) (string, e
 	if q == "" {
 		q = defaultQuery
 	}
-	svc, err := g.service(ctx)
-	if err != nil {
-		return "", err
-	}
-	call := svc.Users.Messages.List(me).Q(q).MaxResults(int64(native.Limit(a.Limit, 10, 50))).Context(ctx)
-	if a.PageToken != "" {
-		call = call.PageToken(a.PageToken)
-	}
-	list, err := call.Do()
+	svc := g.o.gmailAPI()
+	list, err := svc.listMessages(ctx, q, native.Limit(a.Limit, 10, 50), a.PageToken)
 	if err != nil {
 		return "", apiError(err, fmt.Sprintf("search mail for %q", q))
 	}
@@ -160,7 +139,11 @@ func (g *gmailTools) search(ctx context.Context, raw json.RawMessage) (string, e
 		}
 		return fmt.Sprintf("No mail matches %q.", q), nil
 	}
-	msgs, err := g.metadata(ctx, svc, list.Messages)
+	ids := make([]string, len(list.Messages))
+	for i, m := range list.Messages {
+		ids[i] = m.ID
+	}
+	msgs, err := g.metadata(ctx, svc, ids)
 	if err != nil {
 		return "", err
 	}
@@ -173,7 +156,7 @@ func (g *gmailTools) search(ctx context.Context, raw json.RawMessage) (string, e
 			subject = "(no subject)"
 		}
 		fmt.Fprintf(&b, "%d. %s · %s · %s · %s%s (id %s, thread %s)\n", i+1, g.when(m),
-			native.OneLine(h.get("From")), subject, native.OneLine(html.UnescapeString(m.Snippet)), unread(m), m.Id, m.ThreadId)
+			native.OneLine(h.get("From")), subject, native.OneLine(html.UnescapeString(m.Snippet)), unread(m), m.ID, m.ThreadID)
 	}
 	if list.NextPageToken != "" {
 		fmt.Fprintf(&b, "More mail matches: call search_mail again with page_token %q.\n", list.NextPageToken)
@@ -181,15 +164,16 @@ func (g *gmailTools) search(ctx context.Context, raw json.RawMessage) (string, e
 	return b.String(), nil
 }
 
-// metadata reads the headers of msgs, a few at a time, in their order.
-func (g *gmailTools) metadata(ctx context.Context, svc *gmail.Service, msgs []*gmail.Message) ([]*gmail.Message, error) {
-	out := make([]*gmail.Message, len(msgs))
-	errs := make([]error, len(msgs))
+// metadata reads the headers of the messages with ids, a few at a time,
+// in their order.
+func (g *gmailTools) metadata(ctx context.Context, svc gmailAPI, ids []string) ([]*message, error) {
+	out := make([]*message, len(ids))
+	errs := make([]error, len(ids))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sem := make(chan struct{}, fetchers)
 	var wg sync.WaitGroup
-	for i, m := range msgs {
+	for i, id := range ids {
 		wg.Go(func() {
 			select {
 			case sem <- struct{}{}:
@@ -198,8 +182,7 @@ func (g *gmailTools) metadata(ctx context.Context, svc *gmail.Service, msgs []*g
 				return
 			}
 			defer func() { <-sem }()
-			out[i], errs[i] = svc.Users.Messages.Get(me, m.Id).Format("metadata").
-				MetadataHeaders("From", "Subject", "Date").Context(ctx).Do()
+			out[i], errs[i] = svc.getMessage(ctx, id, "metadata", "From", "Subject", "Date")
 			if errs[i] != nil {
 				cancel() // one failure fails the page; the others need not finish
 			}
@@ -210,7 +193,7 @@ func (g *gmailTools) metadata(ctx context.Context, svc *gmail.Service, msgs []*g
 	for _, canceled := range []bool{false, true} {
 		for i, err := range errs {
 			if err != nil && errors.Is(err, context.Canceled) == canceled {
-				return nil, apiError(err, "read message "+msgs[i].Id)
+				return nil, apiError(err, "read message "+ids[i])
 			}
 		}
 	}
@@ -227,17 +210,13 @@ func (g *gmailTools) readMessage(ctx context.Context, raw json.RawMessage) (stri
 	if a.MessageID == "" {
 		return "", native.Need("message_id")
 	}
-	svc, err := g.service(ctx)
-	if err != nil {
-		return "", err
-	}
-	m, err := svc.Users.Messages.Get(me, a.MessageID).Format("full").Context(ctx).Do()
+	m, err := g.o.gmailAPI().getMessage(ctx, a.MessageID, "full")
 	if err != nil {
 		return "", apiError(err, "read message "+a.MessageID)
 	}
 	h := headers(m.Payload)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Message %s in thread %s%s\n", m.Id, m.ThreadId, unread(m))
+	fmt.Fprintf(&b, "Message %s in thread %s%s\n", m.ID, m.ThreadID, unread(m))
 	for _, k := range []string{"From", "To", "Cc"} {
 		if v := h.get(k); v != "" {
 			fmt.Fprintf(&b, "%s: %s\n", k, native.OneLine(v))
@@ -272,22 +251,18 @@ func (g *gmailTools) readThread(ctx context.Context, raw json.RawMessage) (strin
 	if a.ThreadID == "" {
 		return "", native.Need("thread_id")
 	}
-	svc, err := g.service(ctx)
-	if err != nil {
-		return "", err
-	}
-	t, err := svc.Users.Threads.Get(me, a.ThreadID).Format("full").Context(ctx).Do()
+	t, err := g.o.gmailAPI().getThread(ctx, a.ThreadID)
 	if err != nil {
 		return "", apiError(err, "read thread "+a.ThreadID)
 	}
 	msgs := slices.Clone(t.Messages)
-	slices.SortStableFunc(msgs, func(x, y *gmail.Message) int { return cmp.Compare(x.InternalDate, y.InternalDate) })
+	slices.SortStableFunc(msgs, func(x, y *message) int { return cmp.Compare(x.InternalDate, y.InternalDate) })
 	var b strings.Builder
 	subject := ""
 	if len(msgs) > 0 {
 		subject = native.OneLine(headers(msgs[0].Payload).get("Subject"))
 	}
-	fmt.Fprintf(&b, "Thread %s: %q, %d messages, oldest first.\n", t.Id, subject, len(msgs))
+	fmt.Fprintf(&b, "Thread %s: %q, %d messages, oldest first.\n", t.ID, subject, len(msgs))
 	n := native.Limit(a.Limit, 10, 50)
 	if len(msgs) > n {
 		fmt.Fprintf(&b, "(%d earlier messages not shown.)\n", len(msgs)-n)
@@ -299,7 +274,7 @@ func (g *gmailTools) readThread(ctx context.Context, raw json.RawMessage) (strin
 	for i, m := range msgs {
 		h := headers(m.Payload)
 		fmt.Fprintf(&b, "\n%d. %s · from %s · to %s%s (id %s)\n", i+1, g.when(m),
-			native.OneLine(h.get("From")), native.OneLine(h.get("To")), unread(m), m.Id)
+			native.OneLine(h.get("From")), native.OneLine(h.get("To")), unread(m), m.ID)
 		text := dropQuoted(readParts(m.Payload).text())
 		if text == "" {
 			text = "(no text)"
@@ -348,18 +323,15 @@ func (g *gmailTools) draft(ctx context.Context, raw json.RawMessage) (string, er
 	if err != nil {
 		return "", err
 	}
-	svc, err := g.service(ctx)
-	if err != nil {
-		return "", err
-	}
+	svc := g.o.gmailAPI()
 	if out.from, err = owner(ctx, svc); err != nil {
 		return "", err
 	}
-	d, err := svc.Users.Drafts.Create(me, &gmail.Draft{Message: &gmail.Message{Raw: out.raw(g.o.now())}}).Context(ctx).Do()
+	d, err := svc.createDraft(ctx, &draft{Message: &rawMessage{Raw: out.raw(g.o.now())}})
 	if err != nil {
 		return "", apiError(err, "save the draft")
 	}
-	return fmt.Sprintf("Saved a draft to %s: %q (draft id %s). It is not sent; the owner can review and send it in Gmail.", out.recipients(), out.subject, d.Id), nil
+	return fmt.Sprintf("Saved a draft to %s: %q (draft id %s). It is not sent; the owner can review and send it in Gmail.", out.recipients(), out.subject, d.ID), nil
 }
 
 func (g *gmailTools) send(ctx context.Context, raw json.RawMessage) (string, error) {
@@ -371,34 +343,30 @@ func (g *gmailTools) send(ctx context.Context, raw json.RawMessage) (string, err
 	if err != nil {
 		return "", err
 	}
-	svc, err := g.service(ctx)
-	if err != nil {
-		return "", err
-	}
-	return g.deliver(ctx, svc, out, "")
+	return g.deliver(ctx, g.o.gmailAPI(), out, "")
 }
 
 // deliver sends out, in thread when one is given.
-func (g *gmailTools) deliver(ctx context.Context, svc *gmail.Service, out outgoing, thread string) (string, error) {
+func (g *gmailTools) deliver(ctx context.Context, svc gmailAPI, out outgoing, thread string) (string, error) {
 	var err error
 	if out.from, err = owner(ctx, svc); err != nil {
 		return "", err
 	}
-	m, err := svc.Users.Messages.Send(me, &gmail.Message{Raw: out.raw(g.o.now()), ThreadId: thread}).Context(ctx).Do()
+	m, err := svc.send(ctx, &rawMessage{Raw: out.raw(g.o.now()), ThreadID: thread})
 	if err != nil {
 		// A failed send is not tried again here: Google may have sent it.
 		return "", apiError(err, fmt.Sprintf("send the mail to %s (it may or may not have gone out; look in Sent before sending again)", out.recipients()))
 	}
-	return fmt.Sprintf("Sent to %s: %q (message id %s, thread %s).", out.recipients(), out.subject, m.Id, m.ThreadId), nil
+	return fmt.Sprintf("Sent to %s: %q (message id %s, thread %s).", out.recipients(), out.subject, m.ID, m.ThreadID), nil
 }
 
 // owner is the signed-in user's address, the From of what the tools send.
-func owner(ctx context.Context, svc *gmail.Service) (string, error) {
-	p, err := svc.Users.GetProfile(me).Context(ctx).Do()
+func owner(ctx context.Context, svc gmailAPI) (string, error) {
+	addr, err := svc.address(ctx)
 	if err != nil {
 		return "", apiError(err, "read the owner's Gmail address")
 	}
-	return p.EmailAddress, nil
+	return addr, nil
 }
 
 func (g *gmailTools) reply(ctx context.Context, raw json.RawMessage) (string, error) {
@@ -416,12 +384,8 @@ func (g *gmailTools) reply(ctx context.Context, raw json.RawMessage) (string, er
 	if strings.TrimSpace(a.Body) == "" {
 		return "", native.Need("body")
 	}
-	svc, err := g.service(ctx)
-	if err != nil {
-		return "", err
-	}
-	orig, err := svc.Users.Messages.Get(me, a.MessageID).Format("metadata").
-		MetadataHeaders("From", "To", "Cc", "Reply-To", "Subject", "Message-ID", "References").Context(ctx).Do()
+	svc := g.o.gmailAPI()
+	orig, err := svc.getMessage(ctx, a.MessageID, "metadata", "From", "To", "Cc", "Reply-To", "Subject", "Message-ID", "References")
 	if err != nil {
 		return "", apiError(err, "read message "+a.MessageID+" to reply to")
 	}
@@ -434,7 +398,7 @@ func (g *gmailTools) reply(ctx context.Context, raw json.RawMessage) (string, er
 		return "", jarvisbot.Errorf(jarvisbot.ECONFLICT, "reply to message %s: %w", a.MessageID, err)
 	}
 	out.body = a.Body
-	return g.deliver(ctx, svc, out, orig.ThreadId)
+	return g.deliver(ctx, svc, out, orig.ThreadID)
 }
 
 func (g *gmailTools) label(ctx context.Context, raw json.RawMessage) (string, error) {
@@ -452,19 +416,16 @@ func (g *gmailTools) label(ctx context.Context, raw json.RawMessage) (string, er
 	if len(a.Add)+len(a.Remove) == 0 {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "add or remove is required: the label names to change")
 	}
-	svc, err := g.service(ctx)
-	if err != nil {
-		return "", err
-	}
-	ls, err := svc.Users.Labels.List(me).Context(ctx).Do()
+	svc := g.o.gmailAPI()
+	ls, err := svc.labels(ctx)
 	if err != nil {
 		return "", apiError(err, "list the labels")
 	}
-	add, err := labelIDs(ls.Labels, a.Add)
+	add, err := labelIDs(ls, a.Add)
 	if err != nil {
 		return "", err
 	}
-	remove, err := labelIDs(ls.Labels, a.Remove)
+	remove, err := labelIDs(ls, a.Remove)
 	if err != nil {
 		return "", err
 	}
@@ -489,11 +450,7 @@ func (g *gmailTools) archive(ctx context.Context, raw json.RawMessage) (string, 
 	if err := a.check(); err != nil {
 		return "", err
 	}
-	svc, err := g.service(ctx)
-	if err != nil {
-		return "", err
-	}
-	if err := a.modify(ctx, svc, nil, []string{"INBOX"}); err != nil {
+	if err := a.modify(ctx, g.o.gmailAPI(), nil, []string{"INBOX"}); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("Archived %s: it is out of the inbox and stays in All Mail.", a.what()), nil
@@ -522,12 +479,13 @@ func (t target) what() string {
 	return "message " + t.MessageID
 }
 
-func (t target) modify(ctx context.Context, svc *gmail.Service, add, remove []string) error {
+func (t target) modify(ctx context.Context, svc gmailAPI, add, remove []string) error {
+	change := &labelChange{AddLabelIDs: add, RemoveLabelIDs: remove}
 	var err error
 	if t.ThreadID != "" {
-		_, err = svc.Users.Threads.Modify(me, t.ThreadID, &gmail.ModifyThreadRequest{AddLabelIds: add, RemoveLabelIds: remove}).Context(ctx).Do()
+		err = svc.modifyThread(ctx, t.ThreadID, change)
 	} else {
-		_, err = svc.Users.Messages.Modify(me, t.MessageID, &gmail.ModifyMessageRequest{AddLabelIds: add, RemoveLabelIds: remove}).Context(ctx).Do()
+		err = svc.modifyMessage(ctx, t.MessageID, change)
 	}
 	if err != nil {
 		return apiError(err, "change the labels of "+t.what())
@@ -537,22 +495,22 @@ func (t target) modify(ctx context.Context, svc *gmail.Service, add, remove []st
 
 // labelIDs maps label names (or ids) to ids, naming the labels there are
 // when one is unknown.
-func labelIDs(labels []*gmail.Label, names []string) ([]string, error) {
+func labelIDs(labels []label, names []string) ([]string, error) {
 	var ids []string
 	for _, name := range names {
-		i := slices.IndexFunc(labels, func(l *gmail.Label) bool {
-			return strings.EqualFold(l.Name, strings.TrimSpace(name)) || l.Id == name
+		i := slices.IndexFunc(labels, func(l label) bool {
+			return strings.EqualFold(l.Name, strings.TrimSpace(name)) || l.ID == name
 		})
 		if i < 0 {
 			var known []string
 			for _, l := range labels {
-				if l.Type == "user" || slices.Contains([]string{"INBOX", "UNREAD", "STARRED", "IMPORTANT", "SPAM", "TRASH"}, l.Id) {
+				if l.Type == "user" || slices.Contains([]string{"INBOX", "UNREAD", "STARRED", "IMPORTANT", "SPAM", "TRASH"}, l.ID) {
 					known = append(known, l.Name)
 				}
 			}
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "there is no label %q; the labels are: %s", name, strings.Join(known, ", "))
 		}
-		ids = append(ids, labels[i].Id)
+		ids = append(ids, labels[i].ID)
 	}
 	return ids, nil
 }

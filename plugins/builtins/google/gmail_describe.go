@@ -68,12 +68,8 @@ func (g *gmailTools) replyHeaders(ctx context.Context, id string, all bool) (out
 	if g.o.HTTPClient == nil || id == "" {
 		return outgoing{}, false
 	}
-	svc, err := g.service(ctx)
-	if err != nil {
-		return outgoing{}, false
-	}
-	orig, err := svc.Users.Messages.Get(me, id).Format("metadata").
-		MetadataHeaders("From", "To", "Cc", "Reply-To", "Subject").Context(ctx).Do()
+	svc := g.o.gmailAPI()
+	orig, err := svc.getMessage(ctx, id, "metadata", "From", "To", "Cc", "Reply-To", "Subject")
 	if err != nil {
 		return outgoing{}, false
 	}

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/api/googleapi"
-
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
@@ -513,8 +511,8 @@ func TestGmail_RefusedSignInKeepsCause_P6(t *testing.T) {
 	srv, tools := gmailFake(t, fakegoogle.WithAuth(func(string) bool { return false }))
 	srv.AddMessage(fakegoogle.Message{From: "ann@example.com", Subject: "Hello", Date: mailDay, Labels: []string{"INBOX"}})
 	_, err := call(t, tools, "search_mail", map[string]any{})
-	var ge *googleapi.Error
-	if !errors.As(err, &ge) || ge.Code != http.StatusUnauthorized {
+	var ge *APIError
+	if !errors.As(err, &ge) || ge.Status != http.StatusUnauthorized {
 		t.Fatalf("error %v does not keep Google's 401", err)
 	}
 	if code := jarvisbot.ErrorCode(err); code == jarvisbot.EINVALID {

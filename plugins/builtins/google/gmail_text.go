@@ -10,7 +10,6 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
-	"google.golang.org/api/gmail/v1"
 )
 
 // A mail's text as the model reads it: Gmail gives a message as a tree of
@@ -18,9 +17,9 @@ import (
 // the text in it (plain, else HTML made readable) and the attachments.
 
 // header is a message's headers, looked up by name in any case.
-type header []*gmail.MessagePartHeader
+type header []messageHeader
 
-func headers(p *gmail.MessagePart) header {
+func headers(p *messagePart) header {
 	if p == nil {
 		return nil
 	}
@@ -62,10 +61,10 @@ type parts struct {
 // readParts walks a message's parts: the first text/plain and text/html
 // that are not attachments are its text; parts with a file name or an
 // attachment disposition are listed, not read.
-func readParts(p *gmail.MessagePart) parts {
+func readParts(p *messagePart) parts {
 	var ps parts
-	var walk func(p *gmail.MessagePart)
-	walk = func(p *gmail.MessagePart) {
+	var walk func(p *messagePart)
+	walk = func(p *messagePart) {
 		if p == nil {
 			return
 		}
@@ -106,7 +105,7 @@ func (ps parts) text() string {
 }
 
 // partText decodes a leaf part's body into UTF-8 text.
-func partText(p *gmail.MessagePart) string {
+func partText(p *messagePart) string {
 	if p.Body == nil || p.Body.Data == "" {
 		return ""
 	}
