@@ -30,6 +30,9 @@ type gateBuilder struct {
 	// are. A derived card weighs its words by how few servers share them.
 	srvDF    map[string]int
 	nServers int
+	// names, uni and pairs collect the gate's postings (Gate), frozen
+	// when it is built.
+	names, uni, pairs map[string][]int32
 }
 
 type termKey struct {
@@ -43,16 +46,14 @@ func buildGate(v *View) *Gate {
 		servers:    make([]string, len(v.servers)),
 		conn:       make([]bool, len(v.servers)),
 		carded:     make([]bool, len(v.servers)),
-		names:      map[string][]int32{},
-		uni:        map[string][]int32{},
-		pairs:      map[string][]int32{},
 		lex:        words.Default(),
 		fileStem:   words.Stem("file"),
 		docStem:    words.Stem("document"),
 		routeStems: [2]string{words.Stem("directions"), words.Stem("route")},
 		nearStem:   words.Stem("near"),
 	}
-	b := &gateBuilder{g: g, byKey: map[termKey]int32{}, toolSrv: map[string]map[int32]bool{}, zc: words.Tokenizer{Camel: true}, otherNames: map[string]bool{}}
+	b := &gateBuilder{g: g, byKey: map[termKey]int32{}, toolSrv: map[string]map[int32]bool{}, zc: words.Tokenizer{Camel: true}, otherNames: map[string]bool{},
+		names: map[string][]int32{}, uni: map[string][]int32{}, pairs: map[string][]int32{}}
 	// Words of server names: a description that mentions "Google Drive"
 	// does not make its server a Google Drive server.
 	for _, s := range v.servers {
@@ -81,6 +82,7 @@ func buildGate(v *View) *Gate {
 		b.addServer(int32(si), s, tools[s.ID])
 	}
 	b.demoteShared()
+	g.names, g.uni, g.pairs = freeze(b.names), freeze(b.uni), freeze(b.pairs)
 	g.keep = buildKeep(g)
 	return g
 }
@@ -112,7 +114,7 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 			w = weightWeak // "memory": my computer's memory is not the memory server
 		}
 		id := b.term(si, key, n, "", EvName, w)
-		b.index(b.g.names, key, id)
+		b.index(b.names, key, id)
 	}
 	// Single words of a multi-word title ("Brave" of "Brave Search") are a
 	// weak hint: a second signal is still needed.
@@ -209,7 +211,7 @@ func (b *gateBuilder) joinedWord(si int32, c string) {
 		return
 	}
 	if w := classWeight(b.g.lex.Class(stem)); w > 0 {
-		b.index(b.g.uni, stem, b.term(si, stem, c, "", EvCard, w))
+		b.index(b.uni, stem, b.term(si, stem, c, "", EvCard, w))
 	}
 }
 
@@ -255,7 +257,7 @@ func kindGroup(k EvidenceKind) EvidenceKind {
 func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKind, w int) int32 {
 	id := b.term(si, stem, label, source, kind, w)
 	b.g.terms[id].of = id // a word of the server's own counts in its own right
-	b.index(b.g.uni, stem, id)
+	b.index(b.uni, stem, id)
 	if kind == EvTool && b.carded {
 		return id
 	}
@@ -275,7 +277,7 @@ func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKi
 				continue
 			}
 		}
-		b.index(b.g.uni, rel, b.term(si, rel, label, source, kind, rw))
+		b.index(b.uni, rel, b.term(si, rel, label, source, kind, rw))
 	}
 	b.paraphrase(si, id, stem, label, source, kind, w)
 	return id
@@ -289,7 +291,7 @@ func (b *gateBuilder) phrase(si int32, phrase, label, source string, kind Eviden
 		if strings.Contains(rel, " ") {
 			b.indexPhrase(rel, id)
 		} else {
-			b.index(b.g.uni, rel, id) // "pr" stands for "pull request"
+			b.index(b.uni, rel, id) // "pr" stands for "pull request"
 		}
 	}
 	return id
@@ -305,8 +307,8 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 	qs := b.pairHalf(q.Stem)
 	for _, a := range ps {
 		for _, c := range qs {
-			b.index(b.g.pairs, a+" "+c, id)
-			b.index(b.g.pairs, c+" "+a, id)
+			b.index(b.pairs, a+" "+c, id)
+			b.index(b.pairs, c+" "+a, id)
 		}
 	}
 	// A two-word pair is also a phrase people write as one word sometimes
@@ -316,7 +318,7 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 			if strings.Contains(r, " ") {
 				b.indexPhrase(r, id)
 			} else {
-				b.index(b.g.uni, r, id)
+				b.index(b.uni, r, id)
 			}
 		}
 	}
@@ -366,7 +368,7 @@ func singleWords(list []string) []string {
 func (b *gateBuilder) indexPhrase(phrase string, id int32) {
 	ws := strings.Fields(phrase)
 	for i := 0; i+1 < len(ws); i++ {
-		b.index(b.g.pairs, ws[i]+" "+ws[i+1], id)
+		b.index(b.pairs, ws[i]+" "+ws[i+1], id)
 	}
 }
 
