@@ -1,6 +1,7 @@
 package words
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -10,13 +11,22 @@ import (
 // has lines of its own form, so a broken generator fails here rather
 // than giving the service wrong answers; and every key is found.
 func TestEmbeddedTablesWellFormed(t *testing.T) {
-	th := DefaultThesaurus()
+	frequency := func(rest string) bool {
+		v, mark, marked := strings.Cut(rest, " ")
+		zf, err := strconv.ParseFloat(v, 64)
+		return err == nil && zf > 0 && zf < 25.5 && (!marked || mark == "v")
+	}
+	l, th := Default(), DefaultThesaurus()
 	tests := []struct {
 		name  string
 		table table
 		rest  func(string) bool // whether a line's rest, after its key, is well-formed
 	}{
 		{"thesaurus.txt", th.table, func(r string) bool { return strings.Count(r, "\t") == int(Derived) }},
+		{"lists/frequent-en.txt", l.frequent[0], frequency},
+		{"lists/frequent-de.txt", l.frequent[1], frequency},
+		{"lists/rare-verbs-en.txt", l.rareVerbs, func(r string) bool { return r == "" }},
+		{"lists/file-types.txt", l.fileTypes, func(r string) bool { return r == "" || r == "d" }},
 	}
 	for _, tt := range tests {
 		n, prev := 0, ""
@@ -97,13 +107,26 @@ func TestTableFind(t *testing.T) {
 }
 
 // TestTableLookupsAllocateNothing: the tokenizer asks the thesaurus about
-// words of every message, of any length: no lookup allocates.
+// words of every message, of any length, and the lexicon classes every
+// stem: no lookup allocates.
 func TestTableLookupsAllocateNothing(t *testing.T) {
-	th := DefaultThesaurus()
+	th, l := DefaultThesaurus(), Default()
 	long := []byte(strings.Repeat("donaudampfschifffahrt", 3))
 	for _, w := range [][]byte{[]byte("gesund"), []byte("afternoon"), long} {
 		if n := testing.AllocsPerRun(100, func() { th.has(w) }); n != 0 {
 			t.Errorf("has(%q) allocates %v times", w, n)
 		}
+	}
+	stems := []string{"take", "calendar", "rename", "the", "zzzz", string(long)}
+	if n := testing.AllocsPerRun(100, func() {
+		for _, s := range stems {
+			l.Class(s)
+			l.IdentClass(s)
+			l.Distinctive(s)
+			l.Zipf(s)
+			l.FileType(s)
+		}
+	}); n != 0 {
+		t.Errorf("the lexicon's lookups allocate %v times", n)
 	}
 }
