@@ -120,9 +120,9 @@ var Default = sync.OnceValue(func() *Lexicon {
 func parse() (*Lexicon, error) {
 	l := &Lexicon{
 		class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, owner: map[string]bool{}, self: map[string]bool{},
-		frequent:  [2]table{newTable(frequentEnText, ' '), newTable(frequentDeText, ' ')},
-		rareVerbs: newTable(rareVerbsText, ' '),
-		fileTypes: newTable(fileTypesText, ' '),
+		frequent:  [2]table{newIndexedTable(frequentEnText, ' '), newIndexedTable(frequentDeText, ' ')},
+		rareVerbs: newIndexedTable(rareVerbsText, ' '),
+		fileTypes: newIndexedTable(fileTypesText, ' '),
 	}
 	var z Tokenizer
 	// Later lists win: a word that is both everyday and generic is generic.

@@ -16,6 +16,9 @@ import "strings"
 type table struct {
 	text string // the data lines, the header cut off
 	sep  byte   // ends a key within its line
+	// starts, if the table was made with newIndexedTable, holds the
+	// offset of each bucket's first line (see bucket), and the end.
+	starts []int32
 }
 
 // newTable cuts the header off a generated table's text.
@@ -24,6 +27,65 @@ func newTable(text string, sep byte) table {
 		_, text, _ = strings.Cut(text, "\n")
 	}
 	return table{text: text, sep: sep}
+}
+
+// newIndexedTable is newTable with where each bucket of keys begins (3 KB),
+// found in one pass over the table, so that a lookup searches only the few
+// lines of its key's bucket, in a few steps instead of a dozen. The
+// lexicon's tables are searched for every word of every message and are
+// small (tens of KB); the thesaurus, searched when indexes are built,
+// would be brought into memory whole by the pass and is not indexed.
+func newIndexedTable(text string, sep byte) table {
+	t := newTable(text, sep)
+	t.starts = make([]int32, buckets+1)
+	next := 0 // the first bucket whose start is not known yet
+	for off := 0; off < len(t.text); {
+		line := t.text[off:]
+		if n := strings.IndexByte(line, '\n'); n >= 0 {
+			line = line[:n]
+		}
+		key := line
+		if n := strings.IndexByte(line, sep); n >= 0 {
+			key = line[:n]
+		}
+		for b := bucket(key); next <= b; next++ {
+			t.starts[next] = int32(off)
+		}
+		off += len(line) + 1
+	}
+	for ; next <= buckets; next++ {
+		t.starts[next] = int32(len(t.text))
+	}
+	return t
+}
+
+// buckets is how many buckets bucket numbers keys into.
+const buckets = 28 * 28
+
+// bucket numbers a key by its first two bytes, in key order, so that the
+// keys of a bucket are a run of a table's lines: a letter and the next
+// byte's rank (below 'a', a letter, above 'z'), or a first byte's rank
+// alone when it is no letter.
+func bucket[K string | []byte](key K) int {
+	if len(key) == 0 {
+		return 0
+	}
+	first := byteRank(key[0])
+	if first == 0 || first == 27 || len(key) == 1 {
+		return first * 28
+	}
+	return first*28 + byteRank(key[1])
+}
+
+// byteRank is 0 for a byte below 'a', 1 to 26 for a letter, 27 above 'z'.
+func byteRank(b byte) int {
+	switch {
+	case b < 'a':
+		return 0
+	case b > 'z':
+		return 27
+	}
+	return int(b-'a') + 1
 }
 
 // find returns what follows the key and its separator on the key's line,
@@ -37,6 +99,10 @@ func newTable(text string, sep byte) table {
 func find[K string | []byte](t table, key K) (rest string, ok bool) {
 	text := t.text
 	lo, hi := 0, len(text) // lo and hi are line starts (or the end)
+	if t.starts != nil {
+		b := bucket(key)
+		lo, hi = int(t.starts[b]), int(t.starts[b+1])
+	}
 	for lo < hi {
 		start := lo + (hi-lo)/2
 		for start > lo && text[start-1] != '\n' {

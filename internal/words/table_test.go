@@ -59,8 +59,9 @@ func TestEmbeddedTablesWellFormed(t *testing.T) {
 }
 
 // TestTableFind: a lookup finds a key on the first, a middle and the last
-// line, with or without the last newline, and nothing between keys; a
-// malformed table gives a wrong answer but never a panic.
+// line, with or without the last newline, and nothing between keys, with
+// and without the index of buckets; a malformed table gives a wrong
+// answer but never a panic.
 func TestTableFind(t *testing.T) {
 	tests := []struct {
 		text, key string
@@ -95,13 +96,14 @@ func TestTableFind(t *testing.T) {
 		{"\n", "", "", true},
 	}
 	for _, tt := range tests {
-		tb := newTable(tt.text, ' ')
-		rest, ok := find(tb, tt.key)
-		if rest != tt.rest || ok != tt.ok {
-			t.Errorf("find(%q, %q) = %q, %v; want %q, %v", tt.text, tt.key, rest, ok, tt.rest, tt.ok)
-		}
-		if rest, ok := find(tb, []byte(tt.key)); rest != tt.rest || ok != tt.ok {
-			t.Errorf("find(%q, []byte(%q)) = %q, %v; want %q, %v", tt.text, tt.key, rest, ok, tt.rest, tt.ok)
+		for _, tb := range []table{newTable(tt.text, ' '), newIndexedTable(tt.text, ' ')} {
+			rest, ok := find(tb, tt.key)
+			if rest != tt.rest || ok != tt.ok {
+				t.Errorf("find(%q, %q), indexed %v: %q, %v; want %q, %v", tt.text, tt.key, tb.starts != nil, rest, ok, tt.rest, tt.ok)
+			}
+			if rest, ok := find(tb, []byte(tt.key)); rest != tt.rest || ok != tt.ok {
+				t.Errorf("find(%q, []byte(%q)), indexed %v: %q, %v; want %q, %v", tt.text, tt.key, tb.starts != nil, rest, ok, tt.rest, tt.ok)
+			}
 		}
 	}
 }
