@@ -3,7 +3,6 @@ package words
 import (
 	"bufio"
 	"embed"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,25 +59,46 @@ const (
 	identZipf = 35
 )
 
-// Lexicon is the parsed, immutable word lists: classes by stem and groups of
-// phrases that mean the same thing. It is safe for concurrent use.
+// The generated tables stay in the binary's read-only data and are read
+// by binary search (see table): they hold thousands of stems, and a map of
+// them would cost every process a megabyte of heap at its first turn.
+var (
+	// frequentEnText and frequentDeText are "STEM ZIPF" lines, or
+	// "STEM ZIPF v" for a stem used mostly as a verb, adjective or adverb
+	// (gen/freq).
+	//go:embed lists/frequent-en.txt
+	frequentEnText string
+	//go:embed lists/frequent-de.txt
+	frequentDeText string
+	// rareVerbsText is one stem a line (gen/freq).
+	//go:embed lists/rare-verbs-en.txt
+	rareVerbsText string
+	// fileTypesText is "EXT" lines, or "EXT d" for a document's
+	// (gen/filetypes).
+	//go:embed lists/file-types.txt
+	fileTypesText string
+)
+
+// Lexicon is the immutable word lists: classes by stem and groups of
+// phrases that mean the same thing. The hand lists, tens of words each,
+// are parsed into maps; the generated tables are looked up in place. It is
+// safe for concurrent use.
 type Lexicon struct {
+	// class holds the stems the hand lists place; they win over the
+	// generated tables.
 	class  map[string]Class
 	groups map[string][]string // stem phrase -> the other phrases of its groups
 	verbs  map[string]bool     // stems of the verbs.txt groups
-	// zipf is the frequency of a stem, ten times its Zipf value, the
-	// higher of its English and German; 0 for a stem rarer than the
-	// tables go.
-	zipf map[string]uint8
-	// glue marks the frequent stems used mostly as a verb, adjective or
-	// adverb rather than a noun, that no hand list places.
-	glue map[string]bool
-	// rareVerb marks the stems rarer than glue goes that are mostly verbs
-	// (lists/rare-verbs-en.txt), that no hand list places.
-	rareVerb map[string]bool
-	// fileType holds the file name extensions people keep files under
-	// (lists/file-types.txt): true for a document's, false for another's.
-	fileType map[string]bool
+	// frequent are the English and German frequency tables
+	// (lists/frequent-*.txt): a stem's Zipf value, and whether it is used
+	// mostly as a verb, adjective or adverb rather than a noun.
+	frequent [2]table
+	// rareVerbs are the stems rarer than the frequent tables mark that
+	// are mostly verbs (lists/rare-verbs-en.txt).
+	rareVerbs table
+	// fileTypes are the file name extensions people keep files under
+	// (lists/file-types.txt), "d" marking a document's.
+	fileTypes table
 	// owner holds the stems by which a message speaks of its owner or
 	// asks for something (lists/owner.txt).
 	owner map[string]bool
@@ -87,8 +107,8 @@ type Lexicon struct {
 	self map[string]bool
 }
 
-// Default returns the lexicon built from the embedded lists. It is parsed
-// once and never changes.
+// Default returns the lexicon of the embedded lists. The hand lists are
+// parsed once; the lexicon never changes.
 var Default = sync.OnceValue(func() *Lexicon {
 	l, err := parse()
 	if err != nil {
@@ -98,7 +118,12 @@ var Default = sync.OnceValue(func() *Lexicon {
 })
 
 func parse() (*Lexicon, error) {
-	l := &Lexicon{class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, zipf: map[string]uint8{}, glue: map[string]bool{}, rareVerb: map[string]bool{}, fileType: map[string]bool{}, owner: map[string]bool{}, self: map[string]bool{}}
+	l := &Lexicon{
+		class: map[string]Class{}, groups: map[string][]string{}, verbs: map[string]bool{}, owner: map[string]bool{}, self: map[string]bool{},
+		frequent:  [2]table{newIndexedTable(frequentEnText, ' '), newIndexedTable(frequentDeText, ' ')},
+		rareVerbs: newIndexedTable(rareVerbsText, ' '),
+		fileTypes: newIndexedTable(fileTypesText, ' '),
+	}
 	var z Tokenizer
 	// Later lists win: a word that is both everyday and generic is generic.
 	for _, f := range []struct {
@@ -111,11 +136,6 @@ func parse() (*Lexicon, error) {
 			}
 		})
 		if err != nil {
-			return nil, err
-		}
-	}
-	for _, file := range []string{"frequent-en.txt", "frequent-de.txt"} {
-		if err := l.readFrequent(file); err != nil {
 			return nil, err
 		}
 	}
@@ -134,37 +154,6 @@ func parse() (*Lexicon, error) {
 	})
 	if err != nil {
 		return nil, err
-	}
-	err = eachLine("file-types.txt", func(line string) {
-		ext, mark, _ := strings.Cut(line, " ")
-		l.fileType[ext] = mark == "d"
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = eachLine("rare-verbs-en.txt", func(stem string) {
-		if l.zipf[stem] == 0 {
-			l.rareVerb[stem] = true
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	// The hand lists win over the tables: a verb they call everyday
-	// ("play", "reply", "upload") stays so in tool names too.
-	for _, m := range []map[string]bool{l.glue, l.rareVerb} {
-		for stem := range m {
-			if _, ok := l.class[stem]; ok {
-				delete(m, stem)
-			}
-		}
-	}
-	// A frequent word the hand lists do not place is everyday. It is
-	// stored with the hand-listed classes, so a turn pays one lookup.
-	for stem, zf := range l.zipf {
-		if _, ok := l.class[stem]; !ok && zf >= everydayZipf {
-			l.class[stem] = Everyday
-		}
 	}
 	for _, file := range []string{"glossary.txt", "verbs.txt"} {
 		err := eachLine(file, func(line string) {
@@ -192,37 +181,68 @@ func parse() (*Lexicon, error) {
 	return l, nil
 }
 
-// readFrequent reads a generated frequency table: "ZIPF STEM" lines, with
-// " v" after a stem used mostly as a verb, adjective or adverb.
-func (l *Lexicon) readFrequent(file string) error {
-	var bad error
-	err := eachLine(file, func(line string) {
-		v, stem, ok := strings.Cut(line, " ")
-		stem, mark, marked := strings.Cut(stem, " ")
-		zf, err := strconv.ParseFloat(v, 64)
-		if !ok || err != nil || zf < 0 || zf >= 25.5 || stem == "" || marked && mark != "v" {
-			if bad == nil {
-				bad = fmt.Errorf("%s: line %q is not \"ZIPF STEM\" or \"ZIPF STEM v\"", file, line)
-			}
-			return
+// frequency returns a stem's frequency, ten times its Zipf value, the
+// higher of its English and German (0 for a stem rarer than the tables
+// go), and whether either table marks it as used mostly as a verb,
+// adjective or adverb. A line the tables' test would reject counts as
+// absent.
+func (l *Lexicon) frequency(stem string) (zipf uint8, marked bool) {
+	for _, t := range l.frequent {
+		z, m, ok := frequencyLine(t, stem)
+		if ok {
+			zipf, marked = max(zipf, z), marked || m
 		}
-		if marked {
-			l.glue[stem] = true
-		}
-		if z := uint8(zf*10 + 0.5); z > l.zipf[stem] {
-			l.zipf[stem] = z
-		}
-	})
-	if err != nil {
-		return err
 	}
-	return bad
+	return zipf, marked
+}
+
+// frequencyLine reads a stem's line of a frequency table: "ZIPF", or
+// "ZIPF v" for a stem marked as used mostly as a verb, adjective or
+// adverb.
+func frequencyLine(t table, stem string) (zipf uint8, marked, ok bool) {
+	rest, found := find(t, stem)
+	if !found {
+		return 0, false, false
+	}
+	v, mark, hasMark := strings.Cut(rest, " ")
+	zf, err := strconv.ParseFloat(v, 64)
+	if err != nil || zf < 0 || zf >= 25.5 || hasMark && mark != "v" {
+		return 0, false, false
+	}
+	return uint8(zf*10 + 0.5), hasMark, true
+}
+
+// glue reports whether a stem is frequent and used mostly as a verb,
+// adjective or adverb rather than a noun, and no hand list places it: the
+// hand lists win over the tables, so a verb they call everyday ("play",
+// "reply", "upload") stays so in tool names too. It returns the stem's
+// frequency as well.
+func (l *Lexicon) glue(stem string) (zipf uint8, glue bool) {
+	zipf, marked := l.frequency(stem)
+	_, listed := l.class[stem]
+	return zipf, marked && !listed
+}
+
+// rareVerb reports whether a stem of the given frequency is one of the
+// verbs rarer than the frequent tables go, and no hand list places it.
+func (l *Lexicon) rareVerb(stem string, zipf uint8) bool {
+	if zipf != 0 {
+		return false
+	}
+	if _, listed := l.class[stem]; listed {
+		return false
+	}
+	_, ok := find(l.rareVerbs, stem)
+	return ok
 }
 
 // Zipf returns how frequent a stem is in English or German speech and
 // writing, whichever is higher, on the Zipf scale (log10 of occurrences
 // per billion words); 0 for a stem rarer than the tables go.
-func (l *Lexicon) Zipf(stem string) float64 { return float64(l.zipf[stem]) / 10 }
+func (l *Lexicon) Zipf(stem string) float64 {
+	zipf, _ := l.frequency(stem)
+	return float64(zipf) / 10
+}
 
 // IdentClass returns the class of a stem taken from an identifier, such
 // as a tool name: Class, except that a common verb, adjective or adverb,
@@ -233,13 +253,24 @@ func (l *Lexicon) Zipf(stem string) float64 { return float64(l.zipf[stem]) / 10 
 // frequency ("rename", "deploy"): it says what a tool does, and every
 // service renames or deploys something; the noun beside it says to what.
 func (l *Lexicon) IdentClass(stem string) Class {
-	if l.commonGlue(stem) || l.rareVerb[stem] {
+	if c, ok := l.class[stem]; ok {
+		return c // the hand lists win: neither glue nor a rare verb
+	}
+	zipf, glue := l.glue(stem)
+	if glue && zipf >= identZipf || l.rareVerb(stem, zipf) {
 		return Generic
 	}
-	return l.class[stem]
+	return frequencyClass(zipf)
 }
 
-func (l *Lexicon) commonGlue(stem string) bool { return l.glue[stem] && l.zipf[stem] >= identZipf }
+// frequencyClass is the class of a stem no hand list places: a frequent
+// word is everyday.
+func frequencyClass(zipf uint8) Class {
+	if zipf >= everydayZipf {
+		return Everyday
+	}
+	return Content
+}
 
 // Distinctive reports whether a word of a message can point at a skill or
 // service by itself: a content word that is not a common verb, adjective
@@ -247,7 +278,11 @@ func (l *Lexicon) commonGlue(stem string) bool { return l.glue[stem] && l.zipf[s
 // A rare verb stays distinctive here: a skill's own rare word
 // ("humanize") names what it is for, unlike a tool name's glue.
 func (l *Lexicon) Distinctive(stem string) bool {
-	return !l.commonGlue(stem) && l.class[stem] == Content
+	if _, listed := l.class[stem]; listed {
+		return false // Everyday, Generic or Stop
+	}
+	zipf, glue := l.glue(stem)
+	return !(glue && zipf >= identZipf) && frequencyClass(zipf) == Content
 }
 
 // Asks reports whether a message of these tokens asks for something of
@@ -279,8 +314,8 @@ func (l *Lexicon) Addresses(stem string) bool { return l.owner[stem] && !l.self[
 // person keeps ("docx", "txt", "jpg"), and whether that file is a
 // document. A message that names "report-final.docx" speaks of a file.
 func (l *Lexicon) FileType(fold string) (file, document bool) {
-	document, file = l.fileType[fold]
-	return file, document
+	mark, file := find(l.fileTypes, fold)
+	return file, file && mark == "d"
 }
 
 // IsVerb reports whether a stem is one of the glossary's verbs: evidence in
@@ -315,7 +350,13 @@ func contains(list []string, s string) bool {
 
 // Class returns the class of a stem: as the hand lists place it, else
 // Everyday when it is frequent (everydayZipf), else Content.
-func (l *Lexicon) Class(stem string) Class { return l.class[stem] }
+func (l *Lexicon) Class(stem string) Class {
+	if c, ok := l.class[stem]; ok {
+		return c
+	}
+	zipf, _ := l.frequency(stem)
+	return frequencyClass(zipf)
+}
 
 // Related returns the phrases (stems joined by single spaces) that mean the
 // same as phrase, not including phrase itself.

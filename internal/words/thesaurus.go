@@ -2,7 +2,6 @@ package words
 
 import (
 	_ "embed"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -11,10 +10,17 @@ import (
 // one line per stem, "stem TAB same TAB forms TAB synonyms TAB family TAB
 // near TAB derived",
 // sorted by stem. It stays in the binary's read-only data; a lookup is a
-// binary search over its lines, so nothing is parsed or copied.
+// binary search over its bytes (see table), so nothing is parsed or copied.
 //
 //go:embed thesaurus.txt
 var thesaurusText string
+
+// familiesText is the table's families of times, one per line, generated
+// from thesaurus.txt by gen/families, so that no turn scans the whole
+// table to find them.
+//
+//go:embed families.txt
+var familiesText string
 
 // Thesaurus is the table of words a person may use in place of a word:
 // synonyms and translations (English and German), and near words
@@ -23,29 +29,18 @@ var thesaurusText string
 // expand a card's or skill's own words with it when they build their
 // indexes, never per message. It is immutable and safe for concurrent use.
 type Thesaurus struct {
-	text     string
-	lines    []int32 // offsets of the data lines, in stem order
+	table    table
 	families func() [][]string
 }
 
-// DefaultThesaurus returns the table built into the binary. Its line index
-// is made at first use.
-var DefaultThesaurus = sync.OnceValue(func() *Thesaurus { return newThesaurus(thesaurusText) })
+// DefaultThesaurus returns the table built into the binary.
+var DefaultThesaurus = sync.OnceValue(func() *Thesaurus { return newThesaurus(thesaurusText, familiesText) })
 
-func newThesaurus(text string) *Thesaurus {
-	t := &Thesaurus{text: text}
-	t.families = sync.OnceValue(t.buildFamilies)
-	for off := 0; off < len(text); {
-		end := strings.IndexByte(text[off:], '\n')
-		if end < 0 {
-			end = len(text) - off
-		}
-		if text[off] != '#' && end > 0 {
-			t.lines = append(t.lines, int32(off))
-		}
-		off += end + 1
+func newThesaurus(text, families string) *Thesaurus {
+	return &Thesaurus{
+		table:    newTable(text, '\t'),
+		families: sync.OnceValue(func() [][]string { return parseFamilies(families) }),
 	}
-	return t
 }
 
 // Relation says how a word relates to the word it was looked up for.
@@ -79,30 +74,15 @@ const (
 // first; all are "" for a stem the table does not know. The strings are
 // slices of the table: no allocation.
 func (t *Thesaurus) Related(stem string) (rels [Derived + 1]string) {
-	i := sort.Search(len(t.lines), func(i int) bool { return t.key(i) >= stem })
-	if i == len(t.lines) || t.key(i) != stem {
+	line, ok := find(t.table, stem)
+	if !ok {
 		return rels
-	}
-	line := t.text[int(t.lines[i])+len(stem)+1:]
-	if end := strings.IndexByte(line, '\n'); end >= 0 {
-		line = line[:end]
 	}
 	for r := range Derived {
 		rels[r], line, _ = strings.Cut(line, "\t")
 	}
 	rels[Derived] = line
 	return rels
-}
-
-// Len returns how many stems the table holds.
-func (t *Thesaurus) Len() int { return len(t.lines) }
-
-func (t *Thesaurus) key(i int) string {
-	line := t.text[t.lines[i]:]
-	if k := strings.IndexByte(line, '\t'); k >= 0 {
-		return line[:k]
-	}
-	return line
 }
 
 // EachRelated calls fn for every word related to stem, closest first.
@@ -124,45 +104,28 @@ func each(list string, fn func(string)) {
 
 // has reports whether the table knows a stem, without allocating.
 func (t *Thesaurus) has(stem []byte) bool {
-	i := sort.Search(len(t.lines), func(i int) bool { return t.key(i) >= string(stem) })
-	return i < len(t.lines) && t.key(i) == string(stem)
+	_, ok := find(t.table, stem)
+	return ok
 }
 
 // Families returns the table's families of times (weekdays and the week,
 // the parts of a day and the days around today, the months), each the
 // stems that its family column links, directly or through one another:
 // "Monday" and "weekend" are of one family, "tomorrow", "afternoon" and
-// "Abend" of another. Computed once; the result must not be changed.
+// "Abend" of another. Each family is sorted, and the families come in the
+// order of their first stem in the table. Read once; the result must not
+// be changed.
 func (t *Thesaurus) Families() [][]string { return t.families() }
 
-func (t *Thesaurus) buildFamilies() [][]string {
-	links := map[string][]string{}
-	for i := range t.lines {
-		k := t.key(i)
-		each(t.Related(k)[Family], func(w string) {
-			links[k] = append(links[k], w)
-			links[w] = append(links[w], k)
-		})
-	}
+// parseFamilies reads families.txt: after its header of "#" lines, one
+// family per line, its stems separated by spaces. The stems are slices of
+// the embedded text.
+func parseFamilies(text string) [][]string {
 	var out [][]string
-	seen := map[string]bool{}
-	for i := range t.lines { // in stem order, so the result is stable
-		k := t.key(i)
-		if seen[k] || len(links[k]) == 0 {
-			continue
+	for line := range strings.Lines(text) {
+		if fam := strings.Fields(line); len(fam) > 0 && !strings.HasPrefix(line, "#") {
+			out = append(out, fam)
 		}
-		fam := []string{k}
-		seen[k] = true
-		for j := 0; j < len(fam); j++ {
-			for _, w := range links[fam[j]] {
-				if !seen[w] {
-					seen[w] = true
-					fam = append(fam, w)
-				}
-			}
-		}
-		sort.Strings(fam)
-		out = append(out, fam)
 	}
 	return out
 }

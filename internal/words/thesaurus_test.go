@@ -19,14 +19,10 @@ func TestThesaurusTableC5(t *testing.T) {
 		t.Errorf("thesaurus.txt is %d bytes: keep the table under 2 MiB", n)
 	}
 	th := DefaultThesaurus()
-	if th.Len() < 10000 {
-		t.Errorf("the table holds %d stems: too few for cards derived at run time", th.Len())
-	}
-	prev := ""
-	for i := range th.Len() {
-		k := th.key(i)
-		line := thesaurusText[th.lines[i]:]
-		line = line[:strings.IndexByte(line, '\n')]
+	n, prev := 0, ""
+	for line := range strings.Lines(th.table.text) {
+		line = strings.TrimSuffix(line, "\n")
+		k, _, _ := strings.Cut(line, "\t")
 		if got := strings.Count(line, "\t"); got != int(Derived)+1 {
 			t.Fatalf("line %q has %d tabs, want %d", line, got, Derived+1)
 		}
@@ -34,11 +30,18 @@ func TestThesaurusTableC5(t *testing.T) {
 			t.Fatalf("stem %q after %q: the table must be sorted for its binary search", k, prev)
 		}
 		prev = k
+		n++
 		for _, w := range strings.Fields(strings.ReplaceAll(line[len(k):], "\t", " ")) {
 			if w == k {
 				t.Errorf("%q relates to itself", k)
 			}
 		}
+		if _, ok := find(th.table, k); !ok {
+			t.Errorf("%q is in the table but not found", k)
+		}
+	}
+	if n < 10000 {
+		t.Errorf("the table holds %d stems: too few for cards derived at run time", n)
 	}
 }
 
