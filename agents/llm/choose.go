@@ -76,7 +76,8 @@ type Choice struct {
 // cliProviders are the coding CLIs a provider may name; they need no key.
 var cliProviders = map[string]bool{"claude-code": true, "codex": true}
 
-// keyNames are the SDKs' own variables for each provider's key.
+// keyNames are the usual names of each provider's key, the ones the
+// providers' own tools read from the environment.
 var keyNames = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
 // noProvider is what the owner reads when nothing names a model: every
