@@ -91,7 +91,7 @@ const noProvider = "no model provider is configured. Set one of: " +
 // win over the settings; with no provider named, the first key present
 // chooses (Anthropic's, then OpenAI's or an OpenAI-compatible base URL).
 // It checks what New would refuse but builds no client, so a service can
-// say at start what to set without touching a provider's SDK.
+// say at start what to set without reaching the provider.
 func Choose(ctx context.Context, s Settings, env Env) (Choice, error) {
 	if v := env.Getenv("JARVIS_PROVIDER"); v != "" {
 		s.Name = strings.ToLower(v)
