@@ -4,35 +4,81 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
-	"sync"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
+// anthropicBase is the Messages API's root when no BaseURL is set.
+const anthropicBase = "https://api.anthropic.com"
+
 type anthropicProvider struct {
-	// client is built by the first call: a service that is never asked
-	// anything builds no SDK client.
-	client func() anthropic.Client
-	model  string
 	cfg    Config
+	hc     *http.Client
+	url    string
+	header http.Header
 }
 
 func newAnthropic(cfg Config) *anthropicProvider {
-	return &anthropicProvider{client: sync.OnceValue(func() anthropic.Client {
-		opts := []option.RequestOption{option.WithAPIKey(cfg.APIKey), option.WithMaxRetries(cfg.MaxRetries)}
-		if cfg.BaseURL != "" {
-			opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-		}
-		if cfg.HTTPClient != nil {
-			opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-		}
-		return anthropic.NewClient(opts...)
-	}), model: cfg.Model, cfg: cfg}
+	base := cfg.BaseURL
+	if base == "" {
+		base = anthropicBase
+	}
+	return &anthropicProvider{cfg: cfg, hc: NewHTTPClient(cfg.HTTPClient, cfg.MaxRetries, cfg.clock),
+		url: strings.TrimSuffix(base, "/") + "/v1/messages",
+		header: http.Header{
+			"X-Api-Key":         {cfg.APIKey},
+			"Anthropic-Version": {"2023-06-01"},
+		}}
 }
 
-func (p *anthropicProvider) Name() string { return "anthropic " + p.model }
+func (p *anthropicProvider) Name() string { return "anthropic " + p.cfg.Model }
+
+// The Messages API's request and answer, as far as jarvisbot uses them.
+type (
+	anthropicRequest struct {
+		Model     string             `json:"model"`
+		MaxTokens int                `json:"max_tokens"`
+		System    []anthropicBlock   `json:"system,omitempty"`
+		Tools     []anthropicTool    `json:"tools,omitempty"`
+		Messages  []anthropicMessage `json:"messages"`
+	}
+	anthropicTool struct {
+		Name         string                     `json:"name"`
+		Description  string                     `json:"description,omitempty"`
+		InputSchema  map[string]json.RawMessage `json:"input_schema"`
+		CacheControl *cacheControl              `json:"cache_control,omitempty"`
+	}
+	anthropicMessage struct {
+		Role    string           `json:"role"`
+		Content []anthropicBlock `json:"content"`
+	}
+	// anthropicBlock is a text, tool_use or tool_result block; each type
+	// sets its own fields.
+	anthropicBlock struct {
+		Type         string          `json:"type"`
+		Text         string          `json:"text,omitempty"`
+		ID           string          `json:"id,omitempty"`
+		Name         string          `json:"name,omitempty"`
+		Input        json.RawMessage `json:"input,omitempty"`
+		ToolUseID    string          `json:"tool_use_id,omitempty"`
+		Content      string          `json:"content,omitempty"`
+		IsError      bool            `json:"is_error,omitempty"`
+		CacheControl *cacheControl   `json:"cache_control,omitempty"`
+	}
+	cacheControl struct {
+		Type string `json:"type"`
+	}
+	anthropicAnswer struct {
+		Content    []anthropicBlock `json:"content"`
+		StopReason string           `json:"stop_reason"`
+		Usage      struct {
+			InputTokens              int `json:"input_tokens"`
+			OutputTokens             int `json:"output_tokens"`
+			CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+			CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+		} `json:"usage"`
+	}
+)
 
 // Complete sends one Messages call. The system prompt and the last tool of
 // the cached prefix carry cache_control, so the stable part of every turn
@@ -40,77 +86,13 @@ func (p *anthropicProvider) Name() string { return "anthropic " + p.model }
 func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
-	params := anthropic.MessageNewParams{
-		Model:     anthropic.Model(p.model),
-		MaxTokens: int64(max(req.MaxTokens, 1)),
-	}
-	if req.System != "" {
-		params.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
-	}
-	if req.SystemExtra != "" {
-		params.System = append(params.System, anthropic.TextBlockParam{Text: req.SystemExtra})
-	}
-	for i, t := range req.Tools {
-		schema, err := schemaMap(t.Schema)
-		if err != nil {
-			return Response{}, fmt.Errorf("tool %s: %w", t.Name, err)
-		}
-		in := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
-		for k, v := range schema {
-			switch k {
-			case "properties":
-				in.Properties = v
-			case "required":
-				if list, ok := v.([]any); ok {
-					for _, r := range list {
-						if s, ok := r.(string); ok {
-							in.Required = append(in.Required, s)
-						}
-					}
-				}
-			case "type":
-			default:
-				in.ExtraFields[k] = v
-			}
-		}
-		tp := anthropic.ToolParam{Name: t.Name, InputSchema: in}
-		if t.Description != "" {
-			tp.Description = anthropic.String(t.Description)
-		}
-		if i == req.CachedTools-1 {
-			tp.CacheControl = anthropic.NewCacheControlEphemeralParam()
-		}
-		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &tp})
-	}
-	for _, m := range req.Messages {
-		var blocks []anthropic.ContentBlockParamUnion
-		for _, r := range m.ToolResults {
-			blocks = append(blocks, anthropic.NewToolResultBlock(r.CallID, r.Content, r.IsError))
-		}
-		if m.Text != "" {
-			blocks = append(blocks, anthropic.NewTextBlock(m.Text))
-		}
-		for _, c := range m.ToolCalls {
-			var input any = json.RawMessage(c.Input)
-			var obj map[string]json.RawMessage
-			if json.Unmarshal(c.Input, &obj) != nil || obj == nil {
-				input = map[string]any{} // the model's broken input was answered with an error
-			}
-			blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, input, c.Name))
-		}
-		if len(blocks) == 0 {
-			continue
-		}
-		if m.Role == RoleAssistant {
-			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(blocks...))
-		} else {
-			params.Messages = append(params.Messages, anthropic.NewUserMessage(blocks...))
-		}
-	}
-	c := p.client()
-	msg, err := c.Messages.New(ctx, params)
+	body, err := anthropicBody(p.cfg.Model, req)
 	if err != nil {
-		return Response{}, unreachable(p.Name(), err)
+		return Response{}, err
+	}
+	var msg anthropicAnswer
+	if err := postJSON(ctx, p.hc, p.url, p.header, body, &msg); err != nil {
+		return Response{}, failed(p.cfg.Provider, p.Name(), err)
 	}
 	var out Response
 	var text []string
@@ -119,12 +101,87 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response
 		case "text":
 			text = append(text, b.Text)
 		case "tool_use":
-			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Input: json.RawMessage(b.Input)})
+			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Input: b.Input})
 		}
 	}
 	out.Text = strings.Join(text, "\n")
-	out.StopReason = string(msg.StopReason)
-	out.Usage = Usage{InputTokens: int(msg.Usage.InputTokens), OutputTokens: int(msg.Usage.OutputTokens),
-		CacheReadTokens: int(msg.Usage.CacheReadInputTokens), CacheWriteTokens: int(msg.Usage.CacheCreationInputTokens)}
+	out.StopReason = msg.StopReason
+	out.Usage = Usage{InputTokens: msg.Usage.InputTokens, OutputTokens: msg.Usage.OutputTokens,
+		CacheReadTokens: msg.Usage.CacheReadInputTokens, CacheWriteTokens: msg.Usage.CacheCreationInputTokens}
 	return out, nil
+}
+
+// anthropicBody translates req into the Messages API's request.
+func anthropicBody(model string, req Request) (anthropicRequest, error) {
+	ephemeral := &cacheControl{Type: "ephemeral"}
+	body := anthropicRequest{Model: model, MaxTokens: max(req.MaxTokens, 1), Messages: []anthropicMessage{}}
+	if req.System != "" {
+		body.System = append(body.System, anthropicBlock{Type: "text", Text: req.System, CacheControl: ephemeral})
+	}
+	if req.SystemExtra != "" {
+		body.System = append(body.System, anthropicBlock{Type: "text", Text: req.SystemExtra})
+	}
+	for i, t := range req.Tools {
+		schema, err := anthropicSchema(t.Schema)
+		if err != nil {
+			return anthropicRequest{}, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		tool := anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema}
+		if i == req.CachedTools-1 {
+			tool.CacheControl = ephemeral
+		}
+		body.Tools = append(body.Tools, tool)
+	}
+	for _, m := range req.Messages {
+		var blocks []anthropicBlock
+		for _, r := range m.ToolResults {
+			blocks = append(blocks, anthropicBlock{Type: "tool_result", ToolUseID: r.CallID, Content: r.Content, IsError: r.IsError})
+		}
+		if m.Text != "" {
+			blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Text})
+		}
+		for _, c := range m.ToolCalls {
+			input := c.Input
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(c.Input, &obj) != nil || obj == nil {
+				input = json.RawMessage(`{}`) // the model's broken input was answered with an error
+			}
+			blocks = append(blocks, anthropicBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input})
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		role := RoleUser
+		if m.Role == RoleAssistant {
+			role = RoleAssistant
+		}
+		body.Messages = append(body.Messages, anthropicMessage{Role: role, Content: blocks})
+	}
+	return body, nil
+}
+
+// anthropicSchema is a tool's schema as the Messages API takes it: always
+// "type": "object", only the string entries of "required", every other
+// member as the tool gave it.
+func anthropicSchema(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	m, err := schemaObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	m["type"] = json.RawMessage(`"object"`)
+	if req, ok := m["required"]; ok {
+		var list []any
+		_ = json.Unmarshal(req, &list) // not a list: no names
+		var names []string
+		for _, r := range list {
+			if s, ok := r.(string); ok {
+				names = append(names, s)
+			}
+		}
+		delete(m, "required")
+		if len(names) > 0 {
+			m["required"], _ = json.Marshal(names) // strings always marshal
+		}
+	}
+	return m, nil
 }

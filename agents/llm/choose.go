@@ -76,7 +76,8 @@ type Choice struct {
 // cliProviders are the coding CLIs a provider may name; they need no key.
 var cliProviders = map[string]bool{"claude-code": true, "codex": true}
 
-// keyNames are the SDKs' own variables for each provider's key.
+// keyNames are the usual names of each provider's key, the ones the
+// providers' own tools read from the environment.
 var keyNames = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
 // noProvider is what the owner reads when nothing names a model: every
@@ -90,7 +91,7 @@ const noProvider = "no model provider is configured. Set one of: " +
 // win over the settings; with no provider named, the first key present
 // chooses (Anthropic's, then OpenAI's or an OpenAI-compatible base URL).
 // It checks what New would refuse but builds no client, so a service can
-// say at start what to set without touching a provider's SDK.
+// say at start what to set without reaching the provider.
 func Choose(ctx context.Context, s Settings, env Env) (Choice, error) {
 	if v := env.Getenv("JARVIS_PROVIDER"); v != "" {
 		s.Name = strings.ToLower(v)

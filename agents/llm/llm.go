@@ -1,10 +1,14 @@
 // Package llm talks to the model (A3): one small interface, with adapters
-// for Anthropic's Messages API (github.com/anthropics/anthropic-sdk-go) and
-// any OpenAI-compatible Chat Completions endpoint (github.com/openai/
-// openai-go: OpenAI, Ollama, vLLM, OpenRouter, llama.cpp server). The
-// runtime builds a provider-neutral Request; the adapters translate it,
-// mark the stable part of it for the provider's prompt cache, and let the
-// SDKs retry rate limits and server errors with backoff.
+// for Anthropic's Messages API and any OpenAI-compatible Chat Completions
+// endpoint (OpenAI, Ollama, vLLM, OpenRouter, llama.cpp server). The
+// runtime builds a provider-neutral Request; an adapter translates it into
+// its API's JSON, marks the stable part of it for the provider's prompt
+// cache, and posts it with net/http through internal/retry's transport,
+// which sends a call again after rate limits, server errors and failed
+// connections. The adapters are written here rather than taken from the
+// providers' SDKs: the few fields jarvisbot sends and reads cost some
+// hundred lines, where the SDKs cost a fifth of the binary and megabytes
+// of memory in every process that never calls a model.
 package llm
 
 import (
@@ -16,6 +20,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 )
 
 // Roles of a message.
@@ -92,13 +97,18 @@ type Provider interface {
 
 // Config selects and reaches a provider.
 type Config struct {
-	Provider   string // "anthropic" or "openai"
-	Model      string
+	Provider string // "anthropic" or "openai"
+	Model    string
+	// BaseURL is the API's root: the Messages API is at
+	// {BaseURL}/v1/messages, Chat Completions at {BaseURL}/chat/completions
+	// (so an OpenAI-compatible root ends in /v1). "" = the provider's own.
 	BaseURL    string
 	APIKey     string
-	MaxRetries int           // SDK retries on 429 and 5xx; default 2
+	MaxRetries int           // more sends after a failed connection, 408, 409, 429 or 5xx; default 2
 	Timeout    time.Duration // per call including retries; default 2 minutes
-	HTTPClient *http.Client
+	HTTPClient *http.Client  // its Transport carries the calls; nil = a client of its own
+
+	clock clock.Clock // the retries' waits; nil = the wall clock
 }
 
 // New returns the provider a config names.
@@ -116,7 +126,7 @@ func New(cfg Config) (Provider, error) {
 		return newAnthropic(cfg), nil
 	}
 	if cfg.APIKey == "" {
-		cfg.APIKey = "none" // local servers ignore it; the SDK wants one
+		cfg.APIKey = "none" // local servers ignore it; some proxies want a bearer all the same
 	}
 	return newOpenAI(cfg), nil
 }
@@ -142,25 +152,34 @@ func (cfg Config) check() error {
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown provider %q: use anthropic or openai", cfg.Provider)
 }
 
-// unreachable wraps a failed call in words for the owner: the turn is kept
-// and can be retried.
-func unreachable(name string, err error) error {
+// failed wraps a failed call in words for the owner: what to fix when it
+// is the owner's to fix (the key, the model's name), else that the model
+// cannot be reached now; either way the turn is kept and can be retried.
+func failed(provider, name string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the model (%s) did not answer in time", name)
 	}
-	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the model (%s) cannot be reached: %w", name, err)
-}
-
-func schemaMap(raw json.RawMessage) (map[string]any, error) {
-	m := map[string]any{}
-	if len(raw) == 0 {
-		return map[string]any{"type": "object"}, nil
+	var se *StatusError
+	if !errors.As(err, &se) {
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the model (%s) cannot be reached: %w", name, err)
 	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
+	status := fmt.Sprintf("%d %s", se.StatusCode, http.StatusText(se.StatusCode))
+	switch code := se.StatusCode; {
+	case code == http.StatusUnauthorized:
+		// The API's words are left out: OpenAI's repeat part of the key.
+		return &jarvisbot.Error{Code: jarvisbot.EINVALID, Err: err, Message: fmt.Sprintf(
+			"the model (%s) refused its API key (%s): the key is wrong or revoked; store the right one with jarvisbot secrets set %s (or under the name provider.api_key_secret gives)", name, status, keyNames[provider])}
+	case code == http.StatusForbidden:
+		return jarvisbot.Errorf(jarvisbot.EFORBIDDEN, "the model (%s) does not let its API key do this (%w): check the key's permissions and the model name (provider.model)", name, se)
+	case code == http.StatusNotFound:
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "the model (%s) has no such model or route (%w): check the model name (provider.model) and the endpoint (provider.base_url)", name, se)
+	case code == http.StatusTooManyRequests:
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the model (%s) is busy or over its quota (%w): try again later", name, se)
+	case code >= 400 && code < 500 && code != http.StatusRequestTimeout && code != http.StatusConflict:
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "the model (%s) refused the request (%w): check the model name (provider.model) and the provider's settings", name, se)
 	}
-	return m, nil
+	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the model (%s) cannot be reached: %w", name, se)
 }

@@ -2,38 +2,85 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"sync"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
+	"net/http"
+	"strings"
 )
 
+// openAIBase is OpenAI's API root when no BaseURL is set; an
+// OpenAI-compatible server's root ends in /v1 the same way.
+const openAIBase = "https://api.openai.com/v1"
+
 type openAIProvider struct {
-	// client is built by the first call: a service that is never asked
-	// anything builds no SDK client.
-	client func() openai.ChatCompletionService
-	model  string
 	cfg    Config
+	hc     *http.Client
+	url    string
+	header http.Header
 }
 
 func newOpenAI(cfg Config) *openAIProvider {
-	return &openAIProvider{client: sync.OnceValue(func() openai.ChatCompletionService {
-		opts := []option.RequestOption{option.WithAPIKey(cfg.APIKey), option.WithMaxRetries(cfg.MaxRetries)}
-		if cfg.BaseURL != "" {
-			opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-		}
-		if cfg.HTTPClient != nil {
-			opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-		}
-		// Only the Chat Completions service: a whole client builds every
-		// service of the API (~400 allocations) for one that is used.
-		return openai.NewChatCompletionService(append(openai.DefaultClientOptions(), opts...)...)
-	}), model: cfg.Model, cfg: cfg}
+	base := cfg.BaseURL
+	if base == "" {
+		base = openAIBase
+	}
+	return &openAIProvider{cfg: cfg, hc: NewHTTPClient(cfg.HTTPClient, cfg.MaxRetries, cfg.clock),
+		url:    strings.TrimSuffix(base, "/") + "/chat/completions",
+		header: http.Header{"Authorization": {"Bearer " + cfg.APIKey}}}
 }
 
-func (p *openAIProvider) Name() string { return "openai-compatible " + p.model }
+func (p *openAIProvider) Name() string { return "openai-compatible " + p.cfg.Model }
+
+// The Chat Completions request and answer, as far as jarvisbot uses them.
+type (
+	openAIRequest struct {
+		Model               string          `json:"model"`
+		Messages            []openAIMessage `json:"messages"`
+		Tools               []openAITool    `json:"tools,omitempty"`
+		MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	}
+	openAIMessage struct {
+		Role string `json:"role"`
+		// Content is nil only for an assistant message that only calls
+		// tools; a tool's empty result is still "".
+		Content    *string          `json:"content,omitempty"`
+		ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
+		ToolCallID string           `json:"tool_call_id,omitempty"`
+	}
+	openAIToolCall struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	openAITool struct {
+		Type     string             `json:"type"`
+		Function openAIFunctionDecl `json:"function"`
+	}
+	openAIFunctionDecl struct {
+		Name        string                     `json:"name"`
+		Description string                     `json:"description,omitempty"`
+		Parameters  map[string]json.RawMessage `json:"parameters"`
+	}
+	openAIAnswer struct {
+		Choices []struct {
+			Message struct {
+				Content   string           `json:"content"`
+				ToolCalls []openAIToolCall `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage struct {
+			PromptTokens        int `json:"prompt_tokens"`
+			CompletionTokens    int `json:"completion_tokens"`
+			PromptTokensDetails struct {
+				CachedTokens int `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
+		} `json:"usage"`
+	}
+)
 
 // Complete sends one Chat Completions call. OpenAI caches a long identical
 // prefix by itself; keeping the system prompt and the prefix tools first
@@ -41,26 +88,45 @@ func (p *openAIProvider) Name() string { return "openai-compatible " + p.model }
 func (p *openAIProvider) Complete(ctx context.Context, req Request) (Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
-	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(p.model)}
-	if req.MaxTokens > 0 {
-		params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+	body, err := openAIBody(p.cfg.Model, req)
+	if err != nil {
+		return Response{}, err
 	}
+	var res openAIAnswer
+	if err := postJSON(ctx, p.hc, p.url, p.header, body, &res); err != nil {
+		return Response{}, failed(p.cfg.Provider, p.Name(), err)
+	}
+	var out Response
+	if len(res.Choices) > 0 {
+		ch := res.Choices[0]
+		out.Text = ch.Message.Content
+		out.StopReason = ch.FinishReason
+		for _, tc := range ch.Message.ToolCalls {
+			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: []byte(tc.Function.Arguments)})
+		}
+	}
+	out.Usage = Usage{InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens,
+		CacheReadTokens: res.Usage.PromptTokensDetails.CachedTokens}
+	return out, nil
+}
+
+// openAIBody translates req into a Chat Completions request.
+func openAIBody(model string, req Request) (openAIRequest, error) {
+	body := openAIRequest{Model: model, MaxCompletionTokens: max(req.MaxTokens, 0)}
+	text := func(role, s string) openAIMessage { return openAIMessage{Role: role, Content: &s} }
 	if req.System != "" {
-		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
+		body.Messages = append(body.Messages, text("system", req.System))
 	}
 	if req.SystemExtra != "" {
-		params.Messages = append(params.Messages, openai.SystemMessage(req.SystemExtra))
+		body.Messages = append(body.Messages, text("system", req.SystemExtra))
 	}
 	for _, t := range req.Tools {
-		schema, err := schemaMap(t.Schema)
+		schema, err := schemaObject(t.Schema)
 		if err != nil {
-			return Response{}, fmt.Errorf("tool %s: %w", t.Name, err)
+			return openAIRequest{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
-		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schema)}
-		if t.Description != "" {
-			fd.Description = openai.String(t.Description)
-		}
-		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(fd))
+		body.Tools = append(body.Tools, openAITool{Type: "function",
+			Function: openAIFunctionDecl{Name: t.Name, Description: t.Description, Parameters: schema}})
 	}
 	for _, m := range req.Messages {
 		for _, r := range m.ToolResults {
@@ -68,42 +134,27 @@ func (p *openAIProvider) Complete(ctx context.Context, req Request) (Response, e
 			if r.IsError {
 				content = "error: " + content
 			}
-			params.Messages = append(params.Messages, openai.ToolMessage(content, r.CallID))
+			tm := text("tool", content)
+			tm.ToolCallID = r.CallID
+			body.Messages = append(body.Messages, tm)
 		}
 		switch {
 		case m.Role == RoleAssistant && len(m.ToolCalls) > 0:
-			am := openai.ChatCompletionAssistantMessageParam{}
+			am := openAIMessage{Role: RoleAssistant}
 			if m.Text != "" {
-				am.Content.OfString = openai.String(m.Text)
+				am.Content = &m.Text
 			}
 			for _, c := range m.ToolCalls {
-				am.ToolCalls = append(am.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: c.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: string(c.Input)}},
-				})
+				tc := openAIToolCall{ID: c.ID, Type: "function"}
+				tc.Function.Name, tc.Function.Arguments = c.Name, string(c.Input)
+				am.ToolCalls = append(am.ToolCalls, tc)
 			}
-			params.Messages = append(params.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &am})
+			body.Messages = append(body.Messages, am)
 		case m.Role == RoleAssistant && m.Text != "":
-			params.Messages = append(params.Messages, openai.AssistantMessage(m.Text))
+			body.Messages = append(body.Messages, text(RoleAssistant, m.Text))
 		case m.Text != "":
-			params.Messages = append(params.Messages, openai.UserMessage(m.Text))
+			body.Messages = append(body.Messages, text(RoleUser, m.Text))
 		}
 	}
-	c := p.client()
-	res, err := c.New(ctx, params)
-	if err != nil {
-		return Response{}, unreachable(p.Name(), err)
-	}
-	var out Response
-	if len(res.Choices) > 0 {
-		ch := res.Choices[0]
-		out.Text = ch.Message.Content
-		out.StopReason = string(ch.FinishReason)
-		for _, tc := range ch.Message.ToolCalls {
-			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: []byte(tc.Function.Arguments)})
-		}
-	}
-	out.Usage = Usage{InputTokens: int(res.Usage.PromptTokens), OutputTokens: int(res.Usage.CompletionTokens),
-		CacheReadTokens: int(res.Usage.PromptTokensDetails.CachedTokens)}
-	return out, nil
+	return body, nil
 }

@@ -2,13 +2,12 @@ package speech
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"mime"
 	"strings"
 	"time"
 	"unicode"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/oggopus"
@@ -20,7 +19,6 @@ type Speaker struct {
 	c     client
 	model string
 	voice string
-	svc   openai.AudioSpeechService
 }
 
 // MaxSpoken is the most characters spoken: OpenAI takes 4096, and a voice
@@ -41,7 +39,7 @@ func NewSpeaker(e Endpoint, voice string) (*Speaker, error) {
 	if voice == "" {
 		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "the speech endpoint at %s has no voice set", c.base)
 	}
-	return &Speaker{c: c, model: e.Model, voice: voice, svc: openai.NewAudioSpeechService(c.options...)}, nil
+	return &Speaker{c: c, model: e.Model, voice: voice}, nil
 }
 
 // Speak returns text spoken as OGG/Opus and how long it plays. Text
@@ -53,14 +51,18 @@ func (s *Speaker) Speak(ctx context.Context, text string) ([]byte, time.Duration
 	if text == "" {
 		return nil, 0, jarvisbot.Errorf(jarvisbot.EINVALID, "there is no text to speak")
 	}
+	body, err := json.Marshal(struct {
+		Model          string `json:"model"`
+		Input          string `json:"input"`
+		Voice          string `json:"voice"`
+		ResponseFormat string `json:"response_format"`
+	}{s.model, text, s.voice, "opus"})
+	if err != nil {
+		return nil, 0, err // strings always marshal
+	}
 	callCtx, cancel := context.WithTimeout(ctx, s.c.timeout)
 	defer cancel()
-	res, err := s.svc.New(callCtx, openai.AudioSpeechNewParams{
-		Input:          text,
-		Model:          openai.SpeechModel(s.model),
-		Voice:          openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String(s.voice)},
-		ResponseFormat: openai.AudioSpeechNewParamsResponseFormatOpus,
-	})
+	res, err := s.c.post(callCtx, "/audio/speech", "application/json", body)
 	if err != nil {
 		return nil, 0, s.c.fail(ctx, err)
 	}

@@ -3,11 +3,13 @@ package speech
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"mime"
+	"mime/multipart"
+	"net/textproto"
 	"path"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/jarvisbot/jarvisbot"
 )
@@ -17,7 +19,6 @@ import (
 type Transcriber struct {
 	c     client
 	model string
-	svc   openai.AudioTranscriptionService
 }
 
 // maxTranscript bounds a transcription answer: a long note's text is a
@@ -30,7 +31,7 @@ func NewTranscriber(e Endpoint) (*Transcriber, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Transcriber{c: c, model: e.Model, svc: openai.NewAudioTranscriptionService(c.options...)}, nil
+	return &Transcriber{c: c, model: e.Model}, nil
 }
 
 // Transcribe sends audio (a voice note or audio file, as the platform
@@ -41,17 +42,38 @@ func (t *Transcriber) Transcribe(ctx context.Context, audio []byte, mimeType, fi
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "the voice note is empty: there is nothing to transcribe")
 	}
 	name, ctype := UploadName(audio, mimeType, fileName)
+	form, formType := t.form(audio, name, ctype)
 	callCtx, cancel := context.WithTimeout(ctx, t.c.timeout)
 	defer cancel()
-	res, err := t.svc.New(callCtx, openai.AudioTranscriptionNewParams{
-		File:           openai.File(bytes.NewReader(audio), name, ctype),
-		Model:          openai.AudioModel(t.model),
-		ResponseFormat: openai.AudioResponseFormatJSON,
-	})
+	res, err := t.c.post(callCtx, "/audio/transcriptions", formType, form)
 	if err != nil {
 		return "", t.c.fail(ctx, err)
 	}
-	return strings.TrimSpace(res.Text), nil
+	defer func() { _ = res.Body.Close() }() // decoded whole or failed
+	var heard struct {
+		Text string `json:"text"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&heard); err != nil {
+		return "", t.c.fail(ctx, fmt.Errorf("reading the transcript: %w", err))
+	}
+	return strings.TrimSpace(heard.Text), nil
+}
+
+// form is the multipart body of a transcription: the audio as the file
+// named name of type ctype, the model, and JSON asked for.
+func (t *Transcriber) form(audio []byte, name, ctype string) (body []byte, contentType string) {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", multipart.FileContentDisposition("file", name))
+	h.Set("Content-Type", ctype)
+	// Writes to a bytes.Buffer cannot fail.
+	part, _ := w.CreatePart(h)
+	_, _ = part.Write(audio)
+	_ = w.WriteField("model", t.model)
+	_ = w.WriteField("response_format", "json")
+	_ = w.Close()
+	return b.Bytes(), w.FormDataContentType()
 }
 
 // UploadName is the file name and Content-Type an upload is sent with.

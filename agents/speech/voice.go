@@ -6,12 +6,13 @@
 // returns the words; a Speaker posts text to {base}/audio/speech with
 // response_format "opus" and returns OGG/Opus, checked by oggopus before
 // anyone sends it, since that is the only thing Telegram plays as a voice
-// note. Both go through the openai-go client with one retry, so a dead
-// endpoint fails fast, and both word their errors for the owner: which
-// setting to change, never the key itself.
+// note. Both are plain net/http calls through llm's retrying client with
+// one retry, so a dead endpoint fails fast, and both word their errors for
+// the owner: which setting to change, never the key itself.
 package speech
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,10 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/agents/llm"
 )
 
 // Endpoint is one OpenAI-compatible audio endpoint and the names of the
@@ -59,17 +58,18 @@ const (
 	speechURLSetting        = "voice.base_url (JARVIS_VOICE_BASE_URL; unset, transcription.base_url)"
 )
 
-// client is what both kinds share: the SDK's options and how to word a
-// failure.
+// client is what both kinds share: where and how calls are sent, and how
+// to word a failure.
 type client struct {
 	what     string // "the transcription endpoint", "the speech endpoint"
+	url      string // BaseURL as set, without a final slash, for calls
 	base     string // BaseURL without user information or query, for errors
 	setting  string
 	keyName  string
 	hasKey   bool
-	key      string // only to scrub it from any text that leaves the package
+	key      string // sent as the bearer; scrubbed from any text that leaves the package
 	timeout  time.Duration
-	options  []option.RequestOption
+	hc       *http.Client
 	maxReply int64
 }
 
@@ -101,24 +101,31 @@ func newClient(e Endpoint, what, urlSetting, keyName string, maxReply int64) (cl
 		timeout = DefaultTimeout
 	}
 	return client{
-		what: what, base: shownURL(e.BaseURL), setting: urlSetting, keyName: keyName,
+		what: what, url: strings.TrimSuffix(e.BaseURL, "/"), base: shownURL(e.BaseURL), setting: urlSetting, keyName: keyName,
 		hasKey: e.APIKey != "", key: e.APIKey, timeout: timeout, maxReply: maxReply,
-		// No DefaultClientOptions: they read OPENAI_API_KEY and friends from
-		// the environment, which would hand the model's key to a speech
-		// server that was given none.
-		options: []option.RequestOption{
-			option.WithBaseURL(e.BaseURL),
-			option.WithAPIKey(e.APIKey),
-			option.WithHTTPClient(&hc),
-			option.WithMaxRetries(1),
-		},
+		hc: llm.NewHTTPClient(&hc, 1, nil),
 	}, nil
+}
+
+// post sends body of contentType to {base}/path with the key, if one is
+// set (none other: the model's key never goes to a speech server that was
+// given none), and returns a 2xx answer; ctx bounds the call.
+func (c client) post(ctx context.Context, path, contentType string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	return llm.Send(c.hc, req)
 }
 
 // fail words err from a call for the owner; ctx is the caller's, without
 // the call's own deadline.
 func (c client) fail(ctx context.Context, err error) error {
-	var api *openai.Error
+	var api *llm.StatusError
 	switch {
 	case errors.As(err, &api):
 		return c.refused(api)
@@ -135,7 +142,7 @@ func (c client) fail(ctx context.Context, err error) error {
 }
 
 // refused words an HTTP error status.
-func (c client) refused(e *openai.Error) error {
+func (c client) refused(e *llm.StatusError) error {
 	status := fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	msg := c.serverMessage(e)
 	said := ""
@@ -162,22 +169,10 @@ func (c client) refused(e *openai.Error) error {
 	return jarvisbot.Errorf(jarvisbot.EINVALID, "%s at %s refused the request (%s%s)", c.what, c.base, status, said)
 }
 
-// serverMessage is the server's own explanation: OpenAI's error.message,
-// else the start of a plain body (a local server's), on one line, without
-// the key.
-func (c client) serverMessage(e *openai.Error) string {
-	msg := e.Message
-	if msg == "" && e.Response != nil && e.Response.Body != nil {
-		b, _ := io.ReadAll(io.LimitReader(e.Response.Body, 300)) // the SDK kept the body in memory
-		if ct := e.Response.Header.Get("Content-Type"); !strings.Contains(ct, "html") {
-			msg = string(b)
-		}
-	}
-	msg = strings.Join(strings.Fields(msg), " ")
-	if r := []rune(msg); len(r) > 200 {
-		msg = string(r[:200]) + "…"
-	}
-	return c.scrub(msg)
+// serverMessage is the server's own explanation (OpenAI's error.message,
+// else the start of a plain body, a local server's), without the key.
+func (c client) serverMessage(e *llm.StatusError) string {
+	return c.scrub(e.Message)
 }
 
 // scrub removes the key from text that came from outside.
@@ -210,8 +205,8 @@ func shownURL(raw string) string {
 }
 
 // limitTransport ends every answer body after max bytes, with an error:
-// the SDK reads bodies whole, and a broken or hostile server must not
-// cost the process its memory.
+// answers are read whole, and a broken or hostile server must not cost
+// the process its memory.
 type limitTransport struct {
 	next http.RoundTripper
 	max  int64

@@ -29,6 +29,36 @@ type Transport struct {
 	Clock    clock.Clock       // nil: the wall clock
 	Policy   Policy            // zero: 500ms doubling up to 8s
 	Attempts int               // most sends per request; 0: DefaultAttempts
+	// Again decides instead of the rule above whether r is sent again
+	// after it was answered with resp or failed with err (one of the two
+	// is nil). nil: the rule above; Repeatable for APIs whose every call
+	// can be repeated.
+	Again func(r *http.Request, resp *http.Response, err error) bool
+}
+
+// Repeatable is the rule for APIs whose calls change nothing when sent
+// twice, such as a model's completion or a transcription: a call is sent
+// again after a failed connection, a timeout (408), a conflict (409), a
+// busy answer (429) or any server error (5xx, and 529 "overloaded"),
+// unless the server says not to with "x-should-retry: false", as the
+// model APIs may. A cancelled or expired call is not repeated.
+func Repeatable(r *http.Request, resp *http.Response, err error) bool {
+	if err != nil {
+		return r.Context().Err() == nil
+	}
+	switch resp.Header.Get("x-should-retry") {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	switch code := resp.StatusCode; {
+	case code == http.StatusRequestTimeout, code == http.StatusConflict, code == http.StatusTooManyRequests:
+		return true
+	case code >= 500:
+		return true
+	}
+	return false
 }
 
 // RoundTrip sends r, and again while the answer says to retry.
@@ -59,23 +89,33 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Body, _ = getBody() // a bytes reader cannot fail
 		r.GetBody = getBody   // so the transports below may send it again too
 	}
+	again := t.Again
+	if again == nil {
+		again = safeAgain
+	}
 	bo := New(t.Clock, pol)
 	for i := 1; ; i++ {
 		resp, err := next.RoundTrip(r)
-		if err != nil || i == attempts || !retryable(r.Method, resp.StatusCode) {
+		if i == attempts || !again(r, resp, err) {
 			return resp, err
 		}
-		wait, ok := retryAfter(resp.Header.Get("Retry-After"), t.clock())
+		var wait time.Duration
+		ok := false
+		if resp != nil {
+			wait, ok = retryAfter(resp.Header.Get("Retry-After"), t.clock())
+		}
 		if !ok {
 			wait = bo.Next()
 		}
 		if wait > maxRetryAfter {
-			return resp, nil
+			return resp, err
 		}
-		// The answer is dropped for the next one: its body is drained so
-		// the connection is reused.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
+		if resp != nil {
+			// The answer is dropped for the next one: its body is drained
+			// so the connection is reused.
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}
 		if wait > 0 && !clock.Sleep(r.Context(), t.clock(), wait) {
 			return nil, r.Context().Err()
 		}
@@ -95,6 +135,13 @@ func (t *Transport) clock() clock.Clock {
 		return clock.Real{}
 	}
 	return t.Clock
+}
+
+// safeAgain is the rule for any API: an answer that says the request was
+// not done, or a server error to a request that changes nothing; a failed
+// connection is given back at once.
+func safeAgain(r *http.Request, resp *http.Response, err error) bool {
+	return err == nil && retryable(r.Method, resp.StatusCode)
 }
 
 // retryable reports whether an answer with status to a request of method

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -137,5 +138,102 @@ func TestTransportWaitsOnItsClock(t *testing.T) {
 	cancel()
 	if err := <-errc; err == nil {
 		t.Fatal("a cancelled request during the wait succeeded")
+	}
+}
+
+// TestTransportRepeatsWhatChangesNothing: with Repeatable, a POST that
+// changes nothing (a model's completion) is sent again after server
+// errors and Anthropic's 529, but not after a refusal, and not when the
+// server says not to.
+func TestTransportRepeatsWhatChangesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		statuses    []int
+		shouldRetry string
+		wantSends   int
+		wantStatus  int
+	}{
+		{"server errors", []int{500, 502, 504}, "", 4, 200},
+		{"overloaded", []int{529}, "", 2, 200},
+		{"busy", []int{429, 408}, "", 3, 200},
+		{"bad request is final", []int{400}, "", 1, 400},
+		{"refused key is final", []int{401}, "", 1, 401},
+		{"the server says not to", []int{500}, "false", 1, 500},
+		{"attempts run out", []int{503, 503, 503, 503, 503}, "", 4, 503},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Retry-After": {"0"}}
+			if tc.shouldRetry != "" {
+				h.Set("X-Should-Retry", tc.shouldRetry)
+			}
+			s := &script{statuses: tc.statuses, header: h}
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			hc := &http.Client{Transport: &Transport{Again: Repeatable}}
+			resp, err := hc.Post(srv.URL, "application/json", strings.NewReader("the body"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.wantStatus {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.wantStatus)
+			}
+			if seen := s.requests(); len(seen) != tc.wantSends {
+				t.Errorf("sent %d times, want %d", len(seen), tc.wantSends)
+			}
+		})
+	}
+}
+
+// failing fails its first n round trips as a refused connection would.
+type failing struct {
+	mu   sync.Mutex
+	n    int
+	next http.RoundTripper
+}
+
+func (f *failing) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.mu.Lock()
+	fail := f.n > 0
+	f.n--
+	f.mu.Unlock()
+	if fail {
+		return nil, errors.New("connect: connection refused")
+	}
+	return f.next.RoundTrip(r)
+}
+
+// TestTransportRepeatsAFailedConnectionOnItsClock: with Repeatable, a call
+// whose connection failed is sent again after the policy's wait on the
+// transport's clock; under the default rule it fails at once.
+func TestTransportRepeatsAFailedConnectionOnItsClock(t *testing.T) {
+	s := &script{}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	hc := &http.Client{Transport: &Transport{Next: &failing{n: 1, next: http.DefaultTransport}, Clock: clk,
+		Policy: Policy{Min: time.Second, Max: time.Second}, Again: Repeatable}}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := hc.Post(srv.URL, "application/json", strings.NewReader("the body"))
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	testwait.For(t, 10*time.Second, "the transport to wait before sending again", func() (bool, any) {
+		return clk.Pending() == 1, "no wait yet"
+	})
+	clk.Advance(time.Second)
+	if err := <-done; err != nil {
+		t.Fatalf("after the wait: %v", err)
+	}
+	if seen := s.requests(); len(seen) != 1 || seen[0] != "POST the body" {
+		t.Errorf("the server got %q, want the body once", seen)
+	}
+
+	plain := &http.Client{Transport: &Transport{Next: &failing{n: 1, next: http.DefaultTransport}, Clock: clk}}
+	if _, err := plain.Post(srv.URL, "application/json", strings.NewReader("x")); err == nil {
+		t.Error("the default rule sent a POST again after a failed connection")
 	}
 }

@@ -1,7 +1,7 @@
 // Package fakespeech is an in-process OpenAI-compatible audio server for
 // tests (V1): POST /v1/audio/transcriptions and POST /v1/audio/speech in
-// the wire format the openai-go client speaks, so code under test drives
-// the real SDK instead of a mock of it.
+// OpenAI's wire format (the one its SDK speaks), so code under test drives
+// its real HTTP client instead of a mock of it.
 //
 // Data flows one way: a test scripts the answers (texts to transcribe to,
 // OGG/Opus bytes to speak with, failures to give); every call that reaches
