@@ -76,7 +76,8 @@ func ProviderSettings(cfg config.Config, agentName string) llm.Settings {
 }
 
 // chooseModel resolves an agent's model (A3) without building its client:
-// keys from the keyring or the SDKs' variables.
+// keys from the keyring or the providers' usual variables
+// (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL).
 func (a *Env) ChooseModel(ctx context.Context, cfg config.Config, agentName string) (llm.Choice, error) {
 	return llm.Choose(ctx, ProviderSettings(cfg, agentName), llm.Env{
 		Getenv: a.Getenv,

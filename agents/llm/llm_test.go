@@ -4,11 +4,11 @@ import (
 	"testing"
 )
 
-// TestNewBuildsNoSDKClientA3: choosing a provider costs next to nothing;
-// the SDK's client (its services, options, environment defaults) is built
-// by the first call, so that a service that starts and is never asked
-// anything never builds one (issue 14: start-up touches only what it uses).
-func TestNewBuildsNoSDKClientA3(t *testing.T) {
+// TestNewBuildsNoClientA3: choosing a provider costs next to nothing: a
+// few small values (its address, headers and a retrying client over the
+// shared transport), no connection and nothing per API (issue 14:
+// start-up touches only what it uses).
+func TestNewBuildsNoClientA3(t *testing.T) {
 	for _, cfg := range []Config{
 		{Provider: "anthropic", Model: "claude-test", APIKey: "key", BaseURL: "http://127.0.0.1:1"},
 		{Provider: "openai", Model: "gpt-test", APIKey: "key", BaseURL: "http://127.0.0.1:1/v1"},
@@ -19,10 +19,9 @@ func TestNewBuildsNoSDKClientA3(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			// A provider value and its once-built client holder; the SDK
-			// clients allocate hundreds of objects.
+			// The provider, its header map and its retrying client.
 			if allocs > 8 {
-				t.Errorf("New(%s) allocates %.0f objects: it builds the SDK client before any call", cfg.Provider, allocs)
+				t.Errorf("New(%s) allocates %.0f objects: it builds its client before any call", cfg.Provider, allocs)
 			}
 		})
 	}
