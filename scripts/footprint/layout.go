@@ -81,6 +81,13 @@ type layout struct {
 	pclntab   addrRange
 	textShare map[string]float64 // sums to 1
 	fileSize  uint64             // of the stripped binary
+	sections  []section          // loaded with content from the file
+}
+
+// section is a loaded section of the binary.
+type section struct {
+	addrRange
+	name string
 }
 
 // readLayout reads the twin's symbol table and attributes each symbol.
@@ -117,7 +124,13 @@ func readLayout(twin string, mods modules, fileSize uint64) (layout, error) {
 		}
 		syms = append(syms, symbol{addr: s.Value, size: s.Size, module: mods.ofSymbol(s.Name), text: sec.Flags&elf.SHF_EXECINSTR != 0})
 	}
-	return newLayout(syms, addrRange{pcln.Addr, pcln.Addr + pcln.Size}, fileSize), nil
+	l := newLayout(syms, addrRange{pcln.Addr, pcln.Addr + pcln.Size}, fileSize)
+	for _, sec := range f.Sections {
+		if sec.Flags&elf.SHF_ALLOC != 0 && sec.Type != elf.SHT_NOBITS {
+			l.sections = append(l.sections, section{addrRange{sec.Addr, sec.Addr + sec.Size}, sec.Name})
+		}
+	}
+	return l, nil
 }
 
 func newLayout(syms []symbol, pclntab addrRange, fileSize uint64) layout {
@@ -188,6 +201,29 @@ func (l layout) bytesIn(start, end uint64, into map[string]float64) {
 		counted += n
 	}
 	into[otherModule] += float64(end - start - counted)
+}
+
+// sectionBytes is a number of bytes in one section.
+type sectionBytes struct {
+	name  string
+	bytes uint64
+}
+
+// otherBySection says where the bytes that no module accounts for lie,
+// section by section, the largest first, and how many lie outside every
+// section (headers, padding between segments): what the other row is.
+func (l layout) otherBySection() (parts []sectionBytes, outside uint64) {
+	var inside uint64
+	for _, sec := range l.sections {
+		into := map[string]float64{}
+		l.bytesIn(sec.start, sec.end, into)
+		if n := uint64(into[otherModule]); n > 0 {
+			parts = append(parts, sectionBytes{sec.name, n})
+		}
+		inside += sec.size()
+	}
+	slices.SortFunc(parts, func(a, b sectionBytes) int { return cmp.Compare(b.bytes, a.bytes) })
+	return parts, l.fileSize - min(inside, l.fileSize)
 }
 
 func fileSize(path string) (uint64, error) {

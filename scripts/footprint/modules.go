@@ -138,9 +138,22 @@ func (t *moduleTable) print(w io.Writer, last run, after time.Duration) {
 	printRow(w, total)
 
 	fmt.Fprintf(w, "\nbinary MB: each module's symbols in .text, .rodata and the data sections (from an unstripped twin of the same build), plus a share of .gopclntab (%.1f MB of function and line tables and funcdata) in proportion to its part of the code. Type descriptors and string literals carry no symbol of their own and count as other; the total is the stripped file.\n", float64(t.layout.pclntab.size())/1e6)
+	fmt.Fprintln(w, t.otherNote())
 	fmt.Fprintln(w, "init: the allocations of its packages' init functions (GODEBUG=inittrace=1), in KB (1000 bytes) and count.")
 	fmt.Fprintf(w, "resident: the executable's pages in memory (/proc/PID/pagemap), each split over the symbols it holds, .gopclntab by the same shares. Counted when idle: %.1f MiB file pages (RssFile says %.1f MiB) and %.1f MiB of data the process wrote (counted in RssAnon).\n",
 		mib(idle.file), last.idle.file/1024, mib(idle.anon))
+}
+
+// otherNote says what the other row is made of.
+func (t *moduleTable) otherNote() string {
+	parts, outside := t.layout.otherBySection()
+	note := "other:"
+	for _, p := range parts {
+		if p.bytes >= 50_000 {
+			note += fmt.Sprintf(" %.2f MB in %s,", float64(p.bytes)/1e6, p.name)
+		}
+	}
+	return note + fmt.Sprintf(" %.2f MB outside the loaded sections (headers, alignment).", float64(outside)/1e6)
 }
 
 func printRow(w io.Writer, r moduleRow) {

@@ -187,3 +187,20 @@ func sameFloats(got, want map[string]float64) bool {
 	}
 	return true
 }
+
+func TestOtherBySection(t *testing.T) {
+	l := newLayout([]symbol{
+		{addr: 0x1000, size: 0xf00, module: "a", text: true},
+		{addr: 0x2000, size: 0x100, module: "a"},
+	}, addrRange{0x3000, 0x3800}, 0x5000)
+	l.sections = []section{
+		{addrRange{0x1000, 0x2000}, ".text"},
+		{addrRange{0x2000, 0x3000}, ".rodata"},
+		{addrRange{0x3000, 0x3800}, ".gopclntab"},
+	}
+	parts, outside := l.otherBySection()
+	want := []sectionBytes{{".rodata", 0xf00}, {".text", 0x100}}
+	if !slices.Equal(parts, want) || outside != 0x5000-0x2800 {
+		t.Errorf("otherBySection() = %v, %#x; want %v, %#x", parts, outside, want, 0x5000-0x2800)
+	}
+}
