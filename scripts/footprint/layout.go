@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 )
 
 // loadSections are the sections a stripped build and its unstripped twin
@@ -39,8 +38,13 @@ func checkTwin(stripped, twin string) error {
 		}
 	}
 	if len(differ) > 0 {
-		return fmt.Errorf("%s is not an unstripped twin of %s (%s); build both from the same tree with scripts/release.sh's flags, the twin without -ldflags='-s -w'",
-			twin, stripped, strings.Join(differ, "; "))
+		// The first difference says enough; the rest usually follow from it.
+		first := differ[0]
+		if n := len(differ) - 1; n > 0 {
+			first += fmt.Sprintf(", and %d more sections differ", n)
+		}
+		return fmt.Errorf("%s is not an unstripped twin of %s: %s; build both from the same tree with scripts/release.sh's flags, the twin without -ldflags='-s -w'",
+			twin, stripped, first)
 	}
 	return nil
 }
