@@ -13,6 +13,10 @@
 # (scripts/footprint/main.go), e.g.
 #   bash scripts/footprint.sh -runs 5 -mappings -provider anthropic
 # JARVIS_FOOTPRINT_BINARY measures another jarvisbot binary instead.
+# With -modules it adds a table of what each Go module costs; for that it
+# also builds jarvisbot.sym, the same build unstripped, whose symbol table
+# says where each module's bytes lie (JARVIS_FOOTPRINT_SYMBOLS names another
+# one, e.g. for JARVIS_FOOTPRINT_BINARY).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)
@@ -21,6 +25,22 @@ jarvisbot=${JARVIS_FOOTPRINT_BINARY:-}
 if [ -z "$jarvisbot" ]; then
   jarvisbot="$bin/jarvisbot"
   bash scripts/release.sh "$jarvisbot"
+fi
+modules=false
+for arg in "$@"; do
+  case $arg in -modules | --modules | -modules=true | --modules=true) modules=true ;; esac
+done
+if $modules; then
+  symbols=${JARVIS_FOOTPRINT_SYMBOLS:-}
+  if [ -z "$symbols" ]; then
+    # scripts/release.sh's build without -ldflags='-s -w': stripping drops
+    # only the symbol table and DWARF, which the linker places after the
+    # loaded sections, so the twin's addresses are the release binary's.
+    # The harness checks that they are, should the two builds drift apart.
+    symbols="$bin/jarvisbot.sym"
+    CGO_ENABLED=0 go build -trimpath -tags timetzdata -o "$symbols" ./cmd/jarvisbot
+  fi
+  set -- -symbols "$symbols" "$@"
 fi
 CGO_ENABLED=0 go build -o "$bin/mcptestserver" ./internal/fakes/mcptestserver
 CGO_ENABLED=0 go build -o "$bin/footprint" ./scripts/footprint

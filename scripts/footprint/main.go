@@ -19,6 +19,11 @@
 // With GODEBUG=gctrace=1 in its environment, jarvisbot's GC trace lines
 // are shown too: how large the heap is live and at its peak.
 //
+// With -modules (and -symbols, the unstripped twin footprint.sh builds for
+// it), a Markdown table follows of what each Go module costs: its bytes in
+// the binary, what its packages' inits allocate, and its part of the
+// executable's pages resident in the last run (modules.go).
+//
 // Figures are the median over the runs, with the range: the machine is
 // shared and noisy. jarvisbot gives no memory back by force, so what is
 // read is what it holds. It is a measurement, not a test:
@@ -61,6 +66,8 @@ func main() {
 	flag.StringVar(&o.provider, "provider", "openai", "which wire format the scripted model speaks to jarvisbot: `openai` (Chat Completions) or anthropic (Messages)")
 	flag.DurationVar(&o.after, "after", time.Second, "how long after a turn's answer arrived its memory is read")
 	flag.BoolVar(&o.mappings, "mappings", false, "also list, for the last run, the mappings that hold 256 KiB or more when idle")
+	flag.BoolVar(&o.modules, "modules", false, "also print, as a Markdown table, what each Go module costs: binary size, init allocations and, for the last run, resident pages of the executable (needs -symbols)")
+	flag.StringVar(&o.symbols, "symbols", "", "an unstripped twin `FILE` of -jarvisbot (same build without -ldflags='-s -w'), whose symbol table -modules reads")
 	flag.Parse()
 	if o.jarvisbot == "" || o.mcpServer == "" {
 		fmt.Fprintln(os.Stderr, "footprint: -jarvisbot and -mcptestserver are required (scripts/footprint.sh sets them)")
@@ -83,8 +90,8 @@ type options struct {
 	jarvisbot, mcpServer, catalog string
 	tools, runs                   int
 	idle, after                   time.Duration
-	mappings                      bool
-	provider                      string
+	mappings, modules             bool
+	provider, symbols             string
 }
 
 // reporter stands in for *testing.T for the fakes: it prints what they
@@ -133,6 +140,9 @@ type run struct {
 	telegramTurn, discTurn  time.Duration
 	idle, afterTG, afterAll memory
 	maxRSS                  int64 // KiB
+	// The executable's resident pages when idle and after the first
+	// turn, read for the -modules table in the last run only.
+	pagesIdle, pagesAfter []residentPage
 }
 
 func measure(o options, r *reporter) error {
@@ -175,13 +185,20 @@ func measure(o options, r *reporter) error {
 		return fmt.Errorf("-provider %q: use openai or anthropic", o.provider)
 	}
 
+	var table *moduleTable
+	if o.modules {
+		if table, err = prepareModules(o, env); err != nil {
+			return err
+		}
+	}
+
 	fmt.Printf("jarvisbot serve with Telegram and Discord (fakes), %d MCP servers with %d tools, the shipped store, the dashboard and the MCP endpoint; the scripted model speaks %s\n", servers, tools, o.provider)
 	if info, err := os.Stat(o.jarvisbot); err == nil {
 		fmt.Printf("binary:              %.1f MB (%.1f MiB)\n", float64(info.Size())/1e6, float64(info.Size())/(1<<20))
 	}
 	var runs []run
 	for i := range o.runs {
-		rn, err := measureRun(env, o, p, o.mappings && i == o.runs-1)
+		rn, err := measureRun(env, o, p, i == o.runs-1)
 		if err != nil {
 			return err
 		}
@@ -199,11 +216,15 @@ func measure(o options, r *reporter) error {
 		spread(runs, func(r run) float64 { return float64(r.telegramTurn.Microseconds()) / 1000 }, "%.1f ms"),
 		spread(runs, func(r run) float64 { return float64(r.discTurn.Microseconds()) / 1000 }, "%.1f ms"))
 	fmt.Printf("peak (VmHWM):        %s\n", spread(runs, func(r run) float64 { return float64(r.maxRSS) / 1024 }, "%.1f MiB"))
+	if table != nil {
+		table.print(os.Stdout, runs[len(runs)-1], o.after)
+	}
 	return nil
 }
 
-// measureRun starts jarvisbot serve once and takes every figure of it.
-func measureRun(env []string, o options, p platforms, mappings bool) (run, error) {
+// measureRun starts jarvisbot serve once and takes every figure of it;
+// the last run also what -mappings and -modules look at.
+func measureRun(env []string, o options, p platforms, last bool) (run, error) {
 	s, err := startServe(env, o.jarvisbot, p.tg, p.dc)
 	if err != nil {
 		return run{}, err
@@ -217,8 +238,13 @@ func measureRun(env []string, o options, p platforms, mappings bool) (run, error
 	if rn.idle, err = s.memory(); err != nil {
 		return fail(err)
 	}
-	if mappings {
+	if last && o.mappings {
 		s.listMappings()
+	}
+	if last && o.modules {
+		if rn.pagesIdle, err = residentPages(s.cmd.Process.Pid); err != nil {
+			return fail(err)
+		}
 	}
 	if rn.telegramTurn, err = telegramTurn(p); err != nil {
 		return fail(err)
@@ -226,6 +252,11 @@ func measureRun(env []string, o options, p platforms, mappings bool) (run, error
 	time.Sleep(o.after) // a measurement delay: the answer has arrived
 	if rn.afterTG, err = s.memory(); err != nil {
 		return fail(err)
+	}
+	if last && o.modules {
+		if rn.pagesAfter, err = residentPages(s.cmd.Process.Pid); err != nil {
+			return fail(err)
+		}
 	}
 	if rn.discTurn, err = discordTurn(p); err != nil {
 		return fail(err)
