@@ -3,10 +3,15 @@
 // offered per turn, and gauges read from the store and the desk when
 // scraped (approvals pending, deliveries kept for retry, queue depth).
 //
-// Everything is registered on the package's own registry, never on
-// client_golang's global default one: two servers in one test process
-// (or one process serving twice) keep their counts apart, and nothing
-// another library registers globally leaks into /metrics.
+// Each Metrics holds its own counts; nothing is global: two servers in
+// one test process (or one process serving twice) keep their counts
+// apart, and nothing another library registers leaks into /metrics.
+//
+// The package writes Prometheus' text format itself rather than linking
+// Prometheus' Go client: metrics are off by default, and the client's
+// package initialisation (compiled expressions, default registries) and
+// its protobuf dependency cost every process memory and binary size
+// whether or not anyone scrapes it. Nothing here runs before New.
 //
 // The agents runtime feeds the counters through its own Observer
 // interface, which *Metrics satisfies; agents does not import this
@@ -21,11 +26,9 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strconv"
+	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Gauge reads a current value on scrape. An error leaves the gauge out
@@ -52,18 +55,34 @@ type Options struct {
 	Logger        *slog.Logger
 }
 
-// Metrics holds the registry and the instruments the runtime feeds.
+// maxScrapes is how many scrapes run at once; a further one is refused
+// with 503. A scrape is small; two at a time (two Prometheus servers)
+// keep the gauges' store reads from piling up behind a slow database.
+const maxScrapes = 2
+
+// Metrics holds the counts the runtime feeds and what a scrape reads.
 type Metrics struct {
-	reg       *prometheus.Registry
-	turns     *prometheus.CounterVec
-	turnTime  prometheus.Histogram
-	toolCalls *prometheus.CounterVec
-	offered   prometheus.Histogram
+	turns     *counterVec
+	turnTime  *histogram
+	toolCalls *counterVec
+	offered   *histogram
+	info      family
+	gauges    []scrapeGauge
+	goSeries  []goSeries
+	timeout   time.Duration
+	procRoot  string        // /proc, or a test's stand-in
+	scrapes   chan struct{} // a slot per scrape running
 	log       *slog.Logger
 }
 
-// New builds the registry with the process's and Go runtime's own
-// collectors beside jarvisbot's.
+// scrapeGauge is a gauge read on scrape.
+type scrapeGauge struct {
+	name, help string
+	read       Gauge
+}
+
+// New builds jarvisbot's series with the process's and the Go runtime's
+// beside them.
 func New(o Options) (*Metrics, error) {
 	if o.ScrapeTimeout <= 0 {
 		o.ScrapeTimeout = 5 * time.Second
@@ -72,82 +91,127 @@ func New(o Options) (*Metrics, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		log: o.Logger,
-		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jarvisbot_turns_total",
-			Help: "Turns (one message answered, or a decided approval carried on) by outcome.",
-		}, []string{"outcome"}),
-		turnTime: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "jarvisbot_turn_duration_seconds",
-			Help: "How long a turn took, model calls and tool calls included (approval waits too).",
+		turns: newCounterVec("jarvisbot_turns_total",
+			"Turns (one message answered, or a decided approval carried on) by outcome.",
+			"outcome"),
+		turnTime: newHistogram("jarvisbot_turn_duration_seconds",
+			"How long a turn took, model calls and tool calls included (approval waits too).",
 			// Turns run from a fraction of a second (a short answer) to
 			// minutes (several steps, a delegate CLI, an approval).
-			Buckets: []float64{0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600},
-		}),
-		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jarvisbot_tool_calls_total",
-			Help: "Tool calls the model made, by tier (safe, monitor, ask; none when refused before a tier applied) and outcome.",
-		}, []string{"tier", "outcome"}),
-		offered: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "jarvisbot_gate_offered_tools",
-			Help:    "How many tools the gate offered the model in a turn.",
-			Buckets: []float64{0, 1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128},
-		}),
+			[]float64{0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600}),
+		toolCalls: newCounterVec("jarvisbot_tool_calls_total",
+			"Tool calls the model made, by tier (safe, monitor, ask; none when refused before a tier applied) and outcome.",
+			"tier", "outcome"),
+		offered: newHistogram("jarvisbot_gate_offered_tools",
+			"How many tools the gate offered the model in a turn.",
+			[]float64{0, 1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128}),
+		info: family{name: "jarvisbot_build_info", help: "Always 1; the labels say which build runs.", kind: kindGauge,
+			samples: []sample{{labels: []label{{"goversion", runtime.Version()}, {"version", o.Version}}, value: 1}}},
+		goSeries: goSeriesTable(),
+		timeout:  o.ScrapeTimeout,
+		procRoot: "/proc",
+		scrapes:  make(chan struct{}, maxScrapes),
+		log:      o.Logger,
 	}
-	info := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name:        "jarvisbot_build_info",
-		Help:        "Always 1; the labels say which build runs.",
-		ConstLabels: prometheus.Labels{"version": o.Version, "goversion": runtime.Version()},
-	})
-	info.Set(1)
-	cs := []prometheus.Collector{m.turns, m.turnTime, m.toolCalls, m.offered, info,
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	}
-	for _, g := range []struct {
-		name, help string
-		read       Gauge
-	}{
+	for _, g := range []scrapeGauge{
 		{"jarvisbot_approvals_pending", "Ask-tier requests waiting for the owner's decision.", o.ApprovalsPending},
 		{"jarvisbot_deliveries_kept", "Replies and scheduled reports that could not be sent and are kept to be sent again.", o.DeliveriesKept},
 		{"jarvisbot_queue_depth", "Received messages waiting on this replica for their turn.", o.QueueDepth},
 		{"jarvisbot_inbox_waiting", "Received messages not answered yet, in the store all replicas share.", o.InboxWaiting},
 	} {
 		if g.read != nil {
-			cs = append(cs, &gauge{desc: prometheus.NewDesc(g.name, g.help, nil, nil), read: g.read, timeout: o.ScrapeTimeout})
+			m.gauges = append(m.gauges, g)
 		}
 	}
-	for _, c := range cs {
-		if err := m.reg.Register(c); err != nil {
-			return nil, fmt.Errorf("metrics: registering a collector: %w", err)
+	// The names are this package's constants; checking them here turns a
+	// mistyped one into a failed start rather than scrapes Prometheus
+	// rejects.
+	names := []string{m.turns.name, m.turnTime.name, m.toolCalls.name, m.offered.name, m.info.name}
+	names = append(names, m.turns.labels...)
+	names = append(names, m.toolCalls.labels...)
+	for _, g := range m.gauges {
+		names = append(names, g.name)
+	}
+	for _, n := range names {
+		if err := checkName(n); err != nil {
+			return nil, err
 		}
 	}
 	return m, nil
 }
 
-// Handler serves the registry in Prometheus' text (or negotiated)
-// format. A gauge that cannot be read is left out of that scrape, the
-// others are served.
+// Handler serves the metrics in Prometheus' text format. A gauge that
+// cannot be read is left out of that scrape and logged; the others are
+// served. More than two scrapes at once are refused with 503 and
+// Retry-After.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
-		ErrorLog:      logAdapter{m.log},
-		ErrorHandling: promhttp.ContinueOnError,
-		// A scrape is small; two at a time (two Prometheus servers) keep
-		// the gauges' store reads from piling up behind a slow database.
-		MaxRequestsInFlight: 2,
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case m.scrapes <- struct{}{}:
+			defer func() { <-m.scrapes }()
+		default:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, fmt.Sprintf("metrics: %d scrapes are running already; try again in a second", maxScrapes), http.StatusServiceUnavailable)
+			return
+		}
+		var body []byte
+		for _, f := range m.gather(r.Context()) {
+			body = f.appendText(body)
+		}
+		h := w.Header()
+		h.Set("Content-Type", contentType)
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = w.Write(body) // the scraper went away: nothing to tell it
 	})
 }
 
-// Registry is the registry, for tests and for a caller that adds its
-// own collectors.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+// gather reads every family now, sorted by name.
+func (m *Metrics) gather(ctx context.Context) []family {
+	fs := []family{m.turns.family(), m.turnTime.family(), m.toolCalls.family(), m.offered.family(), m.info}
+	fs = append(fs, m.readGauges(ctx)...)
+	fs = append(fs, goFamilies(m.goSeries)...)
+	proc, err := processFamilies(m.procRoot)
+	if err != nil {
+		m.log.Warn("metrics: some process_* series are left out of this scrape", "err", err)
+	}
+	fs = append(fs, proc...)
+	sortFamilies(fs)
+	return fs
+}
+
+// readGauges reads the gauges at once, each bounded by the scrape
+// timeout (and by the scraper staying), and leaves out those that fail.
+func (m *Metrics) readGauges(ctx context.Context) []family {
+	ctx, cancel := context.WithTimeout(ctx, m.timeout)
+	defer cancel()
+	read := make([]*family, len(m.gauges))
+	var wg sync.WaitGroup
+	for i, g := range m.gauges {
+		wg.Go(func() {
+			n, err := g.read(ctx)
+			if err != nil {
+				m.log.Warn("metrics: a gauge could not be read; it is left out of this scrape", "metric", g.name, "err", err)
+				return
+			}
+			f := one(g.name, g.help, kindGauge, float64(n))
+			read[i] = &f
+		})
+	}
+	wg.Wait()
+	fs := make([]family, 0, len(read))
+	for _, f := range read {
+		if f != nil {
+			fs = append(fs, *f)
+		}
+	}
+	return fs
+}
 
 // TurnDone counts a finished turn. The outcomes are agents' fixed
 // vocabulary (agents.TurnOK …), so no error text becomes a series.
 func (m *Metrics) TurnDone(outcome string, took time.Duration) {
-	m.turns.WithLabelValues(outcome).Inc()
-	m.turnTime.Observe(took.Seconds())
+	m.turns.inc([2]string{outcome})
+	m.turnTime.observe(took.Seconds())
 }
 
 // ToolCalled counts one tool call; outcomes are agents' (agents.CallOK …).
@@ -155,34 +219,8 @@ func (m *Metrics) ToolCalled(tier, outcome string) {
 	if tier == "" {
 		tier = "none"
 	}
-	m.toolCalls.WithLabelValues(tier, outcome).Inc()
+	m.toolCalls.inc([2]string{tier, outcome})
 }
 
 // Offered records how many tools the gate offered a turn.
-func (m *Metrics) Offered(n int) { m.offered.Observe(float64(n)) }
-
-// gauge is a gauge read on scrape, with a context the scrape's own lacks
-// (prometheus.GaugeFunc has none) and room to say the read failed.
-type gauge struct {
-	desc    *prometheus.Desc
-	read    Gauge
-	timeout time.Duration
-}
-
-func (g *gauge) Describe(ch chan<- *prometheus.Desc) { ch <- g.desc }
-
-func (g *gauge) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
-	defer cancel()
-	n, err := g.read(ctx)
-	if err != nil {
-		ch <- prometheus.NewInvalidMetric(g.desc, err)
-		return
-	}
-	ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, float64(n))
-}
-
-// logAdapter is promhttp's error log on slog.
-type logAdapter struct{ log *slog.Logger }
-
-func (l logAdapter) Println(v ...any) { l.log.Warn("metrics: " + fmt.Sprint(v...)) }
+func (m *Metrics) Offered(n int) { m.offered.observe(float64(n)) }
