@@ -179,13 +179,16 @@ func serverCaps(s Server, tools []SnapshotTool) []Capability {
 	tools, _ = AcceptTools(s.ID, tools)
 	caps := make([]Capability, 0, len(tools))
 	for _, t := range tools {
+		schema := compactSchema(t.InputSchema)
 		caps = append(caps, Capability{
 			ID:          MCPID(s.ID, t.Name),
 			Kind:        KindMCP,
 			Source:      s.ID,
 			Name:        t.Name,
 			Description: t.Description,
-			InputSchema: compactSchema(t.InputSchema),
+			InputSchema: schema,
+			enums:       enumWords(schema),
+			enumsRead:   true,
 			Tier:        toolTier(t.Annotations, s.Trusted),
 			Connected:   s.Connected,
 			Server:      s.ID,

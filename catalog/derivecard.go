@@ -106,7 +106,11 @@ func serverSpans(s *Server, tools []*Capability) []textSpan {
 		// The values an argument takes name what the tool does as well
 		// as its purpose does ("driving", "walking", "transit" of a
 		// travel mode): people say the value, not the argument.
-		for _, v := range enumWords(cp.InputSchema) {
+		enums := cp.enums
+		if !cp.enumsRead {
+			enums = enumWords(cp.InputSchema)
+		}
+		for _, v := range enums {
 			out = append(out, textSpan{text: v, source: cp.Tool, weight: posPurpose})
 		}
 	}
