@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jarvisbot/jarvisbot/internal/frozen"
 	"github.com/jarvisbot/jarvisbot/internal/words"
 )
 
@@ -121,11 +122,12 @@ type Gate struct {
 	// words add up only in a request (Check).
 	carded []bool
 	terms  []term
-	names  postings // name key (letters and digits only) -> terms
-	uni    postings // stem -> terms
-	pairs  postings // "stem stem" -> terms
-	lex    *words.Lexicon
-	pool   sync.Pool
+	// The index, frozen once built (internal/frozen).
+	names frozen.Map[int32] // name key (letters and digits only) -> terms
+	uni   frozen.Map[int32] // stem -> terms
+	pairs frozen.Map[int32] // "stem stem" -> terms
+	lex   *words.Lexicon
+	pool  sync.Pool
 	// keep knows the servers that keep facts about the owner (memory.go).
 	keep keepWords
 	// fileStem and docStem are the stems of "file" and "document": what a
@@ -511,7 +513,7 @@ func (g *Gate) strongElsewhere(sc *scratch) bool {
 		sc.best[i] = -1
 	}
 	for _, st := range g.routeStems {
-		g.bestOf(sc, g.uni.at(st))
+		g.bestOf(sc, g.uni.At(st))
 	}
 	for si, strong := range sc.strong {
 		if strong && sc.best[si] < 0 {
@@ -528,7 +530,7 @@ func (g *Gate) near(sc *scratch, toks []words.Token) {
 		for i := range sc.best {
 			sc.best[i] = -1
 		}
-		g.bestOf(sc, g.uni.at(g.nearStem))
+		g.bestOf(sc, g.uni.At(g.nearStem))
 		// Asked where something near is ("Is there a pharmacy close to
 		// the station?"), nearness is the server's own use.
 		most := int8(weightWeak)
@@ -549,7 +551,7 @@ func (g *Gate) countRoute(sc *scratch, toks []words.Token, at, end int, most int
 		sc.best[i] = -1
 	}
 	for _, st := range g.routeStems {
-		g.bestOf(sc, g.uni.at(st))
+		g.bestOf(sc, g.uni.At(st))
 	}
 	word := joinFolds(toks[at:end])
 	for _, id := range sc.best {
@@ -567,7 +569,7 @@ func (g *Gate) matchNames(sc *scratch, toks []words.Token) {
 		sc.buf = sc.buf[:0]
 		for w := 0; w < 3 && i+w < len(toks); w++ {
 			sc.buf = append(sc.buf, toks[i+w].Fold...)
-			if ids, ok := g.names.get(string(sc.buf)); ok {
+			if ids, ok := g.names.Get(string(sc.buf)); ok {
 				word := toks[i].Fold
 				if w > 0 {
 					word = joinFolds(toks[i : i+w+1])
@@ -600,11 +602,11 @@ func (g *Gate) matchWords(sc *scratch, toks []words.Token) {
 		for i := range sc.best {
 			sc.best[i] = -1
 		}
-		g.bestOf(sc, g.uni.at(t.Stem))
+		g.bestOf(sc, g.uni.At(t.Stem))
 		doc, file := sc.doc[p]
 		if file {
 			if doc {
-				g.bestOf(sc, g.uni.at(g.docStem))
+				g.bestOf(sc, g.uni.At(g.docStem))
 			}
 			word := toks[p-1].Fold + "." + t.Fold
 			for _, id := range sc.best {
@@ -618,7 +620,7 @@ func (g *Gate) matchWords(sc *scratch, toks []words.Token) {
 			// German compounds put the head last: "Kundentermine" ends in
 			// "termin". Prefixes are never tried: "Terminals" is no "Termin".
 			for k := 3; k <= len(t.Stem)-compoundHead; k++ {
-				if ids, ok := g.uni.get(t.Stem[k:]); ok {
+				if ids, ok := g.uni.Get(t.Stem[k:]); ok {
 					g.bestOf(sc, ids)
 				}
 			}
@@ -646,7 +648,7 @@ func (g *Gate) matchJoined(sc *scratch, toks []words.Token) {
 				sc.best[k] = -1
 			}
 			sc.stem = words.StemBytes(append(sc.stem[:0], sc.buf...))
-			g.bestOf(sc, g.uni.at(string(sc.stem)))
+			g.bestOf(sc, g.uni.At(string(sc.stem)))
 			for _, id := range sc.best {
 				if id >= 0 {
 					g.count(sc, id, joinFolds(toks[i:i+w+1]), int32(i))
@@ -676,7 +678,7 @@ func (g *Gate) matchPairs(sc *scratch, toks []words.Token) {
 		for b := a + 1; b < len(sc.content) && b <= a+pairWindow; b++ {
 			tb := toks[sc.content[b]]
 			sc.buf = append(append(append(sc.buf[:0], ta.Stem...), ' '), tb.Stem...)
-			if ids, ok := g.pairs.get(string(sc.buf)); ok {
+			if ids, ok := g.pairs.Get(string(sc.buf)); ok {
 				for _, id := range ids {
 					g.count(sc, id, ta.Fold+" "+tb.Fold, sc.content[a])
 				}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/jarvisbot/jarvisbot/internal/frozen"
 	"github.com/jarvisbot/jarvisbot/internal/words"
 )
 
@@ -82,7 +83,7 @@ func buildGate(v *View) *Gate {
 		b.addServer(int32(si), s, tools[s.ID])
 	}
 	b.demoteShared()
-	g.names, g.uni, g.pairs = freeze(b.names), freeze(b.uni), freeze(b.pairs)
+	g.names, g.uni, g.pairs = frozen.From(b.names), frozen.From(b.uni), frozen.From(b.pairs)
 	g.keep = buildKeep(g)
 	return g
 }

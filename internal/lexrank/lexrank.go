@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jarvisbot/jarvisbot/internal/frozen"
 	"github.com/jarvisbot/jarvisbot/internal/words"
 )
 
@@ -95,10 +96,12 @@ const (
 
 // Index is an immutable ranking index; safe for concurrent use.
 type Index struct {
-	n       int
-	uni     map[string][]posting
-	pairs   map[string][]posting // "stem stem" phrases
-	idf     map[string]float32
+	n int
+	// The index, frozen once built (internal/frozen): a ranker lives as
+	// long as its skills do.
+	uni     frozen.Map[posting]
+	pairs   frozen.Map[posting] // "stem stem" phrases
+	idf     frozen.Map[float32]
 	maxLen  int       // longest indexed stem, bounds compound splitting
 	caps    []float32 // per document: Doc.ParaphraseCap, 0 unbounded
 	lex     *words.Lexicon
@@ -140,7 +143,8 @@ const (
 // New indexes docs.
 func New(docs []Doc) *Index {
 	fams := timeFamilyOf()
-	ix := &Index{n: len(docs), uni: map[string][]posting{}, pairs: map[string][]posting{}, idf: map[string]float32{}, lex: words.Default(), caps: make([]float32, len(docs))}
+	ix := &Index{n: len(docs), lex: words.Default(), caps: make([]float32, len(docs))}
+	uni, pairs := map[string][]posting{}, map[string][]posting{}
 	var z words.Tokenizer
 	df := map[string]int{}
 	for d, doc := range docs {
@@ -225,27 +229,29 @@ func New(docs []Doc) *Index {
 			}
 		}
 		for stem, v := range w {
-			ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v), strength: strong[stem], head: strong[stem] == strongAlways || heads[stem]})
+			uni[stem] = append(uni[stem], posting{doc: int32(d), weight: float32(v), strength: strong[stem], head: strong[stem] == strongAlways || heads[stem]})
 			df[stem]++
 			ix.maxLen = max(ix.maxLen, len(stem))
 		}
 		for stem, v := range para {
 			if _, own := w[stem]; !own {
-				ix.uni[stem] = append(ix.uni[stem], posting{doc: int32(d), weight: float32(v), para: true})
+				uni[stem] = append(uni[stem], posting{doc: int32(d), weight: float32(v), para: true})
 				df[stem]++
 				ix.maxLen = max(ix.maxLen, len(stem))
 			}
 		}
 		for ph, v := range pw {
-			ix.pairs[ph] = append(ix.pairs[ph], posting{doc: int32(d), weight: float32(v)})
+			pairs[ph] = append(pairs[ph], posting{doc: int32(d), weight: float32(v)})
 			df[ph]++
 		}
 	}
+	idf := make(map[string]float32, len(df))
 	for stem, n := range df {
 		// BM25's idf, floored so a stem every document has still counts a
 		// little.
-		ix.idf[stem] = float32(max(0.1, math.Log(1+(float64(ix.n)-float64(n)+0.5)/(float64(n)+0.5))))
+		idf[stem] = float32(max(0.1, math.Log(1+(float64(ix.n)-float64(n)+0.5)/(float64(n)+0.5))))
 	}
+	ix.uni, ix.pairs, ix.idf = frozen.From(uni), frozen.From(pairs), frozen.FromValues(idf)
 	return ix
 }
 
@@ -324,7 +330,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 			continue
 		}
 		sc.seen[stem] = true
-		if ps, ok := ix.uni[stem]; ok {
+		if ps, ok := ix.uni.Get(stem); ok {
 			ix.add(sc, stem, ps, matched)
 			continue
 		}
@@ -332,7 +338,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	}
 	for i := 0; i+1 < len(sc.phrase); i++ {
 		sc.buf = append(append(append(sc.buf[:0], sc.phrase[i]...), ' '), sc.phrase[i+1]...)
-		if ps, ok := ix.pairs[string(sc.buf)]; ok {
+		if ps, ok := ix.pairs.Get(string(sc.buf)); ok {
 			ix.add(sc, string(sc.buf), ps, matched)
 		}
 	}
@@ -361,7 +367,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 }
 
 func (ix *Index) add(sc *scratch, key string, ps []posting, matched []int32) {
-	idf := ix.idf[key]
+	idf, _ := ix.idf.Value(key)
 	strong := strings.IndexByte(key, ' ') >= 0 || ix.lex.Distinctive(key)
 	for _, p := range ps {
 		if p.para {
@@ -393,7 +399,7 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 	for k := minPart; k <= len(stem)-minPart; k++ {
 		head := stem[:k]
 		tail := stem[k:]
-		hp, ok := ix.uni[head]
+		hp, ok := ix.uni.Get(head)
 		if !ok {
 			// A linking s ("Lieblings-song") or n/en.
 			continue
@@ -403,7 +409,7 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 				continue
 			}
 			rest := words.Stem(tail[len(link):])
-			if tp, ok := ix.uni[rest]; ok {
+			if tp, ok := ix.uni.Get(rest); ok {
 				ix.add(sc, head, hp, matched)
 				ix.add(sc, rest, tp, matched)
 				return
@@ -419,7 +425,7 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 	for k := minPart; k <= len(stem)-minPart; k++ {
 		sc.buf = append(sc.buf[:0], stem[k:]...)
 		rest := words.StemBytes(sc.buf)
-		ps, ok := ix.uni[string(rest)] // no allocation for a lookup
+		ps, ok := ix.uni.Get(string(rest))
 		if !ok {
 			continue
 		}

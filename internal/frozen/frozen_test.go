@@ -1,0 +1,53 @@
+package frozen
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestMapFindsWhatWasFrozen: every key of the builder's map is found with
+// its values in their order, keys it did not have are not (before the
+// first, between two, after the last, prefixes, the empty key), and an
+// empty map finds nothing.
+func TestMapFindsWhatWasFrozen(t *testing.T) {
+	src := map[string][]int32{"b": {3, 1}, "ba": {2}, "calendar": {7, 5, 9}, "mail": {4}, "": {0}}
+	m := From(src)
+	if m.Len() != len(src) {
+		t.Fatalf("Len = %d, want %d", m.Len(), len(src))
+	}
+	for k, want := range src {
+		got, ok := m.Get(k)
+		if !ok || !slices.Equal(got, want) {
+			t.Errorf("Get(%q) = %v, %v; want %v", k, got, ok, want)
+		}
+	}
+	for _, k := range []string{"a", "bb", "c", "cal", "calendars", "z", "mai"} {
+		if got, ok := m.Get(k); ok || got != nil || m.At(k) != nil {
+			t.Errorf("Get(%q) = %v, %v; want nothing", k, got, ok)
+		}
+	}
+	// A caller appending to what Get returned must not write into the
+	// next key's values.
+	vs := m.At("b")
+	_ = append(vs, 99)
+	if got := m.At("ba"); !slices.Equal(got, []int32{2}) {
+		t.Errorf("appending to b's values changed ba's: %v", got)
+	}
+	var empty Map[int32]
+	if _, ok := empty.Get("b"); ok {
+		t.Error("the zero Map found a key")
+	}
+}
+
+// TestFromValues: a map of one value per key.
+func TestFromValues(t *testing.T) {
+	m := FromValues(map[string]float32{"x": 1.5, "y": 0.1})
+	for k, want := range map[string]float32{"x": 1.5, "y": 0.1} {
+		if got, ok := m.Value(k); !ok || got != want {
+			t.Errorf("Value(%q) = %v, %v; want %v", k, got, ok, want)
+		}
+	}
+	if got, ok := m.Value("z"); ok || got != 0 {
+		t.Errorf("Value(z) = %v, %v; want 0, false", got, ok)
+	}
+}
