@@ -208,15 +208,31 @@ func toolTier(a *Annotations, trusted bool) Tier {
 }
 
 // compactSchema returns the schema in compact form: the model gets the same
-// meaning in fewer bytes, and identical bytes from turn to turn.
+// meaning in fewer bytes, and identical bytes from turn to turn. A schema
+// that cannot be read becomes the default one.
 func compactSchema(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return defaultSchema
 	}
+	c, err := CompactSchema(raw)
+	if err != nil {
+		return defaultSchema
+	}
+	return c
+}
+
+// CompactSchema returns raw in compact form. A schema that is compact
+// already, as one on a stdio server's single line usually is, is returned
+// itself rather than copied: whoever holds a tool list and the catalog built
+// from it then share one copy of each schema.
+func CompactSchema(raw json.RawMessage) (json.RawMessage, error) {
 	var b bytes.Buffer
 	b.Grow(len(raw)) // compact is never longer: no slack kept per tool
 	if err := json.Compact(&b, raw); err != nil {
-		return defaultSchema
+		return nil, err
 	}
-	return b.Bytes()
+	if b.Len() == len(raw) { // Compact only removes bytes: nothing was
+		return raw, nil
+	}
+	return b.Bytes(), nil
 }

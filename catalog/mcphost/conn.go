@@ -126,16 +126,14 @@ func (cn *Conn) open(ctx context.Context, opt DialOptions) error {
 		// The child gets the values; cn.srv keeps the references.
 		run := *srv
 		run.Args = argv
-		p, err := start(&run, env)
+		p, err := start(&run, env, func(p *process) {
+			cn.markDown(jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s %s", srv.Name, p.exitText()))
+		})
 		if err != nil {
 			return err
 		}
 		cn.proc = p
 		tr = transport.NewIO(p.stdout, p.stdin, nil)
-		go func() {
-			<-p.exited
-			cn.markDown(jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s %s", srv.Name, p.exitText()))
-		}()
 	case StreamableHTTP, SSE:
 		h, err := headers(srv, opt.Lookup, cn.secrets)
 		if err != nil {
@@ -238,6 +236,10 @@ func (cn *Conn) relist(ctx context.Context) error {
 			_ = json.Unmarshal(raw, &named) // best effort: the name for the warning
 			left = append(left, catalog.LeftOut{Server: cn.srv.Name, Tool: named.Name, Why: fmt.Sprintf("its listing cannot be read: %v", err)})
 			continue
+		}
+		// Compact as the catalog keeps it, so that both hold one copy.
+		if c, err := catalog.CompactSchema(st.InputSchema); err == nil && len(st.InputSchema) > 0 {
+			st.InputSchema = c
 		}
 		tools = append(tools, st)
 	}

@@ -33,7 +33,9 @@ type process struct {
 // error messages.
 const stderrTail = 4 << 10
 
-func start(s *Server, env []string) (*process, error) {
+// start runs the child. onExit is called once it has exited, on the
+// goroutine that waited for it: one goroutine per child, not two.
+func start(s *Server, env []string, onExit func(*process)) (*process, error) {
 	path, err := exec.LookPath(s.Command)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
@@ -77,6 +79,7 @@ func start(s *Server, env []string) (*process, error) {
 		p.err = cmd.Wait()
 		outR.Close()
 		close(p.exited)
+		onExit(p)
 	}()
 	return p, nil
 }
@@ -177,43 +180,69 @@ func (t *tail) lines(n int) string {
 
 // sniffer watches a stdio server's stdout for lines that are not JSON-RPC,
 // which the transport skips silently: a server that prints a banner, or
-// only prints text, is named for what it does.
+// only prints text, is named for what it does. It reads the stream as it
+// passes and keeps no copy of it: only where it is in the current line, and
+// the start of the first line that was not JSON.
 type sniffer struct {
 	mu      sync.Mutex
-	partial []byte
+	state   sniffState
+	capture bool // the current line is the first bad one: its start is kept
 	bad     int
-	first   string
+	first   []byte
 }
+
+type sniffState uint8
+
+const (
+	lineStart sniffState = iota // only blanks so far on this line
+	inJSON                      // the line began with '{'
+	inOther                     // the line began with something else
+)
+
+// firstMax is how much of the first bad line is kept for the message.
+const firstMax = 120
 
 func (s *sniffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.partial) < 4096 {
-		s.partial = append(s.partial, p...)
-	}
-	for {
-		i := bytes.IndexByte(s.partial, '\n')
-		if i < 0 {
-			break
-		}
-		line := bytes.TrimSpace(s.partial[:i])
-		s.partial = s.partial[i+1:]
-		if len(line) > 0 && line[0] != '{' {
-			s.bad++
-			if s.first == "" {
-				s.first = string(line[:min(len(line), 120)])
+	n := len(p)
+	for len(p) > 0 {
+		if s.state == lineStart {
+			p = bytes.TrimLeft(p, " \t\r")
+			switch {
+			case len(p) == 0:
+				continue
+			case p[0] == '\n':
+				p = p[1:]
+				continue
+			case p[0] == '{':
+				s.state = inJSON
+			default:
+				s.state = inOther
+				s.bad++
+				s.capture = s.bad == 1
 			}
 		}
+		end := bytes.IndexByte(p, '\n')
+		seg := p
+		if end >= 0 {
+			seg = p[:end]
+		}
+		if s.capture {
+			s.first = append(s.first, seg[:min(len(seg), firstMax-len(s.first))]...)
+		}
+		if end < 0 {
+			break
+		}
+		p = p[end+1:]
+		s.state, s.capture = lineStart, false
 	}
-	if len(s.partial) >= 4096 { // an endless line: keep only its start's verdict
-		s.partial = s.partial[:0]
-	}
-	return len(p), nil
+	return n, nil
 }
 
 // garbage returns how many non-JSON lines were seen, and the first.
 func (s *sniffer) garbage() (int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.bad, s.first
+	return s.bad, string(bytes.TrimSpace(s.first))
 }
