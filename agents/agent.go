@@ -98,6 +98,9 @@ type Runtime struct {
 	// Observer, when set, hears each turn, tool call and offer, for an
 	// operator's metrics (observe.go).
 	Observer Observer
+	// Usage, when set, records every model call with its tokens and the
+	// turn's tool figures (usage.go, A5).
+	Usage UsageRecorder
 
 	schemas schemaCache
 }
@@ -134,6 +137,9 @@ type Input struct {
 	// marked as that app's, the turn's approval requests are that app's,
 	// and its calls go on the activity board for it (X5).
 	App string
+	// Schedule names the scheduled skill whose run the turn is, "" for a
+	// message: the usage record says what caused the turn.
+	Schedule string
 
 	// apps are the apps whose words the turn holds: App and those whose
 	// notes entered it. None may decide the turn's requests (X5).
@@ -420,7 +426,9 @@ func (r *Runtime) loop(ctx context.Context, st *turnState) (Result, error) {
 			}
 		}
 		res.Steps = step
+		began := time.Now()
 		resp, err := st.model.Provider.Complete(ctx, st.req)
+		r.recordCall(ctx, st, resp, err, time.Since(began))
 		if err != nil {
 			r.log().Warn("model call failed", "agent", st.agent, "chat", st.in.Chat, "err", err)
 			return *res, err

@@ -171,6 +171,23 @@ func (pl *Plan) Withheld() []Withheld { return pl.withheld }
 // Policy returns the policy the plan was made from.
 func (pl *Plan) Policy() Policy { return pl.policy }
 
+// GrantedSchemaBytes is what offering every tool the agent is granted and
+// can reach would cost in a request (SchemaBytes summed): the list a turn
+// would carry without the gate, against which the usage figures show what
+// the gate saved (A5).
+func (pl *Plan) GrantedSchemaBytes() int {
+	n := 0
+	for _, cp := range pl.prefix {
+		n += cp.SchemaBytes()
+	}
+	for _, tools := range pl.gated {
+		for _, cp := range tools {
+			n += cp.SchemaBytes()
+		}
+	}
+	return n
+}
+
 // Turn is one turn's resolution: the exact ordered tool list and the gate's
 // decisions. Reuse a Turn across calls to keep resolution allocation-light.
 type Turn struct {

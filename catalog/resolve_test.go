@@ -417,3 +417,31 @@ func TestTurnOfflineWantedC5(t *testing.T) {
 		})
 	}
 }
+
+// TestGrantedSchemaBytesIsWhatOfferingAllCosts: the size without the gate
+// counts every capability the agent is granted and can reach, and nothing
+// withheld (never-list, not allowed, blocked, not connected, skills).
+func TestGrantedSchemaBytesIsWhatOfferingAllCosts(t *testing.T) {
+	v := seedWithBuiltins(t).View()
+	for _, p := range []catalog.Policy{
+		{Agent: "default"},
+		{Agent: "a", Allow: []string{"builtin:wiki", "mcp:github"}},
+		{Agent: "b", Block: []string{"mcp:notebooklm/*"}, Focus: []string{"mcp:github/*"}},
+	} {
+		pl := v.Plan(p)
+		withheld := map[string]bool{}
+		for _, w := range pl.Withheld() {
+			withheld[w.ID] = true
+		}
+		want, n := 0, 0
+		for _, cp := range v.Capabilities() {
+			if !withheld[cp.ID] {
+				want += cp.SchemaBytes()
+				n++
+			}
+		}
+		if got := pl.GrantedSchemaBytes(); got != want || want == 0 {
+			t.Errorf("%+v: GrantedSchemaBytes = %d, want %d (%d capabilities)", p, got, want, n)
+		}
+	}
+}

@@ -25,6 +25,8 @@ func Entries(list []*skills.Skill, agent string) []Entry {
 // A Prompt is what a scheduled run asks of an agent in a chat.
 type Prompt struct {
 	Agent, Chat, Text string
+	// Skill is the scheduled skill being run, for the usage record.
+	Skill string
 }
 
 // Turns is the agent runtime as a scheduled run uses it: the scheduler
@@ -48,7 +50,7 @@ func SkillRunner(t Turns) Runner {
 			return "", fmt.Errorf("%w for agent %s: %w", ErrNoModel, e.Agent, err)
 		}
 		text := fmt.Sprintf("It is time for your scheduled skill %q. Follow its instructions now and write the report for the owner.\n\n%s", e.Skill, strings.TrimSpace(e.Instructions))
-		return t.Turn(ctx, Prompt{Agent: e.Agent, Chat: chat, Text: text})
+		return t.Turn(ctx, Prompt{Agent: e.Agent, Chat: chat, Text: text, Skill: e.Skill})
 	}
 }
 

@@ -33,6 +33,9 @@ func newAnthropic(cfg Config) *anthropicProvider {
 
 func (p *anthropicProvider) Name() string { return "anthropic " + p.cfg.Model }
 
+// Who says which provider and model answer, as Response does.
+func (p *anthropicProvider) Who() (provider, model string) { return "anthropic", p.cfg.Model }
+
 // The Messages API's request and answer, as far as jarvisbot uses them.
 type (
 	anthropicRequest struct {
@@ -108,6 +111,7 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response
 	out.StopReason = msg.StopReason
 	out.Usage = Usage{InputTokens: msg.Usage.InputTokens, OutputTokens: msg.Usage.OutputTokens,
 		CacheReadTokens: msg.Usage.CacheReadInputTokens, CacheWriteTokens: msg.Usage.CacheCreationInputTokens}
+	out.Provider, out.Model = p.Who()
 	return out, nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -86,6 +87,11 @@ type Response struct {
 	ToolCalls  []ToolCall
 	StopReason string
 	Usage      Usage
+	// Provider and Model say who answered: the provider's kind
+	// ("anthropic", "openai") and the model as configured, which the price
+	// table knows it by. Behind a chain of providers, the link that did.
+	Provider string
+	Model    string
 }
 
 // Provider is a model endpoint.
@@ -93,6 +99,18 @@ type Provider interface {
 	Complete(ctx context.Context, req Request) (Response, error)
 	// Name says which provider and model, for logs and messages.
 	Name() string
+}
+
+// Who says which provider and model a Provider calls: its Who method when
+// it has one (every adapter here, and a chain, whose answer is its first
+// link's until a call says otherwise), else its Name split at the first
+// space.
+func Who(p Provider) (provider, model string) {
+	if w, ok := p.(interface{ Who() (string, string) }); ok {
+		return w.Who()
+	}
+	provider, model, _ = strings.Cut(p.Name(), " ")
+	return provider, model
 }
 
 // Config selects and reaches a provider.

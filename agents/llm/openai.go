@@ -31,6 +31,9 @@ func newOpenAI(cfg Config) *openAIProvider {
 
 func (p *openAIProvider) Name() string { return "openai-compatible " + p.cfg.Model }
 
+// Who says which provider and model answer, as Response does.
+func (p *openAIProvider) Who() (provider, model string) { return "openai", p.cfg.Model }
+
 // The Chat Completions request and answer, as far as jarvisbot uses them.
 type (
 	openAIRequest struct {
@@ -107,6 +110,7 @@ func (p *openAIProvider) Complete(ctx context.Context, req Request) (Response, e
 	}
 	out.Usage = Usage{InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens,
 		CacheReadTokens: res.Usage.PromptTokensDetails.CachedTokens}
+	out.Provider, out.Model = p.Who()
 	return out, nil
 }
 
