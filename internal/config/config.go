@@ -108,14 +108,18 @@ type Config struct {
 	Tiers    map[string]string    `yaml:"tiers"`  // capability id -> safe|monitor|ask (owner overrides)
 	// Provider is the model every agent uses unless its own entry says
 	// otherwise (A3).
-	Provider  Provider  `yaml:"provider"`
-	Approvals Approvals `yaml:"approvals"`
-	SignIn    SignIn    `yaml:"signin"`
-	Telegram  Telegram  `yaml:"telegram"`
-	Discord   Discord   `yaml:"discord"`
-	Browser   Browser   `yaml:"browser"`
-	MCPServer MCPListen `yaml:"mcp_server"`
-	Web       Web       `yaml:"web"`
+	Provider Provider `yaml:"provider"`
+	// Prices are what models cost, in US dollars per million tokens, by
+	// model name: an entry replaces the shipped price of that model or adds
+	// one (A5).
+	Prices    map[string]Price `yaml:"prices"`
+	Approvals Approvals        `yaml:"approvals"`
+	SignIn    SignIn           `yaml:"signin"`
+	Telegram  Telegram         `yaml:"telegram"`
+	Discord   Discord          `yaml:"discord"`
+	Browser   Browser          `yaml:"browser"`
+	MCPServer MCPListen        `yaml:"mcp_server"`
+	Web       Web              `yaml:"web"`
 	// Transcription and Voice are voice notes in and spoken answers out
 	// (V1).
 	Transcription Transcription `yaml:"transcription"`
@@ -160,6 +164,14 @@ type Provider struct {
 	// each use decided by jarvisbot's approvals (claude-code only; off by
 	// default: jarvisbot's tools only).
 	OwnTools bool `yaml:"own_tools"`
+}
+
+// Price is one model's price per million tokens, in US dollars.
+type Price struct {
+	Input      float64 `yaml:"input"`
+	Output     float64 `yaml:"output"`
+	CacheRead  float64 `yaml:"cache_read"`
+	CacheWrite float64 `yaml:"cache_write"`
 }
 
 // Telegram configures the Telegram channel; its token comes from the
@@ -628,6 +640,15 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 	}{{[]string{"provider"}, &c.Provider}}, agentProviders(c)...) {
 		if err := p.p.check(); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %s: %w", at(p.where...), strings.Join(p.where, "."), err)
+		}
+	}
+	for _, model := range slices.Sorted(maps.Keys(c.Prices)) {
+		p := c.Prices[model]
+		if strings.TrimSpace(model) == "" {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: prices: an entry has an empty model name", at("prices"))
+		}
+		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: prices.%s: a price is negative; give US dollars per million tokens", at("prices", model), model)
 		}
 	}
 	if c.Approvals.TTL < 0 {

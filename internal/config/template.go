@@ -244,6 +244,17 @@ approvals:
   approvers: []
   channel: ""
 
+# prices: what models cost, in US dollars per million tokens, for the usage
+# figures (jarvisbot usage, /usage, the dashboard's Overview). jarvisbot ships
+# the list prices of the common Anthropic and OpenAI models; an entry here
+# replaces one of those or adds a model (a dated name such as
+# gpt-4.1-2025-04-14 takes gpt-4.1's price). Models with no price show their
+# tokens and "no price".
+#   input, output, cache_read, cache_write: dollars per million tokens.
+prices:
+  # llama3.1: {input: 0, output: 0}
+  # claude-sonnet-4-5: {input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}
+
 # shutdown_timeout: when serve stops (end of console input, Ctrl-C, SIGTERM)
 # it takes no new messages and lets answers in progress finish for this
 # long; what is still running then is stopped and answered after the next

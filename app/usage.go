@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/jarvisbot/jarvisbot/agents/usage"
+)
+
+// Prices is the installation's price table: the shipped prices with the
+// owner's `prices:` over them.
+func (in *Installation) Prices() usage.Prices {
+	owner := make(map[string]usage.Price, len(in.Config.Prices))
+	for m, p := range in.Config.Prices {
+		owner[m] = usage.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+	}
+	return usage.NewPrices(owner)
+}
+
+// Usage is the model calls since a time, grouped one way (usage.ByAgent,
+// ByModel, ByDay or BySource), days in the owner's time zone: what
+// `jarvisbot usage`, the dashboard and the MCP surface show.
+func (in *Installation) Usage(ctx context.Context, since time.Time, by string) (usage.Report, error) {
+	calls, err := in.DB.ModelCallsSince(ctx, since)
+	if err != nil {
+		return usage.Report{}, err
+	}
+	rows, total, err := usage.Group(calls, by, in.Prices(), in.Config.Location())
+	if err != nil {
+		return usage.Report{}, err
+	}
+	return usage.Report{Since: since, By: by, Rows: rows, Total: total}, nil
+}
+
+// UsageSummary is today and this month at a glance, with the month's
+// agents by cost: `/usage` in chat, the status an app reads.
+type UsageSummary struct {
+	Today     usage.Totals `json:"today"`
+	Month     usage.Totals `json:"month"`
+	TopAgents []usage.Row  `json:"top_agents"` // this month, at most three
+}
+
+// UsageSummary sums today's and this month's calls, in the owner's time
+// zone.
+func (in *Installation) UsageSummary(ctx context.Context) (UsageSummary, error) {
+	loc := in.Config.Location()
+	now := in.Env.Now()
+	day, month := usage.DayStart(now, loc), usage.MonthStart(now, loc)
+	calls, err := in.DB.ModelCallsSince(ctx, month) // today is in this month
+
+	if err != nil {
+		return UsageSummary{}, err
+	}
+	prices := in.Prices()
+	var sum UsageSummary
+	for _, c := range calls {
+		sum.Month.Add(c, prices)
+		if !c.At.Before(day) {
+			sum.Today.Add(c, prices)
+		}
+	}
+	rows, _, err := usage.Group(calls, usage.ByAgent, prices, loc)
+	if err != nil {
+		return UsageSummary{}, err
+	}
+	sum.TopAgents = rows[:min(len(rows), 3)]
+	return sum, nil
+}
