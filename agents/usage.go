@@ -57,9 +57,15 @@ func (r *Runtime) recordCall(ctx context.Context, st *turnState, resp llm.Respon
 		c.Provider, c.Model = llm.Who(st.model.Provider) // no answer said who
 
 	}
+	// Both figures measure capabilities alike (SchemaBytes), so the sent
+	// list is never larger than the granted one it is a part of.
 	n := 0
 	for _, t := range st.req.Tools {
-		n += len(t.Name) + len(t.Description) + len(t.Schema)
+		if cp, ok := st.offered.byWire[t.Name]; ok {
+			n += cp.SchemaBytes()
+		} else {
+			n += len(t.Name) + len(t.Description) + len(t.Schema)
+		}
 	}
 	c.ToolTokens = schemaTokens(n)
 	if st.plan != nil {

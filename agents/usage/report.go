@@ -152,3 +152,29 @@ func MonthStart(now time.Time, loc *time.Location) time.Time {
 	y, m, _ := now.In(loc).Date()
 	return time.Date(y, m, 1, 0, 0, 0, 0, loc)
 }
+
+// ParseSince reads how far back a report goes: a number of days ("7d"), a
+// Go duration ("12h", "90m"), "today", "month", or a date ("2026-12-01",
+// midnight in loc).
+func ParseSince(s string, now time.Time, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	switch s {
+	case "today":
+		return DayStart(now, loc), nil
+	case "month":
+		return MonthStart(now, loc), nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		var days int
+		if _, err := fmt.Sscanf(n, "%d", &days); err == nil && days > 0 && fmt.Sprint(days) == n {
+			return now.AddDate(0, 0, -days), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.ParseInLocation(time.DateOnly, s, loc); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("cannot read %q as a time to report from: give days (7d), hours (24h), today, month, or a date (2026-12-01)", s)
+}

@@ -100,3 +100,46 @@ func TestPeriods(t *testing.T) {
 		t.Errorf("MonthStart = %v", got)
 	}
 }
+
+func TestFormats(t *testing.T) {
+	for _, tt := range []struct{ got, want string }{
+		{Tokens(0), "0"}, {Tokens(950), "950"}, {Tokens(1000), "1k"}, {Tokens(12345), "12.3k"}, {Tokens(1_250_000), "1.25M"}, {Tokens(3_000_000), "3M"},
+		{Dollars(0), "$0.00"}, {Dollars(0.01234), "$0.0123"}, {Dollars(12.345), "$12.35"},
+		{Totals{Cost: 1.5}.CostText(), "$1.50"},
+		{Totals{Cost: 1.5, Unpriced: 1}.CostText(), "$1.50 + 1 call with no price"},
+		{Totals{Cost: 1.5, Unpriced: 4}.CostText(), "$1.50 + 4 calls with no price"},
+		{Totals{Unpriced: 2}.CostText(), "no price"},
+		{Totals{ToolTokens: 100, CatalogTokens: 1000}.SavedText(), "90% of 1k schema tokens"},
+		{Totals{}.SavedText(), ""},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	loc := time.FixedZone("CET", 3600)
+	now := time.Date(2026, 12, 5, 10, 0, 0, 0, loc)
+	for _, tt := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"7d", now.AddDate(0, 0, -7)},
+		{"24h", now.Add(-24 * time.Hour)},
+		{"90m", now.Add(-90 * time.Minute)},
+		{"today", time.Date(2026, 12, 5, 0, 0, 0, 0, loc)},
+		{"Month", time.Date(2026, 12, 1, 0, 0, 0, 0, loc)},
+		{"2026-11-20", time.Date(2026, 11, 20, 0, 0, 0, 0, loc)},
+	} {
+		got, err := ParseSince(tt.in, now, loc)
+		if err != nil || !got.Equal(tt.want) {
+			t.Errorf("ParseSince(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "0d", "-3d", "7 days", "d", "yesterday", "-1h"} {
+		if _, err := ParseSince(bad, now, loc); err == nil {
+			t.Errorf("ParseSince(%q): no error", bad)
+		}
+	}
+}

@@ -48,6 +48,7 @@ func commands() map[string]command {
 		"agents":    {"add, list, show, edit and remove agents; focus comes from the description", cmdAgents},
 		"approvals": {"approval requests waiting, the tools approved always, and revoking them", cmdApprovals},
 		"activity":  {"the activity board: monitor-tier and approved tool calls, newest first", cmdActivity},
+		"usage":     {"what the model calls cost: tokens, cost and the gate's saving by agent, model, day or source", cmdUsage},
 		"chat":      {"talk to an agent in the terminal (the console channel); -m MESSAGE answers one", cmdChat},
 		"cli":       {"connect command-line programs as tools (cli add gh), list, remove, run", cmdCLI},
 		"mcp":       {"add, list, show, switch, remove and import MCP servers", cmdMCP},
