@@ -12,8 +12,8 @@ import (
 
 // Totals are the sums over a set of calls.
 type Totals struct {
-	Calls  int `json:"calls"`
-	Errors int `json:"errors"`
+	Calls            int `json:"calls"`
+	Errors           int `json:"errors"`
 	InputTokens      int `json:"input_tokens"`
 	OutputTokens     int `json:"output_tokens"`
 	CacheReadTokens  int `json:"cache_read_tokens"`
