@@ -31,6 +31,14 @@ func (s *Service) commands() map[string]func(ctx context.Context, chat string) s
 		}
 		return fmt.Sprintf("Open the dashboard: %s\nThe link works once, within %d minutes; it becomes a session in that browser.", url, int(ttl/time.Minute))
 	}
+	cmds["usage"] = func(ctx context.Context, _ string) string {
+		sum, err := s.Installation().UsageSummary(ctx)
+		if err != nil {
+			s.log.Error("reading usage for /usage", "err", err)
+			return "I could not read the usage record: " + err.Error()
+		}
+		return UsageText(sum)
+	}
 	return cmds
 }
 

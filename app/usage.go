@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/agents/usage"
@@ -65,4 +67,47 @@ func (in *Installation) UsageSummary(ctx context.Context) (UsageSummary, error) 
 	}
 	sum.TopAgents = rows[:min(len(rows), 3)]
 	return sum, nil
+}
+
+// UsageText is the summary as /usage says it.
+func UsageText(sum UsageSummary) string {
+	if sum.Month.Calls == 0 {
+		return "No model calls this month yet."
+	}
+	var b strings.Builder
+	line := func(period string, t usage.Totals) {
+		fmt.Fprintf(&b, "%s: %s, %s tokens, %s", period, plural(t.Calls, "model call"), usage.Tokens(t.Tokens()), t.CostText())
+		if t.Errors > 0 {
+			fmt.Fprintf(&b, " (%d failed)", t.Errors)
+		}
+		b.WriteString(".\n")
+	}
+	line("Today", sum.Today)
+	line("This month", sum.Month)
+	if len(sum.TopAgents) > 0 {
+		b.WriteString("Agents this month:")
+		for i, r := range sum.TopAgents {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(&b, "%s %s %s (%s)", sep, r.Key, r.CostText(), plural(r.Calls, "call"))
+		}
+		b.WriteString(".\n")
+	}
+	if s := sum.Month.SavedText(); s != "" {
+		fmt.Fprintf(&b, "The gate kept %s out of this month's calls.\n", s)
+	}
+	if sum.Month.Unpriced > 0 {
+		b.WriteString("Some models have no price: add them under prices: in the config.\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// plural writes a count with its noun: "1 call", "2 calls".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

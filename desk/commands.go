@@ -20,6 +20,7 @@ var Commands = []channels.Command{
 	{Name: "mcp", Description: "MCP servers and whether they answer"},
 	{Name: "agents", Description: "the agents"},
 	{Name: "activity", Description: "what the agents did lately"},
+	{Name: "usage", Description: "what the model calls cost today and this month"},
 	{Name: "schedule", Description: "scheduled skills: next and last run"},
 	{Name: "dashboard", Description: "a one-time sign-in link to the dashboard"},
 	{Name: "cancel", Description: "stop the answer in progress"},

@@ -29,9 +29,9 @@ func trim(s string) string {
 }
 
 // Dollars writes an amount in US dollars with the precision it needs:
-// cents from a dollar up, four places below.
+// cents from a cent up, four places below.
 func Dollars(v float64) string {
-	if v >= 1 || v == 0 {
+	if v >= 0.01 || v == 0 {
 		return fmt.Sprintf("$%.2f", v)
 	}
 	return fmt.Sprintf("$%.4f", v)

@@ -104,7 +104,7 @@ func TestPeriods(t *testing.T) {
 func TestFormats(t *testing.T) {
 	for _, tt := range []struct{ got, want string }{
 		{Tokens(0), "0"}, {Tokens(950), "950"}, {Tokens(1000), "1k"}, {Tokens(12345), "12.3k"}, {Tokens(1_250_000), "1.25M"}, {Tokens(3_000_000), "3M"},
-		{Dollars(0), "$0.00"}, {Dollars(0.01234), "$0.0123"}, {Dollars(12.345), "$12.35"},
+		{Dollars(0), "$0.00"}, {Dollars(0.001234), "$0.0012"}, {Dollars(0.5), "$0.50"}, {Dollars(12.345), "$12.35"},
 		{Totals{Cost: 1.5}.CostText(), "$1.50"},
 		{Totals{Cost: 1.5, Unpriced: 1}.CostText(), "$1.50 + 1 call with no price"},
 		{Totals{Cost: 1.5, Unpriced: 4}.CostText(), "$1.50 + 4 calls with no price"},

@@ -75,6 +75,9 @@ func TestUsageRecordsWhatEachProviderReportedA5(t *testing.T) {
 			if !strings.Contains(text, "total") || !strings.Contains(text, "default") || !strings.Contains(text, usagereport.Dollars(want)) {
 				t.Errorf("usage:\n%s", text)
 			}
+			if _, chat, _ := e.jarvis(t, "", "chat", "-m", "/usage"); !strings.Contains(chat, "Today: 2 model calls, ") || !strings.Contains(chat, "Agents this month: default ") {
+				t.Errorf("/usage in chat:\n%s", chat)
+			}
 			if code, _, errOut := e.jarvis(t, "", "usage", "--by", "colour"); code != 2 || !strings.Contains(errOut, "agent, model, day, source") {
 				t.Errorf("usage --by colour: exit %d, %s", code, errOut)
 			}
