@@ -22,6 +22,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/agents/usage"
 	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
@@ -63,6 +64,9 @@ type Service struct {
 	Paused func(paused bool)
 	Queue  Jobs
 	Now    func() time.Time
+	// Usage sums today's and this month's model calls; nil leaves them
+	// out of the status.
+	Usage func(ctx context.Context) (app.UsageSummary, error)
 }
 
 // Jobs is the job queue as the surface needs it: work posted by apps
@@ -111,7 +115,27 @@ func (s *Service) Status(ctx context.Context) (surface.Status, error) {
 			return st, err
 		}
 	}
+	if s.Usage != nil {
+		sum, err := s.Usage(ctx)
+		if err != nil {
+			return st, err
+		}
+		st.Usage = usageOf(sum)
+	}
 	return st, nil
+}
+
+func usageOf(sum app.UsageSummary) *surface.Usage {
+	figures := func(t usage.Totals) surface.UsageFigures {
+		return surface.UsageFigures{Calls: t.Calls, FailedCalls: t.Errors, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens,
+			CacheReadTokens: t.CacheReadTokens, CacheWriteTokens: t.CacheWriteTokens, CostUSD: t.Cost, UnpricedCalls: t.Unpriced,
+			ToolTokensSent: t.ToolTokens, CatalogTokens: t.CatalogTokens, GateSaved: t.Saved()}
+	}
+	u := &surface.Usage{Today: figures(sum.Today), Month: figures(sum.Month)}
+	for _, r := range sum.TopAgents {
+		u.TopAgents = append(u.TopAgents, surface.AgentSpend{Agent: r.Key, Calls: r.Calls, CostUSD: r.Cost})
+	}
+	return u
 }
 
 // Agents lists the agents.

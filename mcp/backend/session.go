@@ -52,6 +52,7 @@ func ForSession(s *app.Session) *Service {
 		},
 		Paused: s.SetPaused,
 		Queue:  QueueJobs{Queue: s.Jobs, Store: s.DB},
+		Usage:  s.Installation().UsageSummary,
 	}
 }
 

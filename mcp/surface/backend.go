@@ -39,6 +39,41 @@ type Status struct {
 	PendingApprovals int    `json:"pending_approvals"`
 	Paused           bool   `json:"paused"`
 	PausedBy         string `json:"paused_by,omitempty"`
+	// Usage is what the model calls cost today and this month; absent
+	// when the record cannot be read.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is the model calls of today and of this month (the owner's time
+// zone), with this month's agents by cost.
+type Usage struct {
+	Today     UsageFigures `json:"today"`
+	Month     UsageFigures `json:"month"`
+	TopAgents []AgentSpend `json:"top_agents,omitempty"`
+}
+
+// UsageFigures are the sums over a period's model calls. CostUSD covers the
+// calls whose model has a price; UnpricedCalls counts the others. The gate's
+// saving is the share of tool schema tokens it kept out of the calls.
+type UsageFigures struct {
+	Calls            int     `json:"calls"`
+	FailedCalls      int     `json:"failed_calls"`
+	InputTokens      int     `json:"input_tokens"`
+	OutputTokens     int     `json:"output_tokens"`
+	CacheReadTokens  int     `json:"cache_read_tokens"`
+	CacheWriteTokens int     `json:"cache_write_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	UnpricedCalls    int     `json:"unpriced_calls"`
+	ToolTokensSent   int     `json:"tool_schema_tokens_sent"`
+	CatalogTokens    int     `json:"tool_schema_tokens_without_gate"`
+	GateSaved        float64 `json:"gate_saved"`
+}
+
+// AgentSpend is one agent's calls and cost.
+type AgentSpend struct {
+	Agent   string  `json:"agent"`
+	Calls   int     `json:"calls"`
+	CostUSD float64 `json:"cost_usd"`
 }
 
 // Agent is an agent as an app sees it.

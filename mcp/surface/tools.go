@@ -74,7 +74,7 @@ func (s *Server) catalog() []*tool {
 	return []*tool{
 		// Discovery: a read key sees.
 		{scope: ScopeRead, def: newTool("status", "jarvisbot status",
-			"jarvisbot at a glance: how many agents, jobs queued and running, approvals waiting for the owner, and whether everything is paused.", reads, false),
+			"jarvisbot at a glance: how many agents, jobs queued and running, approvals waiting for the owner, whether everything is paused, and what the model calls cost today and this month (tokens, dollars, the tool schema tokens the gate kept out).", reads, false),
 			run: func(ctx context.Context, _ Caller, _ mcp.CallToolRequest) (any, error) { return b.Status(ctx) }},
 		{scope: ScopeRead, def: newTool("agents_list", "List agents",
 			"The agents: name, description, focus, and the capabilities each is allowed or blocked.", reads, false),
