@@ -4,7 +4,10 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/agents/usage"
 	"github.com/jarvisbot/jarvisbot/internal/metrics"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // Metrics are the session's counts for /metrics (issue 20): its turns and
@@ -38,5 +41,27 @@ func (s *Session) Metrics(version string, log *slog.Logger) (*metrics.Metrics, e
 		return nil, err
 	}
 	s.runtime.Observer = m
+	s.runtime.Usage = meteredUsage{next: s.runtime.Usage, m: m, prices: s.Installation().Prices()}
 	return m, nil
+}
+
+// meteredUsage records a model call and counts it for /metrics: its
+// tokens, and its cost by the installation's price table.
+type meteredUsage struct {
+	next   agents.UsageRecorder
+	m      *metrics.Metrics
+	prices usage.Prices
+}
+
+func (u meteredUsage) RecordModelCall(ctx context.Context, c store.ModelCall) error {
+	mc := metrics.ModelCall{Provider: c.Provider, Model: c.Model, OK: c.Outcome == "ok",
+		InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CacheReadTokens: c.CacheReadTokens, CacheWriteTokens: c.CacheWriteTokens}
+	if p, ok := u.prices.Lookup(c.Model); ok {
+		mc.Cost = p.Cost(c)
+	}
+	u.m.ModelCalled(mc)
+	if u.next == nil {
+		return nil
+	}
+	return u.next.RecordModelCall(ctx, c)
 }

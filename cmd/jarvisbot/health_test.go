@@ -62,7 +62,7 @@ func TestServeProbesAndMetrics(t *testing.T) {
 		t.Errorf("healthcheck --ready on a ready serve exited %d: %s", code, out)
 	}
 
-	f.Push(fakellm.Step{Text: "Hello there."})
+	f.Push(fakellm.Step{Text: "Hello there.", Usage: fakellm.Usage{InputTokens: 12, OutputTokens: 3}})
 	tg.SendText(42, 42, "hello")
 	waitSent(t, tg, "the answer", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Hello there.") })
 	waitFor(t, "the turn on /metrics", func() (bool, any) {
@@ -70,6 +70,8 @@ func TestServeProbesAndMetrics(t *testing.T) {
 		return code == 200 && strings.Contains(body, `jarvisbot_turns_total{outcome="ok"} 1`) &&
 			strings.Contains(body, "jarvisbot_gate_offered_tools_count 1") &&
 			strings.Contains(body, "jarvisbot_approvals_pending 0") &&
+			regexp.MustCompile(`jarvisbot_model_tokens_total\{model="[a-z]+/[^"]+",kind="output"\} 3\n`).MatchString(body) &&
+			regexp.MustCompile(`jarvisbot_model_calls_total\{model="[a-z]+/[^"]+",outcome="ok"\} 1\n`).MatchString(body) &&
 			strings.Contains(body, "jarvisbot_build_info{"), body
 	})
 

@@ -16,22 +16,25 @@ type counterVec struct {
 	labels     []string // one or two names; a second value is "" when there is one
 
 	mu sync.Mutex
-	n  map[[2]string]uint64
+	n  map[[2]string]float64 // counts, tokens or dollars
 }
 
 func newCounterVec(name, help string, labels ...string) *counterVec {
-	return &counterVec{name: name, help: help, labels: labels, n: map[[2]string]uint64{}}
+	return &counterVec{name: name, help: help, labels: labels, n: map[[2]string]float64{}}
 }
 
 // inc counts one for the label values, in the order of c.labels.
-func (c *counterVec) inc(values [2]string) {
+func (c *counterVec) inc(values [2]string) { c.add(values, 1) }
+
+// add counts v (not negative) for the label values.
+func (c *counterVec) add(values [2]string, v float64) {
 	c.mu.Lock()
-	c.n[values]++
+	c.n[values] += v
 	c.mu.Unlock()
 }
 
 // value is the count for the label values, for tests.
-func (c *counterVec) value(values [2]string) uint64 {
+func (c *counterVec) value(values [2]string) float64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.n[values]
@@ -40,7 +43,7 @@ func (c *counterVec) value(values [2]string) uint64 {
 func (c *counterVec) family() family {
 	c.mu.Lock()
 	keys := make([][2]string, 0, len(c.n))
-	counts := make(map[[2]string]uint64, len(c.n))
+	counts := make(map[[2]string]float64, len(c.n))
 	for k, v := range c.n {
 		keys = append(keys, k)
 		counts[k] = v
@@ -55,7 +58,7 @@ func (c *counterVec) family() family {
 		for i, name := range c.labels {
 			ls[i] = label{name, k[i]}
 		}
-		f.samples = append(f.samples, sample{labels: ls, value: float64(counts[k])})
+		f.samples = append(f.samples, sample{labels: ls, value: counts[k]})
 	}
 	return f
 }

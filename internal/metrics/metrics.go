@@ -66,13 +66,18 @@ type Metrics struct {
 	turnTime  *histogram
 	toolCalls *counterVec
 	offered   *histogram
-	info      family
-	gauges    []scrapeGauge
-	goSeries  []goSeries
-	timeout   time.Duration
-	procRoot  string        // /proc, or a test's stand-in
-	scrapes   chan struct{} // a slot per scrape running
-	log       *slog.Logger
+	// The model calls: how many, the tokens the providers reported and
+	// what they cost, by model.
+	modelCalls *counterVec
+	tokens     *counterVec
+	cost       *counterVec
+	info       family
+	gauges     []scrapeGauge
+	goSeries   []goSeries
+	timeout    time.Duration
+	procRoot   string        // /proc, or a test's stand-in
+	scrapes    chan struct{} // a slot per scrape running
+	log        *slog.Logger
 }
 
 // scrapeGauge is a gauge read on scrape.
@@ -105,6 +110,15 @@ func New(o Options) (*Metrics, error) {
 		offered: newHistogram("jarvisbot_gate_offered_tools",
 			"How many tools the gate offered the model in a turn.",
 			[]float64{0, 1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128}),
+		modelCalls: newCounterVec("jarvisbot_model_calls_total",
+			"Model calls by model (provider/model) and outcome (ok, error).",
+			"model", "outcome"),
+		tokens: newCounterVec("jarvisbot_model_tokens_total",
+			"Tokens the providers reported, by model (provider/model) and kind (input, output, cache_read, cache_write).",
+			"model", "kind"),
+		cost: newCounterVec("jarvisbot_model_cost_usd_total",
+			"What the model calls cost in US dollars by the price table, by model (provider/model); models with no price add nothing.",
+			"model"),
 		info: family{name: "jarvisbot_build_info", help: "Always 1; the labels say which build runs.", kind: kindGauge,
 			samples: []sample{{labels: []label{{"goversion", runtime.Version()}, {"version", o.Version}}, value: 1}}},
 		goSeries: goSeriesTable(),
@@ -126,9 +140,10 @@ func New(o Options) (*Metrics, error) {
 	// The names are this package's constants; checking them here turns a
 	// mistyped one into a failed start rather than scrapes Prometheus
 	// rejects.
-	names := []string{m.turns.name, m.turnTime.name, m.toolCalls.name, m.offered.name, m.info.name}
-	names = append(names, m.turns.labels...)
-	names = append(names, m.toolCalls.labels...)
+	names := []string{m.turns.name, m.turnTime.name, m.toolCalls.name, m.offered.name, m.info.name, m.modelCalls.name, m.tokens.name, m.cost.name}
+	for _, c := range []*counterVec{m.turns, m.toolCalls, m.modelCalls, m.tokens, m.cost} {
+		names = append(names, c.labels...)
+	}
 	for _, g := range m.gauges {
 		names = append(names, g.name)
 	}
@@ -167,7 +182,8 @@ func (m *Metrics) Handler() http.Handler {
 
 // gather reads every family now, sorted by name.
 func (m *Metrics) gather(ctx context.Context) []family {
-	fs := []family{m.turns.family(), m.turnTime.family(), m.toolCalls.family(), m.offered.family(), m.info}
+	fs := []family{m.turns.family(), m.turnTime.family(), m.toolCalls.family(), m.offered.family(), m.info,
+		m.modelCalls.family(), m.tokens.family(), m.cost.family()}
 	fs = append(fs, m.readGauges(ctx)...)
 	fs = append(fs, goFamilies(m.goSeries)...)
 	proc, err := processFamilies(m.procRoot)
@@ -224,3 +240,33 @@ func (m *Metrics) ToolCalled(tier, outcome string) {
 
 // Offered records how many tools the gate offered a turn.
 func (m *Metrics) Offered(n int) { m.offered.observe(float64(n)) }
+
+// ModelCall is one model call as the counters take it.
+type ModelCall struct {
+	Provider, Model                                              string
+	OK                                                           bool
+	InputTokens, OutputTokens, CacheReadTokens, CacheWriteTokens int
+	// Cost is in US dollars; 0 for a model with no price.
+	Cost float64
+}
+
+// ModelCalled counts one model call, its tokens and its cost.
+func (m *Metrics) ModelCalled(c ModelCall) {
+	model := c.Provider + "/" + c.Model
+	outcome := "ok"
+	if !c.OK {
+		outcome = "error"
+	}
+	m.modelCalls.inc([2]string{model, outcome})
+	for _, t := range []struct {
+		kind string
+		n    int
+	}{{"input", c.InputTokens}, {"output", c.OutputTokens}, {"cache_read", c.CacheReadTokens}, {"cache_write", c.CacheWriteTokens}} {
+		if t.n > 0 {
+			m.tokens.add([2]string{model, t.kind}, float64(t.n))
+		}
+	}
+	if c.Cost > 0 {
+		m.cost.add([2]string{model}, c.Cost)
+	}
+}

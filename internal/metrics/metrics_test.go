@@ -429,3 +429,40 @@ series:
 	t.Fatalf("%s has no series %q: %v", name, labels, f.GetMetric())
 	return nil
 }
+
+// TestMetricsCountModelTokensAndCost: each model call adds its tokens by
+// kind and its cost to its model's counters; a failed call is counted as
+// one, and a model with no price adds no cost series.
+func TestMetricsCountModelTokensAndCost(t *testing.T) {
+	m, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ModelCalled(ModelCall{Provider: "anthropic", Model: "claude-sonnet-4-5", OK: true, InputTokens: 100, OutputTokens: 20, CacheReadTokens: 1000, CacheWriteTokens: 50, Cost: 0.0015})
+	m.ModelCalled(ModelCall{Provider: "anthropic", Model: "claude-sonnet-4-5", OK: true, InputTokens: 200, Cost: 0.0006})
+	m.ModelCalled(ModelCall{Provider: "openai", Model: "local", OK: true, InputTokens: 7})
+	m.ModelCalled(ModelCall{Provider: "openai", Model: "local", OK: false})
+	fams := parse(t, scrape(t, m))
+	sonnet := "anthropic/claude-sonnet-4-5"
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"jarvisbot_model_calls_total", map[string]string{"model": sonnet, "outcome": "ok"}, 2},
+		{"jarvisbot_model_calls_total", map[string]string{"model": "openai/local", "outcome": "error"}, 1},
+		{"jarvisbot_model_tokens_total", map[string]string{"model": sonnet, "kind": "input"}, 300},
+		{"jarvisbot_model_tokens_total", map[string]string{"model": sonnet, "kind": "output"}, 20},
+		{"jarvisbot_model_tokens_total", map[string]string{"model": sonnet, "kind": "cache_read"}, 1000},
+		{"jarvisbot_model_tokens_total", map[string]string{"model": sonnet, "kind": "cache_write"}, 50},
+		{"jarvisbot_model_tokens_total", map[string]string{"model": "openai/local", "kind": "input"}, 7},
+		{"jarvisbot_model_cost_usd_total", map[string]string{"model": sonnet}, 0.0021},
+	} {
+		if got := find(t, fams, c.name, c.labels).GetCounter().GetValue(); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	if n := len(fams["jarvisbot_model_cost_usd_total"].GetMetric()); n != 1 {
+		t.Errorf("%d cost series, want 1: a model with no price has none", n)
+	}
+}
