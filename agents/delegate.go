@@ -46,4 +46,10 @@ type DelegateTurn struct {
 type DelegateResult struct {
 	Text  string
 	Calls []CallRecord // filled by the runtime from Call
+	// Usage is the tokens the CLI reported for the whole turn, and
+	// Provider and Model who answered ("claude-code" or "codex", and the
+	// model the CLI named, "" when it named none).
+	Usage    llm.Usage
+	Provider string
+	Model    string
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
@@ -46,7 +47,10 @@ func delegateTool(id string) (agent, tool string, ok bool) {
 // model's, so the history reads the same whoever answered.
 func (r *Runtime) delegate(ctx context.Context, st *turnState) (Result, error) {
 	t, awaiting := r.delegateTurn(ctx, st)
+	began := time.Now()
 	res, err := st.model.Delegate.Turn(ctx, t)
+	// A delegate's whole turn is one call to its CLI: recorded as one.
+	r.recordCall(ctx, st, llm.Response{Usage: res.Usage, Provider: res.Provider, Model: res.Model}, err, time.Since(began))
 	st.mu.Lock()
 	out := st.res
 	out.Calls = slices.Clone(st.res.Calls)

@@ -48,17 +48,24 @@ func (r *Runtime) recordCall(ctx context.Context, st *turnState, resp llm.Respon
 		Provider: resp.Provider, Model: resp.Model,
 		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
 		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens,
-		Duration: took, Outcome: "ok", ToolsSent: len(st.req.Tools),
+		Duration: took, Outcome: "ok",
 	}
 	if err != nil {
 		c.Outcome = "error: " + err.Error()
 	}
-	if c.Provider == "" {
-		c.Provider, c.Model = llm.Who(st.model.Provider) // no answer said who
-
+	if c.Provider == "" { // no answer said who
+		who, isWho := st.model.Delegate.(interface{ Who() (string, string) })
+		switch {
+		case st.model.Provider != nil:
+			c.Provider, c.Model = llm.Who(st.model.Provider)
+		case isWho:
+			c.Provider, c.Model = who.Who()
+		}
 	}
 	// Both figures measure capabilities alike (SchemaBytes), so the sent
 	// list is never larger than the granted one it is a part of.
+	st.mu.Lock() // a delegate's calls may add tools concurrently
+	c.ToolsSent = len(st.req.Tools)
 	n := 0
 	for _, t := range st.req.Tools {
 		if cp, ok := st.offered.byWire[t.Name]; ok {
@@ -71,6 +78,7 @@ func (r *Runtime) recordCall(ctx context.Context, st *turnState, resp llm.Respon
 	if st.plan != nil {
 		c.CatalogTokens = schemaTokens(st.plan.GrantedSchemaBytes())
 	}
+	st.mu.Unlock()
 	// The turn may be ending (a cancel): the record still belongs to it.
 	if err := r.Usage.RecordModelCall(context.WithoutCancel(ctx), c); err != nil {
 		r.log().Warn("recording a model call", "agent", st.agent, "chat", st.in.Chat, "err", err)

@@ -316,6 +316,9 @@ func (c *CLI) find(command string) (string, error) {
 // Turn runs one turn on the CLI: the session server up, the CLI started
 // with the turn's prompt, its events read to the final answer, everything
 // stopped and removed when it returns.
+// Who says which CLI answers; the model is the one its own settings choose.
+func (c *CLI) Who() (provider, model string) { return c.opt.Kind, "" }
+
 func (c *CLI) Turn(ctx context.Context, t agents.DelegateTurn) (agents.DelegateResult, error) {
 	path, err := c.lookPath()
 	if err != nil {

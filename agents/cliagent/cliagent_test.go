@@ -505,3 +505,28 @@ func TestTestedClaudeCodeIsThePinnedOneM5(t *testing.T) {
 		t.Errorf("testdata/clis.txt does not pin Claude Code %s", TestedClaudeCode)
 	}
 }
+
+// TestParserUsage: the tokens each CLI reports for its turn are kept, with
+// the model Claude Code names; Codex counts cached input inside the input,
+// as the Responses API does.
+func TestParserUsage(t *testing.T) {
+	for _, tc := range []struct {
+		kind, stream, model string
+		want                llm.Usage
+	}{
+		{ClaudeCode, `{"type":"system","subtype":"init","session_id":"s","model":"claude-sonnet-4-5-20250929"}` + "\n" +
+			`{"type":"result","subtype":"success","result":"ok","usage":{"input_tokens":12,"cache_creation_input_tokens":300,"cache_read_input_tokens":4000,"output_tokens":56}}` + "\n",
+			"claude-sonnet-4-5-20250929", llm.Usage{InputTokens: 12, OutputTokens: 56, CacheReadTokens: 4000, CacheWriteTokens: 300}},
+		{Codex, `{"type":"item.completed","item":{"type":"agent_message","text":"done"}}` + "\n" +
+			`{"type":"turn.completed","usage":{"input_tokens":5000,"cached_input_tokens":4096,"output_tokens":77}}` + "\n",
+			"", llm.Usage{InputTokens: 5000, OutputTokens: 77, CacheReadTokens: 4096}},
+		{Codex, `{"type":"item.completed","item":{"type":"agent_message","text":"done"}}` + "\n" + `{"type":"turn.completed"}` + "\n", "", llm.Usage{}},
+	} {
+		p := &parser{kind: tc.kind, log: discard()}
+		p.read(t.Context(), strings.NewReader(tc.stream))
+		res, err := p.result()
+		if err != nil || res.Usage != tc.want || res.Provider != tc.kind || res.Model != tc.model {
+			t.Errorf("%s: usage %+v by %q %q, %v; want %+v by %q %q", tc.kind, res.Usage, res.Provider, res.Model, err, tc.want, tc.kind, tc.model)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/agents/llm"
 )
 
 // maxLine bounds one event line: a tool result the CLI echoes can be
@@ -31,6 +32,8 @@ type parser struct {
 	failed    string // the CLI reported the turn failed, with this message
 	lastError string // the last error event, for a CLI that then exits
 	setErr    error
+	usage     llm.Usage // the turn's tokens, as the CLI reported them
+	model     string    // the model the CLI named
 }
 
 // read parses lines until r ends. A line too long is dropped.
@@ -101,6 +104,7 @@ func (p *parser) claude(ctx context.Context, ev map[string]json.RawMessage) {
 			return
 		}
 		p.keep(ctx, str(ev, "session_id"))
+		p.model = str(ev, "model")
 		var servers []struct{ Name, Status string }
 		_ = json.Unmarshal(ev["mcp_servers"], &servers) // absent: nothing to check
 		for _, s := range servers {
@@ -125,6 +129,16 @@ func (p *parser) claude(ctx context.Context, ev map[string]json.RawMessage) {
 	case "result":
 		p.keep(ctx, str(ev, "session_id"))
 		p.done = true
+		// The whole turn's tokens, the Messages API's counts summed.
+		var u struct {
+			Input      int `json:"input_tokens"`
+			Output     int `json:"output_tokens"`
+			CacheRead  int `json:"cache_read_input_tokens"`
+			CacheWrite int `json:"cache_creation_input_tokens"`
+		}
+		if json.Unmarshal(ev["usage"], &u) == nil {
+			p.usage = llm.Usage{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite}
+		}
 		var isErr bool
 		_ = json.Unmarshal(ev["is_error"], &isErr) // absent: false
 		res := str(ev, "result")
@@ -156,6 +170,16 @@ func (p *parser) codex(ctx context.Context, ev map[string]json.RawMessage) {
 		}
 	case "turn.completed":
 		p.done = true
+		// The turn's tokens as the Responses API counts them: cached input
+		// is part of the input, as with Chat Completions.
+		var u struct {
+			Input     int `json:"input_tokens"`
+			CacheRead int `json:"cached_input_tokens"`
+			Output    int `json:"output_tokens"`
+		}
+		if json.Unmarshal(ev["usage"], &u) == nil {
+			p.usage = llm.Usage{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.CacheRead}
+		}
 	case "turn.failed":
 		var e struct{ Message string }
 		_ = json.Unmarshal(ev["error"], &e)
@@ -181,5 +205,5 @@ func (p *parser) result() (agents.DelegateResult, error) {
 	case !p.done:
 		return agents.DelegateResult{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s ended without finishing the turn%s", cli, p.stderr.suffixOr(p.lastError))
 	}
-	return agents.DelegateResult{Text: p.text}, nil
+	return agents.DelegateResult{Text: p.text, Usage: p.usage, Provider: p.kind, Model: p.model}, nil
 }

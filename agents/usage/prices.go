@@ -20,12 +20,14 @@ type Price struct {
 	CacheWrite float64 `yaml:"cache_write" json:"cache_write"`
 }
 
-// Cost is what one call cost at p. OpenAI counts cached tokens inside the
-// input and bills them at the cache price, so they are taken out of the
-// input first; Anthropic reports them apart from it.
+// Cost is what one call cost at p. OpenAI's APIs (and Codex, which speaks
+// one) count cached tokens inside the input and bill them at the cache
+// price, so they are taken out of the input first; Anthropic (and Claude
+// Code) report them apart from it. For a coding CLI on a subscription the
+// cost is what the same tokens would cost through the API.
 func (p Price) Cost(c store.ModelCall) float64 {
 	in := c.InputTokens
-	if c.Provider == "openai" {
+	if c.Provider == "openai" || c.Provider == "codex" {
 		in = max(0, in-c.CacheReadTokens)
 	}
 	return (float64(in)*p.Input + float64(c.OutputTokens)*p.Output +

@@ -62,8 +62,9 @@ func TestClaudeCodeAgentCallsJarvisbotToolsM5(t *testing.T) {
 		t.Errorf("agents show does not name the CLI found:\n%s", out)
 	}
 	echo := "mcp__jb__" + llm.WireName("cli:echo")
-	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: echo, Input: `{"args":["through","the","cli"]}`}}},
-		fakellm.Step{Text: "The echo said: through the cli."})
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: echo, Input: `{"args":["through","the","cli"]}`}},
+		Usage: fakellm.Usage{InputTokens: 100, OutputTokens: 10, CacheReadTokens: 1000, CacheCreationTokens: 200}},
+		fakellm.Step{Text: "The echo said: through the cli.", Usage: fakellm.Usage{InputTokens: 50, OutputTokens: 5, CacheReadTokens: 2000}})
 	out, stop := startServe(t, e)
 	defer stop()
 	waitOutput(t, out, "jarvisbot is ready")
@@ -71,6 +72,7 @@ func TestClaudeCodeAgentCallsJarvisbotToolsM5(t *testing.T) {
 	msgID, approve := approvalPrompt(t, tg, "the approval prompt for the CLI's call", "cli:echo")
 	tg.Press(42, 42, msgID, approve)
 	waitSent(t, tg, "the CLI's answer in the chat", func(s []faketelegram.Sent) bool { return hasText(s, 42, "The echo said: through the cli.") })
+	delegateUsage(t, e, "claude-code", 150, 15, 3000, 200)
 	reqs := f.Requests()
 	if len(reqs) < 2 || !strings.Contains(strings.Join(reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1].ToolResults, ""), "through the cli") {
 		t.Errorf("the tool's output did not reach the CLI's model: %+v", reqs)
@@ -117,8 +119,9 @@ stream_max_retries = 0
 	e.mustJarvis(t, "", "cli", "add", "echo")
 	e.mustJarvis(t, "", "agents", "edit", "default", "--provider", "codex")
 	echo := "mcp__jb__" + llm.WireName("cli:echo")
-	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: echo, Input: `{"args":["via","codex"]}`}}},
-		fakellm.Step{Text: "Codex echoed: via codex."})
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: echo, Input: `{"args":["via","codex"]}`}},
+		Usage: fakellm.Usage{InputTokens: 100, OutputTokens: 10, CacheReadTokens: 1000}},
+		fakellm.Step{Text: "Codex echoed: via codex.", Usage: fakellm.Usage{InputTokens: 50, OutputTokens: 5, CacheReadTokens: 2000}})
 	out, stop := startServe(t, e)
 	defer stop()
 	waitOutput(t, out, "jarvisbot is ready")
@@ -126,6 +129,35 @@ stream_max_retries = 0
 	msgID, approve := approvalPrompt(t, tg, "the approval prompt for codex's call", "cli:echo")
 	tg.Press(42, 42, msgID, approve)
 	waitSent(t, tg, "codex's answer in the chat", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Codex echoed: via codex.") })
+	// The Responses API's input_tokens include the cached ones.
+	delegateUsage(t, e, "codex", 3150, 15, 3000, 0)
+}
+
+// delegateUsage checks the usage record of a delegate's turn: one call for the
+// CLI's whole turn, with the tokens its model reported over the turn.
+func delegateUsage(t *testing.T, e *testEnv, cli string, in, out, cacheRead, cacheWrite int) {
+	t.Helper()
+	var rep struct {
+		Rows []struct {
+			Key              string
+			Calls            int
+			InputTokens      int `json:"input_tokens"`
+			OutputTokens     int `json:"output_tokens"`
+			CacheReadTokens  int `json:"cache_read_tokens"`
+			CacheWriteTokens int `json:"cache_write_tokens"`
+		}
+	}
+	raw := e.mustJarvis(t, "", "usage", "--by", "model", "--json")
+	if err := json.Unmarshal([]byte(raw), &rep); err != nil {
+		t.Fatalf("usage --json: %v\n%s", err, raw)
+	}
+	if len(rep.Rows) != 1 || !strings.HasPrefix(rep.Rows[0].Key, cli) {
+		t.Fatalf("usage by model: %s; want one row for %s", raw, cli)
+	}
+	r := rep.Rows[0]
+	if r.Calls != 1 || r.InputTokens != in || r.OutputTokens != out || r.CacheReadTokens != cacheRead || r.CacheWriteTokens != cacheWrite {
+		t.Errorf("%s's turn recorded as %+v; want 1 call with input %d, output %d, cache read %d, cache write %d", cli, r, in, out, cacheRead, cacheWrite)
+	}
 }
 
 // approvalPrompt waits for the approval prompt in the owner's Telegram
