@@ -178,7 +178,8 @@ func failed(provider, name string, err error) error {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the model (%s) did not answer in time", name)
+		// The cause stays wrapped: a chain fails over on it.
+		return &jarvisbot.Error{Code: jarvisbot.EUNAVAILABLE, Err: err, Message: fmt.Sprintf("the model (%s) did not answer in time", name)}
 	}
 	var se *StatusError
 	if !errors.As(err, &se) {
