@@ -38,6 +38,10 @@ const DefaultRetryPrimary = 5 * time.Minute
 // seconds rather than after the full schedule a lone provider gets.
 const ChainRetries = 1
 
+// ChainMaxWait is the longest a link waits before its retry: a busy API
+// that asks for more (Retry-After) is left for the next link at once.
+const ChainMaxWait = 2 * time.Second
+
 // Failover is one chain's health across turns. Its zero value is ready:
 // the primary serves, on the wall clock, and nobody is told. It is safe
 // for concurrent use.
@@ -135,6 +139,9 @@ func (f *Failover) Build(ch Choice) (Provider, error) {
 		}
 		if cfg.clock == nil {
 			cfg.clock = f.Clock
+		}
+		if cfg.maxWait == 0 {
+			cfg.maxWait = ChainMaxWait
 		}
 		p, err := New(cfg)
 		if err != nil {

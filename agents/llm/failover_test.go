@@ -2,6 +2,8 @@ package llm
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/testwait"
 )
 
 // told collects what a Failover tells the owner.
@@ -282,6 +285,68 @@ func TestChooseChainA3(t *testing.T) {
 			_, err := Choose(context.Background(), s, env(nil, map[string]string{"ANTHROPIC_API_KEY": "a"}))
 			if err == nil || !strings.Contains(err.Error(), tc.err) || jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
 				t.Errorf("err = %v, want an invalid-settings error with %q", err, tc.err)
+			}
+		})
+	}
+}
+
+// TestChainLinkWaitsLittleA3: a busy primary that asks to be called again
+// in half a minute (Retry-After) is not waited for: the turn goes to the
+// fallback at once, while a short wait is still retried on the same link.
+func TestChainLinkWaitsLittleA3(t *testing.T) {
+	for _, tc := range []struct {
+		retryAfter string
+		wait       time.Duration // the link's wait before its retry, on the clock
+		sends      int           // to the primary
+	}{
+		{"30", 0, 1},
+		{"0", 0, 2},
+		{"1", time.Second, 2},
+	} {
+		t.Run("Retry-After "+tc.retryAfter, func(t *testing.T) {
+			var mu sync.Mutex
+			sends := 0
+			busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				sends++
+				mu.Unlock()
+				w.Header().Set("Retry-After", tc.retryAfter)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				_, _ = w.Write([]byte(`{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`))
+			}))
+			defer busy.Close()
+			fallback := fakellm.New(t)
+			fallback.Push(fakellm.Step{Text: "here"})
+			clk := clock.NewFake(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC))
+			f := &Failover{Clock: clk}
+			p, err := f.Build(Choice{Config: Config{Provider: "anthropic", Model: "m", APIKey: "k", BaseURL: busy.URL},
+				Fallbacks: []Link{{Config: Config{Provider: "openai", Model: "g", APIKey: "k", BaseURL: fallback.OpenAIURL()}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan Response, 1)
+			go func() {
+				res, err := p.Complete(context.Background(), chainRequest("hi"))
+				if err != nil {
+					t.Error(err)
+				}
+				done <- res
+			}()
+			if tc.wait > 0 {
+				testwait.For(t, 5*time.Second, "the link to wait before its retry", func() (bool, any) { return clk.Pending() == 1, clk.Pending() })
+				clk.Advance(tc.wait)
+			}
+			var res Response
+			select {
+			case res = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the call waited on the busy primary")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if res.Provider != "openai" || sends != tc.sends {
+				t.Errorf("answered by %q after %d sends to the primary, want openai after %d", res.Provider, sends, tc.sends)
 			}
 		})
 	}

@@ -127,6 +127,9 @@ type Config struct {
 	HTTPClient *http.Client  // its Transport carries the calls; nil = a client of its own
 
 	clock clock.Clock // the retries' waits; nil = the wall clock
+	// maxWait bounds a retry's wait (a chain's link: ChainMaxWait); 0 =
+	// the retrying transport's own cap.
+	maxWait time.Duration
 }
 
 // New returns the provider a config names.
