@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
@@ -66,4 +67,43 @@ func (s *Service) tellFailover(ctx context.Context, text string) {
 	}
 	s.log.Info(text)
 	s.notice(ctx, text)
+}
+
+// ModelChain is the models an agent's turns run on: the primary first,
+// then its fallbacks, and which of them serves now.
+type ModelChain struct {
+	// Links name each provider and model ("anthropic claude-sonnet-4-5");
+	// a coding CLI is its one link, by its name.
+	Links []string
+	// Serving is the index of the link that answers now (0: the primary);
+	// while a fallback serves, Reason says why the primary was left
+	// ("529 overloaded") and Since when.
+	Serving int
+	Reason  string
+	Since   time.Time
+}
+
+// ModelChain says which models an agent's turns run on and which serves
+// now, as the running service's turns see it.
+func (s *Service) ModelChain(ctx context.Context, agentName string) (ModelChain, error) {
+	ag, err := s.DB.Agent(ctx, agentName)
+	if err != nil {
+		return ModelChain{}, err
+	}
+	ch, err := s.env.ChooseFor(ctx, s.Config, ag)
+	if err != nil {
+		return ModelChain{}, err
+	}
+	if ch.CLI != "" {
+		return ModelChain{Links: []string{ch.CLI}}, nil
+	}
+	mc := ModelChain{Links: []string{ch.Config.Provider + " " + ch.Config.Model}}
+	for _, l := range ch.Fallbacks {
+		mc.Links = append(mc.Links, l.Config.Provider+" "+l.Config.Model)
+	}
+	if len(ch.Fallbacks) > 0 {
+		st := s.failovers.of(ch).Serving()
+		mc.Serving, mc.Reason, mc.Since = st.Link, st.Reason, st.Since
+	}
+	return mc, nil
 }

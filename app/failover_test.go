@@ -14,6 +14,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
+	"github.com/jarvisbot/jarvisbot/app/apptest"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -85,6 +86,16 @@ func TestTurnsFailOverAndBackA3(t *testing.T) {
 		mu.Unlock()
 		if n != turn.told {
 			t.Errorf("turn %d: the owner was told %d times, want %d: %q", i+1, n, turn.told, told)
+		}
+		mc, err := svc.ModelChain(ctx, store.DefaultAgent)
+		if err != nil || strings.Join(mc.Links, ",") != "anthropic claude-x,openai gpt-x" {
+			t.Errorf("turn %d: model chain %+v, %v", i+1, mc, err)
+		}
+		if serving := map[bool]int{true: 0, false: 1}[strings.Contains(turn.answer, "primary")]; mc.Serving != serving {
+			t.Errorf("turn %d: link %d serves, want %d", i+1, mc.Serving, serving)
+		}
+		if mc.Serving == 1 && (mc.Reason == "" || !mc.Since.Equal(apptest.Noon())) {
+			t.Errorf("turn %d: a fallback serves since %s because %q, want since the first turn and a reason", i+1, mc.Since, mc.Reason)
 		}
 		if primary.Pending()+fallback.Pending() != 0 {
 			t.Errorf("turn %d: scripted answers left unasked: primary %d, fallback %d", i+1, primary.Pending(), fallback.Pending())

@@ -57,6 +57,7 @@ type Failover struct {
 	active int       // the link that answered last; 0 is the primary
 	tried  time.Time // when the primary last failed, or was last tried while a fallback served
 	reason string    // why the primary last failed, for the owner
+	since  time.Time // when the serving fallback took over
 }
 
 // Active is the index of the link that serves now: 0 while the primary
@@ -65,6 +66,24 @@ func (f *Failover) Active() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.active
+}
+
+// Serving says which link serves now (0: the primary) and, while a
+// fallback does, why the primary was left and since when.
+type Serving struct {
+	Link   int
+	Reason string
+	Since  time.Time
+}
+
+// Serving is the chain's state now, for a status page.
+func (f *Failover) Serving() Serving {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.active == 0 {
+		return Serving{}
+	}
+	return Serving{Link: f.active, Reason: f.reason, Since: f.since}
 }
 
 func (f *Failover) now() time.Time {
@@ -108,6 +127,9 @@ func (f *Failover) answered(ctx context.Context, i int, links []Provider) {
 	f.mu.Lock()
 	prev := f.active
 	f.active = i
+	if prev == 0 && i > 0 {
+		f.since = f.now()
+	}
 	why := f.reason
 	f.mu.Unlock()
 	var text string
