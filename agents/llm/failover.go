@@ -135,8 +135,8 @@ func (f *Failover) answered(ctx context.Context, i int, links []Provider) {
 	var text string
 	switch {
 	case prev == 0 && i > 0:
-		text = fmt.Sprintf("The model %s is failing (%s); %s answers for now. The primary is tried again every %s, and you will hear when it is back.",
-			links[0].Name(), why, links[i].Name(), cmp.Or(f.RetryPrimary, DefaultRetryPrimary))
+		text = fmt.Sprintf("The model %s is failing (%s); %s answers for now. %s is tried again every %s, and you will hear when it is back.",
+			links[0].Name(), why, links[i].Name(), links[0].Name(), every(cmp.Or(f.RetryPrimary, DefaultRetryPrimary)))
 	case prev > 0 && i == 0:
 		text = fmt.Sprintf("The model %s answers again and is back in use; %s is no longer needed.", links[0].Name(), links[min(prev, len(links)-1)].Name())
 	}
@@ -217,12 +217,31 @@ func (c *chain) Complete(ctx context.Context, req Request) (Response, error) {
 		c.f.failed(i, err)
 		errs = append(errs, err)
 	}
-	var names []string
+	var names, whys []string
 	for _, p := range c.links {
 		names = append(names, p.Name())
 	}
+	for _, err := range errs {
+		whys = append(whys, err.Error())
+	}
 	return Response{}, &jarvisbot.Error{Code: jarvisbot.EUNAVAILABLE, Err: errors.Join(errs...), Message: fmt.Sprintf(
-		"none of the models answers (%s): %s", strings.Join(names, ", "), errors.Join(errs...))}
+		"none of the models answers (%s): %s", strings.Join(names, ", "), strings.Join(whys, "; "))}
+}
+
+// every says an interval in words: "5 minutes", "1 hour", else as Go
+// writes it.
+func every(d time.Duration) string {
+	switch {
+	case d == time.Hour:
+		return "hour"
+	case d == time.Minute:
+		return "minute"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d hours", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	}
+	return d.String()
 }
 
 // passing reports whether a link's failure may pass and the next link
