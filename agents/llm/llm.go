@@ -8,7 +8,9 @@
 // connections. The adapters are written here rather than taken from the
 // providers' SDKs: the few fields jarvisbot sends and reads cost some
 // hundred lines, where the SDKs cost a fifth of the binary and megabytes
-// of memory in every process that never calls a model.
+// of memory in every process that never calls a model. A chain of
+// providers (failover.go) puts several of them behind one Provider: the
+// primary while it answers, the next when it is busy, down or silent.
 package llm
 
 import (
