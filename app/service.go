@@ -63,10 +63,21 @@ func (a *Env) DialOptions(ctx context.Context, cfg config.Config) mcphost.DialOp
 }
 
 // ProviderSettings is an agent's provider entry over the installation's.
+// A chain (provider: as a list) keeps its fallbacks behind an agent's
+// single entry, which changes only the primary; an agent's own list is
+// its whole chain (see llm.Settings.Over).
 func ProviderSettings(cfg config.Config, agentName string) llm.Settings {
-	of := func(p config.Provider) llm.Settings {
-		return llm.Settings{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, APIKeySecret: p.APIKeySecret,
+	var of func(p config.Provider) llm.Settings
+	of = func(p config.Provider) llm.Settings {
+		s := llm.Settings{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, APIKeySecret: p.APIKeySecret,
 			MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps, Timeout: p.Timeout, Command: p.Command, OwnTools: p.OwnTools}
+		if p.Fallbacks != nil { // a list, even of one: nil is a single entry
+			s.Fallbacks = make([]llm.Settings, 0, len(p.Fallbacks))
+			for _, f := range p.Fallbacks {
+				s.Fallbacks = append(s.Fallbacks, of(f))
+			}
+		}
+		return s
 	}
 	s := of(cfg.Provider)
 	if ag, ok := cfg.Agents[agentName]; ok {
@@ -108,8 +119,14 @@ func (a *Env) ChooseFor(ctx context.Context, cfg config.Config, ag store.Agent) 
 }
 
 // modelFor builds an agent's model, when a turn needs it: an API client,
-// or a coding CLI that runs the turn itself (M5).
+// a chain of them, or a coding CLI that runs the turn itself (M5). A
+// chain built here starts on its primary and remembers nothing; the
+// running service's turns build theirs on its failovers.
 func (a *Env) ModelFor(ctx context.Context, cfg config.Config, ag store.Agent) (agents.Model, error) {
+	return a.modelFor(ctx, cfg, ag, nil)
+}
+
+func (a *Env) modelFor(ctx context.Context, cfg config.Config, ag store.Agent, fo *failovers) (agents.Model, error) {
 	ch, err := a.ChooseFor(ctx, cfg, ag)
 	if err != nil {
 		return agents.Model{}, err
@@ -122,7 +139,7 @@ func (a *Env) ModelFor(ctx context.Context, cfg config.Config, ag store.Agent) (
 		}
 		return agents.Model{Delegate: cli, MaxSteps: ch.MaxSteps}, nil
 	}
-	prov, err := llm.New(ch.Config)
+	prov, err := fo.of(ch).Build(ch)
 	if err != nil {
 		return agents.Model{}, err
 	}
@@ -153,6 +170,11 @@ type Service struct {
 	// the session has one.
 	told sync.Map
 	tell func(ctx context.Context, plugin string)
+	// failovers keep each chain of providers' health from turn to turn;
+	// notice tells the owner, in the main chat, when one switched (the
+	// session sets it; until then the log alone says so).
+	failovers *failovers
+	notice    func(ctx context.Context, text string)
 	// paused and pausedBy are pause_all's state (M4), read by the desk
 	// before every turn; the store keeps it across restarts.
 	pauseMu  sync.Mutex
@@ -276,6 +298,7 @@ func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Log
 	}
 	s := &Service{env: a, Config: cfg, DB: db, Catalog: c, log: log, Warn: a.Stderr, shipped: &shippedSkills{Config: cfg, Warn: a.Stderr}}
 	s.work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
+	s.failovers = newFailovers(a.Clock, s.tellFailover)
 	s.SignIn = a.SigninManager(cfg, log)
 	s.Host = a.NewHost(ctx, cfg, c, db, log, func(plugin string, err error) {
 		if err == nil {
@@ -430,7 +453,7 @@ func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.To
 			if err != nil {
 				return agents.Model{}, err
 			}
-			return a.ModelFor(ctx, s.Config, ag)
+			return a.modelFor(ctx, s.Config, ag, s.failovers)
 		},
 		Skills: func(ctx context.Context, agentName string) (*skills.Ranker, error) {
 			list, err := s.skillsFor(ctx, agentName)

@@ -124,6 +124,9 @@ func (a *Env) buildSession(ctx context.Context, cfg config.Config, log *slog.Log
 		}
 		s.Desk.NeedsAttention(ctx, MainChat(cfg), plugin, display)
 	}
+	// A fallback provider taking over, and the primary coming back, are
+	// the owner's to know, once each, where the scheduled reports go.
+	svc.notice = func(ctx context.Context, text string) { s.Desk.Deliver(ctx, MainChat(cfg), text) }
 	return nil
 }
 

@@ -23,7 +23,7 @@ func newAnthropic(cfg Config) *anthropicProvider {
 	if base == "" {
 		base = anthropicBase
 	}
-	return &anthropicProvider{cfg: cfg, hc: NewHTTPClient(cfg.HTTPClient, cfg.MaxRetries, cfg.clock),
+	return &anthropicProvider{cfg: cfg, hc: newHTTPClient(cfg.HTTPClient, cfg.MaxRetries, cfg.clock, cfg.maxWait),
 		url: strings.TrimSuffix(base, "/") + "/v1/messages",
 		header: http.Header{
 			"X-Api-Key":         {cfg.APIKey},

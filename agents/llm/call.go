@@ -8,7 +8,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/internal/retry"
@@ -79,12 +81,43 @@ func statusError(status int, contentType string, body []byte) *StatusError {
 // clock). A completion or a transcription changes nothing, so sending it
 // twice is harmless.
 func NewHTTPClient(hc *http.Client, retries int, clk clock.Clock) *http.Client {
+	return newHTTPClient(hc, retries, clk, 0)
+}
+
+// newHTTPClient is NewHTTPClient whose retries, when maxWait > 0, wait
+// no longer than maxWait: an answer whose Retry-After asks for more is
+// given back at once, for a chain to ask its next link instead.
+func newHTTPClient(hc *http.Client, retries int, clk clock.Clock, maxWait time.Duration) *http.Client {
 	c := http.Client{}
 	if hc != nil {
 		c = *hc
 	}
-	c.Transport = &retry.Transport{Next: c.Transport, Clock: clk, Attempts: max(retries, 0) + 1, Again: retry.Repeatable}
+	again := retry.Repeatable
+	if maxWait > 0 {
+		again = func(r *http.Request, resp *http.Response, err error) bool {
+			return retry.Repeatable(r, resp, err) && (resp == nil || waitAsked(resp.Header.Get("Retry-After"), clk) <= maxWait)
+		}
+	}
+	c.Transport = &retry.Transport{Next: c.Transport, Clock: clk, Attempts: max(retries, 0) + 1, Again: again}
 	return &c
+}
+
+// waitAsked is how long a Retry-After value (seconds or an HTTP date)
+// asks to wait; 0 when it asks nothing readable.
+func waitAsked(v string, clk clock.Clock) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		return time.Duration(s) * time.Second
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		if clk == nil {
+			clk = clock.Real{}
+		}
+		return at.Sub(clk.Now())
+	}
+	return 0
 }
 
 // postJSON sends in as JSON to url with header and decodes a 2xx answer

@@ -20,6 +20,11 @@ type Settings struct {
 	Timeout      time.Duration
 	Command      string // the coding CLI's path when it is not on PATH
 	OwnTools     bool   // the coding CLI may use its own tools, each use approved
+	// Fallbacks are the providers a chain tries after this one, in order
+	// (failover): each a whole entry of its own, API providers only. nil
+	// means none were given; an agent's entry that sets it (even empty:
+	// a list of one) replaces the installation's chain.
+	Fallbacks []Settings
 }
 
 // Over returns s with every field that o sets taken from o: an agent's
@@ -47,6 +52,14 @@ func (s Settings) Over(o Settings) Settings {
 		s.Timeout = o.Timeout
 	}
 	s.OwnTools = s.OwnTools || o.OwnTools
+	switch {
+	case o.Fallbacks != nil:
+		// The agent's own list is its whole chain.
+		s.Fallbacks = o.Fallbacks
+	case cliProviders[strings.ToLower(o.Name)]:
+		// A coding CLI runs the whole turn and hands nothing on.
+		s.Fallbacks = nil
+	}
 	return s
 }
 
@@ -71,6 +84,15 @@ type Choice struct {
 	CLI      string
 	Command  string
 	OwnTools bool
+	// Fallbacks follow Config in a chain (see Chain), in order.
+	Fallbacks []Link
+}
+
+// Link is one fallback of a chain: how to reach it, and its own cap on
+// an answer's tokens when it has one (a small local model's may be lower).
+type Link struct {
+	Config    Config
+	MaxTokens int
 }
 
 // cliProviders are the coding CLIs a provider may name; they need no key.
@@ -111,6 +133,8 @@ func Choose(ctx context.Context, s Settings, env Env) (Choice, error) {
 	}
 	if cliProviders[s.Name] {
 		// The owner's sign-in is the CLI's own business: no key to check.
+		// A CLI named by JARVIS_PROVIDER takes the whole turn: the
+		// config's fallbacks, which only API providers can be, are left.
 		return Choice{Config: Config{Provider: s.Name, Model: s.Model, Timeout: s.Timeout},
 			MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps, CLI: s.Name, Command: s.Command, OwnTools: s.OwnTools}, nil
 	}
@@ -120,6 +144,32 @@ func Choose(ctx context.Context, s Settings, env Env) (Choice, error) {
 	if s.Command != "" {
 		return Choice{}, jarvisbot.Errorf(jarvisbot.EINVALID, "provider command %q: a command is the path of a coding CLI (claude-code or codex); %s is reached over its API", s.Command, s.Name)
 	}
+	cfg, err := reach(ctx, s, env)
+	if err != nil {
+		return Choice{}, err
+	}
+	ch := Choice{Config: cfg, MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps}
+	for i, f := range s.Fallbacks {
+		f.Name = strings.ToLower(f.Name)
+		if _, ok := keyNames[f.Name]; !ok {
+			return Choice{}, jarvisbot.Errorf(jarvisbot.EINVALID, "provider fallback %d names %q: a fallback is anthropic or openai (an OpenAI-compatible endpoint with base_url)", i+1, f.Name)
+		}
+		if f.Timeout <= 0 {
+			f.Timeout = s.Timeout // the primary's, when the fallback sets none
+		}
+		fc, err := reach(ctx, f, env)
+		if err != nil {
+			return Choice{}, jarvisbot.Errorf(jarvisbot.ErrorCode(err), "provider fallback %d (%s): %w", i+1, f.Name, err)
+		}
+		ch.Fallbacks = append(ch.Fallbacks, Link{Config: fc, MaxTokens: f.MaxTokens})
+	}
+	return ch, nil
+}
+
+// reach resolves how to reach the API provider s names: its base URL
+// (base_url, else NAME_BASE_URL) and its key (the secret api_key_secret
+// names, else the provider's usual one), checked as New would.
+func reach(ctx context.Context, s Settings, env Env) (Config, error) {
 	base := s.BaseURL
 	if base == "" {
 		base = env.Getenv(strings.ToUpper(s.Name) + "_BASE_URL")
@@ -129,8 +179,5 @@ func Choose(ctx context.Context, s Settings, env Env) (Choice, error) {
 		secret = keyNames[s.Name]
 	}
 	cfg := Config{Provider: s.Name, Model: s.Model, BaseURL: base, APIKey: env.Secret(ctx, secret), Timeout: s.Timeout}
-	if err := cfg.check(); err != nil {
-		return Choice{}, err
-	}
-	return Choice{Config: cfg, MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps}, nil
+	return cfg, cfg.check()
 }

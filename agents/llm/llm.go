@@ -8,7 +8,9 @@
 // connections. The adapters are written here rather than taken from the
 // providers' SDKs: the few fields jarvisbot sends and reads cost some
 // hundred lines, where the SDKs cost a fifth of the binary and megabytes
-// of memory in every process that never calls a model.
+// of memory in every process that never calls a model. A chain of
+// providers (failover.go) puts several of them behind one Provider: the
+// primary while it answers, the next when it is busy, down or silent.
 package llm
 
 import (
@@ -127,6 +129,9 @@ type Config struct {
 	HTTPClient *http.Client  // its Transport carries the calls; nil = a client of its own
 
 	clock clock.Clock // the retries' waits; nil = the wall clock
+	// maxWait bounds a retry's wait (a chain's link: ChainMaxWait); 0 =
+	// the retrying transport's own cap.
+	maxWait time.Duration
 }
 
 // New returns the provider a config names.
@@ -178,7 +183,8 @@ func failed(provider, name string, err error) error {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the model (%s) did not answer in time", name)
+		// The cause stays wrapped: a chain fails over on it.
+		return &jarvisbot.Error{Code: jarvisbot.EUNAVAILABLE, Err: err, Message: fmt.Sprintf("the model (%s) did not answer in time", name)}
 	}
 	var se *StatusError
 	if !errors.As(err, &se) {

@@ -24,7 +24,7 @@ func newOpenAI(cfg Config) *openAIProvider {
 	if base == "" {
 		base = openAIBase
 	}
-	return &openAIProvider{cfg: cfg, hc: NewHTTPClient(cfg.HTTPClient, cfg.MaxRetries, cfg.clock),
+	return &openAIProvider{cfg: cfg, hc: newHTTPClient(cfg.HTTPClient, cfg.MaxRetries, cfg.clock, cfg.maxWait),
 		url:    strings.TrimSuffix(base, "/") + "/chat/completions",
 		header: http.Header{"Authorization": {"Bearer " + cfg.APIKey}}}
 }

@@ -164,6 +164,84 @@ type Provider struct {
 	// each use decided by jarvisbot's approvals (claude-code only; off by
 	// default: jarvisbot's tools only).
 	OwnTools bool `yaml:"own_tools"`
+	// Fallbacks are the entries after the first when provider: is a list
+	// (failover, A3): primary first, then each fallback in order, tried
+	// when the one before is busy, down or does not answer in time. Only
+	// API providers chain; a coding CLI is its own model.
+	Fallbacks []Provider `yaml:"-"`
+}
+
+// UnmarshalYAML reads provider: as one mapping, as it always was, or as
+// a list of them: the chain, primary first. Each entry's keys are checked
+// as strictly as the rest of the file.
+func (p *Provider) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return p.decodeEntry(n)
+	case yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			return typeError(n, "provider is an empty list: give the primary provider first, then its fallbacks, or leave provider out")
+		}
+		var chain []Provider
+		var errs []string
+		for _, item := range n.Content {
+			var e Provider
+			if item.Kind != yaml.MappingNode {
+				errs = append(errs, fmt.Sprintf("line %d: an entry of the provider list is one provider (name:, model:, …), not %s", item.Line, kindName(item)))
+				continue
+			}
+			if err := e.decodeEntry(item); err != nil {
+				var te *yaml.TypeError
+				if !errors.As(err, &te) {
+					return err
+				}
+				errs = append(errs, te.Errors...)
+			}
+			chain = append(chain, e)
+		}
+		if len(errs) > 0 {
+			return &yaml.TypeError{Errors: errs}
+		}
+		*p = chain[0]
+		p.Fallbacks = chain[1:]
+		return nil
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil
+		}
+	}
+	return typeError(n, "provider is "+kindName(n)+": give one provider (name:, model:, …) or a list of them, primary first")
+}
+
+// decodeEntry decodes one provider mapping, refusing unknown keys in the
+// words the decoder uses for the rest of the file (see yamlError).
+func (p *Provider) decodeEntry(n *yaml.Node) error {
+	known := yamlKeys(reflect.TypeFor[Provider]())
+	var errs []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; !slices.Contains(known, k.Value) {
+			errs = append(errs, fmt.Sprintf("line %d: field %s not found in type config.Provider", k.Line, k.Value))
+		}
+	}
+	if len(errs) > 0 {
+		return &yaml.TypeError{Errors: errs}
+	}
+	type plain Provider // without this method, so the mapping decodes field by field
+	return n.Decode((*plain)(p))
+}
+
+func typeError(n *yaml.Node, msg string) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s", n.Line, msg)}}
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("the value %q", n.Value)
+	}
+	return "not a mapping"
 }
 
 // Price is one model's price per million tokens, in US dollars.
@@ -570,6 +648,8 @@ func section(typeName string) (where, known string) {
 		where, t = "under keyring", reflect.TypeFor[Keyring]()
 	case "config.Agent":
 		where, t = "in an agents entry", reflect.TypeFor[Agent]()
+	case "config.Provider":
+		where, t = "in a provider entry", reflect.TypeFor[Provider]()
 	case "config.MCPServer":
 		where, t = "in an mcp entry", reflect.TypeFor[MCPServer]()
 	default:
@@ -639,6 +719,14 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 		p     *Provider
 	}{{[]string{"provider"}, &c.Provider}}, agentProviders(c)...) {
 		if err := p.p.check(); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %s: %w", at(p.where...), strings.Join(p.where, "."), err)
+		}
+		if err := p.p.checkChain(); err != nil {
+			var le *linkError
+			if errors.As(err, &le) {
+				where := append(slices.Clone(p.where), strconv.Itoa(le.i))
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %s[%d]: %w", at(where...), strings.Join(p.where, "."), le.i, le.err)
+			}
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: %s: %w", at(p.where...), strings.Join(p.where, "."), err)
 		}
 	}
@@ -746,6 +834,42 @@ func (p *Provider) check() error {
 	return nil
 }
 
+// linkError is what is wrong with the i-th entry (from 0) of a provider
+// list.
+type linkError struct {
+	i   int
+	err error
+}
+
+func (e *linkError) Error() string { return e.err.Error() }
+
+// checkChain checks the fallbacks of a provider list: each is a whole
+// entry of its own (a name, an API provider), and none is a coding CLI,
+// which runs the turn itself and cannot hand it on halfway.
+func (p *Provider) checkChain() error {
+	if len(p.Fallbacks) == 0 {
+		return nil
+	}
+	if slices.Contains(cliProviders, p.Name) {
+		return fmt.Errorf("%s is a coding CLI, which runs the whole turn itself and cannot be part of a provider list: give it as a single provider (no list), or chain anthropic and openai entries", p.Name)
+	}
+	for i := range p.Fallbacks {
+		f := &p.Fallbacks[i]
+		if err := f.check(); err != nil {
+			return &linkError{i + 1, err}
+		}
+		switch {
+		case f.Name == "":
+			return &linkError{i + 1, fmt.Errorf("a fallback names its provider: set name to anthropic, or openai for any OpenAI-compatible endpoint")}
+		case slices.Contains(cliProviders, f.Name):
+			return &linkError{i + 1, fmt.Errorf("%s is a coding CLI, which runs the whole turn itself and cannot be a fallback: chain anthropic and openai entries only", f.Name)}
+		case f.MaxSteps > 0 || f.OwnTools:
+			return &linkError{i + 1, fmt.Errorf("max_steps and own_tools belong to the turn, not to one provider: set them on the first entry")}
+		}
+	}
+	return nil
+}
+
 // checkCapabilityID accepts "KIND:NAME" (NAME may be a pattern such as
 // "mcp:github/*"); the catalog does the full check when it applies tiers.
 func checkCapabilityID(id string) error {
@@ -767,6 +891,17 @@ func lineOf(n *yaml.Node, keys ...string) int {
 	}
 	line := 0
 	for _, k := range keys {
+		if i, err := strconv.Atoi(k); err == nil && n.Kind == yaml.SequenceNode {
+			if i < 0 || i >= len(n.Content) {
+				return line
+			}
+			n = n.Content[i]
+			line = n.Line
+			continue
+		}
+		if n.Kind == yaml.SequenceNode && len(n.Content) > 0 {
+			n = n.Content[0] // a provider list: its keys are the primary's
+		}
 		if n.Kind != yaml.MappingNode {
 			return line
 		}
@@ -1161,12 +1296,22 @@ func (c Config) Secrets() map[string]string {
 	if n := c.Provider.APIKeySecret; n != "" {
 		out[n] = "the config (provider.api_key_secret)"
 	}
+	for i, f := range c.Provider.Fallbacks {
+		if n := f.APIKeySecret; n != "" {
+			out[n] = fmt.Sprintf("the config (provider[%d].api_key_secret)", i+1)
+		}
+	}
 	if n := c.SignIn.Google.ClientSecretSecret; n != "" {
 		out[n] = "the config (signin.google.client_secret_secret)"
 	}
 	for name, ag := range c.Agents {
 		if n := ag.Provider.APIKeySecret; n != "" {
 			out[n] = fmt.Sprintf("the config (agents.%s.provider.api_key_secret)", name)
+		}
+		for i, f := range ag.Provider.Fallbacks {
+			if n := f.APIKeySecret; n != "" {
+				out[n] = fmt.Sprintf("the config (agents.%s.provider[%d].api_key_secret)", name, i+1)
+			}
 		}
 	}
 	if n := c.Transcription.APIKeySecret; n != "" {

@@ -55,7 +55,9 @@ keyring:
 #          ids or patterns ("mcp:github/*", "plugin:*"); empty means all.
 #   block: capability ids or patterns removed from the agent.
 #   provider: this agent's own model, with the keys of provider below;
-#             unset keys come from the top-level provider.
+#             unset keys come from the top-level provider. A single entry
+#             changes the primary and keeps the top-level fallbacks behind
+#             it; a list is the agent's whole chain; a coding CLI has none.
 agents:
   # research:
   #   description: Finds and summarises papers and articles.
@@ -83,6 +85,19 @@ agents:
 #             environment. Keys never go into this file.
 #   max_tokens: per answer (default 4096); timeout: per model call (2m);
 #   max_steps: tool-use steps in one turn (12).
+# provider may also be a list: the primary first, then its fallbacks, each a
+# whole entry (name anthropic or openai, its own model, base_url,
+# api_key_secret, timeout, max_tokens). A call the primary answers with 429,
+# 5xx or overloaded, or not at all within its timeout, is sent once more and
+# then goes to the next; a refused key, a bad request or an unknown model
+# does not (it is yours to fix). The owner is told once when a fallback takes
+# over and once when the primary is back; the primary is tried again every
+# five minutes. A fallback's timeout defaults to the primary's. Coding CLIs
+# cannot be in a list. For example:
+#   provider:
+#     - {name: anthropic, model: claude-sonnet-4-5, timeout: 60s}
+#     - {name: openai, model: gpt-4.1, api_key_secret: OPENAI_API_KEY}
+#     - {name: openai, base_url: "http://localhost:11434/v1", model: llama3.1}
 provider:
   name: ""
   model: ""
