@@ -134,6 +134,8 @@ type AgentModel struct {
 	Version string
 	// Provider and Model name the API model when CLI is "".
 	Provider, Model string
+	// Fallbacks are the chain's other links, in order, "provider model".
+	Fallbacks []string
 	// Err says why there is no model yet, or why the CLI is not usable.
 	Err error
 }
@@ -154,5 +156,9 @@ func (in *Installation) ModelOf(ctx context.Context, ag store.Agent) AgentModel 
 		m.Err = err
 		return m
 	}
-	return AgentModel{Provider: ch.Config.Provider, Model: ch.Config.Model}
+	m := AgentModel{Provider: ch.Config.Provider, Model: ch.Config.Model}
+	for _, l := range ch.Fallbacks {
+		m.Fallbacks = append(m.Fallbacks, l.Config.Provider+" "+l.Config.Model)
+	}
+	return m
 }

@@ -103,6 +103,8 @@ func showAgent(ctx context.Context, a *cli, in *app.Installation, name string) e
 		fmt.Fprintf(a.stdout, "  model: the %s CLI, not usable yet: %v\n", m.CLI, m.Err)
 	case m.Err != nil:
 		fmt.Fprintf(a.stdout, "  model: none yet: %v\n", m.Err)
+	case len(m.Fallbacks) > 0:
+		fmt.Fprintf(a.stdout, "  model: %s %s, then %s if it fails\n", m.Provider, m.Model, strings.Join(m.Fallbacks, ", then "))
 	default:
 		fmt.Fprintf(a.stdout, "  model: %s %s\n", m.Provider, m.Model)
 	}
