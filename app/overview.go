@@ -48,7 +48,9 @@ type Overview struct {
 	// most MaxNextRuns; Scheduled is how many skills are scheduled in all.
 	NextRuns  []NextRun
 	Scheduled int
-	Usage     UsageSeries
+	// Summary is today and this month, as `/usage` says them.
+	Summary UsageSummary
+	Usage   UsageSeries
 	// Turns are the turns by outcome, ToolCalls the tool calls by tier,
 	// per day of the window.
 	Turns     DailyCounts
@@ -133,6 +135,9 @@ func (in *Installation) Overview(ctx context.Context) (Overview, error) {
 	since := usage.DayStart(now, loc).AddDate(0, 0, -(OverviewDays - 1))
 	var err error
 	if ov.Usage, err = in.usageSeries(ctx, since); err != nil {
+		return Overview{}, err
+	}
+	if ov.Summary, err = in.UsageSummary(ctx); err != nil {
 		return Overview{}, err
 	}
 	if ov.Turns, ov.ToolCalls, err = in.tallies(ctx, ov.Usage.Days); err != nil {
