@@ -51,10 +51,12 @@ type segment struct {
 	Title      string // the tooltip: the bar's label, the series and its value
 }
 
-// tick is a label on an axis, with its position along it.
+// tick is a label on an axis, with its position along it; Anchor is the
+// text's SVG text-anchor, so that a label at an end stays in the drawing.
 type tick struct {
-	Pos   float64
-	Label string
+	Pos    float64
+	Label  string
+	Anchor string
 }
 
 // legendItem is a swatch and its series' name.
@@ -67,7 +69,7 @@ type legendItem struct {
 // The chart's geometry: a viewBox a phone's width shows at about its own
 // scale, so that 12-unit text stays legible there.
 const (
-	chartW        = 480.0
+	chartW        = 400.0
 	chartPlotH    = 170.0
 	chartLeft     = 46.0 // room for the y axis's labels
 	chartRight    = 8.0
@@ -76,7 +78,7 @@ const (
 	chartLegendH  = 18.0 // one row of the legend
 	chartFontW    = 6.6  // an average glyph's width at the chart's font size
 	chartSwatch   = 10.0
-	chartMaxTicks = 6 // labels along the x axis
+	chartMaxTicks = 5 // labels along the x axis
 )
 
 // stackedBars lays out one bar per label, each stacking the series'
@@ -132,7 +134,7 @@ func stackedBars(id, title, desc string, labels []string, ss []series, format fu
 		// The last bar (today) is always labelled; the others at a step
 		// that leaves room between labels.
 		if (len(labels)-1-i)%every == 0 {
-			c.XTicks = append(c.XTicks, tick{Pos: round1(x + width/2), Label: l})
+			c.XTicks = append(c.XTicks, xTick(x+width/2, l))
 		}
 	}
 
@@ -151,6 +153,20 @@ func stackedBars(id, title, desc string, labels []string, ss []series, format fu
 		c.H = c.Bottom + chartXLabels
 	}
 	return c
+}
+
+// xTick is a label centred under its bar, unless that would cross an
+// end of the drawing: then it ends at, or starts from, its bar's middle.
+func xTick(pos float64, label string) tick {
+	half := float64(len(label)) * chartFontW / 2
+	t := tick{Pos: round1(pos), Label: label, Anchor: "middle"}
+	switch {
+	case pos+half > chartW:
+		t.Anchor = "end"
+	case pos-half < 0:
+		t.Anchor = "start"
+	}
+	return t
 }
 
 // valueAt is values[i], or 0 past its end.

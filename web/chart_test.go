@@ -84,12 +84,20 @@ func TestStackedBarsAxesW2(t *testing.T) {
 	var days []string
 	var vals []float64
 	for i := range 30 {
-		days = append(days, fmt.Sprintf("d%02d", i))
+		days = append(days, fmt.Sprintf("Day %02d", i))
 		vals = append(vals, float64(i*1000))
 	}
 	c := stackedBars("c", "T", "D", days, []series{{Name: "x", Values: vals}}, tokensShort)
-	if n := len(c.XTicks); n < 5 || n > chartMaxTicks+1 || c.XTicks[n-1].Label != "d29" {
+	if n := len(c.XTicks); n < 5 || n > chartMaxTicks+1 || c.XTicks[n-1].Label != "Day 29" {
 		t.Errorf("x labels %+v", c.XTicks)
+	}
+	long := stackedBars("c", "T", "D", []string{"Nov 30", "Dec 1", "Dec 2"}, []series{{Name: "x", Values: []float64{1, 2, 3}}}, tokensShort)
+	for _, x := range append(c.XTicks, long.XTicks...) {
+		w := float64(len(x.Label)) * chartFontW
+		from := map[string]float64{"start": x.Pos, "middle": x.Pos - w/2, "end": x.Pos - w}[x.Anchor]
+		if from < 0 || from+w > chartW {
+			t.Errorf("the label %q (%s at %v) leaves the drawing", x.Label, x.Anchor, x.Pos)
+		}
 	}
 	var ys []string
 	for _, y := range c.YTicks {
@@ -136,7 +144,7 @@ func TestBarChartSVGIsAccessibleW2(t *testing.T) {
 	c := stackedBars("chart-x", "Tokens per day", "One bar a day.", []string{"Dec 6"},
 		[]series{{Name: `<script>alert(1)</script>`, Fill: "#2457c5", Values: []float64{1200}}}, tokensShort)
 	svg := renderChart(t, c)
-	for _, want := range []string{`viewBox="0 0 480 `, `width="100%"`, `role="img"`, `aria-labelledby="chart-x-title chart-x-desc"`,
+	for _, want := range []string{`viewBox="0 0 400 `, `width="100%"`, `role="img"`, `aria-labelledby="chart-x-title chart-x-desc"`,
 		`<title id="chart-x-title">Tokens per day</title>`, `<desc id="chart-x-desc">One bar a day.</desc>`,
 		`data-series="&lt;script&gt;alert(1)&lt;/script&gt;"`, `<title>Dec 6 · &lt;script&gt;alert(1)&lt;/script&gt;: 1.2k</title>`} {
 		if !strings.Contains(svg, want) {

@@ -277,7 +277,7 @@ func costText(t usage.Totals) string {
 		return "no price"
 	}
 	if t.Unpriced > 0 {
-		return dollars(t.Cost) + fmt.Sprintf(" (+%d calls with no price)", t.Unpriced)
+		return dollars(t.Cost) + " (and " + plural(t.Unpriced, "call", "calls") + " with no price)"
 	}
 	return dollars(t.Cost)
 }
@@ -296,6 +296,14 @@ func perCall(n, calls int) string {
 		return "0"
 	}
 	return trimZero(fmt.Sprintf("%.1f", float64(n)/float64(calls)))
+}
+
+// tokensPerCall is a total of tokens divided by the calls, whole.
+func tokensPerCall(n, calls int) string {
+	if calls == 0 {
+		return "0"
+	}
+	return count(float64(n) / float64(calls))
 }
 
 // plural is n and its noun, in the plural when n is not one.

@@ -56,12 +56,12 @@ func busyOverview() app.Overview {
 	dd := def
 	addTotals(&dd, def)
 	return app.Overview{
-		Zone:     "Europe/Berlin",
-		Channels: []app.ChannelState{{Name: "telegram", Connected: true}, {Name: "discord"}},
-		Models:   []app.ModelLink{{Provider: "anthropic", Model: "claude-sonnet-4-5"}},
-		Pause:    app.PauseState{Paused: true, By: "the owner"},
+		Zone:      "Europe/Berlin",
+		Channels:  []app.ChannelState{{Name: "telegram", Connected: true}, {Name: "discord"}},
+		Models:    []app.ModelLink{{Provider: "anthropic", Model: "claude-sonnet-4-5"}},
+		Pause:     app.PauseState{Paused: true, By: "the owner"},
 		Approvals: 2, Attention: []string{"Google Calendar"},
-		NextRuns:  []app.NextRun{{Skill: "morning-brief", At: time.Date(2026, 12, 7, 7, 0, 0, 0, time.UTC)}}, Scheduled: 1,
+		NextRuns: []app.NextRun{{Skill: "morning-brief", At: time.Date(2026, 12, 7, 7, 0, 0, 0, time.UTC)}}, Scheduled: 1,
 		Usage: app.UsageSeries{Days: days, Total: total,
 			Agents: []usage.Row{{Key: "default", Totals: dd}, {Key: "inbox", Totals: inbox}}},
 		Turns: turns, ToolCalls: tiers,
