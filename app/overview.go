@@ -189,11 +189,11 @@ func (s *Session) Overview(ctx context.Context) (Overview, error) {
 }
 
 // modelChain is the providers turns go to, primary first, as the
-// installation's default agent resolves them (config, then environment).
-// A provider list's fallbacks follow the primary here, each a ModelLink
-// with Fallback set.
+// default agent resolves them (its config entry over the installation's,
+// then the environment). A provider list's fallbacks follow the primary
+// here, each a ModelLink with Fallback set.
 func (in *Installation) modelChain(ctx context.Context) ([]ModelLink, error) {
-	ch, err := in.Env.ChooseModel(ctx, in.Config, "")
+	ch, err := in.Env.ChooseModel(ctx, in.Config, store.DefaultAgent)
 	if err != nil {
 		return nil, err
 	}
