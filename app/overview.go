@@ -178,14 +178,23 @@ func (s *Session) Overview(ctx context.Context) (Overview, error) {
 	if err != nil {
 		return ov, err
 	}
-	for _, ch := range s.Channels {
+	ov.Channels = channelStates(s.Channels)
+	return ov, nil
+}
+
+// channelStates says of each channel whether it hears the owner: one
+// that can tell (channels.Readier) once it is ready, one that cannot
+// while it runs.
+func channelStates(chs []channels.Channel) []ChannelState {
+	out := make([]ChannelState, 0, len(chs))
+	for _, ch := range chs {
 		st := ChannelState{Name: ch.Name(), Connected: true}
 		if r, ok := ch.(channels.Readier); ok {
 			st.Connected = channels.Closed(r.Ready())
 		}
-		ov.Channels = append(ov.Channels, st)
+		out = append(out, st)
 	}
-	return ov, nil
+	return out
 }
 
 // modelChain is the providers turns go to, primary first, as the

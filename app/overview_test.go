@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/usage"
+	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -170,5 +172,60 @@ func TestNextRunsSoonestFirstW2(t *testing.T) {
 	}
 	if want := []string{"a", "b", "c", "d", "e"}; !slices.Equal(names, want) {
 		t.Errorf("next runs %q, want %q", names, want)
+	}
+}
+
+// readyChannel is a channel that tells when it hears the owner.
+type readyChannel struct {
+	channels.Channel // only Name is called
+	name             string
+	ready            chan struct{}
+}
+
+func (c readyChannel) Name() string           { return c.name }
+func (c readyChannel) Ready() <-chan struct{} { return c.ready }
+
+// plainChannel is a channel that cannot tell (the console).
+type plainChannel struct{ channels.Channel }
+
+func (plainChannel) Name() string { return "console" }
+
+// TestChannelStatesW2: a channel that can tell is connected once ready;
+// one that cannot counts as connected while the session runs.
+func TestChannelStatesW2(t *testing.T) {
+	up := make(chan struct{})
+	close(up)
+	got := channelStates([]channels.Channel{readyChannel{name: "telegram", ready: up}, readyChannel{name: "discord", ready: make(chan struct{})}, plainChannel{}})
+	want := []ChannelState{{Name: "telegram", Connected: true}, {Name: "discord"}, {Name: "console", Connected: true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("channel states %+v, want %+v", got, want)
+	}
+}
+
+// heard records what an observer heard.
+type heard struct{ calls *[]string }
+
+func (h heard) TurnDone(outcome string, _ time.Duration) {
+	*h.calls = append(*h.calls, "turn "+outcome)
+}
+func (h heard) ToolCalled(tier, outcome string) {
+	*h.calls = append(*h.calls, "call "+tier+" "+outcome)
+}
+func (h heard) Offered(n int) { *h.calls = append(*h.calls, fmt.Sprint("offered ", n)) }
+
+// TestObserversHearInTurnW2: the metrics join the daily tally as the
+// runtime's observer; each hears every event, in the order they joined.
+func TestObserversHearInTurnW2(t *testing.T) {
+	var got []string
+	s := &Service{runtime: &agents.Runtime{}}
+	s.observe(heard{&got})
+	s.observe(heard{&got})
+	o := s.runtime.Observer
+	o.TurnDone(agents.TurnOK, time.Second)
+	o.ToolCalled("ask", agents.CallDenied)
+	o.Offered(3)
+	want := []string{"turn ok", "turn ok", "call ask denied", "call ask denied", "offered 3", "offered 3"}
+	if !slices.Equal(got, want) {
+		t.Errorf("heard %q, want %q", got, want)
 	}
 }
