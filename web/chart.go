@@ -67,7 +67,7 @@ type legendItem struct {
 }
 
 // The chart's geometry: a viewBox a phone's width shows at about its own
-// scale, so that 12-unit text stays legible there.
+// scale, so that 13-unit text stays legible there.
 const (
 	chartW        = 400.0
 	chartPlotH    = 170.0
@@ -76,7 +76,7 @@ const (
 	chartTop      = 10.0
 	chartXLabels  = 20.0 // below the plot
 	chartLegendH  = 18.0 // one row of the legend
-	chartFontW    = 6.6  // an average glyph's width at the chart's font size
+	chartFontW    = 7.2  // an average glyph's width at the chart's font size (13)
 	chartSwatch   = 10.0
 	chartMaxTicks = 5 // labels along the x axis
 )

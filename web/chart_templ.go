@@ -68,7 +68,7 @@ func barChartSVG(c barChart) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" width=\"100%\" preserveAspectRatio=\"xMinYMin meet\" font-size=\"12\" font-family=\"system-ui, sans-serif\"><title id=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" width=\"100%\" preserveAspectRatio=\"xMinYMin meet\" font-size=\"13\" font-family=\"system-ui, sans-serif\"><title id=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
