@@ -13,8 +13,8 @@ import (
 // Metrics are the session's counts for /metrics (issue 20): its turns and
 // tool calls, which the runtime reports from now on, and the gauges read
 // from the store and the desk when scraped. Call it before any turn runs
-// (serve builds the dashboard before it starts anything): the runtime's
-// observer is set here.
+// (serve builds the dashboard before it starts anything): the metrics join
+// the runtime's observer here, beside the daily tally.
 func (s *Session) Metrics(version string, log *slog.Logger) (*metrics.Metrics, error) {
 	m, err := metrics.New(metrics.Options{
 		Version: version,
@@ -40,7 +40,7 @@ func (s *Session) Metrics(version string, log *slog.Logger) (*metrics.Metrics, e
 	if err != nil {
 		return nil, err
 	}
-	s.runtime.Observer = m
+	s.observe(m) // beside the daily tally (overview.go)
 	s.runtime.Usage = meteredUsage{next: s.runtime.Usage, m: m, prices: s.Installation().Prices()}
 	return m, nil
 }

@@ -327,6 +327,8 @@ func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Log
 	s.runtime = a.runtime(ctx, s, cli)
 	s.runtime.Notes = db
 	s.runtime.Sessions = db // a coding CLI's session ids, per agent and chat (M5)
+	// The Overview's turns by outcome and tool calls by tier (W2).
+	s.runtime.Observer = a.tally(db, cfg.Location(), log)
 	s.Jobs = jobs.New(jobs.Options{Store: db, Turner: s.runtime, Approvals: s.Approvals, Logger: log, Clock: a.Clock,
 		Paused:  func(context.Context) bool { p, _ := s.pausedNow(); return p },
 		Chooser: &jobs.Chooser{Agents: db, Catalog: s.Catalog.View, Skills: s.runtime.Skills, DataDir: cfg.DataDir}})

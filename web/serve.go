@@ -116,6 +116,7 @@ func ForSession(s *app.Session) Options {
 	return Options{
 		Logins: s.DB,
 
+		Overview:  OverviewTab(s),
 		Plugins:   PluginsTab(s.Service),
 		Skills:    SkillsTab(s.Installation()),
 		MCPs:      MCPsTab(s.Installation()),

@@ -1,10 +1,11 @@
-// Package web is the dashboard (W1): server-rendered pages for plugins,
-// skills, MCP servers, agents, approvals, the activity board, the
-// schedule and route, served by `serve` on loopback by default. Every
-// page reads and writes through the packages the CLI uses, handed in as
-// the small interfaces below; the package itself keeps no state. Sign-in
-// is by one-time link (auth.go). Serve (serve.go) puts it over a running
-// session on serve's listener, with the operator's probes beside it.
+// Package web is the dashboard (W1): server-rendered pages for the
+// overview it opens on (W2), plugins, skills, MCP servers, agents,
+// approvals, the activity board, the schedule and route, served by
+// `serve` on loopback by default. Every page reads and writes through the
+// packages the CLI uses, handed in as the small interfaces below; the
+// package itself keeps no state. Sign-in is by one-time link (auth.go).
+// Serve (serve.go) puts it over a running session on serve's listener,
+// with the operator's probes beside it.
 //
 // Each page is a templ component (PAGE.templ, compiled by the pinned templ
 // generator into the committed PAGE_templ.go): plain Go that escapes by
@@ -56,6 +57,7 @@ type Options struct {
 	// name is a DNS-rebinding attempt or a wrong proxy setting.
 	Hosts []string
 
+	Overview  Overview
 	Plugins   Plugins
 	Skills    Skills
 	MCPs      MCPs
@@ -84,6 +86,7 @@ func (s *Server) StopStreams() { s.stopOnce.Do(func() { close(s.stop) }) }
 
 // tabs are the dashboard's sections, in the order the navigation shows.
 var tabs = []struct{ Name, Path, Title string }{
+	{"overview", "/", "Overview"}, // the page the dashboard opens on
 	{"plugins", "/plugins", "Plugins"},
 	{"skills", "/skills", "Skills"},
 	{"mcps", "/mcps", "MCPs"},
@@ -114,9 +117,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /login", s.loginForm)
 	s.mux.HandleFunc("POST /login", s.login)
 	s.mux.HandleFunc("POST /logout", s.logout)
-	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/plugins", http.StatusSeeOther)
-	})
+	s.overviewRoutes()
 	s.pluginsRoutes()
 	s.skillsRoutes()
 	s.mcpsRoutes()
