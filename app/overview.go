@@ -76,6 +76,12 @@ type ModelLink struct {
 	// Endpoint is an OpenAI-compatible endpoint's scheme and host; "" for
 	// the provider's own.
 	Endpoint string
+	// Serving: this link answers the turns now. While a fallback serves,
+	// Reason says why the primary was left ("529 overloaded") and Since
+	// when.
+	Serving bool
+	Reason  string
+	Since   time.Time
 }
 
 // NextRun is a scheduled skill's next run.
@@ -199,18 +205,32 @@ func channelStates(chs []channels.Channel) []ChannelState {
 
 // modelChain is the providers turns go to, primary first, as the
 // default agent resolves them (its config entry over the installation's,
-// then the environment). A provider list's fallbacks follow the primary
-// here, each a ModelLink with Fallback set.
+// then the environment), and which of them answers now: the running
+// service's chain may have handed over to a fallback.
 func (in *Installation) modelChain(ctx context.Context) ([]ModelLink, error) {
 	ch, err := in.Env.ChooseModel(ctx, in.Config, store.DefaultAgent)
 	if err != nil {
 		return nil, err
 	}
-	primary := ModelLink{Provider: ch.Config.Provider, Model: ch.Config.Model, Endpoint: endpoint(ch.Config.BaseURL)}
+	primary := ModelLink{Provider: ch.Config.Provider, Model: ch.Config.Model, Endpoint: endpoint(ch.Config.BaseURL), Serving: true}
 	if ch.CLI != "" {
-		primary.Provider = ch.CLI
+		return []ModelLink{{Provider: ch.CLI, Serving: true}}, nil
 	}
-	return []ModelLink{primary}, nil
+	links := []ModelLink{primary}
+	for _, l := range ch.Fallbacks {
+		links = append(links, ModelLink{Fallback: true, Provider: l.Config.Provider, Model: l.Config.Model, Endpoint: endpoint(l.Config.BaseURL)})
+	}
+	if in.Live == nil || len(links) == 1 {
+		return links, nil
+	}
+	mc, err := in.Live.ModelChain(ctx, store.DefaultAgent)
+	if err != nil || mc.Serving <= 0 || mc.Serving >= len(links) {
+		return links, nil // the primary serves, or the chain has not run yet
+	}
+	links[0].Serving = false
+	l := &links[mc.Serving]
+	l.Serving, l.Reason, l.Since = true, mc.Reason, mc.Since.In(in.Config.Location())
+	return links, nil
 }
 
 // endpoint is an address's scheme and host, nothing that could carry a

@@ -11,6 +11,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/usage"
 	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -112,7 +113,7 @@ func TestOverviewFiguresAreTheUsageReportsW2(t *testing.T) {
 	if first := ov.Usage.Days[0]; first.Total.InputTokens != 1000 {
 		t.Errorf("the window's first day %s: %+v, want the call 29 days ago alone", first.Day, first.Total)
 	}
-	if want := (ModelLink{Provider: "openai", Model: "gpt-4.1", Endpoint: "https://llm.example.org"}); len(ov.Models) != 1 || ov.Models[0] != want || ov.ModelErr != "" {
+	if want := (ModelLink{Provider: "openai", Model: "gpt-4.1", Endpoint: "https://llm.example.org", Serving: true}); len(ov.Models) != 1 || ov.Models[0] != want || ov.ModelErr != "" {
 		t.Errorf("models %+v (%q), want %+v", ov.Models, ov.ModelErr, want)
 	}
 }
@@ -227,5 +228,38 @@ func TestObserversHearInTurnW2(t *testing.T) {
 	want := []string{"turn ok", "turn ok", "call ask denied", "call ask denied", "offered 3", "offered 3"}
 	if !slices.Equal(got, want) {
 		t.Errorf("heard %q, want %q", got, want)
+	}
+}
+
+// TestOverviewNamesTheChainAndWhoAnswersW2A3: the Overview lists a
+// provider chain, primary first; once the primary is busy and a fallback
+// took over, the fallback is the one answering, with why and since when.
+func TestOverviewNamesTheChainAndWhoAnswersW2A3(t *testing.T) {
+	ctx := context.Background()
+	in, primary, fallback := chainInstallation(t, 300*time.Millisecond)
+	svc, err := in.Env.BuildService(ctx, in.Config, slog.New(slog.DiscardHandler), func(store.Approval) {}, func(store.Approval) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	svc.notice = func(context.Context, string) {}
+	live := svc.Installation()
+	ov, err := live.Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ov.Models) != 2 || ov.Models[0].Model != "claude-x" || !ov.Models[0].Serving || !ov.Models[1].Fallback || ov.Models[1].Model != "gpt-x" || ov.Models[1].Serving {
+		t.Fatalf("before any turn: %+v", ov.Models)
+	}
+	primary.Push(fakellm.Step{Status: 529}, fakellm.Step{Status: 529})
+	fallback.Push(fakellm.Step{Text: "from the fallback"})
+	if _, err := svc.runtime.Turn(ctx, agents.Input{Agent: store.DefaultAgent, Chat: "console", Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if ov, err = live.Overview(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := ov.Models; m[0].Serving || !m[1].Serving || m[1].Reason == "" || m[1].Since.IsZero() {
+		t.Errorf("after the primary's 529s: %+v", m)
 	}
 }

@@ -271,16 +271,9 @@ func modelText(m app.ModelLink) string {
 // tokensText is a count of tokens for the figures.
 func tokensText(n int) string { return count(n) }
 
-// costText is a total's cost, saying how many calls had no price.
-func costText(t usage.Totals) string {
-	if t.Unpriced > 0 && t.Cost == 0 {
-		return "no price"
-	}
-	if t.Unpriced > 0 {
-		return dollars(t.Cost) + " (and " + plural(t.Unpriced, "call", "calls") + " with no price)"
-	}
-	return dollars(t.Cost)
-}
+// costText is a total's cost as `jarvisbot usage` says it, honest about
+// the calls whose model has no price.
+func costText(t usage.Totals) string { return t.CostText() }
 
 // savedText says what the gate saved of a total's tool schemas.
 func savedText(t usage.Totals) string {

@@ -174,7 +174,7 @@ func TestOverviewOfANewInstallationW2(t *testing.T) {
 	d, sess, _ := dashboardSignedIn(t, Options{Overview: fixedOverview{app.Overview{ModelErr: "no model is configured: set provider in the config"}}})
 	body := d.page(t, "/", sess)
 	for _, want := range []string{`id="ov-no-calls"`, "No model calls yet", "No turns counted yet", "No tool calls counted yet",
-		"no model is configured", "No chat channel runs", "Nothing waits for your approval", "Nothing needs attention", "Today:</strong> 0 tokens, $0, 0 model calls"} {
+		"no model is configured", "No chat channel runs", "Nothing waits for your approval", "Nothing needs attention", "Today:</strong> 0 tokens, $0.00, 0 model calls"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("a new installation's Overview lacks %q", want)
 		}
@@ -221,5 +221,23 @@ func TestManyAgentsShareTheLastColourW2(t *testing.T) {
 	}
 	if eight := agentShares(rows[:8]); len(eight) != 8 || eight[7].Name != "agent7" {
 		t.Errorf("eight agents, as many colours: %+v", eight)
+	}
+}
+
+// TestOverviewShowsTheFallbackAnsweringW2A3: a chain's links in order,
+// and the fallback that answers now with why and since when.
+func TestOverviewShowsTheFallbackAnsweringW2A3(t *testing.T) {
+	ov := busyOverview()
+	ov.Models = []app.ModelLink{{Provider: "anthropic", Model: "claude-sonnet-4-5"},
+		{Fallback: true, Provider: "openai", Model: "gpt-4.1", Serving: true, Reason: "529 overloaded", Since: time.Date(2026, 12, 6, 8, 0, 0, 0, time.UTC)}}
+	d, sess, _ := dashboardSignedIn(t, Options{Overview: fixedOverview{ov}})
+	body := d.page(t, "/", sess)
+	for _, want := range []string{`data-fallback="false" data-serving="false"`, `data-fallback="true" data-serving="true"`, "answering since", "529 overloaded"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the model card lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "No fallback") {
+		t.Error("a chain is said to have no fallback")
 	}
 }
