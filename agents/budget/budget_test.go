@@ -75,11 +75,11 @@ func checker(db *sqlstore.DB, c clock.Clock, lim budget.Limits, n *notes) *budge
 // count for the installation only.
 func TestBudgetStopsAtTheLimitA5(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		lim    budget.Limits
-		calls  map[string][]time.Time // agent -> call times
-		agent  string
-		over   string // "" for allowed, else words of the error
+		name  string
+		lim   budget.Limits
+		calls map[string][]time.Time // agent -> call times
+		agent string
+		over  string // "" for allowed, else words of the error
 	}{
 		{name: "no limits", calls: map[string][]time.Time{"default": {noon, noon}}, agent: "default"},
 		{name: "agent daily dollars reached", lim: budget.Limits{Agents: map[string]budget.Pair{"default": {Day: budget.Limit{USD: 2}}}},
