@@ -12,7 +12,6 @@
 package budget
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -424,8 +423,12 @@ func (c *Checker) offer(ctx context.Context, over *Over, stopped string) {
 	if c.opt.Notify == nil {
 		return
 	}
-	text := fmt.Sprintf("Budget reached: %s. Turns of %s wait (scheduled runs are skipped) until you raise the limit or allow one more turn.",
-		over.Error(), cmp.Or(over.Rule.Agent, "every agent"))
+	who := "every agent"
+	if over.Rule.Agent != "" {
+		who = "agent " + over.Rule.Agent
+	}
+	text := fmt.Sprintf("Over budget: %s. Turns of %s wait (scheduled runs are skipped) until you raise the limit or allow one more turn.",
+		over.Error(), who)
 	if err := c.opt.Notify.Reached(ctx, text, o); err != nil {
 		c.opt.Log.Error("showing the owner a reached budget", "err", err)
 	}
