@@ -27,3 +27,8 @@ CREATE TABLE budget_notices (
 	key TEXT PRIMARY KEY,
 	at  TEXT NOT NULL
 );
+
+-- A scheduled run a budget stopped is recorded as 'over budget'.
+ALTER TABLE schedule_runs DROP CONSTRAINT schedule_runs_outcome_check;
+ALTER TABLE schedule_runs ADD CONSTRAINT schedule_runs_outcome_check
+	CHECK (outcome IN ('running', 'ok', 'failed', 'skipped', 'not-run', 'interrupted', 'over budget'));
