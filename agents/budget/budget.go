@@ -187,8 +187,8 @@ func (s Spent) share(l Limit) float64 {
 	return f
 }
 
-// against writes what was spent in the units of l: "$5.12 of $5.00".
-func (s Spent) against(l Limit) string {
+// Against writes what was spent in the units of l: "$5.12 of $5.00".
+func (s Spent) Against(l Limit) string {
 	var parts []string
 	if l.USD > 0 {
 		parts = append(parts, Dollars(s.USD)+" of "+Dollars(l.USD))
@@ -211,7 +211,7 @@ type Over struct {
 
 func (o *Over) Error() string {
 	return fmt.Sprintf("the %s budget of %s is reached: %s spent %s; it resets %s",
-		o.Rule.periodWord(), o.Rule.Whose(), o.Spent.against(o.Rule.Limit), o.Rule.spentWhen(), when(o.Rule.Resets, o.Zone))
+		o.Rule.periodWord(), o.Rule.Whose(), o.Spent.Against(o.Rule.Limit), o.Rule.spentWhen(), when(o.Rule.Resets, o.Zone))
 }
 
 // Key names the reached limit and its period: a chat told of it once
@@ -240,8 +240,12 @@ func (c *Checker) Rules(ctx context.Context, agent string) ([]Rule, error) {
 	if err != nil {
 		return nil, err
 	}
+	scopes := []string{agent, ""}
+	if agent == "" {
+		scopes = scopes[1:]
+	}
 	var rules []Rule
-	for _, scope := range []string{agent, ""} {
+	for _, scope := range scopes {
 		p, ok := lim.Agents[scope]
 		if scope == "" {
 			p, ok = lim.All, true
@@ -301,8 +305,8 @@ func (c *Checker) Effective(ctx context.Context) (Limits, error) {
 	return out, nil
 }
 
-// spent sums the calls of each rule's scope and period.
-func (c *Checker) spent(ctx context.Context, rules []Rule) ([]Spent, error) {
+// Spent sums the calls of each rule's scope and period.
+func (c *Checker) Spent(ctx context.Context, rules []Rule) ([]Spent, error) {
 	sums := map[time.Time][]store.ModelCall{}
 	out := make([]Spent, len(rules))
 	for i, r := range rules {
@@ -339,7 +343,7 @@ func (c *Checker) Allow(ctx context.Context, agent, source string) error {
 	if len(rules) == 0 {
 		return nil
 	}
-	spent, err := c.spent(ctx, rules)
+	spent, err := c.Spent(ctx, rules)
 	if err != nil {
 		c.opt.Log.Error("summing what was spent; the turn goes on unchecked", "agent", agent, "err", err)
 		return nil
@@ -382,7 +386,7 @@ func (c *Checker) warn(ctx context.Context, r Rule, s Spent) {
 		return
 	}
 	text := fmt.Sprintf("Budget: %s spent %s, %.0f%% of the %s budget of %s. At the limit its turns stop and wait for you; it resets %s.",
-		s.against(r.Limit), r.spentWhen(), 100*s.share(r.Limit), r.periodWord(), r.Whose(), when(r.Resets, c.opt.Zone))
+		s.Against(r.Limit), r.spentWhen(), 100*s.share(r.Limit), r.periodWord(), r.Whose(), when(r.Resets, c.opt.Zone))
 	if err := c.opt.Notify.Warn(ctx, text); err != nil {
 		c.opt.Log.Error("telling the owner a budget is at 80%; the next turn tries again", "err", err)
 		if err := c.opt.Store.UnmarkBudgetNotice(ctx, key); err != nil {
