@@ -19,6 +19,8 @@
 //     answered with a quote of what was heard, spoken back where the
 //     platform has voice notes (V1);
 //   - renew.go: the Renew button of a plugin sign-in that expired (P4);
+//   - budget.go: a message a budget stopped waits, as while paused, and
+//     the owner's buttons raise the limit or allow one more turn (A5);
 //   - replicas.go: turns across replicas sharing a PostgreSQL store (ST2).
 package desk
 
