@@ -11,7 +11,9 @@ import (
 // budgetFunc is a Budget from a function.
 type budgetFunc func(ctx context.Context, agent, source string) error
 
-func (f budgetFunc) Allow(ctx context.Context, agent, source string) error { return f(ctx, agent, source) }
+func (f budgetFunc) Allow(ctx context.Context, agent, source string) error {
+	return f(ctx, agent, source)
+}
 
 // TestBudgetStopsTurnBeforeTheModelA5: a budget that refuses stops the
 // turn before anything is stored or the model is called, with an error
