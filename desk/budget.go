@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -33,9 +32,20 @@ type BudgetDecider interface {
 // bytes, an id into the store.
 const budgetPrefix = "bu:"
 
-// offerID is the shape of an offer's id: 128 random bits in lowercase
-// base32. Anything else in a press is not ours.
-var offerID = regexp.MustCompile(`^[a-z2-7]{26}$`)
+// isOfferID reports whether id has the shape of an offer's id: 128
+// random bits in lowercase base32, 26 letters. Anything else in a press
+// is not ours.
+func isOfferID(id string) bool {
+	if len(id) != 26 {
+		return false
+	}
+	for _, c := range id {
+		if (c < 'a' || c > 'z') && (c < '2' || c > '7') {
+			return false
+		}
+	}
+	return true
+}
 
 // BudgetReached shows the owner a reached budget with its buttons, in
 // chat (the owner's main chat). It is the budget's Notifier.Reached.
@@ -64,7 +74,7 @@ func (d *Desk) BudgetReached(ctx context.Context, chat, text string, o store.Bud
 // offer's is refused; a late or second press sees the outcome.
 func (d *Desk) budgetPress(ctx context.Context, p channels.Press, rest string, answer func(string)) {
 	id, choice, ok := strings.Cut(rest, ":")
-	if !ok || !offerID.MatchString(id) || (choice != budget.ChoiceHalf && choice != budget.ChoiceDouble && choice != budget.ChoiceOne) {
+	if !ok || !isOfferID(id) || (choice != budget.ChoiceHalf && choice != budget.ChoiceDouble && choice != budget.ChoiceOne) {
 		answer("This button is not mine, or no longer valid.")
 		return
 	}
