@@ -198,7 +198,11 @@ func (in *Installation) SetBudget(ctx context.Context, agent, period, limit stri
 	if err := in.DB.SetBudgetLimit(ctx, store.BudgetLimit{Agent: agent, Period: period, USD: l.USD, Tokens: l.Tokens, SetAt: in.Env.Now()}); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("The %s budget of %s is now %s.", word, whose, budget.Limit{USD: l.USD, Tokens: l.Tokens}), nil
+	set := budget.Limit{USD: l.USD, Tokens: l.Tokens}
+	if set.IsZero() {
+		return fmt.Sprintf("The %s budget of %s is lifted: no limit, whatever the config says.", word, whose), nil
+	}
+	return fmt.Sprintf("The %s budget of %s is now %s.", word, whose, set), nil
 }
 
 // SetBudget is the owner's limit set inside serve: the messages a budget
