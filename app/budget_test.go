@@ -8,6 +8,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/agents/budget"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -89,5 +90,13 @@ func TestOverBudgetRunA5(t *testing.T) {
 	other := errors.New("model down")
 	if overBudgetRun(other) != other {
 		t.Error("another error was changed")
+	}
+}
+
+// TestBudgetKnowsTheChatSourceA5: the budget takes the owner's one more
+// turn for the source the runtime gives the owner's messages.
+func TestBudgetKnowsTheChatSourceA5(t *testing.T) {
+	if got := (agents.Input{Chat: "telegram:1"}).Source(); got != budget.SourceChat {
+		t.Errorf("the runtime's chat source is %q, the budget's %q", got, budget.SourceChat)
 	}
 }

@@ -8,7 +8,8 @@
 // model call with an error that says which limit, what was spent and when
 // it resets, and the owner is offered, once per reached limit, buttons to
 // raise it for the period or to allow one more turn (Decide). What was
-// told and offered is in the store, so a restart repeats nothing.
+// told and offered is in the store, so a restart repeats nothing. A limit
+// the owner raised is a new limit: its 80% is told once more.
 package budget
 
 import (
@@ -329,11 +330,17 @@ func (c *Checker) Spent(ctx context.Context, rules []Rule) ([]Spent, error) {
 	return out, nil
 }
 
+// SourceChat is the source of a turn that answers the owner's message:
+// only such a turn takes the one more turn the owner allowed, which is
+// meant for the message that waits (a scheduled run or an app's job
+// never takes it).
+const SourceChat = "chat"
+
 // Allow says whether agent may start a turn caused by source: nil, or an
 // *Over for the first limit reached. A reached limit stops the turn
-// unless the owner allowed one more turn of the agent (taken here, for a
-// turn that answers someone; a scheduled run never takes it). A budget
-// that cannot be read stops nothing: the failure is logged.
+// unless the owner allowed one more turn of the agent (taken here, by a
+// turn from SourceChat). A budget that cannot be read stops nothing: the
+// failure is logged.
 func (c *Checker) Allow(ctx context.Context, agent, source string) error {
 	rules, err := c.Rules(ctx, agent)
 	if err != nil {
@@ -361,7 +368,7 @@ func (c *Checker) Allow(ctx context.Context, agent, source string) error {
 	if over == nil {
 		return nil
 	}
-	if !strings.HasPrefix(source, "schedule:") {
+	if source == SourceChat {
 		taken, err := c.opt.Store.TakeBudgetTurn(ctx, agent)
 		if err != nil {
 			c.opt.Log.Error("taking an allowed turn", "agent", agent, "err", err)

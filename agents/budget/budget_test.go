@@ -168,8 +168,10 @@ func TestBudgetWarnsOnceAndOffersOnceA5(t *testing.T) {
 	if _, _, err := c.Decide(ctx, "nosuchoffer", "telegram:42", budget.ChoiceOne); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		t.Fatalf("unknown offer: %v, want ENOTFOUND", err)
 	}
-	if err := c.Allow(ctx, "default", "schedule:brief"); !errors.As(err, new(*budget.Over)) {
-		t.Fatalf("a scheduled run took the owner's one more turn: %v", err)
+	for _, source := range []string{"schedule:brief", "app:notes"} {
+		if err := c.Allow(ctx, "default", source); !errors.As(err, new(*budget.Over)) {
+			t.Fatalf("a turn from %s took the owner's one more turn: %v", source, err)
+		}
 	}
 	if err := c.Allow(ctx, "default", "chat"); err != nil {
 		t.Fatalf("the allowed turn: %v", err)
