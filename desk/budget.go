@@ -141,7 +141,7 @@ func (d *Desk) tellOver(ctx context.Context, m queued, err error) {
 		return
 	}
 	reason := strings.TrimPrefix(err.Error(), agents.ErrOverBudget.Error()+": ")
-	text := "I did not start: " + reason + ". Your message waits and is answered once the owner raises the limit or allows one more turn (the buttons in the main chat), or when it resets."
+	text := "I did not start: " + reason + ". Your message waits: it is answered once you raise the limit or allow one more turn (the buttons in your main chat), or when the limit resets."
 	d.send(context.WithoutCancel(ctx), channels.Outgoing{Chat: m.Chat, Text: text, ReplyTo: m.ID})
 }
 

@@ -69,6 +69,9 @@ type Budgets interface {
 	UnmarkBudgetNotice(ctx context.Context, key string) error
 
 	AddBudgetOffer(ctx context.Context, o BudgetOffer) error
+	// DropBudgetOffer forgets an open offer the owner could not be shown,
+	// so that the next stopped turn offers it again.
+	DropBudgetOffer(ctx context.Context, id string) error
 	BudgetOffer(ctx context.Context, id string) (BudgetOffer, error)
 	// BudgetOffers returns the offers made for periods starting at or
 	// after since.

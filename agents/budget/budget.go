@@ -441,7 +441,13 @@ func (c *Checker) offer(ctx context.Context, over *Over, stopped string) {
 	text := fmt.Sprintf("Over budget: %s. Turns of %s wait (scheduled runs are skipped) until you raise the limit or allow one more turn.",
 		over.Error(), who)
 	if err := c.opt.Notify.Reached(ctx, text, o); err != nil {
-		c.opt.Log.Error("showing the owner a reached budget", "err", err)
+		// Buttons nobody can see would hold the limit shut: the next
+		// stopped turn offers them again.
+		c.opt.Log.Error("showing the owner a reached budget; the next stopped turn tries again", "err", err)
+		if err := c.opt.Store.DropBudgetOffer(ctx, o.ID); err != nil {
+			c.opt.Log.Error("forgetting an unseen budget offer", "err", err)
+		}
+		over.Offer = ""
 	}
 }
 

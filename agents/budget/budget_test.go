@@ -19,7 +19,9 @@ import (
 
 // notes records what the owner was told.
 type notes struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// fail makes the next Reached fail, as a chat that is down would.
+	fail    bool
 	warns   []string
 	reached []store.BudgetOffer
 	texts   []string
@@ -35,6 +37,10 @@ func (n *notes) Warn(_ context.Context, text string) error {
 func (n *notes) Reached(_ context.Context, text string, o store.BudgetOffer) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.fail {
+		n.fail = false
+		return errors.New("telegram 502")
+	}
 	n.reached = append(n.reached, o)
 	n.texts = append(n.texts, text)
 	return nil
@@ -223,5 +229,27 @@ func TestOwnerLimitWinsOverConfigA5(t *testing.T) {
 	}
 	if err := c.Allow(ctx, "default", "chat"); err == nil || !strings.Contains(err.Error(), "2000000 of 1000 tokens") {
 		t.Fatalf("the owner's agent limit: %v", err)
+	}
+}
+
+// TestBudgetOfferNotShownIsOfferedAgainA5: buttons the owner could not be
+// shown (the chat was down) are offered again at the next stopped turn,
+// not kept as an offer nobody sees.
+func TestBudgetOfferNotShownIsOfferedAgainA5(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	call(t, db, "default", noon)
+	n := &notes{fail: true}
+	c := checker(db, clock.NewFake(noon), budget.Limits{All: budget.Pair{Day: budget.Limit{USD: 1}}}, n)
+	var over *budget.Over
+	if err := c.Allow(ctx, "default", "chat"); !errors.As(err, &over) || over.Offer != "" {
+		t.Fatalf("first stop: %v (offer %q), want over with no offer shown", err, over.Offer)
+	}
+	if err := c.Allow(ctx, "default", "chat"); !errors.As(err, &over) || over.Offer == "" || len(n.reached) != 1 || n.reached[0].ID != over.Offer {
+		t.Fatalf("second stop: %v, offers shown %+v", err, n.reached)
+	}
+	offers, err := db.BudgetOffers(ctx, time.Time{})
+	if err != nil || len(offers) != 1 {
+		t.Errorf("offers kept %+v %v, want the one shown", offers, err)
 	}
 }

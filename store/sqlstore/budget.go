@@ -112,6 +112,14 @@ func (db *DB) AddBudgetOffer(ctx context.Context, o store.BudgetOffer) error {
 	return nil
 }
 
+// DropBudgetOffer forgets an offer while it is open.
+func (db *DB) DropBudgetOffer(ctx context.Context, id string) error {
+	if _, err := db.db.ExecContext(ctx, `DELETE FROM budget_offers WHERE id = ? AND state = 'open'`, id); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "forgetting budget offer %s in %s: %w", id, db.path, err)
+	}
+	return nil
+}
+
 // BudgetOffer returns one offer, or ENOTFOUND.
 func (db *DB) BudgetOffer(ctx context.Context, id string) (store.BudgetOffer, error) {
 	o, err := scanOffer(db.db.QueryRowContext(ctx, `SELECT `+offerColumns+` FROM budget_offers WHERE id = ?`, id))
