@@ -58,10 +58,10 @@ func (d *Desk) BudgetReached(ctx context.Context, chat, text string, o store.Bud
 		whose = "this month"
 	}
 	buttons := [][]channels.Button{{
-		{Label: "Raise by half for " + whose, Data: budgetPrefix + o.ID + ":" + budget.ChoiceHalf, Keys: []string{"h", "half"}},
-		{Label: "Double for " + whose, Data: budgetPrefix + o.ID + ":" + budget.ChoiceDouble, Keys: []string{"d", "double"}},
+		{Label: "Raise by half for " + whose, Data: budgetPrefix + o.ID + ":" + budget.ChoiceHalf, Keys: []string{"half", "h"}},
+		{Label: "Double for " + whose, Data: budgetPrefix + o.ID + ":" + budget.ChoiceDouble, Keys: []string{"double", "d"}},
 	}, {
-		{Label: "Allow one more turn", Data: budgetPrefix + o.ID + ":" + budget.ChoiceOne, Keys: []string{"1", "one"}},
+		{Label: "Allow one more turn", Data: budgetPrefix + o.ID + ":" + budget.ChoiceOne, Keys: []string{"one", "o"}},
 	}}
 	if d.send(ctx, channels.Outgoing{Chat: chat, Text: text, Buttons: buttons}) == "" {
 		return fmt.Errorf("the budget's buttons could not be sent to %s", chat)
