@@ -73,8 +73,17 @@ func TestBudgetStoreTakesOnceA5(t *testing.T) {
 			t.Errorf("take %d: %v %v, want %v", i, taken, err, want)
 		}
 	}
+	// An open offer can be dropped, a decided one not.
+	if err := db.AddBudgetOffer(ctx, store.BudgetOffer{ID: "o2", Period: store.PeriodDay, Start: day, Stopped: "default"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"o1", "o2"} {
+		if err := db.DropBudgetOffer(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
 	offers, err := db.BudgetOffers(ctx, day)
-	if err != nil || len(offers) != 1 || !offers[0].TurnTaken || !offers[0].Start.Equal(day) {
+	if err != nil || len(offers) != 1 || offers[0].ID != "o1" || !offers[0].TurnTaken || !offers[0].Start.Equal(day) {
 		t.Fatalf("offers %+v %v", offers, err)
 	}
 	if offers, _ = db.BudgetOffers(ctx, day.Add(time.Hour)); len(offers) != 0 {
