@@ -237,10 +237,6 @@ func (c *Checker) Rules(ctx context.Context, agent string) ([]Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	offers, err := c.opt.Store.BudgetOffers(ctx, month)
-	if err != nil {
-		return nil, err
-	}
 	scopes := []string{agent, ""}
 	if agent == "" {
 		scopes = scopes[1:]
@@ -262,15 +258,23 @@ func (c *Checker) Rules(ctx context.Context, agent string) ([]Rule, error) {
 			if l.IsZero() {
 				continue
 			}
-			r := Rule{Agent: scope, Period: period, Limit: l, Start: starts[period][0], Resets: starts[period][1], Raised: 1}
-			for _, o := range offers {
-				if o.State == store.OfferRaised && o.Agent == scope && o.Period == period && o.Start.Equal(r.Start) {
-					r.Raised *= o.Factor
-				}
-			}
-			r.Limit = l.scale(r.Raised)
-			rules = append(rules, r)
+			rules = append(rules, Rule{Agent: scope, Period: period, Limit: l, Start: starts[period][0], Resets: starts[period][1], Raised: 1})
 		}
+	}
+	if len(rules) == 0 {
+		return nil, nil // no limit: the offers need no reading
+	}
+	offers, err := c.opt.Store.BudgetOffers(ctx, month)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range rules {
+		for _, o := range offers {
+			if o.State == store.OfferRaised && o.Agent == r.Agent && o.Period == r.Period && o.Start.Equal(r.Start) {
+				rules[i].Raised *= o.Factor
+			}
+		}
+		rules[i].Limit = r.Limit.scale(rules[i].Raised)
 	}
 	return rules, nil
 }
