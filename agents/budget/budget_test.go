@@ -253,3 +253,32 @@ func TestBudgetOfferNotShownIsOfferedAgainA5(t *testing.T) {
 		t.Errorf("offers kept %+v %v, want the one shown", offers, err)
 	}
 }
+
+// BenchmarkBudgetAllow is the check before every turn, against a month
+// of calls (3,000 of them, three agents, two models): what it sums is
+// grouped in the store, so it grows with the models, not the calls.
+func BenchmarkBudgetAllow(b *testing.B) {
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, filepath.Join(b.TempDir(), "j.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for i := range 3000 {
+		c := store.ModelCall{At: noon.Add(-time.Duration(i) * 10 * time.Minute), Agent: []string{"default", "research", "inbox"}[i%3],
+			Provider: "anthropic", Model: []string{"test-model", "other"}[i%2], InputTokens: 1000, OutputTokens: 100, Outcome: "ok"}
+		if err := db.RecordModelCall(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c := budget.New(budget.Options{Store: db, Clock: clock.NewFake(noon), Zone: berlin, Prices: usage.NewPrices(nil),
+		Limits: func() budget.Limits {
+			return budget.Limits{All: budget.Pair{Month: budget.Limit{USD: 1e6}}, Agents: map[string]budget.Pair{"default": {Day: budget.Limit{Tokens: 1e12}}}}
+		}})
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.Allow(ctx, "default", "chat"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
