@@ -60,7 +60,7 @@ func TestBudgetsUseCaseA5(t *testing.T) {
 	}{
 		{agent: "research", period: store.PeriodDay, limit: "$2", note: "The daily budget of agent research is now $2.00."},
 		{period: store.PeriodMonth, limit: "none", note: "The monthly budget of the whole installation is lifted: no limit, whatever the config says."},
-		{agent: "research", period: store.PeriodDay, limit: "", note: "The daily budget of agent research is the config's again: 2000000 tokens."},
+		{agent: "research", period: store.PeriodDay, limit: "", note: "The daily budget of agent research is the config's again: 2,000,000 tokens."},
 		{agent: "research", period: store.PeriodDay, limit: "7", code: jarvisbot.EINVALID},
 		{agent: "research", period: "week", limit: "$7", code: jarvisbot.EINVALID},
 		{agent: "no way", period: store.PeriodDay, limit: "$7", code: jarvisbot.EINVALID},

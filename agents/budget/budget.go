@@ -18,6 +18,7 @@ import (
 	"encoding/base32"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,12 +49,31 @@ func (l Limit) String() string {
 		parts = append(parts, Dollars(l.USD))
 	}
 	if l.Tokens > 0 {
-		parts = append(parts, fmt.Sprintf("%d tokens", l.Tokens))
+		parts = append(parts, Tokens(l.Tokens)+" tokens")
 	}
 	if len(parts) == 0 {
 		return "no limit"
 	}
 	return strings.Join(parts, " and ")
+}
+
+// Tokens writes a count with thousands separated, "2,000,000", as the
+// config takes it too.
+func Tokens(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }
 
 // scale is l times f, tokens rounded up.
@@ -195,7 +215,7 @@ func (s Spent) Against(l Limit) string {
 		parts = append(parts, Dollars(s.USD)+" of "+Dollars(l.USD))
 	}
 	if l.Tokens > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d tokens", s.Tokens, l.Tokens))
+		parts = append(parts, Tokens(s.Tokens)+" of "+Tokens(l.Tokens)+" tokens")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -100,7 +100,7 @@ func TestBudgetStopsAtTheLimitA5(t *testing.T) {
 			over: "the monthly budget of agent default is reached: $3.00 of $3.00 spent this month; it resets at 00:00 CET (Fri 1 Jan)"},
 		{name: "installation tokens count every agent", lim: budget.Limits{All: budget.Pair{Day: budget.Limit{Tokens: 2_000_000}}},
 			calls: map[string][]time.Time{"default": {noon}, "research": {noon}}, agent: "default",
-			over: "the daily budget of the whole installation is reached: 2000000 of 2000000 tokens spent today"},
+			over: "the daily budget of the whole installation is reached: 2,000,000 of 2,000,000 tokens spent today"},
 		{name: "another agent's limit is not this one's", lim: budget.Limits{Agents: map[string]budget.Pair{"research": {Day: budget.Limit{USD: 1}}}},
 			calls: map[string][]time.Time{"research": {noon, noon}}, agent: "default"},
 	} {
@@ -227,7 +227,7 @@ func TestOwnerLimitWinsOverConfigA5(t *testing.T) {
 	if err := db.SetBudgetLimit(ctx, store.BudgetLimit{Period: store.PeriodDay, Agent: "default", Tokens: 1000}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Allow(ctx, "default", "chat"); err == nil || !strings.Contains(err.Error(), "2000000 of 1000 tokens") {
+	if err := c.Allow(ctx, "default", "chat"); err == nil || !strings.Contains(err.Error(), "2,000,000 of 1,000 tokens") {
 		t.Fatalf("the owner's agent limit: %v", err)
 	}
 }
@@ -279,6 +279,26 @@ func BenchmarkBudgetAllow(b *testing.B) {
 	for b.Loop() {
 		if err := c.Allow(ctx, "default", "chat"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestLimitWordsA5: limits and counts as the owner reads them.
+func TestLimitWordsA5(t *testing.T) {
+	for _, tc := range []struct {
+		l    budget.Limit
+		want string
+	}{
+		{budget.Limit{}, "no limit"},
+		{budget.Limit{USD: 5}, "$5.00"},
+		{budget.Limit{USD: 0.004}, "$0.0040"},
+		{budget.Limit{Tokens: 999}, "999 tokens"},
+		{budget.Limit{Tokens: 1000}, "1,000 tokens"},
+		{budget.Limit{Tokens: 2_000_000}, "2,000,000 tokens"},
+		{budget.Limit{USD: 1, Tokens: 123_456}, "$1.00 and 123,456 tokens"},
+	} {
+		if got := tc.l.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.l, got, tc.want)
 		}
 	}
 }
