@@ -109,3 +109,48 @@ func TestBudgetStopsTurnsAndTheButtonLetsOneThroughA5(t *testing.T) {
 		t.Errorf("the buttons' message after the press: %+v", m)
 	}
 }
+
+// TestBudgetOutlivesARestartA5: a message a budget stopped waits across a
+// restart: after it the 80% notice and the buttons are not sent again,
+// the buttons from before the restart still work, and the message is
+// answered then.
+func TestBudgetOutlivesARestartA5(t *testing.T) {
+	e, f, tg := ownerOnTelegram(t)
+	e.writeConfig(t, "prices:\n  test-model: {input: 1}\nbudgets:\n  daily: $1\n")
+	out, stop := startServe(t, e)
+	waitOutput(t, out, "jarvisbot is ready")
+	f.Push(fakellm.Step{Text: "First.", Usage: fakellm.Usage{InputTokens: 900_000}},
+		fakellm.Step{Text: "Second.", Usage: fakellm.Usage{InputTokens: 200_000}})
+	tg.SendText(42, 42, "one")
+	waitSent(t, tg, "the first answer", func(s []faketelegram.Sent) bool { return hasText(s, 42, "First.") })
+	tg.SendText(42, 42, "two")
+	waitSent(t, tg, "the second answer", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Second.") })
+	tg.SendText(42, 42, "three")
+	waitSent(t, tg, "the stop and the buttons", func(s []faketelegram.Sent) bool {
+		_, b := budgetButtons(s, 42)
+		return hasText(s, 42, "I did not start: the daily budget of the whole installation is reached") && len(b) == 3
+	})
+	stop()
+
+	out, stop = startServe(t, e)
+	defer stop()
+	waitOutput(t, out, "jarvisbot is ready")
+	waitSent(t, tg, "the waiting message stopped again", func(s []faketelegram.Sent) bool { return countText(s, 42, "I did not start") == 2 })
+	sent := tg.Sent()
+	if n := countText(sent, 42, "Over budget"); n != 1 {
+		t.Errorf("the buttons were sent %d times, want once", n)
+	}
+	if n := countText(sent, 42, "90% of the daily budget"); n != 1 {
+		t.Errorf("the 80%% notice came %d times, want once", n)
+	}
+	if n := len(f.Requests()); n != 2 {
+		t.Fatalf("%d model calls, want none past the budget", n)
+	}
+	msg, buttons := budgetButtons(sent, 42)
+	f.Push(fakellm.Step{Text: "Third, after the restart."})
+	tg.Press(42, 42, msg, buttons["Double for today"])
+	waitSent(t, tg, "the waiting message answered", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Third, after the restart.") })
+	if reqs := f.Requests(); len(reqs) != 3 || reqs[2].Messages[len(reqs[2].Messages)-1].Text != "three" {
+		t.Fatalf("%d model calls; the last was not the waiting message", len(reqs))
+	}
+}
