@@ -2,6 +2,7 @@ package desk
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +21,7 @@ import (
 // budgetDesk is a desk whose agent has a daily budget of $1 (the model
 // "m" costs $1 per million input tokens), on a clock pinned at noon, the
 // owner "test:1" and the owner's main chat "test:main".
-func budgetDesk(t *testing.T) (*Desk, *chatPlatform, *fakellm.Server, *clock.Fake) {
+func budgetDesk(t *testing.T, mods ...func(*Options)) (*Desk, *chatPlatform, *fakellm.Server, *clock.Fake, *sqlstore.DB) {
 	t.Helper()
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
@@ -31,6 +32,9 @@ func budgetDesk(t *testing.T) (*Desk, *chatPlatform, *fakellm.Server, *clock.Fak
 	d, plat, f, db := setupOpts(t, func(db *sqlstore.DB) Store { return db }, func(o *Options) {
 		rt = o.Runtime.(*agents.Runtime)
 		o.Clock, o.MainChat = clk, "test:main"
+		for _, mod := range mods {
+			mod(o)
+		}
 	}, "test:1")
 	c := budget.New(budget.Options{Store: db, Clock: clk, Zone: berlin, Notify: d.BudgetNotifier("test:main"),
 		Prices: usage.NewPrices(map[string]usage.Price{"m": {Input: 1}}),
@@ -39,7 +43,7 @@ func budgetDesk(t *testing.T) (*Desk, *chatPlatform, *fakellm.Server, *clock.Fak
 		}})
 	rt.Usage, rt.Budget, rt.Clock = db, c, clk
 	d.opt.Budget = c
-	return d, plat, f, clk
+	return d, plat, f, clk, db
 }
 
 // presses records the answers to button presses.
@@ -97,7 +101,7 @@ func countIn(texts []string, words string) int {
 // its button is taken once, and a raise lets the rest through.
 func TestBudgetReachedMidDayStopsTheNextTurnA5(t *testing.T) {
 	ctx := context.Background()
-	d, plat, f, _ := budgetDesk(t)
+	d, plat, f, _, _ := budgetDesk(t)
 	say := func(text string) {
 		d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: text})
 	}
@@ -193,7 +197,7 @@ func TestBudgetReachedMidDayStopsTheNextTurnA5(t *testing.T) {
 // once the period ends, with nobody pressing.
 func TestBudgetReleaseAtPeriodEndA5(t *testing.T) {
 	ctx := context.Background()
-	d, plat, f, clk := budgetDesk(t)
+	d, plat, f, clk, _ := budgetDesk(t)
 	f.Push(fakellm.Step{Text: "one", Usage: fakellm.Usage{InputTokens: 1_000_000}})
 	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "first"})
 	waitFor(t, "the first answer", func() (bool, any) { return slices.Contains(plat.to("test:1"), "one"), plat.to("test:1") })
@@ -203,4 +207,33 @@ func TestBudgetReleaseAtPeriodEndA5(t *testing.T) {
 	f.Push(fakellm.Step{Text: "two"})
 	clk.Advance(12*time.Hour + time.Second)
 	waitFor(t, "the second answered the next day", func() (bool, any) { return slices.Contains(plat.to("test:1"), "two"), plat.to("test:1") })
+}
+
+// TestBudgetWithReplicasA5: with replicas, a chat whose message a budget
+// stopped is let go to be tried again later, its message still waiting in
+// the store; the chat is told why once.
+func TestBudgetWithReplicasA5(t *testing.T) {
+	ctx := context.Background()
+	q := &elsewhereQueue{}
+	d, plat, f, _, db := budgetDesk(t, func(o *Options) { o.Queue = q })
+	f.Push(fakellm.Step{Text: "one", Usage: fakellm.Usage{InputTokens: 1_000_000}})
+	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "first"})
+	if err := d.AnswerChat(ctx, "test:1"); err != nil {
+		t.Fatal(err)
+	}
+	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "second"})
+	for range 2 {
+		err := d.AnswerChat(ctx, "test:1")
+		var later *Later
+		if !errors.As(err, &later) || later.RetryIn() != overBudgetWait {
+			t.Fatalf("AnswerChat over budget: %v, want to be tried again in %v", err, overBudgetWait)
+		}
+	}
+	waiting, err := db.WaitingIn(ctx, "test:1")
+	if err != nil || len(waiting) != 1 || waiting[0].Text != "second" {
+		t.Fatalf("waiting %+v %v, want the second message", waiting, err)
+	}
+	if got := plat.to("test:1"); countIn(got, "I did not start") != 1 || len(f.Requests()) != 1 {
+		t.Errorf("chat %q, %d model calls: want the reason once and no call past the budget", got, len(f.Requests()))
+	}
 }
