@@ -101,6 +101,9 @@ type Runtime struct {
 	// Usage, when set, records every model call with its tokens and the
 	// turn's tool figures (usage.go, A5).
 	Usage UsageRecorder
+	// Budget, when set, may stop a turn before its first model call
+	// (budget.go, A5).
+	Budget Budget
 
 	schemas schemaCache
 }
@@ -194,6 +197,9 @@ func (r *Runtime) now() time.Time {
 // Turn answers one message (A2).
 func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
 	defer r.observeTurn(ctx, time.Now(), &err)
+	if err := r.allowed(ctx, in); err != nil {
+		return Result{}, err
+	}
 	if in.Retry {
 		if res, begun, err := r.retry(ctx, in); begun {
 			return res, err

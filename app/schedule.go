@@ -61,7 +61,7 @@ func (a *Env) SkillRunner(ctx context.Context, cfg config.Config, s *Service) sc
 		},
 		Turn: func(ctx context.Context, p scheduler.Prompt) (string, error) {
 			res, err := rt.Turn(ctx, agents.Input{Agent: p.Agent, Chat: p.Chat, Text: p.Text, Schedule: p.Skill})
-			return res.Text, err
+			return res.Text, overBudgetRun(err)
 		},
 	})
 }

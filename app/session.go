@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/agents/budget"
 	"github.com/jarvisbot/jarvisbot/scheduler"
 	"github.com/jarvisbot/jarvisbot/skills"
 
@@ -27,6 +28,8 @@ type Session struct {
 	Shared *replicas.Queue
 	// Ready is what /readyz tells (health.go).
 	Ready Readiness
+	// Budget checks the budgets before each turn (budget.go).
+	Budget *budget.Checker
 }
 
 // SessionOptions say who answers and where approvals are asked.
@@ -93,6 +96,10 @@ func (a *Env) buildSession(ctx context.Context, cfg config.Config, log *slog.Log
 		return err
 	}
 	transcribe, speak, noTranscription := a.VoiceOf(ctx, cfg, log)
+	// Budgets (A5): checked before each turn; the owner is told and
+	// offered the buttons in the main chat, through the desk.
+	s.Budget = a.NewBudget(cfg, svc.DB, log, sessionNotifier{s, MainChat(cfg)})
+	svc.runtime.Budget = s.Budget
 	cmds := svc.commands()
 	s.pauseCommands(cmds)
 	s.Desk, err = desk.New(ctx, desk.Options{
@@ -103,6 +110,7 @@ func (a *Env) buildSession(ctx context.Context, cfg config.Config, log *slog.Log
 		Leases: svc.DB,
 		Queue:  queue,
 		Zone:   cfg.Location(), DashboardURL: DashboardURL(cfg),
+		Budget: s.Budget, Clock: a.Clock,
 		Renew: func(ctx context.Context, plugin string) (string, func(context.Context) error, error) {
 			return a.Renew(ctx, svc, plugin)
 		},

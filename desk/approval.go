@@ -232,6 +232,10 @@ func (d *Desk) HandlePress(ctx context.Context, p channels.Press) {
 		d.renew(ctx, p, plugin, answer)
 		return
 	}
+	if rest, ok := strings.CutPrefix(p.Data, budgetPrefix); ok {
+		d.budgetPress(ctx, p, rest, answer)
+		return
+	}
 	rest, ok := strings.CutPrefix(p.Data, buttonPrefix)
 	id, choice, ok2 := strings.Cut(rest, ":")
 	if !ok || !ok2 || len(id) > 64 || (choice != "y" && choice != "n" && choice != "a") {

@@ -19,6 +19,8 @@
 //     answered with a quote of what was heard, spoken back where the
 //     platform has voice notes (V1);
 //   - renew.go: the Renew button of a plugin sign-in that expired (P4);
+//   - budget.go: a message a budget stopped waits, as while paused, and
+//     the owner's buttons raise the limit or allow one more turn (A5);
 //   - replicas.go: turns across replicas sharing a PostgreSQL store (ST2).
 package desk
 
@@ -36,6 +38,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
 	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/clock"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -106,7 +109,13 @@ type Options struct {
 	// (web.url): a request's message links to its page there, which
 	// shows the call's arguments whole. "" leaves the link out.
 	DashboardURL string
-	Logger       *slog.Logger
+	// Budget, when set, decides the owner's presses on the buttons of a
+	// reached budget (budget.go, A5).
+	Budget BudgetDecider
+	// Clock times the release of chats a budget stopped at the end of
+	// its period; nil is the wall clock.
+	Clock  clock.Clock
+	Logger *slog.Logger
 }
 
 // Desk routes between channels and the runtime. It implements
@@ -135,6 +144,12 @@ type Desk struct {
 	// draining is set by Drain: messages are still kept in the inbox, but
 	// no new turn starts; the next start answers them.
 	draining bool
+	// overTold is the budget limit each chat was told stopped it;
+	// releaseAt and releaseStop the release armed for the end of a
+	// budget's period (budget.go).
+	overTold    map[string]string
+	releaseAt   time.Time
+	releaseStop func() bool
 }
 
 // New returns a desk over the given channels.
@@ -243,6 +258,7 @@ func (d *Desk) Drain(ctx context.Context) {
 	d.mu.Lock()
 	d.draining = true
 	d.mu.Unlock()
+	d.stopRelease()
 	done := make(chan struct{})
 	go func() { d.workers.Wait(); close(done) }()
 	select {
@@ -285,6 +301,10 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	}
 	res, err := d.run(ctx, m, in)
 	stopTyping()
+	if overBudget(m, err) {
+		d.tellOver(ctx, m, err)
+		return false, err // it waits at the head of its chat (hold)
+	}
 	text, send, done := d.answer(ctx, res, err)
 	if !send {
 		return done, err

@@ -31,7 +31,9 @@ type queued struct {
 type chatQueue struct {
 	msgs    []queued
 	running bool
-	cancel  context.CancelFunc
+	// held: a budget stopped the first message; it waits (budget.go).
+	held   bool
+	cancel context.CancelFunc
 	// behind counts, with replicas, the chat's messages waiting in the
 	// store behind the one this replica answers (AnswerChat).
 	behind int
@@ -85,7 +87,9 @@ func (d *Desk) enqueue(ctx context.Context, m queued) {
 		paused = d.tellPaused(m.Chat)
 	}
 	if start {
-		q.running = true
+		// A chat a budget stopped tries its first message again: the
+		// limit may have been raised elsewhere (the dashboard).
+		q.running, q.held = true, false
 		d.workers.Add(1)
 	}
 	d.mu.Unlock()
@@ -117,6 +121,10 @@ func (d *Desk) work(ctx context.Context, chat string) {
 		d.mu.Unlock()
 		done, err := d.turn(tctx, m)
 		cancel()
+		if !done && overBudget(m, err) {
+			d.hold(chat, m, err)
+			return
+		}
 		if m.answered != nil {
 			m.answered <- err
 		}

@@ -49,6 +49,9 @@ const (
 	pausedWait   = 5 * time.Second
 	stoppingWait = 0
 	elsewhere    = 30 * time.Second
+	// A chat a budget stopped is tried again now and then: the limit may
+	// be raised on another replica, or its period end.
+	overBudgetWait = time.Minute
 )
 
 // StopTurns makes the desk take up no chat from now on (AnswerChat says
@@ -167,11 +170,14 @@ func (d *Desk) answerNext(ctx context.Context, chat string, q *chatQueue) (more 
 	d.mu.Lock()
 	q.running, q.cancel = true, stopTurn // the owner's /cancel
 	d.mu.Unlock()
-	done, _ := d.turn(turnCtx, m)
+	done, terr := d.turn(turnCtx, m)
 	d.mu.Lock()
 	q.running, q.cancel = false, nil
 	d.mu.Unlock()
 	stopTurn()
+	if !done && overBudget(m, terr) {
+		return false, &Later{Wait: overBudgetWait, Reason: "a budget stopped its turn"}
+	}
 	if !done {
 		return false, &Later{Wait: stoppingWait, Reason: "the turn was stopped before its end"}
 	}

@@ -15,6 +15,10 @@
 // expects it tomorrow at 07:15, not now for a time that never was its
 // schedule. A skill switched off and on again is new too.
 //
+// A run a budget stopped before its model call is recorded as "over
+// budget": the owner was offered the budget's buttons already, so it is
+// neither a failure nor a report to deliver.
+//
 // A run that cannot start because no model is configured is recorded as
 // not run; the owner is told once in the main chat what to set, and not
 // again until a run starts. Such runs are not failures of the skill and
@@ -85,6 +89,13 @@ type Runner func(ctx context.Context, e Entry, chat string) (string, error)
 // ErrNoModel is wrapped by a Runner's error when the entry's agent has no
 // model configured: the run is recorded as not run, not as failed.
 var ErrNoModel = errors.New("no model is configured")
+
+// ErrOverBudget is wrapped by a Runner's error when a budget stopped the
+// run before its model call: the run is recorded as OutcomeOverBudget.
+var ErrOverBudget = errors.New("over budget")
+
+// OutcomeOverBudget is the outcome of a run a budget stopped.
+const OutcomeOverBudget = "over budget"
 
 // Deliverer posts a report to a chat.
 type Deliverer func(ctx context.Context, chat, text string) error
@@ -432,6 +443,7 @@ func (s *Scheduler) execute(ctx context.Context, e Entry, run store.Run, schedul
 	ctx = context.WithoutCancel(ctx)
 	run.FinishedAt = s.opt.Clock.Now()
 	notRun := errors.Is(err, ErrNoModel)
+	overBudget := errors.Is(err, ErrOverBudget)
 	switch {
 	case interrupted:
 		// jarvisbot stopped during the run: not the skill's failure.
@@ -442,6 +454,8 @@ func (s *Scheduler) execute(ctx context.Context, e Entry, run store.Run, schedul
 		return run
 	case notRun:
 		run.Outcome, run.Error, run.Delivery = "not-run", err.Error(), "none"
+	case overBudget:
+		run.Outcome, run.Error, run.Delivery = OutcomeOverBudget, err.Error(), "none"
 	case err != nil:
 		run.Outcome, run.Error = "failed", err.Error()
 		run.Report = fmt.Sprintf("The scheduled skill %s failed: %v", e.Skill, err)
@@ -461,6 +475,8 @@ func (s *Scheduler) execute(ctx context.Context, e Entry, run store.Run, schedul
 			if scheduled && !st.ToldNotRun {
 				st.ToldNotRun, tell = true, true
 			}
+		case overBudget:
+			// Not the skill's failure; the streak stays as it was.
 		case err != nil:
 			st.ToldNotRun = false // the turn started: a model is configured
 			st.Failures++
@@ -482,7 +498,7 @@ func (s *Scheduler) execute(ctx context.Context, e Entry, run store.Run, schedul
 		msg := fmt.Sprintf("The scheduled skill %s did not run: %v. It runs at its next time once a model is set; until then this message is not repeated (jarvisbot schedule run %s tries it now).", e.Skill, err, e.Skill)
 		s.notify(ctx, e.Skill, "no-model notice", msg, func(st *store.ScheduleState) { st.ToldNotRun = false })
 	}
-	if !notRun {
+	if !notRun && !overBudget {
 		_ = s.deliver(ctx, &run) // recorded and logged; a failure is retried
 	}
 	return run

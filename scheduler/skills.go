@@ -62,6 +62,8 @@ func RunError(r store.Run) error {
 		return nil
 	case "not-run":
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s did not run: %s", r.Skill, r.Error)
+	case OutcomeOverBudget:
+		return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "%s did not run: %s", r.Skill, r.Error)
 	}
 	return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "the run failed: %s", r.Error)
 }

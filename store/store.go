@@ -369,7 +369,7 @@ type Run struct {
 	Skill                 string
 	DueAt                 time.Time
 	StartedAt, FinishedAt time.Time
-	Outcome               string // running, ok, failed, skipped, not-run (it could not start: no model), interrupted (jarvisbot stopped during it)
+	Outcome               string // running, ok, failed, skipped, not-run (it could not start: no model), interrupted (jarvisbot stopped during it), over budget (a budget stopped it)
 	Error                 string
 	Report                string
 	Chat                  string

@@ -126,5 +126,6 @@ func ForSession(s *app.Session) Options {
 		Schedule:  ScheduleTab(s),
 		Route:     RouteTab(s),
 		Pause:     PauseSwitch(s),
+		Budgets:   BudgetsTab(s),
 	}
 }

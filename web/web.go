@@ -67,6 +67,8 @@ type Options struct {
 	Schedule  Schedule
 	Route     Route
 	Pause     Pause
+	// Budgets is the Agents tab's budget form (budgets.go).
+	Budgets Budgets
 }
 
 // Server is the dashboard's HTTP handler.
@@ -127,6 +129,7 @@ func New(o Options) (*Server, error) {
 	s.scheduleRoutes()
 	s.routeRoutes()
 	s.pauseRoutes()
+	s.budgetsRoutes()
 	return s, nil
 }
 

@@ -124,6 +124,9 @@ type Config struct {
 	// (V1).
 	Transcription Transcription `yaml:"transcription"`
 	Voice         Voice         `yaml:"voice"`
+	// Budgets bound what model calls spend, per day and month, for the
+	// whole installation and per agent (A5; budgets.go).
+	Budgets Budgets `yaml:"budgets"`
 	// Timezone is the owner's IANA time zone ("Europe/Berlin"): built-in
 	// plugins read and show times in it. "" means the system's (TZ);
 	// JARVIS_TIMEZONE wins.
@@ -652,6 +655,10 @@ func section(typeName string) (where, known string) {
 		where, t = "in a provider entry", reflect.TypeFor[Provider]()
 	case "config.MCPServer":
 		where, t = "in an mcp entry", reflect.TypeFor[MCPServer]()
+	case "config.Budgets":
+		where, t = "under budgets", reflect.TypeFor[Budgets]()
+	case "config.Budget":
+		where, t = "in a budgets.agents entry", reflect.TypeFor[Budget]()
 	default:
 		return "in " + typeName, "see `jarvisbot init`"
 	}
@@ -738,6 +745,9 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: prices.%s: a price is negative; give US dollars per million tokens", at("prices", model), model)
 		}
+	}
+	if err := c.Budgets.check(at); err != nil {
+		return err
 	}
 	if c.Approvals.TTL < 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: approvals.ttl is negative", at("approvals", "ttl"))

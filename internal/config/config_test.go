@@ -317,7 +317,7 @@ func TestTemplateLoads(t *testing.T) {
 // never has to read the source to learn a setting.
 func TestTemplateDocumentsEveryKey(t *testing.T) {
 	tmpl := string(Template())
-	for _, typ := range []reflect.Type{reflect.TypeFor[Config](), reflect.TypeFor[Keyring](), reflect.TypeFor[Agent](), reflect.TypeFor[MCPServer](), reflect.TypeFor[Provider]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[Config](), reflect.TypeFor[Keyring](), reflect.TypeFor[Agent](), reflect.TypeFor[MCPServer](), reflect.TypeFor[Provider](), reflect.TypeFor[Budgets](), reflect.TypeFor[Budget]()} {
 		for _, key := range yamlKeys(typ) {
 			if !strings.Contains(tmpl, key+":") {
 				t.Errorf("template does not mention %s key %q", typ.Name(), key)

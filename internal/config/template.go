@@ -270,6 +270,22 @@ prices:
   # llama3.1: {input: 0, output: 0}
   # claude-sonnet-4-5: {input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}
 
+# budgets: what model calls may spend, for the whole installation and per
+# agent, counted in your time zone. At 80% of a limit you get one message;
+# at the limit that agent's turns stop before calling the model and your
+# message waits, scheduled runs are skipped (recorded as "over budget"),
+# and buttons in your main chat raise the limit for the period or allow
+# one more turn. Limits set on the dashboard win over these.
+#   daily, monthly: "$5" (US dollars, by the prices above), "2M tokens" or
+#              "200000 tokens"; leave out (or none) for no limit.
+#   agents: the same by agent name; an agent not made yet gets its limit
+#              once it is.
+budgets:
+  # daily: $5
+  # monthly: $50
+  # agents:
+  #   research: {daily: 2M tokens, monthly: $20}
+
 # shutdown_timeout: when serve stops (end of console input, Ctrl-C, SIGTERM)
 # it takes no new messages and lets answers in progress finish for this
 # long; what is still running then is stopped and answered after the next
