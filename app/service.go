@@ -428,7 +428,7 @@ func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.To
 		Catalog:   s.Catalog.View,
 		Store:     s.DB,
 		Approvals: s.Approvals,
-		Usage:     s.DB,
+		Usage:     appClocked{next: s.DB, now: a.Now},
 		Log:       s.log,
 		Runners: agents.Runners{
 			wiki.ID:    wiki.New(filepath.Join(s.Config.DataDir, "wiki")),

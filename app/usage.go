@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/usage"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // Prices is the installation's price table: the shipped prices with the
@@ -110,4 +112,18 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// appClocked stamps each model call with the app's clock, the one the
+// usage figures, the budgets and the Overview count days on: the runtime
+// keeps the wall clock for its messages, and a call must fall on the same
+// day for all of them.
+type appClocked struct {
+	next agents.UsageRecorder
+	now  func() time.Time
+}
+
+func (u appClocked) RecordModelCall(ctx context.Context, c store.ModelCall) error {
+	c.At = u.now()
+	return u.next.RecordModelCall(ctx, c)
 }

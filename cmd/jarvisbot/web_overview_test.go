@@ -88,14 +88,13 @@ func TestDashboardOverviewInABrowserW2(t *testing.T) {
 		chart, series string
 		want          int
 	}{
-		// The two recorded days. Today's turn counts in the totals below but
-		// has no bar here: the runtime stamps its calls with the wall clock,
-		// not the test's pinned one, on which the window ends.
-		{"chart-tokens", "default", 2},
+		// The two recorded days, and today's turn: its call is stamped on
+		// the app's clock, the one the window ends on.
+		{"chart-tokens", "default", 3},
 		{"chart-tokens", "inbox", 1},
 		{"chart-cost", "inbox", 1},
-		{"chart-gate", "schema tokens sent", 2},
-		{"chart-gate", "saved by the gate", 2},
+		{"chart-gate", "schema tokens sent", 3},
+		{"chart-gate", "saved by the gate", 2}, // today's turn was offered every tool its agent has: nothing saved
 		{"chart-turns", "answered", 2}, // the day before, and today's turn, counted on the app's clock
 		{"chart-turns", "failed", 1},
 		{"chart-tiers", "ask", 1},
