@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"io"
 	"os"
 	"path/filepath"
@@ -73,6 +74,28 @@ func StoreTarget(cfg config.Config) string {
 // Agents already in the store keep the owner's later edits.
 func (a *Env) OpenStore(ctx context.Context, cfg config.Config) (*sqlstore.DB, error) {
 	return a.OpenStoreWith(ctx, cfg, nil)
+}
+
+// openWithCatalog opens the store once and assembles the catalog from it:
+// serve's start, where BuildCatalog and OpenStoreWith would open, check and
+// close the store twice on the way to the owner being reachable.
+func (a *Env) openWithCatalog(ctx context.Context, cfg config.Config) (*sqlstore.DB, *catalog.Catalog, error) {
+	if err := PrivateDataDir(cfg); err != nil {
+		return nil, nil, err
+	}
+	db, err := sqlstore.Open(ctx, StoreTarget(cfg))
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: db})
+	if err == nil {
+		err = agents.Seed(ctx, db, configuredAgents(cfg), ConfigName(cfg), func() (agents.Focuser, error) { return c.View(), nil })
+	}
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, c, nil
 }
 
 // openStoreWith is openStore for a command that has its catalog already:

@@ -288,11 +288,7 @@ func (s *Service) Resume(ctx context.Context) error {
 // them); orphan of a decision that no waiting turn took (a request from
 // before a restart), whose turn the caller continues.
 func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Logger, notify, orphan func(store.Approval)) (*Service, error) {
-	c, err := BuildCatalog(cfg, "")
-	if err != nil {
-		return nil, err
-	}
-	db, err := a.OpenStoreWith(ctx, cfg, c.View())
+	db, c, err := a.openWithCatalog(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -60,13 +61,17 @@ func checkTool(t SnapshotTool) error {
 	if err := validToolName(t.Name); err != nil {
 		return err
 	}
-	if len(t.InputSchema) > 0 {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(t.InputSchema, &obj); err != nil || obj == nil {
-			return fmt.Errorf("its inputSchema is not a JSON object")
-		}
+	if len(t.InputSchema) > 0 && !isObject(t.InputSchema) {
+		return fmt.Errorf("its inputSchema is not a JSON object")
 	}
 	return nil
+}
+
+// isObject reports valid JSON that is an object, without decoding it: every
+// tool of every list is checked at each start.
+func isObject(raw []byte) bool {
+	rest := bytes.TrimLeft(raw, " \t\r\n")
+	return len(rest) > 0 && rest[0] == '{' && json.Valid(raw)
 }
 
 func validToolName(name string) error {

@@ -18,6 +18,8 @@ func TestCompactSchemaSharesWhatIsCompactAlready(t *testing.T) {
 		{name: "compact", raw: `{"type":"object","properties":{"q":{"type":"string"}}}`, want: `{"type":"object","properties":{"q":{"type":"string"}}}`, shared: true},
 		{name: "spaces in strings stay", raw: `{"description":"a b  c"}`, want: `{"description":"a b  c"}`, shared: true},
 		{name: "pretty", raw: "{\n  \"type\": \"object\"\n}", want: `{"type":"object"}`},
+		{name: "an escaped quote keeps the string open", raw: `{"d":"say \" hi ","e":1}`, want: `{"d":"say \" hi ","e":1}`, shared: true},
+		{name: "an escaped backslash ends before the quote", raw: `{"d":"c:\\" , "e":1}`, want: `{"d":"c:\\","e":1}`},
 		{name: "not JSON", raw: `{"type":`, bad: true},
 	}
 	for _, tt := range tests {
@@ -54,5 +56,19 @@ func TestServerCapsShareTheListedSchemas(t *testing.T) {
 	}
 	if string(caps[1].InputSchema) != string(defaultSchema) {
 		t.Errorf("a tool without a schema got %s, want the default %s", caps[1].InputSchema, defaultSchema)
+	}
+}
+
+func TestIsObject(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want bool
+	}{
+		{`{}`, true}, {" \n{\"type\":\"object\"}", true}, {`[]`, false}, {`null`, false},
+		{`"{}"`, false}, {`{`, false}, {`{}x`, false}, {`{"a":}`, false}, {``, false},
+	} {
+		if got := isObject([]byte(tt.raw)); got != tt.want {
+			t.Errorf("isObject(%q) = %v, want %v", tt.raw, got, tt.want)
+		}
 	}
 }

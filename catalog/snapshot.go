@@ -226,13 +226,32 @@ func compactSchema(raw json.RawMessage) json.RawMessage {
 // itself rather than copied: whoever holds a tool list and the catalog built
 // from it then share one copy of each schema.
 func CompactSchema(raw json.RawMessage) (json.RawMessage, error) {
+	if json.Valid(raw) && !spaced(raw) {
+		return raw, nil // checked without a copy: most schemas are compact
+	}
 	var b bytes.Buffer
 	b.Grow(len(raw)) // compact is never longer: no slack kept per tool
 	if err := json.Compact(&b, raw); err != nil {
 		return nil, err
 	}
-	if b.Len() == len(raw) { // Compact only removes bytes: nothing was
-		return raw, nil
-	}
 	return b.Bytes(), nil
+}
+
+// spaced reports white space outside the strings of valid JSON: what
+// json.Compact would remove.
+func spaced(raw []byte) bool {
+	in, esc := false, false
+	for _, c := range raw {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return true
+		}
+	}
+	return false
 }
