@@ -179,7 +179,12 @@ func serverCaps(s Server, tools []SnapshotTool) []Capability {
 	tools, _ = AcceptTools(s.ID, tools)
 	caps := make([]Capability, 0, len(tools))
 	for _, t := range tools {
-		schema := compactSchema(t.InputSchema)
+		// AcceptTools checked the schema is a valid object: it is not
+		// checked again (this runs for every stored tool at each start).
+		schema := defaultSchema
+		if len(t.InputSchema) > 0 {
+			schema = compactValid(t.InputSchema)
+		}
 		caps = append(caps, Capability{
 			ID:          MCPID(s.ID, t.Name),
 			Kind:        KindMCP,
@@ -187,7 +192,7 @@ func serverCaps(s Server, tools []SnapshotTool) []Capability {
 			Name:        t.Name,
 			Description: t.Description,
 			InputSchema: schema,
-			enums:       enumWords(schema),
+			enums:       validEnumWords(schema),
 			enumsRead:   true,
 			Tier:        toolTier(t.Annotations, s.Trusted),
 			Connected:   s.Connected,

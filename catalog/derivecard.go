@@ -121,37 +121,83 @@ func serverSpans(s *Server, tools []*Capability) []textSpan {
 // arguments, at any depth: identifiers and codes ("us-east-1", "ASC")
 // are no words and are left out.
 func enumWords(schema json.RawMessage) []string {
-	if len(schema) == 0 || !bytes.Contains(schema, []byte(`"enum"`)) {
+	if !json.Valid(schema) {
 		return nil
 	}
-	var root any
-	if json.Unmarshal(schema, &root) != nil {
+	return validEnumWords(schema)
+}
+
+// validEnumWords is enumWords on a schema known to be valid JSON.
+func validEnumWords(schema json.RawMessage) []string {
+	if !bytes.Contains(schema, []byte(`"enum"`)) {
 		return nil
 	}
+	// One pass over the valid JSON, decoding nothing but the enums' words:
+	// it runs for every tool of every server at each start. enums marks,
+	// per open array or object, an array that is an "enum" key's value:
+	// its string elements are the words, at any depth.
 	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			if list, ok := v["enum"].([]any); ok {
-				for _, e := range list {
-					if s, ok := e.(string); ok && isPlainWord(s) && !slices.Contains(out, s) {
-						out = append(out, s)
-					}
+	var enums []bool
+	pending := false // the last key read was "enum": its value comes next
+	for i := 0; i < len(schema); i++ {
+		switch c := schema[i]; c {
+		case '"':
+			j := stringEnd(schema, i)
+			k := j + 1
+			for k < len(schema) && isJSONSpace(schema[k]) {
+				k++
+			}
+			if k < len(schema) && schema[k] == ':' { // a key
+				pending = string(schema[i:j+1]) == `"enum"`
+				i = k
+				continue
+			}
+			if n := len(enums); n > 0 && enums[n-1] {
+				if w := unquote(schema[i : j+1]); isPlainWord(w) && !slices.Contains(out, w) {
+					out = append(out, w)
 				}
 			}
-			for _, x := range v {
-				walk(x)
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
+			pending, i = false, j
+		case '[':
+			enums, pending = append(enums, pending), false
+		case '{':
+			enums, pending = append(enums, false), false
+		case ']', '}':
+			enums = enums[:len(enums)-1]
+		case ',':
+		default:
+			if !isJSONSpace(c) {
+				pending = false // a number or a literal: no enum's array
 			}
 		}
 	}
-	walk(root)
 	slices.Sort(out)
 	return out
+}
+
+// stringEnd is the index of the quote that closes the string opening at i.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return len(b) - 1 // not reached in valid JSON
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// unquote is a JSON string's value; most hold no escape to decode.
+func unquote(quoted []byte) string {
+	if !bytes.ContainsRune(quoted, '\\') {
+		return string(quoted[1 : len(quoted)-1])
+	}
+	var s string
+	_ = json.Unmarshal(quoted, &s) // valid JSON: cannot fail
+	return s
 }
 
 // isPlainWord reports a word written in lower-case letters, as people

@@ -2,8 +2,11 @@ package catalog
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
 // TestEnumWordsC5: the word values of enums at any depth are read, and
@@ -21,6 +24,11 @@ func TestEnumWordsC5(t *testing.T) {
 		{"enum as a value", `{"properties":{"kind":{"const":"enum","default":"driving"}}}`, nil},
 		{"arrays inside an enum", `{"enum":[["walking"],{"x":"driving"},"bicycling"]}`, []string{"bicycling"}},
 		{"broken", `{"properties":{"m":{"enum":["walking"]},"n":{`, nil},
+		{"pretty, with escapes", "{\n  \"enum\" : [ \"walk\\u0069ng\" ,\n \"driving\" ]\n}", []string{"driving", "walking"}},
+		{"after other keys and values", `{"a":1,"b":[2,{"c":null}],"enum":["walking"]}`, []string{"walking"}},
+		{"an enum key with a number, an array after", `{"enum":5,"x":["walking"]}`, nil},
+		{"enum words quoted in a description", `{"description":"use \"enum\": [\"walking\"]","enum":["driving"]}`, []string{"driving"}},
+		{"a property named enum holding an enum", `{"properties":{"enum":{"enum":["walking"]}}}`, []string{"walking"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -28,5 +36,68 @@ func TestEnumWordsC5(t *testing.T) {
 				t.Errorf("enumWords = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// enumWordsDecoded is enumWords as a full decode and walk: slower, plainly
+// right; the scan must agree with it on every real tool.
+func enumWordsDecoded(schema json.RawMessage) []string {
+	var root any
+	if json.Unmarshal(schema, &root) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if list, ok := v["enum"].([]any); ok {
+				for _, e := range list {
+					if s, ok := e.(string); ok && isPlainWord(s) && !slices.Contains(out, s) {
+						out = append(out, s)
+					}
+				}
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(root)
+	slices.Sort(out)
+	return out
+}
+
+// TestEnumWordsAgreeWithADecode: over the 294 real tools of the extended
+// snapshot, the scan finds exactly the words a full decode does.
+func TestEnumWordsAgreeWithADecode(t *testing.T) {
+	f, err := os.Open(fixtures.Path(t, "catalog-extended.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	snap, err := ReadSnapshot(f, "catalog-extended.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, with := 0, 0
+	for _, s := range snap.MCPServers {
+		for _, tool := range s.Tools {
+			n++
+			got, want := enumWords(tool.InputSchema), enumWordsDecoded(tool.InputSchema)
+			if len(want) > 0 {
+				with++
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s/%s: enumWords = %q, a decode finds %q", s.Name, tool.Name, got, want)
+			}
+		}
+	}
+	if n < 290 || with == 0 {
+		t.Errorf("compared %d tools, %d with enum words: the snapshot is not the one expected", n, with)
 	}
 }

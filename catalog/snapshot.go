@@ -207,34 +207,31 @@ func toolTier(a *Annotations, trusted bool) Tier {
 	return TierMonitor
 }
 
-// compactSchema returns the schema in compact form: the model gets the same
+// CompactSchema returns raw in compact form: the model gets the same
 // meaning in fewer bytes, and identical bytes from turn to turn. A schema
-// that cannot be read becomes the default one.
-func compactSchema(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return defaultSchema
+// that is compact already, as one on a stdio server's single line usually
+// is, is returned itself rather than copied: whoever holds a tool list and
+// the catalog built from it then share one copy of each schema.
+func CompactSchema(raw json.RawMessage) (json.RawMessage, error) {
+	if !json.Valid(raw) {
+		var b bytes.Buffer
+		return nil, json.Compact(&b, raw) // its error says where
 	}
-	c, err := CompactSchema(raw)
-	if err != nil {
-		return defaultSchema
-	}
-	return c
+	return compactValid(raw), nil
 }
 
-// CompactSchema returns raw in compact form. A schema that is compact
-// already, as one on a stdio server's single line usually is, is returned
-// itself rather than copied: whoever holds a tool list and the catalog built
-// from it then share one copy of each schema.
-func CompactSchema(raw json.RawMessage) (json.RawMessage, error) {
-	if json.Valid(raw) && !spaced(raw) {
-		return raw, nil // checked without a copy: most schemas are compact
+// compactValid is CompactSchema on valid JSON: raw itself when it is
+// compact, checked without a copy, as most schemas are.
+func compactValid(raw json.RawMessage) json.RawMessage {
+	if !spaced(raw) {
+		return raw
 	}
 	var b bytes.Buffer
 	b.Grow(len(raw)) // compact is never longer: no slack kept per tool
 	if err := json.Compact(&b, raw); err != nil {
-		return nil, err
+		return raw // not reached: raw is valid
 	}
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 // spaced reports white space outside the strings of valid JSON: what
