@@ -37,7 +37,14 @@ func (s *Service) commands() map[string]func(ctx context.Context, chat string) s
 			s.log.Error("reading usage for /usage", "err", err)
 			return "I could not read the usage record: " + err.Error()
 		}
-		return UsageText(sum)
+		text := UsageText(sum)
+		rows, err := s.Installation().Budgets(ctx)
+		if err != nil {
+			s.log.Warn("reading the budgets for /usage", "err", err)
+		} else if b := BudgetsText(rows); b != "" {
+			text += "\n" + b
+		}
+		return text
 	}
 	return cmds
 }

@@ -127,3 +127,29 @@ func (u appClocked) RecordModelCall(ctx context.Context, c store.ModelCall) erro
 	c.At = u.now()
 	return u.next.RecordModelCall(ctx, c)
 }
+
+// BudgetsText is the limits that are set, with what their period spent,
+// as /usage adds them: "Budgets: monthly for the whole installation $12.40
+// of $50.00; daily for agent research 1.2M of 2M tokens."; "" when none is
+// set.
+func BudgetsText(rows []BudgetRow) string {
+	var parts []string
+	for _, r := range rows {
+		if r.Limit.IsZero() {
+			continue
+		}
+		period := "daily"
+		if r.Period == store.PeriodMonth {
+			period = "monthly"
+		}
+		whose := "the whole installation"
+		if r.Agent != "" {
+			whose = "agent " + r.Agent
+		}
+		parts = append(parts, fmt.Sprintf("%s for %s %s", period, whose, r.Spent.Against(r.Limit)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Budgets: " + strings.Join(parts, "; ") + "."
+}

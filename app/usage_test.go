@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/agents/budget"
 	"github.com/jarvisbot/jarvisbot/agents/usage"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 func TestUsageText(t *testing.T) {
@@ -35,5 +37,25 @@ func TestUsageText(t *testing.T) {
 				t.Errorf("%s: %q should not be in\n%s", tt.name, n, got)
 			}
 		}
+	}
+}
+
+func TestBudgetsText(t *testing.T) {
+	rows := []BudgetRow{
+		{Agent: "", Period: store.PeriodDay},
+		{Agent: "", Period: store.PeriodMonth, Limit: budget.Limit{USD: 50}, Spent: budget.Spent{USD: 12.4}},
+		{Agent: "research", Period: store.PeriodDay, Limit: budget.Limit{Tokens: 2_000_000}, Spent: budget.Spent{Tokens: 1_200_000}},
+	}
+	got := BudgetsText(rows)
+	for _, w := range []string{"Budgets: monthly for the whole installation $12.40 of $50.00;", "daily for agent research "} {
+		if !strings.Contains(got, w) {
+			t.Errorf("%q is missing from %q", w, got)
+		}
+	}
+	if strings.Contains(got, "daily for the whole installation") {
+		t.Errorf("a limit that is not set is shown: %q", got)
+	}
+	if BudgetsText(rows[:1]) != "" {
+		t.Errorf("no limit set, yet %q", BudgetsText(rows[:1]))
 	}
 }

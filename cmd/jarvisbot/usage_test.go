@@ -37,7 +37,7 @@ func TestUsageRecordsWhatEachProviderReportedA5(t *testing.T) {
 				e.vars["ANTHROPIC_API_KEY"], e.vars["ANTHROPIC_BASE_URL"] = "test-key", f.AnthropicURL()
 			} else {
 				e.vars["OPENAI_API_KEY"], e.vars["OPENAI_BASE_URL"] = "test-key", f.OpenAIURL()
-				e.writeConfig(t, "prices:\n  my-local-model: {input: 1, output: 2, cache_read: 0.5}\n")
+				e.writeConfig(t, "prices:\n  my-local-model: {input: 1, output: 2, cache_read: 0.5}\nbudgets:\n  monthly: $50\n")
 			}
 			if code, out, _ := e.jarvis(t, "", "usage"); code != 0 || !strings.Contains(out, "No model calls since") {
 				t.Fatalf("usage before any call: exit %d: %s", code, out)
@@ -75,8 +75,13 @@ func TestUsageRecordsWhatEachProviderReportedA5(t *testing.T) {
 			if !strings.Contains(text, "total") || !strings.Contains(text, "default") || !strings.Contains(text, usagereport.Dollars(want)) {
 				t.Errorf("usage:\n%s", text)
 			}
-			if _, chat, _ := e.jarvis(t, "", "chat", "-m", "/usage"); !strings.Contains(chat, "Today: 2 model calls, ") || !strings.Contains(chat, "Agents this month: default ") {
+			_, chat, _ := e.jarvis(t, "", "chat", "-m", "/usage")
+			if !strings.Contains(chat, "Today: 2 model calls, ") || !strings.Contains(chat, "Agents this month: default ") {
 				t.Errorf("/usage in chat:\n%s", chat)
+			}
+			// A budget that is set is said with what its period spent.
+			if hasBudget := strings.Contains(chat, "Budgets: monthly for the whole installation "+usagereport.Dollars(want)+" of $50.00."); hasBudget != (tc.provider == "openai") {
+				t.Errorf("/usage with budgets: %v in\n%s", hasBudget, chat)
 			}
 			if code, _, errOut := e.jarvis(t, "", "usage", "--by", "colour"); code != 2 || !strings.Contains(errOut, "agent, model, day, source") {
 				t.Errorf("usage --by colour: exit %d, %s", code, errOut)
