@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jarvisbot/jarvisbot/agents"
+	"github.com/jarvisbot/jarvisbot/agents/budget"
 	"github.com/jarvisbot/jarvisbot/agents/usage"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -142,10 +143,7 @@ func BudgetsText(rows []BudgetRow) string {
 		if r.Period == store.PeriodMonth {
 			period = "monthly"
 		}
-		whose := "the whole installation"
-		if r.Agent != "" {
-			whose = "agent " + r.Agent
-		}
+		whose := budget.Rule{Agent: r.Agent}.Whose() // as the budget's own messages name it
 		parts = append(parts, fmt.Sprintf("%s for %s %s", period, whose, r.Spent.Against(r.Limit)))
 	}
 	if len(parts) == 0 {
