@@ -196,7 +196,7 @@ func (r *Runtime) now() time.Time {
 
 // Turn answers one message (A2).
 func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
-	defer r.observeTurn(ctx, time.Now(), &err)
+	defer r.observeTurn(ctx, in.Agent, time.Now(), &err)
 	if err := r.allowed(ctx, in); err != nil {
 		return Result{}, err
 	}
@@ -491,7 +491,7 @@ func (r *Runtime) answerCalls(ctx context.Context, st *turnState, calls []llm.To
 // tiers, and the model goes on. The answer goes back to the chat the
 // request came from, which the caller delivers.
 func (r *Runtime) Continue(ctx context.Context, a store.Approval) (res Result, err error) {
-	defer r.observeTurn(ctx, time.Now(), &err)
+	defer r.observeTurn(ctx, a.Agent, time.Now(), &err)
 	stored, err := r.Store.History(ctx, a.Chat, 50)
 	if err != nil {
 		return Result{}, err
@@ -535,7 +535,7 @@ func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Re
 	call := llm.ToolCall{ID: "decided-" + a.ID, Name: llm.WireName(cp.ID), Input: json.RawMessage(a.Args)}
 	res, outcome, joined := r.decided(ctx, st.in, cp, call, a)
 	st.res.Calls = append(st.res.Calls, CallRecord{Tool: cp.ID, Tier: catalog.TierAsk, Outcome: outcome})
-	r.observeCalls(st.res.Calls[len(st.res.Calls)-1:])
+	r.observeCalls(st.agent, st.res.Calls[len(st.res.Calls)-1:])
 	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] %s has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s%s\n\nTell the owner briefly what came of it.",
 		decider(a), a.Summary, a.Tool, outcome, res.Content, r.join(ctx, st, joined))}
 	if err := r.save(ctx, st.in, note); err != nil {
@@ -746,7 +746,7 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 			results[i].Content += r.join(ctx, st, asked[i])
 		}
 	}
-	r.observeCalls(records)
+	r.observeCalls(st.agent, records)
 	return results, records
 }
 

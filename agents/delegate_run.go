@@ -140,7 +140,7 @@ func (r *Runtime) delegateTurn(ctx context.Context, st *turnState) (DelegateTurn
 			}
 			rec := CallRecord{Tool: DelegateToolID(st.agent, tool), Tier: catalog.TierAsk, Outcome: outcome}
 			st.res.Calls = append(st.res.Calls, rec)
-			r.observeCalls([]CallRecord{rec})
+			r.observeCalls(st.agent, []CallRecord{rec})
 			return ok, err
 		},
 		Session: session,

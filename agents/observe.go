@@ -1,10 +1,13 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // Observer hears what the runtime does, for an operator's metrics
@@ -13,11 +16,13 @@ import (
 // an Observer must be safe for concurrent use, and quick: it runs inside
 // the turn. Labels are from small fixed sets (below), never error text.
 type Observer interface {
-	// TurnDone is a turn's end: outcome is one of the Turn* values.
-	TurnDone(outcome string, took time.Duration)
-	// ToolCalled is one call's end: tier is the call's tier ("" when it
-	// was refused before one applied), outcome one of the Call* values.
-	ToolCalled(tier, outcome string)
+	// TurnDone is a turn's end: agent is whose turn it was, outcome one
+	// of the Turn* values.
+	TurnDone(agent, outcome string, took time.Duration)
+	// ToolCalled is one call's end: agent is whose call it was, tier the
+	// call's tier ("" when it was refused before one applied), outcome
+	// one of the Call* values.
+	ToolCalled(agent, tier, outcome string)
 	// Offered is the number of tools the gate offered a turn as it began.
 	Offered(n int)
 }
@@ -50,15 +55,15 @@ func (r *Runtime) observer() Observer {
 
 type noObserver struct{}
 
-func (noObserver) TurnDone(string, time.Duration) {}
-func (noObserver) ToolCalled(string, string)      {}
-func (noObserver) Offered(int)                    {}
+func (noObserver) TurnDone(string, string, time.Duration) {}
+func (noObserver) ToolCalled(string, string, string)      {}
+func (noObserver) Offered(int)                            {}
 
 // observeTurn reports a turn that began at began once it ends with *err
 // (deferred, so every return counts). Its duration is wall time, whatever
 // the runtime's clock: an operator measures how long the owner waited.
-func (r *Runtime) observeTurn(ctx context.Context, began time.Time, err *error) {
-	r.observer().TurnDone(turnOutcome(ctx, *err), time.Since(began))
+func (r *Runtime) observeTurn(ctx context.Context, agent string, began time.Time, err *error) {
+	r.observer().TurnDone(cmp.Or(agent, store.DefaultAgent), turnOutcome(ctx, *err), time.Since(began))
 }
 
 // turnOutcome classes a turn's error.
@@ -75,10 +80,10 @@ func turnOutcome(ctx context.Context, err error) string {
 }
 
 // observeCalls reports a step's calls.
-func (r *Runtime) observeCalls(records []CallRecord) {
+func (r *Runtime) observeCalls(agent string, records []CallRecord) {
 	o := r.observer()
 	for _, rec := range records {
-		o.ToolCalled(string(rec.Tier), callOutcome(rec.Outcome))
+		o.ToolCalled(agent, string(rec.Tier), callOutcome(rec.Outcome))
 	}
 }
 

@@ -17,18 +17,28 @@ type heard struct {
 	turns   []string
 	calls   []string // tier/outcome
 	offered []int
+	agents  map[string]bool // whose turns and calls were heard
 }
 
-func (h *heard) TurnDone(outcome string, _ time.Duration) {
+func (h *heard) TurnDone(agent, outcome string, _ time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.turns = append(h.turns, outcome)
+	h.agent(agent)
 }
 
-func (h *heard) ToolCalled(tier, outcome string) {
+func (h *heard) ToolCalled(agent, tier, outcome string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.calls = append(h.calls, tier+"/"+outcome)
+	h.agent(agent)
+}
+
+func (h *heard) agent(name string) {
+	if h.agents == nil {
+		h.agents = map[string]bool{}
+	}
+	h.agents[name] = true
 }
 
 func (h *heard) Offered(n int) {
@@ -59,6 +69,9 @@ func TestObserverHearsTurnsAndCalls(t *testing.T) {
 	}
 	if len(h.offered) != 1 || h.offered[0] == 0 {
 		t.Errorf("offers heard %v, want one turn's non-zero offer", h.offered)
+	}
+	if len(h.agents) != 1 || !h.agents["default"] {
+		t.Errorf("the turn and its calls were heard as those of %v, want the default agent's", h.agents)
 	}
 
 	// An ask-tier call the owner denies.

@@ -372,19 +372,21 @@ func (a *Env) tally(db store.Tallies, loc *time.Location, log *slog.Logger) agen
 	return tallyObserver{db: db, now: a.Now, loc: loc, log: log}
 }
 
-func (t tallyObserver) TurnDone(outcome string, _ time.Duration) { t.add(store.TallyTurn, outcome) }
+func (t tallyObserver) TurnDone(agent, outcome string, _ time.Duration) {
+	t.add(agent, store.TallyTurn, outcome)
+}
 
-func (t tallyObserver) ToolCalled(tier, _ string) {
-	t.add(store.TallyToolCall, cmp.Or(tier, store.TallyNoTier))
+func (t tallyObserver) ToolCalled(agent, tier, _ string) {
+	t.add(agent, store.TallyToolCall, cmp.Or(tier, store.TallyNoTier))
 }
 
 func (tallyObserver) Offered(int) {} // the usage record keeps what each call offered
 
-func (t tallyObserver) add(kind, key string) {
+func (t tallyObserver) add(agent, kind, key string) {
 	ctx, cancel := context.WithTimeout(context.Background(), tallyTimeout)
 	defer cancel()
 	day := t.now().In(t.loc).Format(time.DateOnly)
-	if err := t.db.AddTally(ctx, day, "", kind, key, 1); err != nil {
+	if err := t.db.AddTally(ctx, day, agent, kind, key, 1); err != nil {
 		t.log.Warn("counting a turn or tool call for the overview", "kind", kind, "key", key, "err", err)
 	}
 }
@@ -393,15 +395,15 @@ func (t tallyObserver) add(kind, key string) {
 // and, when serve exposes them, the operator's metrics.
 type observers []agents.Observer
 
-func (o observers) TurnDone(outcome string, took time.Duration) {
+func (o observers) TurnDone(agent, outcome string, took time.Duration) {
 	for _, x := range o {
-		x.TurnDone(outcome, took)
+		x.TurnDone(agent, outcome, took)
 	}
 }
 
-func (o observers) ToolCalled(tier, outcome string) {
+func (o observers) ToolCalled(agent, tier, outcome string) {
 	for _, x := range o {
-		x.ToolCalled(tier, outcome)
+		x.ToolCalled(agent, tier, outcome)
 	}
 }
 

@@ -129,10 +129,19 @@ func TestTallyObserverCountsPerOwnersDayW2(t *testing.T) {
 	in := testInstallation(t, nil)
 	var o agents.Observer = observers{in.Env.tally(in.DB, in.Config.Location(), slog.New(slog.DiscardHandler))}
 	for _, out := range []string{agents.TurnOK, agents.TurnOK, agents.TurnError, agents.TurnAwaiting, "surprise"} {
-		o.TurnDone(out, time.Second)
+		o.TurnDone("research", out, time.Second)
 	}
 	for _, tier := range []string{"safe", "safe", "ask", ""} {
-		o.ToolCalled(tier, agents.CallOK)
+		o.ToolCalled("research", tier, agents.CallOK)
+	}
+	rows, err := in.DB.TalliesSince(ctx, "2000-01-01")
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("tallies %+v, %v", rows, err)
+	}
+	for _, r := range rows {
+		if r.Agent != "research" {
+			t.Errorf("a tally of %s/%s was kept for agent %q, want research", r.Kind, r.Key, r.Agent)
+		}
 	}
 	o.Offered(12)
 	ov, err := in.Overview(ctx)
@@ -206,11 +215,11 @@ func TestChannelStatesW2(t *testing.T) {
 // heard records what an observer heard.
 type heard struct{ calls *[]string }
 
-func (h heard) TurnDone(outcome string, _ time.Duration) {
-	*h.calls = append(*h.calls, "turn "+outcome)
+func (h heard) TurnDone(agent, outcome string, _ time.Duration) {
+	*h.calls = append(*h.calls, "turn "+agent+" "+outcome)
 }
-func (h heard) ToolCalled(tier, outcome string) {
-	*h.calls = append(*h.calls, "call "+tier+" "+outcome)
+func (h heard) ToolCalled(agent, tier, outcome string) {
+	*h.calls = append(*h.calls, "call "+agent+" "+tier+" "+outcome)
 }
 func (h heard) Offered(n int) { *h.calls = append(*h.calls, fmt.Sprint("offered ", n)) }
 
@@ -222,10 +231,10 @@ func TestObserversHearInTurnW2(t *testing.T) {
 	s.observe(heard{&got})
 	s.observe(heard{&got})
 	o := s.runtime.Observer
-	o.TurnDone(agents.TurnOK, time.Second)
-	o.ToolCalled("ask", agents.CallDenied)
+	o.TurnDone("inbox", agents.TurnOK, time.Second)
+	o.ToolCalled("inbox", "ask", agents.CallDenied)
 	o.Offered(3)
-	want := []string{"turn ok", "turn ok", "call ask denied", "call ask denied", "offered 3", "offered 3"}
+	want := []string{"turn inbox ok", "turn inbox ok", "call inbox ask denied", "call inbox ask denied", "offered 3", "offered 3"}
 	if !slices.Equal(got, want) {
 		t.Errorf("heard %q, want %q", got, want)
 	}

@@ -10,8 +10,7 @@ import "context"
 type Tally struct {
 	// Day is the day in the owner's time zone, as "2006-01-02".
 	Day string
-	// Agent is the agent the events were of; "" where the event did not
-	// say (the runtime's observer does not name one today).
+	// Agent is the agent whose turns and calls were counted.
 	Agent string
 	// Kind is TallyTurn or TallyToolCall; Key its outcome or tier.
 	Kind  string

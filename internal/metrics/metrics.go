@@ -225,13 +225,14 @@ func (m *Metrics) readGauges(ctx context.Context) []family {
 
 // TurnDone counts a finished turn. The outcomes are agents' fixed
 // vocabulary (agents.TurnOK …), so no error text becomes a series.
-func (m *Metrics) TurnDone(outcome string, took time.Duration) {
+// Agents are not a label: their names are the owner's, unbounded.
+func (m *Metrics) TurnDone(_, outcome string, took time.Duration) {
 	m.turns.inc([2]string{outcome})
 	m.turnTime.observe(took.Seconds())
 }
 
 // ToolCalled counts one tool call; outcomes are agents' (agents.CallOK …).
-func (m *Metrics) ToolCalled(tier, outcome string) {
+func (m *Metrics) ToolCalled(_, tier, outcome string) {
 	if tier == "" {
 		tier = "none"
 	}

@@ -27,12 +27,12 @@ func TestMetricsCountTurnsAndCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.TurnDone("ok", 1500*time.Millisecond)
-	m.TurnDone("ok", 200*time.Millisecond)
-	m.TurnDone("error", time.Second)
-	m.ToolCalled("safe", "ok")
-	m.ToolCalled("ask", "denied")
-	m.ToolCalled("", "refused")
+	m.TurnDone("", "ok", 1500*time.Millisecond)
+	m.TurnDone("", "ok", 200*time.Millisecond)
+	m.TurnDone("", "error", time.Second)
+	m.ToolCalled("", "safe", "ok")
+	m.ToolCalled("", "ask", "denied")
+	m.ToolCalled("", "", "refused")
 	m.Offered(7)
 
 	fams := parse(t, scrape(t, m))
@@ -136,7 +136,7 @@ func TestMetricsOwnRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.TurnDone("ok", time.Second)
+	a.TurnDone("", "ok", time.Second)
 	if got := b.turns.value([2]string{"ok"}); got != 0 {
 		t.Errorf("b counted a's turn: %v", got)
 	}
@@ -153,8 +153,8 @@ func TestScrapeIsPrometheusText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.TurnDone("ok", time.Second)
-	m.ToolCalled("safe", "ok")
+	m.TurnDone("", "ok", time.Second)
+	m.ToolCalled("", "safe", "ok")
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	if ct := rec.Header().Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8" {
@@ -238,7 +238,7 @@ func TestLabelValuesEscaped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.TurnDone(v, time.Second)
+		m.TurnDone("", v, time.Second)
 		fams := parse(t, scrape(t, m))
 		find(t, fams, "jarvisbot_build_info", map[string]string{"version": v, "goversion": runtime.Version()})
 		find(t, fams, "jarvisbot_turns_total", map[string]string{"outcome": v})
@@ -254,7 +254,7 @@ func TestHistogramBucketsCumulative(t *testing.T) {
 	}
 	// Bounds 0.25 0.5 1 2 5 10 20 30 60 120 300 600.
 	for _, s := range []float64{0.1, 0.25, 0.3, 1, 1, 7, 599, 600, 601, 3600} {
-		m.TurnDone("ok", time.Duration(s*float64(time.Second)))
+		m.TurnDone("", "ok", time.Duration(s*float64(time.Second)))
 	}
 	body := scrape(t, m)
 	for _, line := range []string{
@@ -301,8 +301,8 @@ func TestMetricsConcurrent(t *testing.T) {
 	for range workers {
 		wg.Go(func() {
 			for i := range each {
-				m.TurnDone("ok", time.Duration(i)*time.Millisecond)
-				m.ToolCalled("safe", "ok")
+				m.TurnDone("", "ok", time.Duration(i)*time.Millisecond)
+				m.ToolCalled("", "safe", "ok")
 				m.Offered(i % 10)
 			}
 		})
