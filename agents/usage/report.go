@@ -123,6 +123,13 @@ func Group(calls []store.ModelCall, by string, prices Prices, loc *time.Location
 	return rows, total, nil
 }
 
+// CheckGrouping says what is wrong with a way to group, before any call
+// is read.
+func CheckGrouping(by string) error {
+	_, err := keyOf(by, nil)
+	return err
+}
+
 func keyOf(by string, loc *time.Location) (func(store.ModelCall) string, error) {
 	if loc == nil {
 		loc = time.Local

@@ -143,3 +143,14 @@ func TestParseSince(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckGrouping(t *testing.T) {
+	for _, by := range Groupings {
+		if err := CheckGrouping(by); err != nil {
+			t.Errorf("CheckGrouping(%q) = %v", by, err)
+		}
+	}
+	if err := CheckGrouping("colour"); err == nil {
+		t.Error("CheckGrouping(colour): no error")
+	}
+}

@@ -25,6 +25,9 @@ func cmdUsage(ctx context.Context, a *cli, args []string) error {
 	if len(pos) > 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", synopsis)
 	}
+	if err := usagereport.CheckGrouping(*by); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "--by: %w", err)
+	}
 	in, err := a.OpenInstallation(ctx)
 	if err != nil {
 		return err
@@ -36,7 +39,7 @@ func cmdUsage(ctx context.Context, a *cli, args []string) error {
 	}
 	rep, err := in.Usage(ctx, from, *by)
 	if err != nil {
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "--by: %w", err)
+		return err
 	}
 	if *asJSON {
 		b, err := json.Marshal(rep)
