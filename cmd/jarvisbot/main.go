@@ -109,12 +109,14 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\ncommands:")
 	cmds := commands()
 	names := make([]string, 0, len(cmds))
+	width := 0
 	for n := range cmds {
 		names = append(names, n)
+		width = max(width, len(n))
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'jarvisbot COMMAND -h' for a command's flags.")
 }
