@@ -255,6 +255,9 @@ func (s *Service) Close() {
 	}
 	s.stopWork()
 	s.wg.Wait()
+	if s.runtime != nil {
+		s.runtime.Close() // a summary being written; the store closes below
+	}
 	if s.jobsStarted {
 		<-s.Jobs.Done()
 	}
@@ -421,11 +424,12 @@ func (s *Service) HostServer(srv store.MCPServer) mcphost.Server {
 // built when a turn needs it, not before.
 func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.Tool) *agents.Runtime {
 	return &agents.Runtime{
-		Catalog:   s.Catalog.View,
-		Store:     s.DB,
-		Approvals: s.Approvals,
-		Usage:     appClocked{next: s.DB, now: a.Now},
-		Log:       s.log,
+		Catalog:       s.Catalog.View,
+		Store:         s.DB,
+		Conversations: s.DB,
+		Approvals:     s.Approvals,
+		Usage:         appClocked{next: s.DB, now: a.Now},
+		Log:           s.log,
 		Runners: agents.Runners{
 			wiki.ID:    wiki.New(filepath.Join(s.Config.DataDir, "wiki")),
 			browser.ID: assembly.Browser(s.Config),
