@@ -16,6 +16,12 @@ func (s *Service) NewConversation(ctx context.Context, chat string) (store.Conve
 	return s.DB.NewConversation(ctx, chat, s.env.Now())
 }
 
+// ChatConversations lists the chats, the latest spoken in first, each
+// with its current conversation and summary (the dashboard's Chats tab).
+func (s *Service) ChatConversations(ctx context.Context) ([]store.ChatConversation, error) {
+	return s.DB.ChatConversations(ctx, 200)
+}
+
 // ChatWindow tells how much of a chat's conversation its next turn sees
 // (/history).
 func (s *Service) ChatWindow(ctx context.Context, chat string) (agents.Window, error) {

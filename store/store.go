@@ -374,6 +374,16 @@ type Conversations interface {
 	// MessagesAfter returns the chat's first limit messages with an id
 	// above after and at most upTo (0: no bound), oldest first.
 	MessagesAfter(ctx context.Context, chat string, after, upTo int64, limit int) ([]Message, error)
+	// ChatConversations lists the chats that have messages, the latest
+	// spoken in first, at most limit, each with its current conversation.
+	ChatConversations(ctx context.Context, limit int) ([]ChatConversation, error)
+}
+
+// ChatConversation is a chat with its current conversation.
+type ChatConversation struct {
+	Conversation
+	Messages int       // the chat's messages, in all its conversations
+	LastAt   time.Time // when its latest message was stored
 }
 
 // Undelivered is a reply that could not be sent.

@@ -69,6 +69,7 @@ type Options struct {
 	Pause     Pause
 	// Budgets is the Agents tab's budget form (budgets.go).
 	Budgets Budgets
+	Chats   Chats
 }
 
 // Server is the dashboard's HTTP handler.
@@ -95,6 +96,7 @@ var tabs = []struct{ Name, Path, Title string }{
 	{"agents", "/agents", "Agents"},
 	{"approvals", "/approvals", "Approvals"},
 	{"activity", "/activity", "Activity"},
+	{"chats", "/chats", "Chats"},
 	{"schedule", "/schedule", "Schedule"},
 	{"route", "/route", "Route"},
 }
@@ -130,6 +132,7 @@ func New(o Options) (*Server, error) {
 	s.routeRoutes()
 	s.pauseRoutes()
 	s.budgetsRoutes()
+	s.chatsRoutes()
 	return s, nil
 }
 

@@ -93,3 +93,44 @@ func (db *DB) MessagesAfter(ctx context.Context, chat string, after, upTo int64,
 	}
 	return db.scanMessages(rows)
 }
+
+// ChatConversations lists the chats that have messages, the latest spoken
+// in first, each with its current conversation.
+func (db *DB) ChatConversations(ctx context.Context, limit int) ([]store.ChatConversation, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT chat, COUNT(*), MAX(id) FROM messages GROUP BY chat ORDER BY MAX(id) DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing the chats in %s: %w", db.path, err)
+	}
+	var out []store.ChatConversation
+	var lastIDs []int64
+	for rows.Next() {
+		var c store.ChatConversation
+		var last int64
+		if err := rows.Scan(&c.Chat, &c.Messages, &last); err != nil {
+			rows.Close()
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing the chats in %s: %w", db.path, err)
+		}
+		out = append(out, c)
+		lastIDs = append(lastIDs, last)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing the chats in %s: %w", db.path, err)
+	}
+	for i := range out {
+		var at string
+		if err := db.db.QueryRowContext(ctx, `SELECT created_at FROM messages WHERE id = ?`, lastIDs[i]).Scan(&at); err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing the chats in %s: %w", db.path, err)
+		}
+		if out[i].LastAt, err = parseTime(at); err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "listing the chats in %s: %w", db.path, err)
+		}
+		if out[i].Conversation, err = db.Conversation(ctx, out[i].Chat); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -79,4 +79,18 @@ func TestConversationsStartAfreshAndKeepTheirSummaryA6(t *testing.T) {
 	if c, _ = db.Conversation(ctx, "telegram:2"); c.After != 0 || c.Summary != "" {
 		t.Errorf("another chat: %+v", c)
 	}
+
+	chats, err := db.ChatConversations(ctx, 10)
+	if err != nil || len(chats) != 2 {
+		t.Fatalf("the chats: %+v %v", chats, err)
+	}
+	if chats[0].Chat != "telegram:1" || chats[0].Messages != 12 || chats[0].Summary != "the new one" || chats[0].LastAt.IsZero() {
+		t.Errorf("the latest chat: %+v", chats[0])
+	}
+	if chats[1].Chat != "telegram:2" || chats[1].Messages != 3 || chats[1].After != 0 {
+		t.Errorf("the other chat: %+v", chats[1])
+	}
+	if one, _ := db.ChatConversations(ctx, 1); len(one) != 1 {
+		t.Errorf("a limit of one listed %d", len(one))
+	}
 }
