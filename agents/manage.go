@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"github.com/jarvisbot/jarvisbot/catalog"
 	"maps"
 	"slices"
 	"strings"
@@ -58,6 +59,28 @@ func IDs(s string) []string {
 	return out
 }
 
+// permitted keeps the focus entries an agent's allow-list lets it have: a
+// tool it may not use is no focus of its. Empty when none is left, as an
+// agent whose description named nothing.
+func permitted(focus, allow []string) []string {
+	if len(allow) == 0 || len(focus) == 0 {
+		return focus
+	}
+	var out []string
+	for _, f := range focus {
+		id, server := f, ""
+		if rest, ok := strings.CutPrefix(f, "mcp:"); ok {
+			server, _, _ = strings.Cut(rest, "/")
+		} else if rest, ok := strings.CutPrefix(f, "plugin:"); ok {
+			server = rest
+		}
+		if catalog.Covers(allow, id, server) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Add creates the agent name (A1) with its focus chosen from its
 // description (C6).
 func Add(ctx context.Context, db store.Agents, f Focuser, name string, s Spec) (store.Agent, error) {
@@ -68,7 +91,8 @@ func Add(ctx context.Context, db store.Agents, f Focuser, name string, s Spec) (
 	if err != nil {
 		return store.Agent{}, err
 	}
-	ag := store.Agent{Name: name, Description: s.Description, Allow: IDs(s.Allow), Block: IDs(s.Block), Focus: f.Focus(name, s.Description), Provider: prov}
+	ag := store.Agent{Name: name, Description: s.Description, Allow: IDs(s.Allow), Block: IDs(s.Block), Provider: prov}
+	ag.Focus = permitted(f.Focus(name, s.Description), ag.Allow)
 	if err := db.CreateAgent(ctx, ag); err != nil {
 		return store.Agent{}, err
 	}
@@ -88,6 +112,7 @@ func Edit(ctx context.Context, db store.Agents, f Focuser, name string, s Spec) 
 	if s.Allow != "" {
 		ag.Allow = IDs(s.Allow)
 	}
+	ag.Focus = permitted(ag.Focus, ag.Allow)
 	if s.Block != "" {
 		ag.Block = IDs(s.Block)
 	}
@@ -142,7 +167,7 @@ func Seed(ctx context.Context, db Seeder, configured map[string]store.Agent, fro
 				return err
 			}
 		}
-		_, err := db.EnsureAgent(ctx, store.Agent{Name: name, Description: ag.Description, Allow: ag.Allow, Block: ag.Block, Focus: f.Focus(name, ag.Description)})
+		_, err := db.EnsureAgent(ctx, store.Agent{Name: name, Description: ag.Description, Allow: ag.Allow, Block: ag.Block, Focus: permitted(f.Focus(name, ag.Description), ag.Allow)})
 		if err != nil {
 			return jarvisbot.Errorf(jarvisbot.ErrorCode(err), "seeding agent %q from %s: %w", name, from, err)
 		}

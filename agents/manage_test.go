@@ -130,3 +130,21 @@ func TestAgentProviderA3M5(t *testing.T) {
 		t.Errorf("--provider - left %q, %v", ag.Provider, err)
 	}
 }
+
+// TestFocusKeepsWhatTheAllowListPermitsC6: a focus entry the agent's
+// allow-list excludes is dropped: a tool it may not use is no focus.
+func TestFocusKeepsWhatTheAllowListPermitsC6(t *testing.T) {
+	for _, tc := range []struct {
+		focus, allow, want []string
+	}{
+		{[]string{"plugin:huggingface"}, []string{"mcp:arxiv/*"}, nil},
+		{[]string{"mcp:arxiv/*", "plugin:huggingface"}, []string{"mcp:arxiv/*"}, []string{"mcp:arxiv/*"}},
+		{[]string{"plugin:gmail", "builtin:wiki"}, nil, []string{"plugin:gmail", "builtin:wiki"}},
+		{[]string{"plugin:github"}, []string{"plugin:*"}, []string{"plugin:github"}},
+		{[]string{"plugin:github", "mcp:github/*"}, []string{"mcp:github"}, []string{"plugin:github", "mcp:github/*"}},
+	} {
+		if got := permitted(tc.focus, tc.allow); !slices.Equal(got, tc.want) {
+			t.Errorf("permitted(%v, %v) = %v, want %v", tc.focus, tc.allow, got, tc.want)
+		}
+	}
+}

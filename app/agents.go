@@ -19,13 +19,13 @@ import (
 // focuser is the catalog that chooses focus now.
 func (in *Installation) focuser() (agents.Focuser, error) {
 	if in.Live != nil {
-		return in.Live.Catalog.View(), nil
+		return FocusOn(in.Live.Catalog.View(), in.Config.DataDir), nil
 	}
 	c, err := BuildCatalog(in.Config, "")
 	if err != nil {
 		return nil, err
 	}
-	return c.View(), nil
+	return FocusOn(c.View(), in.Config.DataDir), nil
 }
 
 // ListAgents lists the agents by name.
@@ -48,6 +48,8 @@ func (in *Installation) AgentCalls(ctx context.Context, name string, limit int) 
 type AgentSaved struct {
 	Agent store.Agent
 	Added bool
+	// Missing are the store plugins in its focus not connected yet.
+	Missing []FocusPlugin
 }
 
 // AddAgent adds the agent name (A1), its focus chosen from its
@@ -61,7 +63,8 @@ func (in *Installation) AddAgent(ctx context.Context, name string, spec agents.S
 	if err != nil {
 		return AgentSaved{}, err
 	}
-	return AgentSaved{Agent: ag, Added: true}, nil
+	missing, err := in.FocusPlugins(ctx, ag)
+	return AgentSaved{Agent: ag, Added: true, Missing: missing}, err
 }
 
 // EditAgent changes what spec sets of the agent name; a description
@@ -78,7 +81,8 @@ func (in *Installation) EditAgent(ctx context.Context, name string, spec agents.
 	if err != nil {
 		return AgentSaved{}, err
 	}
-	return AgentSaved{Agent: ag}, nil
+	missing, err := in.FocusPlugins(ctx, ag)
+	return AgentSaved{Agent: ag, Missing: missing}, err
 }
 
 // Note is what was saved: the agent, as `agents show` begins.
@@ -86,6 +90,9 @@ func (r AgentSaved) Note() string {
 	text := DescribeAgent(r.Agent)
 	if r.Added {
 		text = "Added agent:\n" + text
+	}
+	for _, p := range r.Missing {
+		text += "  " + p.Line() + "\n"
 	}
 	return strings.TrimSpace(text)
 }

@@ -89,7 +89,7 @@ func (a *Env) openWithCatalog(ctx context.Context, cfg config.Config) (*sqlstore
 	}
 	c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: db})
 	if err == nil {
-		err = agents.Seed(ctx, db, configuredAgents(cfg), ConfigName(cfg), func() (agents.Focuser, error) { return c.View(), nil })
+		err = agents.Seed(ctx, db, configuredAgents(cfg), ConfigName(cfg), func() (agents.Focuser, error) { return FocusOn(c.View(), cfg.DataDir), nil })
 	}
 	if err != nil {
 		db.Close()
@@ -114,13 +114,13 @@ func (a *Env) OpenStoreWith(ctx context.Context, cfg config.Config, view *catalo
 	}
 	focus := func() (agents.Focuser, error) {
 		if view != nil {
-			return view, nil
+			return FocusOn(view, cfg.DataDir), nil
 		}
 		c, err := BuildCatalog(cfg, "")
 		if err != nil {
 			return nil, err
 		}
-		return c.View(), nil
+		return FocusOn(c.View(), cfg.DataDir), nil
 	}
 	if err := agents.Seed(ctx, db, configuredAgents(cfg), ConfigName(cfg), focus); err != nil {
 		db.Close()

@@ -330,7 +330,14 @@ func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Log
 	s.runtime.Observer = a.tally(db, cfg.Location(), log)
 	s.Jobs = jobs.New(jobs.Options{Store: db, Turner: s.runtime, Approvals: s.Approvals, Logger: log, Clock: a.Clock,
 		Paused:  func(context.Context) bool { p, _ := s.pausedNow(); return p },
-		Chooser: &jobs.Chooser{Agents: db, Catalog: s.Catalog.View, Skills: s.runtime.Skills, DataDir: cfg.DataDir}})
+		Chooser: &jobs.Chooser{Agents: db, Catalog: s.Catalog.View, Skills: s.runtime.Skills, DataDir: cfg.DataDir,
+			Named: func(text string) []string {
+				if s.shipped.load() != nil {
+					return nil
+				}
+				byName, byWords := s.shipped.shop.Named(text)
+				return append(byName, byWords...)
+			}}})
 	return s, nil
 }
 

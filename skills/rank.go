@@ -54,6 +54,8 @@ type Match struct {
 	// it is enough for the skill to enter, not for a manual to bring its
 	// plugin's servers (LeadingManual); otherwise the skill does not enter.
 	Weak bool
+	// Words is how many distinct words of the message matched it.
+	Words int
 }
 
 // ID returns the skill's capability id.
@@ -128,7 +130,7 @@ func (r *Ranker) Rank(msg string, out []Match) []Match {
 	var hits [16]lexrank.Hit
 	for _, h := range r.ix.Rank(msg, hits[:0]) {
 		s := r.skills[h.Doc]
-		m := Match{Skill: s, Score: h.Score, Entry: EntryFor(s, h.Score), Weak: h.Matched < 2 && h.Strong == 0}
+		m := Match{Skill: s, Score: h.Score, Entry: EntryFor(s, h.Score), Weak: h.Matched < 2 && h.Strong == 0, Words: int(h.Matched)}
 		if m.Weak && h.Listed == 0 {
 			// One everyday word of the skill's prose that its author
 			// did not list ("time" of a time tracker's "time entries"

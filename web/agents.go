@@ -42,6 +42,16 @@ type AgentPage struct {
 	Agent
 	Recent    []ActivityRow
 	Providers []string
+	// Missing are the store plugins in its focus not connected yet, with
+	// where to connect them.
+	Missing []AgentPlugin
+}
+
+// AgentPlugin is a store plugin in an agent's focus that is not connected.
+type AgentPlugin struct {
+	Name    string
+	Why     string // "is not installed", …
+	Install bool   // installing connects it; else its sign-in does
 }
 
 // AgentEdit is an edit as the CLI's flags take it: "" keeps what the

@@ -51,7 +51,15 @@ func (t agentsTab) Agent(ctx context.Context, name string) (AgentPage, error) {
 		recent = append(recent, ActivityRow{ID: e.ID, At: e.At, Agent: e.Agent, App: e.App, Tool: e.Tool, Tier: e.Tier, Args: e.Args, Outcome: e.Outcome,
 			Took: e.Duration.Truncate(time.Millisecond)})
 	}
-	return AgentPage{Agent: agentFrom(a), Recent: recent, Providers: agents.Providers}, nil
+	missing, err := t.in.FocusPlugins(ctx, a)
+	if err != nil {
+		return AgentPage{}, err
+	}
+	page := AgentPage{Agent: agentFrom(a), Recent: recent, Providers: agents.Providers}
+	for _, m := range missing {
+		page.Missing = append(page.Missing, AgentPlugin{Name: m.Name, Why: m.Why, Install: !m.Installed})
+	}
+	return page, nil
 }
 
 func (t agentsTab) AddAgent(ctx context.Context, name, description string) (string, error) {

@@ -33,6 +33,11 @@ type Chooser struct {
 	// DataDir holds the agents' own skills (skills.AgentDir): a matched
 	// skill under an agent's folder counts for that agent.
 	DataDir string
+	// Named, when set, returns the plugins of the store a text names,
+	// installed or not (collection.Named): a job reaches the agent whose
+	// focus has such a plugin before it is connected, as agents add gave
+	// it that focus.
+	Named func(text string) []string
 }
 
 // Choice is the chosen agent and why, in one sentence naming the evidence.
@@ -86,6 +91,10 @@ func (c *Chooser) Choose(ctx context.Context, text string) (Choice, error) {
 		}
 		points = append(points, p)
 	}
+	var named []string
+	if c.Named != nil {
+		named = c.Named(text)
+	}
 	cands := make([]candidate, 0, len(list))
 	for _, ag := range list {
 		cd := candidate{name: ag.Name}
@@ -98,6 +107,7 @@ func (c *Chooser) Choose(ctx context.Context, text string) (Choice, error) {
 			cd.score += w
 			cd.evidence = append(cd.evidence, evidence{w, fmt.Sprintf("focus %s covers %s, which %s point at", pat, p.server, quoteWords(p.words))})
 		}
+		c.storeEvidence(v, ag, named, &cd)
 		if err := c.skillEvidence(ctx, ag, text, &cd); err != nil {
 			return Choice{}, err
 		}
@@ -130,6 +140,26 @@ func (c *Chooser) Choose(ctx context.Context, text string) (Choice, error) {
 		}
 	}
 	return Choice{Agent: best.name, Why: why, Score: best.score}, nil
+}
+
+// storeEvidence counts the store's plugins the text names that are not
+// connected now and that the agent's focus has: each as much as a server
+// the gate would just offer, and the reason says the plugin is missing.
+func (c *Chooser) storeEvidence(v *catalog.View, ag store.Agent, named []string, cd *candidate) {
+	for _, p := range named {
+		if srv, ok := v.Server(p); ok && srv.Connected {
+			continue // the gate's evidence counted it
+		}
+		if cp, ok := v.Capability("plugin:" + p); ok && cp.Connected {
+			continue
+		}
+		pat := covering(ag.Focus, "plugin:"+p, p)
+		if pat == "" {
+			continue
+		}
+		cd.score++
+		cd.evidence = append(cd.evidence, evidence{1, fmt.Sprintf("focus %s fits the job, but %s is not connected: install it or sign in (jarvisbot plugins install %s)", pat, p, p)})
+	}
 }
 
 // skillEvidence adds the skills that match text and are the agent's own,

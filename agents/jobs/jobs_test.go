@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"github.com/jarvisbot/jarvisbot/plugins/collection"
 	"io"
 	"log/slog"
 	"os"
@@ -675,5 +676,35 @@ func TestAppOfChatM4(t *testing.T) {
 	}
 	if _, err := q.AppOf(ctx, "job:nope"); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 		t.Errorf("AppOf of a missing job's chat: %v, want ENOTFOUND", err)
+	}
+}
+
+// TestChooseByStoreFocusBeforeThePluginIsConnectedM4: an agent whose focus
+// has a store plugin that is not installed gets the jobs that name that
+// plugin, and why says the plugin needs installing; the shipped store
+// names the plugin, as it did when the agent was added.
+func TestChooseByStoreFocusBeforeThePluginIsConnectedM4(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	shop, err := collection.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.CreateAgent(ctx, store.Agent{Name: "inbox", Description: "a daily overview of my Gmail inbox", Focus: []string{"plugin:gmail"}}); err != nil {
+		t.Fatal(err)
+	}
+	c := &Chooser{Agents: e.db, Catalog: e.cat.View, Named: func(text string) []string {
+		byName, byWords := shop.Named(text)
+		return append(byName, byWords...)
+	}}
+	got, err := c.Choose(ctx, "Go through my Gmail inbox and list what needs an answer today")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Agent != "inbox" || !strings.Contains(got.Why, "focus plugin:gmail fits the job, but gmail is not connected") || !strings.Contains(got.Why, "jarvisbot plugins install gmail") {
+		t.Errorf("chose %s (%s), want inbox, saying Gmail is not connected", got.Agent, got.Why)
+	}
+	if got, _ = c.Choose(ctx, "Write a short poem about autumn rain"); got.Agent != store.DefaultAgent {
+		t.Errorf("a poem went to %s (%s)", got.Agent, got.Why)
 	}
 }

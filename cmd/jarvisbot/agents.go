@@ -96,6 +96,13 @@ func showAgent(ctx context.Context, a *cli, in *app.Installation, name string) e
 		return err
 	}
 	fmt.Fprint(a.stdout, app.DescribeAgent(ag))
+	missing, err := in.FocusPlugins(ctx, ag)
+	if err != nil {
+		return err
+	}
+	for _, p := range missing {
+		fmt.Fprintf(a.stdout, "  %s\n", p.Line())
+	}
 	switch m := in.ModelOf(ctx, ag); {
 	case m.CLI != "" && m.Err == nil:
 		fmt.Fprintf(a.stdout, "  model: the %s CLI on your subscription: %s\n", m.CLI, m.Version)

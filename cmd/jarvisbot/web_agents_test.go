@@ -44,6 +44,18 @@ func TestDashboardAddsAgentsWithTheirFocusA1C6(t *testing.T) {
 		t.Errorf("the CLI does not see the edit:\n%s", out)
 	}
 
+	// A store plugin the description names is focus before it is
+	// installed; the page says so and offers the install.
+	if res := b.post("/agents", url.Values{"name": {"inbox"}, "description": {"a daily overview of my Gmail inbox"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add inbox: %s", res.Status)
+	}
+	if note := b.note("/agents/inbox"); !strings.Contains(note, "plugin:gmail is not installed") || !strings.Contains(note, "jarvisbot plugins install gmail") {
+		t.Errorf("add inbox: note %q", note)
+	}
+	if _, page := b.get("/agents/inbox"); !strings.Contains(page, `id="agent-missing"`) || !strings.Contains(page, `href="/plugins/gmail#install"`) {
+		t.Errorf("the agent's page does not offer to install Gmail:\n%s", page)
+	}
+
 	if res := b.post("/agents/default/remove", url.Values{}); res.StatusCode != http.StatusBadRequest {
 		t.Errorf("removing the default agent: %s", res.Status)
 	}

@@ -17,7 +17,7 @@ func ForSession(s *app.Session) *Service {
 		Store:   s.DB,
 		Catalog: s.Catalog.View,
 		Engine:  s.Approvals,
-		Focus:   focusNow{s.Catalog},
+		Focus:   focusNow{s.Catalog, s.Config.DataDir},
 		SkillList: func(ctx context.Context) ([]surface.Skill, error) {
 			list, err := s.SkillList(ctx)
 			if err != nil {
@@ -56,9 +56,13 @@ func ForSession(s *app.Session) *Service {
 	}
 }
 
-// focusNow chooses focus on the catalog as it is when asked (C6).
-type focusNow struct{ c *catalog.Catalog }
+// focusNow chooses focus on the catalog as it is when asked and on the
+// plugin store (C6).
+type focusNow struct {
+	c       *catalog.Catalog
+	dataDir string
+}
 
 func (f focusNow) Focus(name, description string) []string {
-	return f.c.View().Focus(name, description)
+	return app.FocusOn(f.c.View(), f.dataDir).Focus(name, description)
 }
