@@ -329,7 +329,7 @@ func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Log
 	// The Overview's turns by outcome and tool calls by tier (W2).
 	s.runtime.Observer = a.tally(db, cfg.Location(), log)
 	s.Jobs = jobs.New(jobs.Options{Store: db, Turner: s.runtime, Approvals: s.Approvals, Logger: log, Clock: a.Clock,
-		Paused:  func(context.Context) bool { p, _ := s.pausedNow(); return p },
+		Paused: func(context.Context) bool { p, _ := s.pausedNow(); return p },
 		Chooser: &jobs.Chooser{Agents: db, Catalog: s.Catalog.View, Skills: s.runtime.Skills, DataDir: cfg.DataDir,
 			Named: func(text string) []string {
 				if s.shipped.load() != nil {
