@@ -211,6 +211,28 @@ func (db *DB) ForgetNote(ctx context.Context, name string) error {
 	return nil
 }
 
+// IndexedNotes returns the names of the wiki notes the index holds, so
+// that notes deleted by hand can be taken out.
+func (db *DB) IndexedNotes(ctx context.Context) ([]string, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT ref FROM recall_docs WHERE kind = 'note' ORDER BY ref`)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the indexed wiki notes in %s: %w", db.path, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the indexed wiki notes in %s: %w", db.path, err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the indexed wiki notes in %s: %w", db.path, err)
+	}
+	return out, nil
+}
+
 // IndexHistory indexes the next batch of the messages stored before the
 // index existed, newest first, and says how far it has come. It is safe to
 // run from several processes at once and to stop at any point: each
