@@ -282,9 +282,10 @@ func TestRecallSnippet(t *testing.T) {
 	}
 }
 
-// BenchmarkRecallSearch: one search over 10,000 messages (go test
-// -bench RecallSearch -benchmem ./store/sqlstore; JARVIS_TEST_STORE=postgres
-// for PostgreSQL).
+// BenchmarkRecallSearch: one search over 10,000 messages, for a fact said
+// once, for words in thousands of messages, and in German (go test -bench
+// RecallSearch -benchmem ./store/sqlstore; JARVIS_TEST_STORE=postgres for
+// PostgreSQL).
 func BenchmarkRecallSearch(b *testing.B) {
 	ctx := context.Background()
 	target := filepath.Join(b.TempDir(), "jarvisbot.db")
@@ -310,12 +311,22 @@ func BenchmarkRecallSearch(b *testing.B) {
 		if i%2 == 1 {
 			role, m = "assistant", agent(sb.String())
 		}
+		if i == 4321 {
+			m = owner("The spare key for the shed is under the blue flowerpot")
+		}
 		sayIn(b, db, fmt.Sprintf("telegram:%d", i%5), role, t0.Add(time.Duration(i)*time.Minute), m)
 	}
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := db.Search(ctx, "landlord heating invoice", store.RecallFilter{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, q := range []struct{ name, query string }{
+		{"rare", "where is the shed key"},      // a fact said once
+		{"common", "landlord heating invoice"}, // words in thousands of messages
+		{"german", "Rechnungen vom Vermieter"}, // inflected
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := db.Search(ctx, q.query, store.RecallFilter{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
