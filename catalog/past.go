@@ -71,6 +71,7 @@ var (
 type pastWords struct {
 	server   []bool          // per view server: it searches what was said (Server.Past)
 	remember map[string]bool // stems of remembering
+	roots    []string        // the longer of them, whose conjugated forms keep their endings (rememberForm)
 	forgot   map[string]bool // folds of forgetting's past
 	saidPast map[string]bool // folds of the past forms of saying
 	say      map[string]bool // stems of saying, any form
@@ -108,6 +109,11 @@ func buildPast(g *Gate, servers []Server) pastWords {
 				p.remember[rel] = true
 			}
 		})
+	}
+	for s := range p.remember {
+		if len(s) >= 5 {
+			p.roots = append(p.roots, s)
+		}
 	}
 	for _, f := range forgotForms {
 		p.forgot[f] = true
@@ -246,8 +252,8 @@ func (p *pastWords) refers(lex *words.Lexicon, toks []words.Token) (term string,
 // verb of remembering ("erinnerst", "erinnert"): German conjugates by
 // endings the light stemmer leaves on.
 func (p *pastWords) rememberForm(fold string) bool {
-	for s := range p.remember {
-		if len(s) >= 5 && strings.HasPrefix(fold, s) && len(fold)-len(s) <= 4 {
+	for _, s := range p.roots {
+		if strings.HasPrefix(fold, s) && len(fold)-len(s) <= 4 {
 			return true
 		}
 	}

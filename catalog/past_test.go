@@ -8,7 +8,7 @@ import (
 
 // withRecall adds a server that searches what was said, as the builtin
 // memory stands in the catalog.
-func withRecall(t *testing.T, c *catalog.Catalog) {
+func withRecall(t testing.TB, c *catalog.Catalog) {
 	t.Helper()
 	err := c.SetBuiltinServer(catalog.Server{ID: "recall", Title: "Memory", Past: true, Connected: true,
 		Instructions: "Searches everything said in past conversations and the wiki."},
@@ -91,5 +91,20 @@ func TestGatePastOnRequestC8(t *testing.T) {
 		if cp.ID == "builtin:memory" {
 			t.Errorf("a blocked memory was offered")
 		}
+	}
+}
+
+// BenchmarkGateExtendedRecall is BenchmarkGateExtended with the memory
+// among the servers: what reading the words of the past costs a turn.
+func BenchmarkGateExtendedRecall(b *testing.B) {
+	c := loadSnapshot(b, "catalog-extended.json")
+	withRecall(b, c)
+	g := c.View().Gate()
+	out := make([]catalog.Decision, 0, 32)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		out = g.Check(benchMessages[i%len(benchMessages)], out[:0])
+		i++
 	}
 }

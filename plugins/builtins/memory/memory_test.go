@@ -147,3 +147,28 @@ func TestWikiIndexedA6(t *testing.T) {
 		t.Errorf("after Reindex: pumpkin %d (want 1), obsolete %d (want 0)", find("pumpkin"), find("obsolete"))
 	}
 }
+
+// TestMemoryDescribeCH2: an owner who raises the memory's tier to ask
+// reads what a call will look for.
+func TestMemoryDescribeCH2(t *testing.T) {
+	m := &memory.Memory{}
+	cp := memory.Capability()
+	for _, c := range []struct {
+		args, want string
+		ok         bool
+	}{
+		{`{"action":"search","query":"landlord","chat":"telegram:1"}`, "Search what was said\nWords: landlord\nChat: telegram:1", true},
+		{`{"action":"recent"}`, "Read the latest messages of this chat", true},
+		{`{"action":"recent","chat":"discord:7"}`, "Read the latest messages of discord:7", true},
+		{`{"action":"forget"}`, "", false},
+	} {
+		d, ok := m.Describe(context.Background(), catalog.Call{Cap: &cp, Args: json.RawMessage(c.args)})
+		got := d.What
+		for _, l := range d.Lines {
+			got += "\n" + l.Label + ": " + l.Value
+		}
+		if ok != c.ok || ok && got != c.want {
+			t.Errorf("%s: got (%v) %q, want %q", c.args, ok, got, c.want)
+		}
+	}
+}
