@@ -104,8 +104,14 @@ type Runtime struct {
 	// Budget, when set, may stop a turn before its first model call
 	// (budget.go, A5).
 	Budget Budget
+	// Conversations, when set, keeps where each chat's conversation begins
+	// (/new) and its running summary: a long chat is summarised after its
+	// turns instead of dropped (conversation.go, A6). Nil sends the newest
+	// messages of the whole chat.
+	Conversations store.Conversations
 
 	schemas schemaCache
+	bg      background
 }
 
 // Starter tells when MCP servers that are starting have answered.
@@ -147,6 +153,9 @@ type Input struct {
 	// apps are the apps whose words the turn holds: App and those whose
 	// notes entered it. None may decide the turn's requests (X5).
 	apps []string
+	// summary marks the model call that rewrites a conversation's
+	// summary, for the usage record.
+	summary bool
 }
 
 // ErrAwaitingApproval is returned (wrapped with the context's error) by a
@@ -214,7 +223,11 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
 	if err != nil {
 		return st.res, err
 	}
-	return r.answer(ctx, st)
+	res, err = r.answer(ctx, st)
+	if err == nil {
+		r.summarise(st)
+	}
+	return res, err
 }
 
 // answer runs a prepared turn to its answer: on the model's delegate when
@@ -375,8 +388,15 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	// A resumed turn's calls were offered before the restart, maybe on the
 	// model's request (C8): their servers join again, under the same plan.
 	r.join(ctx, st, need)
-	if st.req.Messages, err = r.history(ctx, in.Chat); err != nil {
+	conv, err := r.conversation(ctx, in.Chat)
+	if err != nil {
 		return st, err
+	}
+	if st.req.Messages, err = r.history(ctx, in.Chat, conv.From()); err != nil {
+		return st, err
+	}
+	if note := summaryNote(conv); note != "" {
+		st.req.SystemExtra = strings.TrimSpace(st.req.SystemExtra + "\n\n" + note)
 	}
 	st.in.apps = withApps(st.in.apps, r.notes(ctx, st)...)
 	return st, nil
@@ -517,7 +537,11 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (res Result, e
 		return r.late(ctx, st, a)
 	}
 	st.decided = map[string]store.Approval{callKey(a.Tool, a.Args): a}
-	return r.answer(ctx, st)
+	res, err = r.answer(ctx, st)
+	if err == nil {
+		r.summarise(st)
+	}
+	return res, err
 }
 
 // late carries out a decision on a call whose turn the conversation has

@@ -130,19 +130,20 @@ func skillsPrompt(list []entered) string {
 // the history; longer ones are cut to their start.
 const maxOldResult = 2000
 
-// history loads the conversation within the token budget, oldest trimmed
-// first. It never starts with tool results whose calls were trimmed.
-func (r *Runtime) history(ctx context.Context, chat string) ([]llm.Message, error) {
+// history loads the conversation's messages after from within the token
+// budget, oldest trimmed first. It never starts with tool results whose
+// calls were trimmed.
+func (r *Runtime) history(ctx context.Context, chat string, from int64) ([]llm.Message, error) {
 	stored, err := r.Store.History(ctx, chat, 400)
 	if err != nil {
 		return nil, err
 	}
-	budget := r.HistoryTokens
-	if budget <= 0 {
-		budget = defaultHistory
-	}
+	budget := r.historyBudget()
 	msgs := make([]llm.Message, 0, len(stored))
 	for _, s := range stored {
+		if s.ID <= from {
+			continue // before /new, or told by the summary
+		}
 		var m llm.Message
 		if err := json.Unmarshal(s.Content, &m); err != nil {
 			continue // a damaged row costs that message only

@@ -24,6 +24,8 @@ const (
 // or chat, else the owner's message.
 func (in Input) Source() string {
 	switch {
+	case in.summary:
+		return SourceSummary
 	case in.Schedule != "":
 		return SourceSchedule + in.Schedule
 	case in.App != "":

@@ -46,6 +46,7 @@ func (s *Service) commands() map[string]func(ctx context.Context, chat string) s
 		}
 		return text
 	}
+	s.conversationCommands(cmds)
 	return cmds
 }
 

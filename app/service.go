@@ -259,6 +259,9 @@ func (s *Service) Close() {
 	}
 	s.stopWork()
 	s.wg.Wait()
+	if s.runtime != nil {
+		s.runtime.Close() // a summary being written; the store closes below
+	}
 	if s.jobsStarted {
 		<-s.Jobs.Done()
 	}
@@ -425,11 +428,12 @@ func (s *Service) HostServer(srv store.MCPServer) mcphost.Server {
 // built when a turn needs it, not before.
 func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.Tool) *agents.Runtime {
 	return &agents.Runtime{
-		Catalog:   s.Catalog.View,
-		Store:     s.DB,
-		Approvals: s.Approvals,
-		Usage:     appClocked{next: s.DB, now: a.Now},
-		Log:       s.log,
+		Catalog:       s.Catalog.View,
+		Store:         s.DB,
+		Conversations: s.DB,
+		Approvals:     s.Approvals,
+		Usage:         appClocked{next: s.DB, now: a.Now},
+		Log:           s.log,
 		Runners: agents.Runners{
 			wiki.ID:    wiki.New(filepath.Join(s.Config.DataDir, "wiki")).IndexWith(s.DB),
 			memory.ID:  &memory.Memory{Recall: s.DB, Location: s.Config.Location()},

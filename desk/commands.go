@@ -23,6 +23,8 @@ var Commands = []channels.Command{
 	{Name: "usage", Description: "what the model calls cost today and this month"},
 	{Name: "schedule", Description: "scheduled skills: next and last run"},
 	{Name: "dashboard", Description: "a one-time sign-in link to the dashboard"},
+	{Name: "new", Description: "start a new conversation here"},
+	{Name: "history", Description: "how much of this conversation I see"},
 	{Name: "cancel", Description: "stop the answer in progress"},
 	{Name: "pause", Description: "pause every agent until /resume"},
 	{Name: "resume", Description: "go on after a pause, whoever set it"},

@@ -400,6 +400,53 @@ type RecallProgress struct {
 	Done           bool
 }
 
+// Conversation is the part of a chat its turns see: the messages after
+// After (those before stay stored and searchable), of which the oldest,
+// up to Covered, may be told by Summary instead of word for word.
+type Conversation struct {
+	Chat    string
+	After   int64     // the conversation holds the chat's messages with larger ids; 0 from the first
+	BegunAt time.Time // zero for a chat that never started afresh
+	// Summary tells the conversation's messages up to Covered, written by
+	// the agent's model when they no longer fit the window.
+	Summary      string
+	Covered      int64
+	SummarizedAt time.Time
+}
+
+// From is the id after which the conversation's messages are sent word
+// for word: the summary tells those before.
+func (c Conversation) From() int64 { return max(c.After, c.Covered) }
+
+// Conversations keeps where each chat's conversation begins and its
+// running summary.
+type Conversations interface {
+	// Conversation returns the chat's current conversation; a chat that
+	// never started afresh has one from its first message.
+	Conversation(ctx context.Context, chat string) (Conversation, error)
+	// NewConversation starts a fresh conversation after the chat's last
+	// message and returns it.
+	NewConversation(ctx context.Context, chat string, at time.Time) (Conversation, error)
+	// SetSummary replaces the summary of the conversation that began after
+	// the message after, covering the messages up to covered; ECONFLICT
+	// when that conversation is no longer the chat's current one or a
+	// later summary was written meanwhile.
+	SetSummary(ctx context.Context, chat string, after int64, summary string, covered int64, at time.Time) error
+	// MessagesAfter returns the chat's first limit messages with an id
+	// above after and at most upTo (0: no bound), oldest first.
+	MessagesAfter(ctx context.Context, chat string, after, upTo int64, limit int) ([]Message, error)
+	// ChatConversations lists the chats that have messages, the latest
+	// spoken in first, at most limit, each with its current conversation.
+	ChatConversations(ctx context.Context, limit int) ([]ChatConversation, error)
+}
+
+// ChatConversation is a chat with its current conversation.
+type ChatConversation struct {
+	Conversation
+	Messages int       // the chat's messages, in all its conversations
+	LastAt   time.Time // when its latest message was stored
+}
+
 // Undelivered is a reply that could not be sent.
 type Undelivered struct {
 	ID        int64

@@ -146,7 +146,7 @@ func TestAgentsAddEditRemoveA1C6(t *testing.T) {
 func TestTabsWithoutABackendSayNotAvailableW1(t *testing.T) {
 	d := newDashboard(t, Options{})
 	sess := d.signIn(t)
-	for _, p := range []string{"/agents", "/approvals", "/activity", "/activity/stream"} {
+	for _, p := range []string{"/agents", "/approvals", "/activity", "/activity/stream", "/chats"} {
 		if res, body := d.get(t, p, sess); res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "not available") {
 			t.Errorf("%s: %s", p, res.Status)
 		}

@@ -128,5 +128,6 @@ func ForSession(s *app.Session) Options {
 		Route:     RouteTab(s),
 		Pause:     PauseSwitch(s),
 		Budgets:   BudgetsTab(s),
+		Chats:     ChatsTab(s),
 	}
 }

@@ -71,6 +71,7 @@ type Options struct {
 	Pause    Pause
 	// Budgets is the Agents tab's budget form (budgets.go).
 	Budgets Budgets
+	Chats   Chats
 }
 
 // Server is the dashboard's HTTP handler.
@@ -97,6 +98,7 @@ var tabs = []struct{ Name, Path, Title string }{
 	{"agents", "/agents", "Agents"},
 	{"approvals", "/approvals", "Approvals"},
 	{"activity", "/activity", "Activity"},
+	{"chats", "/chats", "Chats"},
 	{"schedule", "/schedule", "Schedule"},
 	{"route", "/route", "Route"},
 }
@@ -132,6 +134,7 @@ func New(o Options) (*Server, error) {
 	s.routeRoutes()
 	s.pauseRoutes()
 	s.budgetsRoutes()
+	s.chatsRoutes()
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -54,6 +55,13 @@ func (db *DB) History(ctx context.Context, chat string, limit int) ([]store.Mess
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading history from %s: %w", db.path, err)
 	}
+	out, err := db.scanMessages(rows)
+	slices.Reverse(out)
+	return out, err
+}
+
+// scanMessages reads message rows and closes them.
+func (db *DB) scanMessages(rows *sql.Rows) ([]store.Message, error) {
 	defer rows.Close()
 	var out []store.Message
 	for rows.Next() {
@@ -72,6 +80,5 @@ func (db *DB) History(ctx context.Context, chat string, limit int) ([]store.Mess
 	if err := rows.Err(); err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading history from %s: %w", db.path, err)
 	}
-	slices.Reverse(out)
 	return out, nil
 }

@@ -1,0 +1,14 @@
+-- Conversations: /new starts a fresh one in a chat, whose turns then see
+-- only the messages after it (the older ones stay stored and searchable);
+-- a long one keeps a running summary of the turns that no longer fit the
+-- window, covering its messages up to covered_id. A chat without a row is
+-- one conversation from its first message.
+CREATE TABLE conversations (
+	chat          TEXT NOT NULL,
+	after_id      BIGINT NOT NULL,
+	begun_at      TEXT NOT NULL,
+	summary       TEXT NOT NULL DEFAULT '',
+	covered_id    BIGINT NOT NULL DEFAULT 0,
+	summarized_at TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (chat, after_id)
+);

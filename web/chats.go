@@ -1,0 +1,62 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Chats is the Chats tab (A6): each chat with its current conversation,
+// where it began and the running summary of what no longer fits a turn.
+type Chats interface {
+	Chats(ctx context.Context) ([]ChatRow, error)
+	// NewConversation starts a fresh conversation in a chat, as /new
+	// there does.
+	NewConversation(ctx context.Context, chat string) error
+}
+
+// ChatRow is one chat as the tab shows it.
+type ChatRow struct {
+	Chat     string
+	Messages int // in all its conversations
+	LastAt   time.Time
+	// BegunAt is when /new began the current conversation; zero when it
+	// runs from the chat's first message.
+	BegunAt      time.Time
+	Summary      string
+	SummarizedAt time.Time
+}
+
+func (s *Server) chatsRoutes() {
+	s.mux.HandleFunc("GET /chats", s.chatsPage)
+	s.mux.HandleFunc("POST /chats/new", s.chatNew)
+}
+
+func (s *Server) chatsPage(w http.ResponseWriter, r *http.Request) {
+	if s.o.Chats == nil {
+		s.unavailable(w, r, "Chats")
+		return
+	}
+	rows, err := s.o.Chats.Chats(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, "chats", "Chats", chatsContent(csrfFrom(r), rows))
+}
+
+// chatNew is the tab's "Start afresh" button; the chat is a form field,
+// as chat ids hold colons and may hold slashes.
+func (s *Server) chatNew(w http.ResponseWriter, r *http.Request) {
+	if s.o.Chats == nil {
+		s.unavailable(w, r, "Chats")
+		return
+	}
+	chat := r.PostFormValue("chat")
+	if chat == "" {
+		s.refuse(w, r, http.StatusBadRequest, "Which chat? The form names none.")
+		return
+	}
+	err := s.o.Chats.NewConversation(r.Context(), chat)
+	s.finish(w, r, "/chats", "A new conversation begins in "+chat+": its next turns no longer see what was said before.", err)
+}
