@@ -42,7 +42,8 @@ const historyBatch = 500
 // existed, in batches that each commit with their progress, so a restart
 // goes on where it stopped; then it gives the index every wiki note, so
 // notes edited by hand are found too. It logs its progress and returns when
-// done or when ctx ends. serve runs it in the background (Connect).
+// done or when ctx ends. serve runs it in the background once the owner
+// can reach jarvisbot (Session.AfterReady).
 func IndexHistory(ctx context.Context, db *sqlstore.DB, w *wiki.Wiki, log *slog.Logger, pause time.Duration) error {
 	started := false
 	for {

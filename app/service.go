@@ -229,9 +229,6 @@ func (sh *shippedSkills) load() error {
 // catalog as each one answers. serve calls it once its channels are up,
 // so that the owner is reachable before any child process starts.
 func (s *Service) Connect(ctx context.Context) {
-	// History stored before the search index existed is indexed in the
-	// background; start does not wait for it, Close stops it.
-	s.Spawn(s.indexHistory)
 	for _, hs := range s.servers {
 		if err := s.Host.Start(ctx, hs); err != nil {
 			s.log.Warn("MCP server not started", "server", hs.Name, "err", err)

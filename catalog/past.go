@@ -65,6 +65,8 @@ var (
 	// assistant.
 	weWords  = []string{"we", "wir", "uns"}
 	youWords = []string{"you", "du", "dich", "dir", "ihr", "euch"}
+	// askedWords after a verb make it a question: "Erinnerst du dich …?"
+	askedWords = []string{"you", "du", "ihr"}
 )
 
 // pastWords is what the gate knows of the three signals, built with it.
@@ -81,6 +83,7 @@ type pastWords struct {
 	units    map[string]bool
 	we       map[string]bool
 	you      map[string]bool
+	asked    map[string]bool
 	remindMe string // the stem of "mich": "erinnere mich" asks for a reminder
 	to       string // "remember to …" asks for one too
 	ich      string
@@ -96,7 +99,7 @@ func buildPast(g *Gate, servers []Server) pastWords {
 		return words.Stem(string(b))
 	}
 	p := pastWords{server: make([]bool, len(g.servers)), remember: map[string]bool{}, forgot: map[string]bool{}, saidPast: map[string]bool{},
-		say: map[string]bool{}, aux: map[string]bool{}, ago: map[string]bool{}, last: map[string]bool{}, units: map[string]bool{}, we: map[string]bool{}, you: map[string]bool{},
+		say: map[string]bool{}, aux: map[string]bool{}, ago: map[string]bool{}, last: map[string]bool{}, units: map[string]bool{}, we: map[string]bool{}, you: map[string]bool{}, asked: map[string]bool{},
 		remindMe: stem("mich"), to: stem("to"), ich: stem("ich")}
 	for i := range servers {
 		p.server[i] = servers[i].Past
@@ -183,6 +186,9 @@ func buildPast(g *Gate, servers []Server) pastWords {
 	for _, w := range youWords {
 		p.you[stem(w)] = true
 	}
+	for _, w := range askedWords {
+		p.asked[stem(w)] = true
+	}
 	return p
 }
 
@@ -216,7 +222,7 @@ func (p *pastWords) refers(lex *words.Lexicon, toks []words.Token) (term string,
 			if next == p.to || next == p.remindMe && !ich {
 				continue // a reminder asked for: "remember to call", "erinnere mich an"
 			}
-			if p.opens(lex, toks[:i]) && !(next != "" && p.you[next] && next != p.remindMe) {
+			if p.opens(lex, toks[:i]) && !p.asked[next] {
 				continue // "Remember that I …", "Please remember …": a fact to keep, not one to recall
 			}
 			return t.Fold, true
