@@ -1,8 +1,10 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -90,5 +92,58 @@ func TestMemoryFindsWhatWasSaidLongAgoA6(t *testing.T) {
 	}
 	if code, _, _ := e.jarvis(t, "", "memory", "search"); code != 2 {
 		t.Errorf("memory search without words: exit %d, want 2", code)
+	}
+}
+
+// TestServeIndexesEarlierHistoryA6: history stored before the search index
+// existed (written behind the store's back, with the progress row as
+// migration 0032 leaves it on an old store) is indexed by serve in the
+// background, with its progress in the log, and is then found.
+func TestServeIndexesEarlierHistoryA6(t *testing.T) {
+	e, _, _ := ownerOnTelegram(t)
+	if code, _, errOut := e.jarvis(t, "", "memory", "search", "anything"); code != 0 { // creates the store
+		t.Fatalf("memory search on a new store: exit %d\n%s", code, errOut)
+	}
+	raw, err := sql.Open("sqlite", filepath.Join(e.vars["JARVIS_DATA_DIR"], "jarvisbot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := raw.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 700 {
+		text := fmt.Sprintf("an old message, number %d", i)
+		if i == 3 {
+			text = "The wifi password at the cabin is moosejaw42"
+		}
+		b, _ := json.Marshal(map[string]string{"role": "user", "text": text})
+		if _, err := tx.Exec(`INSERT INTO messages (chat, agent, role, content, created_at) VALUES ('telegram:42', 'default', 'user', ?, ?)`,
+			string(b), fmt.Sprintf("2026-03-01T08:%02d:%02d.000000000Z", i/60%60, i%60)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Exec(`UPDATE recall_progress SET below = (SELECT max(id) + 1 FROM messages), indexed = 0, total = (SELECT count(*) FROM messages)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if _, text, _ := e.jarvis(t, "", "memory", "search", "wifi", "password"); !strings.Contains(text, "Nothing said matches") {
+		t.Fatalf("found before serve indexed it:\n%s", text)
+	}
+
+	out, stop := startServe(t, e)
+	defer stop()
+	waitOutput(t, out, "earlier messages are searchable now")
+	for _, want := range []string{"indexing earlier messages for search", "total=700", "indexed=500"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("serve's log lacks %q:\n%s", want, out.String())
+		}
+	}
+	stop()
+	if code, text, _ := e.jarvis(t, "", "memory", "search", "wifi", "password"); code != 0 || !strings.Contains(text, "moosejaw42") {
+		t.Errorf("after serve indexed it: exit %d\n%s", code, text)
 	}
 }
