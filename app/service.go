@@ -26,6 +26,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/browser"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/memory"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/skillbook"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/wiki"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
@@ -438,7 +439,8 @@ func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.To
 		Usage:         appClocked{next: s.DB, now: a.Now},
 		Log:           s.log,
 		Runners: agents.Runners{
-			wiki.ID:    wiki.New(filepath.Join(s.Config.DataDir, "wiki")),
+			wiki.ID:    wiki.New(filepath.Join(s.Config.DataDir, "wiki")).IndexWith(s.DB),
+			memory.ID:  &memory.Memory{Recall: s.DB, Location: s.Config.Location()},
 			browser.ID: assembly.Browser(s.Config),
 			skillbook.ID: skillbook.Books(func(agentName string) *skillbook.Book {
 				return skillbook.New(skills.AgentDir(s.Config.DataDir, agentName), func(ctx context.Context) ([]*skills.Skill, error) { return s.skillsFor(ctx, agentName) })

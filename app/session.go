@@ -215,9 +215,12 @@ func (s *Session) Listen(ctx context.Context) <-chan channelEnd {
 }
 
 // afterReady starts what can wait until the owner can reach jarvisbot:
-// the commands menu and MCP servers (child processes, network; their
-// tools join as each one answers).
+// the commands menu, MCP servers (child processes, network; their tools
+// join as each one answers) and indexing for search the history stored
+// before the index existed (Close stops it; a one-off chat leaves it to
+// serve).
 func (s *Session) AfterReady(ctx context.Context) {
+	s.Spawn(s.indexHistory)
 	for _, ch := range s.Channels {
 		if cm, ok := ch.(channels.Commander); ok {
 			if err := cm.SetCommands(ctx, desk.Commands); err != nil && ctx.Err() == nil {

@@ -33,6 +33,10 @@ type Server struct {
 	// process) held like a server's, so the gate routes them by the
 	// plugin's manual; they are no MCP session and never exported.
 	Native bool
+	// Past marks a builtin that searches what was said before (A6): the
+	// gate offers it when the owner's words refer to the past of the
+	// conversation or to remembering (past.go), not by its tools' words.
+	Past bool
 }
 
 // Catalog is the registry that sources write to. It is safe for concurrent
@@ -99,6 +103,29 @@ func (c *Catalog) SetPluginTools(s Server, caps []Capability) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "plugin tool %s: want kind plugin and id plugin:%s/%s", cp.ID, s.ID, cp.Name)
 		}
 		cp.Server, cp.Tool, cp.Source, cp.Connected = s.ID, cp.Name, s.ID, s.Connected
+		cp.fillDefaults()
+	}
+	c.putServer(s, caps)
+	return nil
+}
+
+// SetBuiltinServer registers builtins held like a server's tools, so that
+// the gate decides when to offer them and the model can ask for them by
+// the server's name (C8) instead of carrying them in every turn. Each
+// capability must be of kind builtin. Like a plugin's, the server is
+// never exported.
+func (c *Catalog) SetBuiltinServer(s Server, caps []Capability) error {
+	if err := ValidServerName(s.ID); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
+	}
+	s.Native = true
+	caps = slices.Clone(caps)
+	for i := range caps {
+		cp := &caps[i]
+		if cp.Kind != KindBuiltin {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "builtin tool %s of server %s: want kind builtin", cp.ID, s.ID)
+		}
+		cp.Server, cp.Tool, cp.Connected = s.ID, cp.Name, s.Connected
 		cp.fillDefaults()
 	}
 	c.putServer(s, caps)

@@ -80,6 +80,9 @@ const (
 	// EvFact: the owner tells a fact of theirs or asks about one, beside
 	// a verb of keeping, for a server that keeps facts (memory.go).
 	EvFact
+	// EvPast: the owner refers to the past of the conversation or to
+	// remembering, for a server that searches what was said (past.go).
+	EvPast
 )
 
 func (k EvidenceKind) String() string {
@@ -96,6 +99,8 @@ func (k EvidenceKind) String() string {
 		return "title word"
 	case EvFact:
 		return "owner's fact"
+	case EvPast:
+		return "words of the past"
 	}
 	return "description word"
 }
@@ -130,6 +135,8 @@ type Gate struct {
 	pool  sync.Pool
 	// keep knows the servers that keep facts about the owner (memory.go).
 	keep keepWords
+	// past knows the servers that search what was said (past.go).
+	past pastWords
 	// fileStem and docStem are the stems of "file" and "document": what a
 	// file name in a message stands for (fileNames).
 	fileStem, docStem string
@@ -290,6 +297,8 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 	asks := -1 // whether the message asks for something of the owner's; -1 not read yet
 	fact := -1 // whether it tells or asks a fact of the owner's to keep (memory.go); -1 not read yet
 	var factEv Evidence
+	past := -1 // whether it refers to the past of the conversation (past.go); -1 not read yet
+	var pastEv Evidence
 	for si, id := range g.servers {
 		d := Decision{Server: id, Connected: g.conn[si], Score: int(sc.score[si])}
 		d.evident = d.Score >= OfferAt && (sc.strong[si] || sc.spread[si])
@@ -322,6 +331,23 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 				d.Score = max(d.Score+weightWeak, OfferAt)
 				n := min(int(sc.nev[si]), maxEvidence-1)
 				sc.ev[si][n] = factEv
+				sc.nev[si] = uint8(n + 1)
+			}
+		}
+		if !d.evident && g.past.server[si] {
+			if past < 0 {
+				past = 0
+				if term, ok := g.past.refers(g.lex, toks); ok {
+					word, _, _ := strings.Cut(term, " ")
+					past, pastEv = 1, Evidence{Kind: EvPast, Weight: weightStrong, Word: word, Term: term}
+				}
+			}
+			if past == 1 {
+				d.evident = true
+				d.unasked = false
+				d.Score = max(d.Score+weightStrong, OfferAt)
+				n := min(int(sc.nev[si]), maxEvidence-1)
+				sc.ev[si][n] = pastEv
 				sc.nev[si] = uint8(n + 1)
 			}
 		}

@@ -84,6 +84,7 @@ func buildGate(v *View) *Gate {
 	}
 	b.demoteShared()
 	g.names, g.uni, g.pairs = frozen.From(b.names), frozen.From(b.uni), frozen.From(b.pairs)
+	g.past = buildPast(g, v.servers)
 	g.keep = buildKeep(g)
 	return g
 }
@@ -103,7 +104,7 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 		// Calendar") still counts as a tool word.
 		if toks := b.z.Tokenize(n); len(toks) == 1 {
 			nameWords[strings.Clone(toks[0].Stem)] = true
-			if len(s.Card) == 0 {
+			if len(s.Card) == 0 && !s.Past {
 				b.paraphraseName(si, strings.Clone(toks[0].Stem), n)
 			}
 		}
@@ -116,6 +117,9 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 		}
 		id := b.term(si, key, n, "", EvName, w)
 		b.index(b.names, key, id)
+	}
+	if s.Past {
+		return // offered on words of the past (past.go), never by its tools' words
 	}
 	// Single words of a multi-word title ("Brave" of "Brave Search") are a
 	// weak hint: a second signal is still needed.

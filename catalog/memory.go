@@ -88,7 +88,9 @@ func buildKeep(g *Gate) keepWords {
 	for id := range g.terms {
 		t := &g.terms[id]
 		for w := range strings.FieldsSeq(t.phrase) {
-			if t.of != int32(id) || k.server[t.server] || w == first[t.server] || !keeps(w) {
+			// A server that searches what was said (past.go) recalls;
+			// it keeps nothing the owner tells.
+			if t.of != int32(id) || k.server[t.server] || g.past.server[t.server] || w == first[t.server] || !keeps(w) {
 				continue
 			}
 			if first[t.server] == "" {

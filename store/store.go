@@ -339,6 +339,67 @@ type Messages interface {
 	History(ctx context.Context, chat string, limit int) ([]Message, error)
 }
 
+// Recall searches everything said (A6): the owner's and the agents'
+// messages in every chat, the short text of tool results and the wiki's
+// notes, through the store's own full-text index. Words match in their
+// English and German inflections ("invoices" finds "invoice", "Termine"
+// finds "Termin"); hits come best first.
+type Recall interface {
+	// Search returns the hits for the words of query within f, best
+	// first. A query of function words alone finds nothing.
+	Search(ctx context.Context, query string, f RecallFilter) ([]RecallHit, error)
+	// Recent returns the latest messages within f, newest first.
+	Recent(ctx context.Context, f RecallFilter) ([]RecallHit, error)
+}
+
+// RecallFilter narrows a search: one chat ("" for all, wiki notes
+// included), a time range (Since inclusive, Until exclusive; zero for
+// open) and the most hits (Limit <= 0 means DefaultRecallLimit).
+type RecallFilter struct {
+	Chat         string
+	Since, Until time.Time
+	Limit        int
+}
+
+// Limits on what one search returns.
+const (
+	DefaultRecallLimit = 10
+	MaxRecallLimit     = 100
+)
+
+// What a hit is, and who said it.
+const (
+	RecallMessage = "message"
+	RecallNote    = "note"
+
+	SaidByOwner = "owner" // the owner's message (a voice note's transcript too)
+	SaidByAgent = "agent" // an agent's answer
+	SaidByTool  = "tool"  // a tool's result, shortened
+	SaidInWiki  = "wiki"  // a wiki note
+)
+
+// RecallHit is one thing said that matched. Ref is the message's id or the
+// note's name; Snippet is the text around the first matching word, on one
+// line; Score is higher for a better match (engines score differently,
+// only the order counts).
+type RecallHit struct {
+	Kind    string    `json:"kind"`
+	Ref     string    `json:"ref"`
+	Chat    string    `json:"chat,omitempty"`
+	Agent   string    `json:"agent,omitempty"`
+	Who     string    `json:"who"`
+	At      time.Time `json:"at"`
+	Snippet string    `json:"snippet"`
+	Score   float64   `json:"score"`
+}
+
+// RecallProgress is how far the one-time indexing of the history that
+// predates the index has come.
+type RecallProgress struct {
+	Indexed, Total int64
+	Done           bool
+}
+
 // Conversation is the part of a chat its turns see: the messages after
 // After (those before stay stored and searchable), of which the oldest,
 // up to Covered, may be told by Summary instead of word for word.

@@ -24,6 +24,28 @@ type Activity interface {
 	Since(ctx context.Context, f ActivityFilter, after int64) ([]ActivityRow, error)
 }
 
+// Said is what the Activity tab's search box reads: everything said in
+// every chat and the wiki, searched as `jarvisbot memory search` does.
+type Said interface {
+	// SearchSaid returns at most limit hits for the words of query, best
+	// first.
+	SearchSaid(ctx context.Context, query string, limit int) ([]SaidHit, error)
+}
+
+// SaidHit is one thing said that matched.
+type SaidHit struct {
+	At      time.Time
+	Chat    string // the chat, or "wiki NAME" for a note
+	Who     string // owner, agent, tool or wiki
+	Snippet string
+}
+
+// Time is when it was said, as the CLI prints it.
+func (h SaidHit) Time() string { return h.At.Local().Format("2006-01-02 15:04") }
+
+// saidLimit is how many hits the search box shows.
+const saidLimit = 20
+
 // ActivityFilter narrows the board; empty fields match everything. Tool
 // may end in "*" for every id that starts so; Outcome matches an outcome
 // or its kind ("error" for "error: …").
@@ -72,6 +94,11 @@ type activityPage struct {
 	Filtered bool
 	Rows     []ActivityRow
 	Stream   string // the live view's address, with the filter and where to go on from
+	// Searchable says the search box is on; Query is what it was asked,
+	// Hits what it found.
+	Searchable bool
+	Query      string
+	Hits       []SaidHit
 }
 
 // activityRoutes registers the Activity tab's handlers.
@@ -117,9 +144,18 @@ func (s *Server) activityBoard(w http.ResponseWriter, r *http.Request) {
 	for _, row := range rows {
 		last = max(last, row.ID)
 	}
+	page := activityPage{Filter: f, Filtered: f != ActivityFilter{}, Rows: rows, Searchable: s.o.Said != nil,
+		Query: strings.TrimSpace(r.URL.Query().Get("q"))}
+	if page.Searchable && page.Query != "" {
+		if page.Hits, err = s.o.Said.SearchSaid(r.Context(), page.Query, saidLimit); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
 	v := f.values()
 	v.Set("after", strconv.FormatInt(last, 10))
-	s.render(w, r, "activity", "Activity", activityContent(activityPage{Filter: f, Filtered: f != ActivityFilter{}, Rows: rows, Stream: "/activity/stream?" + v.Encode()}))
+	page.Stream = "/activity/stream?" + v.Encode()
+	s.render(w, r, "activity", "Activity", activityContent(page))
 }
 
 // activityStream sends the board's new entries as server-sent events

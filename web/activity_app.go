@@ -44,3 +44,27 @@ func activityRows(list []store.ActivityEntry) []ActivityRow {
 	}
 	return out
 }
+
+// SaidSearch is the Activity tab's search box over the installation: the
+// use case `jarvisbot memory search` calls.
+func SaidSearch(in *app.Installation) Said { return activityTab{in: in} }
+
+func (t activityTab) SearchSaid(ctx context.Context, query string, limit int) ([]SaidHit, error) {
+	hits, err := t.in.SearchSaid(ctx, query, store.RecallFilter{Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	return saidHits(hits), nil
+}
+
+func saidHits(hits []store.RecallHit) []SaidHit {
+	out := make([]SaidHit, 0, len(hits))
+	for _, h := range hits {
+		where := h.Chat
+		if h.Kind == store.RecallNote {
+			where = "wiki " + h.Ref
+		}
+		out = append(out, SaidHit{At: h.At, Chat: where, Who: h.Who, Snippet: h.Snippet})
+	}
+	return out
+}

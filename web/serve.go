@@ -123,6 +123,7 @@ func ForSession(s *app.Session) Options {
 		Agents:    AgentsTab(s.Installation()),
 		Approvals: ApprovalsTab(s.Installation()),
 		Activity:  ActivityTab(s.Installation()),
+		Said:      SaidSearch(s.Installation()),
 		Schedule:  ScheduleTab(s),
 		Route:     RouteTab(s),
 		Pause:     PauseSwitch(s),

@@ -64,9 +64,11 @@ type Options struct {
 	Agents    Agents
 	Approvals Approvals
 	Activity  Activity
-	Schedule  Schedule
-	Route     Route
-	Pause     Pause
+	// Said is the Activity tab's search of everything said (A6).
+	Said     Said
+	Schedule Schedule
+	Route    Route
+	Pause    Pause
 	// Budgets is the Agents tab's budget form (budgets.go).
 	Budgets Budgets
 	Chats   Chats

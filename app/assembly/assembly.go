@@ -21,6 +21,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/browser"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/memory"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/skillbook"
 	"github.com/jarvisbot/jarvisbot/plugins/builtins/wiki"
 	"github.com/jarvisbot/jarvisbot/plugins/collection"
@@ -58,6 +59,11 @@ func Build(ctx context.Context, src Sources) (*catalog.Catalog, error) {
 		if err := c.Add(cp); err != nil {
 			return nil, err
 		}
+	}
+	// The memory stands as a server of its own, offered when the owner's
+	// words refer to the past (A6, catalog/past.go) and on request (C8).
+	if err := c.SetBuiltinServer(memory.Server(), []catalog.Capability{memory.Capability()}); err != nil {
+		return nil, err
 	}
 	if src.Stored != nil {
 		if err := addStored(ctx, c, src.Stored); err != nil {

@@ -45,6 +45,7 @@ func commands() map[string]command {
 		"schedule":  {"scheduled skills: list (next and last run), run NAME now, pause, resume", cmdSchedule},
 		"secrets":   {"store secrets in the keyring (set NAME reads stdin)", cmdSecrets},
 		"wiki":      {"read, search and write the Markdown wiki", cmdWiki},
+		"memory":    {"search everything said in every chat and the wiki: memory search WORDS", cmdMemory},
 		"agents":    {"add, list, show, edit and remove agents; focus comes from the description", cmdAgents},
 		"approvals": {"approval requests waiting, the tools approved always, and revoking them", cmdApprovals},
 		"activity":  {"the activity board: monitor-tier and approved tool calls, newest first", cmdActivity},

@@ -108,16 +108,17 @@ func TestChatRecoversAGateMissC8(t *testing.T) {
 
 // TestRouteSaysWhatIsOnRequestC8: route names the servers left available
 // on request, in its text and in --json's on_request, after every field it
-// had before.
+// had before; the memory (recall) is one of them when the message does not
+// refer to the past.
 func TestRouteSaysWhatIsOnRequestC8(t *testing.T) {
 	e := newTestEnv(t)
 	seed := fixtures.Path(t, "catalog-seed.json")
 	code, out, _ := e.jarvis(t, "", "route", "--catalog", seed, "Which issues are still open in the website repo?")
-	if code != 0 || !strings.Contains(out, "On request (the model can ask for their tools): notebooklm-mcp\n") {
+	if code != 0 || !strings.Contains(out, "On request (the model can ask for their tools): notebooklm-mcp, recall\n") {
 		t.Errorf("route: exit %d\n%s", code, out)
 	}
 	code, out, _ = e.jarvis(t, "", "route", "--json", "--catalog", seed, "Good morning!")
-	if code != 0 || !strings.HasSuffix(strings.TrimSpace(out), `,"on_request":["github","notebooklm-mcp"]}`) {
+	if code != 0 || !strings.HasSuffix(strings.TrimSpace(out), `,"on_request":["github","notebooklm-mcp","recall"]}`) {
 		t.Errorf("route --json: exit %d\n%s", code, out)
 	}
 }

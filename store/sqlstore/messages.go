@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -21,10 +22,26 @@ func (db *DB) AppendMessage(ctx context.Context, m store.Message) (int64, error)
 	if at.IsZero() {
 		at = db.now()
 	}
-	var id int64
-	if err := db.db.QueryRowContext(ctx, `INSERT INTO messages (chat, agent, role, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-		m.Chat, m.Agent, m.Role, string(m.Content), formatTime(at)).Scan(&id); err != nil {
+	fail := func(err error) (int64, error) {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a message in %s: %w", db.path, err)
+	}
+	// The message and its words in the search index (A6) are one
+	// transaction: what is stored can be found.
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback() // no-op after Commit
+	var id int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO messages (chat, agent, role, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		m.Chat, m.Agent, m.Role, string(m.Content), formatTime(at)).Scan(&id); err != nil {
+		return fail(err)
+	}
+	if err := db.indexMessage(ctx, tx, id, m, at); err != nil {
+		return fail(fmt.Errorf("indexing it for search: %w", err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(err)
 	}
 	return id, nil
 }

@@ -47,11 +47,77 @@ const defaultLimit = 10
 type Wiki struct {
 	dir string
 	mu  sync.Mutex // held by Write, Append and Delete
+	// index keeps the notes searchable with everything said (A6); nil
+	// for none.
+	index Indexer
+}
+
+// Indexer keeps notes in a search index (the store's, store.Recall): the
+// wiki tells it of every note written and every note deleted.
+type Indexer interface {
+	IndexNote(ctx context.Context, name, title, body string, modified time.Time) error
+	ForgetNote(ctx context.Context, name string) error
 }
 
 // New returns the wiki stored in dir. Nothing is touched until the first
 // write, which creates dir with mode 0700.
 func New(dir string) *Wiki { return &Wiki{dir: dir} }
+
+// IndexWith makes w tell ix of every note it writes or deletes, and
+// returns w.
+func (w *Wiki) IndexWith(ix Indexer) *Wiki {
+	w.index = ix
+	return w
+}
+
+// Reindex gives the index every note as it is now, notes edited by hand
+// in the directory included, and takes out the ones in forget that no
+// longer exist. It returns how many notes it indexed.
+func (w *Wiki) Reindex(ctx context.Context, forget []string) (int, error) {
+	if w.index == nil {
+		return 0, nil
+	}
+	n := 0
+	have := map[string]bool{}
+	var firstErr error
+	err := w.walk(ctx, func(note Note) {
+		have[note.Name] = true
+		if firstErr != nil {
+			return
+		}
+		if err := w.index.IndexNote(ctx, note.Name, note.Title, note.Body, note.Modified); err != nil {
+			firstErr = err
+			return
+		}
+		n++
+	})
+	if err == nil {
+		err = firstErr
+	}
+	if err != nil {
+		return n, err
+	}
+	for _, name := range forget {
+		if !have[name] {
+			if err := w.index.ForgetNote(ctx, name); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// indexed tells the index of a note just written. The note is saved
+// either way; a failure says so, so that the caller knows search lags.
+func (w *Wiki) indexed(ctx context.Context, n Note, err error) (Note, error) {
+	if err != nil || w.index == nil {
+		return n, err
+	}
+	if ierr := w.index.IndexNote(ctx, n.Name, n.Title, n.Body, n.Modified); ierr != nil {
+		return n, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "note %q is saved, but searching what was said will not find its new text until it is written again: %w", n.Name, ierr)
+	}
+	return n, nil
+}
 
 // Note is one note. Title is its first "# " heading, else its name.
 type Note struct {
@@ -93,9 +159,10 @@ func (w *Wiki) Read(ctx context.Context, name string) (Note, error) {
 // Write creates the named note or replaces its body. The file is replaced
 // atomically: a reader sees the old note or the new one, never a mix.
 func (w *Wiki) Write(ctx context.Context, name, body string) (Note, error) {
-	return w.modify(ctx, name, func(root *os.Root, n string) (Note, error) {
+	note, err := w.modify(ctx, name, func(root *os.Root, n string) (Note, error) {
 		return writeNote(root, n, body)
 	})
+	return w.indexed(ctx, note, err)
 }
 
 // modify runs fn on the opened wiki for a cleaned note name, holding the
@@ -128,7 +195,7 @@ func (w *Wiki) Append(ctx context.Context, name, text string) (Note, error) {
 		}
 		return Note{}, jarvisbot.Errorf(jarvisbot.EINVALID, "nothing to append to note %q: the text is empty", n)
 	}
-	return w.modify(ctx, name, func(root *os.Root, n string) (Note, error) {
+	note, err := w.modify(ctx, name, func(root *os.Root, n string) (Note, error) {
 		old, err := readNote(root, n)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return Note{}, err
@@ -143,6 +210,7 @@ func (w *Wiki) Append(ctx context.Context, name, text string) (Note, error) {
 		}
 		return writeNote(root, n, body)
 	})
+	return w.indexed(ctx, note, err)
 }
 
 // List returns every note sorted by name, without bodies.
@@ -222,6 +290,11 @@ func (w *Wiki) Delete(ctx context.Context, name string) error {
 	for d := path.Dir(n); d != "."; d = path.Dir(d) {
 		if root.Remove(d) != nil {
 			break
+		}
+	}
+	if w.index != nil {
+		if err := w.index.ForgetNote(ctx, n); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "note %q is deleted, but searching what was said may still find it: %w", n, err)
 		}
 	}
 	return nil
