@@ -35,7 +35,7 @@ func (s *Service) conversationCommands(cmds map[string]func(ctx context.Context,
 			s.log.Error("starting a new conversation", "chat", chat, "err", err)
 			return "I could not start a new conversation: " + err.Error()
 		}
-		return "A new conversation begins. From your next message on I no longer see what was said before in this chat; it stays stored."
+		return "A new conversation begins. From your next message on I no longer see what was said before in this chat; it stays stored, and I can still search it when you ask about it."
 	}
 	cmds["history"] = func(ctx context.Context, chat string) string {
 		w, err := s.ChatWindow(ctx, chat)

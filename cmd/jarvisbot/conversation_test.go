@@ -59,6 +59,10 @@ func TestNewAndHistoryOnTelegramA6(t *testing.T) {
 	if h = say("/history", "In this conversation"); !strings.Contains(h, "the last 2 messages") || !strings.Contains(h, "It began with /new on ") {
 		t.Errorf("/history after /new:\n%s", h)
 	}
+	// The old conversation is out of the window, not out of the search.
+	if found := e.mustJarvis(t, "", "memory", "search", "landlord", "Okafor"); !strings.Contains(found, "Mr Okafor") {
+		t.Errorf("memory search after /new does not find the old conversation:\n%s", found)
+	}
 
 	names := map[string]bool{}
 	for _, c := range tg.Commands() {
