@@ -10,13 +10,18 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// Entries are the skills of list that carry a schedule, each run by
-// agent. Imported skills never do: the importer drops their schedules (S6).
+// Entries are the skills of list that carry a schedule, each run by the
+// agent it names (jarvisbot.agent), else by agent. Imported skills never
+// carry one: the importer drops their schedules and agents (S6).
 func Entries(list []*skills.Skill, agent string) []Entry {
 	var entries []Entry
 	for _, s := range list {
 		if s.Schedule != "" {
-			entries = append(entries, Entry{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: agent, Chat: s.Chat, Instructions: s.Body})
+			runs := agent
+			if s.Agent != "" {
+				runs = s.Agent
+			}
+			entries = append(entries, Entry{Skill: s.Name, Spec: s.Schedule, Zone: s.TimeZone, Agent: runs, Chat: s.Chat, Instructions: s.Body})
 		}
 	}
 	return entries

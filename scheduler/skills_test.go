@@ -12,15 +12,20 @@ import (
 )
 
 // TestEntriesAreTheClockMarkedSkillsSC1: only skills with a schedule
-// become entries, with their zone, chat and body, run by the agent given.
+// become entries, with their zone, chat and body, run by the agent the
+// skill names, else the agent given.
 func TestEntriesAreTheClockMarkedSkillsSC1(t *testing.T) {
 	entries := Entries([]*skills.Skill{
 		{Name: "humanizer", Body: "no clock"},
 		{Name: "morning-brief", Schedule: "0 7 * * *", TimeZone: "Europe/Berlin", Chat: "telegram:42", Body: "Brief me."},
+		{Name: "inbox-brief", Schedule: "30 7 * * *", Agent: "inbox", Body: "Sort my mail."},
 	}, "default")
-	want := Entry{Skill: "morning-brief", Spec: "0 7 * * *", Zone: "Europe/Berlin", Agent: "default", Chat: "telegram:42", Instructions: "Brief me."}
-	if len(entries) != 1 || entries[0] != want {
-		t.Errorf("entries = %+v, want [%+v]", entries, want)
+	want := []Entry{
+		{Skill: "morning-brief", Spec: "0 7 * * *", Zone: "Europe/Berlin", Agent: "default", Chat: "telegram:42", Instructions: "Brief me."},
+		{Skill: "inbox-brief", Spec: "30 7 * * *", Agent: "inbox", Instructions: "Sort my mail."}, // the agent the skill names
+	}
+	if len(entries) != 2 || entries[0] != want[0] || entries[1] != want[1] {
+		t.Errorf("entries = %+v, want %+v", entries, want)
 	}
 }
 

@@ -169,6 +169,8 @@ func dropReason(field string) string {
 		return "sets a risk tier; an imported skill keeps the default tier"
 	case Namespace + "schedule", Namespace + "timezone":
 		return "schedules background work; an imported skill never runs by itself"
+	case Namespace + "agent", Namespace + "chat":
+		return "chooses who runs a scheduled run, or where its report goes; an imported skill never runs by itself"
 	case Namespace + "voice":
 		return "lets the skill start by voice (a trigger); not for imported skills"
 	case Namespace + "does":

@@ -482,6 +482,12 @@ func (p *parser) ours(key, field string, v *yaml.Node) error {
 				err = p.fail(p.line(v), field, "%q is not a chat: write PLATFORM:ID such as telegram:123456 or discord:987654321", s.Chat)
 			}
 		}
+	case Namespace + "agent":
+		if s.Agent, err = p.scalar(field, v); err == nil {
+			if s.Agent = strings.TrimSpace(s.Agent); s.Agent == "" || strings.ContainsAny(s.Agent, " \t/:") {
+				err = p.fail(p.line(v), field, "%q is not an agent's name: write the name jarvisbot agents list shows, or leave the field out for the default agent", s.Agent)
+			}
+		}
 	case Namespace + "voice":
 		s.Voice, err = p.boolean(field, v)
 	case Namespace + "does":
@@ -495,7 +501,7 @@ func (p *parser) ours(key, field string, v *yaml.Node) error {
 			}
 		}
 	default:
-		p.drop(field, "not a jarvisbot field (plugin, words, words-de, related, tier, schedule, timezone, voice, does); ignored")
+		p.drop(field, "not a jarvisbot field (plugin, words, words-de, related, tier, schedule, timezone, chat, agent, voice, does); ignored")
 	}
 	return err
 }

@@ -116,12 +116,12 @@ func TestLeadingManual(t *testing.T) {
 		want string
 	}{
 		{nil, ""},
-		{[]Match{{cal, 4, EntryJoin, false}}, "google-calendar"},
-		{[]Match{{cal, 4, EntryJoin, false}, {todo, 2, EntryJoin, false}}, "google-calendar"},
-		{[]Match{{cal, 4, EntryJoin, false}, {todo, 3.5, EntryJoin, false}}, ""}, // a tie brings neither
-		{[]Match{{human, 9, EntryTakeOver, false}, {cal, 3, EntryJoin, false}}, ""},
-		{[]Match{{cal, 1, EntryNone, false}}, ""},
-		{[]Match{{cal, 4, EntryJoin, true}}, ""}, // one everyday word brings no servers
+		{[]Match{{Skill: cal, Score: 4, Entry: EntryJoin, Weak: false}}, "google-calendar"},
+		{[]Match{{Skill: cal, Score: 4, Entry: EntryJoin, Weak: false}, {Skill: todo, Score: 2, Entry: EntryJoin, Weak: false}}, "google-calendar"},
+		{[]Match{{Skill: cal, Score: 4, Entry: EntryJoin, Weak: false}, {Skill: todo, Score: 3.5, Entry: EntryJoin, Weak: false}}, ""}, // a tie brings neither
+		{[]Match{{Skill: human, Score: 9, Entry: EntryTakeOver, Weak: false}, {Skill: cal, Score: 3, Entry: EntryJoin, Weak: false}}, ""},
+		{[]Match{{Skill: cal, Score: 1, Entry: EntryNone, Weak: false}}, ""},
+		{[]Match{{Skill: cal, Score: 4, Entry: EntryJoin, Weak: true}}, ""}, // one everyday word brings no servers
 	}
 	for i, tt := range tests {
 		if got := LeadingManual(tt.ms); got != tt.want {

@@ -24,6 +24,7 @@
 //	  jarvisbot.schedule: "0 7 * * *"       # the scheduler validates it
 //	  jarvisbot.timezone: Europe/Berlin
 //	  jarvisbot.chat: telegram:123456       # where the report goes
+//	  jarvisbot.agent: inbox                # the agent that runs it
 //	  jarvisbot.voice: "true"
 //	  jarvisbot.does: tools                 # instructions, tools or background
 //
@@ -127,6 +128,9 @@ type Skill struct {
 	Schedule string // a schedule for the scheduler, or ""
 	TimeZone string // the schedule's time zone, or "" for the owner's
 	Chat     string // where a scheduled run's report goes, or "" for the owner's main chat
+	// Agent is the agent that runs the skill's scheduled runs, or "" for
+	// the default agent. Only the owner's own skills can name one.
+	Agent string
 	Voice    bool   // may be started by voice
 	Does     Kind
 
@@ -197,6 +201,7 @@ func (s *Skill) Render() []byte {
 	put(Namespace+"schedule", s.Schedule)
 	put(Namespace+"timezone", s.TimeZone)
 	put(Namespace+"chat", s.Chat)
+	put(Namespace+"agent", s.Agent)
 	if s.Voice {
 		put(Namespace+"voice", "true")
 	}
