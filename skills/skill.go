@@ -131,8 +131,8 @@ type Skill struct {
 	// Agent is the agent that runs the skill's scheduled runs, or "" for
 	// the default agent. Only the owner's own skills can name one.
 	Agent string
-	Voice    bool   // may be started by voice
-	Does     Kind
+	Voice bool // may be started by voice
+	Does  Kind
 
 	// DisableModelInvocation keeps the model from picking the skill by
 	// itself; the owner must name it. A restricting field: always honoured.
