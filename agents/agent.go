@@ -388,11 +388,11 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	// A resumed turn's calls were offered before the restart, maybe on the
 	// model's request (C8): their servers join again, under the same plan.
 	r.join(ctx, st, need)
-	conv, err := r.conversation(ctx, in.Chat)
+	conv, err := r.conversation(ctx, in.Chat, ag.Name)
 	if err != nil {
 		return st, err
 	}
-	if st.req.Messages, err = r.history(ctx, in.Chat, conv.From()); err != nil {
+	if st.req.Messages, err = r.history(ctx, in.Chat, ag.Name, conv.From()); err != nil {
 		return st, err
 	}
 	if note := summaryNote(conv); note != "" {

@@ -49,13 +49,13 @@ func (r *Runtime) historyBudget() int {
 	return defaultHistory
 }
 
-// conversation is the chat's current conversation; without a
-// Conversations store, every chat is one from its first message.
-func (r *Runtime) conversation(ctx context.Context, chat string) (store.Conversation, error) {
+// conversation is the agent's current conversation in the chat; without
+// a Conversations store, each runs from the chat's first message.
+func (r *Runtime) conversation(ctx context.Context, chat, agent string) (store.Conversation, error) {
 	if r.Conversations == nil {
-		return store.Conversation{Chat: chat}, nil
+		return store.Conversation{Chat: chat, Agent: agent}, nil
 	}
-	return r.Conversations.Conversation(ctx, chat)
+	return r.Conversations.Conversation(ctx, chat, agent)
 }
 
 // summaryNote is how the running summary enters a turn.
@@ -78,14 +78,14 @@ type Window struct {
 	Unsent int
 }
 
-// Window tells how much of a chat's conversation its next turn sees, for
-// the owner's /history.
-func (r *Runtime) Window(ctx context.Context, chat string) (Window, error) {
-	conv, err := r.conversation(ctx, chat)
+// Window tells how much of an agent's conversation in a chat its next
+// turn sees, for the owner's /history.
+func (r *Runtime) Window(ctx context.Context, chat, agent string) (Window, error) {
+	conv, err := r.conversation(ctx, chat, agent)
 	if err != nil {
 		return Window{}, err
 	}
-	msgs, err := r.history(ctx, chat, conv.From())
+	msgs, err := r.history(ctx, chat, agent, conv.From())
 	if err != nil {
 		return Window{}, err
 	}
@@ -94,7 +94,7 @@ func (r *Runtime) Window(ctx context.Context, chat string) (Window, error) {
 		w.Tokens += tokens(m)
 	}
 	if r.Conversations != nil {
-		all, err := r.Conversations.MessagesAfter(ctx, chat, conv.From(), 0, maxSummarised)
+		all, err := r.Conversations.MessagesAfter(ctx, chat, agent, conv.From(), 0, maxSummarised)
 		if err != nil {
 			return Window{}, err
 		}
@@ -188,20 +188,21 @@ func (r *Runtime) summarise(st *turnState) {
 	}
 	in := Input{Agent: st.agent, Chat: st.in.Chat, summary: true}
 	model := st.model
-	if r.bg.failedSince(in.Chat, r.now(), retryAfter) {
+	key := in.Chat + "\x00" + in.Agent
+	if r.bg.failedSince(key, r.now(), retryAfter) {
 		return
 	}
-	r.bg.start(in.Chat, func(ctx context.Context) {
+	r.bg.start(key, func(ctx context.Context) {
 		err := r.rewriteSummary(ctx, in, model)
 		switch {
 		case err == nil:
-			r.bg.setFailed(in.Chat, time.Time{}, false)
+			r.bg.setFailed(key, time.Time{}, false)
 		case jarvisbot.ErrorCode(err) == jarvisbot.ECONFLICT:
 			r.log().Info("a conversation's summary was not kept", "chat", in.Chat, "why", err)
 		case ctx.Err() != nil:
 			// Stopping: the next turn after the restart writes it.
 		default:
-			r.bg.setFailed(in.Chat, r.now(), true)
+			r.bg.setFailed(key, r.now(), true)
 			r.log().Warn("summarising a long conversation; its turns see the newest messages only until it works (tried again in 15 minutes)", "chat", in.Chat, "err", err)
 		}
 	})
@@ -217,11 +218,11 @@ type numbered struct {
 // rewriteSummary tells the conversation's oldest unsummarised messages
 // into its summary, when they outgrew the window.
 func (r *Runtime) rewriteSummary(ctx context.Context, in Input, model Model) error {
-	conv, err := r.Conversations.Conversation(ctx, in.Chat)
+	conv, err := r.Conversations.Conversation(ctx, in.Chat, in.Agent)
 	if err != nil {
 		return err
 	}
-	stored, err := r.Conversations.MessagesAfter(ctx, in.Chat, conv.From(), 0, maxSummarised)
+	stored, err := r.Conversations.MessagesAfter(ctx, in.Chat, in.Agent, conv.From(), 0, maxSummarised)
 	if err != nil {
 		return err
 	}
@@ -266,7 +267,7 @@ func (r *Runtime) rewriteSummary(ctx context.Context, in Input, model Model) err
 	if summary == "" {
 		return fmt.Errorf("the model wrote an empty summary")
 	}
-	if err := r.Conversations.SetSummary(ctx, in.Chat, conv.After, summary, msgs[cut-1].id, r.now()); err != nil {
+	if err := r.Conversations.SetSummary(ctx, in.Chat, in.Agent, conv.After, summary, msgs[cut-1].id, r.now()); err != nil {
 		return err
 	}
 	r.log().Info("summarised a long conversation", "chat", in.Chat, "messages", cut, "summary_bytes", len(summary))

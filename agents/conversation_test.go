@@ -98,7 +98,7 @@ func TestLongChatKeepsASummaryA6(t *testing.T) {
 		t.Errorf("%d summaries over %d turns: want them rewritten now and then, not every turn", summaries, turns)
 	}
 
-	conv, err := e.db.Conversation(context.Background(), "console")
+	conv, err := e.db.Conversation(context.Background(), "console", "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestSummaryFailureKeepsThePlainWindowA6(t *testing.T) {
 		e.turn(t, fmt.Sprintf("Message %d: %s", i, strings.Repeat("words about the garden ", 5)))
 		e.rt.bg.wait()
 	}
-	conv, err := e.db.Conversation(context.Background(), "console")
+	conv, err := e.db.Conversation(context.Background(), "console", "default")
 	if err != nil || conv.Summary != "" {
 		t.Fatalf("a failed summary was kept: %+v %v", conv, err)
 	}
@@ -201,10 +201,10 @@ func TestNewConversationEmptiesTheWindowA6(t *testing.T) {
 	e.rt.Conversations = e.db
 	e.llm.Respond(func(fakellm.Request) fakellm.Step { return fakellm.Step{Text: "Noted."} })
 	e.turn(t, "my landlord is called Mr Okafor")
-	if _, err := e.db.NewConversation(context.Background(), "console", e.clk.Now()); err != nil {
+	if _, err := e.db.NewConversation(context.Background(), "console", "default", e.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
-	w, err := e.rt.Window(context.Background(), "console")
+	w, err := e.rt.Window(context.Background(), "console", "default")
 	if err != nil || w.Messages != 0 || w.Tokens != 0 || w.Conversation.BegunAt.IsZero() {
 		t.Fatalf("the window after /new: %+v %v", w, err)
 	}
@@ -218,7 +218,7 @@ func TestNewConversationEmptiesTheWindowA6(t *testing.T) {
 	if all, _ := e.db.History(context.Background(), "console", 10); len(all) != 4 {
 		t.Errorf("the chat keeps %d messages, want all 4", len(all))
 	}
-	if w, _ = e.rt.Window(context.Background(), "console"); w.Messages != 2 || w.Budget != defaultHistory {
+	if w, _ = e.rt.Window(context.Background(), "console", "default"); w.Messages != 2 || w.Budget != defaultHistory {
 		t.Errorf("the window after one more turn: %+v", w)
 	}
 }

@@ -130,10 +130,10 @@ func skillsPrompt(list []entered) string {
 // the history; longer ones are cut to their start.
 const maxOldResult = 2000
 
-// history loads the conversation's messages after from within the token
-// budget, oldest trimmed first. It never starts with tool results whose
-// calls were trimmed.
-func (r *Runtime) history(ctx context.Context, chat string, from int64) ([]llm.Message, error) {
+// history loads the agent's conversation in the chat, its messages after
+// from, within the token budget, oldest trimmed first. It never starts
+// with tool results whose calls were trimmed.
+func (r *Runtime) history(ctx context.Context, chat, agent string, from int64) ([]llm.Message, error) {
 	stored, err := r.Store.History(ctx, chat, 400)
 	if err != nil {
 		return nil, err
@@ -141,8 +141,8 @@ func (r *Runtime) history(ctx context.Context, chat string, from int64) ([]llm.M
 	budget := r.historyBudget()
 	msgs := make([]llm.Message, 0, len(stored))
 	for _, s := range stored {
-		if s.ID <= from {
-			continue // before /new, or told by the summary
+		if s.ID <= from || (s.Agent != agent && s.Agent != "") {
+			continue // before /new, told by the summary, or another agent's
 		}
 		var m llm.Message
 		if err := json.Unmarshal(s.Content, &m); err != nil {

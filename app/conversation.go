@@ -9,11 +9,15 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// NewConversation starts a fresh conversation in a chat (/new): the
-// chat's next turns see only what is said from now on; the earlier
-// messages stay stored.
+// NewConversation starts the conversation of the agent that answers a
+// chat afresh (/new): its next turns there see only what is said from now
+// on; the earlier messages stay stored.
 func (s *Service) NewConversation(ctx context.Context, chat string) (store.Conversation, error) {
-	return s.DB.NewConversation(ctx, chat, s.env.Now())
+	agent, err := s.ChatAgent(ctx, chat)
+	if err != nil {
+		return store.Conversation{}, err
+	}
+	return s.DB.NewConversation(ctx, chat, agent, s.env.Now())
 }
 
 // ChatConversations lists the chats, the latest spoken in first, each
@@ -25,7 +29,11 @@ func (s *Service) ChatConversations(ctx context.Context) ([]store.ChatConversati
 // ChatWindow tells how much of a chat's conversation its next turn sees
 // (/history).
 func (s *Service) ChatWindow(ctx context.Context, chat string) (agents.Window, error) {
-	return s.runtime.Window(ctx, chat)
+	agent, err := s.ChatAgent(ctx, chat)
+	if err != nil {
+		return agents.Window{}, err
+	}
+	return s.runtime.Window(ctx, chat, agent)
 }
 
 // conversationCommands are the chat's /new and /history.

@@ -150,7 +150,8 @@ func (a *Env) modelFor(ctx context.Context, cfg config.Config, ag store.Agent, f
 // service is everything a running jarvisbot holds: the store, the live
 // catalog with its MCP sessions, the approvals engine and the runtime.
 type Service struct {
-	env       *Env // what the process gave it
+	env       *Env   // what the process gave it
+	agent     string // the agent of the chats nothing binds (serve --agent)
 	Config    config.Config
 	DB        *sqlstore.DB
 	Catalog   *catalog.Catalog

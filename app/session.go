@@ -100,6 +100,7 @@ func (a *Env) buildSession(ctx context.Context, cfg config.Config, log *slog.Log
 	// offered the buttons in the main chat, through the desk.
 	s.Budget = a.NewBudget(cfg, svc.DB, log, sessionNotifier{s, MainChat(cfg)})
 	svc.runtime.Budget = s.Budget
+	svc.agent = o.Agent
 	cmds := svc.commands()
 	s.pauseCommands(cmds)
 	s.Desk, err = desk.New(ctx, desk.Options{

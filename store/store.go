@@ -400,13 +400,15 @@ type RecallProgress struct {
 	Done           bool
 }
 
-// Conversation is the part of a chat its turns see: the messages after
-// After (those before stay stored and searchable), of which the oldest,
-// up to Covered, may be told by Summary instead of word for word.
+// Conversation is the part of a chat an agent's turns there see: its
+// messages after After (those before stay stored and searchable), of
+// which the oldest, up to Covered, may be told by Summary instead of word
+// for word. Each agent has its own in each chat.
 type Conversation struct {
 	Chat    string
+	Agent   string
 	After   int64     // the conversation holds the chat's messages with larger ids; 0 from the first
-	BegunAt time.Time // zero for a chat that never started afresh
+	BegunAt time.Time // zero for one that never started afresh
 	// Summary tells the conversation's messages up to Covered, written by
 	// the agent's model when they no longer fit the window.
 	Summary      string
@@ -418,32 +420,43 @@ type Conversation struct {
 // for word: the summary tells those before.
 func (c Conversation) From() int64 { return max(c.After, c.Covered) }
 
-// Conversations keeps where each chat's conversation begins and its
-// running summary.
+// Conversations keeps where each agent's conversation in a chat begins
+// and its running summary.
 type Conversations interface {
-	// Conversation returns the chat's current conversation; a chat that
-	// never started afresh has one from its first message.
-	Conversation(ctx context.Context, chat string) (Conversation, error)
-	// NewConversation starts a fresh conversation after the chat's last
-	// message and returns it.
-	NewConversation(ctx context.Context, chat string, at time.Time) (Conversation, error)
-	// SetSummary replaces the summary of the conversation that began after
-	// the message after, covering the messages up to covered; ECONFLICT
-	// when that conversation is no longer the chat's current one or a
-	// later summary was written meanwhile.
-	SetSummary(ctx context.Context, chat string, after int64, summary string, covered int64, at time.Time) error
-	// MessagesAfter returns the chat's first limit messages with an id
-	// above after and at most upTo (0: no bound), oldest first.
-	MessagesAfter(ctx context.Context, chat string, after, upTo int64, limit int) ([]Message, error)
-	// ChatConversations lists the chats that have messages, the latest
-	// spoken in first, at most limit, each with its current conversation.
+	// Conversation returns the agent's current conversation in the chat;
+	// one that never started afresh runs from the first message.
+	Conversation(ctx context.Context, chat, agent string) (Conversation, error)
+	// NewConversation starts the agent's conversation in the chat afresh,
+	// after the chat's last message, and returns it.
+	NewConversation(ctx context.Context, chat, agent string, at time.Time) (Conversation, error)
+	// SetSummary replaces the summary of the agent's conversation that
+	// began after the message after, covering the messages up to covered;
+	// ECONFLICT when that conversation is no longer the current one or a
+	// summary covering as much was written meanwhile.
+	SetSummary(ctx context.Context, chat, agent string, after int64, summary string, covered int64, at time.Time) error
+	// MessagesAfter returns the chat's first limit messages of the agent
+	// ("" for every agent's) with an id above after and at most upTo (0:
+	// no bound), oldest first.
+	MessagesAfter(ctx context.Context, chat, agent string, after, upTo int64, limit int) ([]Message, error)
+	// ChatConversations lists each agent's conversation in each chat that
+	// has messages, the latest spoken in first, at most limit.
 	ChatConversations(ctx context.Context, limit int) ([]ChatConversation, error)
 }
 
-// ChatConversation is a chat with its current conversation.
+// ChatAgents keeps the agent the owner switched each chat to (/agent).
+type ChatAgents interface {
+	// ChatAgent is the agent the chat was switched to, "" for none.
+	ChatAgent(ctx context.Context, chat string) (string, error)
+	// SetChatAgent switches the chat to agent; "" takes the switch back.
+	SetChatAgent(ctx context.Context, chat, agent string, at time.Time) error
+	// ChatAgentSwitches are every chat's switch, by chat.
+	ChatAgentSwitches(ctx context.Context) (map[string]string, error)
+}
+
+// ChatConversation is an agent's current conversation in a chat.
 type ChatConversation struct {
 	Conversation
-	Messages int       // the chat's messages, in all its conversations
+	Messages int       // the agent's messages in the chat, in all its conversations
 	LastAt   time.Time // when its latest message was stored
 }
 

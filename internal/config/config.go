@@ -464,6 +464,10 @@ type Agent struct {
 	Description string   `yaml:"description"`
 	Allow       []string `yaml:"allow"`
 	Block       []string `yaml:"block"`
+	// Chats are the chats this agent answers: a chat ("telegram:-100123",
+	// "discord:987…") or a whole platform ("telegram", "discord"). The
+	// most specific binding wins, then the default agent.
+	Chats []string `yaml:"chats"`
 	// Provider overrides the top-level provider for this agent; unset
 	// fields are taken from it.
 	Provider Provider `yaml:"provider"`
@@ -708,9 +712,19 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 		}
 		c.Keyring.Backend = b
 	}
+	bound := map[string]string{} // chat or platform -> agent
 	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
 		if err := names.ValidAgent(name); err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: agents: %w", at("agents", name), err)
+		}
+		for _, chat := range c.Agents[name].Chats {
+			if err := validBinding(chat); err != nil {
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: agents.%s.chats: %w", at("agents", name, "chats"), name, err)
+			}
+			if other, ok := bound[chat]; ok && other != name {
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: agents.%s.chats: %s is bound to agent %s too; a chat is answered by one agent", at("agents", name, "chats"), name, chat, other)
+			}
+			bound[chat] = name
 		}
 	}
 	if c.Discord.Shards < 0 || c.Discord.Shards > maxShards {
@@ -818,6 +832,37 @@ func agentProviders(c *Config) []struct {
 		c.Agents[name] = ag
 	}
 	return out
+}
+
+// validBinding checks one entry of an agent's chats: a platform, or a
+// platform and a chat id.
+func validBinding(chat string) error {
+	platform, id, hasID := strings.Cut(chat, ":")
+	if platform != "telegram" && platform != "discord" && platform != "console" {
+		return fmt.Errorf("%q: write telegram:CHAT_ID, discord:CHANNEL_ID, or telegram or discord alone for every chat there", chat)
+	}
+	if hasID && (id == "" || strings.ContainsAny(id, " \t")) {
+		return fmt.Errorf("%q: the chat id after %s: is missing or has spaces", chat, platform)
+	}
+	return nil
+}
+
+// AgentFor is the agent the config binds chat to: the agent bound to the
+// chat itself, else the one bound to its whole platform, else "".
+func (c Config) AgentFor(chat string) string {
+	platform, _, _ := strings.Cut(chat, ":")
+	var byPlatform string
+	for name, ag := range c.Agents {
+		for _, b := range ag.Chats {
+			switch b {
+			case chat:
+				return name
+			case platform:
+				byPlatform = name
+			}
+		}
+	}
+	return byPlatform
 }
 
 // Providers jarvisbot speaks: two APIs, and two coding CLIs that are the

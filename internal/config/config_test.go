@@ -453,3 +453,44 @@ func TestStoreSelectsPostgresST2(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentChatBindingsA4: an agent may be bound to chats and whole
+// platforms; the most specific binding wins; a bad entry or a chat bound
+// to two agents is a clear error at load, not a silent fallback.
+func TestAgentChatBindingsA4(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, filepath.Join(dir, "config.yaml"), `
+agents:
+  inbox:
+    description: a daily overview of my Gmail inbox
+    chats: ["telegram:-100123", discord]
+  builder:
+    description: reviews pull requests
+    chats: ["discord:555"]
+`)
+	cfg, err := Load(env(map[string]string{"JARVIS_CONFIG": path, "HOME": "/home/owner"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for chat, want := range map[string]string{
+		"telegram:-100123": "inbox",
+		"telegram:42":      "",
+		"discord:555":      "builder", // the chat itself beats its platform
+		"discord:777":      "inbox",
+		"console":          "",
+	} {
+		if got := cfg.AgentFor(chat); got != want {
+			t.Errorf("AgentFor(%s) = %q, want %q", chat, got, want)
+		}
+	}
+	for bad, want := range map[string]string{
+		"agents:\n  a:\n    description: x\n    chats: [whatsapp:1]\n":                                                "telegram:CHAT_ID",
+		"agents:\n  a:\n    description: x\n    chats: [\"telegram:\"]\n":                                             "missing",
+		"agents:\n  a:\n    description: x\n    chats: [telegram]\n  b:\n    description: y\n    chats: [telegram]\n": "bound to agent a too",
+	} {
+		p := writeFile(t, filepath.Join(t.TempDir(), "config.yaml"), bad)
+		if _, err := Load(env(map[string]string{"JARVIS_CONFIG": p, "HOME": "/home/owner"})); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", bad, err, want)
+		}
+	}
+}

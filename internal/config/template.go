@@ -58,11 +58,17 @@ keyring:
 #             unset keys come from the top-level provider. A single entry
 #             changes the primary and keeps the top-level fallbacks behind
 #             it; a list is the agent's whole chain; a coding CLI has none.
+#   chats: the chats this agent answers: telegram:CHAT_ID (a group's id
+#          starts with -100), discord:CHANNEL_ID, or telegram or discord
+#          alone for every chat there. A chat's own binding beats its
+#          platform's; other chats get the default agent. In a chat,
+#          /agent NAME switches it and @NAME sends one message to NAME.
 agents:
   # research:
   #   description: Finds and summarises papers and articles.
   #   allow: ["mcp:arxiv/*", "builtin:wiki"]
   #   block: ["cli:rm"]
+  #   chats: ["telegram:-1001234567890"]
   #   provider: {name: openai, base_url: "http://localhost:11434/v1", model: llama3.1}
 
 # provider is the model the agents talk to. JARVIS_PROVIDER and JARVIS_MODEL

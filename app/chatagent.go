@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/store"
+)
+
+// Which agent answers a chat (A4): the one the owner switched it to with
+// /agent, else the one the config binds it to (agents.NAME.chats: the
+// chat itself, then its platform), else the session's (serve --agent,
+// the default agent).
+
+// ChatAgent is the agent that answers chat now.
+func (s *Service) ChatAgent(ctx context.Context, chat string) (string, error) {
+	switched, err := s.DB.ChatAgent(ctx, chat)
+	if err != nil {
+		return "", err
+	}
+	if switched != "" {
+		return switched, nil
+	}
+	if bound := s.Config.AgentFor(chat); bound != "" {
+		return bound, nil
+	}
+	return s.sessionAgent(), nil
+}
+
+// sessionAgent answers the chats nothing binds.
+func (s *Service) sessionAgent() string {
+	if s.agent != "" {
+		return s.agent
+	}
+	return store.DefaultAgent
+}
+
+// SwitchChatAgent switches chat to agent (/agent NAME): its messages go to
+// that agent from now on, across restarts. The session's or the config's
+// agent for the chat takes the switch back.
+func (s *Service) SwitchChatAgent(ctx context.Context, chat, agent string) error {
+	if _, err := s.DB.Agent(ctx, agent); err != nil {
+		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+			return jarvisbot.Errorf(jarvisbot.ENOTFOUND, "there is no agent %q: send /agent to see them, or add it with jarvisbot agents add %s", agent, agent)
+		}
+		return err
+	}
+	before := s.Config.AgentFor(chat)
+	if before == "" {
+		before = s.sessionAgent()
+	}
+	if agent == before {
+		agent = "" // no switch is needed to reach the chat's own agent
+	}
+	return s.DB.SetChatAgent(ctx, chat, agent, s.env.Now())
+}
+
+// agentCommand is the chat's /agent: without a name it says who answers
+// and lists the others; with one it switches the chat.
+func (s *Service) agentCommand(ctx context.Context, chat, arg string) string {
+	if name := strings.TrimSpace(arg); name != "" {
+		if err := s.SwitchChatAgent(ctx, chat, name); err != nil {
+			return "I could not switch: " + err.Error()
+		}
+		return fmt.Sprintf("Agent %s answers this chat from now on; its own conversation here goes on. Send /agent to see the others.", name)
+	}
+	now, err := s.ChatAgent(ctx, chat)
+	if err != nil {
+		return "I could not read which agent answers here: " + err.Error()
+	}
+	list, err := s.DB.Agents(ctx)
+	if err != nil {
+		return "I could not list the agents: " + err.Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Agent %s answers this chat.", now)
+	var others []string
+	for _, a := range list {
+		if a.Name != now {
+			others = append(others, fmt.Sprintf("%s — %s", a.Name, a.Description))
+		}
+	}
+	if len(others) > 0 {
+		b.WriteString("\nThe others:\n" + strings.Join(others, "\n"))
+		b.WriteString("\n/agent NAME switches this chat; @NAME at the start of a message sends that one message to NAME.")
+	} else {
+		b.WriteString(" It is the only one: add others with jarvisbot agents add NAME --describe \"…\".")
+	}
+	return b.String()
+}
+
+// MessageAgent is the agent a message goes to and its text: @NAME at its
+// start sends that one message to agent NAME (once is true) when NAME is
+// an agent; anything else goes to the chat's agent.
+func (s *Service) MessageAgent(ctx context.Context, chat, text string) (agent, rest string, once bool, err error) {
+	if name, body, ok := strings.Cut(text, " "); ok && strings.HasPrefix(name, "@") && len(name) > 1 {
+		name = strings.TrimPrefix(name, "@")
+		if _, aerr := s.DB.Agent(ctx, name); aerr == nil {
+			return name, strings.TrimSpace(body), true, nil
+		} else if jarvisbot.ErrorCode(aerr) != jarvisbot.ENOTFOUND {
+			return "", text, false, aerr
+		}
+	}
+	agent, err = s.ChatAgent(ctx, chat)
+	return agent, text, false, err
+}
