@@ -91,6 +91,21 @@ func (s *Service) agentCommand(ctx context.Context, chat, arg string) string {
 	return b.String()
 }
 
+// messageAgent is MessageAgent for the desk: marked says the reply names
+// who answered, for an agent other than the one the config or the session
+// gives the chat (after @NAME or /agent NAME).
+func (s *Service) messageAgent(ctx context.Context, chat, text string) (agent, rest string, marked bool, err error) {
+	agent, rest, _, err = s.MessageAgent(ctx, chat, text)
+	if err != nil {
+		return "", text, false, err
+	}
+	base := s.Config.AgentFor(chat)
+	if base == "" {
+		base = s.sessionAgent()
+	}
+	return agent, rest, agent != base, nil
+}
+
 // MessageAgent is the agent a message goes to and its text: @NAME at its
 // start sends that one message to agent NAME (once is true) when NAME is
 // an agent; anything else goes to the chat's agent.

@@ -106,7 +106,11 @@ func (a *Env) buildSession(ctx context.Context, cfg config.Config, log *slog.Log
 	s.Desk, err = desk.New(ctx, desk.Options{
 		Runtime: svc.runtime, Approvals: svc.Approvals, Store: svc.DB, Owners: OwnerIDs(cfg),
 		ApprovalChat: o.ApprovalChat, MainChat: MainChat(cfg), Paused: svc.pausedNow, Agent: o.Agent, Logger: log,
-		Commands:   cmds,
+		Commands: cmds,
+		ArgCommands: map[string]func(ctx context.Context, chat, arg string) string{
+			"agent": svc.agentCommand,
+		},
+		AgentOf:    svc.messageAgent,
 		Transcribe: transcribe, NoTranscription: noTranscription, Speak: speak,
 		Leases: svc.DB,
 		Queue:  queue,

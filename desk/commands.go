@@ -19,6 +19,7 @@ var Commands = []channels.Command{
 	{Name: "plugins", Description: "installed plugins, and what needs attention"},
 	{Name: "mcp", Description: "MCP servers and whether they answer"},
 	{Name: "agents", Description: "the agents"},
+	{Name: "agent", Description: "which agent answers here; /agent NAME switches"},
 	{Name: "activity", Description: "what the agents did lately"},
 	{Name: "usage", Description: "what the model calls cost today and this month"},
 	{Name: "schedule", Description: "scheduled skills: next and last run"},
@@ -35,7 +36,8 @@ var Commands = []channels.Command{
 func (d *Desk) isCommand(text string) bool {
 	name := commandName(text)
 	_, ok := d.opt.Commands[name]
-	return ok || name == "help" || name == "cancel"
+	_, withArg := d.opt.ArgCommands[name]
+	return ok || withArg || name == "help" || name == "cancel"
 }
 
 func commandName(text string) string {
@@ -62,6 +64,11 @@ func (d *Desk) command(ctx context.Context, m channels.Message, text string) {
 	}
 	if f, ok := d.opt.Commands[name]; ok {
 		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: f(ctx, m.Chat)})
+		return
+	}
+	if f, ok := d.opt.ArgCommands[name]; ok {
+		_, arg, _ := strings.Cut(strings.TrimSpace(text), " ")
+		d.send(ctx, channels.Outgoing{Chat: m.Chat, Text: f(ctx, m.Chat, strings.TrimSpace(arg))})
 	}
 }
 

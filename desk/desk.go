@@ -77,6 +77,14 @@ type Options struct {
 	// answered once Resumed is called. Nil means never paused.
 	Paused func() (bool, string)
 	Agent  string // the agent that answers, default "default"
+	// AgentOf, when set, chooses the agent of each message (A4): the
+	// chat's own, or another for @NAME or a chat switched with /agent;
+	// marked says the reply names who answered. It returns the text to
+	// answer (without @NAME).
+	AgentOf func(ctx context.Context, chat, text string) (agent, rest string, marked bool, err error)
+	// ArgCommands are slash commands that take the rest of the line
+	// (/agent NAME), answered like Commands.
+	ArgCommands map[string]func(ctx context.Context, chat, arg string) string
 	// Transcribe turns a voice note or audio file into text (V1); nil
 	// when no transcription endpoint is set: the note is kept and the
 	// owner told, once, NoTranscription.
@@ -283,6 +291,15 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 		stopTyping = d.typing(ctx, ch, m.Chat)
 	}
 	in := agents.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry}
+	var marked bool
+	if d.opt.AgentOf != nil && m.audio == nil {
+		agent, rest, mark, err := d.opt.AgentOf(ctx, m.Chat, m.Text)
+		if err != nil {
+			d.log.Warn("choosing the agent of a message; the default one answers", "chat", m.Chat, "err", err)
+		} else {
+			in.Agent, in.Text, marked = agent, rest, mark
+		}
+	}
 	var heard string
 	switch {
 	case m.audio != nil && m.audio.Heard && m.approval == nil:
@@ -310,6 +327,9 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 		return done, err
 	}
 	shown := text
+	if marked && err == nil {
+		shown = "**" + in.Agent + ":** " + shown // who answered, when it is not the chat's own agent
+	}
 	if heard != "" {
 		// The owner sees what was heard with the answer: a misheard
 		// word explains a strange answer.
