@@ -43,8 +43,23 @@ func (b *Bot) audio(m *discordgo.Message) *channels.Audio {
 			au.FileName = a.Filename
 			what = fmt.Sprintf("the audio file %q", a.Filename)
 		}
-		au.Fetch = b.fetcher(a.URL, au.Size, what)
+		au.Fetch = b.fetcher(a.URL, au.Size, what, sizelimit.Limit{What: "a voice message or audio file", Hint: "send a shorter one"})
 		return au
+	}
+	return nil
+}
+
+// file returns the first attachment that is not audio (CH4): an image or
+// a document, fetched from Discord's CDN as audio is; nil for none. Only
+// the first counts: one message is one turn.
+func (b *Bot) file(m *discordgo.Message) *channels.File {
+	for _, a := range m.Attachments {
+		if a == nil || a.URL == "" || strings.HasPrefix(mediaType(a.ContentType), "audio/") {
+			continue
+		}
+		f := &channels.File{MIME: mediaType(a.ContentType), Size: int64(max(a.Size, 0)), FileName: a.Filename, Width: a.Width, Height: a.Height}
+		f.Fetch = b.fetcher(a.URL, f.Size, fmt.Sprintf("the file %q", a.Filename), sizelimit.Limit{What: "a file", Hint: "send a smaller one"})
+		return f
 	}
 	return nil
 }
@@ -62,9 +77,9 @@ func mediaType(ct string) string {
 // fetcher downloads an attachment from the link in its event (Discord's
 // CDN) through the bot's HTTP client, without the bot token, which the
 // CDN does not need. Errors never repeat the link: it is signed.
-func (b *Bot) fetcher(link string, announced int64, what string) func(context.Context, int64) ([]byte, error) {
+func (b *Bot) fetcher(link string, announced int64, what string, limit sizelimit.Limit) func(context.Context, int64) ([]byte, error) {
 	return func(ctx context.Context, max int64) ([]byte, error) {
-		limit := sizelimit.Limit{What: "a voice message or audio file", Max: max, Hint: "send a shorter one"}
+		limit.Max = max
 		name := "discord: " + what
 		if err := limit.Check(name, announced); err != nil {
 			return nil, err

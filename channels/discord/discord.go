@@ -250,7 +250,11 @@ func (b *Bot) message(m *discordgo.Message) (channels.Message, bool) {
 	}
 	text = strings.TrimSpace(text)
 	audio := b.audio(m)
-	if text == "" && audio == nil {
+	var file *channels.File
+	if audio == nil {
+		file = b.file(m)
+	}
+	if text == "" && audio == nil && file == nil {
 		b.log.Debug("discord: dropped a message without text or audio (another attachment, or the Message Content intent is off)", "chat", m.ChannelID)
 		return channels.Message{}, false
 	}
@@ -261,6 +265,7 @@ func (b *Bot) message(m *discordgo.Message) (channels.Message, bool) {
 		Text:  text,
 		ID:    m.ID,
 		Audio: audio,
+		File:  file,
 	}, true
 }
 

@@ -57,7 +57,8 @@ func heard(t *testing.T, h *recorder, last string) []channels.Message {
 // TestVoiceAndAudioArriveAsAudioV1: a voice message (flag 1<<13, one
 // audio/ogg attachment with duration_secs) and an audio attachment become
 // messages with Audio, text or not; in a guild channel only when they
-// address the bot, as text does; a file that is not audio stays dropped.
+// address the bot, as text does; a file that is not audio comes as a File
+// (CH4), never as Audio.
 func TestVoiceAndAudioArriveAsAudioV1(t *testing.T) {
 	t.Parallel()
 	h := &recorder{}
@@ -81,6 +82,16 @@ func TestVoiceAndAudioArriveAsAudioV1(t *testing.T) {
 	dmAudio := srv.SendAudio(dm, owner, "", "memo.m4a", "audio/mp4", mp3)
 	srv.SendText(dm, owner, "that is all")
 	got := heard(t, h, "that is all")
+	var files []channels.Message
+	got = slices.DeleteFunc(got, func(m channels.Message) bool {
+		if m.File != nil {
+			files = append(files, m)
+		}
+		return m.File != nil
+	})
+	if len(files) != 1 || files[0].Audio != nil || files[0].File.FileName != "notes.txt" || files[0].File.MIME != "text/plain" || files[0].File.Size != 9 {
+		t.Errorf("heard files %+v, want notes.txt as a file", files)
+	}
 
 	type want struct {
 		chat, text, id string
