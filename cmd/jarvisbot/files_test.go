@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakepdf"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 )
 
@@ -168,5 +170,57 @@ func TestOversizeFileRefusedBeforeDownloadCH4(t *testing.T) {
 	}
 	if n := len(f.Requests()); n != 0 {
 		t.Errorf("the model was called %d times", n)
+	}
+}
+
+// TestPDFIsReadAndAnsweredCH4: a PDF made in the test, sent on Telegram,
+// is downloaded, its text read in the process and handed to the model as
+// a document block named after the file; a longer one comes with the cap
+// said; both are kept in the chat's folder.
+func TestPDFIsReadAndAnsweredCH4(t *testing.T) {
+	e, f, tg := ownerOnTelegram(t)
+	out, stop := startServe(t, e)
+	defer stop()
+	waitOutput(t, out, "jarvisbot is ready")
+	contract := fakepdf.Write(
+		fakepdf.Page{Lines: []string{"Tenancy agreement", "The rent is 950 euros a month."}},
+		fakepdf.Page{CID: true, Lines: []string{"Notice period: three months."}},
+	)
+	var long []fakepdf.Page
+	for i := range 60 {
+		long = append(long, fakepdf.Page{Lines: []string{fmt.Sprintf("Clause %d applies.", i+1)}})
+	}
+	f.Push(fakellm.Step{Text: "The rent is **950 euros**; notice is three months."}, fakellm.Step{Text: "I read the first 50 pages."})
+	tg.SendDocument(42, 42, contract, "application/pdf", "contract.pdf", "summarise this contract")
+	waitSent(t, tg, "the answer to the PDF", func(s []faketelegram.Sent) bool { return hasText(s, 42, "950 euros") })
+	tg.SendDocument(42, 42, fakepdf.Write(long...), "application/pdf", "annex.pdf", "")
+	waitSent(t, tg, "the answer to the long PDF", func(s []faketelegram.Sent) bool { return hasText(s, 42, "first 50 pages") })
+
+	reqs := f.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	last := reqs[0].Messages[len(reqs[0].Messages)-1]
+	if len(last.Documents) != 1 || last.Documents[0].Name != "contract.pdf" {
+		t.Fatalf("the turn carries documents %+v, want contract.pdf", last.Documents)
+	}
+	for _, want := range []string{"The rent is 950 euros a month.", "Notice period: three months."} {
+		if !strings.Contains(last.Documents[0].Text, want) {
+			t.Errorf("the model did not get %q:\n%s", want, last.Documents[0].Text)
+		}
+	}
+	if !strings.Contains(last.Text, "summarise this contract") || !strings.Contains(last.Text, "[file: contract.pdf") {
+		t.Errorf("the message reads %q", last.Text)
+	}
+	annex := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if len(annex.Documents) != 1 || !strings.Contains(annex.Documents[0].Text, "only its first 50 of 60 pages were read") || strings.Contains(annex.Documents[0].Text, "Clause 51") {
+		t.Errorf("the long PDF reached the model as %+v, want 50 pages and the cap said", annex.Documents)
+	}
+	if len(reqs[1].Messages[0].Documents) != 0 {
+		t.Error("the contract's text came again in the next turn")
+	}
+	kept, _ := filepath.Glob(filepath.Join(e.vars["JARVIS_DATA_DIR"], "files", "telegram_42", "*.pdf"))
+	if len(kept) != 2 {
+		t.Errorf("kept %v, want both PDFs", kept)
 	}
 }
