@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"image"
-	"image/draw"
 	"image/jpeg"
 
 	// The formats a photo or an image document arrives in that the
@@ -54,6 +53,11 @@ func PrepareImage(data []byte, maxSide int) (Image, error) {
 	}
 	out := Image{Width: cfg.Width, Height: cfg.Height, Format: format}
 	dst := Downscale(src, maxSide)
+	if _, ycc := dst.(*image.YCbCr); !ycc {
+		if _, rgba := dst.(*image.RGBA); !rgba {
+			dst = onWhite(dst) // a small PNG with transparency, not scaled
+		}
+	}
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: jpegQuality}); err != nil {
 		return Image{}, fmt.Errorf("encoding the image as JPEG: %w", err)
@@ -91,15 +95,36 @@ func Downscale(src image.Image, maxSide int) image.Image {
 	}
 	rgba, ok := src.(*image.RGBA)
 	if !ok {
-		// draw has fast paths from paletted and NRGBA images.
-		rgba = image.NewRGBA(image.Rect(0, 0, sw, sh))
-		draw.Draw(rgba, rgba.Rect, src, b.Min, draw.Src)
+		rgba = onWhite(src)
 	} else if b.Min != (image.Point{}) {
 		rgba = rgba.SubImage(b).(*image.RGBA)
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, dw, dh))
 	for c := range 4 {
 		boxPlane(plane{rgba.Pix[c:], rgba.Stride, 4, sw, sh}, plane{dst.Pix[c:], dst.Stride, 4, dw, dh})
+	}
+	return dst
+}
+
+// onWhite converts an image (a PNG with transparency, a GIF's palette) to
+// opaque RGBA, laid on white: a JPEG has no transparency, and a logo or a
+// screenshot on black would be unreadable. Pixel by pixel through At: the
+// standard decoders give JPEGs as YCbCr and opaque PNGs as RGBA, which
+// never come here, and image/draw's fast paths cost the binary more than
+// the rarer formats are worth.
+func onWhite(src image.Image) *image.RGBA {
+	b := src.Bounds()
+	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := dst.Pix[(y-b.Min.Y)*dst.Stride:]
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := src.At(x, y).RGBA() // premultiplied, 16 bits
+			p := row[4*(x-b.Min.X) : 4*(x-b.Min.X)+4 : 4*(x-b.Min.X)+4]
+			p[0] = uint8((r + 0xffff - a) >> 8)
+			p[1] = uint8((g + 0xffff - a) >> 8)
+			p[2] = uint8((bl + 0xffff - a) >> 8)
+			p[3] = 0xff
+		}
 	}
 	return dst
 }

@@ -135,3 +135,32 @@ func TestDownscaleKeepsColourCH4(t *testing.T) {
 		}
 	}
 }
+
+// TestTransparentImageOnWhiteCH4: a PNG's transparent pixels come out
+// white in the JPEG, not black: a logo or a screenshot stays readable.
+func TestTransparentImageOnWhiteCH4(t *testing.T) {
+	src := image.NewNRGBA(image.Rect(0, 0, 40, 20))
+	for x := range 20 {
+		for y := range 20 {
+			src.SetNRGBA(x, y, color.NRGBA{0, 0, 0, 255}) // left half opaque black, right half transparent
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, src); err != nil {
+		t.Fatal(err)
+	}
+	img, err := PrepareImage(b.Bytes(), MaxSide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := jpeg.Decode(bytes.NewReader(img.JPEG))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _, _ := out.At(5, 10).RGBA(); r>>8 > 40 {
+		t.Errorf("the opaque black half is %d", r>>8)
+	}
+	if r, _, _, _ := out.At(35, 10).RGBA(); r>>8 < 215 {
+		t.Errorf("the transparent half is %d, want white", r>>8)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -78,17 +77,14 @@ func cmpErr(errs ...error) error {
 
 // prune removes the chat's oldest files until the folder is within the
 // quota; the file just kept stays. Names start with the time they were
-// kept, so their order is their age.
+// kept, and ReadDir lists them sorted, so their order is their age.
 func (k *Keeper) prune(dir, keep string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("reading %s to keep it within its quota: %w", dir, err)
 	}
-	type kept struct {
-		name string
-		size int64
-	}
-	var files []kept
+	sizes := map[string]int64{}
+	var names []string
 	var total int64
 	for _, e := range entries {
 		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
@@ -98,21 +94,21 @@ func (k *Keeper) prune(dir, keep string) error {
 		if err != nil {
 			continue // gone meanwhile
 		}
-		files = append(files, kept{e.Name(), info.Size()})
+		names = append(names, e.Name())
+		sizes[e.Name()] = info.Size()
 		total += info.Size()
 	}
-	slices.SortFunc(files, func(a, b kept) int { return strings.Compare(a.name, b.name) })
-	for _, f := range files {
+	for _, name := range names {
 		if total <= k.Quota {
 			break
 		}
-		if f.name == keep {
+		if name == keep {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, f.name)); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("dropping the oldest file %s to keep the chat within its quota: %w", f.name, err)
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("dropping the oldest file %s to keep the chat within its quota: %w", name, err)
 		}
-		total -= f.size
+		total -= sizes[name]
 	}
 	return nil
 }
