@@ -224,3 +224,35 @@ func TestPDFIsReadAndAnsweredCH4(t *testing.T) {
 		t.Errorf("kept %v, want both PDFs", kept)
 	}
 }
+
+// TestPhotoAnsweredAfterRestartCH4: a photo whose turn the shutdown
+// stopped waits in the inbox with its bytes; after the restart the model
+// gets the image again, and the photo's message is in the history once.
+func TestPhotoAnsweredAfterRestartCH4(t *testing.T) {
+	e, f, tg := ownerOnTelegram(t)
+	e.vars["JARVIS_MODEL"] = "claude-test"
+	e.vars["JARVIS_SHUTDOWN_TIMEOUT"] = "300ms"
+	out, stop := startServe(t, e)
+	waitOutput(t, out, "jarvisbot is ready")
+	f.Push(fakellm.Step{Hang: true})
+	tg.SendPhoto(42, 42, "is this ripe?", faketelegram.PhotoSize{Data: jpegOf(t, 400, 300), Width: 400, Height: 300})
+	waitFor(t, "the model call", func() (bool, any) { r := f.Requests(); return len(r) == 1, r })
+	stop()
+
+	f.Push(fakellm.Step{Text: "Not yet: give it two days."})
+	out2, stop2 := startServe(t, e)
+	defer stop2()
+	waitSent(t, tg, "the answer after the restart", func(s []faketelegram.Sent) bool { return hasText(s, 42, "two days") })
+	reqs := f.Requests()
+	last := reqs[len(reqs)-1]
+	images := 0
+	for _, m := range last.Messages {
+		images += len(m.Images)
+	}
+	if images != 1 {
+		t.Errorf("the turn after the restart carries %d images, want the photo's\n%s", images, out2.String())
+	}
+	if got := strings.Count(fmt.Sprint(last.Messages), "is this ripe?"); got != 1 {
+		t.Errorf("the photo's message is %d times in the history", got)
+	}
+}
