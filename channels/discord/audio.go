@@ -88,6 +88,9 @@ func (b *Bot) fetcher(link string, announced int64, what string, limit sizelimit
 		if err != nil {
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "discord: downloading %s: Discord gave a link that is not a URL", what)
 		}
+		if !b.fileHosts[req.URL.Host] || (req.URL.Scheme != "https" && req.URL.Scheme != "http") {
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "discord: %s is linked on %s, not on Discord's file host; it was not downloaded", what, req.URL.Host)
+		}
 		resp, err := b.s.Client.Do(req)
 		if err != nil {
 			return nil, downloadError(what, err)
@@ -108,6 +111,22 @@ func (b *Bot) fetcher(link string, announced int64, what string, limit sizelimit
 		}
 		return data, nil
 	}
+}
+
+// fileHosts are the hosts files are fetched from (CH4): Discord's CDN,
+// whose links a message's attachments carry, and the host of api_base when
+// one is set, since a stand-in for Discord there (a test's fake) links its
+// files on its own address. The CDN's host is read from discordgo, which
+// keeps Discord's addresses.
+func fileHosts(apiBase string) map[string]bool {
+	hosts := map[string]bool{}
+	if u, err := url.Parse(discordgo.EndpointCDN); err == nil {
+		hosts[u.Host] = true
+	}
+	if u, err := url.Parse(apiBase); err == nil && apiBase != "" {
+		hosts[u.Host] = true
+	}
+	return hosts
 }
 
 // downloadStatus explains an answer other than 200 from Discord's CDN.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
+	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 )
 
 // oggLike is n bytes that start as an Ogg page does; the adapter carries
@@ -257,5 +259,20 @@ func TestSendVoiceUploadsAnOggAttachmentV1(t *testing.T) {
 	}
 	if n := len(srv.Sent()); n != 2 {
 		t.Errorf("%d messages sent, want 2", n)
+	}
+}
+
+// TestAttachmentOnlyFromDiscordsFileHostCH4: a link on another host than
+// Discord's CDN is refused in words, and nothing is requested.
+func TestAttachmentOnlyFromDiscordsFileHostCH4(t *testing.T) {
+	t.Parallel()
+	_, b := running(t, &recorder{})
+	fetch := b.fetcher("https://files.example.net/attachments/1/2/x.png?hm=abc", 10, `the file "x.png"`, sizelimit.Limit{What: "a file"})
+	_, err := fetch(t.Context(), 1<<20)
+	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "files.example.net, not on Discord's file host") {
+		t.Errorf("a link elsewhere: %v", err)
+	}
+	if strings.Contains(fmt.Sprint(err), "hm=abc") {
+		t.Errorf("the error shows the signed link: %v", err)
 	}
 }

@@ -104,6 +104,7 @@ func TestDiscordImageReachesTheModelCH4(t *testing.T) {
 	e.vars["JARVIS_PROVIDER"], e.vars["JARVIS_MODEL"] = "openai", "gpt-4.1-mini"
 	e.vars["OPENAI_API_KEY"], e.vars["OPENAI_BASE_URL"] = "test-key", f.OpenAIURL()
 	dc := fakediscord.New(t)
+	dc.OwnAddressLinks = true // reached as discord.api_base, which forwards the API host only
 	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
 	e.vars["JARVIS_DISCORD_OWNERS"] = "777"
 	out, stop := startServe(t, e)
