@@ -33,9 +33,12 @@ func KindOf(photo bool, mime, name string) (kind string, ok bool) {
 	}
 	mime = strings.ToLower(mime)
 	ext := strings.ToLower(path.Ext(name))
+	// A platform that does not know the type says so, or says
+	// application/octet-stream: the name's extension decides then.
+	unknown := mime == "" || mime == "application/octet-stream"
 	switch {
 	case mime == "image/jpeg" || mime == "image/png" || mime == "image/gif",
-		mime == "" && (ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".gif"):
+		unknown && (ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".gif"):
 		return KindImage, true
 	case mime == "application/pdf" || ext == ".pdf":
 		return KindPDF, true
