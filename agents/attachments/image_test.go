@@ -164,3 +164,16 @@ func TestTransparentImageOnWhiteCH4(t *testing.T) {
 		t.Errorf("the transparent half is %d, want white", r>>8)
 	}
 }
+
+// FuzzPrepareImage: no image, however damaged or oddly shaped, makes the
+// scaler panic.
+func FuzzPrepareImage(f *testing.F) {
+	f.Add(photo(f, 33, 7), 16)
+	f.Add(pngOf(f, 3, 50), 4)
+	f.Fuzz(func(t *testing.T, data []byte, side int) {
+		if side < 1 || side > 64 {
+			return
+		}
+		PrepareImage(data, side)
+	})
+}

@@ -790,7 +790,9 @@ func (l *pdfLexer) hex() string {
 		}
 		l.pos++
 	}
-	l.pos++ // >
+	if l.pos < len(l.data) {
+		l.pos++ // >
+	}
 	if len(digits)%2 == 1 {
 		digits = append(digits, '0')
 	}

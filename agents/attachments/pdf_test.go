@@ -67,3 +67,14 @@ func BenchmarkReadPDF50Pages(b *testing.B) {
 		}
 	}
 }
+
+// FuzzReadPDF: no file, however damaged, makes the reader panic or run
+// away; it reads what it can or says why not.
+func FuzzReadPDF(f *testing.F) {
+	f.Add(fakepdf.Write(fakepdf.Page{Lines: []string{"a (b) c"}}, fakepdf.Page{CID: true, Lines: []string{"ß €"}}))
+	f.Add([]byte("%PDF-1.4\n1 0 obj << /Type /Page /Contents 2 0 R >> endobj 2 0 obj << /Length 9 >> stream\nBT (x) Tj\nendstream endobj"))
+	f.Add([]byte("%PDF-1.5\n3 0 obj << /Type /ObjStm /N 1 /First 4 >> stream\n4 0 << /Type /Pages /Kids [4 0 R] >>\nendstream endobj"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ReadPDF(data, MaxPages)
+	})
+}
