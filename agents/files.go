@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"path"
+	"runtime/debug"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot/agents/attachments"
@@ -95,6 +96,14 @@ func (r *Runtime) attach(st *turnState) {
 	}
 	kind, ok := attachments.KindOf(f.Photo, f.MIME, f.FileName)
 	what := attachments.Describe(f.Photo, f.MIME, f.FileName)
+	// The readers take files from outside; a bug one of them still has
+	// must cost that file, not the service and every chat's turn.
+	defer func() {
+		if p := recover(); p != nil {
+			r.log().Error("reading a file the owner sent failed", "chat", st.in.Chat, "panic", p, "stack", string(debug.Stack()))
+			st.refusal = fmt.Sprintf("I could not read that %s: its contents broke my reader. Please send it in another format.", what)
+		}
+	}()
 	if !ok {
 		st.refusal = fmt.Sprintf("I cannot read that %s: %s.", what, attachments.Accepted)
 		return
