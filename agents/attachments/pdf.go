@@ -6,7 +6,6 @@ import (
 	"compress/zlib"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,7 +42,57 @@ type (
 	}
 )
 
-var pdfObjStart = regexp.MustCompile(`(?m)(?:^|[\s>\]])(\d{1,10})\s+(\d{1,5})\s+obj\b`)
+// objectStarts finds every "N G obj" in data: the object's number and
+// where its value begins. Written out rather than as a regular expression,
+// which would be compiled at every start of the program.
+func objectStarts(data []byte) (nums, starts []int) {
+	digitsBefore := func(j int) (int, int) { // the number ending at j, and where it starts
+		k := j
+		for k >= 0 && data[k] >= '0' && data[k] <= '9' && j-k < 10 {
+			k--
+		}
+		if k == j {
+			return -1, j
+		}
+		n, _ := strconv.Atoi(string(data[k+1 : j+1]))
+		return n, k
+	}
+	spacesBefore := func(j int) int {
+		k := j
+		for k >= 0 && isSpace(data[k]) {
+			k--
+		}
+		return k
+	}
+	for off := 0; ; {
+		i := bytes.Index(data[off:], []byte("obj"))
+		if i < 0 {
+			return nums, starts
+		}
+		at := off + i
+		off = at + 3
+		if off < len(data) && !isSpace(data[off]) && !isDelim(data[off]) {
+			continue // "objects", not the keyword
+		}
+		j := spacesBefore(at - 1)
+		if j == at-1 {
+			continue // "endobj", or no space before
+		}
+		gen, k := digitsBefore(j)
+		if gen < 0 {
+			continue
+		}
+		j = spacesBefore(k)
+		if j == k {
+			continue
+		}
+		num, k := digitsBefore(j)
+		if num < 0 || (k >= 0 && !isSpace(data[k]) && !isDelim(data[k])) {
+			continue
+		}
+		nums, starts = append(nums, num), append(starts, off)
+	}
+}
 
 // ReadPDF reads the text of a PDF's first maxPages pages.
 func ReadPDF(data []byte, maxPages int) (Document, error) {
@@ -51,9 +100,9 @@ func ReadPDF(data []byte, maxPages int) (Document, error) {
 		return Document{}, jarvisbot.Errorf(jarvisbot.EINVALID, "it is not a PDF file")
 	}
 	f := &pdfFile{data: data, objs: map[int]any{}}
-	for _, m := range pdfObjStart.FindAllSubmatchIndex(data, -1) {
-		num, _ := strconv.Atoi(string(data[m[2]:m[3]]))
-		l := &pdfLexer{data: data, pos: m[1]}
+	nums, starts := objectStarts(data)
+	for i, num := range nums {
+		l := &pdfLexer{data: data, pos: starts[i]}
 		v, err := l.object()
 		if err != nil {
 			continue // a damaged object costs itself only
@@ -420,9 +469,10 @@ func utf16be(s string) string {
 
 // winAnsi are the characters of Windows-1252 that differ from Latin-1,
 // the single-byte encoding most simple fonts use.
-var winAnsi = map[byte]rune{0x80: '€', 0x82: '‚', 0x84: '„', 0x85: '…', 0x86: '†', 0x87: '‡', 0x89: '‰', 0x8a: 'Š',
-	0x8b: '‹', 0x8c: 'Œ', 0x8e: 'Ž', 0x91: '‘', 0x92: '’', 0x93: '“', 0x94: '”', 0x95: '•', 0x96: '–', 0x97: '—',
-	0x99: '™', 0x9a: 'š', 0x9b: '›', 0x9c: 'œ', 0x9e: 'ž', 0x9f: 'Ÿ'}
+// An array, laid out at build time: a map would be built at every start.
+var winAnsi = [32]rune{0x0: '€', 0x2: '‚', 0x4: '„', 0x5: '…', 0x6: '†', 0x7: '‡', 0x9: '‰', 0xa: 'Š',
+	0xb: '‹', 0xc: 'Œ', 0xe: 'Ž', 0x11: '‘', 0x12: '’', 0x13: '“', 0x14: '”', 0x15: '•', 0x16: '–', 0x17: '—',
+	0x19: '™', 0x1a: 'š', 0x1b: '›', 0x1c: 'œ', 0x1e: 'ž', 0x1f: 'Ÿ'}
 
 func (font *pdfFont) text(s string) string {
 	var b strings.Builder
@@ -433,9 +483,9 @@ func (font *pdfFont) text(s string) string {
 		}
 		for i := 0; i+w <= len(s); i += w {
 			c := s[i+w-1] // a two-byte code without a map: its low byte is the best guess
-			if r, ok := winAnsi[c]; ok {
-				b.WriteRune(r)
-			} else if c >= 0x20 || c == '\t' {
+			if c >= 0x80 && c < 0xa0 && winAnsi[c-0x80] != 0 {
+				b.WriteRune(winAnsi[c-0x80])
+			} else if c >= 0x20 && (c < 0x80 || c >= 0xa0) || c == '\t' {
 				b.WriteRune(rune(c))
 			}
 		}
