@@ -76,3 +76,27 @@ func TestSeesImagesByModelCH4(t *testing.T) {
 		}
 	}
 }
+
+// TestChoiceSeesImagesCH4: provider.images decides when set; unset, the
+// model's family does.
+func TestChoiceSeesImagesCH4(t *testing.T) {
+	yes, no := true, false
+	env := Env{Getenv: func(string) string { return "" }, Secret: func(context.Context, string) string { return "key" }}
+	for _, tc := range []struct {
+		s    Settings
+		want bool
+	}{
+		{Settings{Name: "openai", Model: "llava", BaseURL: "http://localhost:11434/v1"}, false},
+		{Settings{Name: "openai", Model: "llava", BaseURL: "http://localhost:11434/v1", Images: &yes}, true},
+		{Settings{Name: "anthropic", Model: "claude-sonnet-4-5"}, true},
+		{Settings{Name: "anthropic", Model: "claude-sonnet-4-5", Images: &no}, false},
+	} {
+		ch, err := Choose(context.Background(), tc.s, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Images != tc.want {
+			t.Errorf("%s %s (images %v): Images = %v, want %v", tc.s.Name, tc.s.Model, tc.s.Images, ch.Images, tc.want)
+		}
+	}
+}
