@@ -20,8 +20,13 @@ import (
 const MaxSide = 1568
 
 // maxPixels bounds what is decoded: a small PNG can announce a huge
-// canvas, and decoding allocates four bytes a pixel before anything else.
-const maxPixels = 50_000_000
+// canvas, and decoding allocates its pixels before anything else. A JPEG
+// takes 1.5 bytes a pixel (a 48-megapixel phone photo is ~75 MB); other
+// images four, and eight more when laid on white, so they get half.
+const (
+	maxPixels      = 50_000_000
+	maxOtherPixels = 25_000_000
+)
 
 // jpegQuality keeps text in a photographed page readable at a fraction of
 // the original's bytes.
@@ -44,8 +49,12 @@ func PrepareImage(data []byte, maxSide int) (Image, error) {
 	if err != nil {
 		return Image{}, jarvisbot.Errorf(jarvisbot.EINVALID, "the image cannot be read (%v): I take JPEG, PNG and GIF", err)
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxPixels {
-		return Image{}, jarvisbot.Errorf(jarvisbot.EINVALID, "the image is %d×%d pixels; I take up to %d megapixels", cfg.Width, cfg.Height, maxPixels/1_000_000)
+	limit := int64(maxPixels)
+	if format != "jpeg" {
+		limit = maxOtherPixels
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > limit {
+		return Image{}, jarvisbot.Errorf(jarvisbot.EINVALID, "the image is %d×%d pixels; I take up to %d megapixels", cfg.Width, cfg.Height, limit/1_000_000)
 	}
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {

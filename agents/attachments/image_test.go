@@ -2,10 +2,13 @@ package attachments
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"strings"
 	"testing"
 )
 
@@ -176,4 +179,23 @@ func FuzzPrepareImage(f *testing.F) {
 		}
 		PrepareImage(data, side)
 	})
+}
+
+// TestHugeCanvasRefusedBeforeDecodingCH4: an image that announces more
+// pixels than the bound is refused from its header, in words.
+func TestHugeCanvasRefusedBeforeDecodingCH4(t *testing.T) {
+	// A PNG header claiming 20000×20000: refused before any pixel is read.
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	data := b.Bytes()
+	// IHDR's width and height follow the 8-byte signature, length and
+	// type; its CRC, over type and data, follows its 13 bytes.
+	copy(data[16:24], []byte{0, 0, 0x4e, 0x20, 0, 0, 0x4e, 0x20})
+	binary.BigEndian.PutUint32(data[29:33], crc32.ChecksumIEEE(data[12:29]))
+	_, err := PrepareImage(data, MaxSide)
+	if err == nil || !strings.Contains(err.Error(), "20000×20000 pixels; I take up to 25 megapixels") {
+		t.Errorf("a 400-megapixel PNG: %v", err)
+	}
 }
