@@ -34,6 +34,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/agents/attachments"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
@@ -57,6 +58,9 @@ type Model struct {
 	// Delegate, when set, runs the whole turn instead of the model loop
 	// (a coding CLI, M5): Provider, MaxTokens and MaxSteps are then unused.
 	Delegate Delegate
+	// Images says the model takes images (provider.images, else known by
+	// its family): a photo is sent to it, else answered without a call.
+	Images bool
 }
 
 // Runtime runs turns. It is safe for concurrent use by different chats;
@@ -104,11 +108,14 @@ type Runtime struct {
 	// Budget, when set, may stop a turn before its first model call
 	// (budget.go, A5).
 	Budget Budget
-	// Conversations, when set, keeps where each chat's conversation begins
-	// (/new) and its running summary: a long chat is summarised after its
-	// turns instead of dropped (conversation.go, A6). Nil sends the newest
-	// messages of the whole chat.
+	// Conversations, when set, keeps where each agent's conversation in a
+	// chat begins (/new) and its running summary: a long chat is
+	// summarised after its turns instead of dropped (conversation.go, A6).
+	// Nil sends the newest messages of the whole chat.
 	Conversations store.Conversations
+	// Files, when set, keeps the photos and documents the owner sends
+	// (files.go, CH4); nil keeps none.
+	Files *attachments.Keeper
 
 	schemas schemaCache
 	bg      background
@@ -150,6 +157,13 @@ type Input struct {
 	// message: the usage record says what caused the turn.
 	Schedule string
 
+	// File is a photo, image or document the owner sent with the message
+	// (CH4), nil for none; Text is then its caption.
+	File *store.IncomingFile
+
+	// note is the short note of File the stored message carries
+	// (files.go), set once at the start of the turn.
+	note string
 	// apps are the apps whose words the turn holds: App and those whose
 	// notes entered it. None may decide the turn's requests (X5).
 	apps []string
@@ -209,6 +223,7 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
 	if err := r.allowed(ctx, in); err != nil {
 		return Result{}, err
 	}
+	in.note = r.fileNote(ctx, in)
 	if in.Retry {
 		if res, begun, err := r.retry(ctx, in); begun {
 			return res, err
@@ -233,6 +248,15 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
 // answer runs a prepared turn to its answer: on the model's delegate when
 // it has one (M5), else in the model's tool-use loop.
 func (r *Runtime) answer(ctx context.Context, st *turnState) (Result, error) {
+	if st.refusal != "" {
+		// Said without a model call, and stored: the next turn knows the
+		// file was not seen.
+		if err := r.save(ctx, st.in, llm.Message{Role: llm.RoleAssistant, Text: st.refusal}); err != nil {
+			return st.res, err
+		}
+		st.res.Text = st.refusal
+		return st.res, nil
+	}
 	if st.model.Delegate != nil {
 		return r.delegate(ctx, st)
 	}
@@ -298,6 +322,9 @@ type turnState struct {
 	plan    *catalog.Plan
 	res     Result
 	decided map[string]store.Approval // approvals taken while the turn was not running
+	// refusal answers the turn without a model call: its file cannot be
+	// shown to this model, or read (files.go).
+	refusal string
 	// mu guards offered, plan, req.Tools and res while calls run: a
 	// delegate makes its calls concurrently (Runtime.delegate).
 	mu sync.Mutex
@@ -398,6 +425,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	if note := summaryNote(conv); note != "" {
 		st.req.SystemExtra = strings.TrimSpace(st.req.SystemExtra + "\n\n" + note)
 	}
+	r.attach(st)
 	st.in.apps = withApps(st.in.apps, r.notes(ctx, st)...)
 	return st, nil
 }

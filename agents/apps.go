@@ -58,10 +58,15 @@ func AppText(msg string) (app, text string, ok bool) {
 
 // asked is the turn's message as stored: an app's marked as the app's.
 func asked(in Input) string {
-	if in.App == "" {
-		return in.Text
+	text := in.Text
+	if in.App != "" {
+		text = FromApp(in.App, in.Text)
 	}
-	return FromApp(in.App, in.Text)
+	if in.note != "" {
+		// The file's note first: the caption reads as what is asked of it.
+		text = strings.TrimSpace(in.note + "\n" + text)
+	}
+	return text
 }
 
 // quoteCut quotes an app's text, cut at store.MaxNoteLen characters with

@@ -86,6 +86,19 @@ func codeOf(err error) jarvisbot.Code {
 	return ""
 }
 
+// withDocuments is a message's text with the text of the documents sent
+// with it before it (CH4): a CLI reads one prompt, and a document's 60 KB
+// bound fits its argument. Images a CLI cannot take never get here.
+func withDocuments(m llm.Message) string {
+	var b strings.Builder
+	for _, a := range m.Attachments {
+		if a.Kind == llm.AttachDocument {
+			fmt.Fprintf(&b, "<file name=%q>\n%s\n</file>\n\n", a.Name, a.Text)
+		}
+	}
+	return b.String() + m.Text
+}
+
 // delegateTurn builds the turn a delegate sees. awaiting is set when a
 // call or an approval was left waiting for the owner as the turn stopped.
 func (r *Runtime) delegateTurn(ctx context.Context, st *turnState) (DelegateTurn, *error) {
@@ -94,7 +107,7 @@ func (r *Runtime) delegateTurn(ctx context.Context, st *turnState) (DelegateTurn
 	// The history ends with what this turn answers: the owner's message,
 	// or the note that tells of a decision taken after a restart (late).
 	if n := len(history); n > 0 && history[n-1].Role == llm.RoleUser && history[n-1].Text != "" && len(history[n-1].ToolResults) == 0 {
-		text, history = history[n-1].Text, history[:n-1]
+		text, history = withDocuments(history[n-1]), history[:n-1]
 	}
 	system := st.req.System
 	if st.req.SystemExtra != "" {

@@ -446,3 +446,16 @@ func TestDelegateFailureIsTheTurnsErrorM5(t *testing.T) {
 		t.Errorf("history after the failure: %d messages, last %+v", len(h), last)
 	}
 }
+
+// TestDelegateReadsTheDocumentCH4: a coding CLI gets a document's text in
+// its prompt, before the owner's caption.
+func TestDelegateReadsTheDocumentCH4(t *testing.T) {
+	st := &turnState{in: Input{Chat: "telegram:1", Text: "summarise this"}, req: llm.Request{Messages: []llm.Message{
+		{Role: llm.RoleUser, Text: "[file: lease.pdf, 3 KB]\nsummarise this", Attachments: []llm.Attachment{
+			{Kind: llm.AttachDocument, Name: "lease.pdf", Text: "The rent is 950 euros."}}},
+	}}}
+	dt, _ := (&Runtime{}).delegateTurn(context.Background(), st)
+	if want := "<file name=\"lease.pdf\">\nThe rent is 950 euros.\n</file>\n\n[file: lease.pdf, 3 KB]\nsummarise this"; dt.Text != want {
+		t.Errorf("the CLI's prompt text is %q, want %q", dt.Text, want)
+	}
+}

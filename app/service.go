@@ -15,6 +15,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/agents/approvals"
+	"github.com/jarvisbot/jarvisbot/agents/attachments"
 	"github.com/jarvisbot/jarvisbot/agents/cliagent"
 	"github.com/jarvisbot/jarvisbot/agents/jobs"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
@@ -71,7 +72,7 @@ func ProviderSettings(cfg config.Config, agentName string) llm.Settings {
 	var of func(p config.Provider) llm.Settings
 	of = func(p config.Provider) llm.Settings {
 		s := llm.Settings{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, APIKeySecret: p.APIKeySecret,
-			MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps, Timeout: p.Timeout, Command: p.Command, OwnTools: p.OwnTools}
+			MaxTokens: p.MaxTokens, MaxSteps: p.MaxSteps, Timeout: p.Timeout, Command: p.Command, OwnTools: p.OwnTools, Images: p.Images}
 		if p.Fallbacks != nil { // a list, even of one: nil is a single entry
 			s.Fallbacks = make([]llm.Settings, 0, len(p.Fallbacks))
 			for _, f := range p.Fallbacks {
@@ -144,7 +145,7 @@ func (a *Env) modelFor(ctx context.Context, cfg config.Config, ag store.Agent, f
 	if err != nil {
 		return agents.Model{}, err
 	}
-	return agents.Model{Provider: prov, MaxTokens: ch.MaxTokens, MaxSteps: ch.MaxSteps}, nil
+	return agents.Model{Provider: prov, MaxTokens: ch.MaxTokens, MaxSteps: ch.MaxSteps, Images: ch.Images}, nil
 }
 
 // service is everything a running jarvisbot holds: the store, the live
@@ -438,6 +439,7 @@ func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.To
 		Conversations: s.DB,
 		Approvals:     s.Approvals,
 		Usage:         appClocked{next: s.DB, now: a.Now},
+		Files:         &attachments.Keeper{Dir: filepath.Join(s.Config.DataDir, "files"), Quota: s.Config.Files.QuotaBytes()},
 		Log:           s.log,
 		Runners: agents.Runners{
 			wiki.ID:    wiki.New(filepath.Join(s.Config.DataDir, "wiki")).IndexWith(s.DB),

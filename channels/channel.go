@@ -25,6 +25,24 @@ type Message struct {
 	// Audio is a voice note or an audio file the sender sent (V1), nil
 	// for a text message. The dispatcher fetches it from an owner only.
 	Audio *Audio
+	// File is a photo, image or document the sender sent (CH4), nil for
+	// none; Text is then its caption. A message with audio has none.
+	File *File
+}
+
+// File is a photo or a file attachment as the platform announced it;
+// Fetch downloads it from the platform's own file host.
+type File struct {
+	// Photo is true for a photo the app sent as such (compressed by the
+	// platform, no name), false for a file.
+	Photo         bool
+	MIME          string // as the platform says: "image/jpeg", "application/pdf"…; "" if unknown
+	Size          int64  // in bytes, as the platform says; 0 if unknown
+	FileName      string // "" for a photo
+	Width, Height int    // an image's, as the platform says; 0 if unknown
+	// Fetch downloads the file, refusing (with an EINVALID error that
+	// says the bound) one larger than max bytes, whatever Size said.
+	Fetch func(ctx context.Context, max int64) ([]byte, error)
 }
 
 // Audio is a voice note or audio attachment as the platform announced it;

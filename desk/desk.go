@@ -225,8 +225,8 @@ func (d *Desk) handle(ctx context.Context, m channels.Message, answered chan<- e
 		}
 		return false
 	}
-	// A note's caption is context for what was said, never a command.
-	if m.Audio == nil && strings.HasPrefix(text, "/") && d.isCommand(text) {
+	// A note's or a file's caption is context for it, never a command.
+	if m.Audio == nil && m.File == nil && strings.HasPrefix(text, "/") && d.isCommand(text) {
 		if d.first(ctx, m.Chat, m.Delivery) {
 			d.command(ctx, m, text)
 		}
@@ -235,6 +235,11 @@ func (d *Desk) handle(ctx context.Context, m channels.Message, answered chan<- e
 	in := store.Incoming{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text, Delivery: m.Delivery}
 	if m.Audio != nil {
 		if in.Audio = d.fetchAudio(ctx, m); in.Audio == nil {
+			return false
+		}
+	}
+	if m.File != nil && m.Audio == nil {
+		if in.File = d.fetchFile(ctx, m); in.File == nil {
 			return false
 		}
 	}
@@ -254,7 +259,7 @@ func (d *Desk) handle(ctx context.Context, m channels.Message, answered chan<- e
 		d.queue(ctx, m, id)
 		return true
 	}
-	d.enqueue(ctx, queued{Message: m, inbox: id, audio: in.Audio, answered: answered})
+	d.enqueue(ctx, queued{Message: m, inbox: id, audio: in.Audio, file: in.File, answered: answered})
 	return true
 }
 
@@ -290,7 +295,7 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	if m.audio == nil || m.audio.Heard || d.opt.Transcribe != nil {
 		stopTyping = d.typing(ctx, ch, m.Chat)
 	}
-	in := agents.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry}
+	in := agents.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry, File: m.file}
 	var marked bool
 	if d.opt.AgentOf != nil && m.audio == nil {
 		agent, rest, mark, err := d.opt.AgentOf(ctx, m.Chat, m.Text)

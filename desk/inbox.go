@@ -24,6 +24,8 @@ type queued struct {
 	approval *store.Approval
 	// audio is a voice note or audio file not yet transcribed (V1).
 	audio *store.IncomingAudio
+	// file is a photo or document the turn reads (CH4).
+	file *store.IncomingFile
 	// answered, when set, hears the turn's error once it is done (Ask).
 	answered chan<- error
 }
@@ -56,7 +58,7 @@ func (d *Desk) Resume(ctx context.Context) error {
 		}
 		// A voice note still waiting for its transcription comes back
 		// with its audio; the owner was told already if Told is set.
-		d.enqueue(ctx, queued{Message: channels.Message{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}, inbox: m.ID, retry: true, audio: m.Audio})
+		d.enqueue(ctx, queued{Message: channels.Message{Chat: m.Chat, User: m.User, Name: m.Name, Text: m.Text}, inbox: m.ID, retry: true, audio: m.Audio, file: m.File})
 	}
 	return nil
 }

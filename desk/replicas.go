@@ -165,7 +165,7 @@ func (d *Desk) answerNext(ctx context.Context, chat string, q *chatQueue) (more 
 	} else if err != nil {
 		return false, err
 	}
-	m := queued{Message: channels.Message{Chat: w.Chat, User: w.User, Name: w.Name, Text: w.Text}, inbox: w.ID, retry: w.Begun, audio: w.Audio}
+	m := queued{Message: channels.Message{Chat: w.Chat, User: w.User, Name: w.Name, Text: w.Text}, inbox: w.ID, retry: w.Begun, audio: w.Audio, file: w.File}
 	turnCtx, stopTurn := context.WithCancel(ctx)
 	d.mu.Lock()
 	q.running, q.cancel = true, stopTurn // the owner's /cancel

@@ -563,6 +563,17 @@ type Incoming struct {
 	// until it is, so nothing is lost while no transcription endpoint is
 	// set. Nil once transcribed (Text then holds what was heard).
 	Audio *IncomingAudio
+	// File is a photo, image or document the owner sent (CH4), kept with
+	// the message until it is answered; Text is then its caption.
+	File *IncomingFile
+}
+
+// IncomingFile is a received photo or file.
+type IncomingFile struct {
+	Data     []byte
+	MIME     string // as the platform said; "" if unknown
+	FileName string // "" for a photo
+	Photo    bool   // a photo sent as such, not a file
 }
 
 // IncomingAudio is a received voice note or audio file.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -67,6 +68,15 @@ type (
 		Content      string          `json:"content,omitempty"`
 		IsError      bool            `json:"is_error,omitempty"`
 		CacheControl *cacheControl   `json:"cache_control,omitempty"`
+		// Source and Title are an image's or a document's.
+		Source *anthropicSource `json:"source,omitempty"`
+		Title  string           `json:"title,omitempty"`
+	}
+	// anthropicSource is an image (base64) or a document's text (text).
+	anthropicSource struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
 	}
 	cacheControl struct {
 		Type string `json:"type"`
@@ -141,6 +151,10 @@ func anthropicBody(model string, req Request) (anthropicRequest, error) {
 		for _, r := range m.ToolResults {
 			blocks = append(blocks, anthropicBlock{Type: "tool_result", ToolUseID: r.CallID, Content: r.Content, IsError: r.IsError})
 		}
+		// Files first: Anthropic reads a question best after what it asks about.
+		for _, a := range m.Attachments {
+			blocks = append(blocks, anthropicAttachment(a))
+		}
 		if m.Text != "" {
 			blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Text})
 		}
@@ -162,6 +176,15 @@ func anthropicBody(model string, req Request) (anthropicRequest, error) {
 		body.Messages = append(body.Messages, anthropicMessage{Role: role, Content: blocks})
 	}
 	return body, nil
+}
+
+// anthropicAttachment is an image block with its bytes in base64, or a
+// document block holding the text read from the file, titled with its name.
+func anthropicAttachment(a Attachment) anthropicBlock {
+	if a.Kind == AttachImage {
+		return anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: a.MIME, Data: base64.StdEncoding.EncodeToString(a.Data)}}
+	}
+	return anthropicBlock{Type: "document", Title: a.Name, Source: &anthropicSource{Type: "text", MediaType: "text/plain", Data: a.Text}}
 }
 
 // anthropicSchema is a tool's schema as the Messages API takes it: always

@@ -20,6 +20,9 @@ type Settings struct {
 	Timeout      time.Duration
 	Command      string // the coding CLI's path when it is not on PATH
 	OwnTools     bool   // the coding CLI may use its own tools, each use approved
+	// Images says the model takes images (provider.images); nil: known
+	// by its family (SeesImages).
+	Images *bool
 	// Fallbacks are the providers a chain tries after this one, in order
 	// (failover): each a whole entry of its own, API providers only. nil
 	// means none were given; an agent's entry that sets it (even empty:
@@ -52,6 +55,9 @@ func (s Settings) Over(o Settings) Settings {
 		s.Timeout = o.Timeout
 	}
 	s.OwnTools = s.OwnTools || o.OwnTools
+	if o.Images != nil {
+		s.Images = o.Images
+	}
 	switch {
 	case o.Fallbacks != nil:
 		// The agent's own list is its whole chain.
@@ -84,6 +90,9 @@ type Choice struct {
 	CLI      string
 	Command  string
 	OwnTools bool
+	// Images says the primary model takes images: provider.images, else
+	// SeesImages. A coding CLI takes none from a chat.
+	Images bool
 	// Fallbacks follow Config in a chain (see Chain), in order.
 	Fallbacks []Link
 }
@@ -148,7 +157,10 @@ func Choose(ctx context.Context, s Settings, env Env) (Choice, error) {
 	if err != nil {
 		return Choice{}, err
 	}
-	ch := Choice{Config: cfg, MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps}
+	ch := Choice{Config: cfg, MaxTokens: s.MaxTokens, MaxSteps: s.MaxSteps, Images: SeesImages(s.Name, cfg.Model)}
+	if s.Images != nil {
+		ch.Images = *s.Images
+	}
 	for i, f := range s.Fallbacks {
 		f.Name = strings.ToLower(f.Name)
 		if _, ok := keyNames[f.Name]; !ok {

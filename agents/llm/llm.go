@@ -39,6 +39,27 @@ type Message struct {
 	Text        string       `json:"text,omitempty"`
 	ToolCalls   []ToolCall   `json:"tool_calls,omitempty"`
 	ToolResults []ToolResult `json:"tool_results,omitempty"`
+	// Attachments are files the owner sent with this message (CH4), sent
+	// before its text. They are never stored: the stored message keeps a
+	// short note of each in Text, so only the turn they came in carries
+	// their bytes and later turns stay within the history's bound.
+	Attachments []Attachment `json:"-"`
+}
+
+// Attachment kinds.
+const (
+	AttachImage    = "image"    // Data holds the image, MIME its type
+	AttachDocument = "document" // Text holds the text read from the file
+)
+
+// Attachment is one file sent with a user message: an image the model
+// looks at, or the text read from a document.
+type Attachment struct {
+	Kind string
+	Name string // the file's name, "" for a photo
+	MIME string // the image's type: image/jpeg, image/png, image/gif or image/webp
+	Data []byte
+	Text string
 }
 
 // ToolCall is the model asking to run a tool.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -46,9 +47,19 @@ type (
 		Role string `json:"role"`
 		// Content is nil only for an assistant message that only calls
 		// tools; a tool's empty result is still "".
-		Content    *string          `json:"content,omitempty"`
+		Content    *string          `json:"-"`
+		Parts      []openAIPart     `json:"-"` // a user message with files: content as parts
 		ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
 		ToolCallID string           `json:"tool_call_id,omitempty"`
+	}
+	// openAIPart is a text or image_url content part.
+	openAIPart struct {
+		Type     string       `json:"type"`
+		Text     string       `json:"text,omitempty"`
+		ImageURL *openAIImage `json:"image_url,omitempty"`
+	}
+	openAIImage struct {
+		URL string `json:"url"`
 	}
 	openAIToolCall struct {
 		ID       string `json:"id"`
@@ -156,9 +167,46 @@ func openAIBody(model string, req Request) (openAIRequest, error) {
 			body.Messages = append(body.Messages, am)
 		case m.Role == RoleAssistant && m.Text != "":
 			body.Messages = append(body.Messages, text(RoleAssistant, m.Text))
+		case len(m.Attachments) > 0:
+			body.Messages = append(body.Messages, openAIMessage{Role: RoleUser, Parts: openAIParts(m)})
 		case m.Text != "":
 			body.Messages = append(body.Messages, text(RoleUser, m.Text))
 		}
 	}
 	return body, nil
+}
+
+// MarshalJSON writes content as a string, as parts, or not at all (an
+// assistant message that only calls tools).
+func (m openAIMessage) MarshalJSON() ([]byte, error) {
+	type plain openAIMessage // without this method
+	var content any
+	switch {
+	case m.Parts != nil:
+		content = m.Parts
+	case m.Content != nil:
+		content = *m.Content
+	}
+	return json.Marshal(struct {
+		plain
+		Content any `json:"content,omitempty"`
+	}{plain(m), content})
+}
+
+// openAIParts is a user message with files: each image as a data URL, each
+// document's text as a text part headed by the file's name, then the
+// message's own text.
+func openAIParts(m Message) []openAIPart {
+	var parts []openAIPart
+	for _, a := range m.Attachments {
+		if a.Kind == AttachImage {
+			parts = append(parts, openAIPart{Type: "image_url", ImageURL: &openAIImage{URL: "data:" + a.MIME + ";base64," + base64.StdEncoding.EncodeToString(a.Data)}})
+			continue
+		}
+		parts = append(parts, openAIPart{Type: "text", Text: "<file name=\"" + a.Name + "\">\n" + a.Text + "\n</file>"})
+	}
+	if m.Text != "" {
+		parts = append(parts, openAIPart{Type: "text", Text: m.Text})
+	}
+	return parts
 }

@@ -43,8 +43,23 @@ func (b *Bot) audio(m *discordgo.Message) *channels.Audio {
 			au.FileName = a.Filename
 			what = fmt.Sprintf("the audio file %q", a.Filename)
 		}
-		au.Fetch = b.fetcher(a.URL, au.Size, what)
+		au.Fetch = b.fetcher(a.URL, au.Size, what, sizelimit.Limit{What: "a voice message or audio file", Hint: "send a shorter one"})
 		return au
+	}
+	return nil
+}
+
+// file returns the first attachment that is not audio (CH4): an image or
+// a document, fetched from Discord's CDN as audio is; nil for none. Only
+// the first counts: one message is one turn.
+func (b *Bot) file(m *discordgo.Message) *channels.File {
+	for _, a := range m.Attachments {
+		if a == nil || a.URL == "" || strings.HasPrefix(mediaType(a.ContentType), "audio/") {
+			continue
+		}
+		f := &channels.File{MIME: mediaType(a.ContentType), Size: int64(max(a.Size, 0)), FileName: a.Filename, Width: a.Width, Height: a.Height}
+		f.Fetch = b.fetcher(a.URL, f.Size, fmt.Sprintf("the file %q", a.Filename), sizelimit.Limit{What: "a file", Hint: "send a smaller one"})
+		return f
 	}
 	return nil
 }
@@ -62,9 +77,9 @@ func mediaType(ct string) string {
 // fetcher downloads an attachment from the link in its event (Discord's
 // CDN) through the bot's HTTP client, without the bot token, which the
 // CDN does not need. Errors never repeat the link: it is signed.
-func (b *Bot) fetcher(link string, announced int64, what string) func(context.Context, int64) ([]byte, error) {
+func (b *Bot) fetcher(link string, announced int64, what string, limit sizelimit.Limit) func(context.Context, int64) ([]byte, error) {
 	return func(ctx context.Context, max int64) ([]byte, error) {
-		limit := sizelimit.Limit{What: "a voice message or audio file", Max: max, Hint: "send a shorter one"}
+		limit.Max = max
 		name := "discord: " + what
 		if err := limit.Check(name, announced); err != nil {
 			return nil, err
@@ -72,6 +87,9 @@ func (b *Bot) fetcher(link string, announced int64, what string) func(context.Co
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
 		if err != nil {
 			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "discord: downloading %s: Discord gave a link that is not a URL", what)
+		}
+		if !b.fileHosts[req.URL.Host] || (req.URL.Scheme != "https" && req.URL.Scheme != "http") {
+			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "discord: %s is linked on %s, not on Discord's file host; it was not downloaded", what, req.URL.Host)
 		}
 		resp, err := b.s.Client.Do(req)
 		if err != nil {
@@ -93,6 +111,22 @@ func (b *Bot) fetcher(link string, announced int64, what string) func(context.Co
 		}
 		return data, nil
 	}
+}
+
+// fileHosts are the hosts files are fetched from (CH4): Discord's CDN,
+// whose links a message's attachments carry, and the host of api_base when
+// one is set, since a stand-in for Discord there (a test's fake) links its
+// files on its own address. The CDN's host is read from discordgo, which
+// keeps Discord's addresses.
+func fileHosts(apiBase string) map[string]bool {
+	hosts := map[string]bool{}
+	if u, err := url.Parse(discordgo.EndpointCDN); err == nil {
+		hosts[u.Host] = true
+	}
+	if u, err := url.Parse(apiBase); err == nil && apiBase != "" {
+		hosts[u.Host] = true
+	}
+	return hosts
 }
 
 // downloadStatus explains an answer other than 200 from Discord's CDN.

@@ -83,11 +83,14 @@ const ackAfter = 2500 * time.Millisecond
 
 // Bot is one Discord bot account.
 type Bot struct {
-	s        *discordgo.Session
-	log      *slog.Logger
-	self     string // the bot's user id
-	ackAfter time.Duration
-	clock    clock.Clock
+	// fileHosts are the hosts attachments are downloaded from: Discord's
+	// CDN, and the API base's when one is set (fileHosts).
+	fileHosts map[string]bool
+	s         *discordgo.Session
+	log       *slog.Logger
+	self      string // the bot's user id
+	ackAfter  time.Duration
+	clock     clock.Clock
 
 	// Sharding across replicas (ST2); see shards.go.
 	shards           int
@@ -135,7 +138,7 @@ func New(ctx context.Context, opt Options) (*Bot, error) {
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "discord: creating the session: %w", err)
 	}
-	b := &Bot{s: s, log: opt.Logger, ackAfter: ackAfter, acks: map[*ack]bool{}, ready: make(chan struct{})}
+	b := &Bot{s: s, log: opt.Logger, ackAfter: ackAfter, acks: map[*ack]bool{}, ready: make(chan struct{}), fileHosts: fileHosts(opt.APIBase)}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -250,7 +253,11 @@ func (b *Bot) message(m *discordgo.Message) (channels.Message, bool) {
 	}
 	text = strings.TrimSpace(text)
 	audio := b.audio(m)
-	if text == "" && audio == nil {
+	var file *channels.File
+	if audio == nil {
+		file = b.file(m)
+	}
+	if text == "" && audio == nil && file == nil {
 		b.log.Debug("discord: dropped a message without text or audio (another attachment, or the Message Content intent is off)", "chat", m.ChannelID)
 		return channels.Message{}, false
 	}
@@ -261,6 +268,7 @@ func (b *Bot) message(m *discordgo.Message) (channels.Message, bool) {
 		Text:  text,
 		ID:    m.ID,
 		Audio: audio,
+		File:  file,
 	}, true
 }
 

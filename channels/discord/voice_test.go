@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
+	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 )
 
 // oggLike is n bytes that start as an Ogg page does; the adapter carries
@@ -57,7 +59,8 @@ func heard(t *testing.T, h *recorder, last string) []channels.Message {
 // TestVoiceAndAudioArriveAsAudioV1: a voice message (flag 1<<13, one
 // audio/ogg attachment with duration_secs) and an audio attachment become
 // messages with Audio, text or not; in a guild channel only when they
-// address the bot, as text does; a file that is not audio stays dropped.
+// address the bot, as text does; a file that is not audio comes as a File
+// (CH4), never as Audio.
 func TestVoiceAndAudioArriveAsAudioV1(t *testing.T) {
 	t.Parallel()
 	h := &recorder{}
@@ -81,6 +84,16 @@ func TestVoiceAndAudioArriveAsAudioV1(t *testing.T) {
 	dmAudio := srv.SendAudio(dm, owner, "", "memo.m4a", "audio/mp4", mp3)
 	srv.SendText(dm, owner, "that is all")
 	got := heard(t, h, "that is all")
+	var files []channels.Message
+	got = slices.DeleteFunc(got, func(m channels.Message) bool {
+		if m.File != nil {
+			files = append(files, m)
+		}
+		return m.File != nil
+	})
+	if len(files) != 1 || files[0].Audio != nil || files[0].File.FileName != "notes.txt" || files[0].File.MIME != "text/plain" || files[0].File.Size != 9 {
+		t.Errorf("heard files %+v, want notes.txt as a file", files)
+	}
 
 	type want struct {
 		chat, text, id string
@@ -246,5 +259,20 @@ func TestSendVoiceUploadsAnOggAttachmentV1(t *testing.T) {
 	}
 	if n := len(srv.Sent()); n != 2 {
 		t.Errorf("%d messages sent, want 2", n)
+	}
+}
+
+// TestAttachmentOnlyFromDiscordsFileHostCH4: a link on another host than
+// Discord's CDN is refused in words, and nothing is requested.
+func TestAttachmentOnlyFromDiscordsFileHostCH4(t *testing.T) {
+	t.Parallel()
+	_, b := running(t, &recorder{})
+	fetch := b.fetcher("https://files.example.net/attachments/1/2/x.png?hm=abc", 10, `the file "x.png"`, sizelimit.Limit{What: "a file"})
+	_, err := fetch(t.Context(), 1<<20)
+	if jarvisbot.ErrorCode(err) != jarvisbot.EINVALID || !strings.Contains(err.Error(), "files.example.net, not on Discord's file host") {
+		t.Errorf("a link elsewhere: %v", err)
+	}
+	if strings.Contains(fmt.Sprint(err), "hm=abc") {
+		t.Errorf("the error shows the signed link: %v", err)
 	}
 }

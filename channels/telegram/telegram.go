@@ -346,8 +346,12 @@ func (b *Bot) deliver(ctx context.Context, h channels.Handler, u tgbotapi.Update
 			text = m.Caption
 		}
 		audio := b.audio(m)
-		if m.From == nil || m.Chat == nil || (strings.TrimSpace(text) == "" && audio == nil) {
-			return // not a person's text or voice: photos without caption, stickers, service messages
+		var file *channels.File
+		if audio == nil {
+			file = b.file(m)
+		}
+		if m.From == nil || m.Chat == nil || (strings.TrimSpace(text) == "" && audio == nil && file == nil) {
+			return // not a person's text, voice or file: stickers, service messages
 		}
 		h.HandleMessage(ctx, channels.Message{
 			Chat:     id(m.Chat.ID),
@@ -357,6 +361,7 @@ func (b *Bot) deliver(ctx context.Context, h channels.Handler, u tgbotapi.Update
 			ID:       strconv.Itoa(m.MessageID),
 			Delivery: strconv.Itoa(u.UpdateID),
 			Audio:    audio,
+			File:     file,
 		})
 	case u.CallbackQuery != nil:
 		q := u.CallbackQuery

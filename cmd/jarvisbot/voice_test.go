@@ -157,6 +157,7 @@ func TestDiscordVoiceMessageV1(t *testing.T) {
 	e := newTestEnv(t)
 	f := withModel(t, e)
 	dc := fakediscord.New(t)
+	dc.OwnAddressLinks = true // reached as discord.api_base, which forwards the API host only
 	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
 	e.vars["JARVIS_DISCORD_OWNERS"] = "777"
 	sp := withSpeech(t, e)

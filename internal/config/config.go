@@ -124,6 +124,9 @@ type Config struct {
 	// (V1).
 	Transcription Transcription `yaml:"transcription"`
 	Voice         Voice         `yaml:"voice"`
+	// Files are the photos and documents the owner sends (CH4), kept in
+	// the data directory.
+	Files Files `yaml:"files"`
 	// Budgets bound what model calls spend, per day and month, for the
 	// whole installation and per agent (A5; budgets.go).
 	Budgets Budgets `yaml:"budgets"`
@@ -141,6 +144,29 @@ type Config struct {
 	// DefaultMCPInitTimeout.
 	MCPInitTimeout time.Duration `yaml:"-"`
 	Path           string        `yaml:"-"` // file loaded, "" if none
+}
+
+// Files bounds the photos and documents kept per chat under
+// DATADIR/files.
+type Files struct {
+	// QuotaMB is the most each chat's folder holds, in megabytes; the
+	// oldest files are dropped first. 0 means DefaultFilesQuotaMB; a
+	// negative value keeps none.
+	QuotaMB int `yaml:"quota_mb"`
+}
+
+// DefaultFilesQuotaMB is Files.QuotaMB when the file sets none.
+const DefaultFilesQuotaMB = 200
+
+// QuotaBytes is the per-chat quota in bytes; 0 keeps nothing.
+func (f Files) QuotaBytes() int64 {
+	switch {
+	case f.QuotaMB < 0:
+		return 0
+	case f.QuotaMB == 0:
+		return DefaultFilesQuotaMB << 20
+	}
+	return int64(f.QuotaMB) << 20
 }
 
 // DefaultShutdownTimeout is ShutdownTimeout when neither the file nor the
@@ -167,6 +193,10 @@ type Provider struct {
 	// each use decided by jarvisbot's approvals (claude-code only; off by
 	// default: jarvisbot's tools only).
 	OwnTools bool `yaml:"own_tools"`
+	// Images says whether the model takes images (photos the owner
+	// sends, CH4); nil means known by the model's family (Claude, GPT-4o,
+	// GPT-4.1, GPT-5 do; an unknown OpenAI-compatible model does not).
+	Images *bool `yaml:"images"`
 	// Fallbacks are the entries after the first when provider: is a list
 	// (failover, A3): primary first, then each fallback in order, tried
 	// when the one before is busy, down or does not answer in time. Only

@@ -494,3 +494,38 @@ agents:
 		}
 	}
 }
+
+// TestImagesAndFilesQuotaCH4: provider.images is read as set, for the
+// installation and an agent, and unset stays unset (known by the model);
+// files.quota_mb defaults to 200 MB a chat, and a negative one keeps none.
+func TestImagesAndFilesQuotaCH4(t *testing.T) {
+	dir := t.TempDir()
+	cfg, _, err := loadIn(t, dir, "set", `
+provider: {name: openai, model: llava, base_url: "http://localhost:11434/v1", images: true}
+agents:
+  reader:
+    description: Reads.
+    provider: {images: false}
+files:
+  quota_mb: -1
+`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Provider.Images; p == nil || !*p {
+		t.Errorf("provider.images = %v, want true", p)
+	}
+	if p := cfg.Agents["reader"].Provider.Images; p == nil || *p {
+		t.Errorf("the agent's provider.images = %v, want false", p)
+	}
+	if q := cfg.Files.QuotaBytes(); q != 0 {
+		t.Errorf("a negative quota keeps %d bytes, want none", q)
+	}
+	cfg, _, err = loadIn(t, dir, "unset", "provider: {name: anthropic}\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Provider.Images != nil || cfg.Files.QuotaBytes() != 200<<20 {
+		t.Errorf("unset: images %v, quota %d; want nil and 200 MB", cfg.Provider.Images, cfg.Files.QuotaBytes())
+	}
+}

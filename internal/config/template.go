@@ -91,6 +91,10 @@ agents:
 #             environment. Keys never go into this file.
 #   max_tokens: per answer (default 4096); timeout: per model call (2m);
 #   max_steps: tool-use steps in one turn (12).
+#   images: true or false: whether the model takes the photos and images
+#         you send. Unset, Claude models and OpenAI's gpt-4o, gpt-4.1 and
+#         gpt-5 do; any other OpenAI-compatible model is taken not to (a
+#         photo then gets an answer naming this setting, and no model call).
 # provider may also be a list: the primary first, then its fallbacks, each a
 # whole entry (name anthropic or openai, its own model, base_url,
 # api_key_secret, timeout, max_tokens). A call the primary answers with 429,
@@ -189,6 +193,13 @@ transcription:
   base_url: ""
   model: ""
   api_key_secret: ""
+
+# files: the photos and documents you send are kept in the data directory,
+# under files/<chat>/, so a later question can refer to them.
+#   quota_mb: the most each chat keeps (default 200); the oldest go first.
+#             A negative value keeps none.
+files:
+  quota_mb: 200
 
 # voice: when you spoke, the answer also comes back as a voice note, made
 # by an OpenAI-compatible /v1/audio/speech endpoint (OGG/Opus).

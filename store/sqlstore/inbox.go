@@ -25,6 +25,14 @@ func (db *DB) Receive(ctx context.Context, m store.Incoming) (int64, error) {
 			data = []byte{}
 		}
 	}
+	var f store.IncomingFile
+	var fileData []byte // NULL for a message without a file
+	if m.File != nil {
+		f, fileData = *m.File, m.File.Data
+		if fileData == nil {
+			fileData = []byte{}
+		}
+	}
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "storing a received message in %s: %w", db.path, err)
@@ -41,9 +49,10 @@ func (db *DB) Receive(ctx context.Context, m store.Incoming) (int64, error) {
 		}
 	}
 	var id int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO inbox (chat, "user", name, text, received_at, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, m.Chat, m.User, m.Name, m.Text, now,
-		data, a.MIME, a.Duration.Milliseconds(), boolInt(a.Voice), a.FileName, boolInt(a.Told), boolInt(a.Heard)).Scan(&id); err != nil {
+	if err := tx.QueryRowContext(ctx, `INSERT INTO inbox (chat, "user", name, text, received_at, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard, file, file_mime, file_name, file_photo)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, m.Chat, m.User, m.Name, m.Text, now,
+		data, a.MIME, a.Duration.Milliseconds(), boolInt(a.Voice), a.FileName, boolInt(a.Told), boolInt(a.Heard),
+		fileData, f.MIME, f.FileName, boolInt(f.Photo)).Scan(&id); err != nil {
 		return 0, jarvisbot.Errorf(jarvisbot.EINTERNAL, "storing a received message in %s: %w", db.path, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -130,7 +139,7 @@ func (db *DB) Begin(ctx context.Context, id int64) error {
 }
 
 func (db *DB) waiting(ctx context.Context, where string, args ...any) ([]store.Incoming, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, "user", name, text, received_at, begun, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard FROM inbox `+where, args...)
+	rows, err := db.db.QueryContext(ctx, `SELECT id, chat, "user", name, text, received_at, begun, audio, audio_mime, audio_ms, audio_voice, audio_file, audio_told, audio_heard, file, file_mime, file_name, file_photo FROM inbox `+where, args...)
 	if err != nil {
 		return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
 	}
@@ -139,10 +148,11 @@ func (db *DB) waiting(ctx context.Context, where string, args ...any) ([]store.I
 	for rows.Next() {
 		var m store.Incoming
 		var a store.IncomingAudio
-		var data []byte
+		var f store.IncomingFile
+		var data, fileData []byte
 		var ms int64
 		var received string
-		if err := rows.Scan(&m.ID, &m.Chat, &m.User, &m.Name, &m.Text, &received, &m.Begun, &data, &a.MIME, &ms, &a.Voice, &a.FileName, &a.Told, &a.Heard); err != nil {
+		if err := rows.Scan(&m.ID, &m.Chat, &m.User, &m.Name, &m.Text, &received, &m.Begun, &data, &a.MIME, &ms, &a.Voice, &a.FileName, &a.Told, &a.Heard, &fileData, &f.MIME, &f.FileName, &f.Photo); err != nil {
 			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the inbox in %s: %w", db.path, err)
 		}
 		if m.Received, err = parseTime(received); err != nil {
@@ -151,6 +161,10 @@ func (db *DB) waiting(ctx context.Context, where string, args ...any) ([]store.I
 		if data != nil || a.Heard {
 			a.Data, a.Duration = data, time.Duration(ms)*time.Millisecond
 			m.Audio = &a
+		}
+		if fileData != nil {
+			f.Data = fileData
+			m.File = &f
 		}
 		out = append(out, m)
 	}

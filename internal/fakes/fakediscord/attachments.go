@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/bwmarrin/discordgo"
 	"io"
 	"math"
 	"mime"
@@ -51,16 +52,21 @@ func (s *Server) attachmentJSONLocked(a *attachment) map[string]any {
 	return j
 }
 
-// attachmentURL is a link like Discord's CDN gives: the channel, the
+// attachmentURL is a link like Discord's CDN gives: on the CDN's host
+// (HTTPClient's transport brings it to the fake), the channel, the
 // attachment and its name in the path, an expiry and a signature in the
-// query.
+// query. With OwnAddressLinks it is on the fake's own address instead.
 func (s *Server) attachmentURL(a *attachment) string {
 	q := url.Values{
 		"ex": {strconv.FormatInt(time.Now().Add(24*time.Hour).Unix(), 16)},
 		"is": {strconv.FormatInt(time.Now().Unix(), 16)},
 		"hm": {a.sig},
 	}
-	return s.http.URL + "/attachments/" + a.channelID + "/" + a.id + "/" + url.PathEscape(a.fileName) + "?" + q.Encode()
+	base := strings.TrimSuffix(discordgo.EndpointCDN, "/")
+	if s.OwnAddressLinks {
+		base = s.http.URL
+	}
+	return base + "/attachments/" + a.channelID + "/" + a.id + "/" + url.PathEscape(a.fileName) + "?" + q.Encode()
 }
 
 // waveform is what Discord gives a voice message: base64 of one byte of

@@ -71,8 +71,8 @@ type UserMessage struct {
 }
 
 // Attachment is a file a user sends. The fake serves Data at the URL it
-// announces, which is on the fake's own address (Discord's is on its
-// CDN), with a signature in the query as Discord's links have.
+// announces, which is on Discord's CDN host as Discord's are (or on the
+// fake's own address: OwnAddressLinks), with a signature in the query.
 type Attachment struct {
 	FileName    string
 	ContentType string // "" sends none

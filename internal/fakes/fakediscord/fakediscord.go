@@ -126,6 +126,12 @@ type interaction struct {
 
 // Server is one fake Discord. Its methods are safe for concurrent use.
 type Server struct {
+	// OwnAddressLinks puts the links of the files users send on the
+	// fake's own address instead of Discord's CDN host, for a client that
+	// reaches the fake as discord.api_base (which forwards the API host
+	// only). Set it before users send files.
+	OwnAddressLinks bool
+
 	t     Reporter
 	http  *httptest.Server
 	token string

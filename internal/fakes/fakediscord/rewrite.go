@@ -8,9 +8,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// rewrite sends requests for Discord's API host to the fake. The host is
-// read from discordgo at run time, so the repository names no Discord
-// host of its own. Requests to the fake itself (the attachment URLs it
+// rewrite sends requests for Discord's API host and its CDN host (where
+// attachment links point) to the fake. The hosts are read from discordgo
+// at run time, so the repository names no Discord host of its own. Requests to the fake itself (the attachment URLs it
 // hands out) pass; any other host is refused, so a test never reaches
 // the real service.
 type rewrite struct {
@@ -23,6 +23,10 @@ func (rw *rewrite) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	cdn, err := url.Parse(discordgo.EndpointCDN)
+	if err != nil {
+		return nil, err
+	}
 	to, err := url.Parse(rw.target)
 	if err != nil {
 		return nil, err
@@ -30,8 +34,8 @@ func (rw *rewrite) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.URL.Host == to.Host && r.URL.Scheme == to.Scheme {
 		return rw.base.RoundTrip(r)
 	}
-	if r.URL.Host != api.Host {
-		return nil, fmt.Errorf("fakediscord: refusing a request to %s: only Discord's API host and the fake itself are served", r.URL.Host)
+	if r.URL.Host != api.Host && r.URL.Host != cdn.Host {
+		return nil, fmt.Errorf("fakediscord: refusing a request to %s: only Discord's API and CDN hosts and the fake itself are served", r.URL.Host)
 	}
 	r = r.Clone(r.Context())
 	r.URL.Scheme, r.URL.Host, r.Host = to.Scheme, to.Host, to.Host

@@ -1,6 +1,7 @@
 package fakellm
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -47,6 +48,12 @@ type anthropicBlock struct {
 	ToolUseID    string          `json:"tool_use_id"`
 	Content      json.RawMessage `json:"content"`
 	CacheControl json.RawMessage `json:"cache_control"`
+	Title        string          `json:"title"`
+	Source       *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
 }
 
 // anthropicBlocks reads message content, which is a string or an array of
@@ -106,6 +113,20 @@ func (anthropicAPI) parse(body []byte, req *Request) error {
 				msg.ToolResultIDs = append(msg.ToolResultIDs, b.ToolUseID)
 				msg.ToolResults = append(msg.ToolResults, result)
 				req.CacheControl = req.CacheControl || nestedCacheControl(b.Content)
+			case "image":
+				if b.Source == nil || b.Source.Type != "base64" || !imageTypes[b.Source.MediaType] {
+					return fmt.Errorf("messages.%d.content: an image needs a source of type base64 with media_type image/jpeg, image/png, image/gif or image/webp", i)
+				}
+				data, err := base64.StdEncoding.DecodeString(b.Source.Data)
+				if err != nil {
+					return fmt.Errorf("messages.%d.content: the image's data is not base64: %w", i, err)
+				}
+				msg.Images = append(msg.Images, Image{MediaType: b.Source.MediaType, Data: data})
+			case "document":
+				if b.Source == nil || b.Source.Type != "text" || b.Source.MediaType != "text/plain" {
+					return fmt.Errorf("messages.%d.content: the fake takes a document with a text source (media_type text/plain) only", i)
+				}
+				msg.Documents = append(msg.Documents, Document{Name: b.Title, Text: b.Source.Data})
 			}
 		}
 		msg.Text = strings.Join(texts, "\n")

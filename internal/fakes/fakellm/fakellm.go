@@ -120,7 +120,28 @@ type Message struct {
 	ToolCallIDs   []string // tool_use ids / tool_calls ids the assistant made
 	ToolResultIDs []string // tool_use_id / tool_call_id answered
 	ToolResults   []string // text of each result, parallel to ToolResultIDs
+	// Images are the images the message carries: Anthropic image blocks
+	// with a base64 source, OpenAI image_url parts with a data URL.
+	Images []Image
+	// Documents are the files' texts it carries: Anthropic document
+	// blocks with a text source (Name its title); OpenAI has none, a
+	// file's text comes as a text part within Text.
+	Documents []Document
 }
+
+// Image is one image a message carried, decoded.
+type Image struct {
+	MediaType string
+	Data      []byte
+}
+
+// Document is one document block's text.
+type Document struct {
+	Name, Text string
+}
+
+// imageTypes are the media types both APIs take for an image.
+var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
 
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server struct {

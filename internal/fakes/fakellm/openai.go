@@ -1,6 +1,8 @@
 package fakellm
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -66,12 +68,16 @@ func (openaiAPI) parse(body []byte, req *Request) error {
 		if err != nil {
 			return fmt.Errorf("Invalid type for 'messages[%d].content': expected a string or an array of content parts: %w", i, err)
 		}
+		images, err := openaiImages(m.Content)
+		if err != nil {
+			return fmt.Errorf("Invalid 'messages[%d].content': %w", i, err)
+		}
 		switch m.Role {
 		case "system", "developer":
 			system = append(system, text)
 			continue
 		}
-		msg := Message{Role: m.Role, Text: text}
+		msg := Message{Role: m.Role, Text: text, Images: images}
 		for _, tc := range m.ToolCalls {
 			msg.ToolCallIDs = append(msg.ToolCallIDs, tc.ID)
 		}
@@ -316,4 +322,43 @@ func (openaiAPI) writeStream(w http.ResponseWriter, a answer, done <-chan struct
 		}
 	}
 	sse(w, "", []byte("[DONE]"), done)
+}
+
+// openaiImages reads the image_url parts of content given as parts; each
+// must be a base64 data URL of an image type the API takes (the fake
+// fetches no links).
+func openaiImages(raw json.RawMessage) ([]Image, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, nil
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, err
+	}
+	var out []Image
+	for _, p := range parts {
+		if p.Type != "image_url" {
+			continue
+		}
+		if p.ImageURL == nil {
+			return nil, fmt.Errorf("an image_url part needs image_url.url")
+		}
+		meta, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL.URL, "data:"), ",")
+		mt, isBase64 := strings.CutSuffix(meta, ";base64")
+		if !ok || !isBase64 || !strings.HasPrefix(p.ImageURL.URL, "data:") || !imageTypes[mt] {
+			return nil, fmt.Errorf("the fake takes images as base64 data URLs of image/jpeg, image/png, image/gif or image/webp only")
+		}
+		b, err := base64.StdEncoding.DecodeString(data)
+		if err != nil {
+			return nil, fmt.Errorf("the image's data URL is not base64: %w", err)
+		}
+		out = append(out, Image{MediaType: mt, Data: b})
+	}
+	return out, nil
 }

@@ -71,12 +71,12 @@ type Sent struct {
 	At time.Time
 }
 
-// Media is a voice note or audio file a user sends (SendMedia).
+// Media is a voice note, audio file or document a user sends (SendMedia).
 type Media struct {
-	Kind     string // "voice" (a voice note) or "audio" (an audio file)
+	Kind     string // "voice" (a voice note), "audio" (an audio file) or "document" (any file)
 	Data     []byte
 	MIME     string        // mime_type; omitted when ""
-	FileName string        // file_name (audio only); omitted when ""
+	FileName string        // file_name (audio and document); omitted when ""
 	Duration time.Duration // sent in whole seconds, rounded up
 	Caption  string
 	// Size is the file_size the update and getFile report: 0 reports the
@@ -270,8 +270,8 @@ func (s *Server) SendAudio(chatID, userID int64, data []byte, mimeType, fileName
 // SendMedia queues a voice note or audio file as m describes it and
 // returns its message id. It panics on another Kind: a test's mistake.
 func (s *Server) SendMedia(chatID, userID int64, m Media) int {
-	if m.Kind != "voice" && m.Kind != "audio" {
-		panic(fmt.Sprintf("faketelegram: media kind %q is neither voice nor audio", m.Kind))
+	if m.Kind != "voice" && m.Kind != "audio" && m.Kind != "document" {
+		panic(fmt.Sprintf("faketelegram: media kind %q is neither voice, audio nor document", m.Kind))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -287,12 +287,59 @@ func (s *Server) SendMedia(chatID, userID int64, m Media) int {
 	s.nextMsg++
 	msg := map[string]any{"message_id": id, "from": user(userID), "chat": chat(chatID), "date": time.Now().Unix()}
 	obj := fileJSON(f, seconds(m.Duration), m.MIME)
-	if m.Kind == "audio" && m.FileName != "" {
+	if m.Kind != "voice" && m.FileName != "" {
 		obj["file_name"] = m.FileName
+	}
+	if m.Kind == "document" {
+		delete(obj, "duration") // a document has none
 	}
 	msg[m.Kind] = obj
 	if m.Caption != "" {
 		msg["caption"] = m.Caption
+	}
+	s.queue("message", msg)
+	return id
+}
+
+// SendDocument queues a file a user sends as a document (images too, sent
+// "as a file") and returns its message id.
+func (s *Server) SendDocument(chatID, userID int64, data []byte, mimeType, fileName, caption string) int {
+	return s.SendMedia(chatID, userID, Media{Kind: "document", Data: data, MIME: mimeType, FileName: fileName, Caption: caption})
+}
+
+// PhotoSize is one size of a photo a user sends: Telegram keeps a photo
+// in several sizes (a thumbnail, a medium and the largest), each a file.
+type PhotoSize struct {
+	Data          []byte
+	Width, Height int
+	// Size is the file_size reported: 0 the real size, -1 none, another
+	// value lies, as a test may need.
+	Size int64
+}
+
+// SendPhoto queues a photo in its sizes, smallest first as Telegram
+// lists them, with a caption ("" for none), and returns its message id.
+func (s *Server) SendPhoto(chatID, userID int64, caption string, sizes ...PhotoSize) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var photo []any
+	for _, p := range sizes {
+		size := p.Size
+		if size == 0 {
+			size = int64(len(p.Data))
+		}
+		f := s.storeFile("photo", p.Data, size)
+		j := map[string]any{"file_id": f.id, "file_unique_id": f.uniqueID, "width": p.Width, "height": p.Height}
+		if size >= 0 {
+			j["file_size"] = size
+		}
+		photo = append(photo, j)
+	}
+	id := s.nextMsg
+	s.nextMsg++
+	msg := map[string]any{"message_id": id, "from": user(userID), "chat": chat(chatID), "date": time.Now().Unix(), "photo": photo}
+	if caption != "" {
+		msg["caption"] = caption
 	}
 	s.queue("message", msg)
 	return id
@@ -313,6 +360,8 @@ func (s *Server) storeFile(kind string, data []byte, size int64) *file {
 		f.path = "music/file_" + n
 	case "document":
 		f.path = "documents/file_" + n
+	case "photo":
+		f.path = "photos/file_" + n + ".jpg"
 	}
 	s.files[f.id] = f
 	return f
