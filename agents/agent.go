@@ -116,6 +116,8 @@ type Runtime struct {
 	// Files, when set, keeps the photos and documents the owner sends
 	// (files.go, CH4); nil keeps none.
 	Files *attachments.Keeper
+	// FileIndex, when set, makes the documents' text searchable.
+	FileIndex FileIndex
 
 	schemas schemaCache
 	bg      background
@@ -425,7 +427,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	if note := summaryNote(conv); note != "" {
 		st.req.SystemExtra = strings.TrimSpace(st.req.SystemExtra + "\n\n" + note)
 	}
-	r.attach(st)
+	r.attach(ctx, st)
 	st.in.apps = withApps(st.in.apps, r.notes(ctx, st)...)
 	return st, nil
 }

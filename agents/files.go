@@ -3,11 +3,14 @@ package agents
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"image"
 	"path"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot/agents/attachments"
 	"github.com/jarvisbot/jarvisbot/agents/llm"
@@ -79,7 +82,7 @@ func sizeText(n int) string {
 // attach gives the turn's stored message its file, as an image or as a
 // document's text, or sets the answer that takes its place: the model
 // sees no images, or the file cannot be read.
-func (r *Runtime) attach(st *turnState) {
+func (r *Runtime) attach(ctx context.Context, st *turnState) {
 	f := st.in.File
 	if f == nil {
 		return
@@ -134,10 +137,31 @@ func (r *Runtime) attach(st *turnState) {
 			text = "[No text could be read from this file: it may be a scan (pictures of pages) or protected.]"
 		}
 		a = llm.Attachment{Kind: llm.AttachDocument, Name: cmpName(f.FileName), Text: text}
+		r.indexFile(ctx, st, f.FileName, f.Data, doc.Text)
 	}
 	m := st.req.Messages[at]
 	m.Attachments = []llm.Attachment{a}
 	st.req.Messages[at] = m
+}
+
+// FileIndex makes the text of the documents the owner sends searchable
+// (store.DB's IndexFile): Recall then finds a file by what it says.
+type FileIndex interface {
+	IndexFile(ctx context.Context, chat, agent, ref, name, text string, at time.Time) error
+}
+
+// indexFile hands a document's text to the search index, once per file
+// and chat: a retried turn indexes the same file again in its place. A
+// failure costs the search that file, not the turn.
+func (r *Runtime) indexFile(ctx context.Context, st *turnState, name string, data []byte, text string) {
+	if r.FileIndex == nil || strings.TrimSpace(text) == "" {
+		return
+	}
+	sum := sha256.Sum256(data)
+	ref := st.in.Chat + "/" + hex.EncodeToString(sum[:8])
+	if err := r.FileIndex.IndexFile(ctx, st.in.Chat, st.agent, ref, cmpName(name), text, r.now()); err != nil {
+		r.log().Warn("indexing a document for search; it is answered, but search will not find its text", "chat", st.in.Chat, "err", err)
+	}
 }
 
 // noImages is the answer to a photo for a model that takes none: which

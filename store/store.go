@@ -371,6 +371,7 @@ const (
 const (
 	RecallMessage = "message"
 	RecallNote    = "note"
+	RecallFile    = "file" // a document the owner sent, its text as read
 
 	SaidByOwner = "owner" // the owner's message (a voice note's transcript too)
 	SaidByAgent = "agent" // an agent's answer

@@ -177,7 +177,8 @@ func TestOversizeFileRefusedBeforeDownloadCH4(t *testing.T) {
 // TestPDFIsReadAndAnsweredCH4: a PDF made in the test, sent on Telegram,
 // is downloaded, its text read in the process and handed to the model as
 // a document block named after the file; a longer one comes with the cap
-// said; both are kept in the chat's folder.
+// said; both are kept in the chat's folder, and memory search finds the
+// contract by what it says.
 func TestPDFIsReadAndAnsweredCH4(t *testing.T) {
 	e, f, tg := ownerOnTelegram(t)
 	out, stop := startServe(t, e)
@@ -223,6 +224,10 @@ func TestPDFIsReadAndAnsweredCH4(t *testing.T) {
 	kept, _ := filepath.Glob(filepath.Join(e.vars["JARVIS_DATA_DIR"], "files", "telegram_42", "*.pdf"))
 	if len(kept) != 2 {
 		t.Errorf("kept %v, want both PDFs", kept)
+	}
+	// "The contract I sent": found later by what it says, not only its name.
+	if found := e.mustJarvis(t, "", "memory", "search", "notice", "period"); !strings.Contains(found, "Notice period: three months") {
+		t.Errorf("memory search does not find the contract's text:\n%s", found)
 	}
 }
 

@@ -195,6 +195,17 @@ func (db *DB) IndexNote(ctx context.Context, name, title, body string, modified 
 	return nil
 }
 
+// IndexFile makes the text read from a document the owner sent in a chat
+// searchable under its name, so "the contract I sent yesterday" is found
+// by what it says. ref names the file once (the same file indexed again
+// replaces itself).
+func (db *DB) IndexFile(ctx context.Context, chat, agent, ref, name, text string, at time.Time) error {
+	if err := db.index(ctx, db.db, recallDoc{kind: store.RecallFile, ref: ref, chat: chat, agent: agent, who: store.SaidByOwner, text: text, also: name, at: at}); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "indexing the file %q for search in %s: %w", name, db.path, err)
+	}
+	return nil
+}
+
 // ForgetNote takes a deleted wiki note out of the index.
 func (db *DB) ForgetNote(ctx context.Context, name string) error {
 	var id int64

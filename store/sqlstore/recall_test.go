@@ -337,3 +337,23 @@ func BenchmarkRecallSearch(b *testing.B) {
 		})
 	}
 }
+
+// TestRecallFindsWhatADocumentSaysA6: a document's text is found in its
+// chat by what it says, once however often the same file is indexed.
+func TestRecallFindsWhatADocumentSaysA6(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, testTarget(t))
+	at := time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
+	for range 2 { // a retried turn indexes the same file again
+		if err := db.IndexFile(ctx, "telegram:42", "default", "telegram:42/ab12", "contract.pdf", "Tenancy agreement. Notice period: three months.", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hits, err := db.Search(ctx, "notice period", store.RecallFilter{Chat: "telegram:42"})
+	if err != nil || len(hits) != 1 || hits[0].Kind != store.RecallFile || hits[0].Who != store.SaidByOwner || !hits[0].At.Equal(at) {
+		t.Fatalf("hits %+v %v, want the contract once", hits, err)
+	}
+	if hits, _ = db.Search(ctx, "notice period", store.RecallFilter{Chat: "telegram:7"}); len(hits) != 0 {
+		t.Errorf("another chat found the contract: %+v", hits)
+	}
+}

@@ -1,11 +1,12 @@
 -- Recall (A6): everything said, searchable. recall_docs holds one row per
--- message or wiki note with the text the snippets are cut from;
+-- message, wiki note or document the owner sent, with the text the
+-- snippets are cut from;
 -- recall_terms (FTS5) indexes their words as stems made in Go
 -- (internal/words), so that English and German inflections meet and
 -- PostgreSQL's index ranks the same terms.
 CREATE TABLE recall_docs (
 	id         INTEGER PRIMARY KEY AUTOINCREMENT,
-	kind       TEXT NOT NULL CHECK (kind IN ('message', 'note')),
+	kind       TEXT NOT NULL CHECK (kind IN ('message', 'note', 'file')),
 	ref        TEXT NOT NULL,
 	chat       TEXT NOT NULL DEFAULT '',
 	agent      TEXT NOT NULL DEFAULT '',
