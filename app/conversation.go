@@ -20,6 +20,15 @@ func (s *Service) NewConversation(ctx context.Context, chat string) (store.Conve
 	return s.DB.NewConversation(ctx, chat, agent, s.env.Now())
 }
 
+// NewAgentConversation starts an agent's conversation in a chat afresh
+// (the dashboard's Start afresh).
+func (s *Service) NewAgentConversation(ctx context.Context, chat, agent string) (store.Conversation, error) {
+	if _, err := s.DB.Agent(ctx, agent); err != nil {
+		return store.Conversation{}, err
+	}
+	return s.DB.NewConversation(ctx, chat, agent, s.env.Now())
+}
+
 // ChatConversations lists the chats, the latest spoken in first, each
 // with its current conversation and summary (the dashboard's Chats tab).
 func (s *Service) ChatConversations(ctx context.Context) ([]store.ChatConversation, error) {

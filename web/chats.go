@@ -6,18 +6,20 @@ import (
 	"time"
 )
 
-// Chats is the Chats tab (A6): each chat with its current conversation,
-// where it began and the running summary of what no longer fits a turn.
+// Chats is the Chats tab (A6): each agent's current conversation in each
+// chat, where it began and the running summary of what no longer fits a
+// turn.
 type Chats interface {
 	Chats(ctx context.Context) ([]ChatRow, error)
-	// NewConversation starts a fresh conversation in a chat, as /new
-	// there does.
-	NewConversation(ctx context.Context, chat string) error
+	// NewConversation starts the agent's conversation in a chat afresh, as
+	// /new there does.
+	NewConversation(ctx context.Context, chat, agent string) error
 }
 
-// ChatRow is one chat as the tab shows it.
+// ChatRow is one agent's conversation in a chat as the tab shows it.
 type ChatRow struct {
 	Chat     string
+	Agent    string
 	Messages int // in all its conversations
 	LastAt   time.Time
 	// BegunAt is when /new began the current conversation; zero when it
@@ -52,11 +54,11 @@ func (s *Server) chatNew(w http.ResponseWriter, r *http.Request) {
 		s.unavailable(w, r, "Chats")
 		return
 	}
-	chat := r.PostFormValue("chat")
-	if chat == "" {
-		s.refuse(w, r, http.StatusBadRequest, "Which chat? The form names none.")
+	chat, agent := r.PostFormValue("chat"), r.PostFormValue("agent")
+	if chat == "" || agent == "" {
+		s.refuse(w, r, http.StatusBadRequest, "Which chat and agent? The form names none.")
 		return
 	}
-	err := s.o.Chats.NewConversation(r.Context(), chat)
-	s.finish(w, r, "/chats", "A new conversation begins in "+chat+": its next turns no longer see what was said before.", err)
+	err := s.o.Chats.NewConversation(r.Context(), chat, agent)
+	s.finish(w, r, "/chats", "A new conversation of agent "+agent+" begins in "+chat+": its next turns there no longer see what was said before.", err)
 }

@@ -18,12 +18,12 @@ func (t chatsTab) Chats(ctx context.Context) ([]ChatRow, error) {
 	}
 	out := make([]ChatRow, 0, len(list))
 	for _, c := range list {
-		out = append(out, ChatRow{Chat: c.Chat, Messages: c.Messages, LastAt: c.LastAt, BegunAt: c.BegunAt, Summary: c.Summary, SummarizedAt: c.SummarizedAt})
+		out = append(out, ChatRow{Chat: c.Chat, Agent: c.Agent, Messages: c.Messages, LastAt: c.LastAt, BegunAt: c.BegunAt, Summary: c.Summary, SummarizedAt: c.SummarizedAt})
 	}
 	return out, nil
 }
 
-func (t chatsTab) NewConversation(ctx context.Context, chat string) error {
-	_, err := t.s.NewConversation(ctx, chat)
+func (t chatsTab) NewConversation(ctx context.Context, chat, agent string) error {
+	_, err := t.s.NewAgentConversation(ctx, chat, agent)
 	return err
 }

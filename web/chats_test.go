@@ -18,13 +18,13 @@ func (o chatsOver) Chats(ctx context.Context) ([]ChatRow, error) {
 	list, err := o.db.ChatConversations(ctx, 50)
 	var out []ChatRow
 	for _, c := range list {
-		out = append(out, ChatRow{Chat: c.Chat, Messages: c.Messages, LastAt: c.LastAt, BegunAt: c.BegunAt, Summary: c.Summary, SummarizedAt: c.SummarizedAt})
+		out = append(out, ChatRow{Chat: c.Chat, Agent: c.Agent, Messages: c.Messages, LastAt: c.LastAt, BegunAt: c.BegunAt, Summary: c.Summary, SummarizedAt: c.SummarizedAt})
 	}
 	return out, err
 }
 
-func (o chatsOver) NewConversation(ctx context.Context, chat string) error {
-	_, err := o.db.NewConversation(ctx, chat, time.Now())
+func (o chatsOver) NewConversation(ctx context.Context, chat, agent string) error {
+	_, err := o.db.NewConversation(ctx, chat, agent, time.Now())
 	return err
 }
 
@@ -44,19 +44,19 @@ func TestChatsShowSummariesAndStartAfreshA6(t *testing.T) {
 			last = id
 		}
 	}
-	if err := db.SetSummary(ctx, "telegram:7", 0, "The landlord is Mr Okafor. <script>alert(1)</script>", last, time.Now()); err != nil {
+	if err := db.SetSummary(ctx, "telegram:7", "default", 0, "The landlord is Mr Okafor. <script>alert(1)</script>", last, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	d, sess, csrf := dashboardSignedIn(t, Options{Chats: chatsOver{db}})
 	_, body := d.get(t, "/chats", sess)
 	wantIn(t, "the Chats tab", body, `<code>telegram:7</code>`, `<code>discord:9</code>`, "The landlord is Mr Okafor. &lt;script&gt;", "none: everything fits",
-		`action="/chats/new"`, `name="chat" value="telegram:7"`, "from the first message")
+		`action="/chats/new"`, `name="chat" value="telegram:7"`, `name="agent" value="default"`, `href="/agents/default"`, "from the first message")
 
-	res := d.post(t, "/chats/new", url.Values{"csrf": {csrf}, "chat": {"telegram:7"}}, sess, "")
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/chats" || noteOf(res) != "A new conversation begins in telegram:7: its next turns no longer see what was said before." {
+	res := d.post(t, "/chats/new", url.Values{"csrf": {csrf}, "chat": {"telegram:7"}, "agent": {"default"}}, sess, "")
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/chats" || noteOf(res) != "A new conversation of agent default begins in telegram:7: its next turns there no longer see what was said before." {
 		t.Fatalf("start afresh: %s to %q, note %q", res.Status, res.Header.Get("Location"), noteOf(res))
 	}
-	if c, _ := db.Conversation(ctx, "telegram:7"); c.BegunAt.IsZero() || c.Summary != "" {
+	if c, _ := db.Conversation(ctx, "telegram:7", "default"); c.BegunAt.IsZero() || c.Summary != "" {
 		t.Errorf("after Start afresh: %+v", c)
 	}
 	_, body = d.get(t, "/chats", sess)
