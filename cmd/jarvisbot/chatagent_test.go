@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 )
@@ -102,4 +103,71 @@ func commandNames(cmds []faketelegram.Command) map[string]bool {
 		out[c.Command] = true
 	}
 	return out
+}
+
+// TestChatsReachTheirAgentsOnDiscordA4: a Discord channel bound to an
+// agent reaches it, the owner's DM reaches the default agent, and the
+// /agent slash command switches the DM.
+func TestChatsReachTheirAgentsOnDiscordA4(t *testing.T) {
+	e := newTestEnv(t)
+	f := withModel(t, e)
+	dc := fakediscord.New(t)
+	e.vars["DISCORD_BOT_TOKEN"], e.vars["JARVIS_DISCORD_API_BASE"] = dc.Token(), dc.URL()
+	e.vars["JARVIS_DISCORD_OWNERS"] = "777"
+	e.writeConfig(t, `
+agents:
+  builder:
+    description: reviews pull requests
+    chats: ["discord:900"]
+`)
+	who := regexp.MustCompile(`^You are (\S+),`)
+	f.Respond(func(r fakellm.Request) fakellm.Step {
+		name := "someone"
+		if m := who.FindStringSubmatch(r.System); m != nil {
+			name = m[1]
+		}
+		return fakellm.Step{Text: name + " heard: " + r.Messages[len(r.Messages)-1].Text}
+	})
+	out, stopServe := startServe(t, e)
+	defer stopServe()
+	waitOutput(t, out, "jarvisbot is ready")
+	answered := func(channel, want string) string {
+		t.Helper()
+		var got string
+		waitFor(t, want+" in "+channel, func() (bool, any) {
+			for _, m := range dc.Sent() {
+				if m.ChannelID == channel && strings.Contains(m.Content, want) {
+					got = m.Content
+					return true, nil
+				}
+			}
+			return false, dc.Sent()
+		})
+		return got
+	}
+	dc.SendText("900", "777", "<@"+dc.BotID()+"> is the build green?")
+	if got := answered("900", "builder heard: is the build green?"); strings.Contains(got, "builder:**") {
+		t.Errorf("the bound channel's own agent names itself: %q", got)
+	}
+	dm := dc.DMChannel("777")
+	dc.SendText(dm, "777", "hello there")
+	answered(dm, "default heard: hello there")
+	id := dc.SlashCommand(dm, "777", "agent", "builder")
+	waitFor(t, "the answer to /agent builder", func() (bool, any) {
+		for _, r := range dc.InteractionReplies() {
+			if r.InteractionID == id && strings.Contains(r.Content, "Agent builder answers this chat from now on") {
+				return true, nil
+			}
+		}
+		for _, m := range dc.Sent() {
+			if m.ChannelID == dm && strings.Contains(m.Content, "Agent builder answers this chat from now on") {
+				return true, nil
+			}
+		}
+		return false, dc.InteractionReplies()
+	})
+	dc.SendText(dm, "777", "and the tests?")
+	if got := answered(dm, "builder heard: and the tests?"); !strings.Contains(got, "builder:") {
+		t.Errorf("the switched DM's reply does not say who answered: %q", got)
+	}
 }
