@@ -3,6 +3,7 @@ package attachments
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,12 +54,11 @@ func (k *Keeper) Keep(chat, name string, data []byte, now time.Time) (string, er
 	_, werr := tmp.Write(data)
 	cerr := tmp.Close()
 	if err := cmpErr(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("keeping %s in %s: %w", base, dir, err)
+		// A half-written copy left behind would be counted in the quota.
+		return "", fmt.Errorf("keeping %s in %s: %w", base, dir, errors.Join(err, os.Remove(tmp.Name())))
 	}
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, file)); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("keeping %s in %s: %w", base, dir, err)
+		return "", fmt.Errorf("keeping %s in %s: %w", base, dir, errors.Join(err, os.Remove(tmp.Name())))
 	}
 	if err := k.prune(dir, file); err != nil {
 		return "", err
