@@ -86,5 +86,7 @@ func TestLongChatOnTelegramKeepsASummaryA6(t *testing.T) {
 		t.Errorf("%d summaries written, %d turns given one: want a few, not one a turn", summaries, withSummary)
 	}
 	tg.SendText(42, 42, "/history")
-	waitSent(t, tg, "/history", func(s []faketelegram.Sent) bool { return hasText(s, 42, "What was said before is told by a summary written") })
+	waitSent(t, tg, "/history", func(s []faketelegram.Sent) bool {
+		return hasText(s, 42, "What was said before is told by a summary written")
+	})
 }
