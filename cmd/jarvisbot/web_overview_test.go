@@ -94,7 +94,7 @@ func TestDashboardOverviewInABrowserW2(t *testing.T) {
 		{"chart-tokens", "inbox", 1},
 		{"chart-cost", "inbox", 1},
 		{"chart-gate", "schema tokens sent", 3},
-		{"chart-gate", "saved by the gate", 2}, // today's turn was offered every tool its agent has: nothing saved
+		{"chart-gate", "saved by the gate", 3}, // today's turn was not offered the memory builtin ("anything due today?" asks about nothing said before): its schema saved
 		{"chart-turns", "answered", 2},         // the day before, and today's turn, counted on the app's clock
 		{"chart-turns", "failed", 1},
 		{"chart-tiers", "ask", 1},
