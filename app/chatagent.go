@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -120,4 +121,53 @@ func (s *Service) MessageAgent(ctx context.Context, chat, text string) (agent, r
 	}
 	agent, err = s.ChatAgent(ctx, chat)
 	return agent, text, false, err
+}
+
+// AgentChat is a chat an agent answers, and why.
+type AgentChat struct {
+	Chat string
+	// Switched: the owner switched the chat to the agent (/agent, the
+	// dashboard); else the config binds it.
+	Switched bool
+}
+
+// AgentChats are the chats an agent answers by the config's bindings and
+// the owner's switches, by chat; a chat the config binds to it and that
+// was switched to another agent is left out.
+func (in *Installation) AgentChats(ctx context.Context, agent string) ([]AgentChat, error) {
+	switches, err := in.DB.ChatAgentSwitches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []AgentChat
+	if ag, ok := in.Config.Agents[agent]; ok {
+		for _, c := range ag.Chats {
+			if other, ok := switches[c]; !ok || other == agent {
+				out = append(out, AgentChat{Chat: c, Switched: ok})
+			}
+		}
+	}
+	for chat, a := range switches {
+		if a == agent && !slices.ContainsFunc(out, func(c AgentChat) bool { return c.Chat == chat }) {
+			out = append(out, AgentChat{Chat: chat, Switched: true})
+		}
+	}
+	slices.SortFunc(out, func(a, b AgentChat) int { return strings.Compare(a.Chat, b.Chat) })
+	return out, nil
+}
+
+// SwitchChat switches a chat to agent from the dashboard, as /agent NAME
+// does in the chat; an empty agent takes the switch back.
+func (in *Installation) SwitchChat(ctx context.Context, chat, agent string) error {
+	platform, id, _ := strings.Cut(chat, ":")
+	if (platform != "telegram" && platform != "discord") || id == "" || strings.ContainsAny(id, " \t") {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%q is not a chat: write telegram:CHAT_ID or discord:CHANNEL_ID", chat)
+	}
+	if agent == "" {
+		return in.DB.SetChatAgent(ctx, chat, "", in.Env.Now())
+	}
+	if _, err := in.DB.Agent(ctx, agent); err != nil {
+		return err
+	}
+	return in.DB.SetChatAgent(ctx, chat, agent, in.Env.Now())
 }

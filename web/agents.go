@@ -23,6 +23,9 @@ type Agents interface {
 	EditAgent(ctx context.Context, name string, e AgentEdit) (string, error)
 	// RemoveAgent removes an agent (never the default one).
 	RemoveAgent(ctx context.Context, name string) (string, error)
+	// SwitchChat makes agent answer a chat, as /agent NAME in it does;
+	// an empty agent takes the switch back. It says what changed.
+	SwitchChat(ctx context.Context, chat, agent string) (string, error)
 }
 
 // Agent is an agent as the owner set it up.
@@ -45,6 +48,15 @@ type AgentPage struct {
 	// Missing are the store plugins in its focus not connected yet, with
 	// where to connect them.
 	Missing []AgentPlugin
+	// Chats are the chats it answers: by the config's binding, or
+	// switched to it by the owner.
+	Chats []AgentChat
+}
+
+// AgentChat is a chat an agent answers.
+type AgentChat struct {
+	Chat     string
+	Switched bool // by the owner (/agent, this page); else the config binds it
 }
 
 // AgentPlugin is a store plugin in an agent's focus that is not connected.
@@ -70,6 +82,24 @@ func (s *Server) agentsRoutes() {
 	s.mux.HandleFunc("GET /agents/{name}", s.agentPage)
 	s.mux.HandleFunc("POST /agents/{name}", s.agentEdit)
 	s.mux.HandleFunc("POST /agents/{name}/remove", s.agentRemove)
+	s.mux.HandleFunc("POST /agents/{name}/chats", s.agentChat)
+}
+
+// agentChat is the agent page's chat form: "switch" makes the agent
+// answer the chat, "release" takes a switch back.
+func (s *Server) agentChat(w http.ResponseWriter, r *http.Request) {
+	if s.o.Agents == nil {
+		s.unavailable(w, r, "Agents")
+		return
+	}
+	name := r.PathValue("name")
+	chat := strings.TrimSpace(r.PostFormValue("chat"))
+	agent := name
+	if r.PostFormValue("do") == "release" {
+		agent = ""
+	}
+	said, err := s.o.Agents.SwitchChat(r.Context(), chat, agent)
+	s.finish(w, r, string(pathTo("/agents", name)), said, err)
 }
 
 func (s *Server) agentsList(w http.ResponseWriter, r *http.Request) {

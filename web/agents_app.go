@@ -55,7 +55,14 @@ func (t agentsTab) Agent(ctx context.Context, name string) (AgentPage, error) {
 	if err != nil {
 		return AgentPage{}, err
 	}
+	chats, err := t.in.AgentChats(ctx, a.Name)
+	if err != nil {
+		return AgentPage{}, err
+	}
 	page := AgentPage{Agent: agentFrom(a), Recent: recent, Providers: agents.Providers}
+	for _, c := range chats {
+		page.Chats = append(page.Chats, AgentChat{Chat: c.Chat, Switched: c.Switched})
+	}
 	for _, m := range missing {
 		page.Missing = append(page.Missing, AgentPlugin{Name: m.Name, Why: m.Why, Install: !m.Installed})
 	}
@@ -94,4 +101,14 @@ func (t agentsTab) RemoveAgent(ctx context.Context, name string) (string, error)
 		return "", err
 	}
 	return r.Note(), nil
+}
+
+func (t agentsTab) SwitchChat(ctx context.Context, chat, agent string) (string, error) {
+	if err := t.in.SwitchChat(ctx, chat, agent); err != nil {
+		return "", err
+	}
+	if agent == "" {
+		return "The switch of " + chat + " is taken back: the agent the config gives it answers it again.", nil
+	}
+	return "Agent " + agent + " answers " + chat + " from now on.", nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot/agents"
 	"github.com/jarvisbot/jarvisbot/store"
@@ -52,6 +53,10 @@ func (o agentsOver) Agent(ctx context.Context, name string) (AgentPage, error) {
 	}
 	es, err := o.db.ActivityBoard(ctx, store.ActivityFilter{Agent: name}, 10)
 	return AgentPage{Agent: agentOf(a), Recent: rowsOf(es), Providers: agents.Providers}, err
+}
+
+func (o agentsOver) SwitchChat(ctx context.Context, chat, agent string) (string, error) {
+	return "switched " + chat + " to " + agent, o.db.SetChatAgent(ctx, chat, agent, time.Now())
 }
 
 func (o agentsOver) AddAgent(ctx context.Context, name, description string) (string, error) {

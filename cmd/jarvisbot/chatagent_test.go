@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvisbot/jarvisbot/agents/llm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakediscord"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/fakellm"
 	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
@@ -170,4 +171,35 @@ agents:
 	if got := answered(dm, "builder heard: and the tests?"); !strings.Contains(got, "builder:") {
 		t.Errorf("the switched DM's reply does not say who answered: %q", got)
 	}
+}
+
+// TestBoundAgentAsksUnderItsNameA4: an ask-tier call by the agent a group
+// is bound to asks for approval under that agent's name.
+func TestBoundAgentAsksUnderItsNameA4(t *testing.T) {
+	e, f, tg := ownerOnTelegram(t)
+	e.writeConfig(t, `
+tiers:
+  builtin:wiki: ask
+agents:
+  inbox:
+    description: a daily overview of my mail
+    chats: ["telegram:-100500"]
+`)
+	out, stopServe := startServe(t, e)
+	defer stopServe()
+	waitOutput(t, out, "jarvisbot is ready")
+	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("builtin:wiki"), Input: `{"action":"write","name":"mail","body":"three letters"}`}}},
+		fakellm.Step{Text: "Not saved."})
+	tg.SendText(-100500, 42, "note in the wiki that three letters came")
+	waitSent(t, tg, "the approval request", func(s []faketelegram.Sent) bool {
+		for _, m := range s {
+			if strings.Contains(m.Text, "Approval needed") && len(m.Buttons) > 0 {
+				if !strings.Contains(m.Text, "Asked by agent inbox") {
+					t.Errorf("the request does not name the bound agent:\n%s", m.Text)
+				}
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/jarvisbot/jarvisbot/internal/fakes/faketelegram"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,7 +13,7 @@ import (
 // and says so in the CLI's words; the CLI sees the agent and the
 // dashboard's edits; the default agent cannot be removed, another can.
 func TestDashboardAddsAgentsWithTheirFocusA1C6(t *testing.T) {
-	e, _, _ := ownerOnTelegram(t) // a channel that keeps serve running
+	e, _, tg := ownerOnTelegram(t) // a channel that keeps serve running
 	b, _, stop := serveWithDashboard(t, e)
 	defer stop()
 
@@ -54,6 +55,29 @@ func TestDashboardAddsAgentsWithTheirFocusA1C6(t *testing.T) {
 	}
 	if _, page := b.get("/agents/inbox"); !strings.Contains(page, `id="agent-missing"`) || !strings.Contains(page, `href="/plugins/gmail#install"`) {
 		t.Errorf("the agent's page does not offer to install Gmail:\n%s", page)
+	}
+
+	// The agent's page switches a chat to it, as /agent inbox there does,
+	// and takes the switch back.
+	if res := b.post("/agents/inbox/chats", url.Values{"chat": {"telegram:42"}, "do": {"switch"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("switching a chat: %s", res.Status)
+	}
+	if note := b.note("/agents/inbox"); note != "Agent inbox answers telegram:42 from now on." {
+		t.Errorf("switching a chat: note %q", note)
+	}
+	if _, page := b.get("/agents/inbox"); !strings.Contains(page, `data-chat="telegram:42"`) || !strings.Contains(page, "switched to it") {
+		t.Errorf("the agent's page does not list the chat switched to it:\n%s", page)
+	}
+	tg.SendText(42, 42, "/agent")
+	waitSent(t, tg, "/agent after the dashboard's switch", func(s []faketelegram.Sent) bool { return hasText(s, 42, "Agent inbox answers this chat.") })
+	if res := b.post("/agents/inbox/chats", url.Values{"chat": {"whatsapp:1"}, "do": {"switch"}}); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("switching a chat that is none: %s", res.Status)
+	}
+	if res := b.post("/agents/inbox/chats", url.Values{"chat": {"telegram:42"}, "do": {"release"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("taking the switch back: %s", res.Status)
+	}
+	if _, page := b.get("/agents/inbox"); !strings.Contains(page, `id="agent-chats-none"`) {
+		t.Errorf("the switch is still listed after it was taken back")
 	}
 
 	if res := b.post("/agents/default/remove", url.Values{}); res.StatusCode != http.StatusBadRequest {
