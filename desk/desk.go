@@ -297,7 +297,7 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	}
 	in := agents.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry, File: m.file}
 	var marked bool
-	if d.opt.AgentOf != nil && m.audio == nil {
+	if d.opt.AgentOf != nil && m.audio == nil && m.approval == nil {
 		agent, rest, mark, err := d.opt.AgentOf(ctx, m.Chat, m.Text)
 		if err != nil {
 			d.log.Warn("choosing the agent of a message; the default one answers", "chat", m.Chat, "err", err)
