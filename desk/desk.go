@@ -297,11 +297,20 @@ func (d *Desk) turn(ctx context.Context, m queued) (bool, error) {
 	}
 	in := agents.Input{Agent: d.opt.Agent, Chat: m.Chat, Text: m.Text, Retry: m.retry, File: m.file}
 	var marked bool
-	if d.opt.AgentOf != nil && m.audio == nil && m.approval == nil {
-		agent, rest, mark, err := d.opt.AgentOf(ctx, m.Chat, m.Text)
-		if err != nil {
+	if d.opt.AgentOf != nil && m.approval == nil {
+		// A voice note goes to the chat's agent: its words are not heard
+		// yet, so no @NAME is read from them.
+		text := m.Text
+		if m.audio != nil {
+			text = ""
+		}
+		agent, rest, mark, err := d.opt.AgentOf(ctx, m.Chat, text)
+		switch {
+		case err != nil:
 			d.log.Warn("choosing the agent of a message; the default one answers", "chat", m.Chat, "err", err)
-		} else {
+		case m.audio != nil:
+			in.Agent, marked = agent, mark
+		default:
 			in.Agent, in.Text, marked = agent, rest, mark
 		}
 	}
