@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -71,32 +72,51 @@ func (v *View) usage(s *Server) string {
 		return Shorten(first, maxUsageBytes)
 	}
 	// A server of one tool is best described by what that tool says it
-	// does; a larger one by the single words of its tool names (what it
-	// acts on), then the words its descriptions repeat. Tool pairs
-	// ("create entities") would only repeat the tool names.
+	// does; a larger one by what its tools are called, written as words,
+	// by name: "Tools to download attachment, search emails, send email,
+	// …". Plain words a model reads at a glance, not
+	// the gate's stems and cross-language glosses.
 	var first string
+	var names []string
 	for i := range v.caps {
-		if cp := &v.caps[i]; cp.Server == s.ID && cp.Description != "" {
+		cp := &v.caps[i]
+		if cp.Server != s.ID {
+			continue
+		}
+		if first == "" && cp.Description != "" {
 			first = firstSentence(cp.Description)
-			break
+		}
+		if n := toolWords(cp.Name); n != "" {
+			names = append(names, n)
 		}
 	}
 	if first != "" && v.srvTools[v.srvIdx[s.ID]] == 1 {
 		return Shorten(first, maxUsageBytes)
 	}
-	vocab := v.gate().Vocabulary(s.ID)
-	var terms []string
-	for _, kind := range []EvidenceKind{EvTool, EvDesc} {
-		for _, e := range vocab {
-			if e.Kind == kind {
-				terms = append(terms, e.Term)
-			}
-		}
-	}
-	if len(terms) > 0 {
-		return Shorten(strings.Join(firstDistinct(terms, maxUsageTerms), ", "), maxUsageBytes)
+	if len(names) > 0 {
+		return Shorten("Tools to "+strings.Join(firstDistinct(names, maxUsageTerms), ", "), maxUsageBytes)
 	}
 	return Shorten(cmp.Or(first, s.Title, s.ID), maxUsageBytes)
+}
+
+// toolWords writes a tool's name as words: "search_emails" and
+// "searchEmails" are "search emails".
+func toolWords(name string) string {
+	var b strings.Builder
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			b.WriteByte(' ')
+			prevLower = false
+			continue
+		case unicode.IsUpper(r) && prevLower:
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToLower(r))
+		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // firstDistinct returns up to n entries of list, each once, ignoring case.

@@ -164,3 +164,33 @@ func BenchmarkServices(b *testing.B) {
 		pl.Services()
 	}
 }
+
+// TestServiceLineReadsPlainlyC8: a server added by hand, with no card and
+// no instructions, is described by what its tools are called, as words,
+// not by the gate's stems or glosses; a one-tool server by what its tool
+// says it does.
+func TestServiceLineReadsPlainlyC8(t *testing.T) {
+	c := catalog.New()
+	if err := c.SetServer(catalog.Server{ID: "gmail", Connected: true}, []catalog.SnapshotTool{
+		{Name: "search_emails", Description: "Search the mailbox."},
+		{Name: "sendEmail", Description: "Send an email."},
+		{Name: "download_attachment", Description: "Download an attachment."},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetServer(catalog.Server{ID: "clock", Connected: true}, []catalog.SnapshotTool{
+		{Name: "now", Description: "Tells the current time in a time zone. Defaults to UTC."},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range c.View().Plan(catalog.Policy{Agent: "default"}).Services() {
+		got[s.ID] = s.Usage
+	}
+	if want := "Tools to download attachment, search emails, send email"; got["gmail"] != want {
+		t.Errorf("gmail: %q, want %q", got["gmail"], want)
+	}
+	if want := "Tells the current time in a time zone."; got["clock"] != want {
+		t.Errorf("clock: %q, want %q", got["clock"], want)
+	}
+}
