@@ -37,6 +37,9 @@ type Server struct {
 	// gate offers it when the owner's words refer to the past of the
 	// conversation or to remembering (past.go), not by its tools' words.
 	Past bool
+	// Learned are the owner's words the gate learned for it (learned.go):
+	// set by the catalog from SetLearned, kept across SetServer.
+	Learned []LearnedWord
 }
 
 // Catalog is the registry that sources write to. It is safe for concurrent
@@ -46,7 +49,8 @@ type Catalog struct {
 	caps    map[string]Capability
 	servers map[string]Server
 	tiers   map[string]Tier // owner overrides, by capability id
-	view    *View           // cached until the next change
+	learned map[string][]LearnedWord
+	view    *View // cached until the next change
 }
 
 // New returns an empty catalog.
@@ -328,6 +332,7 @@ func (c *Catalog) View() *View {
 	}
 	servers := make([]Server, 0, len(c.servers))
 	for _, s := range c.servers {
+		s.Learned = c.learned[s.ID]
 		servers = append(servers, s)
 	}
 	c.view = newView(caps, servers)

@@ -83,6 +83,9 @@ const (
 	// EvPast: the owner refers to the past of the conversation or to
 	// remembering, for a server that searches what was said (past.go).
 	EvPast
+	// EvLearned: a word the gate learned from the owner's earlier turns
+	// (learned.go).
+	EvLearned
 )
 
 func (k EvidenceKind) String() string {
@@ -101,6 +104,8 @@ func (k EvidenceKind) String() string {
 		return "owner's fact"
 	case EvPast:
 		return "words of the past"
+	case EvLearned:
+		return "learned word"
 	}
 	return "description word"
 }

@@ -146,6 +146,7 @@ func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 			}
 		}
 	}
+	b.addLearned(si, s)
 	// Tool names: their distinctive words, and the pairs they join.
 	for _, cp := range tools {
 		var parts []words.Token

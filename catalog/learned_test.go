@@ -1,0 +1,70 @@
+package catalog_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+// TestGateLearnsTheOwnersWordsC9: a request in words that share nothing
+// with a server misses it; once the gate learned its words for that
+// server, a later request in the same words is offered it, explained as
+// learned; words learned for it offer nothing else, and forgetting them
+// brings the miss back.
+func TestGateLearnsTheOwnersWordsC9(t *testing.T) {
+	c := loadSnapshot(t, "catalog-extended.json")
+	offered := func(msg, server string) (bool, string) {
+		for _, d := range c.View().Gate().Check(msg, nil) {
+			if d.Server == server {
+				var why []string
+				for _, e := range d.Evidence() {
+					why = append(why, e.Kind.String()+" "+e.Word)
+				}
+				return d.Offered, strings.Join(why, ", ")
+			}
+		}
+		return false, ""
+	}
+	first := "Wo ist die nächste Apotheke?"
+	later := "Hat die Apotheke am Markt heute offen?"
+	if ok, _ := offered(first, "google-maps"); ok {
+		t.Skip("the gate offers maps for the pharmacy already; nothing to learn here")
+	}
+	learned := catalog.LearnableWords(first)
+	if len(learned) == 0 || len(learned) > catalog.MaxLearnedPerMessage {
+		t.Fatalf("learnable words of %q: %+v", first, learned)
+	}
+	for _, l := range learned {
+		if l.Stem == "wo" || l.Stem == "ist" || l.Stem == "die" {
+			t.Errorf("a function word is learnable: %+v", l)
+		}
+	}
+	c.SetLearned("google-maps", learned)
+	ok, why := offered(later, "google-maps")
+	if !ok || !strings.Contains(why, "learned word") {
+		t.Fatalf("after learning, %q: offered %v (%s)", later, ok, why)
+	}
+	if ok, _ := offered("Schreib mir ein Gedicht über den Herbst", "google-maps"); ok {
+		t.Error("a request without the learned words is offered maps")
+	}
+	// A reconnect replaces the server; what it learned stays.
+	v := c.View()
+	srv, _ := v.Server("google-maps")
+	var tools []catalog.SnapshotTool
+	for _, cp := range v.Capabilities() {
+		if cp.Server == "google-maps" {
+			tools = append(tools, catalog.SnapshotTool{Name: cp.Tool, Description: cp.Description, InputSchema: cp.InputSchema})
+		}
+	}
+	if err := c.SetServer(catalog.Server{ID: srv.ID, Title: srv.Title, Connected: true}, tools); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := offered(later, "google-maps"); !ok {
+		t.Error("a reconnect lost what the server learned")
+	}
+	c.SetLearned("google-maps", nil)
+	if ok, _ := offered(later, "google-maps"); ok {
+		t.Error("forgotten words still offer maps")
+	}
+}
