@@ -454,6 +454,34 @@ type ChatAgents interface {
 	ChatAgentSwitches(ctx context.Context) (map[string]string, error)
 }
 
+// LearnedWord is a word the gate learned for a server from the owner's
+// turns.
+type LearnedWord struct {
+	Server    string
+	Word      string // the stem the gate indexes
+	Label     string // as the owner wrote it
+	Turns     int    // how many turns taught it
+	LearnedAt time.Time
+	LastAt    time.Time
+}
+
+// MaxLearnedPerServer bounds what one server keeps: the words taught by
+// the fewest turns, the oldest first, make room.
+const MaxLearnedPerServer = 24
+
+// LearnedWords keeps the words the gate learned.
+type LearnedWords interface {
+	// LearnWords records words for a server: a word known already counts
+	// one more turn. The server keeps at most MaxLearnedPerServer.
+	LearnWords(ctx context.Context, server string, words []LearnedWord, at time.Time) error
+	// LearnedWords are every server's learned words, by server, the most
+	// taught first.
+	LearnedWords(ctx context.Context) (map[string][]LearnedWord, error)
+	// ForgetLearned removes one learned word of a server, or all of them
+	// for word "", and says how many it removed.
+	ForgetLearned(ctx context.Context, server, word string) (int, error)
+}
+
 // ChatConversation is an agent's current conversation in a chat.
 type ChatConversation struct {
 	Conversation
