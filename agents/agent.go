@@ -108,6 +108,12 @@ type Runtime struct {
 	// Budget, when set, may stop a turn before its first model call
 	// (budget.go, A5).
 	Budget Budget
+	// Learner, when set, keeps the words the gate learns from a turn that
+	// recovered a miss (learn.go, C9); nil learns nothing.
+	Learner Learner
+	// LearnFromAll lets turns of apps and scheduled runs teach the gate
+	// too; by default only the owner's own messages do.
+	LearnFromAll bool
 	// Conversations, when set, keeps where each agent's conversation in a
 	// chat begins (/new) and its running summary: a long chat is
 	// summarised after its turns instead of dropped (conversation.go, A6).
@@ -242,6 +248,7 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
 	}
 	res, err = r.answer(ctx, st)
 	if err == nil {
+		r.learn(ctx, st)
 		r.summarise(st)
 	}
 	return res, err
@@ -327,6 +334,9 @@ type turnState struct {
 	// refusal answers the turn without a model call: its file cannot be
 	// shown to this model, or read (files.go).
 	refusal string
+	// recovered are the servers whose tools joined the turn because the
+	// model asked for them (C8): what the gate missed (learn.go).
+	recovered map[string]bool
 	// mu guards offered, plan, req.Tools and res while calls run: a
 	// delegate makes its calls concurrently (Runtime.delegate).
 	mu sync.Mutex
@@ -416,7 +426,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	}
 	// A resumed turn's calls were offered before the restart, maybe on the
 	// model's request (C8): their servers join again, under the same plan.
-	r.join(ctx, st, need)
+	r.join(ctx, st, need, false)
 	conv, err := r.conversation(ctx, in.Chat, ag.Name)
 	if err != nil {
 		return st, err
@@ -439,7 +449,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 // returns, for the model, what came of each name: the tools that joined,
 // or why none did. A server that is still starting is waited for, as a
 // server the message wants is (prepare).
-func (r *Runtime) join(ctx context.Context, st *turnState, names []string) string {
+func (r *Runtime) join(ctx context.Context, st *turnState, names []string, recovery bool) string {
 	var b strings.Builder
 	for _, name := range names {
 		tools, err := st.plan.Requested(name)
@@ -464,6 +474,12 @@ func (r *Runtime) join(ctx context.Context, st *turnState, names []string) strin
 		for i, cp := range added {
 			wire[i] = llm.WireName(cp.ID)
 			st.res.Tools = append(st.res.Tools, cp.ID)
+			if recovery && cp.Server != "" {
+				if st.recovered == nil {
+					st.recovered = map[string]bool{}
+				}
+				st.recovered[cp.Server] = true
+			}
 		}
 		fmt.Fprintf(&b, "\n\n[jarvisbot] The tools of %s are yours from your next step on: %s.", name, strings.Join(wire, ", "))
 	}
@@ -569,6 +585,7 @@ func (r *Runtime) Continue(ctx context.Context, a store.Approval) (res Result, e
 	st.decided = map[string]store.Approval{callKey(a.Tool, a.Args): a}
 	res, err = r.answer(ctx, st)
 	if err == nil {
+		r.learn(ctx, st)
 		r.summarise(st)
 	}
 	return res, err
@@ -591,7 +608,7 @@ func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Re
 	st.res.Calls = append(st.res.Calls, CallRecord{Tool: cp.ID, Tier: catalog.TierAsk, Outcome: outcome})
 	r.observeCalls(st.agent, st.res.Calls[len(st.res.Calls)-1:])
 	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] %s has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s%s\n\nTell the owner briefly what came of it.",
-		decider(a), a.Summary, a.Tool, outcome, res.Content, r.join(ctx, st, joined))}
+		decider(a), a.Summary, a.Tool, outcome, res.Content, r.join(ctx, st, joined, true))}
 	if err := r.save(ctx, st.in, note); err != nil {
 		return st.res, err
 	}
@@ -797,7 +814,7 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 	defer st.mu.Unlock()
 	for i := range calls {
 		if len(asked[i]) > 0 {
-			results[i].Content += r.join(ctx, st, asked[i])
+			results[i].Content += r.join(ctx, st, asked[i], true)
 		}
 	}
 	r.observeCalls(st.agent, records)

@@ -441,6 +441,8 @@ func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.To
 		Usage:         appClocked{next: s.DB, now: a.Now},
 		Files:         &attachments.Keeper{Dir: filepath.Join(s.Config.DataDir, "files"), Quota: s.Config.Files.QuotaBytes()},
 		FileIndex:     s.DB,
+		Learner:       learner{s},
+		LearnFromAll:  s.Config.Learning.FromAppsAndSchedules,
 		Log:           s.log,
 		Runners: agents.Runners{
 			wiki.ID:    wiki.New(filepath.Join(s.Config.DataDir, "wiki")).IndexWith(s.DB),

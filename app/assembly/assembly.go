@@ -34,6 +34,7 @@ type Stored interface {
 	CLITools(ctx context.Context) ([]store.CLITool, error)
 	collection.Installed
 	store.MCPCards
+	store.LearnedWords
 }
 
 // Sources names what a catalog is built from.
@@ -86,6 +87,9 @@ func Build(ctx context.Context, src Sources) (*catalog.Catalog, error) {
 		if err := cardsFromOwner(ctx, c, src.Stored); err != nil {
 			return nil, err
 		}
+		if err := Learned(ctx, c, src.Stored, ""); err != nil {
+			return nil, err
+		}
 	}
 	if err := routingFromConfig(c, cfg); err != nil {
 		return nil, err
@@ -116,6 +120,29 @@ func routingFromConfig(c *catalog.Catalog, cfg config.Config) error {
 		if err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 			return err
 		}
+	}
+	return nil
+}
+
+// Learned gives the catalog the words the gate learned (C9), for one
+// server or, with server "", for all of them.
+func Learned(ctx context.Context, c *catalog.Catalog, db store.LearnedWords, server string) error {
+	all, err := db.LearnedWords(ctx)
+	if err != nil {
+		return err
+	}
+	for id, list := range all {
+		if server != "" && id != server {
+			continue
+		}
+		words := make([]catalog.LearnedWord, len(list))
+		for i, w := range list {
+			words[i] = catalog.LearnedWord{Stem: w.Word, Label: w.Label, Turns: w.Turns}
+		}
+		c.SetLearned(id, words)
+	}
+	if server != "" && len(all[server]) == 0 {
+		c.SetLearned(server, nil)
 	}
 	return nil
 }

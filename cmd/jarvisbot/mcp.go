@@ -19,6 +19,7 @@ import (
 const mcpUsage = `mcp add NAME [--env K=V]... [--header "K: V"]... [--timeout 30s] [--trusted] -- COMMAND [ARGS...]
        jarvisbot mcp add NAME URL [--header "K: V"]... [--sse] [--timeout 30s] [--trusted]
        jarvisbot mcp list [--check] [--json] | show NAME | on NAME | off NAME | prefer [--clear] NAME | remove NAME
+       jarvisbot mcp forget NAME [WORD]   (the words the gate learned for NAME: one, or all)
        jarvisbot mcp call NAME TOOL ['{"arg": "value"}']
        jarvisbot mcp import FILE   (Claude Desktop, Claude Code, Cursor or VS Code mcp.json)
        jarvisbot mcp serve         (jarvisbot's own MCP surface over stdio, for an app; its key in JARVIS_APP_KEY)`
@@ -114,8 +115,22 @@ func (m mcpCmd) run(ctx context.Context, pos, command []string, f mcpFlags) erro
 		}
 		p, err := m.in.PreferServer(ctx, name, *f.clear)
 		return printPreference(m.a.stdout, p, err)
+	case "forget":
+		if len(pos) < 2 || len(pos) > 3 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot mcp forget NAME [WORD]")
+		}
+		word := ""
+		if len(pos) == 3 {
+			word = pos[2]
+		}
+		said, err := m.in.ForgetLearned(ctx, pos[1], word)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(m.a.stdout, said)
+		return nil
 	}
-	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown mcp subcommand %q: use add, list, show, on, off, prefer, remove or import", pos[0])
+	return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown mcp subcommand %q: use add, list, show, on, off, prefer, forget, remove or import", pos[0])
 }
 
 // named runs a subcommand that takes one name (or file).
@@ -290,6 +305,13 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	}
 	w := m.a.stdout
 	fmt.Fprint(w, d.Settings.Text())
+	learned, err := m.in.LearnedWords(ctx, name)
+	if err != nil {
+		return err
+	}
+	if text := app.LearnedText(learned); text != "" {
+		fmt.Fprintf(w, "%s (jarvisbot mcp forget %s [WORD] removes them)\n", text, name)
+	}
 	switch {
 	case d.ToolsErr == nil:
 	case d.Listed < 0:

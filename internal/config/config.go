@@ -127,6 +127,8 @@ type Config struct {
 	// Files are the photos and documents the owner sends (CH4), kept in
 	// the data directory.
 	Files Files `yaml:"files"`
+	// Learning is what teaches the gate the owner's words (C9).
+	Learning Learning `yaml:"learning"`
 	// Budgets bound what model calls spend, per day and month, for the
 	// whole installation and per agent (A5; budgets.go).
 	Budgets Budgets `yaml:"budgets"`
@@ -144,6 +146,13 @@ type Config struct {
 	// DefaultMCPInitTimeout.
 	MCPInitTimeout time.Duration `yaml:"-"`
 	Path           string        `yaml:"-"` // file loaded, "" if none
+}
+
+// Learning says which turns may teach the gate: the owner's own always;
+// those of apps (the MCP surface) and scheduled runs only when allowed,
+// since their words are not the owner's.
+type Learning struct {
+	FromAppsAndSchedules bool `yaml:"from_apps_and_schedules"`
 }
 
 // Files bounds the photos and documents kept per chat under

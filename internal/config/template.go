@@ -201,6 +201,15 @@ transcription:
 files:
   quota_mb: 200
 
+# learning: when the model asks for a service the gate did not offer and
+# then uses it, the gate learns the content words of your message for that
+# service and offers it for them next time (jarvisbot mcp show NAME lists
+# them, jarvisbot mcp forget NAME [WORD] removes them).
+#   from_apps_and_schedules: let turns of apps and scheduled runs teach it
+#                            too (default false: only your own messages).
+learning:
+  from_apps_and_schedules: false
+
 # voice: when you spoke, the answer also comes back as a voice note, made
 # by an OpenAI-compatible /v1/audio/speech endpoint (OGG/Opus).
 #   reply: auto (the default) or never; JARVIS_VOICE_REPLY wins.
