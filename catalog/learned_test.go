@@ -68,3 +68,29 @@ func TestGateLearnsTheOwnersWordsC9(t *testing.T) {
 		t.Error("forgotten words still offer maps")
 	}
 }
+
+// BenchmarkGateExtendedLearned is BenchmarkGateExtended with every server
+// holding the most learned words it keeps (24, from the messages of the
+// benchmark and of the dev set's kind): what learning adds to a turn.
+func BenchmarkGateExtendedLearned(b *testing.B) {
+	c := loadSnapshot(b, "catalog-extended.json")
+	var pool []catalog.LearnedWord
+	for _, m := range append(benchMessages, "Wo kriege ich sonntags Hustensaft?", "block two hours for deep work", "has my accountant sent the tax papers?") {
+		pool = append(pool, catalog.LearnableWords(m)...)
+	}
+	for i, s := range c.View().Servers() {
+		var words []catalog.LearnedWord
+		for j := range 24 {
+			words = append(words, pool[(i*7+j)%len(pool)])
+		}
+		c.SetLearned(s.ID, words)
+	}
+	g := c.View().Gate()
+	out := make([]catalog.Decision, 0, 32)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		out = g.Check(benchMessages[i%len(benchMessages)], out[:0])
+		i++
+	}
+}
