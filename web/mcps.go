@@ -24,6 +24,9 @@ type MCPs interface {
 	// SaveCard keeps the owner's usage card for a server; no words takes
 	// the owner's card back, leaving the derived one.
 	SaveCard(ctx context.Context, name string, words []string) (string, error)
+	// Forget removes a word the gate learned for a server, or all of them
+	// for word "", as `mcp forget` does.
+	Forget(ctx context.Context, name, word string) (string, error)
 }
 
 // MCPRow is one server in the list.
@@ -58,6 +61,15 @@ type MCPDetail struct {
 	Locked string
 	// Words are what route matches for the server, with why (C5, C7).
 	Words []MCPWord
+	// Learned are the words the gate learned for it from the owner's
+	// turns (C9), the most taught first.
+	Learned []MCPLearned
+}
+
+// MCPLearned is a word learned for a server, as the owner wrote it.
+type MCPLearned struct {
+	Word  string
+	Turns int
 }
 
 // MCPTool is one tool with its tier.
@@ -91,6 +103,19 @@ func (s *Server) mcpsRoutes() {
 	s.mux.HandleFunc("POST /mcps/{name}/switch", s.mcpSwitch)
 	s.mux.HandleFunc("POST /mcps/{name}/remove", s.mcpRemove)
 	s.mux.HandleFunc("POST /mcps/{name}/card", s.mcpCard)
+	s.mux.HandleFunc("POST /mcps/{name}/forget", s.mcpForget)
+}
+
+// mcpForget removes one learned word of a server (the form's word), or
+// all of them when the form names none.
+func (s *Server) mcpForget(w http.ResponseWriter, r *http.Request) {
+	if s.o.MCPs == nil {
+		s.unavailable(w, r, "The MCPs tab")
+		return
+	}
+	name := r.PathValue("name")
+	note, err := s.o.MCPs.Forget(r.Context(), name, strings.TrimSpace(r.PostFormValue("word")))
+	s.finish(w, r, "/mcps/"+url.PathEscape(name), note, err)
 }
 
 type mcpsView struct {

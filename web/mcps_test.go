@@ -73,6 +73,10 @@ func (b *serverBook) SaveCard(_ context.Context, name string, words []string) (s
 	return "Saved.", nil
 }
 
+func (b *serverBook) Forget(_ context.Context, name, word string) (string, error) {
+	return "Forgot " + word + " of " + name + ".", nil
+}
+
 // TestMCPsTabListsAndAddsM1: servers with their switch, what the host
 // says of them and their tool count; the add form's fields reach the
 // backend as typed, its refusal is shown in the command's words, and a

@@ -75,7 +75,18 @@ func (t mcpsTab) Show(ctx context.Context, name string) (MCPDetail, error) {
 	for _, e := range s.Card.Vocabulary {
 		d.Words = append(d.Words, MCPWord{Word: e.Word, Kind: e.Kind.String(), Source: e.Source, Weight: e.Weight})
 	}
+	learned, err := t.in.LearnedWords(ctx, name)
+	if err != nil {
+		return MCPDetail{}, err
+	}
+	for _, l := range learned {
+		d.Learned = append(d.Learned, MCPLearned{Word: l.Label, Turns: l.Turns})
+	}
 	return d, nil
+}
+
+func (t mcpsTab) Forget(ctx context.Context, name, word string) (string, error) {
+	return t.in.ForgetLearned(ctx, name, word)
 }
 
 // cardFrom says where a server's card comes from.

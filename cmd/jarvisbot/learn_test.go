@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -16,8 +18,7 @@ import (
 // `mcp show` lists the word and `mcp forget` takes it back, after which the
 // miss is back.
 func TestGateLearnsFromARecoveredMissC9(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
+	e, f, _ := ownerOnTelegram(t) // a channel that keeps serve running for the dashboard
 	e.mustJarvis(t, "", "mcp", "add", "maps", "--", mcpTestServer(t), "-name", "maps", "-tools-file", mapsToolsFile(t))
 	first := "Wo kriege ich sonntags Hustensaft für die Kleine?"
 	later := "Gibt es heute Abend noch irgendwo Hustensaft?"
@@ -44,9 +45,18 @@ func TestGateLearnsFromARecoveredMissC9(t *testing.T) {
 	if !strings.Contains(show, "learned from your turns: ") || !strings.Contains(show, "hustensaft (1 turn)") {
 		t.Fatalf("mcp show does not list the learned word:\n%s", show)
 	}
-	if out := e.mustJarvis(t, "", "mcp", "forget", "maps", "hustensaft"); !strings.Contains(out, `maps no longer offers itself on "hustensaft"`) {
-		t.Errorf("mcp forget: %s", out)
+	// The MCPs tab shows the word and removes it, as mcp forget does.
+	b, _, stop := serveWithDashboard(t, e)
+	if _, page := b.get("/mcps/maps"); !strings.Contains(page, `id="mcp-learned"`) || !strings.Contains(page, `data-word="hustensaft"`) {
+		t.Fatalf("the server's page does not list the learned word:\n%s", page)
 	}
+	if res := b.post("/mcps/maps/forget", url.Values{"word": {"hustensaft"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("removing the learned word: %s", res.Status)
+	}
+	if note := b.note("/mcps/maps"); note != `maps no longer offers itself on "hustensaft".` {
+		t.Errorf("removing the learned word: note %q", note)
+	}
+	stop()
 	if offered(t, e, later)["maps"] {
 		t.Errorf("a forgotten word still offers maps for %q", later)
 	}
