@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/excerpt"
 	"github.com/jarvisbot/jarvisbot/internal/words"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -410,32 +411,7 @@ func rangeText(f store.RecallFilter) (since, until string) {
 func snippet(text string, want map[string]bool) string {
 	const before, after = 70, 150
 	at := firstWanted(text, want)
-	start, end := max(0, at-before), min(len(text), at+after)
-	for start > 0 && !utf8.RuneStart(text[start]) {
-		start--
-	}
-	for end < len(text) && !utf8.RuneStart(text[end]) {
-		end++
-	}
-	// Cut at word boundaries rather than through words.
-	if start > 0 {
-		if i := strings.IndexAny(text[start:at], " \t\n"); i >= 0 {
-			start += i + 1
-		}
-	}
-	if end < len(text) {
-		if i := strings.LastIndexAny(text[at:end], " \t\n"); i > 0 {
-			end = at + i
-		}
-	}
-	s := strings.Join(strings.Fields(text[start:end]), " ")
-	if start > 0 {
-		s = "…" + s
-	}
-	if end < len(text) {
-		s += "…"
-	}
-	return s
+	return excerpt.Around(text, at, before, after)
 }
 
 // firstWanted returns the byte offset of the first word of text whose stem

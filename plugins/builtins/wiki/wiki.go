@@ -23,9 +23,9 @@ import (
 	"sync"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/excerpt"
 	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 	"github.com/jarvisbot/jarvisbot/internal/words"
 )
@@ -648,32 +648,7 @@ func snippet(body string, at int) string {
 	} else {
 		at = origOffset(body, at)
 	}
-	start, end := max(0, at-before), min(len(body), at+after)
-	for start > 0 && !utf8.RuneStart(body[start]) {
-		start--
-	}
-	for end < len(body) && !utf8.RuneStart(body[end]) {
-		end++
-	}
-	// Cut at word boundaries rather than through words.
-	if start > 0 {
-		if i := strings.IndexAny(body[start:at], " \t\n"); i >= 0 {
-			start += i + 1
-		}
-	}
-	if end < len(body) {
-		if i := strings.LastIndexAny(body[at:end], " \t\n"); i > 0 {
-			end = at + i
-		}
-	}
-	s := strings.Join(strings.Fields(body[start:end]), " ")
-	if start > 0 {
-		s = "…" + s
-	}
-	if end < len(body) {
-		s += "…"
-	}
-	return s
+	return excerpt.Around(body, at, before, after)
 }
 
 // origOffset maps a byte offset in fold(s) back to the start of the rune of
