@@ -10,18 +10,16 @@
 package memory
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/plugins/builtins/native"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -180,19 +178,13 @@ func ParseDate(s string, loc *time.Location) (time.Time, error) {
 // refused so that a misspelt field is reported, not ignored.
 func parseArgs(raw json.RawMessage) (callArgs, error) {
 	var a callArgs
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return a, jarvisbot.Errorf(jarvisbot.EINVALID, `the memory needs arguments, such as {"action":"search","query":"landlord"}`)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		return a, jarvisbot.Errorf(jarvisbot.EINVALID, "memory arguments are not a valid JSON object with the fields action, query, chat, since, until, limit: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return a, jarvisbot.Errorf(jarvisbot.EINVALID, "memory arguments have text after the JSON object: send one object")
+	if err := native.Decode(raw, &a); err != nil {
+		return a, err
 	}
 	a.Action = strings.ToLower(strings.TrimSpace(a.Action))
 	switch {
+	case a.Action == "":
+		return a, jarvisbot.Errorf(jarvisbot.EINVALID, `the memory needs an action, such as {"action":"search","query":"landlord"}`)
 	case a.Limit < 0:
 		return a, jarvisbot.Errorf(jarvisbot.EINVALID, "limit %d is negative: give a number from 1 to %d, or leave it out", a.Limit, maxLimit)
 	case a.Limit > maxLimit:
