@@ -43,15 +43,27 @@ func (d *Desk) fetchFile(ctx context.Context, m channels.Message) *store.Incomin
 		d.log.Error("a channel announced a file it cannot download", "chat", m.Chat)
 		return refuse(fmt.Sprintf("I could not download your %s: this channel cannot fetch it.", what))
 	}
-	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-	defer cancel()
-	data, err := f.Fetch(fctx, maxFileBytes)
-	switch {
-	case err != nil && jarvisbot.ErrorCode(err) == jarvisbot.EINVALID:
-		return refuse(fmt.Sprintf("I could not take your %s: %v.", what, strings.TrimSuffix(err.Error(), ".")))
-	case err != nil:
-		d.log.Warn("downloading an owner's file", "chat", m.Chat, "err", err)
-		return refuse(fmt.Sprintf("I could not download your %s: %v. Please send it again.", what, strings.TrimSuffix(err.Error(), ".")))
+	data, why := d.download(ctx, m.Chat, what, f.Fetch, maxFileBytes)
+	if why != "" {
+		return refuse(why)
 	}
 	return &store.IncomingFile{Data: data, MIME: f.MIME, FileName: f.FileName, Photo: f.Photo}
+}
+
+// download fetches what the owner sent (a file or audio, said as what)
+// from the platform's own file host within fetchTimeout and max bytes. It
+// returns the bytes, or the one sentence the owner gets instead: the host
+// refused it (too large, not there), or the download failed.
+func (d *Desk) download(ctx context.Context, chat, what string, fetch func(context.Context, int64) ([]byte, error), max int64) ([]byte, string) {
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	data, err := fetch(fctx, max)
+	switch {
+	case err != nil && jarvisbot.ErrorCode(err) == jarvisbot.EINVALID:
+		return nil, fmt.Sprintf("I could not take your %s: %v.", what, strings.TrimSuffix(err.Error(), "."))
+	case err != nil:
+		d.log.Warn("downloading what the owner sent", "what", what, "chat", chat, "err", err)
+		return nil, fmt.Sprintf("I could not download your %s: %v. Please send it again.", what, strings.TrimSuffix(err.Error(), "."))
+	}
+	return data, ""
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/store"
 )
@@ -65,15 +64,9 @@ func (d *Desk) fetchAudio(ctx context.Context, m channels.Message) *store.Incomi
 		d.log.Error("a channel announced audio it cannot download", "chat", m.Chat)
 		return refuse(fmt.Sprintf("I could not download your %s: this channel cannot fetch it.", what))
 	}
-	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-	defer cancel()
-	data, err := a.Fetch(fctx, maxAudioBytes)
-	switch {
-	case err != nil && jarvisbot.ErrorCode(err) == jarvisbot.EINVALID:
-		return refuse(fmt.Sprintf("I could not take your %s: %v.", what, strings.TrimSuffix(err.Error(), ".")))
-	case err != nil:
-		d.log.Warn("downloading an owner's audio", "chat", m.Chat, "err", err)
-		return refuse(fmt.Sprintf("I could not download your %s: %v. Please send it again.", what, strings.TrimSuffix(err.Error(), ".")))
+	data, why := d.download(ctx, m.Chat, what, a.Fetch, maxAudioBytes)
+	if why != "" {
+		return refuse(why)
 	}
 	return &store.IncomingAudio{Data: data, MIME: a.MIME, Duration: a.Duration, Voice: a.Voice, FileName: a.FileName}
 }
