@@ -4,9 +4,9 @@ import "testing"
 
 func TestAround(t *testing.T) {
 	for _, tc := range []struct {
-		text               string
+		text              string
 		at, before, after int
-		want               string
+		want              string
 	}{
 		{"short text", 0, 10, 20, "short text"},
 		{"the quick brown fox jumps over the lazy dog", 16, 8, 12, "…brown fox jumps…"},
