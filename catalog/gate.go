@@ -175,6 +175,11 @@ type scratch struct {
 	// name of a message is one piece of evidence, so two of them
 	// ("rename a.docx to b.docx") are not two places.
 	fileAt int32
+	// learnN counts, per server, the learned words the message says, and
+	// learnAt holds the message positions of the first two: learned words
+	// are weighed once the message's other evidence is known (learned.go).
+	learnN  []uint8
+	learnAt [][2]int32
 }
 
 // maxEvidence is how much evidence a decision keeps for its explanation.
@@ -197,11 +202,14 @@ type Decision struct {
 	Score     int
 	// Manual is the store plugin whose manual entered the turn and brought
 	// this server with it (Plan.Turn); "" when the words alone decided.
-	Manual    string
-	evident   bool // the words are enough, whether or not it is connected
-	unasked   bool // everyday card words only, in a message that asks for nothing
-	evidence  [maxEvidence]Evidence
-	nEvidence uint8
+	Manual  string
+	evident bool // the words are enough, whether or not it is connected
+	unasked bool // everyday card words only, in a message that asks for nothing
+	// learnedOut says why the words learned for the server did not offer
+	// it (learned.go); 0 when they did or there were none.
+	learnedOut learnedRefusal
+	evidence   [maxEvidence]Evidence
+	nEvidence  uint8
 }
 
 // Evident reports whether the message's words are enough to offer the
@@ -232,6 +240,8 @@ func (d *Decision) Because() string {
 	}
 	alone := !d.Offered && d.Score >= OfferAt
 	switch {
+	case d.learnedOut != 0:
+		b.WriteString(d.learnedOut.String() + ": ")
 	case d.unasked:
 		b.WriteString("everyday words only, in a message that asks for nothing of the owner's: ")
 	case alone:
@@ -246,6 +256,8 @@ func (d *Decision) Because() string {
 		b.WriteString(e.String())
 	}
 	switch {
+	case d.learnedOut != 0:
+		b.WriteString("; " + d.learnedOut.rule())
 	case d.unasked:
 		b.WriteString("; everyday words add up only in a request (my, I, please, a verb first)")
 	case !d.Offered && d.Score > 0:
@@ -262,7 +274,7 @@ func (e Evidence) String() string {
 	if e.Source != "" {
 		s += " from " + e.Source
 	}
-	if e.Weight == weightWeak {
+	if e.Weight == weightWeak && e.Kind != EvLearned {
 		s += " [everyday]"
 	}
 	return s
@@ -304,6 +316,7 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 	var factEv Evidence
 	past := -1 // whether it refers to the past of the conversation (past.go); -1 not read yet
 	var pastEv Evidence
+	var cues learnedCues // what the message says beside learned words, read once (learned.go)
 	for si, id := range g.servers {
 		d := Decision{Server: id, Connected: g.conn[si], Score: int(sc.score[si])}
 		d.evident = d.Score >= OfferAt && (sc.strong[si] || sc.spread[si])
@@ -322,6 +335,9 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 			}
 			d.evident = asks == 1
 			d.unasked = !d.evident
+		}
+		if sc.learnN[si] > 0 {
+			g.weighLearned(sc, toks, si, &d, &cues)
 		}
 		if !d.evident && g.keep.server[si] {
 			if fact < 0 {
@@ -375,9 +391,13 @@ func (g *Gate) reset(sc *scratch) {
 		sc.strong = make([]bool, n)
 		sc.from = make([]int32, n)
 		sc.spread = make([]bool, n)
+		sc.learnN = make([]uint8, n)
+		sc.learnAt = make([][2]int32, n)
 	}
 	sc.score, sc.desc, sc.ev, sc.nev, sc.best = sc.score[:n], sc.desc[:n], sc.ev[:n], sc.nev[:n], sc.best[:n]
 	sc.strong, sc.from, sc.spread = sc.strong[:n], sc.from[:n], sc.spread[:n]
+	sc.learnN, sc.learnAt = sc.learnN[:n], sc.learnAt[:n]
+	clear(sc.learnN)
 	clear(sc.score)
 	clear(sc.desc)
 	clear(sc.nev)
@@ -442,6 +462,19 @@ func (g *Gate) once(sc *scratch, id int32) *term {
 
 // add adds a matched term to its server's score and evidence.
 func (g *Gate) add(sc *scratch, t *term, word string, at int32, weight int8) {
+	ev := Evidence{Kind: t.kind, Weight: int(weight), Word: word, Term: t.label, Source: t.source}
+	if t.kind == EvLearned {
+		// Weighed in Check, once the rest of the message is read
+		// (weighLearned): a learned word says what the message is about,
+		// not yet that it asks for the server.
+		if n := sc.learnN[t.server]; n < 2 {
+			sc.learnAt[t.server][n] = at
+		}
+		sc.learnN[t.server]++
+		ev.Weight = weightWeak
+		keep(sc, t.server, ev)
+		return
+	}
 	w := int16(weight)
 	if t.kind == EvDesc && weight == weightWeak {
 		if sc.desc[t.server] >= maxDescPerTurn {
@@ -459,9 +492,13 @@ func (g *Gate) add(sc *scratch, t *term, word string, at int32, weight int8) {
 	case f != at:
 		sc.spread[t.server] = true
 	}
-	ev := Evidence{Kind: t.kind, Weight: int(weight), Word: word, Term: t.label, Source: t.source}
-	list := &sc.ev[t.server]
-	n := int(sc.nev[t.server])
+	keep(sc, t.server, ev)
+}
+
+// keep adds evidence to a server's explanation, strongest first.
+func keep(sc *scratch, si int32, ev Evidence) {
+	list := &sc.ev[si]
+	n := int(sc.nev[si])
 	// Keep the strongest evidence: insert in order of weight, then kind.
 	pos := n
 	for pos > 0 && stronger(ev, list[pos-1]) {
@@ -475,7 +512,7 @@ func (g *Gate) add(sc *scratch, t *term, word string, at int32, weight int8) {
 	}
 	copy(list[pos+1:n+1], list[pos:n])
 	list[pos] = ev
-	sc.nev[t.server] = uint8(n + 1)
+	sc.nev[si] = uint8(n + 1)
 }
 
 func stronger(a, b Evidence) bool {

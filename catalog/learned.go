@@ -3,6 +3,7 @@ package catalog
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/jarvisbot/jarvisbot/internal/words"
 )
@@ -67,8 +68,10 @@ func (c *Catalog) SetLearned(server string, learned []LearnedWord) {
 }
 
 // addLearned indexes a server's learned words as evidence of their own
-// kind, each with the weight a content word of its card has, and the words
-// that mean the same (so "chemist" finds what "pharmacy" taught).
+// kind, and the words that mean the same (so "chemist" finds what
+// "pharmacy" taught). They are indexed at a card word's weight, so that a
+// word the owner taught stays theirs where a tool name shares it; what
+// one weighs in a turn is decided there (weighLearned).
 func (b *gateBuilder) addLearned(si int32, s Server) {
 	for _, l := range s.Learned {
 		if l.Stem == "" {
@@ -77,3 +80,242 @@ func (b *gateBuilder) addLearned(si int32, s Server) {
 		b.word(si, l.Stem, l.Label, "", EvLearned, weightStrong)
 	}
 }
+
+// A learned word says what a message is about, not that it asks for the
+// server: "ramen" taught maps with "Any good ramen close to the
+// station?", and "Explain how ramen broth is made" says it too. So a
+// learned word weighs as an everyday word (1), and adds up, as those do,
+// with a second word for the server from another place of the message:
+// another learned word ("bike" and "brakes") or the gate's own evidence
+// ("ramen" and "close to"). A learned word alone offers the server only
+// in a message about something of the owner's: one that names a
+// particular thing ("the landlord", "my cookbook", "das Elterngespräch")
+// or asks for something (my, I, please, a request's verb first), and
+// does not say the word of a kind in general ("an accountant", "a better
+// landlord"). A message that asks for knowledge or for a text to be made
+// ("Why ...", "the history of ...", "a poem about ...", "how do you
+// ...", "usually") is no request to any service the owner taught: there
+// learned words count for nothing, and only the server's own words can
+// offer it.
+
+// learnedRefusal says why a server's learned words did not offer it.
+type learnedRefusal uint8
+
+const (
+	_ learnedRefusal = iota
+	// learnedInGeneral: the message asks for knowledge or a text to be
+	// made.
+	learnedInGeneral
+	// learnedOfAKind: a learned word alone, said of a kind ("an
+	// accountant").
+	learnedOfAKind
+	// learnedUnowned: a learned word alone, in a message that names
+	// nothing particular and asks for nothing.
+	learnedUnowned
+)
+
+func (r learnedRefusal) String() string {
+	switch r {
+	case learnedInGeneral:
+		return "learned words, in a request for knowledge or for a text"
+	case learnedOfAKind:
+		return "a learned word alone, said of a kind in general"
+	}
+	return "a learned word alone, in a message that names nothing of the owner's and asks for nothing"
+}
+
+// rule is the rule the refusal follows, for Because.
+func (r learnedRefusal) rule() string {
+	if r == learnedInGeneral {
+		return "learned words count only in requests about the owner's things"
+	}
+	return "a learned word alone offers a server in a request about a thing of the owner's (the, my, please, a verb first)"
+}
+
+// learnedCues is what a message says beside its learned words, read at
+// most once a turn: 0 not read yet, -1 no, 1 yes.
+type learnedCues struct {
+	general, owned int8
+}
+
+func cue(yes bool) int8 {
+	if yes {
+		return 1
+	}
+	return -1
+}
+
+// weighLearned adds a server's learned words to its decision, whose score
+// and evidence so far are the gate's own.
+func (g *Gate) weighLearned(sc *scratch, toks []words.Token, si int, d *Decision, cues *learnedCues) {
+	if cues.general == 0 {
+		cues.general = cue(askedInGeneral(g.lex, toks))
+	}
+	if cues.general == 1 {
+		if !d.evident {
+			d.learnedOut = learnedInGeneral
+		}
+		return
+	}
+	n := int(sc.learnN[si])
+	d.Score += n * weightWeak
+	if d.evident {
+		return
+	}
+	// Two places of the message: a second learned word, or the gate's own
+	// evidence beside the learned one.
+	at := sc.learnAt[si]
+	from := sc.from[si]
+	spread := sc.spread[si] || n > 1 && at[0] != at[1] || from >= 0 && from != at[0]
+	if d.Score >= OfferAt && (sc.strong[si] || spread) {
+		d.evident, d.unasked = true, false
+		return
+	}
+	for i := range min(n, 2) {
+		if ofAKind(toks, int(at[i])) {
+			d.learnedOut = learnedOfAKind
+			return
+		}
+	}
+	if cues.owned == 0 {
+		cues.owned = cue(namesParticular(toks) || g.lex.Asks(toks))
+	}
+	if cues.owned < 0 {
+		d.learnedOut = learnedUnowned
+		return
+	}
+	d.evident, d.unasked = true, false
+	d.Score = max(d.Score, OfferAt)
+}
+
+// phraseSpan is how many words may stand between a determiner and the
+// word it belongs to: "the quiet prospects", "the Müller GmbH lead".
+const phraseSpan = 2
+
+// ofAKind reports whether the word at position at is said of a kind in
+// general: an indefinite article opens its phrase ("an accountant", "a
+// better landlord", "eine Apotheke").
+func ofAKind(toks []words.Token, at int) bool {
+	lex := words.Default()
+	for i := at - 1; i >= 0 && i >= at-1-phraseSpan; i-- {
+		f := toks[i].Fold
+		if indefiniteArticle(f) {
+			return true
+		}
+		if lex.Class(toks[i].Stem) == words.Stop {
+			return false
+		}
+	}
+	return false
+}
+
+func indefiniteArticle(fold string) bool {
+	switch fold {
+	case "a", "an", "ein", "eine", "einen", "einem", "einer", "eines":
+		return true
+	}
+	return false
+}
+
+// namesParticular reports whether a message names a particular thing: a
+// definite, demonstrative or possessive determiner before a word ("the
+// landlord", "das Elterngespräch", "my errands", "zum Flughafen"), or a
+// name's genitive ("Lena's branch").
+func namesParticular(toks []words.Token) bool {
+	lex := words.Default()
+	for i := 0; i+1 < len(toks); i++ {
+		f := toks[i].Fold
+		particular := determiner(f) || lex.Self(toks[i].Stem) && lex.Class(toks[i+1].Stem) != words.Stop ||
+			f == "s" && i > 1 && toks[i-1].Upper // "Lena's", not "What's"
+		if particular && lex.Class(toks[i+1].Stem) != words.Stop {
+			return true
+		}
+	}
+	return false
+}
+
+// determiner reports the definite, demonstrative and possessive
+// determiners of English and German, and the German prepositions that
+// hold a definite article ("zum", "im").
+func determiner(fold string) bool {
+	switch fold {
+	case "the", "this", "that", "these", "those", "my", "your", "our", "his", "her", "their", "its",
+		"der", "die", "das", "den", "dem", "des", "dieser", "diese", "dieses", "diesen", "diesem",
+		"am", "im", "zum", "zur", "vom", "beim", "ins", "ans":
+		return true
+	}
+	for _, p := range [...]string{"mein", "dein", "sein", "ihr", "unser", "euer", "eur"} {
+		if strings.HasPrefix(fold, p) && len(fold) <= len(p)+2 {
+			return true
+		}
+	}
+	return false
+}
+
+// askedInGeneral reports whether a message asks for knowledge or for a
+// text to be made rather than for something of the owner's: it asks why
+// or for an explanation first ("Why ...", "Explain ...", "Warum ..."),
+// asks how one does a thing ("how do you", "how to", German "man"), asks
+// for what is known of a subject (its history, rules, meaning, tips), asks
+// for a text to be made ("a poem", "ein Gedicht", "a funny name"), or
+// speaks of what holds in general ("usually", "roughly", "ungefähr").
+// Grammar and kinds of request, not a service's words.
+func askedInGeneral(lex *words.Lexicon, toks []words.Token) bool {
+	gw := generalWords()
+	for i, t := range toks {
+		switch gw[t.Stem] {
+		case generalOpener:
+			if i == 0 {
+				return true
+			}
+		case generalKnowledge, generalHedge:
+			return true
+		case generalText:
+			if ofAKind(toks, i+1) || i > 0 && indefiniteArticle(toks[i-1].Fold) {
+				return true
+			}
+		}
+		switch t.Fold {
+		case "man": // German's "one": "wie macht man", "kann man"
+			if i > 0 && lex.Class(toks[i-1].Stem) != words.Content {
+				return true
+			}
+		case "how":
+			if i+2 < len(toks) && (toks[i+2].Fold == "you" || toks[i+2].Fold == "one") ||
+				i+1 < len(toks) && toks[i+1].Fold == "to" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type generalKind uint8
+
+const (
+	_ generalKind = iota
+	generalOpener
+	generalKnowledge
+	generalText
+	generalHedge
+)
+
+// generalWords are the stems of askedInGeneral's words, English and
+// German.
+var generalWords = sync.OnceValue(func() map[string]generalKind {
+	m := map[string]generalKind{}
+	for kind, list := range map[generalKind][]string{
+		generalOpener: {"why", "explain", "define", "warum", "wieso", "weshalb", "erkläre", "erklär", "definiere"},
+		generalKnowledge: {"history", "origin", "meaning", "definition", "difference", "rules", "facts", "tips", "advice",
+			"Geschichte", "Herkunft", "Bedeutung", "Definition", "Unterschied", "Regeln", "Fakten", "Tipps", "Ratschläge"},
+		generalText: {"poem", "story", "joke", "song", "lyrics", "essay", "speech", "slogan", "riddle", "name", "title",
+			"Gedicht", "Witz", "Lied", "Aufsatz", "Rede", "Spruch", "Rätsel", "Namen", "Titel"},
+		generalHedge: {"usually", "generally", "typically", "normally", "roughly", "approximately",
+			"normalerweise", "generell", "typischerweise", "ungefähr", "allgemein"},
+	} {
+		for _, w := range list {
+			m[words.Stem(words.Key(w))] = kind
+		}
+	}
+	return m
+})
