@@ -94,3 +94,42 @@ func BenchmarkGateExtendedLearned(b *testing.B) {
 		i++
 	}
 }
+
+// TestGateLearnedWordNeedsARequestC9: a learned word says what a message
+// is about. Alone it offers its server in a request about a thing of the
+// owner's, not in a request for knowledge or a text, nor when it speaks
+// of a kind in general; with a second word for the server it offers as
+// the gate's everyday words do. The words here are none of the replay
+// sets'.
+func TestGateLearnedWordNeedsARequestC9(t *testing.T) {
+	c := loadSnapshot(t, "catalog-extended.json")
+	// One word, so that each message below has it alone.
+	c.SetLearned("google-maps", catalog.LearnableWords("bouldering"))
+	v := c.View()
+	for _, tt := range []struct {
+		msg     string
+		maps    bool
+		because string // a part of the explanation, "" to skip
+	}{
+		{"Is bouldering at the Ostbahnhof open on Sunday?", true, "learned word"},
+		{"Find my bouldering spot again", true, ""},
+		{"Is the bouldering place open late?", true, "tool word"}, // with a word of the server's own
+		{"Hat die Boulderhalle heute offen?", false, ""},          // another word: nothing learned
+		{"Why is bouldering so popular?", false, "request for knowledge"},
+		{"Tell me the history of bouldering", false, "request for knowledge"},
+		{"Write a short poem about bouldering", false, "request for knowledge"},
+		{"How do you get better at bouldering?", false, "request for knowledge"},
+		{"What does a bouldering coach earn?", false, "kind in general"},
+		{"Bouldering is fun", false, "names nothing of the owner's"},
+	} {
+		var d catalog.Decision
+		for _, x := range v.Gate().Check(tt.msg, nil) {
+			if x.Server == "google-maps" {
+				d = x
+			}
+		}
+		if d.Offered != tt.maps || !strings.Contains(d.Because(), tt.because) {
+			t.Errorf("%q: maps offered %v, want %v; because %q, want it to say %q", tt.msg, d.Offered, tt.maps, d.Because(), tt.because)
+		}
+	}
+}
