@@ -155,6 +155,7 @@ type Gate struct {
 type scratch struct {
 	z       words.Tokenizer
 	content []int32  // positions of the non-function words
+	stop    []bool   // per message position: a function word
 	seen    []uint32 // per term: gen when counted this turn
 	stood   []uint32 // per term: gen when a paraphrase of it counted this turn
 	gen     uint32
@@ -293,11 +294,14 @@ func (g *Gate) Check(msg string, out []Decision) []Decision {
 	g.fileNames(sc, toks)
 
 	sc.content = sc.content[:0]
+	sc.stop = sc.stop[:0]
 	for i, t := range toks {
 		// A verb of the verb groups spelt like a function word of the
 		// other language ("such", German for "search") still pairs with
 		// a tool's noun; alone it is never evidence (IsVerb).
-		if g.lex.Class(t.Stem) != words.Stop || g.lex.IsVerb(t.Stem) {
+		stop := g.lex.Class(t.Stem) == words.Stop
+		sc.stop = append(sc.stop, stop)
+		if !stop || g.lex.IsVerb(t.Stem) {
 			sc.content = append(sc.content, int32(i))
 		}
 	}

@@ -149,7 +149,7 @@ func cue(yes bool) int8 {
 // and evidence so far are the gate's own.
 func (g *Gate) weighLearned(sc *scratch, toks []words.Token, si int, d *Decision, cues *learnedCues) {
 	if cues.general == 0 {
-		cues.general = cue(askedInGeneral(g.lex, toks))
+		cues.general = cue(askedInGeneral(g.lex, sc.stop, toks))
 	}
 	if cues.general == 1 {
 		if !d.evident {
@@ -172,13 +172,13 @@ func (g *Gate) weighLearned(sc *scratch, toks []words.Token, si int, d *Decision
 		return
 	}
 	for i := range min(n, 2) {
-		if ofAKind(toks, int(at[i])) {
+		if ofAKind(sc.stop, toks, int(at[i])) {
 			d.learnedOut = learnedOfAKind
 			return
 		}
 	}
 	if cues.owned == 0 {
-		cues.owned = cue(namesParticular(toks) || g.lex.Asks(toks))
+		cues.owned = cue(namesParticular(sc.stop, toks, g.lex) || g.lex.Asks(toks))
 	}
 	if cues.owned < 0 {
 		d.learnedOut = learnedUnowned
@@ -195,14 +195,13 @@ const phraseSpan = 2
 // ofAKind reports whether the word at position at is said of a kind in
 // general: an indefinite article opens its phrase ("an accountant", "a
 // better landlord", "eine Apotheke").
-func ofAKind(toks []words.Token, at int) bool {
-	lex := words.Default()
+// stop marks the function words of the message.
+func ofAKind(stop []bool, toks []words.Token, at int) bool {
 	for i := at - 1; i >= 0 && i >= at-1-phraseSpan; i-- {
-		f := toks[i].Fold
-		if indefiniteArticle(f) {
+		if indefiniteArticle(toks[i].Fold) {
 			return true
 		}
-		if lex.Class(toks[i].Stem) == words.Stop {
+		if stop[i] {
 			return false
 		}
 	}
@@ -221,13 +220,15 @@ func indefiniteArticle(fold string) bool {
 // definite, demonstrative or possessive determiner before a word ("the
 // landlord", "das Elterngespräch", "my errands", "zum Flughafen"), or a
 // name's genitive ("Lena's branch").
-func namesParticular(toks []words.Token) bool {
-	lex := words.Default()
+// stop marks the function words of the message.
+func namesParticular(stop []bool, toks []words.Token, lex *words.Lexicon) bool {
 	for i := 0; i+1 < len(toks); i++ {
+		if stop[i+1] {
+			continue
+		}
 		f := toks[i].Fold
-		particular := determiner(f) || lex.Self(toks[i].Stem) && lex.Class(toks[i+1].Stem) != words.Stop ||
-			f == "s" && i > 1 && toks[i-1].Upper // "Lena's", not "What's"
-		if particular && lex.Class(toks[i+1].Stem) != words.Stop {
+		if determiner(f) || lex.Self(toks[i].Stem) ||
+			f == "s" && i > 1 && toks[i-1].Upper { // "Lena's", not "What's"
 			return true
 		}
 	}
@@ -260,7 +261,8 @@ func determiner(fold string) bool {
 // for a text to be made ("a poem", "ein Gedicht", "a funny name"), or
 // speaks of what holds in general ("usually", "roughly", "ungefähr").
 // Grammar and kinds of request, not a service's words.
-func askedInGeneral(lex *words.Lexicon, toks []words.Token) bool {
+// stop marks the function words of the message.
+func askedInGeneral(lex *words.Lexicon, stop []bool, toks []words.Token) bool {
 	gw := generalWords()
 	for i, t := range toks {
 		switch gw[t.Stem] {
@@ -271,7 +273,7 @@ func askedInGeneral(lex *words.Lexicon, toks []words.Token) bool {
 		case generalKnowledge, generalHedge:
 			return true
 		case generalText:
-			if ofAKind(toks, i+1) || i > 0 && indefiniteArticle(toks[i-1].Fold) {
+			if ofAKind(stop, toks, i) {
 				return true
 			}
 		}
