@@ -89,8 +89,9 @@ func (b *gateBuilder) addLearned(si int32, s Server) {
 // another learned word ("bike" and "brakes") or the gate's own evidence
 // ("ramen" and "close to"). A learned word alone offers the server only
 // in a message about something of the owner's: one that names a
-// particular thing ("the landlord", "my cookbook", "das Elterngespräch")
-// or asks for something (my, I, please, a request's verb first), and
+// particular thing ("the landlord", "my cookbook", "das Elterngespräch"),
+// asks for something (my, I, please, a request's verb first) or asks
+// where something is ("Gibt es noch irgendwo Hustensaft?"), and
 // does not say the word of a kind in general ("an accountant", "a better
 // landlord"). A message that asks for knowledge or for a text to be made
 // ("Why ...", "the history of ...", "a poem about ...", "how do you
@@ -129,7 +130,7 @@ func (r learnedRefusal) rule() string {
 	if r == learnedInGeneral {
 		return "learned words count only in requests about the owner's things"
 	}
-	return "a learned word alone offers a server in a request about a thing of the owner's (the, my, please, a verb first)"
+	return "a learned word alone offers a server in a request about a thing of the owner's (the, my, please, a verb first, where)"
 }
 
 // learnedCues is what a message says beside its learned words, read at
@@ -178,7 +179,7 @@ func (g *Gate) weighLearned(sc *scratch, toks []words.Token, si int, d *Decision
 		}
 	}
 	if cues.owned == 0 {
-		cues.owned = cue(namesParticular(sc.stop, toks, g.lex) || g.lex.Asks(toks))
+		cues.owned = cue(namesParticular(sc.stop, toks, g.lex) || g.lex.Asks(toks) || words.AsksWhere(toks))
 	}
 	if cues.owned < 0 {
 		d.learnedOut = learnedUnowned
