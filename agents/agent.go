@@ -134,6 +134,9 @@ type Starter interface {
 	// WaitStarted waits, bounded by the servers' start deadline, until
 	// none of the named servers is still starting, and returns their states.
 	WaitStarted(ctx context.Context, servers []string) []mcphost.Status
+	// Warm starts those of the named servers that idle (their tools are
+	// known, their process ended), without waiting.
+	Warm(servers []string)
 }
 
 // NoteTaker gives an agent's unread notes, oldest first, marking them read
@@ -411,6 +414,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	}
 	st.plan = plan
 	st.offered = newOffer(t.Tools)
+	r.warm(t.Tools)
 	r.observer().Offered(len(t.Tools))
 	for _, cp := range t.Tools {
 		st.res.Tools = append(st.res.Tools, cp.ID)
@@ -481,6 +485,7 @@ func (r *Runtime) join(ctx context.Context, st *turnState, names []string, recov
 				st.recovered[cp.Server] = true
 			}
 		}
+		r.warm(added)
 		fmt.Fprintf(&b, "\n\n[jarvisbot] The tools of %s are yours from your next step on: %s.", name, strings.Join(wire, ", "))
 	}
 	st.req.Tools = st.offered.wire
@@ -627,6 +632,23 @@ func lastAsked(stored []store.Message) (int, string) {
 		}
 	}
 	return -1, ""
+}
+
+// warm starts the idle servers of the offered tools while the model
+// thinks, so that a first call does not wait for a process to start.
+func (r *Runtime) warm(tools []*catalog.Capability) {
+	if r.Servers == nil {
+		return
+	}
+	var names []string
+	for _, cp := range tools {
+		if cp.Server != "" && !slices.Contains(names, cp.Server) {
+			names = append(names, cp.Server)
+		}
+	}
+	if len(names) > 0 {
+		r.Servers.Warm(names)
+	}
 }
 
 // offline returns those of the named servers that are in the view but not

@@ -191,8 +191,10 @@ type Service struct {
 	DashboardLink atomic.Pointer[LinkMaker]
 	// servers are the enabled MCP servers, started by connect.
 	servers []mcphost.Server
-	log     *slog.Logger
-	Warn    io.Writer // where unreadable skills are reported
+	// known are the servers of servers that start on first use (idle).
+	known map[string]bool
+	log   *slog.Logger
+	Warn  io.Writer // where unreadable skills are reported
 	// work is the context of what the service spawns; Close ends it and
 	// waits for wg.
 	work     context.Context
@@ -232,7 +234,11 @@ func (sh *shippedSkills) load() error {
 // so that the owner is reachable before any child process starts.
 func (s *Service) Connect(ctx context.Context) {
 	for _, hs := range s.servers {
-		if err := s.Host.Start(ctx, hs); err != nil {
+		start := s.Host.Start
+		if s.known[hs.Name] {
+			start = s.Host.StartIdle
+		}
+		if err := start(ctx, hs); err != nil {
 			s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
 		}
 	}
@@ -298,7 +304,7 @@ func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{env: a, Config: cfg, DB: db, Catalog: c, log: log, Warn: a.Stderr, shipped: &shippedSkills{Config: cfg, Warn: a.Stderr}}
+	s := &Service{env: a, Config: cfg, DB: db, Catalog: c, log: log, Warn: a.Stderr, shipped: &shippedSkills{Config: cfg, Warn: a.Stderr}, known: map[string]bool{}}
 	s.work, s.stopWork = context.WithCancel(context.WithoutCancel(ctx))
 	s.failovers = newFailovers(a.Clock, s.tellFailover)
 	s.SignIn = a.SigninManager(cfg, log)
@@ -368,8 +374,10 @@ func (a *Env) NewHost(ctx context.Context, cfg config.Config, c *catalog.Catalog
 		cards[srv.ID] = srv
 	}
 	return mcphost.NewHost(c, mcphost.HostOptions{
-		Dial:   a.DialOptions(ctx, cfg),
-		Logger: log,
+		Dial:      a.DialOptions(ctx, cfg),
+		Logger:    log,
+		IdleAfter: cfg.IdleMCP(),
+		Clock:     a.Clock, // restarts and idle stops, on the schedule's clock
 		OnState: func(srv mcphost.Server, st mcphost.State, err error) {
 			record(srv, st, err)
 			switch {
@@ -403,8 +411,17 @@ func (s *Service) planServers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	idle := s.Config.IdleMCP() > 0
 	for _, srv := range servers {
 		if !srv.Enabled {
+			continue
+		}
+		s.servers = append(s.servers, s.HostServer(srv))
+		// A server whose tools the catalog holds as last listed starts on
+		// first use when servers idle: its tools are offered meanwhile,
+		// and the call that needs one starts it.
+		if idle && s.Catalog.Tools(srv.Name) > 0 {
+			s.known[srv.Name] = true
 			continue
 		}
 		// Until it answers, a server has no tools; one the catalog does not
@@ -412,7 +429,6 @@ func (s *Service) planServers(ctx context.Context) error {
 		if err := s.Catalog.SetConnected(srv.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
 			return err
 		}
-		s.servers = append(s.servers, s.HostServer(srv))
 	}
 	return nil
 }

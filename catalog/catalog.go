@@ -180,6 +180,20 @@ func (c *Catalog) SetTools(id string, tools []SnapshotTool, connected bool) erro
 	return nil
 }
 
+// Tools counts the tools the catalog holds of a server, as last listed
+// or live.
+func (c *Catalog) Tools(server string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, cp := range c.caps {
+		if cp.Server == server {
+			n++
+		}
+	}
+	return n
+}
+
 // RemoveServer takes a server and its tools out of the catalog.
 func (c *Catalog) RemoveServer(id string) {
 	c.mu.Lock()

@@ -109,7 +109,11 @@ func servers(st []ServerState) string {
 	}
 	var b strings.Builder
 	for _, s := range st {
-		fmt.Fprintf(&b, "%s: %s, %d tools", s.Name, s.State, s.Tools)
+		state := s.State
+		if state == "idle" {
+			state = "idle, starts when a request needs it"
+		}
+		fmt.Fprintf(&b, "%s: %s, %d tools", s.Name, state, s.Tools)
 		if s.Err != nil && s.State != "up" {
 			fmt.Fprintf(&b, " (%v)", s.Err)
 		}

@@ -45,6 +45,8 @@ func mcpRowOf(r app.ServerRow) MCPRow {
 		row.Answer = "not started in this process (restart jarvisbot serve, or switch it off and on)"
 	case st.State == mcphost.StateUp:
 		row.Answer, row.Up, row.Tools = "up", true, st.Tools
+	case st.State == mcphost.StateIdle:
+		row.Answer = "idle: starts when a request needs it (its tools are offered as last listed)"
 	case st.Why != "":
 		row.Answer = string(st.State) + ": " + st.Why
 	default:

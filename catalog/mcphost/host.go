@@ -3,6 +3,7 @@ package mcphost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"slices"
 	"sort"
@@ -37,6 +38,14 @@ type HostOptions struct {
 	// block.
 	OnState func(s Server, state State, err error)
 	Logger  *slog.Logger
+	// IdleAfter ends a session that no call used for this long: the child
+	// process exits (an HTTP server's stream closes), its tools stay in
+	// the catalog, and the next call or turn that wants it starts it
+	// again. A server begun with StartIdle waits that way from the start.
+	// An MCP server is a process of its own, often a Node or Python
+	// runtime of 30-100 MB; most of them are used a few times a day. 0
+	// keeps every session open.
+	IdleAfter time.Duration
 }
 
 // State is where a supervised server stands.
@@ -47,6 +56,9 @@ const (
 	StateStarting State = "starting"
 	StateUp       State = "up"
 	StateDown     State = "down" // crashed or unreachable; a restart is pending
+	// StateIdle: not running, its tools known; it starts when a call or a
+	// turn needs it (HostOptions.IdleAfter).
+	StateIdle State = "idle"
 )
 
 // Status is one server's state for `mcp list` and chat.
@@ -85,6 +97,20 @@ type managed struct {
 	// announced it, after the catalog was brought in step.
 	moved chan struct{}
 	seen  State
+	// wake asks an idle server's supervisor to start it (capacity 1);
+	// inflight counts the calls running on its session, lastUse is when
+	// the last one ended: the session idles out only when none runs.
+	wake     chan struct{}
+	inflight int
+	lastUse  time.Time
+}
+
+// poke asks an idle server to start; it never blocks.
+func (m *managed) poke() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
 }
 
 // NewHost returns a host that registers servers in cat.
@@ -112,12 +138,28 @@ func NewHost(cat *catalog.Catalog, opt HostOptions) *Host {
 // keeps reconnecting after a crash. Starting a name that is already
 // supervised replaces it.
 func (h *Host) Start(ctx context.Context, srv Server) error {
+	return h.start(ctx, srv, StateStarting)
+}
+
+// StartIdle begins supervising a server whose tools the catalog already
+// holds (as last listed) without starting it: the first call or turn
+// that wants it does (Warm, WaitStarted, Call), and it idles out again
+// after HostOptions.IdleAfter. Without IdleAfter it is Start.
+func (h *Host) StartIdle(ctx context.Context, srv Server) error {
+	if h.opt.IdleAfter <= 0 {
+		return h.Start(ctx, srv)
+	}
+	return h.start(ctx, srv, StateIdle)
+}
+
+func (h *Host) start(ctx context.Context, srv Server, first State) error {
 	if err := srv.Check(); err != nil {
 		return err
 	}
 	h.Stop(srv.Name)
 	ctx, cancel := context.WithCancel(ctx)
-	m := &managed{srv: srv, cancel: cancel, done: make(chan struct{}), state: StateStarting, seen: StateStarting, moved: make(chan struct{})}
+	m := &managed{srv: srv, cancel: cancel, done: make(chan struct{}), state: first, seen: first, moved: make(chan struct{}),
+		wake: make(chan struct{}, 1)}
 	h.mu.Lock()
 	h.servers[srv.Name] = m
 	h.mu.Unlock()
@@ -171,18 +213,26 @@ func (h *Host) Status() []Status {
 	for _, m := range ms {
 		m.mu.Lock()
 		st := Status{Name: m.srv.Name, State: m.state, Err: m.err, Restarts: m.restarts}
-		if m.conn != nil && m.state == StateUp {
+		switch {
+		case m.conn != nil && m.state == StateUp:
 			st.Tools = len(m.conn.Tools())
+		case m.state == StateIdle:
+			st.Tools = -1 // as last listed, from the catalog below
 		}
 		m.mu.Unlock()
+		if st.Tools < 0 {
+			st.Tools = h.cat.Tools(st.Name)
+		}
 		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// Call runs a tool of a server that is up. A server that is down answers
-// at once with why, so a dead server never costs a turn its deadline.
+// Call runs a tool of a server that is up, or of one starting or idle,
+// which it waits for or starts (at most the start deadline). A server
+// that is down answers at once with why, so a dead server never costs a
+// turn its deadline.
 func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessage) (Result, error) {
 	h.mu.Lock()
 	m := h.servers[server]
@@ -190,16 +240,87 @@ func (h *Host) Call(ctx context.Context, server, tool string, args json.RawMessa
 	if m == nil {
 		return Result{}, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no MCP server %q is connected", server)
 	}
-	m.mu.Lock()
-	conn, state, why := m.conn, m.state, m.err
-	m.mu.Unlock()
-	if conn == nil || state != StateUp {
-		if why != nil {
-			return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s is not available (%v); jarvisbot is reconnecting", server, why)
-		}
-		return Result{}, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s is still starting", server)
+	conn, err := h.acquire(ctx, m)
+	if err != nil {
+		return Result{}, err
 	}
+	defer h.release(m)
 	return conn.Call(ctx, tool, args, h.opt.MaxResult)
+}
+
+// acquire returns the session of a server that is up, counting a call on
+// it; an idle server is started first, and a starting one waited for, at
+// most the start deadline.
+func (h *Host) acquire(ctx context.Context, m *managed) (*Conn, error) {
+	var wait context.Context
+	for {
+		m.mu.Lock()
+		conn, state, why, moved := m.conn, m.state, m.err, m.moved
+		if conn != nil && state == StateUp {
+			m.inflight++
+			m.mu.Unlock()
+			return conn, nil
+		}
+		m.mu.Unlock()
+		switch state {
+		case StateIdle:
+			m.poke()
+		case StateStarting:
+		default:
+			if why != nil {
+				return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s is not available (%v); jarvisbot is reconnecting", m.srv.Name, why)
+			}
+			return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s is not available; jarvisbot is reconnecting", m.srv.Name)
+		}
+		if wait == nil {
+			var cancel context.CancelFunc
+			wait, cancel = context.WithTimeout(ctx, h.initTimeout())
+			defer cancel()
+		}
+		select {
+		case <-moved:
+		case <-m.done:
+			return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s was switched off", m.srv.Name)
+		case <-wait.Done():
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "server %s did not start within %s", m.srv.Name, h.initTimeout())
+		}
+	}
+}
+
+// release ends a call that acquire counted.
+func (h *Host) release(m *managed) {
+	m.mu.Lock()
+	m.inflight--
+	m.lastUse = h.opt.Clock.Now()
+	m.mu.Unlock()
+}
+
+// Warm starts those of the named servers that are idle, without waiting:
+// a turn that was offered a server's tools warms it while the model
+// thinks, so its first call finds it up. Other names are left alone.
+func (h *Host) Warm(names []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range names {
+		if m := h.servers[n]; m != nil {
+			m.mu.Lock()
+			idle := m.state == StateIdle
+			m.mu.Unlock()
+			if idle {
+				m.poke()
+			}
+		}
+	}
+}
+
+func (h *Host) initTimeout() time.Duration {
+	if h.opt.Dial.InitTimeout > 0 {
+		return h.opt.Dial.InitTimeout
+	}
+	return DefaultInitTimeout
 }
 
 // Run runs a call of an MCP capability for the agent runtime: the host is
@@ -245,14 +366,10 @@ func (h *Host) set(m *managed, state State, conn *Conn, err error) {
 // (each is up, or its first attempt failed), at most the start deadline
 // (DialOptions.InitTimeout) or until ctx ends, and returns the named
 // servers' states. A turn that wants a server which is still starting
-// waits here instead of answering without its tools. Names the host does
-// not supervise are left out.
+// waits here instead of answering without its tools; an idle one is
+// started and waited for. Names the host does not supervise are left out.
 func (h *Host) WaitStarted(ctx context.Context, names []string) []Status {
-	limit := h.opt.Dial.InitTimeout
-	if limit <= 0 {
-		limit = DefaultInitTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	ctx, cancel := context.WithTimeout(ctx, h.initTimeout())
 	defer cancel()
 	for _, n := range names {
 		h.mu.Lock()
@@ -262,7 +379,9 @@ func (h *Host) WaitStarted(ctx context.Context, names []string) []Status {
 			m.mu.Lock()
 			st, moved := m.seen, m.moved
 			m.mu.Unlock()
-			if st != StateStarting {
+			if st == StateIdle {
+				m.poke()
+			} else if st != StateStarting {
 				break
 			}
 			select {
@@ -289,6 +408,15 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 	restart := retry.New(h.opt.Clock, retry.Policy{Min: h.opt.MinBackoff, Max: h.opt.MaxBackoff, Healthy: h.opt.MaxBackoff})
 	var wait time.Duration
 	for {
+		if h.idle(m) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-m.wake:
+			}
+			h.log.Info("starting an idle MCP server for a request", "server", name)
+			h.set(m, StateStarting, nil, nil)
+		}
 		conn, err := Dial(ctx, m.srv, h.opt.Dial)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -305,6 +433,13 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 			if ctx.Err() != nil {
 				conn.Close()
 				return
+			}
+			if errors.Is(err, errIdle) {
+				// Its tools stay: the next call starts it again.
+				h.set(m, StateIdle, nil, nil)
+				conn.Close()
+				h.log.Info("MCP server idle: stopped until a request needs it", "server", name, "idle_after", h.opt.IdleAfter)
+				continue
 			}
 			// Tools leave first, then the state says so (OnState), then
 			// the session is closed, which may take a moment.
@@ -324,6 +459,33 @@ func (h *Host) supervise(ctx context.Context, m *managed) {
 	}
 }
 
+// idle reports whether the server waits to be woken.
+func (h *Host) idle(m *managed) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.state == StateIdle
+}
+
+// errIdle ends a session that no call used for HostOptions.IdleAfter.
+var errIdle = errors.New("idle")
+
+// idleLeft is how long the session must stay before it may idle out; 0
+// means now, and then the server is marked idle at once, under the same
+// lock as acquire counts calls, so that no call starts on a session
+// about to close: a call after it starts the server again.
+func (h *Host) idleLeft(m *managed) time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.inflight > 0 {
+		return h.opt.IdleAfter
+	}
+	if left := h.opt.IdleAfter - h.opt.Clock.Now().Sub(m.lastUse); left > 0 {
+		return left
+	}
+	m.state, m.conn = StateIdle, nil
+	return 0
+}
+
 // up registers the server's tools as connected.
 func (h *Host) up(m *managed, conn *Conn) {
 	srv := m.srv
@@ -332,6 +494,7 @@ func (h *Host) up(m *managed, conn *Conn) {
 	// OnState hear of it after they joined (set, below).
 	m.mu.Lock()
 	m.state, m.conn, m.err = StateUp, conn, nil
+	m.lastUse = h.opt.Clock.Now()
 	m.mu.Unlock()
 	err := h.cat.SetTools(srv.Name, conn.Tools(), true)
 	if err == nil {
@@ -384,6 +547,15 @@ func (h *Host) serve(ctx context.Context, m *managed, conn *Conn) error {
 		defer t.Stop()
 		ping = t.C
 	}
+	// The idle timer runs on the host's clock; when it fires early (a
+	// call ran meanwhile), it is set again for what is left.
+	var idle chan struct{}
+	stop := func() bool { return false }
+	defer func() { stop() }()
+	if h.opt.IdleAfter > 0 {
+		idle = make(chan struct{}, 1)
+		stop = h.opt.Clock.AfterFunc(h.opt.IdleAfter, func() { idle <- struct{}{} })
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -404,6 +576,12 @@ func (h *Host) serve(ctx context.Context, m *managed, conn *Conn) error {
 			if err := conn.Ping(ctx, conn.pingLimit()); err != nil {
 				return err
 			}
+		case <-idle:
+			left := h.idleLeft(m)
+			if left == 0 {
+				return errIdle
+			}
+			stop = h.opt.Clock.AfterFunc(left, func() { idle <- struct{}{} })
 		}
 	}
 }

@@ -208,45 +208,61 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 // TestBlackBoxChatWaitsForStartingServerC5: route says a hand-added stdio
 // server is offered for a message; `chat -m` with the same message sends
 // the model that server's tool, although the server takes a while to
-// start: the one-shot turn waits for the server its message wants.
+// start. With every server kept running (JARVIS_MCP_IDLE_TIMEOUT=0) it
+// is started with the process, and the one-shot turn waits for the
+// server its message wants; by default its tools, listed when it was
+// added, are offered at once, and the turn starts it while the model
+// thinks.
 func TestBlackBoxChatWaitsForStartingServerC5(t *testing.T) {
-	e := newTestEnv(t)
-	f := withModel(t, e)
-	// The server starts once the test lets it: it is still starting when
-	// the turn is prepared, however fast or slow the machine.
-	dir := t.TempDir()
-	slow, gate := filepath.Join(dir, "slow-server"), filepath.Join(dir, "go")
-	script := "#!/bin/sh\nwhile [ ! -e " + gate + " ]; do sleep 0.05; done\nexec " + mcpTestServer(t) + " \"$@\"\n"
-	if err := os.WriteFile(slow, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(gate, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if code, out := runProc(t, e, "", "mcp", "add", "testbox", "--", slow); code != 0 {
-		t.Fatal(out)
-	}
-	if err := os.Remove(gate); err != nil {
-		t.Fatal(err)
-	}
-	const msg = "ask testbox to echo hello"
-	code, out := runProc(t, e, "", "route", "--json", msg)
-	if code != 0 || !strings.Contains(out, `"server":"testbox","offered":true`) {
-		t.Fatalf("route does not offer testbox for %q (exit %d):\n%s", msg, code, out)
-	}
-	f.Push(fakellm.Step{Text: "Done."})
-	p := startProc(t, e, nil, "chat", "-m", msg)
-	waitOutput(t, p.out, "waiting for MCP servers this turn wants")
-	if err := os.WriteFile(gate, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	p.wait(t, 60*time.Second)
-	if p.err != nil || !strings.Contains(p.out.String(), "Done.") {
-		t.Fatalf("chat -m: %v\n%s", p.err, p.out.String())
-	}
-	reqs := f.Requests()
-	if len(reqs) != 1 || !slices.Contains(reqs[0].Tools, llm.WireName("mcp:testbox/echo")) {
-		t.Fatalf("the model was not offered testbox's echo; tools: %v", reqs[0].Tools)
+	for _, tc := range []struct {
+		name, idle, logs string
+	}{
+		{"kept running", "0", "waiting for MCP servers this turn wants"},
+		{"started on use", "", "starting an idle MCP server for a request"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			if tc.idle != "" {
+				e.vars["JARVIS_MCP_IDLE_TIMEOUT"] = tc.idle
+			}
+			f := withModel(t, e)
+			// The server starts once the test lets it: it is still starting
+			// when the turn is prepared, however fast or slow the machine.
+			dir := t.TempDir()
+			slow, gate := filepath.Join(dir, "slow-server"), filepath.Join(dir, "go")
+			script := "#!/bin/sh\nwhile [ ! -e " + gate + " ]; do sleep 0.05; done\nexec " + mcpTestServer(t) + " \"$@\"\n"
+			if err := os.WriteFile(slow, []byte(script), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(gate, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if code, out := runProc(t, e, "", "mcp", "add", "testbox", "--", slow); code != 0 {
+				t.Fatal(out)
+			}
+			if err := os.Remove(gate); err != nil {
+				t.Fatal(err)
+			}
+			const msg = "ask testbox to echo hello"
+			code, out := runProc(t, e, "", "route", "--json", msg)
+			if code != 0 || !strings.Contains(out, `"server":"testbox","offered":true`) {
+				t.Fatalf("route does not offer testbox for %q (exit %d):\n%s", msg, code, out)
+			}
+			f.Push(fakellm.Step{Text: "Done."})
+			p := startProc(t, e, nil, "chat", "-m", msg)
+			waitOutput(t, p.out, tc.logs)
+			if err := os.WriteFile(gate, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			p.wait(t, 60*time.Second)
+			if p.err != nil || !strings.Contains(p.out.String(), "Done.") {
+				t.Fatalf("chat -m: %v\n%s", p.err, p.out.String())
+			}
+			reqs := f.Requests()
+			if len(reqs) != 1 || !slices.Contains(reqs[0].Tools, llm.WireName("mcp:testbox/echo")) {
+				t.Fatalf("the model was not offered testbox's echo; tools: %v", reqs[0].Tools)
+			}
+		})
 	}
 }
 

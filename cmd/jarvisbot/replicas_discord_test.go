@@ -188,9 +188,6 @@ func discordShards(t *testing.T, dbURL string) {
 	// An approval is a button press: the prompt goes to the guild the
 	// request came from, and the press arrives on that guild's shard,
 	// where the replica that holds it (and ran the turn) carries it out.
-	for _, p := range procs {
-		waitOutput(t, p.out, "MCP server up")
-	}
 	ch = dc.GuildChannel(dc.Guild(2, shards))
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("mcp:testbox/delete_everything"), Input: `{}`}}},
 		fakellm.Step{Text: "Everything is deleted (in the test)."})

@@ -249,7 +249,8 @@ func TestEndToEndTelegramDiscordCH2(t *testing.T) {
 	out, stopServe := startServe(t, e)
 	defer stopServe()
 	waitOutput(t, out, "jarvisbot is ready")
-	waitOutput(t, out, "MCP server up")
+	// testbox's tools were listed when it was added: it starts on first
+	// use, when the turn is offered them, not with serve.
 	f.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: llm.WireName("mcp:testbox/delete_everything"), Input: `{}`}}},
 		fakellm.Step{Text: "Everything is deleted (in the test)."})
 	tg.SendText(42, 42, "ask testbox to delete everything")
@@ -294,6 +295,9 @@ func TestEndToEndTelegramDiscordCH2(t *testing.T) {
 	reqs := f.Requests()
 	if res := fmt.Sprint(reqs[len(reqs)-1].Messages); strings.Count(res, "deleted nothing (test)") != 1 {
 		t.Errorf("the tool's result did not reach the model once: %s", res)
+	}
+	if !strings.Contains(out.String(), "starting an idle MCP server for a request") {
+		t.Errorf("testbox was not started on first use; log:\n%s", out.String())
 	}
 	edited := false
 	for _, m := range dc.Sent() {

@@ -44,6 +44,7 @@ const (
 	EnvShutdownTimeout      = "JARVIS_SHUTDOWN_TIMEOUT"              // overrides shutdown_timeout
 	EnvKeyringBackend       = "JARVIS_KEYRING_BACKEND"               // overrides keyring.backend
 	EnvMCPInitTimeout       = "JARVIS_MCP_INIT_TIMEOUT"              // sets MCPInitTimeout
+	EnvMCPIdleTimeout       = "JARVIS_MCP_IDLE_TIMEOUT"              // overrides mcp_idle_timeout
 	EnvTimezone             = "JARVIS_TIMEZONE"                      // overrides timezone
 	EnvBrowserEngine        = "JARVIS_BROWSER_ENGINE"                // overrides browser.engine
 	EnvBrowserAllow         = "JARVIS_BROWSER_ALLOW"                 // overrides browser.allow (comma-separated)
@@ -145,7 +146,13 @@ type Config struct {
 	// list; only JARVIS_MCP_INIT_TIMEOUT sets it. 0 means
 	// DefaultMCPInitTimeout.
 	MCPInitTimeout time.Duration `yaml:"-"`
-	Path           string        `yaml:"-"` // file loaded, "" if none
+	// MCPIdleTimeout is how long an MCP server runs with no tool call
+	// before serve stops it; its tools stay offered, and the next request
+	// that wants them starts it again (a server listed before starts that
+	// way, on first use). 0 keeps every server running from the start;
+	// nil means DefaultMCPIdleTimeout; JARVIS_MCP_IDLE_TIMEOUT wins.
+	MCPIdleTimeout *time.Duration `yaml:"mcp_idle_timeout"`
+	Path           string         `yaml:"-"` // file loaded, "" if none
 }
 
 // Learning says which turns may teach the gate: the owner's own always;
@@ -181,6 +188,21 @@ func (f Files) QuotaBytes() int64 {
 // DefaultShutdownTimeout is ShutdownTimeout when neither the file nor the
 // environment sets it.
 const DefaultShutdownTimeout = 30 * time.Second
+
+// DefaultMCPIdleTimeout is MCPIdleTimeout when neither the file nor the
+// environment sets it: long enough that a conversation keeps its servers,
+// short enough that a server used in the morning does not hold its
+// memory all day.
+const DefaultMCPIdleTimeout = 10 * time.Minute
+
+// IdleMCP is how long an MCP server may idle before serve stops it; 0
+// keeps every server running.
+func (c Config) IdleMCP() time.Duration {
+	if c.MCPIdleTimeout == nil {
+		return DefaultMCPIdleTimeout
+	}
+	return *c.MCPIdleTimeout
+}
 
 // DefaultMCPInitTimeout is MCPInitTimeout when the environment does not
 // set it: generous, since npx may download a server's package on first use.
@@ -808,6 +830,9 @@ func (c *Config) validate(path string, root *yaml.Node) error {
 	if c.ShutdownTimeout < 0 {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: shutdown_timeout is negative", at("shutdown_timeout"))
 	}
+	if c.MCPIdleTimeout != nil && *c.MCPIdleTimeout < 0 {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%s: mcp_idle_timeout is negative: give a duration such as 10m, or 0 to keep every MCP server running", at("mcp_idle_timeout"))
+	}
 	for _, cl := range []struct {
 		name   string
 		secret string
@@ -1090,6 +1115,16 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: give a duration such as 30s or 2m", EnvShutdownTimeout, v)
 		}
 		c.ShutdownTimeout = d
+	}
+	if v := getenv(EnvMCPIdleTimeout); v != "" {
+		d, err := time.ParseDuration(v)
+		if v == "off" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s=%q: give a duration such as 10m, or 0 (or off) to keep every MCP server running (unset, it is %s)", EnvMCPIdleTimeout, v, DefaultMCPIdleTimeout)
+		}
+		c.MCPIdleTimeout = &d
 	}
 	if v := getenv(EnvMCPInitTimeout); v != "" {
 		d, err := time.ParseDuration(v)

@@ -529,3 +529,43 @@ files:
 		t.Errorf("unset: images %v, quota %d; want nil and 200 MB", cfg.Provider.Images, cfg.Files.QuotaBytes())
 	}
 }
+
+// TestMCPIdleTimeoutM3: unset, MCP servers idle out after the default;
+// the file sets another duration or 0 (keep running); the environment
+// wins, "off" included; a negative or unreadable value is refused with
+// what to write.
+func TestMCPIdleTimeoutM3(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, file string
+		env        map[string]string
+		want       time.Duration
+		err        string
+	}{
+		{"unset", "log_level: info\n", nil, DefaultMCPIdleTimeout, ""},
+		{"file", "mcp_idle_timeout: 90s\n", nil, 90 * time.Second, ""},
+		{"file keeps running", "mcp_idle_timeout: 0s\n", nil, 0, ""},
+		{"environment wins", "mcp_idle_timeout: 90s\n", map[string]string{EnvMCPIdleTimeout: "2h"}, 2 * time.Hour, ""},
+		{"environment off", "", map[string]string{EnvMCPIdleTimeout: "off"}, 0, ""},
+		{"environment zero", "", map[string]string{EnvMCPIdleTimeout: "0"}, 0, ""},
+		{"negative", "mcp_idle_timeout: -1m\n", nil, 0, "mcp_idle_timeout is negative"},
+		{"environment unreadable", "", map[string]string{EnvMCPIdleTimeout: "soon"}, 0, "JARVIS_MCP_IDLE_TIMEOUT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, _, err := loadIn(t, dir, strings.ReplaceAll(tc.name, " ", "-"), tc.file, tc.env)
+			if tc.err != "" {
+				if err == nil {
+					t.Fatalf("loaded %v, want an error", cfg.MCPIdleTimeout)
+				}
+				mentions(t, err, tc.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.IdleMCP(); got != tc.want {
+				t.Errorf("IdleMCP() = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -318,6 +318,14 @@ budgets:
 # start (default 30s; JARVIS_SHUTDOWN_TIMEOUT wins).
 shutdown_timeout: 30s
 
+# mcp_idle_timeout: an MCP server with no tool call for this long is
+# stopped (its process ends, its memory is freed); its tools stay offered,
+# and the next request that wants them starts it again, while the model
+# thinks. A server whose tools were listed before starts that way too: on
+# first use, not with serve. 0 keeps every server running from the start
+# (default 10m; JARVIS_MCP_IDLE_TIMEOUT wins).
+# mcp_idle_timeout: 10m
+
 # mcp holds your routing hints for each MCP server, by server name, so the
 # right server is offered for a message.
 #   title: a human name for the server.
