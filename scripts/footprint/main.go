@@ -10,7 +10,10 @@
 //     its first getUpdates and the fake Discord gateway a READY session;
 //   - idle: resident memory after -idle without a message: VmRSS, RssAnon
 //     and RssFile of /proc/PID/status, and PSS of /proc/PID/smaps_rollup
-//     (the process's fair share of pages it shares with others);
+//     (the process's fair share of pages it shares with others), and how
+//     many MCP server processes jarvisbot runs then with their summed PSS
+//     (serve starts a server whose tools it knows on first use, and stops
+//     one unused for mcp_idle_timeout);
 //   - after a turn: the same, -after (1s) after the answer of the first turn
 //     reached Telegram, and again after a turn on Discord;
 //   - the peak (VmHWM: getrusage's ru_maxrss, what /usr/bin/time -v
@@ -403,10 +406,15 @@ func (s *serving) stop() error {
 // memory is one reading of a process's resident memory, in KiB.
 type memory struct {
 	rss, anon, file, pss float64
+	// children and childPSS are jarvisbot's child processes (the stdio
+	// MCP servers it runs) and the sum of their PSS: what the owner's
+	// machine pays beside jarvisbot's own figures.
+	children int
+	childPSS float64
 }
 
 func (m memory) String() string {
-	return fmt.Sprintf("VmRSS %.1f MiB (anon %.1f, file %.1f), PSS %.1f MiB", m.rss/1024, m.anon/1024, m.file/1024, m.pss/1024)
+	return fmt.Sprintf("VmRSS %.1f MiB (anon %.1f, file %.1f), PSS %.1f MiB; %d MCP server processes, PSS %.1f MiB", m.rss/1024, m.anon/1024, m.file/1024, m.pss/1024, m.children, m.childPSS/1024)
 }
 
 // memory reads VmRSS, RssAnon and RssFile from /proc/PID/status and Pss
@@ -421,7 +429,43 @@ func (s *serving) memory() (memory, error) {
 	if err != nil {
 		return memory{}, fmt.Errorf("reading jarvisbot's proportional memory: %w", err)
 	}
-	return memory{rss: status["VmRSS"], anon: status["RssAnon"], file: status["RssFile"], pss: rollup["Pss"]}, nil
+	m := memory{rss: status["VmRSS"], anon: status["RssAnon"], file: status["RssFile"], pss: rollup["Pss"]}
+	for _, child := range childrenOf(pid) {
+		// A child that ended meanwhile is not counted.
+		if r, err := kibFields(fmt.Sprintf("/proc/%d/smaps_rollup", child)); err == nil {
+			m.children++
+			m.childPSS += r["Pss"]
+		}
+	}
+	return m, nil
+}
+
+// childrenOf lists the processes whose parent is pid, from /proc.
+func childrenOf(pid int) []int {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, d := range dirs {
+		n, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", n))
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(status)) {
+			if v, ok := strings.CutPrefix(line, "PPid:"); ok {
+				if ppid, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && ppid == pid {
+					out = append(out, n)
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // kibFields reads the "Name: N kB" lines of a /proc file.
@@ -519,9 +563,11 @@ func printMemory(label string, runs []run, of func(run) memory) {
 	fig := func(f func(memory) float64) string {
 		return spread(runs, func(r run) float64 { return f(of(r)) / 1024 }, "%.1f")
 	}
-	fmt.Printf("%-20s VmRSS %s MiB, RssAnon %s, RssFile %s, PSS %s\n", label,
+	fmt.Printf("%-20s VmRSS %s MiB, RssAnon %s, RssFile %s, PSS %s; MCP server processes %s, their PSS %s MiB\n", label,
 		fig(func(m memory) float64 { return m.rss }), fig(func(m memory) float64 { return m.anon }),
-		fig(func(m memory) float64 { return m.file }), fig(func(m memory) float64 { return m.pss }))
+		fig(func(m memory) float64 { return m.file }), fig(func(m memory) float64 { return m.pss }),
+		spread(runs, func(r run) float64 { return float64(of(r).children) }, "%.0f"),
+		fig(func(m memory) float64 { return m.childPSS }))
 }
 
 // spread formats the median of a figure over the runs, with its range
