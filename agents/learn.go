@@ -5,12 +5,14 @@ import (
 	"slices"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// Learner keeps what the gate learns (C9): the words of an owner's
-// message for a server the gate missed and the model recovered and used.
+// Learner keeps what the gate and the skill scorer learn (C9): the words
+// of an owner's message for a server or skill they missed and the model
+// recovered and used.
 type Learner interface {
-	Learn(ctx context.Context, server string, words []catalog.LearnedWord) error
+	Learn(ctx context.Context, kind store.LearnedKind, name string, words []catalog.LearnedWord) error
 }
 
 // learn teaches the gate after a turn that recovered a miss: for each
@@ -48,7 +50,7 @@ func (r *Runtime) learn(ctx context.Context, st *turnState) {
 		return
 	}
 	for _, server := range used {
-		if err := r.Learner.Learn(context.WithoutCancel(ctx), server, words); err != nil {
+		if err := r.Learner.Learn(context.WithoutCancel(ctx), store.LearnedServer, server, words); err != nil {
 			r.log().Warn("learning the words of a recovered turn; the gate may miss them again", "server", server, "err", err)
 			continue
 		}

@@ -15,12 +15,12 @@ import (
 // storeLearner keeps learned words in the real store, as the app's does.
 type storeLearner struct{ db *sqlstore.DB }
 
-func (l storeLearner) Learn(ctx context.Context, server string, words []catalog.LearnedWord) error {
+func (l storeLearner) Learn(ctx context.Context, kind store.LearnedKind, name string, words []catalog.LearnedWord) error {
 	list := make([]store.LearnedWord, len(words))
 	for i, w := range words {
 		list[i] = store.LearnedWord{Word: w.Stem, Label: w.Label}
 	}
-	return l.db.LearnWords(ctx, server, list, time.Date(2026, 12, 6, 19, 0, 0, 0, time.UTC))
+	return l.db.LearnWords(ctx, kind, name, list, time.Date(2026, 12, 6, 19, 0, 0, 0, time.UTC))
 }
 
 // TestOnlyTheOwnersRecoveredTurnsTeachC9: a recovered miss that the model
@@ -39,7 +39,7 @@ func TestOnlyTheOwnersRecoveredTurnsTeachC9(t *testing.T) {
 		e.llm.Push(append(steps, fakellm.Step{Text: "Done."})...)
 	}
 	learned := func() []store.LearnedWord {
-		all, err := e.db.LearnedWords(context.Background())
+		all, err := e.db.LearnedWords(context.Background(), store.LearnedServer)
 		if err != nil {
 			t.Fatal(err)
 		}
