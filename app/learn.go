@@ -7,6 +7,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/skills"
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
@@ -78,4 +79,22 @@ func LearnedText(list []store.LearnedWord) string {
 		parts[i] = fmt.Sprintf("%s (%s)", w.Label, plural(w.Turns, "turn"))
 	}
 	return "learned from your turns: " + strings.Join(parts, ", ")
+}
+
+// skillsWithLearned gives skills the words learned for them (C9), read
+// from the store each time: a word learned or forgotten counts from the
+// next turn on, whichever door or replica changed it.
+func skillsWithLearned(ctx context.Context, db store.LearnedWords, list []*skills.Skill) ([]*skills.Skill, error) {
+	if len(list) == 0 {
+		return list, nil
+	}
+	all, err := db.LearnedWords(ctx, store.LearnedSkill)
+	if err != nil {
+		return nil, err
+	}
+	learned := make(map[string][]catalog.LearnedWord, len(all))
+	for name, ws := range all {
+		learned[name] = assembly.LearnedOf(ws)
+	}
+	return skills.WithLearned(list, learned), nil
 }

@@ -66,7 +66,8 @@ type MCPDetail struct {
 	Learned []MCPLearned
 }
 
-// MCPLearned is a word learned for a server, as the owner wrote it.
+// MCPLearned is a word learned for a server or skill, as the owner wrote
+// it.
 type MCPLearned struct {
 	Word  string
 	Turns int
