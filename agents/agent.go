@@ -249,6 +249,9 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
 	res, err = r.answer(ctx, st)
 	if err == nil {
 		r.learn(ctx, st)
+		// Only a turn run whole here is judged: one resumed after a
+		// restart or an approval lacks the calls made before.
+		r.judge(ctx, st)
 		r.summarise(st)
 	}
 	return res, err
@@ -344,6 +347,9 @@ type turnState struct {
 	askedSkills []string
 	entered     []entered
 	enabled     []*skills.Skill
+	// learnedOffers are the servers the gate offered on words it learned,
+	// with those words (learn.go).
+	learnedOffers []learnedOffer
 	// mu guards offered, plan, req.Tools and res while calls run: a
 	// delegate makes its calls concurrently (Runtime.delegate).
 	mu sync.Mutex
@@ -417,6 +423,13 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 		plan.Turn(in.Text, &t, manuals...)
 	}
 	st.plan = plan
+	for i := range t.Decisions {
+		if d := &t.Decisions[i]; d.Offered {
+			if ws := d.LearnedEvidence(); len(ws) > 0 {
+				st.learnedOffers = append(st.learnedOffers, learnedOffer{server: d.Server, words: ws})
+			}
+		}
+	}
 	st.offered = newOffer(t.Tools)
 	r.observer().Offered(len(t.Tools))
 	for _, cp := range t.Tools {

@@ -17,6 +17,11 @@ import (
 // recovered and used.
 type Learner interface {
 	Learn(ctx context.Context, kind store.LearnedKind, name string, words []catalog.LearnedWord) error
+	// Ignored counts an offer that the named learned words (as the owner
+	// wrote them) brought and the turn did not use; Used says one was
+	// used (see Runtime.judge).
+	Ignored(ctx context.Context, kind store.LearnedKind, name string, words []string) error
+	Used(ctx context.Context, kind store.LearnedKind, name string, words []string) error
 }
 
 // learn teaches the gate and the skill scorer after a turn that recovered
@@ -72,6 +77,57 @@ func (r *Runtime) learn(ctx context.Context, st *turnState) {
 			continue
 		}
 		r.log().Info("learned words from a recovered turn", "kind", string(t.kind), "name", t.name, "words", len(words))
+	}
+}
+
+// learnedOffer is a server the gate offered on words it learned, with
+// those words as the owner wrote them.
+type learnedOffer struct {
+	server string
+	words  []string
+}
+
+// judge unlearns (C9): the learned words that brought a server or a skill
+// into the turn count an ignored offer when the turn used none of its
+// tools (serverUse, skillUse: useNone), and start over when it used one;
+// a call that was denied or failed, or an instruction-only skill whose
+// use no call shows, counts neither way. The store drops a word at its
+// third ignored offer (store.MaxIgnored); each one weighs it less first
+// (catalog.LearnedWord.Share). The same turns judge as teach: the owner's
+// own, unless apps and schedules are allowed to teach.
+func (r *Runtime) judge(ctx context.Context, st *turnState) {
+	if r.Learner == nil || len(st.learnedOffers) == 0 && !slices.ContainsFunc(st.entered, func(e entered) bool { return len(e.learned) > 0 }) {
+		return
+	}
+	if (st.in.App != "" || st.in.Schedule != "") && !r.LearnFromAll {
+		return
+	}
+	view := r.Catalog()
+	st.mu.Lock()
+	calls := slices.Clone(st.res.Calls)
+	st.mu.Unlock()
+	ctx = context.WithoutCancel(ctx)
+	count := func(kind store.LearnedKind, name string, words []string, u use) {
+		var err error
+		switch u {
+		case useNone:
+			err = r.Learner.Ignored(ctx, kind, name, words)
+		case useOK:
+			err = r.Learner.Used(ctx, kind, name, words)
+		default:
+			return
+		}
+		if err != nil {
+			r.log().Warn("counting what came of an offer of learned words; they keep their weight", "kind", string(kind), "name", name, "err", err)
+		}
+	}
+	for _, o := range st.learnedOffers {
+		count(store.LearnedServer, o.server, o.words, serverUse(view, o.server, calls))
+	}
+	for _, e := range st.entered {
+		if len(e.learned) > 0 {
+			count(store.LearnedSkill, e.skill.Name, e.learned, skillUse(view, e.skill, calls))
+		}
 	}
 }
 

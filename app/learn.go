@@ -31,6 +31,26 @@ func (l learner) Learn(ctx context.Context, kind store.LearnedKind, name string,
 	return assembly.Learned(ctx, l.s.Catalog, l.s.DB, name)
 }
 
+func (l learner) Ignored(ctx context.Context, kind store.LearnedKind, name string, words []string) error {
+	if _, err := l.s.DB.IgnoreLearned(ctx, kind, name, words); err != nil {
+		return err
+	}
+	if kind != store.LearnedServer {
+		return nil
+	}
+	return assembly.Learned(ctx, l.s.Catalog, l.s.DB, name)
+}
+
+func (l learner) Used(ctx context.Context, kind store.LearnedKind, name string, words []string) error {
+	if err := l.s.DB.UsedLearned(ctx, kind, name, words); err != nil {
+		return err
+	}
+	if kind != store.LearnedServer {
+		return nil
+	}
+	return assembly.Learned(ctx, l.s.Catalog, l.s.DB, name)
+}
+
 // LearnedWords are the words learned for a server or skill, the most
 // taught first (`mcp show`, `skills show`).
 func (in *Installation) LearnedWords(ctx context.Context, kind store.LearnedKind, name string) ([]store.LearnedWord, error) {
@@ -77,6 +97,9 @@ func LearnedText(list []store.LearnedWord) string {
 	parts := make([]string, len(list))
 	for i, w := range list {
 		parts[i] = fmt.Sprintf("%s (%s)", w.Label, plural(w.Turns, "turn"))
+		if w.Ignored > 0 {
+			parts[i] = fmt.Sprintf("%s (%s, offered and ignored %s)", w.Label, plural(w.Turns, "turn"), plural(w.Ignored, "time"))
+		}
 	}
 	return "learned from your turns: " + strings.Join(parts, ", ")
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -22,6 +23,40 @@ type LearnedWord struct {
 	Stem  string
 	Label string
 	Turns int
+	// Ignored counts the turns since its last use that were offered its
+	// server (or skill) because of it and used neither: the word weighs
+	// less for each (Share), and the store drops it after a few.
+	Ignored int
+}
+
+// Share is the part of its full weight a learned word gives as evidence:
+// all of it until an offer it brought is ignored, then half, then a
+// quarter. One ignored offer may be chance (the owner changed their
+// mind); two say the word means less than it seemed; the third drops it
+// (store.MaxIgnored). The gate and the skill scorer weigh a learned word
+// by this one number.
+func (l LearnedWord) Share() float64 {
+	return 1 / float64(uint64(1)<<min(max(l.Ignored, 0), 16))
+}
+
+// Weight is full times Share, rounded up, for weights that are whole
+// numbers (the gate's): a word ignored once or twice no longer offers a
+// server alone but still supports other evidence until it is dropped.
+func (l LearnedWord) Weight(full int) int {
+	return int(math.Ceil(float64(full) * l.Share()))
+}
+
+// LearnedEvidence are the learned words, as the owner wrote them, that a
+// decision rests on (EvLearned): what an offer the model then ignores
+// counts against (C9).
+func (d *Decision) LearnedEvidence() []string {
+	var out []string
+	for _, e := range d.Evidence() {
+		if e.Kind == EvLearned && !slices.Contains(out, e.Term) {
+			out = append(out, e.Term)
+		}
+	}
+	return out
 }
 
 // MaxLearnedPerMessage bounds what one message teaches.
@@ -74,6 +109,6 @@ func (b *gateBuilder) addLearned(si int32, s Server) {
 		if l.Stem == "" {
 			continue
 		}
-		b.word(si, l.Stem, l.Label, "", EvLearned, weightStrong)
+		b.word(si, l.Stem, l.Label, "", EvLearned, l.Weight(weightStrong))
 	}
 }

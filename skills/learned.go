@@ -52,14 +52,23 @@ func learnedIndex(list []*Skill) *lexrank.Index {
 			continue
 		}
 		found = true
-		labels := make([]string, 0, len(s.Learned))
-		for _, l := range s.Learned {
-			labels = append(labels, l.Label)
-		}
 		// The owner's own words, as listed words are: one of them is
 		// evidence by itself. Not paraphrased: the thesaurus's near
-		// words of a word the owner used once are a guess too far.
-		docs[i] = lexrank.Doc{Fields: []lexrank.Field{{Text: strings.Join(labels, " \n "), Weight: weightLearned, Trigger: true}}}
+		// words of a word the owner used once are a guess too far. A
+		// word whose offers were ignored weighs its share (one field
+		// per share).
+		byShare := map[float64][]string{}
+		var shares []float64
+		for _, l := range s.Learned {
+			sh := l.Share()
+			if _, ok := byShare[sh]; !ok {
+				shares = append(shares, sh)
+			}
+			byShare[sh] = append(byShare[sh], l.Label)
+		}
+		for _, sh := range shares {
+			docs[i].Fields = append(docs[i].Fields, lexrank.Field{Text: strings.Join(byShare[sh], " \n "), Weight: weightLearned * sh, Trigger: true})
+		}
 	}
 	if !found {
 		return nil

@@ -484,6 +484,10 @@ type LearnedWord struct {
 // the fewest turns, the oldest first, make room.
 const MaxLearned = 24
 
+// MaxIgnored is how many ignored offers since its last use drop a learned
+// word (catalog.LearnedWord.Share weighs it less before).
+const MaxIgnored = 3
+
 // LearnedWords keeps the words learned for servers and skills.
 type LearnedWords interface {
 	// LearnWords records words for a server or skill: a word known already
@@ -496,6 +500,13 @@ type LearnedWords interface {
 	// stem or as written), or all of them for word "", and says how many
 	// it removed.
 	ForgetLearned(ctx context.Context, kind LearnedKind, name, word string) (int, error)
+	// IgnoreLearned counts one ignored offer against each of the named
+	// words (by stem or as written) of a server or skill, dropping those
+	// that reach MaxIgnored, and says how many it dropped.
+	IgnoreLearned(ctx context.Context, kind LearnedKind, name string, words []string) (int, error)
+	// UsedLearned starts the ignored offers of the named words over: an
+	// offer they brought was used.
+	UsedLearned(ctx context.Context, kind LearnedKind, name string, words []string) error
 }
 
 // ChatConversation is an agent's current conversation in a chat.

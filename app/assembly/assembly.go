@@ -148,7 +148,7 @@ func Learned(ctx context.Context, c *catalog.Catalog, db store.LearnedWords, ser
 func LearnedOf(list []store.LearnedWord) []catalog.LearnedWord {
 	words := make([]catalog.LearnedWord, len(list))
 	for i, w := range list {
-		words[i] = catalog.LearnedWord{Stem: w.Word, Label: w.Label, Turns: w.Turns}
+		words[i] = catalog.LearnedWord{Stem: w.Word, Label: w.Label, Turns: w.Turns, Ignored: w.Ignored}
 	}
 	return words
 }

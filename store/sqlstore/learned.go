@@ -95,3 +95,49 @@ func (db *DB) ForgetLearned(ctx context.Context, kind store.LearnedKind, name, w
 	}
 	return int(n), nil
 }
+
+// IgnoreLearned counts an ignored offer against each named word of a
+// server or skill in one transaction, and drops the words that reach
+// store.MaxIgnored.
+func (db *DB) IgnoreLearned(ctx context.Context, kind store.LearnedKind, name string, words []string) (int, error) {
+	if len(words) == 0 {
+		return 0, nil
+	}
+	fail := func(err error) error {
+		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "counting an ignored offer of the %s %s in %s: %w", kind, name, db.path, err)
+	}
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fail(err)
+	}
+	defer tx.Rollback() // no-op after Commit
+	for _, w := range words {
+		if _, err := tx.ExecContext(ctx, `UPDATE learned_words SET ignored = ignored + 1 WHERE kind = ? AND name = ? AND (word = ? OR label = ?)`,
+			string(kind), name, w, w); err != nil {
+			return 0, fail(err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM learned_words WHERE kind = ? AND name = ? AND ignored >= ?`, string(kind), name, store.MaxIgnored)
+	if err != nil {
+		return 0, fail(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fail(err)
+	}
+	return int(n), nil
+}
+
+// UsedLearned starts the named words' ignored offers over.
+func (db *DB) UsedLearned(ctx context.Context, kind store.LearnedKind, name string, words []string) error {
+	for _, w := range words {
+		if _, err := db.db.ExecContext(ctx, `UPDATE learned_words SET ignored = 0 WHERE kind = ? AND name = ? AND (word = ? OR label = ?) AND ignored > 0`,
+			string(kind), name, w, w); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINTERNAL, "counting a use of the words learned for the %s %s in %s: %w", kind, name, db.path, err)
+		}
+	}
+	return nil
+}

@@ -82,3 +82,54 @@ func TestLearnedWordsOfSkillsAreTheirOwnC9(t *testing.T) {
 		t.Errorf("forgetting the skill's words took the server's: %+v", srv)
 	}
 }
+
+// TestLearnedWordsUnlearnC9: each ignored offer counts against the words
+// named, and only those; a use starts a word's count over, and so does
+// teaching it again; the third ignored offer drops a word.
+func TestLearnedWordsUnlearnC9(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, testTarget(t))
+	at := time.Date(2026, 12, 6, 19, 0, 0, 0, time.UTC)
+	const sk = store.LearnedSkill
+	ws := []store.LearnedWord{{Word: "kuschelrock", Label: "kuschelrock"}, {Word: "sammlung", Label: "sammlung"}, {Word: "nachst", Label: "nächste"}}
+	if err := db.LearnWords(ctx, sk, "spotify", ws, at); err != nil {
+		t.Fatal(err)
+	}
+	ignored := func() map[string]int {
+		all, err := db.LearnedWords(ctx, sk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, w := range all["spotify"] {
+			out[w.Word] = w.Ignored
+		}
+		return out
+	}
+	for range 2 {
+		if n, err := db.IgnoreLearned(ctx, sk, "spotify", []string{"kuschelrock", "nächste"}); err != nil || n != 0 {
+			t.Fatalf("ignoring: %d dropped, %v", n, err)
+		}
+	}
+	if got := ignored(); got["kuschelrock"] != 2 || got["nachst"] != 2 || got["sammlung"] != 0 {
+		t.Fatalf("after two ignored offers: %v", got)
+	}
+	if err := db.UsedLearned(ctx, sk, "spotify", []string{"nachst"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.IgnoreLearned(ctx, sk, "spotify", []string{"kuschelrock", "nachst"}); err != nil || n != 1 {
+		t.Fatalf("the third ignored offer dropped %d words, %v", n, err)
+	}
+	if got := ignored(); len(got) != 2 || got["nachst"] != 1 || got["sammlung"] != 0 {
+		t.Errorf("after a use and a third ignored offer: %v", got)
+	}
+	if err := db.LearnWords(ctx, sk, "spotify", ws[2:], at.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := ignored(); got["nachst"] != 0 {
+		t.Errorf("a word taught again keeps its ignored offers: %v", got)
+	}
+	if srv, _ := db.LearnedWords(ctx, store.LearnedServer); len(srv) != 0 {
+		t.Errorf("a skill's words reached the servers: %+v", srv)
+	}
+}
