@@ -252,6 +252,9 @@ func (r *Runtime) Turn(ctx context.Context, in Input) (res Result, err error) {
 	res, err = r.answer(ctx, st)
 	if err == nil {
 		r.learn(ctx, st)
+		// Only a turn run whole here is judged: one resumed after a
+		// restart or an approval lacks the calls made before.
+		r.judge(ctx, st)
 		r.summarise(st)
 	}
 	return res, err
@@ -340,6 +343,16 @@ type turnState struct {
 	// recovered are the servers whose tools joined the turn because the
 	// model asked for them (C8): what the gate missed (learn.go).
 	recovered map[string]bool
+	// askedSkills are the skills whose instructions the model asked for
+	// by name (the skills tool's use) and got; entered are those the
+	// scorer brought, enabled every skill the turn could draw on
+	// (learn.go).
+	askedSkills []string
+	entered     []entered
+	enabled     []*skills.Skill
+	// learnedOffers are the servers the gate offered on words it learned,
+	// with those words (learn.go).
+	learnedOffers []learnedOffer
 	// mu guards offered, plan, req.Tools and res while calls run: a
 	// delegate makes its calls concurrently (Runtime.delegate).
 	mu sync.Mutex
@@ -413,6 +426,13 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 		plan.Turn(in.Text, &t, manuals...)
 	}
 	st.plan = plan
+	for i := range t.Decisions {
+		if d := &t.Decisions[i]; d.Offered {
+			if ws := d.LearnedEvidence(); len(ws) > 0 {
+				st.learnedOffers = append(st.learnedOffers, learnedOffer{server: d.Server, words: ws})
+			}
+		}
+	}
 	st.offered = newOffer(t.Tools)
 	r.warm(t.Tools)
 	r.observer().Offered(len(t.Tools))
@@ -422,6 +442,7 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 	for _, s := range entering {
 		st.res.Skills = append(st.res.Skills, "skill:"+s.skill.Name)
 	}
+	st.entered, st.enabled = entering, enabled
 	st.req = llm.Request{
 		System:      systemPrompt(ag, plan, enabled),
 		SystemExtra: strings.TrimSpace(skillsPrompt(entering) + absent),
@@ -610,10 +631,11 @@ func (r *Runtime) late(ctx context.Context, st *turnState, a store.Approval) (Re
 	}
 	call := llm.ToolCall{ID: "decided-" + a.ID, Name: llm.WireName(cp.ID), Input: json.RawMessage(a.Args)}
 	res, outcome, joined := r.decided(ctx, st.in, cp, call, a)
+	st.askedSkills = append(st.askedSkills, joined.skills...)
 	st.res.Calls = append(st.res.Calls, CallRecord{Tool: cp.ID, Tier: catalog.TierAsk, Outcome: outcome})
 	r.observeCalls(st.agent, st.res.Calls[len(st.res.Calls)-1:])
 	note := llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("[jarvisbot] %s has now decided on an earlier request of yours: %s (%s). Outcome: %s. What the tool said:\n%s%s\n\nTell the owner briefly what came of it.",
-		decider(a), a.Summary, a.Tool, outcome, res.Content, r.join(ctx, st, joined, true))}
+		decider(a), a.Summary, a.Tool, outcome, res.Content, r.join(ctx, st, joined.services, true))}
 	if err := r.save(ctx, st.in, note); err != nil {
 		return st.res, err
 	}
@@ -711,10 +733,12 @@ func callKey(tool string, args json.RawMessage) string {
 	return tool + "\x00" + string(args)
 }
 
-// entered is a skill that enters a turn, with how.
+// entered is a skill that enters a turn, with how, and the words learned
+// for it that the message says (C9).
 type entered struct {
-	skill *skills.Skill
-	entry skills.Entry
+	skill   *skills.Skill
+	entry   skills.Entry
+	learned []string
 }
 
 // matchSkills ranks the agent's enabled skills for msg: the skills that
@@ -744,7 +768,7 @@ func (r *Runtime) matchSkills(ctx context.Context, agent, msg string, voice bool
 			continue
 		}
 		if len(out) < 3 { // a turn's instructions stay short
-			out = append(out, entered{m.Skill, m.Entry})
+			out = append(out, entered{m.Skill, m.Entry, m.Learned})
 		}
 	}
 	return out, manuals, rk.Skills(), nil
@@ -794,7 +818,7 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 	in, agent, o := st.in, st.agent, st.offered
 	results := make([]llm.ToolResult, len(calls))
 	records := make([]CallRecord, len(calls))
-	asked := make([][]string, len(calls)) // the services each call asked for (C8)
+	asked := make([]wants, len(calls)) // the services and skills each call asked for (C8)
 	var wg sync.WaitGroup
 	var asks []int
 	for i := range calls {
@@ -835,9 +859,10 @@ func (r *Runtime) runCalls(ctx context.Context, st *turnState, calls []llm.ToolC
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for i := range calls {
-		if len(asked[i]) > 0 {
-			results[i].Content += r.join(ctx, st, asked[i], true)
+		if len(asked[i].services) > 0 {
+			results[i].Content += r.join(ctx, st, asked[i].services, true)
 		}
+		st.askedSkills = append(st.askedSkills, asked[i].skills...)
 	}
 	r.observeCalls(st.agent, records)
 	return results, records
@@ -900,10 +925,14 @@ func tierOf(cp *catalog.Capability, args json.RawMessage) catalog.Tier {
 	return cp.Tier
 }
 
+// wants are the services and skills a call that ran asked for
+// (catalog.Output.Services and Skills).
+type wants struct{ services, skills []string }
+
 // run executes a call that may run, recording monitor and approved calls
-// on the activity board. It returns the result, the outcome, and the
-// services the call asked for (catalog.Output.Services).
-func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tier catalog.Tier, c llm.ToolCall) (llm.ToolResult, string, []string) {
+// on the activity board. It returns the result, the outcome, and what the
+// call asked for.
+func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tier catalog.Tier, c llm.ToolCall) (llm.ToolResult, string, wants) {
 	start := r.now()
 	began := time.Now()
 	out, err := r.execute(ctx, catalog.Call{Cap: cp, Args: c.Input, Agent: in.Agent, Chat: in.Chat})
@@ -921,9 +950,9 @@ func (r *Runtime) run(ctx context.Context, in Input, cp *catalog.Capability, tie
 		r.record(ctx, in, store.Activity{At: start, Agent: in.Agent, Tool: cp.ID, Tier: string(tier), Args: argSummary(c.Input), Outcome: outcome, Duration: took})
 	}
 	if err != nil {
-		return res, outcome, nil
+		return res, outcome, wants{}
 	}
-	return res, outcome, out.Services
+	return res, outcome, wants{services: out.Services, skills: out.Skills}
 }
 
 // record puts a call on the activity board. The call has happened, so
@@ -940,32 +969,32 @@ func (r *Runtime) record(ctx context.Context, in Input, a store.Activity) {
 }
 
 // ask waits for the owner's decision on an ask-tier call.
-func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability, c llm.ToolCall) (llm.ToolResult, string, []string) {
+func (r *Runtime) ask(ctx context.Context, st *turnState, cp *catalog.Capability, c llm.ToolCall) (llm.ToolResult, string, wants) {
 	in := st.in
 	if a, ok := st.decided[callKey(cp.ID, c.Input)]; ok {
 		return r.decided(ctx, in, cp, c, a)
 	}
 	if r.Approvals == nil {
-		return llm.ToolResult{CallID: c.ID, Content: cp.ID + " needs the owner's approval, and no approvals are possible here", IsError: true}, "refused: no approvals", nil
+		return llm.ToolResult{CallID: c.ID, Content: cp.ID + " needs the owner's approval, and no approvals are possible here", IsError: true}, "refused: no approvals", wants{}
 	}
 	req := approvals.Request{Tool: cp.ID, Summary: r.approvalSummary(ctx, in, cp, c.Input, st.said()), Args: c.Input, Agent: in.Agent, Chat: in.Chat, Apps: in.apps}
 	a, err := r.Approvals.Ask(ctx, req)
 	if err == nil && a.State == store.ApprovalPending {
 		if a, err = r.Approvals.Wait(ctx, a.ID); err != nil && (ctx.Err() != nil || errors.Is(err, approvals.ErrClosed)) {
 			// The request is stored and pending: it carries the turn on.
-			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled while waiting for approval", IsError: true}, outcomeAwaiting, nil
+			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled while waiting for approval", IsError: true}, outcomeAwaiting, wants{}
 		}
 	}
 	if errors.Is(err, approvals.ErrCarriedElsewhere) {
 		// The replica that claimed the decision runs the call (once) and
 		// answers the owner; this turn only must not run it too.
-		return llm.ToolResult{CallID: c.ID, Content: "Another jarvisbot replica carried out the owner's decision on this request. Do not run it again; say only that it is being handled.", IsError: true}, outcomeCarriedElsewhere, nil
+		return llm.ToolResult{CallID: c.ID, Content: "Another jarvisbot replica carried out the owner's decision on this request. Do not run it again; say only that it is being handled.", IsError: true}, outcomeCarriedElsewhere, wants{}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled before the approval was asked", IsError: true}, "cancelled", nil
+			return llm.ToolResult{CallID: c.ID, Content: "the turn was cancelled before the approval was asked", IsError: true}, "cancelled", wants{}
 		}
-		return llm.ToolResult{CallID: c.ID, Content: "the approval could not be asked: " + err.Error(), IsError: true}, "error: " + err.Error(), nil
+		return llm.ToolResult{CallID: c.ID, Content: "the approval could not be asked: " + err.Error(), IsError: true}, "error: " + err.Error(), wants{}
 	}
 	return r.decided(ctx, in, cp, c, a)
 }
@@ -979,16 +1008,16 @@ const outcomeAwaiting = "cancelled while waiting for approval"
 const outcomeCarriedElsewhere = "carried out by another replica"
 
 // decided answers a call by its approval's outcome.
-func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability, c llm.ToolCall, a store.Approval) (llm.ToolResult, string, []string) {
+func (r *Runtime) decided(ctx context.Context, in Input, cp *catalog.Capability, c llm.ToolCall, a store.Approval) (llm.ToolResult, string, wants) {
 	switch a.State {
 	case store.ApprovalApproved:
 		return r.run(ctx, in, cp, catalog.TierAsk, c)
 	case store.ApprovalExpired:
 		r.record(ctx, in, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "expired"})
-		return llm.ToolResult{CallID: c.ID, Content: "The owner did not answer the approval request in time, so it was denied. Do not retry unless the owner asks.", IsError: true}, "expired", nil
+		return llm.ToolResult{CallID: c.ID, Content: "The owner did not answer the approval request in time, so it was denied. Do not retry unless the owner asks.", IsError: true}, "expired", wants{}
 	}
 	r.record(ctx, in, store.Activity{At: r.now(), Agent: in.Agent, Tool: cp.ID, Tier: string(catalog.TierAsk), Args: argSummary(c.Input), Outcome: "denied"})
-	return llm.ToolResult{CallID: c.ID, Content: decider(a) + " denied this action. Do not retry it; say what you would have done instead.", IsError: true}, "denied", nil
+	return llm.ToolResult{CallID: c.ID, Content: decider(a) + " denied this action. Do not retry it; say what you would have done instead.", IsError: true}, "denied", wants{}
 }
 
 // argSummary is a short one-line view of the arguments.

@@ -108,6 +108,9 @@ func planRoute(ctx context.Context, cfg config.Config, db *sqlstore.DB, view *ca
 	if err != nil {
 		return p, err
 	}
+	if list, err = skillsWithLearned(ctx, db, list); err != nil {
+		return p, err
+	}
 	if p.Prefer, err = assembly.Preferences(ctx, db, view); err != nil {
 		return p, err
 	}

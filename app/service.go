@@ -508,7 +508,11 @@ func (s *Service) skillsFor(ctx context.Context, agentName string) ([]*skills.Sk
 		return nil, err
 	}
 	sc := skills.Scope{DataDir: s.Config.DataDir, Agent: agentName, General: s.shipped.general, Manuals: s.shipped.manuals, Connected: on}
-	return skills.Enabled(ctx, s.DB, sc, s.Warn)
+	list, err := skills.Enabled(ctx, s.DB, sc, s.Warn)
+	if err != nil {
+		return nil, err
+	}
+	return skillsWithLearned(ctx, s.DB, list)
 }
 
 // logger is the service's slog logger on stderr at the config's level.

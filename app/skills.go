@@ -120,7 +120,10 @@ type SkillShown struct {
 	// Record says where the owner's skill (or a manual that came with a
 	// plugin folder of the owner's) was installed from and what was
 	// ignored; nil for the others.
-	Record   *store.SkillRecord
+	Record *store.SkillRecord
+	// Learned are the words learned for it from the owner's turns (C9),
+	// the most taught first.
+	Learned  []store.LearnedWord
 	Warnings Warnings
 }
 
@@ -138,6 +141,9 @@ func (in *Installation) ShowSkill(ctx context.Context, agent, name string) (Skil
 		// owner's: the record says whether the owner trusted it.
 		shown.Record = &rec
 	case err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND:
+		return shown, err
+	}
+	if shown.Learned, err = in.LearnedWords(ctx, store.LearnedSkill, e.Skill.Name); err != nil {
 		return shown, err
 	}
 	return shown, nil
@@ -160,6 +166,9 @@ func (s SkillShown) Text() string {
 				fmt.Fprintf(&b, "  - %s\n", visible.Text(d))
 			}
 		}
+	}
+	if text := LearnedText(s.Learned); text != "" {
+		fmt.Fprintln(&b, visible.Text(text))
 	}
 	fmt.Fprintf(&b, "\n%s", visible.Text(string(s.Skill.Render())))
 	return b.String()

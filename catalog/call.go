@@ -28,6 +28,10 @@ type Output struct {
 	// the next model call on, as far as the agent may have them (C8), and
 	// the runtime adds to Text what came of it.
 	Services []string
+	// Skills names the skills whose instructions the call returned (the
+	// skills tool's use): the model asked for them by name (S3), and a
+	// turn that then uses one teaches the skill scorer its words (C9).
+	Skills []string
 }
 
 // Description says in the owner's words what one call will do, for the

@@ -181,6 +181,9 @@ type scratch struct {
 	// are weighed once the message's other evidence is known (learned.go).
 	learnN  []uint8
 	learnAt [][2]int32
+	// learnFresh counts those of them that kept their full weight: no
+	// offer they brought was ignored since their last use.
+	learnFresh []uint8
 }
 
 // maxEvidence is how much evidence a decision keeps for its explanation.
@@ -397,11 +400,13 @@ func (g *Gate) reset(sc *scratch) {
 		sc.spread = make([]bool, n)
 		sc.learnN = make([]uint8, n)
 		sc.learnAt = make([][2]int32, n)
+		sc.learnFresh = make([]uint8, n)
 	}
 	sc.score, sc.desc, sc.ev, sc.nev, sc.best = sc.score[:n], sc.desc[:n], sc.ev[:n], sc.nev[:n], sc.best[:n]
 	sc.strong, sc.from, sc.spread = sc.strong[:n], sc.from[:n], sc.spread[:n]
-	sc.learnN, sc.learnAt = sc.learnN[:n], sc.learnAt[:n]
+	sc.learnN, sc.learnAt, sc.learnFresh = sc.learnN[:n], sc.learnAt[:n], sc.learnFresh[:n]
 	clear(sc.learnN)
+	clear(sc.learnFresh)
 	clear(sc.score)
 	clear(sc.desc)
 	clear(sc.nev)
@@ -475,6 +480,9 @@ func (g *Gate) add(sc *scratch, t *term, word string, at int32, weight int8) {
 			sc.learnAt[t.server][n] = at
 		}
 		sc.learnN[t.server]++
+		if weight >= weightStrong { // indexed at LearnedWord.Weight: less once ignored
+			sc.learnFresh[t.server]++
+		}
 		ev.Weight = weightWeak
 		keep(sc, t.server, ev)
 		return

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +24,40 @@ type LearnedWord struct {
 	Stem  string
 	Label string
 	Turns int
+	// Ignored counts the turns since its last use that were offered its
+	// server (or skill) because of it and used neither: the word weighs
+	// less for each (Share), and the store drops it after a few.
+	Ignored int
+}
+
+// Share is the part of its full weight a learned word gives as evidence:
+// all of it until an offer it brought is ignored, then half, then a
+// quarter. One ignored offer may be chance (the owner changed their
+// mind); two say the word means less than it seemed; the third drops it
+// (store.MaxIgnored). The gate and the skill scorer weigh a learned word
+// by this one number.
+func (l LearnedWord) Share() float64 {
+	return 1 / float64(uint64(1)<<min(max(l.Ignored, 0), 16))
+}
+
+// Weight is full times Share, rounded up, for weights that are whole
+// numbers (the gate's): a word ignored once or twice no longer offers a
+// server alone but still supports other evidence until it is dropped.
+func (l LearnedWord) Weight(full int) int {
+	return int(math.Ceil(float64(full) * l.Share()))
+}
+
+// LearnedEvidence are the learned words, as the owner wrote them, that a
+// decision rests on (EvLearned): what an offer the model then ignores
+// counts against (C9).
+func (d *Decision) LearnedEvidence() []string {
+	var out []string
+	for _, e := range d.Evidence() {
+		if e.Kind == EvLearned && !slices.Contains(out, e.Term) {
+			out = append(out, e.Term)
+		}
+	}
+	return out
 }
 
 // MaxLearnedPerMessage bounds what one message teaches.
@@ -77,7 +112,7 @@ func (b *gateBuilder) addLearned(si int32, s Server) {
 		if l.Stem == "" {
 			continue
 		}
-		b.word(si, l.Stem, l.Label, "", EvLearned, weightStrong)
+		b.word(si, l.Stem, l.Label, "", EvLearned, l.Weight(weightStrong))
 	}
 }
 
@@ -113,6 +148,10 @@ const (
 	// learnedUnowned: a learned word alone, in a message that names
 	// nothing particular and asks for nothing.
 	learnedUnowned
+	// learnedIgnored: learned words alone whose recent offers the turns
+	// left unused (LearnedWord.Ignored): they support other evidence
+	// but no longer offer the server by themselves.
+	learnedIgnored
 )
 
 func (r learnedRefusal) String() string {
@@ -121,14 +160,19 @@ func (r learnedRefusal) String() string {
 		return "learned words, in a request for knowledge or for a text"
 	case learnedOfAKind:
 		return "a learned word alone, said of a kind in general"
+	case learnedIgnored:
+		return "learned words alone, whose recent offers went unused"
 	}
 	return "a learned word alone, in a message that names nothing of the owner's and asks for nothing"
 }
 
 // rule is the rule the refusal follows, for Because.
 func (r learnedRefusal) rule() string {
-	if r == learnedInGeneral {
+	switch r {
+	case learnedInGeneral:
 		return "learned words count only in requests about the owner's things"
+	case learnedIgnored:
+		return "a learned word whose offer a turn left unused no longer offers a server by itself"
 	}
 	return "a learned word alone offers a server in a request about a thing of the owner's (the, my, please, a verb first, where)"
 }
@@ -170,6 +214,10 @@ func (g *Gate) weighLearned(sc *scratch, toks []words.Token, si int, d *Decision
 	spread := sc.spread[si] || n > 1 && at[0] != at[1] || from >= 0 && from != at[0]
 	if d.Score >= OfferAt && (sc.strong[si] || spread) {
 		d.evident, d.unasked = true, false
+		return
+	}
+	if sc.learnFresh[si] == 0 {
+		d.learnedOut = learnedIgnored
 		return
 	}
 	for i := range min(n, 2) {

@@ -133,3 +133,33 @@ func TestGateLearnedWordNeedsARequestC9(t *testing.T) {
 		}
 	}
 }
+
+// TestGateIgnoredLearnedWordOnlySupportsC9: once a turn left unused an
+// offer a learned word brought, the word no longer offers its server by
+// itself, and route says why; beside another word for the server it
+// still counts.
+func TestGateIgnoredLearnedWordOnlySupportsC9(t *testing.T) {
+	c := loadSnapshot(t, "catalog-extended.json")
+	words := catalog.LearnableWords("bouldering")
+	words[0].Ignored = 1
+	c.SetLearned("google-maps", words)
+	v := c.View()
+	for _, tt := range []struct {
+		msg     string
+		maps    bool
+		because string
+	}{
+		{"Is bouldering at the Ostbahnhof open on Sunday?", false, "recent offers went unused"},
+		{"Is the bouldering place open late?", true, ""},
+	} {
+		var d catalog.Decision
+		for _, x := range v.Gate().Check(tt.msg, nil) {
+			if x.Server == "google-maps" {
+				d = x
+			}
+		}
+		if d.Offered != tt.maps || !strings.Contains(d.Because(), tt.because) {
+			t.Errorf("%q: maps offered %v, want %v; because %q, want it to say %q", tt.msg, d.Offered, tt.maps, d.Because(), tt.because)
+		}
+	}
+}

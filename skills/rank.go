@@ -31,6 +31,10 @@ const (
 	weightDescription = 1.5
 	weightHeadings    = 1
 	weightBody        = 0.3
+	// weightLearned is what a word learned from the owner's turns counts
+	// (C9): as much as a trigger word the author listed, since the owner's
+	// use showed it means the skill (learned.go).
+	weightLearned = weightWords
 )
 
 // EnterAt is the score from which a matched skill enters a turn. Below it
@@ -56,6 +60,10 @@ type Match struct {
 	Weak bool
 	// Words is how many distinct words of the message matched it.
 	Words int
+	// Learned are the skill's learned words the message says, as the
+	// owner wrote them (learned.go): part of Score, and what `route`
+	// explains as learned.
+	Learned []string
 }
 
 // ID returns the skill's capability id.
@@ -67,6 +75,9 @@ func (m Match) ID() string { return "skill:" + m.Skill.Name }
 type Ranker struct {
 	skills []*Skill
 	ix     *lexrank.Index
+	// learned indexes the skills' learned words apart from their own
+	// (learned.go); nil when none has any.
+	learned *lexrank.Index
 }
 
 // NewRanker indexes the skills' own words.
@@ -97,7 +108,7 @@ func NewRanker(list []*Skill) *Ranker {
 			lexrank.Field{Text: s.Body, Weight: weightBody},
 		)}
 	}
-	return &Ranker{skills: list, ix: lexrank.New(docs)}
+	return &Ranker{skills: list, ix: lexrank.New(docs), learned: learnedIndex(list)}
 }
 
 // listFields indexes a list of words and phrases the author wrote (a
@@ -128,18 +139,27 @@ func listFields(out []lexrank.Field, list []string, w float64) []lexrank.Field {
 // enter the turn.
 func (r *Ranker) Rank(msg string, out []Match) []Match {
 	var hits [16]lexrank.Hit
-	for _, h := range r.ix.Rank(msg, hits[:0]) {
-		s := r.skills[h.Doc]
-		m := Match{Skill: s, Score: h.Score, Entry: EntryFor(s, h.Score), Weak: h.Matched < 2 && h.Strong == 0, Words: int(h.Matched)}
-		if m.Weak && h.Listed == 0 {
-			// One everyday word of the skill's prose that its author
-			// did not list ("time" of a time tracker's "time entries"
-			// in "17 times 23") is no reason for it to enter at all.
-			m.Entry = EntryNone
-		}
-		out = append(out, m)
+	own := r.ix.Rank(msg, hits[:0])
+	if r.learned != nil {
+		return r.withLearned(msg, own, out)
+	}
+	for _, h := range own {
+		out = append(out, r.match(h))
 	}
 	return out
+}
+
+// match is the ranked skill of one hit.
+func (r *Ranker) match(h lexrank.Hit) Match {
+	s := r.skills[h.Doc]
+	m := Match{Skill: s, Score: h.Score, Entry: EntryFor(s, h.Score), Weak: h.Matched < 2 && h.Strong == 0, Words: int(h.Matched)}
+	if m.Weak && h.Listed == 0 {
+		// One everyday word of the skill's prose that its author
+		// did not list ("time" of a time tracker's "time entries"
+		// in "17 times 23") is no reason for it to enter at all.
+		m.Entry = EntryNone
+	}
+	return m
 }
 
 // EntryFor decides how a skill with a given score may enter (S4): by what

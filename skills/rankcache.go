@@ -32,7 +32,9 @@ func (c *RankerCache) Ranker(list []*Skill) *Ranker {
 	ix := c.ixs[key]
 	c.mu.Unlock()
 	if ix != nil {
-		return &Ranker{skills: list, ix: ix}
+		// Learned words change more often than skills do and are few:
+		// they are indexed afresh (learned.go).
+		return &Ranker{skills: list, ix: ix, learned: learnedIndex(list)}
 	}
 	r := NewRanker(list)
 	c.mu.Lock()

@@ -141,6 +141,12 @@ type Skill struct {
 	Origin Origin
 	// Dropped lists the fields that were read but not honoured, in file order.
 	Dropped []Dropped
+
+	// Learned are the owner's words learned for the skill from turns in
+	// which the model asked for it and used it (C9): never read from a
+	// SKILL.md, set from the store when a turn's skills are read
+	// (WithLearned).
+	Learned []catalog.LearnedWord
 }
 
 // Dropped is one field of a SKILL.md that was ignored, and why.

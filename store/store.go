@@ -454,32 +454,59 @@ type ChatAgents interface {
 	ChatAgentSwitches(ctx context.Context) (map[string]string, error)
 }
 
-// LearnedWord is a word the gate learned for a server from the owner's
+// LearnedKind says what learned words are for: a server the gate offers,
+// or a skill the scorer ranks. A server and a skill of one name keep their
+// own words.
+type LearnedKind string
+
+// The kinds of learned words.
+const (
+	LearnedServer LearnedKind = "server"
+	LearnedSkill  LearnedKind = "skill"
+)
+
+// LearnedWord is a word learned for a server or a skill from the owner's
 // turns.
 type LearnedWord struct {
-	Server    string
-	Word      string // the stem the gate indexes
-	Label     string // as the owner wrote it
-	Turns     int    // how many turns taught it
+	Kind  LearnedKind
+	Name  string // the server or skill
+	Word  string // the stem the gate and the scorer index
+	Label string // as the owner wrote it
+	Turns int    // how many turns taught it
+	// Ignored counts the turns since its last use that were offered the
+	// server or skill because of it, and used neither.
+	Ignored   int
 	LearnedAt time.Time
 	LastAt    time.Time
 }
 
-// MaxLearnedPerServer bounds what one server keeps: the words taught by
+// MaxLearned bounds what one server or skill keeps: the words taught by
 // the fewest turns, the oldest first, make room.
-const MaxLearnedPerServer = 24
+const MaxLearned = 24
 
-// LearnedWords keeps the words the gate learned.
+// MaxIgnored is how many ignored offers since its last use drop a learned
+// word (catalog.LearnedWord.Share weighs it less before).
+const MaxIgnored = 3
+
+// LearnedWords keeps the words learned for servers and skills.
 type LearnedWords interface {
-	// LearnWords records words for a server: a word known already counts
-	// one more turn. The server keeps at most MaxLearnedPerServer.
-	LearnWords(ctx context.Context, server string, words []LearnedWord, at time.Time) error
-	// LearnedWords are every server's learned words, by server, the most
-	// taught first.
-	LearnedWords(ctx context.Context) (map[string][]LearnedWord, error)
-	// ForgetLearned removes one learned word of a server, or all of them
-	// for word "", and says how many it removed.
-	ForgetLearned(ctx context.Context, server, word string) (int, error)
+	// LearnWords records words for a server or skill: a word known already
+	// counts one more turn. Each keeps at most MaxLearned.
+	LearnWords(ctx context.Context, kind LearnedKind, name string, words []LearnedWord, at time.Time) error
+	// LearnedWords are the learned words of every server or every skill,
+	// by name, the most taught first.
+	LearnedWords(ctx context.Context, kind LearnedKind) (map[string][]LearnedWord, error)
+	// ForgetLearned removes one learned word of a server or skill (by its
+	// stem or as written), or all of them for word "", and says how many
+	// it removed.
+	ForgetLearned(ctx context.Context, kind LearnedKind, name, word string) (int, error)
+	// IgnoreLearned counts one ignored offer against each of the named
+	// words (by stem or as written) of a server or skill, dropping those
+	// that reach MaxIgnored, and says how many it dropped.
+	IgnoreLearned(ctx context.Context, kind LearnedKind, name string, words []string) (int, error)
+	// UsedLearned starts the ignored offers of the named words over: an
+	// offer they brought was used.
+	UsedLearned(ctx context.Context, kind LearnedKind, name string, words []string) error
 }
 
 // ChatConversation is an agent's current conversation in a chat.

@@ -9,6 +9,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/app"
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // MCPsTab is the MCPs tab over the running service's installation
@@ -77,18 +78,18 @@ func (t mcpsTab) Show(ctx context.Context, name string) (MCPDetail, error) {
 	for _, e := range s.Card.Vocabulary {
 		d.Words = append(d.Words, MCPWord{Word: e.Word, Kind: e.Kind.String(), Source: e.Source, Weight: e.Weight})
 	}
-	learned, err := t.in.LearnedWords(ctx, name)
+	learned, err := t.in.LearnedWords(ctx, store.LearnedServer, name)
 	if err != nil {
 		return MCPDetail{}, err
 	}
 	for _, l := range learned {
-		d.Learned = append(d.Learned, MCPLearned{Word: l.Label, Turns: l.Turns})
+		d.Learned = append(d.Learned, MCPLearned{Word: l.Label, Turns: l.Turns, Ignored: l.Ignored})
 	}
 	return d, nil
 }
 
 func (t mcpsTab) Forget(ctx context.Context, name, word string) (string, error) {
-	return t.in.ForgetLearned(ctx, name, word)
+	return t.in.ForgetLearned(ctx, store.LearnedServer, name, word)
 }
 
 // cardFrom says where a server's card comes from.

@@ -67,6 +67,8 @@ type RouteSkill struct {
 	Score  float64
 	Entry  string
 	Tie    string // how a tie with another manual of its kind went
+	// Learned says which words learned from the owner's turns it matched.
+	Learned string
 }
 
 // routeView is the Route page's data.

@@ -53,6 +53,9 @@ func routeAnswer(ex route.Explanation) RouteAnswer {
 	}
 	for _, sk := range ex.Skills {
 		rs := RouteSkill{ID: sk.ID, Score: sk.Score, Entry: sk.Entry}
+		if len(sk.Learned) > 0 {
+			rs.Learned = route.LearnedText(sk.Learned)
+		}
 		if sk.Plugin != nil {
 			rs.Plugin = *sk.Plugin
 			if sk.Tie != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
 )
@@ -32,6 +33,13 @@ type Skills interface {
 	// Promote makes an agent's own skill global as a draft, off.
 	Promote(ctx context.Context, agent, name string) (string, error)
 	Remove(ctx context.Context, name string) (string, error)
+	// Learned are the words the scorer learned for a skill from the
+	// owner's turns (C9), the most taught first, as `skills show` lists
+	// them.
+	Learned(ctx context.Context, name string) ([]MCPLearned, error)
+	// Forget removes a word learned for a skill, or all of them for word
+	// "", as `skills forget` does.
+	Forget(ctx context.Context, name, word string) (string, error)
 }
 
 // SkillList is the Skills tab's table.
@@ -91,6 +99,7 @@ func (s *Server) skillsRoutes() {
 	s.mux.HandleFunc("POST /skills/{name}/switch", s.skillSwitch)
 	s.mux.HandleFunc("POST /skills/{name}/promote", s.skillPromote)
 	s.mux.HandleFunc("POST /skills/{name}/remove", s.skillRemove)
+	s.mux.HandleFunc("POST /skills/{name}/forget", s.skillForget)
 	s.mux.HandleFunc("POST /skills/install", s.skillRead)
 	s.mux.HandleFunc("POST /skills/install/confirm", s.skillInstall)
 }
@@ -138,7 +147,24 @@ func (s *Server) skillPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, "skill", "skill:"+name, skillContent(name, text))
+	learned, err := s.o.Skills.Learned(r.Context(), name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, "skill", "skill:"+name, skillContent(csrfFrom(r), name, text, learned))
+}
+
+// skillForget removes one word learned for a skill (the form's word), or
+// all of them when the form names none.
+func (s *Server) skillForget(w http.ResponseWriter, r *http.Request) {
+	if s.o.Skills == nil {
+		s.unavailable(w, r, "The Skills tab")
+		return
+	}
+	name := r.PathValue("name")
+	note, err := s.o.Skills.Forget(r.Context(), name, strings.TrimSpace(r.PostFormValue("word")))
+	s.finish(w, r, "/skills/"+url.PathEscape(name), note, err)
 }
 
 // skillSwitch turns a skill on or off; htmx gets the row back alone.

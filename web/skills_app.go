@@ -68,6 +68,22 @@ func (t skillsTab) Show(ctx context.Context, agent, name string) (string, error)
 	return strings.TrimSpace(s.Text()), nil
 }
 
+func (t skillsTab) Learned(ctx context.Context, name string) ([]MCPLearned, error) {
+	list, err := t.in.LearnedWords(ctx, store.LearnedSkill, name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]MCPLearned, len(list))
+	for i, l := range list {
+		out[i] = MCPLearned{Word: l.Label, Turns: l.Turns, Ignored: l.Ignored}
+	}
+	return out, nil
+}
+
+func (t skillsTab) Forget(ctx context.Context, name, word string) (string, error) {
+	return t.in.ForgetLearned(ctx, store.LearnedSkill, name, word)
+}
+
 func (t skillsTab) Switch(ctx context.Context, name string, on bool) (string, error) {
 	sw, err := t.in.SwitchSkill(ctx, store.DefaultAgent, name, on)
 	if err != nil {

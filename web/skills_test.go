@@ -23,6 +23,8 @@ type skillBook struct {
 	mu        sync.Mutex
 	rows      []SkillRow
 	installed []SkillSource
+	learned   map[string][]MCPLearned
+	forgot    []string // "skill word" of each Forget
 }
 
 func newSkillBook() *skillBook {
@@ -75,6 +77,19 @@ func (b *skillBook) Promote(_ context.Context, agent, name string) (string, erro
 
 func (b *skillBook) Remove(_ context.Context, name string) (string, error) {
 	return "Removed skill:" + name + ".", nil
+}
+
+func (b *skillBook) Learned(_ context.Context, name string) ([]MCPLearned, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.learned[name], nil
+}
+
+func (b *skillBook) Forget(_ context.Context, name, word string) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.forgot = append(b.forgot, name+" "+word)
+	return "The skill " + name + " no longer enters a turn on \"" + word + "\".", nil
 }
 
 // postWith sends a prepared POST with the session.
@@ -215,5 +230,31 @@ func TestSkillsTabUnavailableW1(t *testing.T) {
 	d := newDashboard(t, Options{})
 	if res, _ := d.get(t, "/skills", d.signIn(t)); res.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("answered %s", res.Status)
+	}
+}
+
+// TestSkillPageListsAndForgetsLearnedWordsC9: a skill's page lists the
+// words learned for it, each with a Remove button that posts that word,
+// and a button that forgets them all; a skill without any shows none.
+func TestSkillPageListsAndForgetsLearnedWordsC9(t *testing.T) {
+	book := newSkillBook()
+	book.learned = map[string][]MCPLearned{"dictate": {{Word: "bewerbung", Turns: 2}, {Word: "kanzlei", Turns: 1, Ignored: 2}}}
+	d := newDashboard(t, Options{Skills: book})
+	sess := d.signIn(t)
+	_, body := d.get(t, "/skills/dictate", sess)
+	wantIn(t, "the skill's page", body, `id="skill-learned"`, `data-word="bewerbung"`, "(2 turns)", `data-word="kanzlei"`, "(1 turn, offered and ignored 2 times)",
+		`action="/skills/dictate/forget"`, `name="word" value="kanzlei"`, "Forget them all")
+	if _, other := d.get(t, "/skills/morning-brief", sess); strings.Contains(other, `id="skill-learned"`) {
+		t.Error("a skill with no learned words lists some")
+	}
+	csrf := csrfOf(sess.Value)
+	for _, word := range []string{"kanzlei", ""} {
+		res, _ := d.postWith(t, "/skills/dictate/forget", formType, encoded(url.Values{"csrf": {csrf}, "word": {word}}), sess, nil)
+		if note := noteOf(res); res.StatusCode != http.StatusSeeOther || !strings.Contains(note, "no longer enters a turn") {
+			t.Errorf("forgetting %q: %s, note %q", word, res.Status, note)
+		}
+	}
+	if got := strings.Join(book.forgot, "|"); got != "dictate kanzlei|dictate " {
+		t.Errorf("the backend was asked to forget %q", got)
 	}
 }

@@ -127,7 +127,7 @@ func routingFromConfig(c *catalog.Catalog, cfg config.Config) error {
 // Learned gives the catalog the words the gate learned (C9), for one
 // server or, with server "", for all of them.
 func Learned(ctx context.Context, c *catalog.Catalog, db store.LearnedWords, server string) error {
-	all, err := db.LearnedWords(ctx)
+	all, err := db.LearnedWords(ctx, store.LearnedServer)
 	if err != nil {
 		return err
 	}
@@ -135,16 +135,22 @@ func Learned(ctx context.Context, c *catalog.Catalog, db store.LearnedWords, ser
 		if server != "" && id != server {
 			continue
 		}
-		words := make([]catalog.LearnedWord, len(list))
-		for i, w := range list {
-			words[i] = catalog.LearnedWord{Stem: w.Word, Label: w.Label, Turns: w.Turns}
-		}
-		c.SetLearned(id, words)
+		c.SetLearned(id, LearnedOf(list))
 	}
 	if server != "" && len(all[server]) == 0 {
 		c.SetLearned(server, nil)
 	}
 	return nil
+}
+
+// LearnedOf is what the gate and the skill scorer read of stored learned
+// words.
+func LearnedOf(list []store.LearnedWord) []catalog.LearnedWord {
+	words := make([]catalog.LearnedWord, len(list))
+	for i, w := range list {
+		words[i] = catalog.LearnedWord{Stem: w.Word, Label: w.Label, Turns: w.Turns, Ignored: w.Ignored}
+	}
+	return words
 }
 
 // cardsFromOwner gives servers the usage cards the owner edited on the

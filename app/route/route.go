@@ -41,6 +41,9 @@ type Skill struct {
 	// Tie, when this manual tied with another of its kind, says which
 	// won and why; the loser's entry is "none" (C5).
 	Tie *catalog.Tie `json:"tie,omitempty"`
+	// Learned are the words learned for the skill from the owner's turns
+	// that the message says (C9): part of its score.
+	Learned []string `json:"learned,omitempty"`
 }
 
 // Planner explains the turns of one agent.
@@ -104,7 +107,7 @@ func (p Planner) Skills(msg string) (out []Skill, manuals []string) {
 		manuals = []string{lead}
 	}
 	for _, m := range ms {
-		rs := Skill{ID: m.ID(), Score: math.Round(m.Score*1000) / 1000, Entry: string(m.Entry)}
+		rs := Skill{ID: m.ID(), Score: math.Round(m.Score*1000) / 1000, Entry: string(m.Entry), Learned: m.Learned}
 		if skills.InTie(m, tie) {
 			rs.Tie = tie
 			if skills.LostTie(m, tie) {

@@ -48,6 +48,9 @@ func WriteText(w io.Writer, ex Explanation) {
 		if sk.Tie != nil && sk.Plugin != nil {
 			fmt.Fprintf(w, "  (%s)", sk.Tie.String(*sk.Plugin))
 		}
+		if len(sk.Learned) > 0 {
+			fmt.Fprintf(w, "  (%s)", LearnedText(sk.Learned))
+		}
 		fmt.Fprintln(w)
 	}
 }
@@ -65,4 +68,13 @@ func writeWithheld(w io.Writer, groups []Withheld) {
 		}
 		fmt.Fprintf(w, "  %s: %s%s\n", g.Reason, strings.Join(g.IDs, ", "), more)
 	}
+}
+
+// LearnedText says which learned words of a skill the message says:
+// "learned word: holzern", "learned words: a, b".
+func LearnedText(words []string) string {
+	if len(words) == 1 {
+		return "learned word: " + words[0]
+	}
+	return "learned words: " + strings.Join(words, ", ")
 }

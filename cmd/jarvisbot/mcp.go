@@ -14,6 +14,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog/mcphost"
 	"github.com/jarvisbot/jarvisbot/internal/appkey"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 const mcpUsage = `mcp add NAME [--env K=V]... [--header "K: V"]... [--timeout 30s] [--trusted] -- COMMAND [ARGS...]
@@ -123,7 +124,7 @@ func (m mcpCmd) run(ctx context.Context, pos, command []string, f mcpFlags) erro
 		if len(pos) == 3 {
 			word = pos[2]
 		}
-		said, err := m.in.ForgetLearned(ctx, pos[1], word)
+		said, err := m.in.ForgetLearned(ctx, store.LearnedServer, pos[1], word)
 		if err != nil {
 			return err
 		}
@@ -305,7 +306,7 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	}
 	w := m.a.stdout
 	fmt.Fprint(w, d.Settings.Text())
-	learned, err := m.in.LearnedWords(ctx, name)
+	learned, err := m.in.LearnedWords(ctx, store.LearnedServer, name)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-const skillsUsage = "skills list [--agent NAME] [--json] | show NAME | on NAME | off NAME | install PATH|URL [--yes] | promote NAME --agent AGENT | remove NAME"
+const skillsUsage = "skills list [--agent NAME] [--json] | show NAME | on NAME | off NAME | install PATH|URL [--yes] | promote NAME --agent AGENT | remove NAME | forget NAME [WORD]"
 
 // cmdSkills: the owner's view of every skill (S1-S7).
 func cmdSkills(ctx context.Context, a *cli, args []string) error {
@@ -31,7 +31,8 @@ func cmdSkills(ctx context.Context, a *cli, args []string) error {
 	switch {
 	case sub == "list" && len(pos) == 1:
 	case (sub == "show" || sub == "on" || sub == "off" || sub == "install" || sub == "promote" || sub == "remove") && len(pos) == 2:
-	case sub == "list", sub == "show", sub == "on", sub == "off", sub == "install", sub == "promote", sub == "remove":
+	case sub == "forget" && (len(pos) == 2 || len(pos) == 3):
+	case sub == "forget", sub == "list", sub == "show", sub == "on", sub == "off", sub == "install", sub == "promote", sub == "remove":
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", skillsUsage)
 	default:
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "unknown skills subcommand %q: use %s", sub, skillsUsage)
@@ -53,6 +54,8 @@ func cmdSkills(ctx context.Context, a *cli, args []string) error {
 		return sk.install(ctx, pos[1], *yes)
 	case "promote":
 		return sk.promote(ctx, pos[1])
+	case "forget":
+		return sk.forget(ctx, pos[1:])
 	}
 	return sk.remove(ctx, pos[1])
 }
@@ -111,6 +114,23 @@ func (sk skillCmd) show(ctx context.Context, name string) error {
 		return err
 	}
 	fmt.Fprint(sk.a.stdout, s.Text())
+	if len(s.Learned) > 0 {
+		fmt.Fprintf(sk.a.stdout, "\n(jarvisbot skills forget %s [WORD] removes the learned words)\n", s.Skill.Name)
+	}
+	return nil
+}
+
+// forget removes one word learned for a skill, or all of them.
+func (sk skillCmd) forget(ctx context.Context, args []string) error {
+	word := ""
+	if len(args) == 2 {
+		word = args[1]
+	}
+	said, err := sk.in.ForgetLearned(ctx, store.LearnedSkill, args[0], word)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(sk.a.stdout, said)
 	return nil
 }
 

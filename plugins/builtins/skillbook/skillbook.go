@@ -187,7 +187,7 @@ func (b *Book) use(ctx context.Context, name string) (catalog.Output, error) {
 	}
 	for _, s := range all {
 		if s.Name == name {
-			out := catalog.Output{Text: fmt.Sprintf("skill %s: %s\n\n%s", s.Name, s.Description, strings.TrimSpace(s.Body))}
+			out := catalog.Output{Text: fmt.Sprintf("skill %s: %s\n\n%s", s.Name, s.Description, strings.TrimSpace(s.Body)), Skills: []string{s.Name}}
 			if s.Plugin != "" {
 				out.Services = []string{s.Plugin}
 			}

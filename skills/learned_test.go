@@ -1,0 +1,64 @@
+package skills
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot/catalog"
+)
+
+// TestScorerLearnsTheOwnersWordsC9S4: a skill learns the owner's words,
+// and a message in them ranks it, explained as learned; on learned words
+// alone an instruction-only skill joins, never takes the turn over, while
+// its author's words still let it; a background skill stays offered by
+// name; words learned for one skill bring no other; the skills of the
+// list given are not changed.
+func TestScorerLearnsTheOwnersWordsC9S4(t *testing.T) {
+	set := rankSet()
+	learned := map[string][]catalog.LearnedWord{
+		"humanizer":       catalog.LearnableWords("Mach mein Bewerbungsschreiben für die Kanzlei weniger hölzern"),
+		"nightly-backup":  catalog.LearnableWords("Kopier das Fotoalbum auf die Festplatte"),
+		"google-calendar": catalog.LearnableWords("Wann ist Elternabend?"),
+	}
+	with := WithLearned(set, learned)
+	if len(set[2].Learned) != 0 || len(with[2].Learned) == 0 {
+		t.Fatalf("WithLearned changed the given skill or gave the copy nothing: %+v / %+v", set[2].Learned, with[2].Learned)
+	}
+	r := NewRanker(with)
+	tests := []struct {
+		msg     string
+		want    string
+		entry   Entry
+		learned string
+	}{
+		{"Das Bewerbungsschreiben klingt hölzern", "humanizer", EntryJoin, "holzern"},
+		{"Make my cover letter sound human, it is hölzern", "humanizer", EntryTakeOver, "holzern"},
+		{"Ist das Fotoalbum schon auf der Festplatte?", "nightly-backup", EntryOffer, "fotoalbum"},
+		{"Verschieb den Elternabend auf Donnerstag", "google-calendar", EntryJoin, "elternabend"},
+	}
+	for _, tt := range tests {
+		ms := r.Rank(tt.msg, nil)
+		if len(ms) == 0 || ms[0].Skill.Name != tt.want || ms[0].Entry != tt.entry || !slices.Contains(ms[0].Learned, tt.learned) {
+			t.Errorf("%q: got %+v, want %s first with %s, learned %q", tt.msg, ms, tt.want, tt.entry, tt.learned)
+		}
+		for _, m := range ms[1:] {
+			if len(m.Learned) > 0 {
+				t.Errorf("%q: %s matched the words learned for another skill: %v", tt.msg, m.ID(), m.Learned)
+			}
+		}
+	}
+	before := NewRanker(set)
+	if ms := before.Rank("Das Bewerbungsschreiben klingt hölzern", nil); len(ms) > 0 && ms[0].Entry != EntryNone {
+		t.Errorf("before learning, the message already brings %s (%s): nothing to show", ms[0].ID(), ms[0].Entry)
+	}
+	// The cache gives the learned words of this turn's list, not of the
+	// list it first indexed.
+	var c RankerCache
+	c.Ranker(set)
+	if ms := c.Ranker(with).Rank("Das Bewerbungsschreiben klingt hölzern", nil); len(ms) == 0 || ms[0].Skill.Name != "humanizer" {
+		t.Errorf("a cached index lost the learned words: %+v", ms)
+	}
+	if ms := c.Ranker(set).Rank("Das Bewerbungsschreiben klingt hölzern", nil); len(ms) > 0 && ms[0].Entry != EntryNone {
+		t.Errorf("forgotten words still rank %s", ms[0].ID())
+	}
+}
