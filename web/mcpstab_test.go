@@ -46,6 +46,8 @@ func TestMCPRowAnswerM1(t *testing.T) {
 			MCPRow{Name: "a", On: true, Answer: "down: exited"}},
 		{"starting", app.ServerRow{Name: "a", Enabled: true, Running: &app.Running{Started: true, State: mcphost.StateStarting}},
 			MCPRow{Name: "a", On: true, Answer: "starting"}},
+		{"idle keeps its listed tools", app.ServerRow{Name: "a", Enabled: true, Tools: 7, Running: &app.Running{Started: true, State: mcphost.StateIdle, Tools: 7}},
+			MCPRow{Name: "a", On: true, Tools: 7, Answer: "idle: starts when a request needs it (its tools are offered as last listed)"}},
 	} {
 		if got := mcpRowOf(tc.row); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
