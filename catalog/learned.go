@@ -312,6 +312,28 @@ func determiner(fold string) bool {
 // Grammar and kinds of request, not a service's words.
 // stop marks the function words of the message.
 func askedInGeneral(lex *words.Lexicon, stop []bool, toks []words.Token) bool {
+	return askedFor(lex, stop, toks, true)
+}
+
+// AsksForKnowledge reports whether a message asks for knowledge rather
+// than for something of the owner's, as the gate reads it for learned
+// words (askedInGeneral), a request for a text aside: the skill scorer
+// does not count learned words in such a message, though making texts
+// is what many skills are for.
+func AsksForKnowledge(msg string) bool {
+	var z words.Tokenizer
+	lex := words.Default()
+	toks := z.Tokenize(msg)
+	stop := make([]bool, len(toks))
+	for i, t := range toks {
+		stop[i] = lex.Class(t.Stem) == words.Stop
+	}
+	return askedFor(lex, stop, toks, false)
+}
+
+// askedFor is askedInGeneral, with a request for a text counted when
+// texts is set.
+func askedFor(lex *words.Lexicon, stop []bool, toks []words.Token, texts bool) bool {
 	gw := generalWords()
 	for i, t := range toks {
 		switch gw[t.Stem] {
@@ -322,7 +344,7 @@ func askedInGeneral(lex *words.Lexicon, stop []bool, toks []words.Token) bool {
 		case generalKnowledge, generalHedge:
 			return true
 		case generalText:
-			if ofAKind(stop, toks, i) {
+			if texts && ofAKind(stop, toks, i) {
 				return true
 			}
 		}

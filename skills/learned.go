@@ -93,6 +93,12 @@ func (r *Ranker) withLearned(msg string, own []lexrank.Hit, out []Match) []Match
 	if len(learned) == 0 {
 		return out
 	}
+	// As in the MCP gate, a message that asks for knowledge ("Why …",
+	// "the history of …", "how do you …") is no request the owner taught
+	// a skill; one that asks for a text may well be.
+	if catalog.AsksForKnowledge(msg) {
+		return out
+	}
 	stems := messageStems(msg)
 	for _, h := range learned {
 		s := r.skills[h.Doc]

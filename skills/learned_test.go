@@ -62,3 +62,31 @@ func TestScorerLearnsTheOwnersWordsC9S4(t *testing.T) {
 		t.Errorf("forgotten words still rank %s", ms[0].ID())
 	}
 }
+
+// TestLearnedWordsDoNotCountInQuestionsOfKnowledgeC9: a message that asks
+// for knowledge brings no skill on learned words, as the MCP gate offers
+// no service on them; one that asks for a text in them still may.
+func TestLearnedWordsDoNotCountInQuestionsOfKnowledgeC9(t *testing.T) {
+	r := NewRanker(WithLearned(rankSet(), map[string][]catalog.LearnedWord{
+		"humanizer": catalog.LearnableWords("Mach mein Bewerbungsschreiben weniger hölzern"),
+	}))
+	for _, tt := range []struct {
+		msg   string
+		enter bool
+	}{
+		{"Das Bewerbungsschreiben klingt hölzern", true},
+		{"Warum klingt ein Bewerbungsschreiben oft hölzern?", false},
+		{"Explain the history of the Bewerbungsschreiben", false},
+		{"Schreib ein Gedicht über mein Bewerbungsschreiben", true},
+	} {
+		entered := false
+		for _, m := range r.Rank(tt.msg, nil) {
+			if m.Skill.Name == "humanizer" && m.Entry != EntryNone {
+				entered = true
+			}
+		}
+		if entered != tt.enter {
+			t.Errorf("%q: humanizer entered %v, want %v", tt.msg, entered, tt.enter)
+		}
+	}
+}
