@@ -266,9 +266,15 @@ func (c *Console) Send(_ context.Context, m channels.Outgoing) (string, error) {
 	if len(flat) > 0 {
 		b.WriteString("\n")
 	}
+	// The mark is taken before the prompt goes out: an owner (or a test)
+	// who answers as soon as it shows may be read before a mark taken
+	// after it, and be told the answer came early. A line read between
+	// the two was typed before the prompt could be seen; only one read in
+	// those microseconds would be taken as an answer.
+	mark := c.in.Mark()
 	_, err := io.WriteString(c.out, b.String())
 	if len(flat) > 0 {
-		c.ask(question{id: id, buttons: flat, shownAt: c.in.Mark()}) // after the prompt is out
+		c.ask(question{id: id, buttons: flat, shownAt: mark})
 	}
 	return id, err
 }

@@ -28,8 +28,9 @@ type Reader struct {
 func NewReader(r io.Reader) *Reader { return &Reader{r: r} }
 
 // Mark returns the number of reads done so far: a line whose Seq is
-// greater came after the caller took the mark. Take it after the prompt is
-// written, and an approval is answered only by what was typed after it.
+// greater came after the caller took the mark. Take it just before the
+// prompt is written, and an approval is answered only by what was read
+// after it.
 func (rd *Reader) Mark() uint64 { return rd.reads.Load() }
 
 // After reports whether a line arrived after mark.
