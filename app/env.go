@@ -79,23 +79,45 @@ func (a *Env) OpenStore(ctx context.Context, cfg config.Config) (*sqlstore.DB, e
 // openWithCatalog opens the store once and assembles the catalog from it:
 // serve's start, where BuildCatalog and OpenStoreWith would open, check and
 // close the store twice on the way to the owner being reachable.
-func (a *Env) openWithCatalog(ctx context.Context, cfg config.Config) (*sqlstore.DB, *catalog.Catalog, error) {
+func (a *Env) openWithCatalog(ctx context.Context, cfg config.Config) (*sqlstore.DB, *catalog.Catalog, []store.MCPServer, error) {
 	if err := PrivateDataDir(cfg); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	db, err := sqlstore.Open(ctx, StoreTarget(cfg))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: db})
+	read := &serversRead{DB: db}
+	c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: read})
 	if err == nil {
 		err = agents.Seed(ctx, db, configuredAgents(cfg), ConfigName(cfg), func() (agents.Focuser, error) { return FocusOn(c.View(), cfg.DataDir), nil })
 	}
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return db, c, nil
+	return db, c, read.servers, nil
+}
+
+// serversRead is the store as the catalog is assembled from it at start,
+// keeping the MCP servers it read: serve plans them from the same rows
+// instead of reading every stored tool list a second time (~4 ms and
+// their size in garbage before the owner is reachable).
+type serversRead struct {
+	*sqlstore.DB
+	servers []store.MCPServer
+	read    bool
+}
+
+func (r *serversRead) MCPServers(ctx context.Context) ([]store.MCPServer, error) {
+	if !r.read {
+		list, err := r.DB.MCPServers(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.servers, r.read = list, true
+	}
+	return r.servers, nil
 }
 
 // openStoreWith is openStore for a command that has its catalog already:

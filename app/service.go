@@ -300,7 +300,7 @@ func (s *Service) Resume(ctx context.Context) error {
 // them); orphan of a decision that no waiting turn took (a request from
 // before a restart), whose turn the caller continues.
 func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Logger, notify, orphan func(store.Approval)) (*Service, error) {
-	db, c, err := a.openWithCatalog(ctx, cfg)
+	db, c, servers, err := a.openWithCatalog(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +315,7 @@ func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Log
 		}
 		s.tellAttention(s.work, plugin, err)
 	})
-	if err := s.planServers(ctx); err != nil {
+	if err := s.planServers(servers); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -403,14 +403,11 @@ func (a *Env) NewHost(ctx context.Context, cfg config.Config, c *catalog.Catalog
 	})
 }
 
-// planServers lists the enabled MCP servers for connect, each hidden from
-// the catalog until it answers; a plugin's server that signs in goes
-// through the plugin's sign-in.
-func (s *Service) planServers(ctx context.Context) error {
-	servers, err := s.DB.MCPServers(ctx)
-	if err != nil {
-		return err
-	}
+// planServers lists the enabled MCP servers for connect (servers, as the
+// catalog was built from them), each hidden from the catalog until it
+// answers; a plugin's server that signs in goes through the plugin's
+// sign-in.
+func (s *Service) planServers(servers []store.MCPServer) error {
 	idle := s.Config.IdleMCP() > 0
 	for _, srv := range servers {
 		if !srv.Enabled {
