@@ -1,34 +1,11 @@
 package catalog_test
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
-
-// readJSONL reads one JSON value a line of a testdata/replay file.
-func readJSONL[T any](t *testing.T, name string) []T {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "replay", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, v)
-	}
-	return out
-}
 
 type replayPair struct{ Server, First, Second string }
 
@@ -52,8 +29,8 @@ func (f replayFigures) pct(n int) float64 { return 100 * float64(n) / float64(f.
 // requests and the hard negatives are routed before and after.
 func replay(t *testing.T, pairsFile, negativesFile string) replayFigures {
 	t.Helper()
-	pairs := readJSONL[replayPair](t, pairsFile)
-	negatives := readJSONL[replayNegative](t, negativesFile)
+	pairs := fixtures.Replay[replayPair](t, pairsFile)
+	negatives := fixtures.Replay[replayNegative](t, negativesFile)
 	c := loadSnapshot(t, "catalog-extended.json")
 	offers := func(msg string) map[string]bool {
 		out := map[string]bool{}

@@ -1,37 +1,11 @@
 package skills
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
-
-// readReplay reads one JSON value a line of a testdata/replay file.
-func readReplay[T any](t *testing.T, name string) []T {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "replay", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return out
-}
 
 // entering are the skills a ranking lets into the turn.
 func entering(ms []Match) map[string]Entry {
@@ -56,8 +30,8 @@ func entering(ms []Match) map[string]Entry {
 func TestReplaySkillLearning(t *testing.T) {
 	type pair struct{ Skill, First, Second string }
 	type negative struct{ Text string }
-	pairs := readReplay[pair](t, "skill_pairs.jsonl")
-	negatives := append(readReplay[negative](t, "skill_negatives.jsonl"), readReplay[negative](t, "negatives.jsonl")...)
+	pairs := fixtures.Replay[pair](t, "skill_pairs.jsonl")
+	negatives := append(fixtures.Replay[negative](t, "skill_negatives.jsonl"), fixtures.Replay[negative](t, "negatives.jsonl")...)
 	list, err := Shipped()
 	if err != nil {
 		t.Fatal(err)
