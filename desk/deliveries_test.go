@@ -63,7 +63,12 @@ func TestRetryLooksOnlyAfterAReplyWasKept(t *testing.T) {
 	plat.mu.Unlock()
 	f.Push(fakellm.Step{Text: "kept answer"})
 	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "tell me"})
-	waitFor(t, "the kept reply", func() (bool, any) { u, err := lc.DB.Undelivered(ctx); return len(u) == 1, fmt.Sprint(u, err) })
+	// The reply is in the store before the desk marks it kept: wait for
+	// both, or the first retry below could run between the two.
+	waitFor(t, "the kept reply", func() (bool, any) {
+		u, err := lc.DB.Undelivered(ctx)
+		return len(u) == 1 && d.kept.Load(), fmt.Sprint(u, err)
+	})
 	d.RetryUndelivered(ctx) // the platform still fails: kept for the next tick
 	plat.mu.Lock()
 	plat.fail = false
