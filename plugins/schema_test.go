@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/jarvisbot/jarvisbot"
 )
 
 // TestSchemasNameEveryFieldP1: plugin.schema.json and mcp.schema.json
@@ -133,5 +135,42 @@ func TestShippedPluginsPassTheirSchemas(t *testing.T) {
 		if !reflect.DeepEqual(full, p) {
 			t.Errorf("%s reads differently with the schemas checked:\n%+v\nwithout:\n%+v", p.Dir, full, p)
 		}
+	}
+}
+
+// TestShippedFoldersAreNamedLikeTheirPlugins: ShippedNames and
+// ShippedPlugin find a shipped plugin by its folder, which holds only while
+// every folder is named like its plugin; ShippedPlugin reads it as Shipped
+// does, and says there is none for a name the store lacks.
+func TestShippedFoldersAreNamedLikeTheirPlugins(t *testing.T) {
+	all, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := ShippedNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != len(all) {
+		t.Fatalf("ShippedNames lists %d plugins, Shipped reads %d", len(names), len(all))
+	}
+	for i, p := range all {
+		if p.Dir != p.Manifest.Name || names[i] != p.Manifest.Name {
+			t.Errorf("plugin %q lives in folder %q (listed as %q): a shipped plugin's folder is named like it", p.Manifest.Name, p.Dir, names[i])
+		}
+		one, err := ShippedPlugin(p.Manifest.Name)
+		if err != nil {
+			t.Errorf("ShippedPlugin(%q): %v", p.Manifest.Name, err)
+		} else if !reflect.DeepEqual(one, p) {
+			t.Errorf("ShippedPlugin(%q) reads differently from Shipped", p.Manifest.Name)
+		}
+	}
+	for _, name := range []string{"no-such-plugin", "../shipped", ""} {
+		if _, err := ShippedPlugin(name); err == nil {
+			t.Errorf("ShippedPlugin(%q) found a plugin", name)
+		}
+	}
+	if _, err := ShippedPlugin("no-such-plugin"); jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+		t.Errorf("ShippedPlugin of a missing plugin: %v, want not found", err)
 	}
 }

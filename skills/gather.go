@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 
+	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/namedir"
 	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/internal/visible"
@@ -74,12 +77,36 @@ type Scope struct {
 	// General are the shipped general skills; nil reads them from the
 	// binary (the service reads them once and passes them in).
 	General []*Skill
-	// Manuals are the plugin collection's manuals by plugin name; those of
-	// Connected plugins are on (S2). ConnectAll treats every plugin as
-	// connected, for evaluation.
-	Manuals    map[string]*Skill
+	// Manuals are the plugin collection's manuals; those of Connected
+	// plugins are on (S2). ConnectAll treats every plugin as connected,
+	// for evaluation.
+	Manuals    ManualSource
 	Connected  map[string]bool
 	ConnectAll bool
+}
+
+// ManualSource is a plugin collection's manuals by plugin name. A manual is
+// named like its plugin (its folder is), so a plugin's name is its
+// manual's.
+type ManualSource interface {
+	// Plugins names every plugin of the collection.
+	Plugins() []string
+	// Manual is the plugin's manual, or why it cannot be read.
+	Manual(plugin string) (*Skill, error)
+}
+
+// ManualMap is a collection's manuals read already.
+type ManualMap map[string]*Skill
+
+// Plugins names the map's plugins.
+func (m ManualMap) Plugins() []string { return slices.Collect(maps.Keys(m)) }
+
+// Manual is the plugin's manual; ENOTFOUND for a plugin the map lacks.
+func (m ManualMap) Manual(plugin string) (*Skill, error) {
+	if s, ok := m[plugin]; ok {
+		return s, nil
+	}
+	return nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no plugin %s in the collection", plugin)
 }
 
 // Gather lists every skill a turn of the scope's agent could draw on, in
@@ -90,7 +117,14 @@ type Scope struct {
 // wins over every default. Broken skill files are reported on warn and
 // left out. The list is sorted by name.
 func Gather(ctx context.Context, sw Switches, sc Scope, warn io.Writer) ([]Available, error) {
-	all, err := sc.candidates(warn)
+	return sc.gather(ctx, sw, warn, false)
+}
+
+// gather is Gather; onlyOn reads no manual of a plugin that is not
+// connected (Enabled leaves it out anyway): it stands in the list by its
+// name alone, which still replaces an earlier skill of that name.
+func (sc Scope) gather(ctx context.Context, sw Switches, warn io.Writer, onlyOn bool) ([]Available, error) {
+	all, err := sc.candidates(warn, onlyOn)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +151,7 @@ func Gather(ctx context.Context, sw Switches, sc Scope, warn io.Writer) ([]Avail
 
 // candidates lists the scope's skills in rising precedence, before the
 // owner's switches and before a name's later skill replaces the earlier.
-func (sc Scope) candidates(warn io.Writer) ([]Available, error) {
+func (sc Scope) candidates(warn io.Writer, onlyOn bool) ([]Available, error) {
 	general := sc.General
 	if general == nil {
 		var err error
@@ -129,16 +163,26 @@ func (sc Scope) candidates(warn io.Writer) ([]Available, error) {
 	for _, s := range general {
 		all = append(all, Available{Skill: s, Source: SourceShipped, On: true})
 	}
-	plugins := make([]string, 0, len(sc.Manuals))
-	for id := range sc.Manuals {
-		plugins = append(plugins, id)
+	var plugins []string
+	if sc.Manuals != nil {
+		plugins = slices.Sorted(slices.Values(sc.Manuals.Plugins()))
 	}
-	sort.Strings(plugins)
 	for _, id := range plugins {
-		e := Available{Skill: sc.Manuals[id], Source: SourceManual, On: sc.ConnectAll || sc.Connected[id]}
+		e := Available{Source: SourceManual, On: sc.ConnectAll || sc.Connected[id]}
 		if !e.On {
 			e.Why = WhyNotInstalled
 		}
+		if !e.On && onlyOn {
+			e.Skill = &Skill{Name: id, Plugin: id}
+			all = append(all, e)
+			continue
+		}
+		m, err := sc.Manuals.Manual(id)
+		if err != nil {
+			fmt.Fprintf(warn, "jarvisbot: skipping the manual of plugin %s: %v\n", visible.Text(id), err)
+			continue
+		}
+		e.Skill = m
 		all = append(all, e)
 	}
 	type folder struct {
@@ -163,7 +207,7 @@ func (sc Scope) candidates(warn io.Writer) ([]Available, error) {
 
 // Enabled returns the skills that are on for the scope (S2, S5, S7).
 func Enabled(ctx context.Context, sw Switches, sc Scope, warn io.Writer) ([]*Skill, error) {
-	all, err := Gather(ctx, sw, sc, warn)
+	all, err := sc.gather(ctx, sw, warn, true)
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,15 @@ package skills_test
 import (
 	"bytes"
 	"context"
-	"github.com/jarvisbot/jarvisbot/skills"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/skills"
 )
 
 type switches map[string]bool
@@ -40,7 +44,7 @@ func TestGatherPrecedenceS2S5S7(t *testing.T) {
 	writeSkillFile(t, own, "broken", "no front matter")
 	writeSkillFile(t, skills.AgentDir(data, "ops").Path(), "mine", plainSkill("mine", "ops words"))
 	writeSkillFile(t, skills.AgentDir(data, "ops").Path(), "agentonly", plainSkill("agentonly", "agent"))
-	manuals := map[string]*skills.Skill{
+	manuals := skills.ManualMap{
 		"asana": {Name: "asana", Plugin: "asana"},
 		"box":   {Name: "box", Plugin: "box"},
 	}
@@ -85,6 +89,68 @@ func TestGatherPrecedenceS2S5S7(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "asana,box,humanizer,mine,morning-brief" {
 		t.Errorf("enabled with every plugin connected and no agent: %v", names)
+	}
+}
+
+// shelf is a collection whose manuals are read when asked for, recording
+// which were; broken names a plugin whose manual cannot be read.
+type shelf struct {
+	skills.ManualMap
+	broken string
+	asked  []string
+}
+
+func (s *shelf) Plugins() []string {
+	return append(s.ManualMap.Plugins(), s.broken)
+}
+
+func (s *shelf) Manual(plugin string) (*skills.Skill, error) {
+	s.asked = append(s.asked, plugin)
+	if plugin == s.broken {
+		return nil, errors.New("its SKILL.md has no front matter")
+	}
+	return s.ManualMap.Manual(plugin)
+}
+
+// TestEnabledReadsOnlyConnectedManualsS2: a turn's skills read the manuals
+// of connected plugins alone, and are the ones Gather has on: a manual of
+// a plugin not connected still replaces the shipped skill of its name, and
+// one that cannot be read is reported and left out.
+func TestEnabledReadsOnlyConnectedManualsS2(t *testing.T) {
+	manuals := &shelf{ManualMap: skills.ManualMap{
+		"asana":     {Name: "asana", Plugin: "asana"},
+		"box":       {Name: "box", Plugin: "box"},
+		"humanizer": {Name: "humanizer", Plugin: "humanizer"},
+	}, broken: "figma"}
+	general := []*skills.Skill{{Name: "humanizer"}, {Name: "morning-brief"}}
+	sc := skills.Scope{DataDir: t.TempDir(), General: general, Manuals: manuals, Connected: map[string]bool{"asana": true, "figma": true}}
+	var warn bytes.Buffer
+	on, err := skills.Enabled(context.Background(), switches{}, sc, &warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(manuals.asked)
+	if got := strings.Join(manuals.asked, ","); got != "asana,figma" {
+		t.Errorf("manuals read for the turn: %s, want only the connected plugins' (asana,figma)", got)
+	}
+	if !strings.Contains(warn.String(), "manual of plugin figma") {
+		t.Errorf("the unreadable manual was not reported: %q", warn.String())
+	}
+	all, err := skills.Gather(context.Background(), switches{}, sc, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, gathered []string
+	for _, s := range on {
+		names = append(names, s.Name)
+	}
+	for _, a := range all {
+		if a.On {
+			gathered = append(gathered, a.Skill.Name)
+		}
+	}
+	if strings.Join(names, ",") != "asana,morning-brief" || !slices.Equal(names, gathered) {
+		t.Errorf("enabled %v, gathered on %v; want asana and morning-brief in both (humanizer's manual is off and replaces the shipped one)", names, gathered)
 	}
 }
 

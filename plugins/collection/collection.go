@@ -49,8 +49,8 @@ func (c Collection) SignsIn(plugin string) bool {
 
 // Manuals are the plugins' manuals by plugin name, as skills.Scope takes
 // them.
-func (c Collection) Manuals() map[string]*skills.Skill {
-	out := make(map[string]*skills.Skill, len(c))
+func (c Collection) Manuals() skills.ManualMap {
+	out := make(skills.ManualMap, len(c))
 	for name, p := range c {
 		out[name] = p.Manual
 	}
@@ -97,19 +97,25 @@ func Load(dataDir string, warn io.Writer) (Collection, error) {
 	if err != nil {
 		return nil, err
 	}
+	all.addLocals(dataDir, warn)
+	return all, nil
+}
+
+// addLocals adds the local plugins in <dataDir>/plugins to c, which holds
+// the shipped ones.
+func (c Collection) addLocals(dataDir string, warn io.Writer) {
 	local := LocalDir(dataDir)
 	names, refused, err := local.Names()
 	if err != nil {
 		fmt.Fprintf(warn, "jarvisbot: local plugins not read: %v\n", err)
-		return all, nil
+		return
 	}
 	for _, name := range refused {
 		fmt.Fprintf(warn, "jarvisbot: skipping local plugin folder %s: %v\n", visible.Text(name), local.Check(name))
 	}
 	for _, name := range names {
-		all.addLocal(filepath.Join(local.Path(), name), name, warn)
+		c.addLocal(filepath.Join(local.Path(), name), name, warn)
 	}
-	return all, nil
 }
 
 // addLocal adds the local plugin in dir, or says on warn why it is left out.
