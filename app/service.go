@@ -206,27 +206,40 @@ type Service struct {
 // long it works. The dashboard owns its links; the service only asks.
 type LinkMaker func(ctx context.Context) (link string, ttl time.Duration, err error)
 
-// shippedSkills are the plugin store and the shipped general skills, read
-// once when first needed (a plugin's server at start, else the first
-// turn): start-up does no work it can defer.
+// shippedSkills are the plugin store and the shipped general skills, each
+// read once when first needed (the store for a plugin's server at start,
+// the general skills and the connected plugins' manuals for the first
+// turn): start-up does no work it can defer, and a turn reads no more of
+// the store than its skills.
 type shippedSkills struct {
-	once    sync.Once
-	Config  config.Config
-	Warn    io.Writer
-	manuals map[string]*skills.Skill // the plugin collection's
-	shop    collection.Collection
-	general []*skills.Skill
-	err     error
+	once   sync.Once
+	Config config.Config
+	Warn   io.Writer
+	shop   collection.Collection
+	err    error
+
+	shelfOnce  sync.Once
+	shelf      *collection.Shelf // the store's manuals, as turns read them
+	general    []*skills.Skill
+	generalErr error
 }
 
+// load reads the whole store: every plugin, checked, with its manual.
 func (sh *shippedSkills) load() error {
 	sh.once.Do(func() {
-		if sh.shop, sh.err = collection.Load(sh.Config.DataDir, sh.Warn); sh.err == nil {
-			sh.manuals = sh.shop.Manuals()
-			sh.general, sh.err = skills.Shipped()
-		}
+		sh.shop, sh.err = collection.Load(sh.Config.DataDir, sh.Warn)
 	})
 	return sh.err
+}
+
+// forTurns are the shipped general skills and the store's manuals, read
+// as turns ask for them.
+func (sh *shippedSkills) forTurns() ([]*skills.Skill, *collection.Shelf, error) {
+	sh.shelfOnce.Do(func() {
+		sh.shelf = collection.NewShelf(sh.Config.DataDir, sh.Warn)
+		sh.general, sh.generalErr = skills.Shipped()
+	})
+	return sh.general, sh.shelf, sh.generalErr
 }
 
 // connect starts the MCP servers in the background; their tools join the
@@ -501,10 +514,11 @@ func (s *Service) skillsFor(ctx context.Context, agentName string) ([]*skills.Sk
 	if err != nil {
 		return nil, err
 	}
-	if err := s.shipped.load(); err != nil {
+	general, manuals, err := s.shipped.forTurns()
+	if err != nil {
 		return nil, err
 	}
-	sc := skills.Scope{DataDir: s.Config.DataDir, Agent: agentName, General: s.shipped.general, Manuals: s.shipped.manuals, Connected: on}
+	sc := skills.Scope{DataDir: s.Config.DataDir, Agent: agentName, General: general, Manuals: manuals, Connected: on}
 	list, err := skills.Enabled(ctx, s.DB, sc, s.Warn)
 	if err != nil {
 		return nil, err
