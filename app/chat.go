@@ -44,7 +44,7 @@ func (a *Env) Chat(ctx context.Context, cfg config.Config, o ChatOptions) error 
 	}
 	con := console.New(o.In, o.Out, console.Options{AnswersOnly: o.Once != "", EndKey: DenyKey})
 	s, err := a.OpenSession(ctx, cfg, a.Logger(cfg), SessionOptions{Agent: agentName, ApprovalChat: console.Chat},
-		func(*Service) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
+		func(ReplicaStore) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (a *Env) RunScheduledAtTerminal(ctx context.Context, cfg config.Config, nam
 	}
 	con := console.New(in, out, console.Options{AnswersOnly: true, EndKey: DenyKey})
 	s, err := a.OpenSession(ctx, cfg, log, SessionOptions{Agent: store.DefaultAgent, ApprovalChat: console.Chat},
-		func(*Service) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
+		func(ReplicaStore) ([]channels.Channel, error) { return []channels.Channel{con}, nil })
 	if err != nil {
 		return err
 	}

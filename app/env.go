@@ -78,14 +78,20 @@ func (a *Env) OpenStore(ctx context.Context, cfg config.Config) (*sqlstore.DB, e
 
 // openWithCatalog opens the store once and assembles the catalog from it:
 // serve's start, where BuildCatalog and OpenStoreWith would open, check and
-// close the store twice on the way to the owner being reachable.
-func (a *Env) openWithCatalog(ctx context.Context, cfg config.Config) (*sqlstore.DB, *catalog.Catalog, []store.MCPServer, error) {
+// close the store twice on the way to the owner being reachable. beside,
+// when set, is called with the open store before the catalog is assembled
+// (buildService); what it starts must bear the store closing under it when
+// the catalog cannot be assembled.
+func (a *Env) openWithCatalog(ctx context.Context, cfg config.Config, beside func(*sqlstore.DB)) (*sqlstore.DB, *catalog.Catalog, []store.MCPServer, error) {
 	if err := PrivateDataDir(cfg); err != nil {
 		return nil, nil, nil, err
 	}
 	db, err := sqlstore.Open(ctx, StoreTarget(cfg))
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if beside != nil {
+		beside(db)
 	}
 	read := &serversRead{DB: db}
 	c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: read})

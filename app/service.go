@@ -313,7 +313,15 @@ func (s *Service) Resume(ctx context.Context) error {
 // them); orphan of a decision that no waiting turn took (a request from
 // before a restart), whose turn the caller continues.
 func (a *Env) BuildService(ctx context.Context, cfg config.Config, log *slog.Logger, notify, orphan func(store.Approval)) (*Service, error) {
-	db, c, servers, err := a.openWithCatalog(ctx, cfg)
+	return a.buildService(ctx, cfg, log, notify, orphan, nil)
+}
+
+// buildService is BuildService; beside, when set, is called with the store
+// as soon as it is open, and runs beside the catalog's assembly: serve
+// builds its channels there (a Telegram bot asks the platform who it is),
+// so that neither waits for the other before the owner is reachable.
+func (a *Env) buildService(ctx context.Context, cfg config.Config, log *slog.Logger, notify, orphan func(store.Approval), beside func(*sqlstore.DB)) (*Service, error) {
+	db, c, servers, err := a.openWithCatalog(ctx, cfg, beside)
 	if err != nil {
 		return nil, err
 	}

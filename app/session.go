@@ -14,6 +14,7 @@ import (
 	"github.com/jarvisbot/jarvisbot/desk"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore/replicas"
 )
 
@@ -49,7 +50,7 @@ type SessionOptions struct {
 // PostgreSQL). Everything is built before anything starts: no approval
 // expires, no turn runs and no report is sent before the desk that
 // carries them exists. The caller closes the session.
-func (a *Env) OpenSession(ctx context.Context, cfg config.Config, log *slog.Logger, o SessionOptions, chans func(*Service) ([]channels.Channel, error)) (*Session, error) {
+func (a *Env) OpenSession(ctx context.Context, cfg config.Config, log *slog.Logger, o SessionOptions, chans func(ReplicaStore) ([]channels.Channel, error)) (*Session, error) {
 	s := &Session{}
 	var queue desk.Queue
 	if o.Share {
@@ -73,25 +74,40 @@ func (a *Env) OpenSession(ctx context.Context, cfg config.Config, log *slog.Logg
 }
 
 // buildSession fills s: the service, the channels chans makes and the
-// desk between them.
-func (a *Env) buildSession(ctx context.Context, cfg config.Config, log *slog.Logger, o SessionOptions, queue desk.Queue, chans func(*Service) ([]channels.Channel, error), s *Session) error {
-	svc, err := a.BuildService(ctx, cfg, log, func(ap store.Approval) {
+// desk between them. The channels are made while the catalog is
+// assembled, from the store alone.
+func (a *Env) buildSession(ctx context.Context, cfg config.Config, log *slog.Logger, o SessionOptions, queue desk.Queue, chans func(ReplicaStore) ([]channels.Channel, error), s *Session) error {
+	var chansErr error
+	made := make(chan struct{})
+	began := false
+	svc, err := a.buildService(ctx, cfg, log, func(ap store.Approval) {
 		s.Desk.Notify(ap)
 		s.Jobs.Approval(ap)
 	}, func(ap store.Approval) {
 		if !s.Jobs.Continue(ap) { // an app's job carries on in the queue
 			s.Desk.Continue(ap)
 		}
+	}, func(db *sqlstore.DB) {
+		began = true
+		go func() {
+			defer close(made)
+			s.Channels, chansErr = chans(db)
+		}()
 	})
+	if began {
+		<-made
+	}
+	if err == nil {
+		err = chansErr
+		if err != nil {
+			svc.Close()
+		}
+	}
 	if err != nil {
 		return err
 	}
 	s.Service = svc
 	if err := svc.loadPause(ctx); err != nil {
-		svc.Close()
-		return err
-	}
-	if s.Channels, err = chans(svc); err != nil {
 		svc.Close()
 		return err
 	}

@@ -30,7 +30,7 @@ func cmdServe(ctx context.Context, a *cli, args []string) error {
 	}
 	log := a.Logger(cfg)
 	s, err := a.OpenSession(ctx, cfg, log, app.SessionOptions{Agent: *agentName, ApprovalChat: cfg.Approvals.Channel, Share: true},
-		func(svc *app.Service) ([]channels.Channel, error) { return a.channels(ctx, cfg, svc.DB) })
+		func(rs app.ReplicaStore) ([]channels.Channel, error) { return a.channels(ctx, cfg, rs) })
 	if err != nil {
 		return err
 	}
