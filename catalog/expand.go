@@ -70,7 +70,7 @@ func (b *gateBuilder) paraphrase(si, of int32, stem, label, source string, kind 
 		}
 		// The label says which of the server's words the paraphrase
 		// stands for, for `route` and `catalog card`.
-		b.index(b.uni, rel, b.standsFor(b.term(si, rel, rel+" (for "+label+")", source, k, rw), of))
+		b.uni.Add(rel, b.standsFor(b.term(si, rel, rel+" (for "+label+")", source, k, rw), of))
 	})
 }
 
@@ -89,7 +89,7 @@ func (b *gateBuilder) paraphraseName(si int32, stem, label string) {
 		if of < 0 {
 			of = id
 		}
-		b.index(b.uni, rel, b.standsFor(id, of))
+		b.uni.Add(rel, b.standsFor(id, of))
 	}
 }
 

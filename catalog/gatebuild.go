@@ -32,8 +32,9 @@ type gateBuilder struct {
 	srvDF    map[string]int
 	nServers int
 	// names, uni and pairs collect the gate's postings (Gate), frozen
-	// when it is built.
-	names, uni, pairs map[string][]int32
+	// when it is built; the builder looks names up as it goes.
+	names      map[string][]int32
+	uni, pairs frozen.Postings[int32]
 }
 
 type termKey struct {
@@ -54,7 +55,7 @@ func buildGate(v *View) *Gate {
 		nearStem:   words.Stem("near"),
 	}
 	b := &gateBuilder{g: g, byKey: map[termKey]int32{}, toolSrv: map[string]map[int32]bool{}, zc: words.Tokenizer{Camel: true}, otherNames: map[string]bool{},
-		names: map[string][]int32{}, uni: map[string][]int32{}, pairs: map[string][]int32{}}
+		names: map[string][]int32{}}
 	// Words of server names: a description that mentions "Google Drive"
 	// does not make its server a Google Drive server.
 	for _, s := range v.servers {
@@ -83,7 +84,7 @@ func buildGate(v *View) *Gate {
 		b.addServer(int32(si), s, tools[s.ID])
 	}
 	b.demoteShared()
-	g.names, g.uni, g.pairs = frozen.From(b.names), frozen.From(b.uni), frozen.From(b.pairs)
+	g.names, g.uni, g.pairs = frozen.From(b.names), b.uni.Freeze(), b.pairs.Freeze()
 	g.past = buildPast(g, v.servers)
 	g.keep = buildKeep(g)
 	return g
@@ -217,7 +218,7 @@ func (b *gateBuilder) joinedWord(si int32, c string) {
 		return
 	}
 	if w := classWeight(b.g.lex.Class(stem)); w > 0 {
-		b.index(b.uni, stem, b.term(si, stem, c, "", EvCard, w))
+		b.uni.Add(stem, b.term(si, stem, c, "", EvCard, w))
 	}
 }
 
@@ -263,7 +264,7 @@ func kindGroup(k EvidenceKind) EvidenceKind {
 func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKind, w int) int32 {
 	id := b.term(si, stem, label, source, kind, w)
 	b.g.terms[id].of = id // a word of the server's own counts in its own right
-	b.index(b.uni, stem, id)
+	b.uni.Add(stem, id)
 	if kind == EvTool && b.carded {
 		return id
 	}
@@ -283,7 +284,7 @@ func (b *gateBuilder) word(si int32, stem, label, source string, kind EvidenceKi
 				continue
 			}
 		}
-		b.index(b.uni, rel, b.term(si, rel, label, source, kind, rw))
+		b.uni.Add(rel, b.term(si, rel, label, source, kind, rw))
 	}
 	b.paraphrase(si, id, stem, label, source, kind, w)
 	return id
@@ -297,7 +298,7 @@ func (b *gateBuilder) phrase(si int32, phrase, label, source string, kind Eviden
 		if strings.Contains(rel, " ") {
 			b.indexPhrase(rel, id)
 		} else {
-			b.index(b.uni, rel, id) // "pr" stands for "pull request"
+			b.uni.Add(rel, id) // "pr" stands for "pull request"
 		}
 	}
 	return id
@@ -313,8 +314,8 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 	qs := b.pairHalf(q.Stem)
 	for _, a := range ps {
 		for _, c := range qs {
-			b.index(b.pairs, a+" "+c, id)
-			b.index(b.pairs, c+" "+a, id)
+			b.pairs.Add(a+" "+c, id)
+			b.pairs.Add(c+" "+a, id)
 		}
 	}
 	// A two-word pair is also a phrase people write as one word sometimes
@@ -324,7 +325,7 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 			if strings.Contains(r, " ") {
 				b.indexPhrase(r, id)
 			} else {
-				b.index(b.uni, r, id)
+				b.uni.Add(r, id)
 			}
 		}
 	}
@@ -374,7 +375,7 @@ func singleWords(list []string) []string {
 func (b *gateBuilder) indexPhrase(phrase string, id int32) {
 	ws := strings.Fields(phrase)
 	for i := 0; i+1 < len(ws); i++ {
-		b.index(b.pairs, ws[i]+" "+ws[i+1], id)
+		b.pairs.Add(ws[i]+" "+ws[i+1], id)
 	}
 }
 

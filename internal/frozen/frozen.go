@@ -19,6 +19,75 @@ type Map[V any] struct {
 	last []uint32 // last[i] is where key i's values end in vals
 }
 
+// Postings collect values under keys for a Map, each value once per key,
+// in a flat list: a builder with thousands of keys of a value or two each
+// (the gate's word pairs) would otherwise grow a Go map of small slices,
+// about twice the allocations and a rehash at every doubling.
+type Postings[V comparable] struct {
+	list []posting[V]
+}
+
+type posting[V comparable] struct {
+	key string
+	seq int32 // the order added, which ties on a key keep
+	val V
+}
+
+// Add files v under key; a value already filed under key is not filed
+// again.
+func (p *Postings[V]) Add(key string, v V) {
+	p.list = append(p.list, posting[V]{key: key, seq: int32(len(p.list)), val: v})
+}
+
+// Freeze makes the Map, each key's values in the order first added; the
+// Postings are spent.
+func (p *Postings[V]) Freeze() Map[V] {
+	list := p.list
+	p.list = nil
+	slices.SortFunc(list, func(a, b posting[V]) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return int(a.seq - b.seq)
+	})
+	var f Map[V]
+	size, keys := 0, 0
+	for i, e := range list {
+		if i == 0 || e.key != list[i-1].key {
+			size += len(e.key)
+			keys++
+		}
+	}
+	f.ends, f.last, f.vals = make([]uint32, 0, keys), make([]uint32, 0, keys), make([]V, 0, len(list))
+	var b strings.Builder
+	b.Grow(size)
+	for i, e := range list {
+		if i == 0 || e.key != list[i-1].key {
+			if i > 0 {
+				f.last = append(f.last, uint32(len(f.vals)))
+			}
+			b.WriteString(e.key)
+			f.ends = append(f.ends, uint32(b.Len()))
+		} else if slices.Contains(f.vals[f.keyStart(len(f.ends)-1):], e.val) {
+			continue
+		}
+		f.vals = append(f.vals, e.val)
+	}
+	if len(list) > 0 {
+		f.last = append(f.last, uint32(len(f.vals)))
+	}
+	f.keys = b.String()
+	return f
+}
+
+// keyStart is where key i's values begin in vals.
+func (m *Map[V]) keyStart(i int) int {
+	if i == 0 {
+		return 0
+	}
+	return int(m.last[i-1])
+}
+
 // From freezes a builder's map; the map may be dropped. Each key's values
 // keep their order.
 func From[V any](m map[string][]V) Map[V] {

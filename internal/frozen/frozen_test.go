@@ -51,3 +51,38 @@ func TestFromValues(t *testing.T) {
 		t.Errorf("Value(z) = %v, %v; want 0, false", got, ok)
 	}
 }
+
+// TestPostingsFreezeAsFrom: postings filed one by one, repeats included,
+// freeze to the Map that From makes of the same values gathered in a map
+// of slices, each value once per key in the order first filed; no
+// postings freeze to an empty Map.
+func TestPostingsFreezeAsFrom(t *testing.T) {
+	adds := []struct {
+		key string
+		val int32
+	}{{"mail", 4}, {"b", 3}, {"calendar", 7}, {"b", 1}, {"", 0}, {"calendar", 5}, {"b", 3}, {"ba", 2}, {"calendar", 9}, {"mail", 4}, {"calendar", 7}}
+	var p Postings[int32]
+	want := map[string][]int32{}
+	for _, a := range adds {
+		p.Add(a.key, a.val)
+		if !slices.Contains(want[a.key], a.val) {
+			want[a.key] = append(want[a.key], a.val)
+		}
+	}
+	got, from := p.Freeze(), From(want)
+	if got.Len() != from.Len() {
+		t.Fatalf("Len = %d, want %d", got.Len(), from.Len())
+	}
+	for k, vs := range want {
+		if g := got.At(k); !slices.Equal(g, vs) {
+			t.Errorf("At(%q) = %v, want %v", k, g, vs)
+		}
+	}
+	if !slices.Equal(got.vals, from.vals) || got.keys != from.keys || !slices.Equal(got.ends, from.ends) || !slices.Equal(got.last, from.last) {
+		t.Errorf("frozen postings differ from From:\n%+v\n%+v", got, from)
+	}
+	var none Postings[int32]
+	if m := none.Freeze(); m.Len() != 0 || m.At("b") != nil {
+		t.Errorf("no postings froze to %+v", m)
+	}
+}
