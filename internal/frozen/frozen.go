@@ -22,47 +22,65 @@ type Map[V any] struct {
 // Postings collect values under keys for a Map, each value once per key,
 // in a flat list: a builder with thousands of keys of a value or two each
 // (the gate's word pairs) would otherwise grow a Go map of small slices,
-// about twice the allocations and a rehash at every doubling.
+// about twice the allocations and a rehash at every doubling. The list
+// grows in fixed blocks, so that filing n postings allocates n postings'
+// room once, where one growing slice would allocate some five times that
+// over its copies.
 type Postings[V comparable] struct {
-	list []posting[V]
+	blocks [][]posting[V]
+	n      int
 }
+
+const postingBlock = 1024
 
 type posting[V comparable] struct {
 	key string
-	seq int32 // the order added, which ties on a key keep
 	val V
 }
 
 // Add files v under key; a value already filed under key is not filed
 // again.
 func (p *Postings[V]) Add(key string, v V) {
-	p.list = append(p.list, posting[V]{key: key, seq: int32(len(p.list)), val: v})
+	if p.n%postingBlock == 0 {
+		p.blocks = append(p.blocks, make([]posting[V], 0, postingBlock))
+	}
+	last := len(p.blocks) - 1
+	p.blocks[last] = append(p.blocks[last], posting[V]{key: key, val: v})
+	p.n++
+}
+
+func (p *Postings[V]) at(i int32) *posting[V] {
+	return &p.blocks[i/postingBlock][i%postingBlock]
 }
 
 // Freeze makes the Map, each key's values in the order first added; the
 // Postings are spent.
 func (p *Postings[V]) Freeze() Map[V] {
-	list := p.list
-	p.list = nil
-	slices.SortFunc(list, func(a, b posting[V]) int {
-		if c := strings.Compare(a.key, b.key); c != 0 {
+	order := make([]int32, p.n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	// By key, and in the order added within a key.
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := strings.Compare(p.at(a).key, p.at(b).key); c != 0 {
 			return c
 		}
-		return int(a.seq - b.seq)
+		return int(a - b)
 	})
 	var f Map[V]
 	size, keys := 0, 0
-	for i, e := range list {
-		if i == 0 || e.key != list[i-1].key {
-			size += len(e.key)
+	for i, o := range order {
+		if k := p.at(o).key; i == 0 || k != p.at(order[i-1]).key {
+			size += len(k)
 			keys++
 		}
 	}
-	f.ends, f.last, f.vals = make([]uint32, 0, keys), make([]uint32, 0, keys), make([]V, 0, len(list))
+	f.ends, f.last, f.vals = make([]uint32, 0, keys), make([]uint32, 0, keys), make([]V, 0, p.n)
 	var b strings.Builder
 	b.Grow(size)
-	for i, e := range list {
-		if i == 0 || e.key != list[i-1].key {
+	for i, o := range order {
+		e := p.at(o)
+		if i == 0 || e.key != p.at(order[i-1]).key {
 			if i > 0 {
 				f.last = append(f.last, uint32(len(f.vals)))
 			}
@@ -73,10 +91,11 @@ func (p *Postings[V]) Freeze() Map[V] {
 		}
 		f.vals = append(f.vals, e.val)
 	}
-	if len(list) > 0 {
+	if p.n > 0 {
 		f.last = append(f.last, uint32(len(f.vals)))
 	}
 	f.keys = b.String()
+	p.blocks, p.n = nil, 0
 	return f
 }
 

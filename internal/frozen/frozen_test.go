@@ -1,6 +1,7 @@
 package frozen
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -80,6 +81,21 @@ func TestPostingsFreezeAsFrom(t *testing.T) {
 	}
 	if !slices.Equal(got.vals, from.vals) || got.keys != from.keys || !slices.Equal(got.ends, from.ends) || !slices.Equal(got.last, from.last) {
 		t.Errorf("frozen postings differ from From:\n%+v\n%+v", got, from)
+	}
+	// Across the list's blocks: thousands of postings over a few hundred
+	// keys, each value filed several times.
+	var many Postings[int32]
+	wantMany := map[string][]int32{}
+	for i := range 5000 {
+		k, v := fmt.Sprintf("key%03d", (i*7)%311), int32(i%13)
+		many.Add(k, v)
+		if !slices.Contains(wantMany[k], v) {
+			wantMany[k] = append(wantMany[k], v)
+		}
+	}
+	gotMany, fromMany := many.Freeze(), From(wantMany)
+	if gotMany.keys != fromMany.keys || !slices.Equal(gotMany.vals, fromMany.vals) || !slices.Equal(gotMany.last, fromMany.last) {
+		t.Error("5000 postings froze differently from From")
 	}
 	var none Postings[int32]
 	if m := none.Freeze(); m.Len() != 0 || m.At("b") != nil {
