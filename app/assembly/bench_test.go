@@ -1,0 +1,56 @@
+package assembly_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/jarvisbot/jarvisbot/app/assembly"
+	"github.com/jarvisbot/jarvisbot/internal/config"
+	"github.com/jarvisbot/jarvisbot/store"
+	"github.com/jarvisbot/jarvisbot/store/sqlstore"
+)
+
+// BenchmarkBuildStored is serve's catalog at start, before the owner is
+// reachable: the builtins and the 17 servers of the extended snapshot
+// (294 tools, testdata/fixtures/catalog-extended.json) as the store keeps
+// them, read from real SQLite.
+func BenchmarkBuildStored(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	db, err := sqlstore.Open(ctx, filepath.Join(dir, "jarvisbot.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	snap, err := assembly.ReadSnapshotFile(filepath.Join("..", "..", "testdata", "fixtures", "catalog-extended.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := 0
+	for _, s := range snap.MCPServers {
+		if err := db.AddMCPServers(ctx, []store.MCPServer{{Name: s.Name, Transport: "stdio", Command: s.Name + "-mcp", Enabled: true, Instructions: s.Instructions}}); err != nil {
+			b.Fatal(err)
+		}
+		list, err := json.Marshal(s.Tools)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := db.SetMCPServerTools(ctx, s.Name, list); err != nil {
+			b.Fatal(err)
+		}
+		tools += len(s.Tools)
+	}
+	cfg := config.Config{DataDir: dir, Path: "bench.yaml"}
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: db})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(c.View().Capabilities()); n < tools {
+			b.Fatalf("%d capabilities, want at least the %d stored tools", n, tools)
+		}
+	}
+}
