@@ -302,14 +302,15 @@ func (r *Runtime) retry(ctx context.Context, in Input) (Result, bool, error) {
 		return Result{Text: last.Text}, true, nil
 	}
 	// Calls that wait for the owner's decision: the pending request
-	// carries the turn, and the decision continues it (Continue). Running
+	// carries the turn, and the decision continues it (Continue). So does
+	// a decision pressed since, whose Continue is on its way. Running
 	// them again would ask the owner a second time.
 	if last.Role == llm.RoleAssistant && r.Approvals != nil {
-		pending, err := r.Approvals.PendingIn(ctx, in.Chat)
+		carrying, err := r.Approvals.CarryingIn(ctx, in.Chat)
 		if err != nil {
 			return Result{}, true, err
 		}
-		for _, a := range pending {
+		for _, a := range carrying {
 			for _, c := range last.ToolCalls {
 				if cp, ok := r.Catalog().Capability(a.Tool); ok && llm.WireName(cp.ID) == c.Name && callKey(a.Tool, a.Args) == callKey(cp.ID, unwrapString(c.Input)) {
 					return Result{}, true, fmt.Errorf("%w: request %s", ErrAwaitingApproval, a.ID)
@@ -584,6 +585,9 @@ func (r *Runtime) answerCalls(ctx context.Context, st *turnState, calls []llm.To
 // request came from, which the caller delivers.
 func (r *Runtime) Continue(ctx context.Context, a store.Approval) (res Result, err error) {
 	defer r.observeTurn(ctx, a.Agent, time.Now(), &err)
+	if r.Approvals != nil {
+		r.Approvals.TakeUp(a.ID)
+	}
 	stored, err := r.Store.History(ctx, a.Chat, 50)
 	if err != nil {
 		return Result{}, err

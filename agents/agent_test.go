@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
@@ -367,6 +368,72 @@ func TestRestartWithPendingApprovalC2(t *testing.T) {
 				t.Errorf("the approved call's result: %q", res)
 			}
 		})
+	}
+}
+
+// TestRetryAfterADecisionPressedFirstC2: after a restart the owner presses
+// approve before the turn run again has looked at the chat (a start under
+// load): the decision, handed on to continue the turn, carries it as the
+// pending request did, so the retried turn asks nothing, and the decision
+// then runs the call once.
+func TestRetryAfterADecisionPressedFirstC2(t *testing.T) {
+	e := newEnv(t, "anthropic")
+	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{call("cli:echo", `{"args":["pressed","early"]}`)}})
+	ctx, stop := context.WithCancel(context.Background())
+	go func() { <-e.asked; stop() }() // the service goes down while it waits
+	in := Input{Agent: "default", Chat: "console", Text: "echo pressed early"}
+	if _, err := e.rt.Turn(ctx, in); err == nil {
+		t.Fatal("the interrupted turn reported success")
+	}
+	orphans := make(chan store.Approval, 1)
+	asked := make(chan store.Approval, 4)
+	e.engine = approvals.New(approvals.Options{Store: e.db, Clock: e.clk, Orphan: func(a store.Approval) { orphans <- a },
+		Notify: func(a store.Approval) {
+			if a.State == store.ApprovalPending {
+				asked <- a
+			}
+		}})
+	e.rt.Approvals = e.engine
+	pending, err := e.engine.Resume(context.Background())
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("after restart: %+v %v", pending, err)
+	}
+	if _, err := e.engine.Decide(context.Background(), pending[0].ID, "console", true, false); err != nil {
+		t.Fatal(err)
+	}
+	a := <-orphans
+	// The message comes back from the inbox only now. A turn that asks
+	// again is stopped, so that the test fails instead of waiting.
+	in.Retry = true
+	rctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case again := <-asked:
+			t.Errorf("the retried turn asked again: %+v", again)
+			cancel()
+		case <-rctx.Done():
+		}
+	}()
+	_, err = e.rt.Turn(rctx, in)
+	cancel()
+	if !errors.Is(err, ErrAwaitingApproval) || errors.Is(err, context.Canceled) {
+		t.Fatalf("the retried turn: %v, want it left to the decision", err)
+	}
+	e.llm.Push(fakellm.Step{Text: "It said: pressed early."})
+	r, err := e.rt.Continue(context.Background(), a)
+	if err != nil || r.Text != "It said: pressed early." {
+		t.Fatalf("continue: %+v %v", r, err)
+	}
+	close(asked)
+	for again := range asked {
+		t.Errorf("the owner was asked again: %+v", again)
+	}
+	if res := e.lastResults(t); len(res) != 1 || !strings.Contains(res[0], "pressed early") {
+		t.Errorf("the approved call's result: %q", res)
+	}
+	if left, err := e.engine.CarryingIn(context.Background(), "console"); err != nil || len(left) != 0 {
+		t.Errorf("after the turn took its decision up, still carrying: %+v %v", left, err)
 	}
 }
 

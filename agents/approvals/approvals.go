@@ -85,6 +85,10 @@ type Engine struct {
 	// about to: only a decision on another (one that outlived a restart)
 	// is an orphan.
 	live map[string]bool
+	// handed holds the decisions this process gave Orphan whose turn has
+	// not yet taken them up (TakeUp): until it does, the decision carries
+	// that turn as a pending request would (CarryingIn).
+	handed map[string]store.Approval
 	// closed stops expiry timers from firing once the service stops;
 	// firing counts the expiries running, which Close waits for.
 	closed  bool
@@ -112,7 +116,7 @@ func New(opt Options) *Engine {
 		opt.Carrier = "this process"
 	}
 	return &Engine{opt: opt, waiters: map[string][]chan store.Approval{}, timers: map[string]func() bool{}, live: map[string]bool{},
-		closing: make(chan struct{})}
+		handed: map[string]store.Approval{}, closing: make(chan struct{})}
 }
 
 // Request is what the runtime asks to run.
@@ -245,9 +249,25 @@ func (e *Engine) done(a store.Approval, changed bool) {
 		if e.opt.Watch > 0 {
 			e.holdOrphan(a)
 		} else {
-			e.opt.Orphan(a)
+			e.orphan(a)
 		}
 	}
+}
+
+// orphan hands a decision no turn waits for to Orphan, and holds it as
+// carrying its turn until that turn takes it up.
+func (e *Engine) orphan(a store.Approval) {
+	e.mu.Lock()
+	e.handed[a.ID] = a
+	e.mu.Unlock()
+	e.opt.Orphan(a)
+}
+
+// TakeUp says the turn of a decision given to Orphan goes on with it.
+func (e *Engine) TakeUp(id string) {
+	e.mu.Lock()
+	delete(e.handed, id)
+	e.mu.Unlock()
 }
 
 // holdOrphan hands a decision to Orphan after the grace, and only if no
@@ -271,7 +291,7 @@ func (e *Engine) holdOrphan(a store.Approval) {
 			return
 		}
 		if ok {
-			e.opt.Orphan(a)
+			e.orphan(a)
 		}
 	})
 	e.mu.Lock()
@@ -489,6 +509,27 @@ func (e *Engine) PendingIn(ctx context.Context, chat string) ([]store.Approval, 
 		return nil, err
 	}
 	return slices.DeleteFunc(list, func(a store.Approval) bool { return a.Chat != chat }), nil
+}
+
+// CarryingIn returns the requests that carry a chat's turns: those that
+// wait for a decision, and those decided since that were given to Orphan
+// and whose turn has not taken them up yet. A turn run again after a
+// restart leaves its calls to them: a decision pressed just after the
+// start, before the turn looked, is not asked for a second time.
+func (e *Engine) CarryingIn(ctx context.Context, chat string) ([]store.Approval, error) {
+	e.mu.Lock()
+	var out []store.Approval
+	for _, a := range e.handed {
+		if a.Chat == chat {
+			out = append(out, a)
+		}
+	}
+	e.mu.Unlock()
+	pending, err := e.PendingIn(ctx, chat)
+	if err != nil {
+		return nil, err
+	}
+	return append(pending, out...), nil
 }
 
 // Revoke withdraws "always for this tool".
