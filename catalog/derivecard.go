@@ -82,9 +82,10 @@ type textSpan struct {
 	verbFirst bool
 }
 
-// serverSpans cuts a server's self-description into weighted clauses.
-func serverSpans(s *Server, tools []*Capability) []textSpan {
-	var out []textSpan
+// serverSpans cuts a server's self-description into weighted clauses,
+// filling out from its start (the builder reuses one list).
+func serverSpans(out []textSpan, s *Server, tools []*Capability) []textSpan {
+	out = out[:0]
 	for i, sent := range sentences(s.Instructions, 0) {
 		w := posPurpose
 		if i == 0 {
@@ -253,11 +254,46 @@ func (b *gateBuilder) cardWord(t words.Token, own map[string]bool) bool {
 	return c == words.Content || c == words.Everyday
 }
 
+// toolWeights are a word's best position weight per source (a tool, or
+// "instructions"), in the order first seen: a word has a few sources at
+// most, and a builder holds one set per candidate word of every server, so
+// a list beats a map's table.
+type toolWeights []toolWeight
+
+type toolWeight struct {
+	source string
+	w      float64
+}
+
+// raise keeps w for source if it is more than the source has so far.
+func (ts *toolWeights) raise(source string, w float64) {
+	for i := range *ts {
+		if (*ts)[i].source == source {
+			(*ts)[i].w = max((*ts)[i].w, w)
+			return
+		}
+	}
+	if w > 0 {
+		*ts = append(*ts, toolWeight{source, w})
+	}
+}
+
+// of is source's weight, 0 for none.
+func (ts toolWeights) of(source string) float64 {
+	for _, t := range ts {
+		if t.source == source {
+			return t.w
+		}
+	}
+	return 0
+}
+
 // serverStems is the set of stems a server's own text uses, for the
 // catalog-wide specificity of a word.
 func (b *gateBuilder) serverStems(s *Server, tools []*Capability) map[string]bool {
 	set := map[string]bool{}
-	for _, sp := range serverSpans(s, tools) {
+	b.spans = serverSpans(b.spans, s, tools)
+	for _, sp := range b.spans {
 		for _, t := range b.z.Tokenize(sp.text) {
 			if len(t.Stem) >= 3 {
 				set[strings.Clone(t.Stem)] = true
@@ -272,7 +308,7 @@ func (b *gateBuilder) serverStems(s *Server, tools []*Capability) map[string]boo
 // carry.
 func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]bool) []derived {
 	type acc struct {
-		byTool map[string]float64 // source -> best position weight
+		byTool toolWeights // source -> best position weight
 		label  string
 		source string
 		best   float64
@@ -282,8 +318,8 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 	cands := map[string]*acc{}
 	purposes := func(a *acc) int {
 		n := 0
-		for _, w := range a.byTool {
-			if w >= posPurpose {
+		for _, tw := range a.byTool {
+			if tw.w >= posPurpose {
 				n++
 			}
 		}
@@ -292,19 +328,18 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 	add := func(stem, label, source string, w float64, phrase, head bool) {
 		a := cands[stem]
 		if a == nil {
-			a = &acc{byTool: map[string]float64{}, label: label, phrase: phrase}
+			a = &acc{label: label, phrase: phrase}
 			cands[stem] = a
 		}
-		if w > a.byTool[source] {
-			a.byTool[source] = w
-		}
+		a.byTool.raise(source, w)
 		if w > a.best {
 			a.best, a.source = w, source
 		}
 		a.head = a.head || head
 	}
 	lex := b.g.lex
-	for _, sp := range serverSpans(s, tools) {
+	b.spans = serverSpans(b.spans, s, tools)
+	for _, sp := range b.spans {
 		toks := b.z.Tokenize(sp.text)
 		for i, t := range toks {
 			if i == 0 && sp.verbFirst || !b.cardWord(t, own) {
@@ -335,12 +370,12 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 		// The instructions speak for the whole server; a tool's text
 		// for one of its tools.
 		sum := 0.0
-		for src, w := range a.byTool {
-			if src != "instructions" {
-				sum += w
+		for _, tw := range a.byTool {
+			if tw.source != "instructions" {
+				sum += tw.w
 			}
 		}
-		score := (a.byTool["instructions"] + sum/n) * b.specificity(stem)
+		score := (a.byTool.of("instructions") + sum/n) * b.specificity(stem)
 		if !a.phrase && lex.Class(stem) == words.Everyday {
 			score *= everydayShare
 		}

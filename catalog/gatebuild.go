@@ -35,6 +35,8 @@ type gateBuilder struct {
 	// when it is built; the builder looks names up as it goes.
 	names      map[string][]int32
 	uni, pairs frozen.Postings[int32]
+	// spans is the list serverSpans fills, one server at a time.
+	spans []textSpan
 }
 
 type termKey struct {
@@ -54,7 +56,7 @@ func buildGate(v *View) *Gate {
 		routeStems: [2]string{words.Stem("directions"), words.Stem("route")},
 		nearStem:   words.Stem("near"),
 	}
-	b := &gateBuilder{g: g, byKey: map[termKey]int32{}, toolSrv: map[string]map[int32]bool{}, zc: words.Tokenizer{Camel: true}, otherNames: map[string]bool{},
+	b := &gateBuilder{g: g, toolSrv: map[string]map[int32]bool{}, zc: words.Tokenizer{Camel: true}, otherNames: map[string]bool{},
 		names: map[string][]int32{}}
 	// Words of server names: a description that mentions "Google Drive"
 	// does not make its server a Google Drive server.
@@ -71,6 +73,11 @@ func buildGate(v *View) *Gate {
 			tools[cp.Server] = append(tools[cp.Server], cp)
 		}
 	}
+	// Some six terms per tool and twenty per server (the extended
+	// catalog's 294 tools make 1,802): room made once instead of over a
+	// dozen doublings of the list and the map.
+	n := 6*len(v.caps) + 20*len(v.servers)
+	g.terms, b.byKey = make([]term, 0, n), make(map[termKey]int32, n)
 	b.srvDF, b.nServers = map[string]int{}, len(v.servers)
 	for _, s := range v.servers {
 		for stem := range b.serverStems(&s, tools[s.ID]) {
@@ -84,6 +91,9 @@ func buildGate(v *View) *Gate {
 		b.addServer(int32(si), s, tools[s.ID])
 	}
 	b.demoteShared()
+	if cap(g.terms) > len(g.terms)+len(g.terms)/4 {
+		g.terms = slices.Clone(g.terms) // the gate keeps them: no room to spare
+	}
 	g.names, g.uni, g.pairs = frozen.From(b.names), b.uni.Freeze(), b.pairs.Freeze()
 	g.past = buildPast(g, v.servers)
 	g.keep = buildKeep(g)
