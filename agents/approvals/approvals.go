@@ -323,11 +323,15 @@ func (e *Engine) Wait(ctx context.Context, id string) (store.Approval, error) {
 	e.mu.Unlock()
 	// It may have been decided before we started waiting.
 	if a, err := e.opt.Store.Approval(ctx, id); err != nil || a.State != store.ApprovalPending {
-		e.drop(id, w) // decided already; done() clears it from live
+		e.drop(id, w)
 		if err != nil {
+			// The turn stops here (its context ended during the look,
+			// or the store failed): a later decision is an orphan, as
+			// when it stops while waiting below.
+			e.forget(id)
 			return a, err
 		}
-		return e.carry(ctx, a)
+		return e.carry(ctx, a) // decided already; done() clears it from live
 	}
 	// Another process's decision reaches this one only through the
 	// store: look every Watch. (A nil channel never fires: one process.)

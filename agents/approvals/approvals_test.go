@@ -70,6 +70,36 @@ func TestDecideOnceC2(t *testing.T) {
 	}
 }
 
+// TestTurnGoneBeforeItWaitedC2: a turn whose context ends as it starts
+// to wait (the service stops right after asking) leaves its request to
+// the next decision, which goes to Orphan to carry the turn on, as when
+// the turn stops while waiting.
+func TestTurnGoneBeforeItWaitedC2(t *testing.T) {
+	e, _, _, _ := setup(t)
+	orphans := make(chan store.Approval, 1)
+	e.opt.Orphan = func(a store.Approval) { orphans <- a }
+	a, err := e.Ask(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Wait(gone, a.ID); err == nil {
+		t.Fatal("a turn whose context ended waited")
+	}
+	if _, err := e.Decide(context.Background(), a.ID, "telegram:1", true, false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case o := <-orphans:
+		if o.ID != a.ID || o.State != store.ApprovalApproved {
+			t.Errorf("orphan %+v, want %s approved", o, a.ID)
+		}
+	default:
+		t.Error("the decision reached no one: the turn that asked had stopped, and Orphan was not told")
+	}
+}
+
 // TestExpiryC2: an unanswered request expires as denied, and a late tap
 // is told so.
 func TestExpiryC2(t *testing.T) {
