@@ -313,6 +313,35 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	}
 }
 
+// restartWhileAsking runs a turn whose model calls cli:echo with input,
+// stops the service while the call waits for approval, and restarts the
+// approvals over the same store: it returns the request resumed, and the
+// new engine's orphaned decisions and new requests.
+func (e *env) restartWhileAsking(t *testing.T, in Input, input string) (store.Approval, chan store.Approval, chan store.Approval) {
+	t.Helper()
+	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{call("cli:echo", input)}})
+	ctx, stop := context.WithCancel(context.Background())
+	go func() { <-e.asked; stop() }() // the service goes down while it waits
+	if _, err := e.rt.Turn(ctx, in); err == nil {
+		t.Fatal("the interrupted turn reported success")
+	}
+	// Restart: a new engine over the same store resumes the request.
+	orphans := make(chan store.Approval, 1)
+	asked := make(chan store.Approval, 4)
+	e.engine = approvals.New(approvals.Options{Store: e.db, Clock: e.clk, Orphan: func(a store.Approval) { orphans <- a },
+		Notify: func(a store.Approval) {
+			if a.State == store.ApprovalPending {
+				asked <- a
+			}
+		}})
+	e.rt.Approvals = e.engine
+	pending, err := e.engine.Resume(context.Background())
+	if err != nil || len(pending) != 1 || pending[0].Tool != "cli:echo" {
+		t.Fatalf("after restart: %+v %v", pending, err)
+	}
+	return pending[0], orphans, asked
+}
+
 // TestRestartWithPendingApprovalC2: the service stops while a call waits
 // for approval; after the restart the request is still pending, the
 // owner approves it, and the turn goes on from where it was: the approved
@@ -326,27 +355,8 @@ func TestRestartWithPendingApprovalC2(t *testing.T) {
 	} {
 		t.Run(input, func(t *testing.T) {
 			e := newEnv(t, "anthropic")
-			e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{call("cli:echo", input)}})
-			ctx, stop := context.WithCancel(context.Background())
-			go func() { <-e.asked; stop() }() // the service goes down while it waits
-			if _, err := e.rt.Turn(ctx, Input{Agent: "default", Chat: "console", Text: "echo after restart"}); err == nil {
-				t.Fatal("the interrupted turn reported success")
-			}
-			// Restart: a new engine over the same store resumes the request.
-			orphans := make(chan store.Approval, 1)
-			asked := make(chan store.Approval, 1)
-			e.engine = approvals.New(approvals.Options{Store: e.db, Clock: e.clk, Orphan: func(a store.Approval) { orphans <- a },
-				Notify: func(a store.Approval) {
-					if a.State == store.ApprovalPending {
-						asked <- a
-					}
-				}})
-			e.rt.Approvals = e.engine
-			pending, err := e.engine.Resume(context.Background())
-			if err != nil || len(pending) != 1 || pending[0].Tool != "cli:echo" {
-				t.Fatalf("after restart: %+v %v", pending, err)
-			}
-			if _, err := e.engine.Decide(context.Background(), pending[0].ID, "console", true, false); err != nil {
+			pending, orphans, asked := e.restartWhileAsking(t, Input{Agent: "default", Chat: "console", Text: "echo after restart"}, input)
+			if _, err := e.engine.Decide(context.Background(), pending.ID, "console", true, false); err != nil {
 				t.Fatal(err)
 			}
 			a := <-orphans
@@ -378,27 +388,9 @@ func TestRestartWithPendingApprovalC2(t *testing.T) {
 // then runs the call once.
 func TestRetryAfterADecisionPressedFirstC2(t *testing.T) {
 	e := newEnv(t, "anthropic")
-	e.llm.Push(fakellm.Step{ToolCalls: []fakellm.ToolCall{call("cli:echo", `{"args":["pressed","early"]}`)}})
-	ctx, stop := context.WithCancel(context.Background())
-	go func() { <-e.asked; stop() }() // the service goes down while it waits
 	in := Input{Agent: "default", Chat: "console", Text: "echo pressed early"}
-	if _, err := e.rt.Turn(ctx, in); err == nil {
-		t.Fatal("the interrupted turn reported success")
-	}
-	orphans := make(chan store.Approval, 1)
-	asked := make(chan store.Approval, 4)
-	e.engine = approvals.New(approvals.Options{Store: e.db, Clock: e.clk, Orphan: func(a store.Approval) { orphans <- a },
-		Notify: func(a store.Approval) {
-			if a.State == store.ApprovalPending {
-				asked <- a
-			}
-		}})
-	e.rt.Approvals = e.engine
-	pending, err := e.engine.Resume(context.Background())
-	if err != nil || len(pending) != 1 {
-		t.Fatalf("after restart: %+v %v", pending, err)
-	}
-	if _, err := e.engine.Decide(context.Background(), pending[0].ID, "console", true, false); err != nil {
+	pending, orphans, asked := e.restartWhileAsking(t, in, `{"args":["pressed","early"]}`)
+	if _, err := e.engine.Decide(context.Background(), pending.ID, "console", true, false); err != nil {
 		t.Fatal(err)
 	}
 	a := <-orphans
@@ -415,7 +407,7 @@ func TestRetryAfterADecisionPressedFirstC2(t *testing.T) {
 		case <-rctx.Done():
 		}
 	}()
-	_, err = e.rt.Turn(rctx, in)
+	_, err := e.rt.Turn(rctx, in)
 	cancel()
 	if !errors.Is(err, ErrAwaitingApproval) || errors.Is(err, context.Canceled) {
 		t.Fatalf("the retried turn: %v, want it left to the decision", err)
