@@ -122,15 +122,22 @@ func TestGateLearnedWordNeedsARequestC9(t *testing.T) {
 		{"What does a bouldering coach earn?", false, "kind in general"},
 		{"Bouldering is fun", false, "names nothing of the owner's"},
 	} {
-		var d catalog.Decision
-		for _, x := range v.Gate().Check(tt.msg, nil) {
-			if x.Server == "google-maps" {
-				d = x
-			}
+		checkMaps(t, v, tt.msg, tt.maps, tt.because)
+	}
+}
+
+// checkMaps checks whether the gate offers google-maps for msg, and that
+// its explanation says because ("" to skip).
+func checkMaps(t *testing.T, v *catalog.View, msg string, maps bool, because string) {
+	t.Helper()
+	var d catalog.Decision
+	for _, x := range v.Gate().Check(msg, nil) {
+		if x.Server == "google-maps" {
+			d = x
 		}
-		if d.Offered != tt.maps || !strings.Contains(d.Because(), tt.because) {
-			t.Errorf("%q: maps offered %v, want %v; because %q, want it to say %q", tt.msg, d.Offered, tt.maps, d.Because(), tt.because)
-		}
+	}
+	if d.Offered != maps || !strings.Contains(d.Because(), because) {
+		t.Errorf("%q: maps offered %v, want %v; because %q, want it to say %q", msg, d.Offered, maps, d.Because(), because)
 	}
 }
 
@@ -152,14 +159,6 @@ func TestGateIgnoredLearnedWordOnlySupportsC9(t *testing.T) {
 		{"Is bouldering at the Ostbahnhof open on Sunday?", false, "recent offers went unused"},
 		{"Is the bouldering place open late?", true, ""},
 	} {
-		var d catalog.Decision
-		for _, x := range v.Gate().Check(tt.msg, nil) {
-			if x.Server == "google-maps" {
-				d = x
-			}
-		}
-		if d.Offered != tt.maps || !strings.Contains(d.Because(), tt.because) {
-			t.Errorf("%q: maps offered %v, want %v; because %q, want it to say %q", tt.msg, d.Offered, tt.maps, d.Because(), tt.because)
-		}
+		checkMaps(t, v, tt.msg, tt.maps, tt.because)
 	}
 }
