@@ -3,6 +3,7 @@ package catalog
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -112,8 +113,17 @@ func (b *gateBuilder) addLearned(si int32, s Server) {
 		if l.Stem == "" {
 			continue
 		}
-		b.word(si, l.Stem, l.Label, "", EvLearned, l.Weight(weightStrong))
+		b.word(si, l.Stem, l.Label, taughtBy(l.Turns), EvLearned, l.Weight(weightStrong))
 	}
+}
+
+// taughtBy is where a learned word came from, as route shows it after
+// "from": the owner sees how many of their turns taught it.
+func taughtBy(turns int) string {
+	if turns <= 1 {
+		return "1 turn"
+	}
+	return strconv.Itoa(turns) + " turns"
 }
 
 // A learned word says what a message is about, not that it asks for the

@@ -38,8 +38,8 @@ func TestGateLearnsFromARecoveredMissC9(t *testing.T) {
 	if !offered(t, e, later)["maps"] {
 		t.Fatalf("after the recovered miss, maps is not offered for %q", later)
 	}
-	if out := e.mustJarvis(t, "", "route", later); !strings.Contains(out, "learned word") {
-		t.Errorf("route does not say the word was learned:\n%s", out)
+	if out := e.mustJarvis(t, "", "route", later); !strings.Contains(out, `learned word "hustensaft" from 1 turn`) {
+		t.Errorf("route does not say the word was learned, nor from how many turns:\n%s", out)
 	}
 	show := e.mustJarvis(t, "", "mcp", "show", "maps")
 	if !strings.Contains(show, "learned from your turns: ") || !strings.Contains(show, "hustensaft (1 turn)") {
