@@ -237,7 +237,7 @@ func (g *Gate) weighLearned(sc *scratch, toks []words.Token, si int, d *Decision
 		}
 	}
 	if cues.owned == 0 {
-		cues.owned = cue(namesParticular(sc.stop, toks, g.lex) || g.lex.Asks(toks) || words.AsksWhere(toks))
+		cues.owned = cue(ownersMatter(g.lex, sc.stop, toks))
 	}
 	if cues.owned < 0 {
 		d.learnedOut = learnedUnowned
@@ -331,6 +331,52 @@ func askedInGeneral(lex *words.Lexicon, stop []bool, toks []words.Token) bool {
 // does not count learned words in such a message, though making texts
 // is what many skills are for.
 func AsksForKnowledge(msg string) bool {
+	lex, toks, stop := markStops(msg)
+	return askedFor(lex, stop, toks, false)
+}
+
+// LearnedAlone reports whether learned words may bring what they were
+// learned for by themselves, by the gate's rule for a learned word alone
+// (weighLearned): the message says none of them of a kind in general,
+// and is about something of the owner's (names a particular thing, asks
+// for something, asks where) unless supported, that is a second word for
+// the same thing stands at another place of the message (another learned
+// word, or one of its own), as "two places" are in the gate. said reports
+// whether a word of the message (its stem) is one of the learned words.
+// The skill scorer asks it for a skill its own words would not bring.
+func LearnedAlone(msg string, said func(stem string) bool, supported bool) bool {
+	lex, toks, stop := markStops(msg)
+	n := 0
+	for i, t := range toks {
+		if !said(t.Stem) {
+			continue
+		}
+		if ofAKind(stop, toks, i) {
+			return false
+		}
+		if n++; n == 2 {
+			break
+		}
+	}
+	// A skill the scorer brings costs the turn its text only, and the
+	// model may decline it: beside the gate's cues, a message that is no
+	// question counts as the owner's too, a request or the owner telling
+	// how their things stand ("Winterreifen sind erledigt"), where the
+	// gate, whose offer costs a server's tool schemas, does not take an
+	// opinion ("Bouldering is fun") for a request.
+	return supported || !words.Question(msg, toks) || ownersMatter(lex, stop, toks)
+}
+
+// ownersMatter reports whether a message is about something of the
+// owner's: it names a particular thing, asks for something or asks where
+// something is.
+func ownersMatter(lex *words.Lexicon, stop []bool, toks []words.Token) bool {
+	return namesParticular(stop, toks, lex) || lex.Asks(toks) || words.AsksWhere(toks)
+}
+
+// markStops tokenizes a message and marks its function words, as the
+// gate does for a turn.
+func markStops(msg string) (*words.Lexicon, []words.Token, []bool) {
 	var z words.Tokenizer
 	lex := words.Default()
 	toks := z.Tokenize(msg)
@@ -338,7 +384,7 @@ func AsksForKnowledge(msg string) bool {
 	for i, t := range toks {
 		stop[i] = lex.Class(t.Stem) == words.Stop
 	}
-	return askedFor(lex, stop, toks, false)
+	return lex, toks, stop
 }
 
 // askedFor is askedInGeneral, with a request for a text counted when

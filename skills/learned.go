@@ -114,8 +114,15 @@ func (r *Ranker) withLearned(msg string, own []lexrank.Hit, out []Match) []Match
 		m.Weak = m.Words < 2 && o.Strong+h.Strong == 0
 		m.Learned = matchedLearned(s, stems)
 		m.Entry = EntryFor(s, m.Score)
-		if m.Entry == EntryTakeOver && o.Score < EnterAt {
-			m.Entry = EntryJoin
+		if m.Entry != EntryNone && o.Score < EnterAt {
+			// Its own words would not bring it: its learned words bring
+			// it alone, only as the gate lets them (catalog.LearnedAlone).
+			switch {
+			case !catalog.LearnedAlone(msg, isLearned(s), len(m.Learned) > 1 || o.Matched > 0):
+				m.Entry = EntryNone
+			case m.Entry == EntryTakeOver:
+				m.Entry = EntryJoin
+			}
 		}
 	}
 	slices.SortStableFunc(out[start:], func(a, b Match) int { return cmp.Compare(b.Score, a.Score) })
@@ -130,6 +137,20 @@ func messageStems(msg string) map[string]bool {
 		set[strings.Clone(t.Stem)] = true
 	}
 	return set
+}
+
+// isLearned reports whether a stem is one of the skill's learned words or
+// of the same meaning as one.
+func isLearned(s *Skill) func(stem string) bool {
+	lex := words.Default()
+	return func(stem string) bool {
+		for _, l := range s.Learned {
+			if l.Stem == stem || slices.Contains(lex.Related(l.Stem), stem) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // matchedLearned are the skill's learned words that the message says, or

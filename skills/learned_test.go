@@ -90,3 +90,40 @@ func TestLearnedWordsDoNotCountInQuestionsOfKnowledgeC9(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedWordAloneFollowsTheGatesRuleC9: a skill its own words would
+// not bring enters on one learned word only as the gate offers a server
+// on one: not when the word is said of a kind, and in a question only
+// when it asks about a thing of the owner's. A message that is no
+// question (a request, or the owner telling how a thing of theirs
+// stands) may bring it, since a skill that joins costs its text only.
+// A second learned word at another place lifts the question rule, never
+// the rule of a kind.
+func TestLearnedWordAloneFollowsTheGatesRuleC9(t *testing.T) {
+	r := NewRanker(WithLearned(rankSet(), map[string][]catalog.LearnedWord{
+		"google-calendar": append(catalog.LearnableWords("bouldering"), catalog.LearnableWords("Jonas")...),
+	}))
+	for _, tt := range []struct {
+		msg   string
+		enter bool
+	}{
+		{"Is the bouldering with Jonas on Friday?", true}, // a particular thing, two learned words
+		{"Is bouldering still a thing?", false},           // a question about nothing of the owner's
+		{"When is my bouldering?", true},                  // the owner's
+		{"Bouldering is off this week", true},             // the owner telling how it stands
+		{"What does a bouldering coach earn?", false},     // of a kind
+		{"Does Jonas like bouldering?", true},             // two learned words
+		{"Would Jonas like a bouldering course?", false},  // two, but one of a kind
+		{"How hard is bouldering for beginners?", false},  // knowledge
+	} {
+		entered := false
+		for _, m := range r.Rank(tt.msg, nil) {
+			if m.Skill.Name == "google-calendar" && m.Entry != EntryNone {
+				entered = true
+			}
+		}
+		if entered != tt.enter {
+			t.Errorf("%q: google-calendar entered %v, want %v", tt.msg, entered, tt.enter)
+		}
+	}
+}

@@ -24,7 +24,8 @@ func entering(ms []Match) map[string]Entry {
 // each first request the scorer does not let its skill into is recovered
 // to it (its words are learned, as a turn that asked for the skill by name
 // and used it teaches), and the later requests are ranked before and
-// after. Learning must raise recall. Hard negatives (skill_negatives.jsonl
+// after. Learning must raise recall to the 85% and bring no more
+// skills into the hard negatives than before. Hard negatives (skill_negatives.jsonl
 // and the gate's negatives.jsonl) that come to bring a skill may do so
 // only on words learned for it, and never let it take the turn over.
 func TestReplaySkillLearning(t *testing.T) {
@@ -83,6 +84,9 @@ func TestReplaySkillLearning(t *testing.T) {
 	}
 	if afterRecall*100 < 85*len(pairs) {
 		t.Errorf("recall after learning %.1f%%, want at least 85%%", pct(afterRecall))
+	}
+	if afterFalse > beforeFalse {
+		t.Errorf("learning raised the skills entering the hard negatives from %d to %d", beforeFalse, afterFalse)
 	}
 	for _, neg := range negatives {
 		for _, m := range r.Rank(neg.Text, nil) {
