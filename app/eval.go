@@ -1,11 +1,17 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app/assembly"
+	"github.com/jarvisbot/jarvisbot/app/route"
+	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/catalog/evalset"
+	"github.com/jarvisbot/jarvisbot/skills"
 )
 
 // GateEval is a request set run against the gate.
@@ -38,4 +44,95 @@ func (a *Env) EvalGate(ctx context.Context, o RouteOptions, setPath string) (Gat
 		return manuals
 	})
 	return GateEval{Report: rep, Warnings: p.Warnings}, nil
+}
+
+// ReplayEval is a replay set run against the gate and the skill scorer.
+type ReplayEval struct {
+	Report evalset.ReplayReport
+	// Warnings say which skills could not be read, one line each.
+	Warnings []string
+}
+
+// EvalReplay replays the pairs and hard negatives of the sets at paths
+// (evalset.ReadReplay) over o's catalog for the agent's turns, to measure
+// how learning the owner's words (C9) carries to their later requests:
+// each first request whose turn did not bring the server or skill it
+// wants is recovered to it, as a model that asked for it and used it
+// would, and the second requests and the hard negatives are routed
+// before and after. Learning happens in memory on a copy: nothing is
+// stored, and the words this installation learned are left out, so
+// "before" is a gate and scorer that learned nothing.
+func (a *Env) EvalReplay(ctx context.Context, o RouteOptions, paths ...string) (ReplayEval, error) {
+	pairs, negatives, err := evalset.ReadReplayFiles(paths...)
+	if err != nil {
+		return ReplayEval{}, err
+	}
+	if len(pairs) == 0 {
+		return ReplayEval{}, jarvisbot.Errorf(jarvisbot.EINVALID, "no pairs to replay in %s: a pair is a line {\"server\" or \"skill\": NAME, \"first\": TEXT, \"second\": TEXT}", strings.Join(paths, ", "))
+	}
+	cfg, c, db, err := a.routeCatalog(ctx, o)
+	if err != nil {
+		return ReplayEval{}, err
+	}
+	defer db.Close()
+	for _, s := range c.View().Servers() {
+		c.SetLearned(s.ID, nil)
+	}
+	var warn bytes.Buffer
+	policy, list, err := agentSkills(ctx, cfg, db, c.View(), o.Agent, o.ConnectAll, &warn)
+	ev := ReplayEval{Warnings: warningsOf(&warn)}
+	if err != nil {
+		return ev, err
+	}
+	r := &replayRouter{cat: c, policy: policy, list: list}
+	if r.planner.Prefer, err = assembly.Preferences(ctx, db, c.View()); err != nil {
+		return ev, err
+	}
+	r.planner.Plan = c.View().Plan(policy)
+	if len(list) > 0 {
+		r.planner.Ranker = skills.NewRanker(list)
+	}
+	ev.Report = evalset.Replay(r, pairs, negatives)
+	return ev, nil
+}
+
+// replayRouter routes a replay as `route` plans a turn: the skills that
+// enter it, and the servers offered with the manuals that join.
+type replayRouter struct {
+	cat     *catalog.Catalog
+	policy  catalog.Policy
+	list    []*skills.Skill
+	learned map[string][]catalog.LearnedWord // by skill
+	planner route.Planner
+	turn    catalog.Turn
+}
+
+func (r *replayRouter) Brings(msg string) []evalset.Target {
+	var out []evalset.Target
+	ss, manuals := r.planner.Skills(msg)
+	for _, s := range ss {
+		if e := skills.Entry(s.Entry); e == skills.EntryTakeOver || e == skills.EntryJoin {
+			out = append(out, evalset.Target{Skill: true, Name: strings.TrimPrefix(s.ID, "skill:")})
+		}
+	}
+	r.planner.Plan.Turn(msg, &r.turn, manuals...)
+	for _, ch := range r.turn.Explain() {
+		if ch.Offered {
+			out = append(out, evalset.Target{Name: ch.Server})
+		}
+	}
+	return out
+}
+
+func (r *replayRouter) Learn(t evalset.Target, words []catalog.LearnedWord) {
+	if !t.Skill {
+		r.cat.SetLearned(t.Name, words)
+		r.planner.Plan = r.cat.View().Plan(r.policy)
+		return
+	}
+	if r.learned == nil {
+		r.learned = map[string][]catalog.LearnedWord{}
+	}
+	r.learned[t.Name] = words
+	r.planner.Ranker = skills.NewRanker(skills.WithLearned(r.list, r.learned))
 }

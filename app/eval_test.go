@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/app/apptest"
 	"github.com/jarvisbot/jarvisbot/internal/fixtures"
+	"github.com/jarvisbot/jarvisbot/store"
 )
 
 // TestEvalGateOffersWhatTheSetNeedsC5: the development set run against
@@ -26,5 +28,56 @@ func TestEvalGateOffersWhatTheSetNeedsC5(t *testing.T) {
 	}
 	if _, err := env.EvalGate(ctx, o, filepath.Join(t.TempDir(), "missing.jsonl")); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
 		t.Errorf("missing set: %v", err)
+	}
+}
+
+// TestEvalReplayLearnsInMemoryC9: the replay pairs over the extended
+// snapshot are brought more often after learning than before. The words
+// this installation learned already are not part of "before" (the figures
+// are the same with and without them), and the replay's own learning is
+// not stored.
+func TestEvalReplayLearnsInMemoryC9(t *testing.T) {
+	ctx := t.Context()
+	env := testEnv(t, nil)
+	o := RouteOptions{Snapshot: fixtures.Path(t, "catalog-extended.json")}
+	sets := []string{fixtures.ReplayPath(t, "pairs.jsonl"), fixtures.ReplayPath(t, "negatives.jsonl")}
+	fresh, err := env.EvalReplay(ctx, o, sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := fresh.Report
+	if rep.Pairs != 40 || rep.Negatives != 12 || rep.Recovered == 0 || rep.Recall[1] <= rep.Recall[0] {
+		t.Errorf("replay figures %+v", rep.Summary())
+	}
+	cfg, err := env.LoadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := env.OpenStore(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if learned, err := db.LearnedWords(ctx, store.LearnedServer); err != nil || len(learned) != 0 {
+		t.Fatalf("the replay stored learned words: %+v (%v)", learned, err)
+	}
+	// Words the installation learned, which would bring maps to second
+	// requests before any replayed learning.
+	words := []store.LearnedWord{{Word: "apothek", Label: "apotheke"}, {Word: "ramen", Label: "ramen"}, {Word: "cycl", Label: "cycle"}}
+	if err := db.LearnWords(ctx, store.LearnedServer, "google-maps", words, apptest.Noon()); err != nil {
+		t.Fatal(err)
+	}
+	taught, err := env.EvalReplay(ctx, o, sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if taught.Report.Summary() != rep.Summary() {
+		t.Errorf("the installation's learned words changed the replay: %+v, without them %+v", taught.Report.Summary(), rep.Summary())
+	}
+	if _, err := env.EvalReplay(ctx, o, filepath.Join(t.TempDir(), "missing.jsonl")); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+		t.Errorf("missing set: %v", err)
+	}
+	if _, err := env.EvalReplay(ctx, o, fixtures.ReplayPath(t, "negatives.jsonl")); jarvisbot.ErrorCode(err) != jarvisbot.EINVALID {
+		t.Errorf("a set without pairs: %v", err)
 	}
 }

@@ -39,29 +39,35 @@ type RoutePlan struct {
 // a running service, and plans the agent's turns on it.
 func (a *Env) PlanRoute(ctx context.Context, o RouteOptions) (RoutePlan, error) {
 	var p RoutePlan
-	cfg, err := a.LoadConfig()
-	if err != nil {
-		return p, err
-	}
-	c, err := BuildCatalog(cfg, o.Snapshot)
-	if err != nil {
-		return p, err
-	}
-	if o.ConnectAll {
-		if err := assembly.ConnectBuiltins(c, cfg.DataDir); err != nil {
-			return p, err
-		}
-	}
-	view := c.View()
-	db, err := a.OpenStoreWith(ctx, cfg, view)
+	cfg, c, db, err := a.routeCatalog(ctx, o)
 	if err != nil {
 		return p, err
 	}
 	defer db.Close()
 	var warn bytes.Buffer
-	p.Planner, err = planRoute(ctx, cfg, db, view, o.Agent, o.ConnectAll, &warn)
+	p.Planner, err = planRoute(ctx, cfg, db, c.View(), o.Agent, o.ConnectAll, &warn)
 	p.Warnings = warningsOf(&warn)
 	return p, err
+}
+
+// routeCatalog builds the catalog of o and opens the store beside it;
+// the caller closes the store.
+func (a *Env) routeCatalog(ctx context.Context, o RouteOptions) (config.Config, *catalog.Catalog, *sqlstore.DB, error) {
+	cfg, err := a.LoadConfig()
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	c, err := BuildCatalog(cfg, o.Snapshot)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	if o.ConnectAll {
+		if err := assembly.ConnectBuiltins(c, cfg.DataDir); err != nil {
+			return cfg, nil, nil, err
+		}
+	}
+	db, err := a.OpenStoreWith(ctx, cfg, c.View())
+	return cfg, c, db, err
 }
 
 // Route explains agent's turn for message without running it (C7), over
@@ -82,30 +88,11 @@ func (s *Service) Route(ctx context.Context, message, agent string) (route.Expla
 // reported to warn.
 func planRoute(ctx context.Context, cfg config.Config, db *sqlstore.DB, view *catalog.View, agentName string, connectAll bool, warn io.Writer) (route.Planner, error) {
 	var p route.Planner
-	if agentName == "" {
-		agentName = store.DefaultAgent
-	}
-	ag, err := db.Agent(ctx, agentName)
-	if err != nil {
-		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
-			return p, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no agent named %q (add it under agents: in the config, or use --agent %s)", agentName, store.DefaultAgent)
-		}
-		return p, err
-	}
-	on, err := collection.Connected(ctx, db, view)
+	policy, list, err := agentSkills(ctx, cfg, db, view, agentName, connectAll, warn)
 	if err != nil {
 		return p, err
 	}
 	if p.Attention, err = collection.NeedingAttention(ctx, db); err != nil {
-		return p, err
-	}
-	sc, err := SkillScope(cfg, ag.Name, on, warn)
-	if err != nil {
-		return p, err
-	}
-	sc.ConnectAll = connectAll
-	list, err := skills.Enabled(ctx, db, sc, warn)
-	if err != nil {
 		return p, err
 	}
 	if list, err = skillsWithLearned(ctx, db, list); err != nil {
@@ -114,9 +101,36 @@ func planRoute(ctx context.Context, cfg config.Config, db *sqlstore.DB, view *ca
 	if p.Prefer, err = assembly.Preferences(ctx, db, view); err != nil {
 		return p, err
 	}
-	p.Plan = view.Plan(catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus})
+	p.Plan = view.Plan(policy)
 	if len(list) > 0 {
 		p.Ranker = skills.NewRanker(list)
 	}
 	return p, nil
+}
+
+// agentSkills reads the named agent's policy and the skills enabled for
+// it, without the words they learned.
+func agentSkills(ctx context.Context, cfg config.Config, db *sqlstore.DB, view *catalog.View, agentName string, connectAll bool, warn io.Writer) (catalog.Policy, []*skills.Skill, error) {
+	if agentName == "" {
+		agentName = store.DefaultAgent
+	}
+	ag, err := db.Agent(ctx, agentName)
+	if err != nil {
+		if jarvisbot.ErrorCode(err) == jarvisbot.ENOTFOUND {
+			return catalog.Policy{}, nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "no agent named %q (add it under agents: in the config, or use --agent %s)", agentName, store.DefaultAgent)
+		}
+		return catalog.Policy{}, nil, err
+	}
+	policy := catalog.Policy{Agent: ag.Name, Allow: ag.Allow, Block: ag.Block, Focus: ag.Focus}
+	on, err := collection.Connected(ctx, db, view)
+	if err != nil {
+		return policy, nil, err
+	}
+	sc, err := SkillScope(cfg, ag.Name, on, warn)
+	if err != nil {
+		return policy, nil, err
+	}
+	sc.ConnectAll = connectAll
+	list, err := skills.Enabled(ctx, db, sc, warn)
+	return policy, list, err
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/catalog/evalset"
 	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
@@ -29,94 +30,67 @@ func entering(ms []Match) map[string]Entry {
 // and the gate's negatives.jsonl) that come to bring a skill may do so
 // only on words learned for it, and never let it take the turn over.
 func TestReplaySkillLearning(t *testing.T) {
-	type pair struct{ Skill, First, Second string }
-	type negative struct{ Text string }
-	pairs := fixtures.Replay[pair](t, "skill_pairs.jsonl")
-	negatives := append(fixtures.Replay[negative](t, "skill_negatives.jsonl"), fixtures.Replay[negative](t, "negatives.jsonl")...)
+	pairs, negatives, err := evalset.ReadReplayFiles(fixtures.ReplayPath(t, "skill_pairs.jsonl"), fixtures.ReplayPath(t, "skill_negatives.jsonl"), fixtures.ReplayPath(t, "negatives.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	list, err := Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	list = append(list, shippedManuals(t)...)
-	r := NewRanker(list)
-	score := func() (recall, exact int) {
-		for _, p := range pairs {
-			got := entering(r.Rank(p.Second, nil))
-			if _, ok := got[p.Skill]; ok {
-				recall++
-				if len(got) == 1 {
-					exact++
-				}
-			}
-		}
-		return recall, exact
-	}
-	falseEntries := func() int {
-		n := 0
-		for _, neg := range negatives {
-			n += len(entering(r.Rank(neg.Text, nil)))
-		}
-		return n
-	}
-	before := map[string]map[string]Entry{}
-	for _, neg := range negatives {
-		before[neg.Text] = entering(r.Rank(neg.Text, nil))
-	}
-	beforeRecall, beforeExact := score()
-	beforeFalse := falseEntries()
-	missed := 0
-	learned := map[string][]catalog.LearnedWord{}
-	for _, p := range pairs {
-		if _, ok := entering(r.Rank(p.First, nil))[p.Skill]; ok {
-			continue // nothing to recover, nothing learned
-		}
-		missed++
-		learned[p.Skill] = mergeLearned(learned[p.Skill], catalog.LearnableWords(p.First))
-		r = NewRanker(WithLearned(list, learned))
-	}
-	afterRecall, afterExact := score()
-	afterFalse := falseEntries()
-	pct := func(n int) float64 { return 100 * float64(n) / float64(len(pairs)) }
+	r := &rankRouter{list: append(list, shippedManuals(t)...)}
+	r.ranker = NewRanker(r.list)
+	rep := evalset.Replay(r, pairs, negatives)
+	s := rep.Summary()
 	t.Logf("%d skill pairs, %d first requests missed and recovered; second requests: recall %.1f%% -> %.1f%%, exact %.1f%% -> %.1f%%; skills entering %d hard negatives: %d -> %d",
-		len(pairs), missed, pct(beforeRecall), pct(afterRecall), pct(beforeExact), pct(afterExact), len(negatives), beforeFalse, afterFalse)
-	if afterRecall < beforeRecall || afterExact < beforeExact {
+		s.Pairs, s.Recovered, s.RecallBefore, s.RecallAfter, s.ExactBefore, s.ExactAfter, s.Negatives, s.FalseOffersBefore, s.FalseOffersAfter)
+	if rep.Recall[1] < rep.Recall[0] || rep.Exact[1] < rep.Exact[0] {
 		t.Errorf("learning lowered recall or exact on the second requests")
 	}
-	if afterRecall*100 < 85*len(pairs) {
-		t.Errorf("recall after learning %.1f%%, want at least 85%%", pct(afterRecall))
+	if rep.Recall[1]*100 < 85*rep.Pairs {
+		t.Errorf("recall after learning %.1f%%, want at least 85%%", s.RecallAfter)
 	}
-	if afterFalse > beforeFalse {
-		t.Errorf("learning raised the skills entering the hard negatives from %d to %d", beforeFalse, afterFalse)
+	if rep.FalseOffers[1] > rep.FalseOffers[0] {
+		t.Errorf("learning raised the skills entering the hard negatives from %d to %d", rep.FalseOffers[0], rep.FalseOffers[1])
 	}
-	for _, neg := range negatives {
-		for _, m := range r.Rank(neg.Text, nil) {
-			if m.Entry != EntryTakeOver && m.Entry != EntryJoin || before[neg.Text][m.Skill.Name] == m.Entry {
+	for _, b := range rep.Newly {
+		for _, m := range r.ranker.Rank(b.Negative.Text, nil) {
+			if m.Skill.Name != b.Target.Name {
 				continue
 			}
 			if len(m.Learned) == 0 {
-				t.Errorf("%q newly brings %s (%s) without a word learned for it", neg.Text, m.Skill.Name, m.Entry)
+				t.Errorf("%q newly brings %s (%s) without a word learned for it", b.Negative.Text, m.Skill.Name, m.Entry)
 			}
 			if m.Entry == EntryTakeOver {
-				t.Errorf("%q lets %s take the turn over on learned words %v", neg.Text, m.Skill.Name, m.Learned)
+				t.Errorf("%q lets %s take the turn over on learned words %v", b.Negative.Text, m.Skill.Name, m.Learned)
 			}
 		}
 	}
 }
 
-// mergeLearned adds words to a skill's learned list, a word known already
-// counting another turn, as the store does.
-func mergeLearned(have, add []catalog.LearnedWord) []catalog.LearnedWord {
-	for _, w := range add {
-		found := false
-		for i := range have {
-			if have[i].Stem == w.Stem {
-				have[i].Turns++
-				found = true
-			}
-		}
-		if !found {
-			have = append(have, w)
-		}
+// rankRouter replays against the skill scorer: the skills that enter a
+// turn.
+type rankRouter struct {
+	list    []*Skill
+	learned map[string][]catalog.LearnedWord
+	ranker  *Ranker
+}
+
+func (r *rankRouter) Brings(msg string) []evalset.Target {
+	var out []evalset.Target
+	for name := range entering(r.ranker.Rank(msg, nil)) {
+		out = append(out, evalset.Target{Skill: true, Name: name})
 	}
-	return have
+	return out
+}
+
+func (r *rankRouter) Learn(t evalset.Target, words []catalog.LearnedWord) {
+	if !t.Skill {
+		return
+	}
+	if r.learned == nil {
+		r.learned = map[string][]catalog.LearnedWord{}
+	}
+	r.learned[t.Name] = words
+	r.ranker = NewRanker(WithLearned(r.list, r.learned))
 }

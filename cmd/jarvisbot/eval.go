@@ -10,34 +10,63 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// cmdEval: jarvisbot eval gate SET.jsonl --catalog SNAPSHOT.json.
+const evalUsage = "eval gate SET.jsonl --catalog SNAPSHOT.json [--agent NAME] [--json]\n" +
+	"       jarvisbot eval replay PAIRS.jsonl [MORE.jsonl ...] [--catalog SNAPSHOT.json] [--agent NAME] [--json]"
+
+// cmdEval: jarvisbot eval gate SET.jsonl --catalog SNAPSHOT.json, and
+// jarvisbot eval replay PAIRS.jsonl (or eval --replay PAIRS.jsonl).
 func cmdEval(ctx context.Context, a *cli, args []string) error {
-	fs := newFlagSet(a, "eval", "eval gate SET.jsonl --catalog SNAPSHOT.json [--agent NAME] [--json]")
-	snapshot := fs.String("catalog", "", "catalog snapshot whose MCP servers the set is run against")
+	fs := newFlagSet(a, "eval", evalUsage)
+	snapshot := fs.String("catalog", "", "catalog snapshot whose MCP servers the set is run against (replay: the stored servers when not given)")
 	agentName := fs.String("agent", store.DefaultAgent, "the agent whose turns to resolve")
 	asJSON := fs.Bool("json", false, "print the figures as one JSON object")
+	replay := fs.Bool("replay", false, "replay pairs of requests, as eval replay does")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	if len(pos) > 0 && pos[0] == "replay" {
+		*replay, pos = true, pos[1:]
+	}
+	o := app.RouteOptions{Agent: *agentName, Snapshot: *snapshot}
+	if *replay {
+		if len(pos) == 0 {
+			fs.Usage()
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "eval replay needs a set of pairs: jarvisbot eval replay PAIRS.jsonl")
+		}
+		ev, err := a.EvalReplay(ctx, o, pos...)
+		a.warn(ev.Warnings)
+		if err != nil {
+			return err
+		}
+		if !*asJSON {
+			ev.Report.Write(a.stdout)
+			return nil
+		}
+		return printJSON(a, ev.Report.Summary())
+	}
 	if len(pos) != 2 || pos[0] != "gate" {
 		fs.Usage()
-		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot eval gate SET.jsonl --catalog SNAPSHOT.json")
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "usage: jarvisbot %s", evalUsage)
 	}
 	if *snapshot == "" {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "eval gate needs --catalog SNAPSHOT.json: the MCP servers to route to")
 	}
-	ev, err := a.EvalGate(ctx, app.RouteOptions{Agent: *agentName, Snapshot: *snapshot}, pos[1])
+	ev, err := a.EvalGate(ctx, o, pos[1])
 	a.warn(ev.Warnings)
 	if err != nil {
 		return err
 	}
-	rep := ev.Report
 	if !*asJSON {
-		rep.Write(a.stdout)
+		ev.Report.Write(a.stdout)
 		return nil
 	}
-	b, err := json.Marshal(rep.Summary())
+	return printJSON(a, ev.Report.Summary())
+}
+
+// printJSON prints v as one line of JSON.
+func printJSON(a *cli, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"init":      {"write a commented config file and create the data directory", cmdInit},
 		"route":     {"explain which tools an agent would be offered for a message", cmdRoute},
-		"eval":      {"evaluate the MCP gate on a labelled request set", cmdEval},
+		"eval":      {"evaluate the MCP gate on a labelled request set, or replay how it learns your words", cmdEval},
 		"catalog":   {"show or export the catalog", cmdCatalog},
 		"serve":     {"run jarvisbot: Telegram, Discord, or the console when no bot token is set (the default)", cmdServe},
 		"schedule":  {"scheduled skills: list (next and last run), run NAME now, pause, resume", cmdSchedule},

@@ -259,6 +259,51 @@ func TestEvalGate(t *testing.T) {
 	}
 }
 
+// TestEvalReplay: `eval replay` (and `eval --replay`) replays pairs of
+// requests and hard negatives, in one file or several, and reports recall
+// and exact on the later requests before and after learning, and what the
+// negatives brought, as text or as JSON; a set it cannot read exits 2 with
+// the line to fix.
+func TestEvalReplay(t *testing.T) {
+	e := newTestEnv(t)
+	pairs, negatives := fixtures.ReplayPath(t, "pairs.jsonl"), fixtures.ReplayPath(t, "negatives.jsonl")
+	snap := fixtures.Path(t, "catalog-extended.json")
+	code, out, errOut := e.jarvis(t, "", "eval", "--replay", pairs, negatives, "--catalog", snap, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Pairs        int     `json:"pairs"`
+		Recovered    int     `json:"recovered"`
+		RecallBefore float64 `json:"recall_before"`
+		RecallAfter  float64 `json:"recall_after"`
+		ExactAfter   float64 `json:"exact_after"`
+		Negatives    int     `json:"hard_negatives"`
+		FalseBefore  *int    `json:"false_offers_before"`
+		FalseAfter   *int    `json:"false_offers_after"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Pairs != 40 || s.Negatives != 12 || s.Recovered == 0 || s.RecallAfter <= s.RecallBefore || s.ExactAfter == 0 || s.FalseBefore == nil || s.FalseAfter == nil {
+		t.Errorf("replay figures %s", out)
+	}
+	code, out, _ = e.jarvis(t, "", "eval", "replay", pairs, negatives, "--catalog", snap)
+	if code != 0 || !strings.Contains(out, "recall, second request:") || !strings.Contains(out, "hard negatives:") {
+		t.Errorf("replay text output:\n%s", out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"server": "google-maps", "first": "Wo ist die Apotheke?"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := e.jarvis(t, "", "eval", "replay", bad, "--catalog", snap); code != 2 || !strings.Contains(errOut, "bad.jsonl line 1") {
+		t.Errorf("a pair without its second request: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := e.jarvis(t, "", "eval", "replay"); code != 2 || !strings.Contains(errOut, "PAIRS.jsonl") {
+		t.Errorf("no set: exit %d, %s", code, errOut)
+	}
+}
+
 func TestCatalogExportRoundTrip(t *testing.T) {
 	e := newTestEnv(t)
 	out := filepath.Join(t.TempDir(), "export.json")
