@@ -16,7 +16,8 @@ import (
 // of an owner's message for a server or skill they missed and the model
 // recovered and used.
 type Learner interface {
-	Learn(ctx context.Context, kind store.LearnedKind, name string, words []catalog.LearnedWord) error
+	// Learn keeps words for a server or skill, taught by a turn in chat.
+	Learn(ctx context.Context, kind store.LearnedKind, name, chat string, words []catalog.LearnedWord) error
 	// Ignored counts an offer that the named learned words (as the owner
 	// wrote them) brought and the turn did not use; Used says one was
 	// used (see Runtime.judge).
@@ -72,7 +73,7 @@ func (r *Runtime) learn(ctx context.Context, st *turnState) {
 	}
 	slices.SortFunc(used, func(a, b taught) int { return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.name, b.name)) })
 	for _, t := range used {
-		if err := r.Learner.Learn(context.WithoutCancel(ctx), t.kind, t.name, words); err != nil {
+		if err := r.Learner.Learn(context.WithoutCancel(ctx), t.kind, t.name, st.in.Chat, words); err != nil {
 			r.log().Warn("learning the words of a recovered turn; it may be missed again", "kind", string(t.kind), "name", t.name, "err", err)
 			continue
 		}

@@ -20,10 +20,10 @@ import (
 // storeLearner keeps learned words in the real store, as the app's does.
 type storeLearner struct{ db *sqlstore.DB }
 
-func (l storeLearner) Learn(ctx context.Context, kind store.LearnedKind, name string, words []catalog.LearnedWord) error {
+func (l storeLearner) Learn(ctx context.Context, kind store.LearnedKind, name, chat string, words []catalog.LearnedWord) error {
 	list := make([]store.LearnedWord, len(words))
 	for i, w := range words {
-		list[i] = store.LearnedWord{Word: w.Stem, Label: w.Label}
+		list[i] = store.LearnedWord{Word: w.Stem, Label: w.Label, Chat: chat}
 	}
 	return l.db.LearnWords(ctx, kind, name, list, time.Date(2026, 12, 6, 19, 0, 0, 0, time.UTC))
 }
@@ -80,6 +80,9 @@ func TestOnlyTheOwnersRecoveredTurnsTeachC9(t *testing.T) {
 	for _, w := range got {
 		if w.Word == "ich" || w.Word == "wo" {
 			t.Errorf("a function word was learned: %+v", w)
+		}
+		if w.Chat != "console" {
+			t.Errorf("a learned word does not name the chat of the turn that taught it: %+v", w)
 		}
 	}
 	e.rt.LearnFromAll = true
@@ -194,8 +197,8 @@ func (l liveLearner) sync(ctx context.Context, kind store.LearnedKind, name stri
 	return nil
 }
 
-func (l liveLearner) Learn(ctx context.Context, kind store.LearnedKind, name string, words []catalog.LearnedWord) error {
-	return l.sync(ctx, kind, name, l.storeLearner.Learn(ctx, kind, name, words))
+func (l liveLearner) Learn(ctx context.Context, kind store.LearnedKind, name, chat string, words []catalog.LearnedWord) error {
+	return l.sync(ctx, kind, name, l.storeLearner.Learn(ctx, kind, name, chat, words))
 }
 
 func (l liveLearner) Ignored(ctx context.Context, kind store.LearnedKind, name string, words []string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot/app/assembly"
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -17,10 +18,10 @@ import (
 // next turn has them either way.
 type learner struct{ s *Service }
 
-func (l learner) Learn(ctx context.Context, kind store.LearnedKind, name string, words []catalog.LearnedWord) error {
+func (l learner) Learn(ctx context.Context, kind store.LearnedKind, name, chat string, words []catalog.LearnedWord) error {
 	list := make([]store.LearnedWord, len(words))
 	for i, w := range words {
-		list[i] = store.LearnedWord{Word: w.Stem, Label: w.Label}
+		list[i] = store.LearnedWord{Word: w.Stem, Label: w.Label, Chat: chat}
 	}
 	if err := l.s.DB.LearnWords(ctx, kind, name, list, l.s.env.Now()); err != nil {
 		return err
@@ -89,19 +90,53 @@ func (in *Installation) ForgetLearned(ctx context.Context, kind store.LearnedKin
 }
 
 // LearnedText is a server's or skill's learned words as `mcp show` and
-// `skills show` list them.
-func LearnedText(list []store.LearnedWord) string {
+// `skills show` list them, with their LearnedNote, times in zone; words
+// of one note (most often, taught by the same turn) share it:
+// "hustensaft, sonntags (1 turn, Wed 2 Dec 12:00 in console)".
+func LearnedText(list []store.LearnedWord, zone *time.Location) string {
 	if len(list) == 0 {
 		return ""
 	}
-	parts := make([]string, len(list))
-	for i, w := range list {
-		parts[i] = fmt.Sprintf("%s (%s)", w.Label, plural(w.Turns, "turn"))
-		if w.Ignored > 0 {
-			parts[i] = fmt.Sprintf("%s (%s, offered and ignored %s)", w.Label, plural(w.Turns, "turn"), plural(w.Ignored, "time"))
+	var notes []string
+	words := map[string][]string{}
+	for _, w := range list {
+		n := LearnedNote(w, zone)
+		if _, ok := words[n]; !ok {
+			notes = append(notes, n)
 		}
+		words[n] = append(words[n], w.Label)
 	}
-	return "learned from your turns: " + strings.Join(parts, ", ")
+	parts := make([]string, len(notes))
+	for i, n := range notes {
+		parts[i] = fmt.Sprintf("%s (%s)", strings.Join(words[n], ", "), n)
+	}
+	return "learned from your turns: " + strings.Join(parts, "; ")
+}
+
+// LearnedNote says how many turns taught a learned word, when and in
+// which chat the last of them was, and how often its offers went unused
+// since: "1 turn, Mon 7 Dec 09:12 in telegram:42", "2 turns, the last Sun 6
+// Dec 19:00 in console; offered and ignored 1 time".
+func LearnedNote(w store.LearnedWord, zone *time.Location) string {
+	note := plural(w.Turns, "turn")
+	var when string
+	if !w.LastAt.IsZero() {
+		when = w.LastAt.In(zone).Format("Mon 2 Jan 15:04")
+	}
+	if w.Chat != "" {
+		when = strings.TrimSpace(when + " in " + w.Chat)
+	}
+	switch {
+	case when == "":
+	case w.Turns > 1:
+		note += ", the last " + when
+	default:
+		note += ", " + when
+	}
+	if w.Ignored > 0 {
+		note += "; offered and ignored " + plural(w.Ignored, "time")
+	}
+	return note
 }
 
 // skillsWithLearned gives skills the words learned for them (C9), read

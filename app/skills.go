@@ -2,10 +2,12 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/internal/config"
@@ -123,14 +125,17 @@ type SkillShown struct {
 	Record *store.SkillRecord
 	// Learned are the words learned for it from the owner's turns (C9),
 	// the most taught first.
-	Learned  []store.LearnedWord
+	Learned []store.LearnedWord
+	// Zone is the owner's time zone, in which Text says when a word was
+	// learned.
+	Zone     *time.Location
 	Warnings Warnings
 }
 
 // ShowSkill is the skill named name that agent could use (S2).
 func (in *Installation) ShowSkill(ctx context.Context, agent, name string) (SkillShown, error) {
 	e, warn, err := in.findSkill(ctx, agent, name)
-	shown := SkillShown{Available: e, Warnings: warn}
+	shown := SkillShown{Available: e, Zone: in.Config.Location(), Warnings: warn}
 	if err != nil {
 		return shown, err
 	}
@@ -167,7 +172,7 @@ func (s SkillShown) Text() string {
 			}
 		}
 	}
-	if text := LearnedText(s.Learned); text != "" {
+	if text := LearnedText(s.Learned, cmp.Or(s.Zone, time.Local)); text != "" {
 		fmt.Fprintln(&b, visible.Text(text))
 	}
 	fmt.Fprintf(&b, "\n%s", visible.Text(string(s.Skill.Render())))

@@ -478,6 +478,9 @@ type LearnedWord struct {
 	Ignored   int
 	LearnedAt time.Time
 	LastAt    time.Time
+	// Chat is the conversation of the last turn that taught it (at
+	// LastAt), "" when that is not known.
+	Chat string
 }
 
 // MaxLearned bounds what one server or skill keeps: the words taught by
@@ -490,8 +493,9 @@ const MaxIgnored = 3
 
 // LearnedWords keeps the words learned for servers and skills.
 type LearnedWords interface {
-	// LearnWords records words for a server or skill: a word known already
-	// counts one more turn. Each keeps at most MaxLearned.
+	// LearnWords records words for a server or skill, taught by a turn at
+	// at in the chat each word names: a word known already counts one
+	// more turn. Each keeps at most MaxLearned.
 	LearnWords(ctx context.Context, kind LearnedKind, name string, words []LearnedWord, at time.Time) error
 	// LearnedWords are the learned words of every server or every skill,
 	// by name, the most taught first.

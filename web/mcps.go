@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 )
 
@@ -70,27 +69,10 @@ type MCPDetail struct {
 // MCPLearned is a word learned for a server or skill, as the owner wrote
 // it.
 type MCPLearned struct {
-	Word  string
-	Turns int
-	// Ignored is how many offers it brought since its last use went
-	// unused: it weighs less for each, and goes at the third.
-	Ignored int
-}
-
-// Note says how many turns taught the word and, once its offers went
-// unused, how often: "2 turns", "1 turn, offered and ignored 2 times".
-func (l MCPLearned) Note() string {
-	n := func(k int, one, many string) string {
-		if k == 1 {
-			return "1 " + one
-		}
-		return strconv.Itoa(k) + " " + many
-	}
-	note := n(l.Turns, "turn", "turns")
-	if l.Ignored > 0 {
-		note += ", offered and ignored " + n(l.Ignored, "time", "times")
-	}
-	return note
+	Word string
+	// Note says how many turns taught it, when and in which chat the last
+	// was, and how often its offers went unused since (app.LearnedNote).
+	Note string
 }
 
 // MCPTool is one tool with its tier.

@@ -83,7 +83,7 @@ func (t mcpsTab) Show(ctx context.Context, name string) (MCPDetail, error) {
 		return MCPDetail{}, err
 	}
 	for _, l := range learned {
-		d.Learned = append(d.Learned, MCPLearned{Word: l.Label, Turns: l.Turns, Ignored: l.Ignored})
+		d.Learned = append(d.Learned, MCPLearned{Word: l.Label, Note: app.LearnedNote(l, t.in.Config.Location())})
 	}
 	return d, nil
 }

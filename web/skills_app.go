@@ -75,7 +75,7 @@ func (t skillsTab) Learned(ctx context.Context, name string) ([]MCPLearned, erro
 	}
 	out := make([]MCPLearned, len(list))
 	for i, l := range list {
-		out[i] = MCPLearned{Word: l.Label, Turns: l.Turns, Ignored: l.Ignored}
+		out[i] = MCPLearned{Word: l.Label, Note: app.LearnedNote(l, t.in.Config.Location())}
 	}
 	return out, nil
 }

@@ -238,11 +238,11 @@ func TestSkillsTabUnavailableW1(t *testing.T) {
 // and a button that forgets them all; a skill without any shows none.
 func TestSkillPageListsAndForgetsLearnedWordsC9(t *testing.T) {
 	book := newSkillBook()
-	book.learned = map[string][]MCPLearned{"dictate": {{Word: "bewerbung", Turns: 2}, {Word: "kanzlei", Turns: 1, Ignored: 2}}}
+	book.learned = map[string][]MCPLearned{"dictate": {{Word: "bewerbung", Note: "2 turns"}, {Word: "kanzlei", Note: "1 turn; offered and ignored 2 times"}}}
 	d := newDashboard(t, Options{Skills: book})
 	sess := d.signIn(t)
 	_, body := d.get(t, "/skills/dictate", sess)
-	wantIn(t, "the skill's page", body, `id="skill-learned"`, `data-word="bewerbung"`, "(2 turns)", `data-word="kanzlei"`, "(1 turn, offered and ignored 2 times)",
+	wantIn(t, "the skill's page", body, `id="skill-learned"`, `data-word="bewerbung"`, "(2 turns)", `data-word="kanzlei"`, "(1 turn; offered and ignored 2 times)",
 		`action="/skills/dictate/forget"`, `name="word" value="kanzlei"`, "Forget them all")
 	if _, other := d.get(t, "/skills/morning-brief", sess); strings.Contains(other, `id="skill-learned"`) {
 		t.Error("a skill with no learned words lists some")

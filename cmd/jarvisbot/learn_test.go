@@ -42,7 +42,7 @@ func TestGateLearnsFromARecoveredMissC9(t *testing.T) {
 		t.Errorf("route does not say the word was learned, nor from how many turns:\n%s", out)
 	}
 	show := e.mustJarvis(t, "", "mcp", "show", "maps")
-	if !strings.Contains(show, "learned from your turns: ") || !strings.Contains(show, "hustensaft (1 turn)") {
+	if !strings.Contains(show, "learned from your turns: ") || !strings.Contains(show, "hustensaft, sonntags (1 turn, Wed 2 Dec 12:00 in console)") {
 		t.Fatalf("mcp show does not list the learned word:\n%s", show)
 	}
 	// The MCPs tab shows the word and removes it, as mcp forget does.
@@ -117,7 +117,7 @@ func TestSkillsLearnFromARecoveredTurnC9(t *testing.T) {
 		t.Errorf("route does not say the skill's words were learned:\n%s", out)
 	}
 	show := e.mustJarvis(t, "", "skills", "show", "humanizer")
-	if !strings.Contains(show, "learned from your turns: ") || !strings.Contains(show, "kanzlei (1 turn)") || !strings.Contains(show, "skills forget humanizer") {
+	if !strings.Contains(show, "learned from your turns: ") || !strings.Contains(show, "bewerbungsschreiben, holzern, kanzlei (1 turn, Wed 2 Dec 12:00 in console)") || !strings.Contains(show, "skills forget humanizer") {
 		t.Fatalf("skills show does not list the learned words:\n%s", show)
 	}
 	b, _, stop := serveWithDashboard(t, e)

@@ -310,7 +310,7 @@ func (m mcpCmd) show(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if text := app.LearnedText(learned); text != "" {
+	if text := app.LearnedText(learned, m.in.Config.Location()); text != "" {
 		fmt.Fprintf(w, "%s (jarvisbot mcp forget %s [WORD] removes them)\n", text, name)
 	}
 	switch {

@@ -28,9 +28,9 @@ func (db *DB) LearnWords(ctx context.Context, kind store.LearnedKind, name strin
 	defer tx.Rollback() // no-op after Commit
 	when := formatTime(at)
 	for _, w := range words {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO learned_words (kind, name, word, label, turns, ignored, learned_at, last_at) VALUES (?, ?, ?, ?, 1, 0, ?, ?)
-			ON CONFLICT (kind, name, word) DO UPDATE SET turns = learned_words.turns + 1, ignored = 0, last_at = excluded.last_at`,
-			string(kind), name, w.Word, w.Label, when, when); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO learned_words (kind, name, word, label, turns, ignored, learned_at, last_at, chat) VALUES (?, ?, ?, ?, 1, 0, ?, ?, ?)
+			ON CONFLICT (kind, name, word) DO UPDATE SET turns = learned_words.turns + 1, ignored = 0, last_at = excluded.last_at, chat = excluded.chat`,
+			string(kind), name, w.Word, w.Label, when, when, w.Chat); err != nil {
 			return fail(err)
 		}
 	}
@@ -51,7 +51,7 @@ func (db *DB) LearnedWords(ctx context.Context, kind store.LearnedKind) (map[str
 	fail := func(err error) error {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading the words learned for each %s from %s: %w", kind, db.path, err)
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT name, word, label, turns, ignored, learned_at, last_at FROM learned_words
+	rows, err := db.db.QueryContext(ctx, `SELECT name, word, label, turns, ignored, learned_at, last_at, chat FROM learned_words
 		WHERE kind = ? ORDER BY name, turns DESC, last_at DESC, word`, string(kind))
 	if err != nil {
 		return nil, fail(err)
@@ -61,7 +61,7 @@ func (db *DB) LearnedWords(ctx context.Context, kind store.LearnedKind) (map[str
 	for rows.Next() {
 		w := store.LearnedWord{Kind: kind}
 		var learned, last string
-		if err := rows.Scan(&w.Name, &w.Word, &w.Label, &w.Turns, &w.Ignored, &learned, &last); err != nil {
+		if err := rows.Scan(&w.Name, &w.Word, &w.Label, &w.Turns, &w.Ignored, &learned, &last, &w.Chat); err != nil {
 			return nil, fail(err)
 		}
 		if w.LearnedAt, err = parseTime(learned); err == nil {

@@ -9,7 +9,8 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// TestLearnedWordsC9: a word taught again counts another turn; a server
+// TestLearnedWordsC9: a word taught again counts another turn; a word
+// says when and in which chat the last turn that taught it was; a server
 // keeps a bounded set, the least taught going first; one word or all of a
 // server's can be forgotten.
 func TestLearnedWordsC9(t *testing.T) {
@@ -17,11 +18,12 @@ func TestLearnedWordsC9(t *testing.T) {
 	db := openTest(t, testTarget(t))
 	at := time.Date(2026, 12, 6, 19, 0, 0, 0, time.UTC)
 	const srv = store.LearnedServer
-	apo := []store.LearnedWord{{Word: "apothek", Label: "apotheke"}, {Word: "nachst", Label: "nächste"}}
+	apo := []store.LearnedWord{{Word: "apothek", Label: "apotheke", Chat: "telegram:1"}, {Word: "nachst", Label: "nächste", Chat: "telegram:1"}}
 	if err := db.LearnWords(ctx, srv, "google-maps", apo, at); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.LearnWords(ctx, srv, "google-maps", apo[:1], at.Add(time.Hour)); err != nil {
+	again := []store.LearnedWord{{Word: "apothek", Label: "apotheke", Chat: "discord:2"}}
+	if err := db.LearnWords(ctx, srv, "google-maps", again, at.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	all, err := db.LearnedWords(ctx, srv)
@@ -29,8 +31,11 @@ func TestLearnedWordsC9(t *testing.T) {
 		t.Fatalf("learned %+v %v", all, err)
 	}
 	if w := all["google-maps"][0]; w.Word != "apothek" || w.Turns != 2 || w.Label != "apotheke" || w.Kind != srv || w.Name != "google-maps" ||
-		!w.LearnedAt.Equal(at) || !w.LastAt.Equal(at.Add(time.Hour)) {
-		t.Errorf("the word taught twice: %+v", w)
+		!w.LearnedAt.Equal(at) || !w.LastAt.Equal(at.Add(time.Hour)) || w.Chat != "discord:2" {
+		t.Errorf("the word taught twice (last in discord:2): %+v", w)
+	}
+	if w := all["google-maps"][1]; w.Chat != "telegram:1" {
+		t.Errorf("the word taught once, in telegram:1: %+v", w)
 	}
 	var many []store.LearnedWord
 	for i := range store.MaxLearned + 5 {
