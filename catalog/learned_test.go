@@ -51,12 +51,7 @@ func TestGateLearnsTheOwnersWordsC9(t *testing.T) {
 	// A reconnect replaces the server; what it learned stays.
 	v := c.View()
 	srv, _ := v.Server("google-maps")
-	var tools []catalog.SnapshotTool
-	for _, cp := range v.Capabilities() {
-		if cp.Server == "google-maps" {
-			tools = append(tools, catalog.SnapshotTool{Name: cp.Tool, Description: cp.Description, InputSchema: cp.InputSchema})
-		}
-	}
+	tools := serverTools(v, "google-maps")
 	if err := c.SetServer(catalog.Server{ID: srv.ID, Title: srv.Title, Connected: true}, tools); err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +62,58 @@ func TestGateLearnsTheOwnersWordsC9(t *testing.T) {
 	if ok, _ := offered(later, "google-maps"); ok {
 		t.Error("forgotten words still offer maps")
 	}
+}
+
+// TestLearnedWordsNeverGrantC9: learning adds evidence, never a grant: a
+// learned word brings its server's tools to an agent that may use them,
+// not to one whose allow- or block-list excludes the server, and not
+// while the server is not connected.
+func TestLearnedWordsNeverGrantC9(t *testing.T) {
+	c := loadSnapshot(t, "catalog-extended.json")
+	c.SetLearned("google-maps", catalog.LearnableWords("Wo kriege ich sonntags Hustensaft?"))
+	const msg = "Gibt es heute Abend noch irgendwo Hustensaft?"
+	mapsTools := func(p catalog.Policy) int {
+		var turn catalog.Turn
+		c.View().Plan(p).Turn(msg, &turn)
+		n := 0
+		for _, cp := range turn.Tools {
+			if cp.Server == "google-maps" {
+				n++
+			}
+		}
+		return n
+	}
+	if mapsTools(catalog.Policy{Agent: "default"}) == 0 {
+		t.Fatalf("precondition: the learned word does not bring maps to %q", msg)
+	}
+	for _, p := range []catalog.Policy{
+		{Agent: "blocked", Block: []string{"mcp:google-maps"}},
+		{Agent: "allowed", Allow: []string{"mcp:gmail"}},
+	} {
+		if n := mapsTools(p); n != 0 {
+			t.Errorf("agent %s (allow %v, block %v) was offered %d maps tools on a learned word", p.Agent, p.Allow, p.Block, n)
+		}
+	}
+	v := c.View()
+	srv, _ := v.Server("google-maps")
+	tools := serverTools(v, "google-maps")
+	if err := c.SetServer(catalog.Server{ID: srv.ID, Title: srv.Title, Connected: false}, tools); err != nil {
+		t.Fatal(err)
+	}
+	if n := mapsTools(catalog.Policy{Agent: "default"}); n != 0 {
+		t.Errorf("a server that is not connected was offered %d tools on a learned word", n)
+	}
+}
+
+// serverTools are a server's tools in v, as a reconnect lists them again.
+func serverTools(v *catalog.View, server string) []catalog.SnapshotTool {
+	var tools []catalog.SnapshotTool
+	for _, cp := range v.Capabilities() {
+		if cp.Server == server {
+			tools = append(tools, catalog.SnapshotTool{Name: cp.Tool, Description: cp.Description, InputSchema: cp.InputSchema})
+		}
+	}
+	return tools
 }
 
 // BenchmarkGateExtendedLearned is BenchmarkGateExtended with every server
