@@ -79,13 +79,7 @@ func TestLearnedWordsDoNotCountInQuestionsOfKnowledgeC9(t *testing.T) {
 		{"Explain the history of the Bewerbungsschreiben", false},
 		{"Schreib ein Gedicht über mein Bewerbungsschreiben", true},
 	} {
-		entered := false
-		for _, m := range r.Rank(tt.msg, nil) {
-			if m.Skill.Name == "humanizer" && m.Entry != EntryNone {
-				entered = true
-			}
-		}
-		if entered != tt.enter {
+		if entered := enters(r, tt.msg, "humanizer"); entered != tt.enter {
 			t.Errorf("%q: humanizer entered %v, want %v", tt.msg, entered, tt.enter)
 		}
 	}
@@ -116,14 +110,19 @@ func TestLearnedWordAloneFollowsTheGatesRuleC9(t *testing.T) {
 		{"Would Jonas like a bouldering course?", false},  // two, but one of a kind
 		{"How hard is bouldering for beginners?", false},  // knowledge
 	} {
-		entered := false
-		for _, m := range r.Rank(tt.msg, nil) {
-			if m.Skill.Name == "google-calendar" && m.Entry != EntryNone {
-				entered = true
-			}
-		}
-		if entered != tt.enter {
+		if entered := enters(r, tt.msg, "google-calendar"); entered != tt.enter {
 			t.Errorf("%q: google-calendar entered %v, want %v", tt.msg, entered, tt.enter)
 		}
 	}
+}
+
+// enters reports whether the ranker lets skill into the turn for msg, in
+// any way.
+func enters(r *Ranker, msg, skill string) bool {
+	for _, m := range r.Rank(msg, nil) {
+		if m.Skill.Name == skill && m.Entry != EntryNone {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ package evalset
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,19 +33,13 @@ type Case struct {
 // single name or null (the skills set uses the single form).
 func Read(r io.Reader, name string) ([]Case, error) {
 	var out []Case
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
+	err := eachLine(r, name, func(n int, line []byte) error {
 		var raw struct {
 			Case
 			Want json.RawMessage `json:"want"`
 		}
-		if err := json.Unmarshal([]byte(line), &raw); err != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s line %d: %v", name, n, err)
+		if err := json.Unmarshal(line, &raw); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s line %d: %v", name, n, err)
 		}
 		c := raw.Case
 		c.Line = n
@@ -52,21 +47,39 @@ func Read(r io.Reader, name string) ([]Case, error) {
 		case w == "" || w == "null":
 		case strings.HasPrefix(w, "["):
 			if err := json.Unmarshal(raw.Want, &c.Want); err != nil {
-				return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s line %d: want: %v", name, n, err)
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "%s line %d: want: %v", name, n, err)
 			}
 		default:
 			var s string
 			if err := json.Unmarshal(raw.Want, &s); err != nil {
-				return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s line %d: want must be a list, a string or null", name, n)
+				return jarvisbot.Errorf(jarvisbot.EINVALID, "%s line %d: want must be a list, a string or null", name, n)
 			}
 			c.Want = []string{s}
 		}
 		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// eachLine calls fn with each line of a JSON Lines set that is not blank,
+// and its number; it stops at the first error.
+func eachLine(r io.Reader, name string, fn func(n int, line []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if err := fn(n, line); err != nil {
+			return err
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "read %s: %w", name, err)
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "read %s: %w", name, err)
 	}
-	return out, nil
+	return nil
 }
 
 // Result is the gate's answer to one case.

@@ -1,14 +1,12 @@
 package evalset
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
@@ -56,24 +54,18 @@ type Negative struct {
 func ReadReplay(r io.Reader, name string) ([]Pair, []Negative, error) {
 	var pairs []Pair
 	var negatives []Negative
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
+	err := eachLine(r, name, func(n int, line []byte) error {
 		var raw struct {
 			Server, Skill, First, Second, Text string
 		}
-		if err := json.Unmarshal([]byte(line), &raw); err != nil {
-			return nil, nil, jarvisbot.Errorf(jarvisbot.EINVALID, "%s line %d: %v", name, n, err)
+		if err := json.Unmarshal(line, &raw); err != nil {
+			return jarvisbot.Errorf(jarvisbot.EINVALID, "%s line %d: %v", name, n, err)
 		}
 		switch {
 		case raw.Text != "" && raw.First == "" && raw.Second == "" && raw.Server == "" && raw.Skill == "":
 			negatives = append(negatives, Negative{Line: n, Text: raw.Text})
 		case raw.First == "" || raw.Second == "" || (raw.Server == "") == (raw.Skill == "") || raw.Text != "":
-			return nil, nil, jarvisbot.Errorf(jarvisbot.EINVALID,
+			return jarvisbot.Errorf(jarvisbot.EINVALID,
 				`%s line %d: want a pair {"server" or "skill": NAME, "first": TEXT, "second": TEXT} or a hard negative {"text": TEXT}`, name, n)
 		default:
 			p := Pair{Line: n, First: raw.First, Second: raw.Second, Want: Target{Name: raw.Server}}
@@ -82,9 +74,10 @@ func ReadReplay(r io.Reader, name string) ([]Pair, []Negative, error) {
 			}
 			pairs = append(pairs, p)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, jarvisbot.Errorf(jarvisbot.EINVALID, "read %s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return pairs, negatives, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/app"
@@ -39,11 +40,7 @@ func cmdEval(ctx context.Context, a *cli, args []string) error {
 		if err != nil {
 			return err
 		}
-		if !*asJSON {
-			ev.Report.Write(a.stdout)
-			return nil
-		}
-		return printJSON(a, ev.Report.Summary())
+		return printEval(a, *asJSON, ev.Report, ev.Report.Summary())
 	}
 	if len(pos) != 2 || pos[0] != "gate" {
 		fs.Usage()
@@ -57,16 +54,17 @@ func cmdEval(ctx context.Context, a *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !*asJSON {
-		ev.Report.Write(a.stdout)
-		return nil
-	}
-	return printJSON(a, ev.Report.Summary())
+	return printEval(a, *asJSON, ev.Report, ev.Report.Summary())
 }
 
-// printJSON prints v as one line of JSON.
-func printJSON(a *cli, v any) error {
-	b, err := json.Marshal(v)
+// printEval prints an evaluation: its report for a person, or its
+// figures as one line of JSON.
+func printEval(a *cli, asJSON bool, rep interface{ Write(io.Writer) }, figures any) error {
+	if !asJSON {
+		rep.Write(a.stdout)
+		return nil
+	}
+	b, err := json.Marshal(figures)
 	if err != nil {
 		return err
 	}
