@@ -159,3 +159,31 @@ func TestDerivedPairsFromPurposeC5(t *testing.T) {
 		t.Errorf("no tool pair from move_file's purpose: %s", d.Because())
 	}
 }
+
+// TestToolPairsMatchInEitherOrderC5: a tool pair counts whichever of its
+// words comes first ("close the ticket", "the ticket: close it"); a
+// phrase of a usage card counts only in its own order. Tool pairs are filed once, under their words in sorted order.
+func TestToolPairsMatchInEitherOrderC5(t *testing.T) {
+	c := catalog.New()
+	err := c.SetServer(catalog.Server{ID: "desk", Title: "Helpdesk", Connected: true, Card: []string{"pull request"}}, []catalog.SnapshotTool{
+		{Name: "close_ticket", Description: "Close a ticket."},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := c.View().Gate()
+	has := func(msg string, kind catalog.EvidenceKind) bool {
+		return slices.ContainsFunc(g.Check(msg, nil)[0].Evidence(), func(e catalog.Evidence) bool { return e.Kind == kind })
+	}
+	for _, msg := range []string{"Close the ticket", "The ticket from Lena, close it"} {
+		if !has(msg, catalog.EvPair) {
+			t.Errorf("%q: no tool pair: %s", msg, g.Check(msg, nil)[0].Because())
+		}
+	}
+	if !has("Open a pull request", catalog.EvCard) {
+		t.Errorf("the card's phrase in its order is not matched: %s", g.Check("Open a pull request", nil)[0].Because())
+	}
+	if d := g.Check("Please request a pull of the sample", nil)[0]; slices.ContainsFunc(d.Evidence(), func(e catalog.Evidence) bool { return e.Word == "pull request" }) {
+		t.Errorf("the card's phrase matched in reverse order: %s", d.Because())
+	}
+}

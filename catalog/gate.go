@@ -135,7 +135,10 @@ type Gate struct {
 	// The index, frozen once built (internal/frozen).
 	names frozen.Map[int32] // name key (letters and digits only) -> terms
 	uni   frozen.Map[int32] // stem -> terms
-	pairs frozen.Map[int32] // "stem stem" -> terms
+	pairs frozen.Map[int32] // "stem stem" -> terms: the words of a phrase, in its order
+	// tools holds the tool pairs, which match in either order: each is
+	// filed once, under its two stems in sorted order (pairKey).
+	tools frozen.Map[int32]
 	lex   *words.Lexicon
 	pool  sync.Pool
 	// keep knows the servers that keep facts about the owner (memory.go).
@@ -758,7 +761,10 @@ func (g *Gate) matchPairs(sc *scratch, toks []words.Token) {
 		for b := a + 1; b < len(sc.content) && b <= a+pairWindow; b++ {
 			tb := toks[sc.content[b]]
 			sc.buf = append(append(append(sc.buf[:0], ta.Stem...), ' '), tb.Stem...)
-			if ids, ok := g.pairs.Get(string(sc.buf)); ok {
+			phrases, _ := g.pairs.Get(string(sc.buf))
+			sc.buf = appendPairKey(sc.buf[:0], ta.Stem, tb.Stem)
+			tools, _ := g.tools.Get(string(sc.buf))
+			for _, ids := range [2][]int32{phrases, tools} {
 				for _, id := range ids {
 					g.count(sc, id, ta.Fold+" "+tb.Fold, sc.content[a])
 				}

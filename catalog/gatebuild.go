@@ -33,10 +33,12 @@ type gateBuilder struct {
 	nServers int
 	// names, uni and pairs collect the gate's postings (Gate), frozen
 	// when it is built; the builder looks names up as it goes.
-	names      map[string][]int32
-	uni, pairs frozen.Postings[int32]
+	names             map[string][]int32
+	uni, pairs, tools frozen.Postings[int32]
 	// spans is the list serverSpans fills, one server at a time.
 	spans []textSpan
+	// key is the room a tool pair's key is written in (appendPairKey).
+	key []byte
 }
 
 type termKey struct {
@@ -94,7 +96,7 @@ func buildGate(v *View) *Gate {
 	if cap(g.terms) > len(g.terms)+len(g.terms)/4 {
 		g.terms = slices.Clone(g.terms) // the gate keeps them: no room to spare
 	}
-	g.names, g.uni, g.pairs = frozen.From(b.names), b.uni.Freeze(), b.pairs.Freeze()
+	g.names, g.uni, g.pairs, g.tools = frozen.From(b.names), b.uni.Freeze(), b.pairs.Freeze(), b.tools.Freeze()
 	g.past = buildPast(g, v.servers)
 	g.keep = buildKeep(g)
 	return g
@@ -324,8 +326,8 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 	qs := b.pairHalf(q.Stem)
 	for _, a := range ps {
 		for _, c := range qs {
-			b.pairs.Add(a+" "+c, id)
-			b.pairs.Add(c+" "+a, id)
+			b.key = appendPairKey(b.key[:0], a, c)
+			b.tools.Add(string(b.key), id)
 		}
 	}
 	// A two-word pair is also a phrase people write as one word sometimes
@@ -378,6 +380,16 @@ func singleWords(list []string) []string {
 		}
 	}
 	return out
+}
+
+// appendPairKey appends the key a tool pair of stems a and c is filed
+// under: the two in sorted order, so that one posting matches "read the
+// issue" and "issue read" alike.
+func appendPairKey(buf []byte, a, c string) []byte {
+	if c < a {
+		a, c = c, a
+	}
+	return append(append(append(buf, a...), ' '), c...)
 }
 
 // indexPhrase indexes a phrase of two or more words by its consecutive
