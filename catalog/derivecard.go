@@ -288,20 +288,32 @@ func (ts toolWeights) of(source string) float64 {
 	return 0
 }
 
-// serverStems is the set of stems a server's own text uses, for the
-// catalog-wide specificity of a word.
-func (b *gateBuilder) serverStems(s *Server, tools []*Capability) map[string]bool {
-	set := map[string]bool{}
+// countServerStems counts, for each stem a server's own text uses, one
+// more server in srvDF, for the catalog-wide specificity of a word. The
+// counts live only while the gate is built, so their keys are the
+// tokens' own stems, not copies.
+func (b *gateBuilder) countServerStems(si int32, s *Server, tools []*Capability) {
 	b.spans = serverSpans(b.spans, s, tools)
 	for _, sp := range b.spans {
 		for _, t := range b.z.Tokenize(sp.text) {
-			if len(t.Stem) >= 3 {
-				set[strings.Clone(t.Stem)] = true
+			if len(t.Stem) < 3 {
+				continue
+			}
+			c := b.srvDF[t.Stem]
+			if c == nil {
+				c = &serverCount{last: -1}
+				b.srvDF[t.Stem] = c
+			}
+			if c.last != si {
+				c.last, c.n = si, c.n+1
 			}
 		}
 	}
-	return set
 }
+
+// serverCount is how many servers' text uses a stem, and the last server
+// counted.
+type serverCount struct{ last, n int32 }
 
 // deriveCard returns the derived usage card of a server without one,
 // strongest first. own holds the stems its name and tool names already
@@ -421,8 +433,10 @@ func (b *gateBuilder) specificity(stem string) float64 {
 		return 1
 	}
 	df := 0
-	for _, w := range strings.Fields(stem) {
-		df = max(df, b.srvDF[w])
+	for w := range strings.FieldsSeq(stem) {
+		if c := b.srvDF[w]; c != nil {
+			df = max(df, int(c.n))
+		}
 	}
 	df = max(df, 1)
 	return math.Log(float64(b.nServers+1)/float64(df)) / math.Log(float64(b.nServers+1))

@@ -29,7 +29,7 @@ type gateBuilder struct {
 	// srvDF counts, per stem, the servers whose own text (descriptions,
 	// titles, instructions) uses it; nServers is how many servers there
 	// are. A derived card weighs its words by how few servers share them.
-	srvDF    map[string]int
+	srvDF    map[string]*serverCount
 	nServers int
 	// names, uni and pairs collect the gate's postings (Gate), frozen
 	// when it is built; the builder looks names up as it goes.
@@ -80,11 +80,9 @@ func buildGate(v *View) *Gate {
 	// dozen doublings of the list and the map.
 	n := 6*len(v.caps) + 20*len(v.servers)
 	g.terms, b.byKey = make([]term, 0, n), make(map[termKey]int32, n)
-	b.srvDF, b.nServers = map[string]int{}, len(v.servers)
-	for _, s := range v.servers {
-		for stem := range b.serverStems(&s, tools[s.ID]) {
-			b.srvDF[stem]++
-		}
+	b.srvDF, b.nServers = map[string]*serverCount{}, len(v.servers)
+	for si := range v.servers {
+		b.countServerStems(int32(si), &v.servers[si], tools[v.servers[si].ID])
 	}
 	for si, s := range v.servers {
 		g.servers[si] = s.ID
