@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -84,6 +85,13 @@ func (a *Env) EvalReplay(ctx context.Context, o RouteOptions, paths ...string) (
 	if err != nil {
 		return ev, err
 	}
+	ev.Warnings = append(ev.Warnings, evalset.Unknown(pairs, func(t evalset.Target) bool {
+		if t.Skill {
+			return slices.ContainsFunc(list, func(s *skills.Skill) bool { return s.Name == t.Name })
+		}
+		_, ok := c.View().Server(t.Name)
+		return ok
+	})...)
 	r := &replayRouter{cat: c, policy: policy, list: list}
 	if r.planner.Prefer, err = assembly.Preferences(ctx, db, c.View()); err != nil {
 		return ev, err

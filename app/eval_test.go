@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot"
@@ -48,6 +50,20 @@ func TestEvalReplayLearnsInMemoryC9(t *testing.T) {
 	rep := fresh.Report
 	if rep.Pairs != 40 || rep.Negatives != 12 || rep.Recovered == 0 || rep.Recall[1] <= rep.Recall[0] {
 		t.Errorf("replay figures %+v", rep.Summary())
+	}
+	if len(fresh.Warnings) != 0 {
+		t.Errorf("every server the pairs want is in the extended catalog, yet: %q", fresh.Warnings)
+	}
+	// Over a catalog without their servers, the pairs cannot be brought,
+	// and the replay says so.
+	seed, err := env.EvalReplay(ctx, RouteOptions{Snapshot: fixtures.Path(t, "catalog-seed.json")}, sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(seed.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "5 pairs want the server google-maps, which the catalog does not have (first at ")
+	}) {
+		t.Errorf("the seed catalog's replay does not say that it lacks google-maps: %q", seed.Warnings)
 	}
 	cfg, err := env.LoadConfig()
 	if err != nil {

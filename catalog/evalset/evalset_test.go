@@ -54,8 +54,8 @@ func TestReadReplayForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Pair{
-		{Line: 1, Want: Target{Name: "google-maps"}, First: "Wo ist die nächste Apotheke?", Second: "Apotheke sonntags?"},
-		{Line: 3, Want: Target{Skill: true, Name: "humanizer"}, First: "a", Second: "b"},
+		{Set: "set.jsonl", Line: 1, Want: Target{Name: "google-maps"}, First: "Wo ist die nächste Apotheke?", Second: "Apotheke sonntags?"},
+		{Set: "set.jsonl", Line: 3, Want: Target{Skill: true, Name: "humanizer"}, First: "a", Second: "b"},
 	}
 	if !slices.Equal(pairs, want) {
 		t.Errorf("pairs %+v, want %+v", pairs, want)
@@ -136,5 +136,22 @@ func TestReplayCounts(t *testing.T) {
 	}
 	if s := rep.Summary(); s.RecallBefore != 33.3 || s.RecallAfter != 66.7 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+func TestUnknownTargetsAreSaidOncePerTarget(t *testing.T) {
+	pairs := []Pair{
+		{Set: "p.jsonl", Line: 1, Want: Target{Name: "maps"}},
+		{Set: "p.jsonl", Line: 2, Want: Target{Name: "gone"}},
+		{Set: "p.jsonl", Line: 3, Want: Target{Name: "gone"}},
+		{Set: "s.jsonl", Line: 1, Want: Target{Skill: true, Name: "nowhere"}},
+	}
+	got := Unknown(pairs, func(t Target) bool { return t == Target{Name: "maps"} })
+	want := []string{
+		"2 pairs want the server gone, which the catalog does not have (first at p.jsonl line 2): counted as missed",
+		"1 pair wants the skill nowhere, which is not among the agent's skills (first at s.jsonl line 1): counted as missed",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Unknown:\n%q\nwant\n%q", got, want)
 	}
 }

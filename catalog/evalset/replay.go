@@ -35,6 +35,7 @@ func (t Target) String() string {
 
 // Pair is one replayed pair of requests.
 type Pair struct {
+	Set    string // the set's name, as ReadReplay was given it
 	Line   int
 	Want   Target
 	First  string
@@ -68,7 +69,7 @@ func ReadReplay(r io.Reader, name string) ([]Pair, []Negative, error) {
 			return jarvisbot.Errorf(jarvisbot.EINVALID,
 				`%s line %d: want a pair {"server" or "skill": NAME, "first": TEXT, "second": TEXT} or a hard negative {"text": TEXT}`, name, n)
 		default:
-			p := Pair{Line: n, First: raw.First, Second: raw.Second, Want: Target{Name: raw.Server}}
+			p := Pair{Set: name, Line: n, First: raw.First, Second: raw.Second, Want: Target{Name: raw.Server}}
 			if raw.Skill != "" {
 				p.Want = Target{Skill: true, Name: raw.Skill}
 			}
@@ -99,6 +100,39 @@ func ReadReplayFiles(paths ...string) ([]Pair, []Negative, error) {
 		pairs, negatives = append(pairs, p...), append(negatives, n...)
 	}
 	return pairs, negatives, nil
+}
+
+// Unknown says, one line per target, which pairs want a server or skill
+// that has reports false for: such a pair cannot be brought before or
+// after learning, and a user replaying their own set should know why.
+func Unknown(pairs []Pair, has func(Target) bool) []string {
+	var out []string
+	count := map[Target]int{}
+	first := map[Target]Pair{}
+	var order []Target
+	for _, p := range pairs {
+		if has(p.Want) {
+			continue
+		}
+		if count[p.Want] == 0 {
+			first[p.Want] = p
+			order = append(order, p.Want)
+		}
+		count[p.Want]++
+	}
+	for _, t := range order {
+		missing := "the server " + t.Name + ", which the catalog does not have"
+		if t.Skill {
+			missing = "the skill " + t.Name + ", which is not among the agent's skills"
+		}
+		who := fmt.Sprintf("%d pairs want", count[t])
+		if count[t] == 1 {
+			who = "1 pair wants"
+		}
+		p := first[t]
+		out = append(out, fmt.Sprintf("%s %s (first at %s line %d): counted as missed", who, missing, p.Set, p.Line))
+	}
+	return out
 }
 
 // Router is what a replay routes with.

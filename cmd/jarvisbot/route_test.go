@@ -292,6 +292,10 @@ func TestEvalReplay(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "recall, second request:") || !strings.Contains(out, "hard negatives:") {
 		t.Errorf("replay text output:\n%s", out)
 	}
+	code, _, errOut = e.jarvis(t, "", "eval", "replay", pairs, "--catalog", fixtures.Path(t, "catalog-seed.json"))
+	if code != 0 || !strings.Contains(errOut, "pairs want the server google-maps, which the catalog does not have") {
+		t.Errorf("replayed over a catalog without their servers: exit %d, stderr %q", code, errOut)
+	}
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	if err := os.WriteFile(bad, []byte(`{"server": "google-maps", "first": "Wo ist die Apotheke?"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
