@@ -144,7 +144,9 @@ const (
 func New(docs []Doc) *Index {
 	fams := timeFamilyOf()
 	ix := &Index{n: len(docs), lex: words.Default(), caps: make([]float32, len(docs))}
-	uni, pairs := map[string][]posting{}, map[string][]posting{}
+	// Postings are filed flat and sorted once when frozen, instead of
+	// growing a slice per stem (frozen.Postings).
+	var uni, pairs frozen.Postings[posting]
 	var z words.Tokenizer
 	df := map[string]int{}
 	for d, doc := range docs {
@@ -229,19 +231,19 @@ func New(docs []Doc) *Index {
 			}
 		}
 		for stem, v := range w {
-			uni[stem] = append(uni[stem], posting{doc: int32(d), weight: float32(v), strength: strong[stem], head: strong[stem] == strongAlways || heads[stem]})
+			uni.Add(stem, posting{doc: int32(d), weight: float32(v), strength: strong[stem], head: strong[stem] == strongAlways || heads[stem]})
 			df[stem]++
 			ix.maxLen = max(ix.maxLen, len(stem))
 		}
 		for stem, v := range para {
 			if _, own := w[stem]; !own {
-				uni[stem] = append(uni[stem], posting{doc: int32(d), weight: float32(v), para: true})
+				uni.Add(stem, posting{doc: int32(d), weight: float32(v), para: true})
 				df[stem]++
 				ix.maxLen = max(ix.maxLen, len(stem))
 			}
 		}
 		for ph, v := range pw {
-			pairs[ph] = append(pairs[ph], posting{doc: int32(d), weight: float32(v)})
+			pairs.Add(ph, posting{doc: int32(d), weight: float32(v)})
 			df[ph]++
 		}
 	}
@@ -251,7 +253,7 @@ func New(docs []Doc) *Index {
 		// little.
 		idf[stem] = float32(max(0.1, math.Log(1+(float64(ix.n)-float64(n)+0.5)/(float64(n)+0.5))))
 	}
-	ix.uni, ix.pairs, ix.idf = frozen.From(uni), frozen.From(pairs), frozen.FromValues(idf)
+	ix.uni, ix.pairs, ix.idf = uni.Freeze(), pairs.Freeze(), frozen.FromValues(idf)
 	return ix
 }
 
