@@ -60,7 +60,7 @@ func TestReadReplayForms(t *testing.T) {
 	if !slices.Equal(pairs, want) {
 		t.Errorf("pairs %+v, want %+v", pairs, want)
 	}
-	if len(negatives) != 1 || negatives[0] != (Negative{Line: 4, Text: "Explain how ramen broth is made"}) {
+	if len(negatives) != 1 || negatives[0] != (Negative{Set: "set.jsonl", Line: 4, Text: "Explain how ramen broth is made"}) {
 		t.Errorf("negatives %+v", negatives)
 	}
 }

@@ -45,6 +45,7 @@ type Pair struct {
 // Negative is a hard negative: a request in the pairs' words that wants
 // no server or skill.
 type Negative struct {
+	Set  string // the set's name, as ReadReplay was given it
 	Line int
 	Text string
 }
@@ -64,7 +65,7 @@ func ReadReplay(r io.Reader, name string) ([]Pair, []Negative, error) {
 		}
 		switch {
 		case raw.Text != "" && raw.First == "" && raw.Second == "" && raw.Server == "" && raw.Skill == "":
-			negatives = append(negatives, Negative{Line: n, Text: raw.Text})
+			negatives = append(negatives, Negative{Set: name, Line: n, Text: raw.Text})
 		case raw.First == "" || raw.Second == "" || (raw.Server == "") == (raw.Skill == "") || raw.Text != "":
 			return jarvisbot.Errorf(jarvisbot.EINVALID,
 				`%s line %d: want a pair {"server" or "skill": NAME, "first": TEXT, "second": TEXT} or a hard negative {"text": TEXT}`, name, n)
@@ -287,9 +288,9 @@ func (r ReplayReport) Write(w io.Writer) {
 	fmt.Fprintf(w, "exact, second request:  %.1f%% -> %.1f%% (%d -> %d)\n", r.pct(r.Exact[0]), r.pct(r.Exact[1]), r.Exact[0], r.Exact[1])
 	fmt.Fprintf(w, "hard negatives:        %d, bringing %d -> %d servers and skills\n", r.Negatives, r.FalseOffers[0], r.FalseOffers[1])
 	for _, p := range r.Missed {
-		fmt.Fprintf(w, "\nMISS line %d [%s] %q\n", p.Line, p.Want, p.Second)
+		fmt.Fprintf(w, "\nMISS %s line %d [%s] %q\n", p.Set, p.Line, p.Want, p.Second)
 	}
 	for _, b := range r.Newly {
-		fmt.Fprintf(w, "\nNEW line %d %q brings %s\n", b.Negative.Line, b.Negative.Text, b.Target)
+		fmt.Fprintf(w, "\nNEW %s line %d %q brings %s\n", b.Negative.Set, b.Negative.Line, b.Negative.Text, b.Target)
 	}
 }

@@ -289,7 +289,7 @@ func TestEvalReplay(t *testing.T) {
 		t.Errorf("replay figures %s", out)
 	}
 	code, out, _ = e.jarvis(t, "", "eval", "replay", pairs, negatives, "--catalog", snap)
-	if code != 0 || !strings.Contains(out, "recall, second request:") || !strings.Contains(out, "hard negatives:") {
+	if code != 0 || !strings.Contains(out, "recall, second request:") || !strings.Contains(out, "hard negatives:") || !strings.Contains(out, "MISS "+pairs+" line ") {
 		t.Errorf("replay text output:\n%s", out)
 	}
 	code, _, errOut = e.jarvis(t, "", "eval", "replay", pairs, "--catalog", fixtures.Path(t, "catalog-seed.json"))
