@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -248,6 +249,15 @@ func (sh *shippedSkills) forTurns() ([]*skills.Skill, *collection.Shelf, error) 
 func (s *Service) Connect(ctx context.Context) {
 	for _, hs := range s.servers {
 		start := s.Host.Start
+		if s.known[hs.Name] && s.Catalog.Tools(hs.Name) == 0 {
+			// Its stored list holds no tool the catalog takes: it starts
+			// now, hidden until it answers, as one with no list does.
+			delete(s.known, hs.Name)
+			if err := s.Catalog.SetConnected(hs.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
+				s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
+				continue
+			}
+		}
 		if s.known[hs.Name] {
 			start = s.Host.StartIdle
 		}
@@ -391,7 +401,7 @@ func (a *Env) SigninManager(cfg config.Config, log *slog.Logger) *signin.Manager
 func (a *Env) NewHost(ctx context.Context, cfg config.Config, c *catalog.Catalog, db *sqlstore.DB, log *slog.Logger, attention func(plugin string, err error)) *mcphost.Host {
 	record := signin.Recorder(db, log)
 	cards := map[string]catalog.Server{}
-	for _, srv := range c.View().Servers() {
+	for _, srv := range c.Servers() {
 		cards[srv.ID] = srv
 	}
 	return mcphost.NewHost(c, mcphost.HostOptions{
@@ -437,8 +447,11 @@ func (s *Service) planServers(servers []store.MCPServer) error {
 		s.servers = append(s.servers, s.HostServer(srv))
 		// A server whose tools the catalog holds as last listed starts on
 		// first use when servers idle: its tools are offered meanwhile,
-		// and the call that needs one starts it.
-		if idle && s.Catalog.Tools(srv.Name) > 0 {
+		// and the call that needs one starts it. Whether the list holds a
+		// tool the catalog takes is known once it is read, which Connect
+		// does after the owner can reach jarvisbot: here a list that
+		// names no tool at all is enough to tell.
+		if idle && listsTools(srv.Tools) {
 			s.known[srv.Name] = true
 			continue
 		}
@@ -449,6 +462,17 @@ func (s *Service) planServers(servers []store.MCPServer) error {
 		}
 	}
 	return nil
+}
+
+// listsTools reports whether a stored tool list (valid JSON, as the store
+// keeps it) names at least one tool, without decoding it.
+func listsTools(raw []byte) bool {
+	rest := bytes.TrimLeft(raw, " \t\r\n")
+	if len(rest) == 0 || rest[0] != '[' {
+		return false
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	return len(rest) > 0 && rest[0] != ']'
 }
 
 // hostServer is a stored server as the host runs it: a plugin's server

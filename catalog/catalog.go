@@ -50,12 +50,23 @@ type Catalog struct {
 	servers map[string]Server
 	tiers   map[string]Tier // owner overrides, by capability id
 	learned map[string][]LearnedWord
-	view    *View // cached until the next change
+	// stored holds the servers registered with SetStoredServer whose
+	// tools are not read yet, by server id.
+	stored map[string]storedList
+	view   *View // cached until the next change
+}
+
+// storedList is a server's tool list as last seen, read when the tools
+// are first needed: srv is the server as registered, whose trust and id
+// its capabilities take.
+type storedList struct {
+	srv  Server
+	read func() []SnapshotTool
 }
 
 // New returns an empty catalog.
 func New() *Catalog {
-	return &Catalog{caps: map[string]Capability{}, servers: map[string]Server{}, tiers: map[string]Tier{}}
+	return &Catalog{caps: map[string]Capability{}, servers: map[string]Server{}, tiers: map[string]Tier{}, stored: map[string]storedList{}}
 }
 
 // Add registers or replaces a capability.
@@ -76,6 +87,9 @@ func (c *Catalog) Add(cp Capability) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if cp.Server != "" {
+		c.readStored(cp.Server) // a stored tool of the same id is replaced, as if read before
+	}
 	c.caps[cp.ID] = cp
 	c.view = nil
 	return nil
@@ -151,9 +165,71 @@ func (cp *Capability) fillDefaults() {
 func (c *Catalog) putServer(s Server, caps []Capability) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	delete(c.stored, s.ID) // these tools replace the stored list
 	c.replaceTools(s.ID, caps)
 	c.servers[s.ID] = s
 	c.view = nil
+}
+
+// SetStoredServer registers an MCP server with the tool list it had when
+// last seen, as SetServer does, but reads the list (read) only when its
+// tools are first needed: a view, a count of its tools, or a change of
+// its tools. serve registers every stored server at start, and decoding
+// and checking all their lists (5–10 ms for 300 tools) would otherwise
+// stand between the owner and a jarvisbot that hears them; read returns
+// nil for a list that cannot be decoded.
+func (c *Catalog) SetStoredServer(s Server, read func() []SnapshotTool) error {
+	if err := ValidServerName(s.ID); err != nil {
+		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.replaceTools(s.ID, nil)
+	c.servers[s.ID] = s
+	c.stored[s.ID] = storedList{srv: s, read: read}
+	c.view = nil
+	return nil
+}
+
+// readStored turns a server's stored list into its capabilities, if it
+// has one not read yet; c.mu is held. They take the server's connected
+// state as it is now.
+func (c *Catalog) readStored(server string) {
+	l, ok := c.stored[server]
+	if !ok {
+		return
+	}
+	delete(c.stored, server)
+	s := l.srv
+	if cur, ok := c.servers[server]; ok {
+		s.Connected = cur.Connected
+	}
+	for _, cp := range serverCaps(s, l.read()) {
+		c.caps[cp.ID] = cp
+	}
+	c.view = nil
+}
+
+// readAllStored reads every stored list not read yet; c.mu is held.
+func (c *Catalog) readAllStored() {
+	for id := range c.stored {
+		c.readStored(id)
+	}
+}
+
+// Servers lists the servers the catalog holds, by id, without reading
+// the tool lists SetStoredServer left for later: for what needs only the
+// servers (their cards, their names) before any tool is.
+func (c *Catalog) Servers() []Server {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Server, 0, len(c.servers))
+	for _, s := range c.servers {
+		s.Learned = c.learned[s.ID]
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Server) int { return cmp.Compare(a.ID, b.ID) })
+	return out
 }
 
 // SetTools replaces a known server's tools and its connected state and
@@ -174,6 +250,7 @@ func (c *Catalog) SetTools(id string, tools []SnapshotTool, connected bool) erro
 		cur.Connected = connected
 		s = cur
 	}
+	delete(c.stored, id) // the live list replaces the stored one
 	c.replaceTools(id, caps)
 	c.servers[id] = s
 	c.view = nil
@@ -185,6 +262,7 @@ func (c *Catalog) SetTools(id string, tools []SnapshotTool, connected bool) erro
 func (c *Catalog) Tools(server string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.readStored(server)
 	n := 0
 	for _, cp := range c.caps {
 		if cp.Server == server {
@@ -198,6 +276,7 @@ func (c *Catalog) Tools(server string) int {
 func (c *Catalog) RemoveServer(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	delete(c.stored, id)
 	c.replaceTools(id, nil)
 	delete(c.servers, id)
 	c.view = nil
@@ -333,6 +412,7 @@ func (c *Catalog) UpdateServer(id string, fn func(*Server)) error {
 func (c *Catalog) View() *View {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.readAllStored()
 	if c.view != nil {
 		return c.view
 	}

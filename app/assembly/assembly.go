@@ -196,7 +196,8 @@ func tiersFromConfig(c *catalog.Catalog, cfg config.Config) error {
 // is connected.
 func cardsFromManuals(c *catalog.Catalog, dataDir string) error {
 	need := false
-	for _, srv := range c.View().Servers() {
+	servers := c.Servers() // the servers only: their tool lists are not needed here
+	for _, srv := range servers {
 		need = need || (srv.Plugin != "" && len(srv.Card) == 0)
 	}
 	if !need {
@@ -206,7 +207,7 @@ func cardsFromManuals(c *catalog.Catalog, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	for _, srv := range c.View().Servers() {
+	for _, srv := range servers {
 		p, ok := all[srv.Plugin]
 		if !ok || len(srv.Card) > 0 {
 			continue
@@ -270,12 +271,18 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored) error {
 		if !s.Enabled {
 			continue
 		}
-		var tools []catalog.SnapshotTool
-		if json.Unmarshal(s.Tools, &tools) != nil {
-			tools = nil
+		raw := s.Tools
+		read := func() []catalog.SnapshotTool {
+			var tools []catalog.SnapshotTool
+			if json.Unmarshal(raw, &tools) != nil {
+				return nil
+			}
+			return tools
 		}
-		// refused: a name `mcp add` would not take; it stays listed and removable
-		_ = c.SetServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Instructions: s.Instructions, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, tools)
+		// Its list is read when its tools are first needed, not at every
+		// command's start. refused: a name `mcp add` would not take; it
+		// stays listed and removable.
+		_ = c.SetStoredServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Instructions: s.Instructions, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, read)
 	}
 	return nil
 }

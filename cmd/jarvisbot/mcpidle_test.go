@@ -64,3 +64,31 @@ func TestServeStartsMCPServersOnUseM3(t *testing.T) {
 		t.Errorf("testbox was started %d times in all, want twice:\n%s", n, out.String())
 	}
 }
+
+// TestServeStartsServerWithoutUsableStoredToolsM3: a server whose stored
+// list names tools, none of which the catalog takes, has no tools to be
+// offered, so nothing would ever start it on use: serve starts it once
+// the owner can reach jarvisbot, as one with no list, and its live tools
+// join.
+func TestServeStartsServerWithoutUsableStoredToolsM3(t *testing.T) {
+	e := newTestEnv(t)
+	e.clock = clock.NewFake(time.Date(2026, 12, 2, 13, 0, 0, 0, time.Local)) // no schedule is due for hours
+	e.vars["JARVIS_MCP_IDLE_TIMEOUT"] = "5m"
+	withModel(t, e)
+	e.mustJarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t))
+	setCachedTools(t, e, "testbox", `[{"name": "a/b"}, {"name": ""}]`)
+	c := startTerminal(e)
+	defer func() {
+		c.stop()
+		c.in.Close()
+		<-c.done
+	}()
+	out := c.out
+	waitOutput(t, out, "listening here")
+	waitOutput(t, out, "MCP server up")
+	c.say("/mcp")
+	waitOutput(t, out, "testbox: up, 11 tools")
+	if strings.Contains(out.String(), "starting an idle MCP server for a request") {
+		t.Errorf("testbox waited for a request it could not be offered to:\n%s", out.String())
+	}
+}
