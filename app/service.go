@@ -249,19 +249,24 @@ func (sh *shippedSkills) forTurns() ([]*skills.Skill, *collection.Shelf, error) 
 func (s *Service) Connect(ctx context.Context) {
 	for _, hs := range s.servers {
 		start := s.Host.Start
-		if s.known[hs.Name] && s.Catalog.Tools(hs.Name) == 0 {
-			// Its stored list holds no tool the catalog takes: it starts
-			// now, hidden until it answers, as one with no list does.
-			delete(s.known, hs.Name)
-			if err := s.Catalog.SetConnected(hs.Name, false); err != nil && jarvisbot.ErrorCode(err) != jarvisbot.ENOTFOUND {
-				s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
-				continue
-			}
-		}
 		if s.known[hs.Name] {
 			start = s.Host.StartIdle
 		}
 		if err := start(ctx, hs); err != nil {
+			s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
+		}
+	}
+	// Every server is with the host now; the stored lists are read here,
+	// after that. A server left idle on a list that holds no tool the
+	// catalog takes would wait for a call that can never come: it starts
+	// now instead, out of the catalog until it answers, as one with no
+	// list does.
+	for _, hs := range s.servers {
+		if !s.known[hs.Name] || s.Catalog.Tools(hs.Name) > 0 {
+			continue
+		}
+		delete(s.known, hs.Name)
+		if err := s.Host.Start(ctx, hs); err != nil {
 			s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
 		}
 	}

@@ -17,19 +17,8 @@ import (
 // mcp_idle_timeout without a call (on the pinned clock) it stops, and
 // /mcp says so with its tools; the next turn starts it again.
 func TestServeStartsMCPServersOnUseM3(t *testing.T) {
-	e := newTestEnv(t)
-	e.clock = clock.NewFake(time.Date(2026, 12, 2, 13, 0, 0, 0, time.Local)) // no schedule is due for hours
-	e.vars["JARVIS_MCP_IDLE_TIMEOUT"] = "5m"
-	f := withModel(t, e)
-	e.mustJarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t))
-	c := startTerminal(e)
-	defer func() {
-		c.stop()
-		c.in.Close()
-		<-c.done
-	}()
+	e, f, c := serveTestbox(t, nil)
 	out := c.out
-	waitOutput(t, out, "listening here")
 	c.say("/mcp")
 	waitOutput(t, out, "testbox: idle, starts when a request needs it")
 	if strings.Contains(out.String(), "MCP server up") {
@@ -71,24 +60,38 @@ func TestServeStartsMCPServersOnUseM3(t *testing.T) {
 // the owner can reach jarvisbot, as one with no list, and its live tools
 // join.
 func TestServeStartsServerWithoutUsableStoredToolsM3(t *testing.T) {
-	e := newTestEnv(t)
-	e.clock = clock.NewFake(time.Date(2026, 12, 2, 13, 0, 0, 0, time.Local)) // no schedule is due for hours
-	e.vars["JARVIS_MCP_IDLE_TIMEOUT"] = "5m"
-	withModel(t, e)
-	e.mustJarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t))
-	setCachedTools(t, e, "testbox", `[{"name": "a/b"}, {"name": ""}]`)
-	c := startTerminal(e)
-	defer func() {
-		c.stop()
-		c.in.Close()
-		<-c.done
-	}()
+	_, _, c := serveTestbox(t, func(e *testEnv) {
+		setCachedTools(t, e, "testbox", `[{"name": "a/b"}, {"name": ""}]`)
+	})
 	out := c.out
-	waitOutput(t, out, "listening here")
 	waitOutput(t, out, "MCP server up")
 	c.say("/mcp")
 	waitOutput(t, out, "testbox: up, 11 tools")
 	if strings.Contains(out.String(), "starting an idle MCP server for a request") {
 		t.Errorf("testbox waited for a request it could not be offered to:\n%s", out.String())
 	}
+}
+
+// serveTestbox adds the test MCP server, lets before change the store,
+// and runs serve on the console with servers idling after five minutes,
+// on a clock pinned where no schedule is due for hours, until it
+// listens; serve stops when the test ends.
+func serveTestbox(t *testing.T, before func(e *testEnv)) (*testEnv, *fakellm.Server, *terminal) {
+	t.Helper()
+	e := newTestEnv(t)
+	e.clock = clock.NewFake(time.Date(2026, 12, 2, 13, 0, 0, 0, time.Local))
+	e.vars["JARVIS_MCP_IDLE_TIMEOUT"] = "5m"
+	f := withModel(t, e)
+	e.mustJarvis(t, "", "mcp", "add", "testbox", "--", mcpTestServer(t))
+	if before != nil {
+		before(e)
+	}
+	c := startTerminal(e)
+	t.Cleanup(func() {
+		c.stop()
+		c.in.Close()
+		<-c.done
+	})
+	waitOutput(t, c.out, "listening here")
+	return e, f, c
 }
