@@ -3,10 +3,12 @@ package assembly_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/jarvisbot/jarvisbot/app/assembly"
+	"github.com/jarvisbot/jarvisbot/catalog"
 	"github.com/jarvisbot/jarvisbot/internal/config"
 	"github.com/jarvisbot/jarvisbot/store"
 	"github.com/jarvisbot/jarvisbot/store/sqlstore"
@@ -46,28 +48,34 @@ func BenchmarkBuildStored(b *testing.B) {
 		tools += len(s.Tools)
 	}
 	cfg := config.Config{DataDir: dir, Path: "bench.yaml"}
-	b.Run("start", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: db})
-			if err != nil {
-				b.Fatal(err)
-			}
+	for _, bc := range []struct {
+		name  string
+		check func(c *catalog.Catalog) error
+	}{
+		{"start", func(c *catalog.Catalog) error {
 			if n := len(c.Servers()); n < len(snap.MCPServers) {
-				b.Fatalf("%d servers, want at least the %d stored", n, len(snap.MCPServers))
+				return fmt.Errorf("%d servers, want at least the %d stored", n, len(snap.MCPServers))
 			}
-		}
-	})
-	b.Run("tools", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: db})
-			if err != nil {
-				b.Fatal(err)
-			}
+			return nil
+		}},
+		{"tools", func(c *catalog.Catalog) error {
 			if n := len(c.View().Capabilities()); n < tools {
-				b.Fatalf("%d capabilities, want at least the %d stored tools", n, tools)
+				return fmt.Errorf("%d capabilities, want at least the %d stored tools", n, tools)
 			}
-		}
-	})
+			return nil
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: db})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := bc.check(c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
