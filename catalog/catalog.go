@@ -173,11 +173,12 @@ func (c *Catalog) putServer(s Server, caps []Capability) {
 
 // SetStoredServer registers an MCP server with the tool list it had when
 // last seen, as SetServer does, but reads the list (read) only when its
-// tools are first needed: a view, a count of its tools, or a change of
-// its tools. serve registers every stored server at start, and decoding
-// and checking all their lists (5–10 ms for 300 tools) would otherwise
-// stand between the owner and a jarvisbot that hears them; read returns
-// nil for a list that cannot be decoded.
+// tools are first needed: a view, a count of its tools, or a tool added
+// under its name; a list that replaces it (SetServer, SetTools) or the
+// server's removal drops it unread. serve registers every stored server
+// at start, and decoding and checking all their lists (5–10 ms for 300
+// tools) would otherwise stand between the owner and a jarvisbot that
+// hears them; read returns nil for a list that cannot be decoded.
 func (c *Catalog) SetStoredServer(s Server, read func() []SnapshotTool) error {
 	if err := ValidServerName(s.ID); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
