@@ -86,6 +86,12 @@ type managed struct {
 	srv    Server
 	cancel context.CancelFunc
 	done   chan struct{}
+	// launch starts the server's supervisor, once (launched): when the
+	// server starts, or, for one that starts idle, at its first poke, so
+	// that a server no request has wanted holds no goroutine. Stop spends
+	// the once on closing done when no supervisor ran.
+	launched sync.Once
+	launch   func()
 
 	mu       sync.Mutex
 	conn     *Conn
@@ -107,6 +113,7 @@ type managed struct {
 
 // poke asks an idle server to start; it never blocks.
 func (m *managed) poke() {
+	m.launched.Do(m.launch)
 	select {
 	case m.wake <- struct{}{}:
 	default:
@@ -160,15 +167,20 @@ func (h *Host) start(ctx context.Context, srv Server, first State) error {
 	ctx, cancel := context.WithCancel(ctx)
 	m := &managed{srv: srv, cancel: cancel, done: make(chan struct{}), state: first, seen: first, moved: make(chan struct{}),
 		wake: make(chan struct{}, 1)}
+	m.launch = func() {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			defer close(m.done)
+			h.supervise(ctx, m)
+		}()
+	}
 	h.mu.Lock()
 	h.servers[srv.Name] = m
 	h.mu.Unlock()
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		defer close(m.done)
-		h.supervise(ctx, m)
-	}()
+	if first != StateIdle {
+		m.launched.Do(m.launch)
+	}
 	return nil
 }
 
@@ -183,6 +195,7 @@ func (h *Host) Stop(name string) {
 		return
 	}
 	m.cancel()
+	m.launched.Do(func() { close(m.done) }) // never woken: no supervisor ran
 	<-m.done
 	h.cat.RemoveServer(name)
 }

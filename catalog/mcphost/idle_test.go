@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +184,40 @@ func TestIdleServerThatFailsToStartGoesDownM3(t *testing.T) {
 	if tools := connectedTools(cat, "gone"); len(tools) != 0 {
 		t.Errorf("a server that is down still offers %v", tools)
 	}
+}
+
+// TestIdleServersHoldNoGoroutineM3: servers started idle run nothing,
+// not even a goroutine, until a request wants one, so an owner's many
+// servers cost nothing while unused; one never woken stops at once (Stop,
+// Close), and the one a call wakes is supervised as any other.
+func TestIdleServersHoldNoGoroutineM3(t *testing.T) {
+	const n = 100
+	cat := catalog.New()
+	h := NewHost(cat, HostOptions{IdleAfter: time.Minute, Clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))})
+	defer h.Close() // when the test ends early; closing twice is no harm
+	before := runtime.NumGoroutine()
+	for i := range n {
+		name := fmt.Sprintf("lazy%d", i)
+		knownServer(t, cat, name)
+		if err := h.StartIdle(context.Background(), stdioServer(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Other tests' goroutines may come and go meanwhile: a supervisor per
+	// server would be n more.
+	if grown := runtime.NumGoroutine() - before; grown >= n/2 {
+		t.Errorf("%d idle servers added %d goroutines", n, grown)
+	}
+	h.Stop("lazy0") // never woken: returns without a supervisor to wait for
+	if st := state(h, "lazy0"); st.Name != "" {
+		t.Errorf("lazy0 is still supervised after Stop: %+v", st)
+	}
+	r, err := h.Call(context.Background(), "lazy1", "echo", json.RawMessage(`{"text":"woken"}`))
+	if err != nil || r.Text != "woken" {
+		t.Fatalf("a call on an idle server: %+v %v", r, err)
+	}
+	if st := state(h, "lazy1"); st.State != StateUp {
+		t.Errorf("after its call: %+v; want up", st)
+	}
+	h.Close() // stops the woken one and the 98 that never ran
 }
