@@ -148,20 +148,26 @@ func (d *Desk) tellOver(ctx context.Context, m queued, err error) {
 // hold puts a message a budget stopped back at the head of its chat and
 // stops the chat's worker; the chat goes on when Released. It arms one
 // release for the end of the period, so a chat nobody presses for is
-// answered once the limit resets.
-func (d *Desk) hold(chat string, m queued, err error) {
+// answered once the limit resets. released is the count of releases when
+// the message's turn began: when one came since (the owner pressed while
+// the chat was being told), the chat is not held, and hold reports false
+// for the worker to go on with the message.
+func (d *Desk) hold(chat string, m queued, err error, released int) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	q := d.chats[chat]
 	q.msgs = append([]queued{m}, q.msgs...)
+	if d.releases != released {
+		return false
+	}
 	q.held, q.running = true, false
 	var over *budget.Over
 	if !errors.As(err, &over) || over.Rule.Resets.IsZero() {
-		return
+		return true
 	}
 	at := over.Rule.Resets
 	if d.releaseStop != nil && !d.releaseAt.After(at) {
-		return // an earlier release is armed
+		return true // an earlier release is armed
 	}
 	if d.releaseStop != nil {
 		d.releaseStop()
@@ -175,6 +181,7 @@ func (d *Desk) hold(chat string, m queued, err error) {
 		d.mu.Unlock()
 		d.Released()
 	})
+	return true
 }
 
 // Released lets the chats a budget stopped go on: the owner raised a
@@ -184,6 +191,7 @@ func (d *Desk) hold(chat string, m queued, err error) {
 func (d *Desk) Released() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.releases++
 	d.overTold = nil
 	paused, _ := d.paused()
 	for chat, q := range d.chats {

@@ -3,6 +3,7 @@ package desk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -235,5 +236,43 @@ func TestBudgetWithReplicasA5(t *testing.T) {
 	}
 	if got := plat.to("test:1"); countIn(got, "I did not start") != 1 || len(f.Requests()) != 1 {
 		t.Errorf("chat %q, %d model calls: want the reason once and no call past the budget", got, len(f.Requests()))
+	}
+}
+
+// TestBudgetRaisedWhileTheChatIsToldA5: the owner raises the limit as
+// soon as "I did not start" arrives, before its turn has put the message
+// back to wait: the message is answered then, not at the period's end.
+func TestBudgetRaisedWhileTheChatIsToldA5(t *testing.T) {
+	ctx := context.Background()
+	d, plat, f, _, _ := budgetDesk(t)
+	f.Push(fakellm.Step{Text: "one", Usage: fakellm.Usage{InputTokens: 1_100_000}})
+	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "first"})
+	waitFor(t, "the first answer", func() (bool, any) { return slices.Contains(plat.to("test:1"), "one"), plat.to("test:1") })
+
+	p := &presses{}
+	raised := make(chan string, 1)
+	plat.mu.Lock()
+	plat.onSend = func(m channels.Outgoing) {
+		if m.Chat != "test:1" || !strings.HasPrefix(m.Text, "I did not start") {
+			return
+		}
+		buttons := plat.buttonsIn("test:main")
+		if len(buttons) != 1 || len(buttons[0]) != 3 {
+			raised <- fmt.Sprintf("buttons %q when the chat was told", buttons)
+			return
+		}
+		raised <- p.press(d, "test:1", buttons[0][1]) // double, at once
+	}
+	plat.mu.Unlock()
+	f.Push(fakellm.Step{Text: "two"})
+	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "second"})
+	if got := <-raised; !strings.Contains(got, "Raised to double for today") {
+		t.Fatalf("the press as the chat was told: %q", got)
+	}
+	waitFor(t, "the second answered after the raise", func() (bool, any) {
+		return slices.Contains(plat.to("test:1"), "two"), plat.to("test:1")
+	})
+	if n := len(f.Requests()); n != 2 {
+		t.Errorf("%d model calls, want 2", n)
 	}
 }

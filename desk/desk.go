@@ -158,6 +158,9 @@ type Desk struct {
 	overTold    map[string]string
 	releaseAt   time.Time
 	releaseStop func() bool
+	// releases counts Released, so that a turn a budget stopped can tell
+	// whether a release came while it ran, before its chat was held.
+	releases int
 }
 
 // New returns a desk over the given channels.

@@ -26,6 +26,9 @@ type chatPlatform struct {
 	mu   sync.Mutex
 	sent []channels.Outgoing
 	fail bool
+	// onSend, when set, sees each message once it is sent, in the
+	// sender's goroutine: what the owner does on reading it.
+	onSend func(channels.Outgoing)
 }
 
 func (p *chatPlatform) Name() string {
@@ -40,12 +43,17 @@ func (p *chatPlatform) Edit(context.Context, string, string, string, [][]channel
 }
 func (p *chatPlatform) Send(_ context.Context, m channels.Outgoing) (string, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.fail {
+		p.mu.Unlock()
 		return "", fmt.Errorf("platform down")
 	}
 	p.sent = append(p.sent, m)
-	return fmt.Sprint(len(p.sent)), nil
+	id, onSend := fmt.Sprint(len(p.sent)), p.onSend
+	p.mu.Unlock()
+	if onSend != nil {
+		onSend(m)
+	}
+	return id, nil
 }
 func (p *chatPlatform) to(chat string) []string {
 	p.mu.Lock()

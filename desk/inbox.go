@@ -120,12 +120,15 @@ func (d *Desk) work(ctx context.Context, chat string) {
 		q.msgs = q.msgs[1:]
 		tctx, cancel := context.WithCancel(ctx)
 		q.cancel = cancel
+		released := d.releases
 		d.mu.Unlock()
 		done, err := d.turn(tctx, m)
 		cancel()
 		if !done && overBudget(m, err) {
-			d.hold(chat, m, err)
-			return
+			if d.hold(chat, m, err, released) {
+				return
+			}
+			continue // the owner raised the limit while the turn ran: try it again
 		}
 		if m.answered != nil {
 			m.answered <- err
