@@ -199,9 +199,7 @@ func TestBudgetReachedMidDayStopsTheNextTurnA5(t *testing.T) {
 func TestBudgetReleaseAtPeriodEndA5(t *testing.T) {
 	ctx := context.Background()
 	d, plat, f, clk, _ := budgetDesk(t)
-	f.Push(fakellm.Step{Text: "one", Usage: fakellm.Usage{InputTokens: 1_000_000}})
-	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "first"})
-	waitFor(t, "the first answer", func() (bool, any) { return slices.Contains(plat.to("test:1"), "one"), plat.to("test:1") })
+	spend(t, d, plat, f, 1_000_000)
 	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "second"})
 	waitFor(t, "the stop", func() (bool, any) { return countIn(plat.to("test:1"), "I did not start") == 1, plat.to("test:1") })
 	waitFor(t, "the release armed", func() (bool, any) { return clk.Pending() > 0, clk.Pending() })
@@ -245,9 +243,7 @@ func TestBudgetWithReplicasA5(t *testing.T) {
 func TestBudgetRaisedWhileTheChatIsToldA5(t *testing.T) {
 	ctx := context.Background()
 	d, plat, f, _, _ := budgetDesk(t)
-	f.Push(fakellm.Step{Text: "one", Usage: fakellm.Usage{InputTokens: 1_100_000}})
-	d.HandleMessage(ctx, channels.Message{Chat: "test:1", User: "test:1", Text: "first"})
-	waitFor(t, "the first answer", func() (bool, any) { return slices.Contains(plat.to("test:1"), "one"), plat.to("test:1") })
+	spend(t, d, plat, f, 1_100_000)
 
 	p := &presses{}
 	raised := make(chan string, 1)
@@ -275,4 +271,13 @@ func TestBudgetRaisedWhileTheChatIsToldA5(t *testing.T) {
 	if n := len(f.Requests()); n != 2 {
 		t.Errorf("%d model calls, want 2", n)
 	}
+}
+
+// spend answers a first message "one" in the owner's chat with a model
+// call of tokens input tokens (a dollar per million).
+func spend(t *testing.T, d *Desk, plat *chatPlatform, f *fakellm.Server, tokens int) {
+	t.Helper()
+	f.Push(fakellm.Step{Text: "one", Usage: fakellm.Usage{InputTokens: tokens}})
+	d.HandleMessage(context.Background(), channels.Message{Chat: "test:1", User: "test:1", Text: "first"})
+	waitFor(t, "the first answer", func() (bool, any) { return slices.Contains(plat.to("test:1"), "one"), plat.to("test:1") })
 }
