@@ -248,11 +248,10 @@ func (sh *shippedSkills) forTurns() ([]*skills.Skill, *collection.Shelf, error) 
 // so that the owner is reachable before any child process starts.
 func (s *Service) Connect(ctx context.Context) {
 	for _, hs := range s.servers {
-		start := s.Host.Start
 		if s.known[hs.Name] {
-			start = s.Host.StartIdle
+			continue // with the host, idle, since the service was built
 		}
-		if err := start(ctx, hs); err != nil {
+		if err := s.Host.Start(ctx, hs); err != nil {
 			s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
 		}
 	}
@@ -457,7 +456,12 @@ func (s *Service) planServers(servers []store.MCPServer) error {
 		// does after the owner can reach jarvisbot: here a list that
 		// names no tool at all is enough to tell.
 		if idle && listsTools(srv.Tools) {
+			// It is with the host from the start, so /mcp lists it as soon
+			// as the owner can ask; starting idle runs nothing.
 			s.known[srv.Name] = true
+			if err := s.Host.StartIdle(s.work, s.servers[len(s.servers)-1]); err != nil {
+				s.log.Warn("MCP server not started", "server", srv.Name, "err", err)
+			}
 			continue
 		}
 		// Until it answers, a server has no tools; one the catalog does not
