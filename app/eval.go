@@ -76,11 +76,12 @@ func (a *Env) EvalReplay(ctx context.Context, o RouteOptions, paths ...string) (
 		return ReplayEval{}, err
 	}
 	defer db.Close()
-	for _, s := range c.View().Servers() {
+	for _, s := range c.Servers() {
 		c.SetLearned(s.ID, nil)
 	}
+	v := c.View() // the catalog without the installation's learned words
 	var warn bytes.Buffer
-	policy, list, err := agentSkills(ctx, cfg, db, c.View(), o.Agent, o.ConnectAll, &warn)
+	policy, list, err := agentSkills(ctx, cfg, db, v, o.Agent, o.ConnectAll, &warn)
 	ev := ReplayEval{Warnings: warningsOf(&warn)}
 	if err != nil {
 		return ev, err
@@ -89,14 +90,14 @@ func (a *Env) EvalReplay(ctx context.Context, o RouteOptions, paths ...string) (
 		if t.Skill {
 			return slices.ContainsFunc(list, func(s *skills.Skill) bool { return s.Name == t.Name })
 		}
-		_, ok := c.View().Server(t.Name)
+		_, ok := v.Server(t.Name)
 		return ok
 	})...)
 	r := &replayRouter{cat: c, policy: policy, list: list}
-	if r.planner.Prefer, err = assembly.Preferences(ctx, db, c.View()); err != nil {
+	if r.planner.Prefer, err = assembly.Preferences(ctx, db, v); err != nil {
 		return ev, err
 	}
-	r.planner.Plan = c.View().Plan(policy)
+	r.planner.Plan = v.Plan(policy)
 	if len(list) > 0 {
 		r.planner.Ranker = skills.NewRanker(list)
 	}

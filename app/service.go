@@ -448,7 +448,8 @@ func (s *Service) planServers(servers []store.MCPServer) error {
 		if !srv.Enabled {
 			continue
 		}
-		s.servers = append(s.servers, s.HostServer(srv))
+		hs := s.HostServer(srv)
+		s.servers = append(s.servers, hs)
 		// A server whose tools the catalog holds as last listed starts on
 		// first use when servers idle: its tools are offered meanwhile,
 		// and the call that needs one starts it. Whether the list holds a
@@ -459,7 +460,7 @@ func (s *Service) planServers(servers []store.MCPServer) error {
 			// It is with the host from the start, so /mcp lists it as soon
 			// as the owner can ask; starting idle runs nothing.
 			s.known[srv.Name] = true
-			if err := s.Host.StartIdle(s.work, s.servers[len(s.servers)-1]); err != nil {
+			if err := s.Host.StartIdle(s.work, hs); err != nil {
 				s.log.Warn("MCP server not started", "server", srv.Name, "err", err)
 			}
 			continue

@@ -50,23 +50,15 @@ type Catalog struct {
 	servers map[string]Server
 	tiers   map[string]Tier // owner overrides, by capability id
 	learned map[string][]LearnedWord
-	// stored holds the servers registered with SetStoredServer whose
-	// tools are not read yet, by server id.
-	stored map[string]storedList
+	// stored holds, by server id, the tool lists SetStoredServer left
+	// to read when the server's tools are first needed.
+	stored map[string]func() []SnapshotTool
 	view   *View // cached until the next change
-}
-
-// storedList is a server's tool list as last seen, read when the tools
-// are first needed: srv is the server as registered, whose trust and id
-// its capabilities take.
-type storedList struct {
-	srv  Server
-	read func() []SnapshotTool
 }
 
 // New returns an empty catalog.
 func New() *Catalog {
-	return &Catalog{caps: map[string]Capability{}, servers: map[string]Server{}, tiers: map[string]Tier{}, stored: map[string]storedList{}}
+	return &Catalog{caps: map[string]Capability{}, servers: map[string]Server{}, tiers: map[string]Tier{}, stored: map[string]func() []SnapshotTool{}}
 }
 
 // Add registers or replaces a capability.
@@ -187,25 +179,22 @@ func (c *Catalog) SetStoredServer(s Server, read func() []SnapshotTool) error {
 	defer c.mu.Unlock()
 	c.replaceTools(s.ID, nil)
 	c.servers[s.ID] = s
-	c.stored[s.ID] = storedList{srv: s, read: read}
+	c.stored[s.ID] = read
 	c.view = nil
 	return nil
 }
 
 // readStored turns a server's stored list into its capabilities, if it
-// has one not read yet; c.mu is held. They take the server's connected
-// state as it is now.
+// has one not read yet; c.mu is held. They take the server as it is now,
+// connected or not. A stored list leaves with its server (RemoveServer),
+// so the server is there.
 func (c *Catalog) readStored(server string) {
-	l, ok := c.stored[server]
+	read, ok := c.stored[server]
 	if !ok {
 		return
 	}
 	delete(c.stored, server)
-	s := l.srv
-	if cur, ok := c.servers[server]; ok {
-		s.Connected = cur.Connected
-	}
-	for _, cp := range serverCaps(s, l.read()) {
+	for _, cp := range serverCaps(c.servers[server], read()) {
 		c.caps[cp.ID] = cp
 	}
 	c.view = nil
@@ -224,6 +213,11 @@ func (c *Catalog) readAllStored() {
 func (c *Catalog) Servers() []Server {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.serverList()
+}
+
+// serverList is every server with its learned words, by id; c.mu is held.
+func (c *Catalog) serverList() []Server {
 	out := make([]Server, 0, len(c.servers))
 	for _, s := range c.servers {
 		s.Learned = c.learned[s.ID]
@@ -425,12 +419,7 @@ func (c *Catalog) View() *View {
 		}
 		caps = append(caps, cp)
 	}
-	servers := make([]Server, 0, len(c.servers))
-	for _, s := range c.servers {
-		s.Learned = c.learned[s.ID]
-		servers = append(servers, s)
-	}
-	c.view = newView(caps, servers)
+	c.view = newView(caps, c.serverList())
 	return c.view
 }
 
@@ -477,9 +466,9 @@ type View struct {
 	usages func() []string
 }
 
+// newView indexes caps and servers, which come sorted by id (serverList).
 func newView(caps []Capability, servers []Server) *View {
 	slices.SortFunc(caps, func(a, b Capability) int { return compareCaps(&a, &b) })
-	slices.SortFunc(servers, func(a, b Server) int { return cmp.Compare(a.ID, b.ID) })
 	v := &View{caps: caps, servers: servers, byID: make(map[string]int, len(caps)), srvIdx: map[string]int{}, never: make([]bool, len(caps))}
 	for i := range caps {
 		v.byID[caps[i].ID] = i
