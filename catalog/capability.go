@@ -88,10 +88,10 @@ type Capability struct {
 
 	title       string       // the MCP tool's display title, kept for export and the gate
 	annotations *Annotations // the MCP tool's hints, kept for export
-	// enums are the word values of its arguments' enums (enumWords),
-	// read once when the tool list arrives rather than at every gate
-	// build, where parsing the schemas was a third of what a build
-	// allocated; enumsRead says they were.
+	// enums are the word-shaped values of its arguments' enums
+	// (enumValues), read once when the tool list arrives rather than at
+	// every gate build, where parsing the schemas was a third of what a
+	// build allocated; enumsRead says they were.
 	enums     []string
 	enumsRead bool
 }

@@ -311,7 +311,7 @@ func serverCaps(s Server, tools []SnapshotTool) []Capability {
 			Name:        t.Name,
 			Description: t.Description,
 			InputSchema: schema,
-			enums:       validEnumWords(schema),
+			enums:       validEnumValues(schema),
 			enumsRead:   true,
 			Tier:        toolTier(t.Annotations, s.Trusted),
 			Connected:   s.Connected,

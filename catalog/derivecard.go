@@ -109,10 +109,12 @@ func serverSpans(out []textSpan, s *Server, tools []*Capability) []textSpan {
 		// travel mode): people say the value, not the argument.
 		enums := cp.enums
 		if !cp.enumsRead {
-			enums = enumWords(cp.InputSchema)
+			enums = enumValues(cp.InputSchema)
 		}
 		for _, v := range enums {
-			out = append(out, textSpan{text: v, source: cp.Tool, weight: posPurpose})
+			if isPlainWord(v) {
+				out = append(out, textSpan{text: v, source: cp.Tool, weight: posPurpose})
+			}
 		}
 	}
 	return out
@@ -122,14 +124,25 @@ func serverSpans(out []textSpan, s *Server, tools []*Capability) []textSpan {
 // arguments, at any depth: identifiers and codes ("us-east-1", "ASC")
 // are no words and are left out.
 func enumWords(schema json.RawMessage) []string {
+	return slices.DeleteFunc(enumValues(schema), func(v string) bool { return !isPlainWord(v) })
+}
+
+// enumValues returns the enum values of an input schema that are shaped
+// like words (isWordShaped), sorted, for isPlainWord to judge when a gate
+// is built. The two steps are apart because the values are read for
+// every tool as its list arrives, at each start, and the judging looks
+// words up in the word tables: at a start that would bring the whole
+// thesaurus (1.6 MB) into memory for a handful of words, long before a
+// turn needs it.
+func enumValues(schema json.RawMessage) []string {
 	if !json.Valid(schema) {
 		return nil
 	}
-	return validEnumWords(schema)
+	return validEnumValues(schema)
 }
 
-// validEnumWords is enumWords on a schema known to be valid JSON.
-func validEnumWords(schema json.RawMessage) []string {
+// validEnumValues is enumValues on a schema known to be valid JSON.
+func validEnumValues(schema json.RawMessage) []string {
 	if !bytes.Contains(schema, []byte(`"enum"`)) {
 		return nil
 	}
@@ -154,7 +167,7 @@ func validEnumWords(schema json.RawMessage) []string {
 				continue
 			}
 			if n := len(enums); n > 0 && enums[n-1] {
-				if w := unquote(schema[i : j+1]); isPlainWord(w) && !slices.Contains(out, w) {
+				if w := unquote(schema[i : j+1]); isWordShaped(w) && !slices.Contains(out, w) {
 					out = append(out, w)
 				}
 			}
@@ -206,6 +219,20 @@ func unquote(quoted []byte) string {
 // not "ASC",
 // "asc", "get_diff" or "eu-west-1".
 func isPlainWord(s string) bool {
+	if !isWordShaped(s) {
+		return false
+	}
+	known := func(stem string) bool {
+		return words.Default().Zipf(stem) > 0 || words.DefaultThesaurus().Related(stem) != [words.Derived + 1]string{}
+	}
+	// A gerund of a known verb is a word too ("bicycling" of "bicycle").
+	base, gerund := strings.CutSuffix(s, "ing")
+	return known(words.Stem(s)) || gerund && len(base) >= 3 && known(words.Stem(base))
+}
+
+// isWordShaped reports three or more lower-case letters and nothing
+// else, the shape of a plain word; isPlainWord also knows the word.
+func isWordShaped(s string) bool {
 	if len(s) < 3 {
 		return false
 	}
@@ -214,12 +241,7 @@ func isPlainWord(s string) bool {
 			return false
 		}
 	}
-	known := func(stem string) bool {
-		return words.Default().Zipf(stem) > 0 || words.DefaultThesaurus().Related(stem) != [words.Derived + 1]string{}
-	}
-	// A gerund of a known verb is a word too ("bicycling" of "bicycle").
-	base, gerund := strings.CutSuffix(s, "ing")
-	return known(words.Stem(s)) || gerund && len(base) >= 3 && known(words.Stem(base))
+	return true
 }
 
 // appendClauses cuts a sentence at commas, brackets, colons and dashes:
