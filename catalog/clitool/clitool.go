@@ -17,14 +17,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/catalog"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/internal/procgroup"
 	"github.com/jarvisbot/jarvisbot/internal/secretref"
 )
@@ -49,17 +48,13 @@ type Tool struct {
 	Description string
 }
 
-// validName is compiled at its first use: {0,63} expands to a 50 KB
-// program that no start-up should pay for.
-var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
-
 // Resolve finds the program for a name ("gh") or a path, and returns a tool
 // for it. The error says where it looked.
 func Resolve(name, path string) (Tool, error) {
 	if path == "" {
 		path = name
 	}
-	if !validName().MatchString(name) {
+	if !names.Source(name) {
 		return Tool{}, jarvisbot.Errorf(jarvisbot.EINVALID, "tool name %q: use 1 to 64 lowercase letters, digits, '.', '_' or '-'", name)
 	}
 	found, err := exec.LookPath(path)

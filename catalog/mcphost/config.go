@@ -16,13 +16,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jarvisbot/jarvisbot"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/internal/secretref"
 )
 
@@ -68,15 +67,10 @@ type Server struct {
 	Client *http.Client
 }
 
-// validName matches server names: they become part of capability ids
-// (mcp:NAME/tool) and chat commands. It is compiled at its first use:
-// {0,63} expands to a 50 KB program that no start-up should pay for.
-var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
-
 // Check reports, as an EINVALID error, what is wrong with the server's
 // settings, and fills in the transport when it follows from them.
 func (s *Server) Check() error {
-	if !validName().MatchString(s.Name) {
+	if !names.Source(s.Name) {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "server name %q: use 1 to 64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", s.Name)
 	}
 	if s.Transport == "" {

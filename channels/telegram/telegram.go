@@ -24,7 +24,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -548,7 +547,20 @@ func (b *Bot) Typing(ctx context.Context, chat string) error {
 	return nil
 }
 
-var commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_]{1,32}$`) })
+// commandName reports a name Telegram takes for a command: 1 to 32
+// lowercase letters, digits or '_'. A loop: a regular expression with
+// {1,32} compiled to a 27 KB program at every start.
+func commandName(name string) bool {
+	if name == "" || len(name) > 32 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // SetCommands registers the commands shown in Telegram's "/" menu,
 // replacing the ones before.
@@ -557,7 +569,7 @@ func (b *Bot) SetCommands(ctx context.Context, cmds []channels.Command) error {
 	for _, c := range cmds {
 		name := strings.ToLower(strings.TrimPrefix(c.Name, "/"))
 		desc := strings.TrimSpace(c.Description)
-		if !commandName().MatchString(name) {
+		if !commandName(name) {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: command %q: a name is 1-32 letters, digits or _", c.Name)
 		}
 		if desc == "" || utf8.RuneCountInString(desc) > 256 {

@@ -663,10 +663,7 @@ func parse(path string, data []byte) (cfg Config, err error) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return Config{}, jarvisbot.Errorf(jarvisbot.EINVALID, "config file %s holds more than one YAML document (a second '---'): keep one", path)
 	}
-	// The tree again, only to give validation errors a line number.
-	var root yaml.Node
-	_ = yaml.Unmarshal(data, &root)
-	if err := cfg.validate(path, &root); err != nil {
+	if err := cfg.validate(path, data); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil
@@ -742,11 +739,17 @@ func yamlKeys(t reflect.Type) []string {
 	return keys
 }
 
-// validate checks the values the file set. root is the parsed tree, used
-// only to find line numbers.
-func (c *Config) validate(path string, root *yaml.Node) error {
+// validate checks the values the file set. data is the file, parsed
+// again as a tree only when an error needs a line number: a valid file,
+// at every start, is not parsed twice.
+func (c *Config) validate(path string, data []byte) error {
+	root := sync.OnceValue(func() *yaml.Node {
+		var n yaml.Node
+		_ = yaml.Unmarshal(data, &n)
+		return &n
+	})
 	at := func(keys ...string) string {
-		if l := lineOf(root, keys...); l > 0 {
+		if l := lineOf(root(), keys...); l > 0 {
 			return path + ":" + strconv.Itoa(l)
 		}
 		return path

@@ -40,3 +40,23 @@ func validName(kind, name string) error {
 // ValidApp reports, as an EINVALID error, why name cannot name an app:
 // the same rule as agent names, since both are typed in commands.
 func ValidApp(name string) error { return validName("app", name) }
+
+// Source reports whether name can name a source of tools, an MCP server
+// or a CLI tool: 1 to 64 lowercase letters, digits, '.', '_' or '-',
+// starting with a letter or digit. Such a name becomes part of capability
+// ids (mcp:NAME/tool) and chat commands. A loop rather than a regular
+// expression: {0,63} compiled to a 50 KB program that every start paid for.
+func Source(name string) bool {
+	if name == "" || len(name) > MaxLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}

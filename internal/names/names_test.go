@@ -1,6 +1,7 @@
 package names_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -47,4 +48,49 @@ func TestValidAgent(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSource(t *testing.T) {
+	// The rule as the regular expression it replaced, checked against
+	// every short name over a small alphabet and the table below.
+	rule := regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"github", true},
+		{"a", true},
+		{"9", true},
+		{"my-server.v2_x", true},
+		{strings.Repeat("a", 64), true},
+		{"", false},
+		{strings.Repeat("a", 65), false},
+		{"-lead", false},
+		{".lead", false},
+		{"_lead", false},
+		{"GitHub", false},
+		{"my server", false},
+		{"a/b", false},
+		{"sérver", false},
+		{"a\n", false},
+	}
+	for _, tt := range tests {
+		if got := names.Source(tt.name); got != tt.want || rule.MatchString(tt.name) != tt.want {
+			t.Errorf("Source(%q) = %v, the rule says %v, want %v", tt.name, got, rule.MatchString(tt.name), tt.want)
+		}
+	}
+	alphabet := "aZ0.-_ é"
+	var each func(prefix string, n int)
+	each = func(prefix string, n int) {
+		if got, want := names.Source(prefix), rule.MatchString(prefix); got != want {
+			t.Errorf("Source(%q) = %v, want %v", prefix, got, want)
+		}
+		if n == 0 {
+			return
+		}
+		for _, r := range alphabet {
+			each(prefix+string(r), n-1)
+		}
+	}
+	each("", 3)
 }
