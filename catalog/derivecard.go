@@ -223,7 +223,7 @@ func isPlainWord(s string) bool {
 		return false
 	}
 	known := func(stem string) bool {
-		return words.Default().Zipf(stem) > 0 || words.DefaultThesaurus().Related(stem) != [words.Derived + 1]string{}
+		return words.Default().Zipf(stem) > 0 || words.DefaultThesaurus().Knows(stem)
 	}
 	// A gerund of a known verb is a word too ("bicycling" of "bicycle").
 	base, gerund := strings.CutSuffix(s, "ing")

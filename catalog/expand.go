@@ -1,8 +1,6 @@
 package catalog
 
 import (
-	"strings"
-
 	"github.com/jarvisbot/jarvisbot/internal/words"
 )
 
@@ -79,9 +77,8 @@ func (b *gateBuilder) paraphrase(si, of int32, stem, label, source string, kind 
 // server named for what it does is asked for with the verb.
 func (b *gateBuilder) paraphraseName(si int32, stem, label string) {
 	lex := b.g.lex
-	each := words.DefaultThesaurus().Related(stem)[words.Derived]
 	of := int32(-1) // the name is matched by its key: the first derived word stands for it
-	for rel := range strings.FieldsSeq(each) {
+	for rel := range words.DefaultThesaurus().Words(stem, words.Derived) {
 		if lex.IsVerb(rel) || b.otherNames[rel] || classWeight(lex.Class(rel)) == 0 {
 			continue
 		}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -349,9 +350,9 @@ func (b *gateBuilder) pair(si int32, p, q words.Token, tool string) {
 // project deadline moved") tells what happened, not what to do.
 func (b *gateBuilder) pairHalf(stem string) []string {
 	out := append([]string{stem}, singleWords(b.g.lex.Related(stem))...)
-	rels := words.DefaultThesaurus().Related(stem)
-	add := func(list string, limit int) {
-		for w := range strings.FieldsSeq(list) {
+	th := words.DefaultThesaurus()
+	add := func(list iter.Seq[string], limit int) {
+		for w := range list {
 			if limit == 0 {
 				return
 			}
@@ -361,8 +362,8 @@ func (b *gateBuilder) pairHalf(stem string) []string {
 			}
 		}
 	}
-	add(rels[words.Same], -1)
-	add(rels[words.Synonym], pairSynonyms)
+	add(th.Words(stem, words.Same), -1)
+	add(th.Words(stem, words.Synonym), pairSynonyms)
 	return out
 }
 

@@ -235,7 +235,7 @@ func TestDockerignoreKeepsTheBuild(t *testing.T) {
 		}
 	}
 	needed := []string{"go.mod", "go.sum", "cmd/jarvisbot/main.go", "web/static", "skills/shipped", "plugins/shipped",
-		"store/sqlstore/migrations", "internal/words/lists", "internal/words/thesaurus.txt", "plugins/plugin.schema.json"}
+		"store/sqlstore/migrations", "internal/words/lists", "internal/words/thesaurus.packed", "internal/words/families.txt", "plugins/plugin.schema.json"}
 	for _, n := range needed {
 		for _, p := range patterns {
 			// A pattern excludes the path or any folder above it.

@@ -448,7 +448,7 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 // isTimeWord reports whether the thesaurus places a stem among the times
 // of one family (weekdays, parts of a day, months).
 func isTimeWord(stem string) bool {
-	return words.DefaultThesaurus().Related(stem)[words.Family] != ""
+	return words.DefaultThesaurus().Has(stem, words.Family)
 }
 
 // timeFamilyOf maps every stem of the thesaurus's families of times

@@ -6,23 +6,23 @@ import (
 	"testing"
 )
 
-// TestEmbeddedTablesWellFormed: every generated table the lexicon and the
-// thesaurus search in place is sorted by key, holds each key once, and
-// has lines of its own form, so a broken generator fails here rather
-// than giving the service wrong answers; and every key is found.
+// TestEmbeddedTablesWellFormed: every generated table the lexicon
+// searches in place is sorted by key, holds each key once, and has lines
+// of its own form, so a broken generator fails here rather than giving
+// the service wrong answers; and every key is found. The thesaurus's
+// packed table has tests of its own (TestThesaurusTableC5).
 func TestEmbeddedTablesWellFormed(t *testing.T) {
 	frequency := func(rest string) bool {
 		v, mark, marked := strings.Cut(rest, " ")
 		zf, err := strconv.ParseFloat(v, 64)
 		return err == nil && zf > 0 && zf < 25.5 && (!marked || mark == "v")
 	}
-	l, th := Default(), DefaultThesaurus()
+	l := Default()
 	tests := []struct {
 		name  string
 		table table
 		rest  func(string) bool // whether a line's rest, after its key, is well-formed
 	}{
-		{"thesaurus.txt", th.table, func(r string) bool { return strings.Count(r, "\t") == int(Derived) }},
 		{"lists/frequent-en.txt", l.frequent[0], frequency},
 		{"lists/frequent-de.txt", l.frequent[1], frequency},
 		{"lists/rare-verbs-en.txt", l.rareVerbs, func(r string) bool { return r == "" }},
@@ -117,6 +117,14 @@ func TestTableLookupsAllocateNothing(t *testing.T) {
 	for _, w := range [][]byte{[]byte("gesund"), []byte("afternoon"), long} {
 		if n := testing.AllocsPerRun(100, func() { th.has(w) }); n != 0 {
 			t.Errorf("has(%q) allocates %v times", w, n)
+		}
+		s := string(w)
+		if n := testing.AllocsPerRun(100, func() {
+			th.EachRelated(s, func(string, Relation) {})
+			for range th.Words(s, Synonym) {
+			}
+		}); n != 0 {
+			t.Errorf("the words related to %q allocate %v times", w, n)
 		}
 	}
 	stems := []string{"take", "calendar", "rename", "the", "zzzz", string(long)}

@@ -2,18 +2,20 @@ package words
 
 import (
 	_ "embed"
+	"iter"
 	"strings"
 	"sync"
 )
 
-// thesaurusText is the generated table of related words (gen/thesaurus):
-// one line per stem, "stem TAB same TAB forms TAB synonyms TAB family TAB
-// near TAB derived",
-// sorted by stem. It stays in the binary's read-only data; a lookup is a
-// binary search over its bytes (see table), so nothing is parsed or copied.
+// thesaurusPacked is the generated table of related words
+// (gen/thesaurus writes it as text, thesaurus.txt, one line per stem,
+// "stem TAB same TAB forms TAB synonyms TAB family TAB near TAB derived";
+// gen/packed packs it, see packed.go). It stays in the binary's read-only
+// data; a lookup is a binary search over its bytes (see table), so
+// nothing is parsed or copied.
 //
-//go:embed thesaurus.txt
-var thesaurusText string
+//go:embed thesaurus.packed
+var thesaurusPacked string
 
 // familiesText is the table's families of times, one per line, generated
 // from thesaurus.txt by gen/families, so that no turn scans the whole
@@ -34,11 +36,11 @@ type Thesaurus struct {
 }
 
 // DefaultThesaurus returns the table built into the binary.
-var DefaultThesaurus = sync.OnceValue(func() *Thesaurus { return newThesaurus(thesaurusText, familiesText) })
+var DefaultThesaurus = sync.OnceValue(func() *Thesaurus { return newThesaurus(thesaurusPacked, familiesText) })
 
-func newThesaurus(text, families string) *Thesaurus {
+func newThesaurus(packed, families string) *Thesaurus {
 	return &Thesaurus{
-		table:    newTable(text, '\t'),
+		table:    newTable(packed, entrySep),
 		families: sync.OnceValue(func() [][]string { return parseFamilies(families) }),
 	}
 }
@@ -69,40 +71,45 @@ const (
 	Derived
 )
 
-// Related returns the words related to a stem, one space-separated list
-// of stems per Relation (Same, Form, Synonym, Family, Near, Derived), commonest
-// first; all are "" for a stem the table does not know. The strings are
-// slices of the table: no allocation.
-func (t *Thesaurus) Related(stem string) (rels [Derived + 1]string) {
-	line, ok := find(t.table, stem)
-	if !ok {
-		return rels
-	}
-	for r := range Derived {
-		rels[r], line, _ = strings.Cut(line, "\t")
-	}
-	rels[Derived] = line
-	return rels
-}
-
-// EachRelated calls fn for every word related to stem, closest first.
-func (t *Thesaurus) EachRelated(stem string, fn func(rel string, how Relation)) {
-	for r, list := range t.Related(stem) {
-		each(list, func(s string) { fn(s, Relation(r)) })
-	}
-}
-
-func each(list string, fn func(string)) {
-	for list != "" {
-		var w string
-		w, list, _ = strings.Cut(list, " ")
-		if w != "" {
-			fn(w)
+// Words returns the words related to a stem in one way, commonest first;
+// none for a stem the table does not know. The words are slices of the
+// table: nothing is allocated.
+func (t *Thesaurus) Words(stem string, how Relation) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if groups, ok := find(t.table, stem); ok {
+			packedRelated(t.table.text, groups, how, yield)
 		}
 	}
 }
 
-// has reports whether the table knows a stem, without allocating.
+// Has reports whether a stem has words related to it in one way:
+// Has(stem, Family) says it is a time of one of the families.
+func (t *Thesaurus) Has(stem string, how Relation) bool {
+	for range t.Words(stem, how) {
+		return true
+	}
+	return false
+}
+
+// Knows reports whether the table relates any word to a stem.
+func (t *Thesaurus) Knows(stem string) bool {
+	groups, ok := find(t.table, stem)
+	return ok && groups != ""
+}
+
+// EachRelated calls fn for every word related to stem, closest first.
+func (t *Thesaurus) EachRelated(stem string, fn func(rel string, how Relation)) {
+	groups, ok := find(t.table, stem)
+	if !ok {
+		return
+	}
+	for how := range Derived + 1 {
+		packedRelated(t.table.text, groups, how, func(w string) bool { fn(w, how); return true })
+	}
+}
+
+// has reports whether the table has an entry for a stem, without
+// allocating.
 func (t *Thesaurus) has(stem []byte) bool {
 	_, ok := find(t.table, stem)
 	return ok

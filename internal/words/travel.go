@@ -101,7 +101,7 @@ func namedRun(toks []Token, at int) int {
 // isTime reports a word of a family of times (weekdays, months, parts of
 // a day), which the thesaurus knows.
 func isTime(stem string) bool {
-	return DefaultThesaurus().Related(stem)[Family] != ""
+	return DefaultThesaurus().Has(stem, Family)
 }
 
 // nearPhrases are the phrases that say "near" in several words.
