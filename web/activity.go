@@ -101,10 +101,10 @@ type activityPage struct {
 	Hits       []SaidHit
 }
 
-// activityRoutes registers the Activity tab's handlers.
-func (s *Server) activityRoutes() {
-	s.mux.HandleFunc("GET /activity", s.activityBoard)
-	s.mux.HandleFunc("GET /activity/stream", s.activityStream)
+// activityRoutes are the Activity tab's pages and forms.
+var activityRoutes = []tabRoute{
+	{"GET /activity", (*Server).activityBoard},
+	{"GET /activity/stream", (*Server).activityStream},
 }
 
 // filterOf reads the filter form's fields.

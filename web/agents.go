@@ -75,14 +75,14 @@ type AgentEdit struct {
 	Provider    string
 }
 
-// agentsRoutes registers the Agents tab's handlers.
-func (s *Server) agentsRoutes() {
-	s.mux.HandleFunc("GET /agents", s.agentsList)
-	s.mux.HandleFunc("POST /agents", s.agentAdd)
-	s.mux.HandleFunc("GET /agents/{name}", s.agentPage)
-	s.mux.HandleFunc("POST /agents/{name}", s.agentEdit)
-	s.mux.HandleFunc("POST /agents/{name}/remove", s.agentRemove)
-	s.mux.HandleFunc("POST /agents/{name}/chats", s.agentChat)
+// agentsRoutes are the Agents tab's pages and forms.
+var agentsRoutes = []tabRoute{
+	{"GET /agents", (*Server).agentsList},
+	{"POST /agents", (*Server).agentAdd},
+	{"GET /agents/{name}", (*Server).agentPage},
+	{"POST /agents/{name}", (*Server).agentEdit},
+	{"POST /agents/{name}/remove", (*Server).agentRemove},
+	{"POST /agents/{name}/chats", (*Server).agentChat},
 }
 
 // agentChat is the agent page's chat form: "switch" makes the agent

@@ -70,13 +70,13 @@ type approvalsPage struct {
 	Grants  []string
 }
 
-// approvalsRoutes registers the Approvals tab's handlers.
-func (s *Server) approvalsRoutes() {
-	s.mux.HandleFunc("GET /approvals", s.approvalsPage)
-	s.mux.HandleFunc("GET /approvals/list", s.approvalsPage) // the polled block alone
-	s.mux.HandleFunc("GET /approvals/{id}", s.requestPage)
-	s.mux.HandleFunc("POST /approvals/{id}", s.decide)
-	s.mux.HandleFunc("POST /approvals/grants/revoke", s.revokeGrant)
+// approvalsRoutes are the Approvals tab's pages and forms.
+var approvalsRoutes = []tabRoute{
+	{"GET /approvals", (*Server).approvalsPage},
+	{"GET /approvals/list", (*Server).approvalsPage}, // the polled block alone
+	{"GET /approvals/{id}", (*Server).requestPage},
+	{"POST /approvals/{id}", (*Server).decide},
+	{"POST /approvals/grants/revoke", (*Server).revokeGrant},
 }
 
 // approvalsPage shows the pending requests and the grants; /approvals/list

@@ -51,9 +51,10 @@ func (r BudgetRow) PeriodWord() string {
 // installation's daily limit.
 func (r BudgetRow) ID() string { return "budget-" + r.Agent + "-" + r.Period }
 
-func (s *Server) budgetsRoutes() {
-	s.mux.HandleFunc("GET /budgets", s.budgetsPage)
-	s.mux.HandleFunc("POST /budgets", s.budgetSet)
+// budgetsRoutes are the Budgets tab's pages and forms.
+var budgetsRoutes = []tabRoute{
+	{"GET /budgets", (*Server).budgetsPage},
+	{"POST /budgets", (*Server).budgetSet},
 }
 
 func (s *Server) budgetsPage(w http.ResponseWriter, r *http.Request) {

@@ -29,9 +29,10 @@ type ChatRow struct {
 	SummarizedAt time.Time
 }
 
-func (s *Server) chatsRoutes() {
-	s.mux.HandleFunc("GET /chats", s.chatsPage)
-	s.mux.HandleFunc("POST /chats/new", s.chatNew)
+// chatsRoutes are the Chats tab's pages and forms.
+var chatsRoutes = []tabRoute{
+	{"GET /chats", (*Server).chatsPage},
+	{"POST /chats/new", (*Server).chatNew},
 }
 
 func (s *Server) chatsPage(w http.ResponseWriter, r *http.Request) {

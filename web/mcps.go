@@ -99,14 +99,15 @@ type MCPAdd struct {
 	SSE     bool
 }
 
-func (s *Server) mcpsRoutes() {
-	s.mux.HandleFunc("GET /mcps", s.mcpsPage)
-	s.mux.HandleFunc("POST /mcps", s.mcpAdd)
-	s.mux.HandleFunc("GET /mcps/{name}", s.mcpPage)
-	s.mux.HandleFunc("POST /mcps/{name}/switch", s.mcpSwitch)
-	s.mux.HandleFunc("POST /mcps/{name}/remove", s.mcpRemove)
-	s.mux.HandleFunc("POST /mcps/{name}/card", s.mcpCard)
-	s.mux.HandleFunc("POST /mcps/{name}/forget", s.mcpForget)
+// mcpsRoutes are the MCPs tab's pages and forms.
+var mcpsRoutes = []tabRoute{
+	{"GET /mcps", (*Server).mcpsPage},
+	{"POST /mcps", (*Server).mcpAdd},
+	{"GET /mcps/{name}", (*Server).mcpPage},
+	{"POST /mcps/{name}/switch", (*Server).mcpSwitch},
+	{"POST /mcps/{name}/remove", (*Server).mcpRemove},
+	{"POST /mcps/{name}/card", (*Server).mcpCard},
+	{"POST /mcps/{name}/forget", (*Server).mcpForget},
 }
 
 // mcpForget removes one learned word of a server (the form's word), or

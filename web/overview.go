@@ -19,9 +19,9 @@ type Overview interface {
 	Overview(ctx context.Context) (app.Overview, error)
 }
 
-// overviewRoutes registers the Overview, which the dashboard opens on.
-func (s *Server) overviewRoutes() {
-	s.mux.HandleFunc("GET /{$}", s.overviewPage)
+// overviewRoutes is the Overview, which the dashboard opens on.
+var overviewRoutes = []tabRoute{
+	{"GET /{$}", (*Server).overviewPage},
 }
 
 func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {

@@ -23,9 +23,10 @@ type pauseView struct {
 	Back   string // the page to come back to
 }
 
-func (s *Server) pauseRoutes() {
-	s.mux.HandleFunc("POST /pause", func(w http.ResponseWriter, r *http.Request) { s.switchPause(w, r, true) })
-	s.mux.HandleFunc("POST /resume", func(w http.ResponseWriter, r *http.Request) { s.switchPause(w, r, false) })
+// pauseRoutes are the forms that pause and resume every agent.
+var pauseRoutes = []tabRoute{
+	{"POST /pause", func(s *Server, w http.ResponseWriter, r *http.Request) { s.switchPause(w, r, true) }},
+	{"POST /resume", func(s *Server, w http.ResponseWriter, r *http.Request) { s.switchPause(w, r, false) }},
 }
 
 // pauseOf reads the switch for a page; a state that cannot be read hides

@@ -108,14 +108,14 @@ type pluginsView struct {
 	Attention, Installed, Store []PluginRow
 }
 
-// pluginsRoutes registers the Plugins tab's handlers.
-func (s *Server) pluginsRoutes() {
-	s.mux.HandleFunc("GET /plugins", s.pluginsList)
-	s.mux.HandleFunc("GET /plugins/{name}", s.pluginShow)
-	s.mux.HandleFunc("GET /plugins/{name}/progress", s.pluginProgress)
-	s.mux.HandleFunc("POST /plugins/{name}/install", s.pluginInstall)
-	s.mux.HandleFunc("POST /plugins/{name}/remove", s.pluginRemove)
-	s.mux.HandleFunc("POST /plugins/{name}/renew", s.pluginRenew)
+// pluginsRoutes are the Plugins tab's pages and forms.
+var pluginsRoutes = []tabRoute{
+	{"GET /plugins", (*Server).pluginsList},
+	{"GET /plugins/{name}", (*Server).pluginShow},
+	{"GET /plugins/{name}/progress", (*Server).pluginProgress},
+	{"POST /plugins/{name}/install", (*Server).pluginInstall},
+	{"POST /plugins/{name}/remove", (*Server).pluginRemove},
+	{"POST /plugins/{name}/renew", (*Server).pluginRenew},
 }
 
 func (s *Server) pluginsList(w http.ResponseWriter, r *http.Request) {

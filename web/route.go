@@ -83,9 +83,9 @@ type routeView struct {
 // routeResult is the block htmx swaps when the form is sent.
 const routeResult = "route-result"
 
-// routeRoutes registers the Route tab's handlers.
-func (s *Server) routeRoutes() {
-	s.mux.HandleFunc("GET /route", s.routePage)
+// routeRoutes are the Route tab's pages and forms.
+var routeRoutes = []tabRoute{
+	{"GET /route", (*Server).routePage},
 }
 
 // routePage shows the form and, for a message, its explanation: the

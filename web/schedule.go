@@ -159,12 +159,12 @@ func (r ScheduleRun) DeliveryClass() string {
 // scheduleEntries is the block the page polls while a run is going.
 const scheduleEntries = "schedule-entries"
 
-// scheduleRoutes registers the Schedule tab's handlers.
-func (s *Server) scheduleRoutes() {
-	s.mux.HandleFunc("GET /schedule", s.schedulePage)
-	s.mux.HandleFunc("POST /schedule/{skill}/run", s.scheduleRun)
-	s.mux.HandleFunc("POST /schedule/{skill}/pause", func(w http.ResponseWriter, r *http.Request) { s.schedulePause(w, r, true) })
-	s.mux.HandleFunc("POST /schedule/{skill}/resume", func(w http.ResponseWriter, r *http.Request) { s.schedulePause(w, r, false) })
+// scheduleRoutes are the Schedule tab's pages and forms.
+var scheduleRoutes = []tabRoute{
+	{"GET /schedule", (*Server).schedulePage},
+	{"POST /schedule/{skill}/run", (*Server).scheduleRun},
+	{"POST /schedule/{skill}/pause", func(s *Server, w http.ResponseWriter, r *http.Request) { s.schedulePause(w, r, true) }},
+	{"POST /schedule/{skill}/resume", func(s *Server, w http.ResponseWriter, r *http.Request) { s.schedulePause(w, r, false) }},
 }
 
 // schedulePage lists the scheduled skills: the whole page, or only the

@@ -93,15 +93,16 @@ type SkillConsent struct {
 // small, and the skills package refuses one over its limit in its words.
 const maxSkillUpload = 1 << 20
 
-func (s *Server) skillsRoutes() {
-	s.mux.HandleFunc("GET /skills", s.skillsPage)
-	s.mux.HandleFunc("GET /skills/{name}", s.skillPage)
-	s.mux.HandleFunc("POST /skills/{name}/switch", s.skillSwitch)
-	s.mux.HandleFunc("POST /skills/{name}/promote", s.skillPromote)
-	s.mux.HandleFunc("POST /skills/{name}/remove", s.skillRemove)
-	s.mux.HandleFunc("POST /skills/{name}/forget", s.skillForget)
-	s.mux.HandleFunc("POST /skills/install", s.skillRead)
-	s.mux.HandleFunc("POST /skills/install/confirm", s.skillInstall)
+// skillsRoutes are the Skills tab's pages and forms.
+var skillsRoutes = []tabRoute{
+	{"GET /skills", (*Server).skillsPage},
+	{"GET /skills/{name}", (*Server).skillPage},
+	{"POST /skills/{name}/switch", (*Server).skillSwitch},
+	{"POST /skills/{name}/promote", (*Server).skillPromote},
+	{"POST /skills/{name}/remove", (*Server).skillRemove},
+	{"POST /skills/{name}/forget", (*Server).skillForget},
+	{"POST /skills/install", (*Server).skillRead},
+	{"POST /skills/install/confirm", (*Server).skillInstall},
 }
 
 // skillRowView is a row with what its forms need.
