@@ -1,7 +1,6 @@
 package words
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -137,29 +136,28 @@ func PackThesaurus(text string) ([]byte, error) {
 	if off > maxRef {
 		return nil, fmt.Errorf("the packed table would be %d bytes, more than references reach (%d)", off, maxRef)
 	}
-	var b bytes.Buffer
-	b.Grow(header.Len() + off)
-	b.WriteString(header.String())
+	b := make([]byte, 0, header.Len()+off)
+	b = append(b, header.String()...)
 	for _, s := range stems {
-		b.WriteString(s)
+		b = append(b, s...)
 		rels, ok := entries[s]
 		if !ok {
-			b.WriteString(string(rune(bareSep)) + "\n")
+			b = append(b, bareSep, '\n')
 			continue
 		}
-		b.WriteByte(entrySep)
+		b = append(b, entrySep)
 		for r, list := range rels[:groups(rels)] {
 			if r > 0 {
-				b.WriteByte(groupSep)
+				b = append(b, groupSep)
 			}
 			for _, w := range list {
 				o := at[w]
 				for i := refBytes - 1; i >= 0; i-- {
-					b.WriteByte(0x80 | byte(o>>(7*i))&0x7f)
+					b = append(b, 0x80|byte(o>>(7*i))&0x7f)
 				}
 			}
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
-	return b.Bytes(), nil
+	return b, nil
 }
