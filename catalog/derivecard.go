@@ -131,9 +131,9 @@ func enumWords(schema json.RawMessage) []string {
 // like words (isWordShaped), sorted, for isPlainWord to judge when a gate
 // is built. The two steps are apart because the values are read for
 // every tool as its list arrives, at each start, and the judging looks
-// words up in the word tables: at a start that would bring the whole
-// thesaurus (1.6 MB) into memory for a handful of words, long before a
-// turn needs it.
+// words up in the word tables: at a start that would bring nearly all of
+// the thesaurus into memory for a handful of words (a binary search over
+// it touches pages all across it), long before a turn needs it.
 func enumValues(schema json.RawMessage) []string {
 	if !json.Valid(schema) {
 		return nil

@@ -32,9 +32,9 @@ const (
 	maxRef   = 1<<(7*refBytes) - 1
 )
 
-// packedRelated returns the words of one relation from an entry's groups
-// (what find returns for the stem), commonest first; the words are slices
-// of the table.
+// packedRelated calls fn with each word of one relation in an entry's
+// groups (what find returns for the stem), commonest first, until fn
+// returns false; the words are slices of the table.
 func packedRelated(text, groups string, rel Relation, fn func(string) bool) {
 	for range rel {
 		i := strings.IndexByte(groups, groupSep)
