@@ -32,23 +32,29 @@ const (
 	maxRef   = 1<<(7*refBytes) - 1
 )
 
-// packedRelated calls fn with each word of one relation in an entry's
-// groups (what find returns for the stem), commonest first, until fn
-// returns false; the words are slices of the table.
-func packedRelated(text, groups string, rel Relation, fn func(string) bool) {
+// packedGroup is the group of one relation in an entry's groups (what
+// find returns for the stem): its references, "" when it has none.
+func packedGroup(groups string, rel Relation) string {
 	for range rel {
 		i := strings.IndexByte(groups, groupSep)
 		if i < 0 {
-			return
+			return ""
 		}
 		groups = groups[i+1:]
 	}
 	if i := strings.IndexByte(groups, groupSep); i >= 0 {
 		groups = groups[:i]
 	}
-	for ; len(groups) >= refBytes; groups = groups[refBytes:] {
+	return groups
+}
+
+// packedWords calls fn with the word of each reference in a group,
+// commonest first, until fn returns false; the words are slices of the
+// table text.
+func packedWords(text, group string, fn func(string) bool) {
+	for ; len(group) >= refBytes; group = group[refBytes:] {
 		off := 0
-		for _, b := range []byte(groups[:refBytes]) {
+		for _, b := range []byte(group[:refBytes]) {
 			off = off<<7 | int(b&0x7f)
 		}
 		if !fn(stemAt(text, off)) {

@@ -77,7 +77,7 @@ const (
 func (t *Thesaurus) Words(stem string, how Relation) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		if groups, ok := find(t.table, stem); ok {
-			packedRelated(t.table.text, groups, how, yield)
+			packedWords(t.table.text, packedGroup(groups, how), yield)
 		}
 	}
 }
@@ -104,7 +104,9 @@ func (t *Thesaurus) EachRelated(stem string, fn func(rel string, how Relation)) 
 		return
 	}
 	for how := range Derived + 1 {
-		packedRelated(t.table.text, groups, how, func(w string) bool { fn(w, how); return true })
+		group, rest, _ := strings.Cut(groups, string(rune(groupSep)))
+		packedWords(t.table.text, group, func(w string) bool { fn(w, how); return true })
+		groups = rest
 	}
 }
 
