@@ -16,8 +16,11 @@
 //     one unused for mcp_idle_timeout);
 //   - after a turn: the same, -after (1s) after the answer of the first turn
 //     reached Telegram, and again after a turn on Discord;
-//   - the peak (VmHWM: getrusage's ru_maxrss, what /usr/bin/time -v
-//     reports).
+//   - the peak: VmHWM of /proc/PID/status, read just before jarvisbot is
+//     stopped. Not getrusage's ru_maxrss (what /usr/bin/time -v reports):
+//     at exec, Linux counts the high-water mark of the address space the
+//     child leaves, and Go starts a child sharing its parent's, so the
+//     child's ru_maxrss is at least this harness's own resident memory.
 //
 // With GODEBUG=gctrace=1 in its environment, jarvisbot's GC trace lines
 // are shown too: how large the heap is live and at its peak.
@@ -330,7 +333,7 @@ type serving struct {
 	cmd    *exec.Cmd
 	ready  time.Duration // until the log line and both platforms polled
 	logged time.Duration // until the log line alone
-	maxRSS int64         // KiB, after stop
+	maxRSS int64         // KiB: VmHWM just before stop
 	done   chan error
 }
 
@@ -389,6 +392,9 @@ func startServe(env []string, bin string, tg *faketelegram.Server, dc *fakedisco
 }
 
 func (s *serving) stop() error {
+	if status, err := kibFields(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid)); err == nil {
+		s.maxRSS = int64(status["VmHWM"])
+	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.done:
@@ -396,9 +402,6 @@ func (s *serving) stop() error {
 		s.cmd.Process.Kill()
 		<-s.done
 		return errors.New("jarvisbot serve did not stop within 15s of SIGTERM")
-	}
-	if ru, ok := s.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		s.maxRSS = ru.Maxrss
 	}
 	return nil
 }
