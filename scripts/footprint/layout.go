@@ -53,7 +53,6 @@ func checkTwin(stripped, twin string) error {
 type symbol struct {
 	addr, size uint64
 	module     string
-	text       bool // in an executable section
 }
 
 // addrRange is [start, end).
@@ -77,15 +76,14 @@ type span struct {
 }
 
 // layout says which module each byte of the loaded binary belongs to:
-// the bytes of its symbols, and .gopclntab (function tables, line tables
-// and funcdata, which are per function but carry no symbol of their own)
-// shared out by each module's part of the text.
+// the bytes of its symbols and, in .gopclntab (function tables, line
+// tables and funcdata, which carry no symbol of their own), the bytes
+// that describe its functions (pclntabSpans).
 type layout struct {
-	spans     []span // sorted and disjoint, none inside .gopclntab
-	pclntab   addrRange
-	textShare map[string]float64 // sums to 1
-	fileSize  uint64             // of the stripped binary
-	sections  []section          // loaded with content from the file
+	spans    []span // sorted and disjoint
+	pclntab  addrRange
+	fileSize uint64    // of the stripped binary
+	sections []section // loaded with content from the file
 }
 
 // section is a loaded section of the binary.
@@ -115,7 +113,11 @@ func readLayout(twin string, mods modules, fileSize uint64) (layout, error) {
 		return layout{}, fmt.Errorf("reading the symbol table of %s: %w", twin, err)
 	}
 	var syms []symbol
+	var gofunc addrRange
 	for _, s := range elfSyms {
+		if s.Name == "go:func.*" {
+			gofunc = addrRange{s.Value, s.Value + s.Size}
+		}
 		i := int(s.Section)
 		if s.Size == 0 || i <= 0 || i >= len(f.Sections) {
 			continue
@@ -126,9 +128,17 @@ func readLayout(twin string, mods modules, fileSize uint64) (layout, error) {
 		if sec.Flags&elf.SHF_ALLOC == 0 || sec.Type == elf.SHT_NOBITS {
 			continue
 		}
-		syms = append(syms, symbol{addr: s.Value, size: s.Size, module: mods.ofSymbol(s.Name), text: sec.Flags&elf.SHF_EXECINSTR != 0})
+		syms = append(syms, symbol{addr: s.Value, size: s.Size, module: mods.ofSymbol(s.Name)})
 	}
-	l := newLayout(syms, addrRange{pcln.Addr, pcln.Addr + pcln.Size}, fileSize)
+	tab, err := pcln.Data()
+	if err != nil {
+		return layout{}, fmt.Errorf("reading .gopclntab of %s: %w", twin, err)
+	}
+	pclnSpans, err := pclntabSpans(tab, pcln.Addr, gofunc, mods)
+	if err != nil {
+		return layout{}, fmt.Errorf("%s: %w", twin, err)
+	}
+	l := newLayout(syms, addrRange{pcln.Addr, pcln.Addr + pcln.Size}, pclnSpans, fileSize)
 	for _, sec := range f.Sections {
 		if sec.Flags&elf.SHF_ALLOC != 0 && sec.Type != elf.SHT_NOBITS {
 			l.sections = append(l.sections, section{addrRange{sec.Addr, sec.Addr + sec.Size}, sec.Name})
@@ -137,32 +147,30 @@ func readLayout(twin string, mods modules, fileSize uint64) (layout, error) {
 	return l, nil
 }
 
-func newLayout(syms []symbol, pclntab addrRange, fileSize uint64) layout {
-	l := layout{pclntab: pclntab, textShare: map[string]float64{}, fileSize: fileSize}
-	var text float64
-	for _, s := range syms {
-		if s.text {
-			l.textShare[s.module] += float64(s.size)
-			text += float64(s.size)
-		}
-	}
-	for m := range l.textShare {
-		l.textShare[m] /= text
-	}
+// newLayout places the symbols, except those inside .gopclntab (the
+// funcdata, which pclnSpans attribute function by function), beside the
+// spans of .gopclntab.
+func newLayout(syms []symbol, pclntab addrRange, pclnSpans []span, fileSize uint64) layout {
+	l := layout{pclntab: pclntab, fileSize: fileSize}
 	syms = slices.Clone(syms)
 	slices.SortFunc(syms, func(a, b symbol) int { return cmp.Compare(a.addr, b.addr) })
 	var end uint64
 	for _, s := range syms {
 		r := addrRange{max(s.addr, end), s.addr + s.size}
-		// The symbols inside .gopclntab (funcdata) go with the rest of
-		// it, by text share. Go's symbols do not overlap; should some,
-		// each byte counts once, for the first, so sizes still add up.
+		// Go's symbols do not overlap; should some, each byte counts
+		// once, for the first, so sizes still add up.
 		if r.end <= r.start || pclntab.overlap(r.start, r.end) > 0 {
 			continue
 		}
 		l.spans = append(l.spans, span{r, s.module})
 		end = r.end
 	}
+	for _, s := range pclnSpans {
+		if pclntab.overlap(s.start, s.end) == s.size() {
+			l.spans = append(l.spans, s)
+		}
+	}
+	l.spans = mergeSpans(l.spans)
 	return l
 }
 
@@ -175,24 +183,14 @@ func (l layout) binarySize() map[string]float64 {
 		sizes[s.module] += float64(s.size())
 		counted += float64(s.size())
 	}
-	for m, share := range l.textShare {
-		sizes[m] += share * float64(l.pclntab.size())
-	}
-	counted += float64(l.pclntab.size())
 	sizes[otherModule] += float64(l.fileSize) - counted
 	return sizes
 }
 
-// bytesIn shares the bytes [start, end) out among modules: by the symbols
-// they hold, .gopclntab by text share, and the rest to other.
+// bytesIn shares the bytes [start, end) out among modules by the spans
+// they hold; the rest goes to other.
 func (l layout) bytesIn(start, end uint64, into map[string]float64) {
 	counted := uint64(0)
-	if n := l.pclntab.overlap(start, end); n > 0 {
-		for m, share := range l.textShare {
-			into[m] += share * float64(n)
-		}
-		counted += n
-	}
 	i, _ := slices.BinarySearchFunc(l.spans, start, func(s span, addr uint64) int {
 		if s.end <= addr {
 			return -1

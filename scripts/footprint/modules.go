@@ -137,10 +137,10 @@ func (t *moduleTable) print(w io.Writer, last run, after time.Duration) {
 	total.name = "total"
 	printRow(w, total)
 
-	fmt.Fprintf(w, "\nbinary MB: each module's symbols in .text, .rodata and the data sections (from an unstripped twin of the same build), plus a share of .gopclntab (%.1f MB of function and line tables and funcdata) in proportion to its part of the code. Type descriptors and string literals carry no symbol of their own and count as other; the total is the stripped file.\n", float64(t.layout.pclntab.size())/1e6)
+	fmt.Fprintf(w, "\nbinary MB: each module's symbols in .text, .rodata and the data sections (from an unstripped twin of the same build), and what .gopclntab (%.1f MB of function and line tables and funcdata) holds for its functions: their entries, names, pc-value tables and funcdata, a shared table going to the first function that uses it. Type descriptors and string literals carry no symbol of their own and count as other, as do .gopclntab's header, file tables and lookup index; the total is the stripped file.\n", float64(t.layout.pclntab.size())/1e6)
 	fmt.Fprintln(w, t.otherNote())
 	fmt.Fprintln(w, "init: the allocations of its packages' init functions (GODEBUG=inittrace=1), in KB (1000 bytes) and count.")
-	fmt.Fprintf(w, "resident: the executable's pages in memory (/proc/PID/pagemap), each split over the symbols it holds, .gopclntab by the same shares. Counted when idle: %.1f MiB file pages (RssFile says %.1f MiB) and %.1f MiB of data the process wrote (counted in RssAnon).\n",
+	fmt.Fprintf(w, "resident: the executable's pages in memory (/proc/PID/pagemap), each split over the bytes it holds as binary MB splits the file. Counted when idle: %.1f MiB file pages (RssFile says %.1f MiB) and %.1f MiB of data the process wrote (counted in RssAnon).\n",
 		mib(idle.file), last.idle.file/1024, mib(idle.anon))
 }
 

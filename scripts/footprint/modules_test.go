@@ -51,21 +51,25 @@ func TestSymbolModule(t *testing.T) {
 	}
 }
 
-func TestLayoutSharesPclntabByText(t *testing.T) {
+func TestLayoutAttributesPclntabByFunction(t *testing.T) {
 	pcln := addrRange{0x3000, 0x3000 + 1000}
 	l := newLayout([]symbol{
-		{addr: 0x1000, size: 300, module: "a", text: true},
-		{addr: 0x1200, size: 100, module: "b", text: true},
-		{addr: 0x2000, size: 50, module: "b"},                   // data: no share of .gopclntab
+		{addr: 0x1000, size: 300, module: "a"},
+		{addr: 0x1200, size: 100, module: "b"},
+		{addr: 0x2000, size: 50, module: "b"},
 		{addr: 0x2100, size: 100, module: stdModule},            // overlapping symbols ...
 		{addr: 0x2120, size: 20, module: "a"},                   // ... count each byte once
-		{addr: pcln.start + 10, size: 200, module: otherModule}, // funcdata goes with .gopclntab
-	}, pcln, 3000)
+		{addr: pcln.start + 10, size: 200, module: otherModule}, // funcdata goes by its functions
+	}, pcln, []span{
+		{addrRange{pcln.start + 100, pcln.start + 400}, "a"},
+		{addrRange{pcln.start + 400, pcln.start + 650}, "b"},
+		{addrRange{pcln.end - 10, pcln.end + 90}, "b"}, // not inside .gopclntab: dropped
+	}, 3000)
 	want := map[string]float64{
-		"a":         300 + 750,
-		"b":         100 + 250 + 50,
+		"a":         300 + 300,
+		"b":         100 + 50 + 250,
 		stdModule:   100,
-		otherModule: 3000 - (300 + 100 + 50 + 100 + 1000),
+		otherModule: 3000 - (300 + 100 + 50 + 100 + 550), // .gopclntab's unattributed 450 bytes among them
 	}
 	got := l.binarySize()
 	if !sameFloats(got, want) {
@@ -83,17 +87,17 @@ func TestLayoutSharesPclntabByText(t *testing.T) {
 func TestBytesInSplitsAPage(t *testing.T) {
 	pcln := addrRange{0x2000, 0x3000}
 	l := newLayout([]symbol{
-		{addr: 0x0f00, size: 0x200, module: "a", text: true}, // straddles the page start
-		{addr: 0x1800, size: 0x100, module: "b", text: true},
+		{addr: 0x0f00, size: 0x200, module: "a"}, // straddles the page start
+		{addr: 0x1800, size: 0x100, module: "b"},
 		{addr: 0x1f00, size: 0x80, module: "a"},
-	}, pcln, 0x4000)
+	}, pcln, []span{{addrRange{0x2000, 0x2400}, "b"}, {addrRange{0x2400, 0x2c00}, "a"}}, 0x4000)
 	for _, tc := range []struct {
 		name       string
 		start, end uint64
 		want       map[string]float64
 	}{
 		{"symbols and a gap", 0x1000, 0x2000, map[string]float64{"a": 0x100 + 0x80, "b": 0x100, otherModule: 0x1000 - 0x280}},
-		{"pclntab by text share", 0x2000, 0x3000, map[string]float64{"a": 0x1000 * 2 / 3.0, "b": 0x1000 / 3.0, otherModule: 0}},
+		{"pclntab by function", 0x2000, 0x3000, map[string]float64{"a": 0x800, "b": 0x400, otherModule: 0x400}},
 		{"nothing there", 0x3000, 0x4000, map[string]float64{otherModule: 0x1000}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,16 +194,16 @@ func sameFloats(got, want map[string]float64) bool {
 
 func TestOtherBySection(t *testing.T) {
 	l := newLayout([]symbol{
-		{addr: 0x1000, size: 0xf00, module: "a", text: true},
+		{addr: 0x1000, size: 0xf00, module: "a"},
 		{addr: 0x2000, size: 0x100, module: "a"},
-	}, addrRange{0x3000, 0x3800}, 0x5000)
+	}, addrRange{0x3000, 0x3800}, []span{{addrRange{0x3000, 0x3780}, "a"}}, 0x5000)
 	l.sections = []section{
 		{addrRange{0x1000, 0x2000}, ".text"},
 		{addrRange{0x2000, 0x3000}, ".rodata"},
 		{addrRange{0x3000, 0x3800}, ".gopclntab"},
 	}
 	parts, outside := l.otherBySection()
-	want := []sectionBytes{{".rodata", 0xf00}, {".text", 0x100}}
+	want := []sectionBytes{{".rodata", 0xf00}, {".text", 0x100}, {".gopclntab", 0x80}}
 	if !slices.Equal(parts, want) || outside != 0x5000-0x2800 {
 		t.Errorf("otherBySection() = %v, %#x; want %v, %#x", parts, outside, want, 0x5000-0x2800)
 	}
