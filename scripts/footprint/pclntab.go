@@ -73,12 +73,13 @@ func pclntabSpans(tab []byte, base uint64, gofunc addrRange, mods modules) ([]sp
 	// name says its own module.
 	var spans []span
 	for at := funcname; at < cutab; {
-		n := uint64(bytes.IndexByte(tab[at:cutab], 0))
-		if n == ^uint64(0) { // no terminator: the rest is one name
-			n = cutab - at - 1
+		n := bytes.IndexByte(tab[at:cutab], 0)
+		if n < 0 { // no terminator: the rest is one name
+			n = int(cutab-at) - 1
 		}
-		spans = append(spans, span{addrRange{base + at, base + at + n + 1}, mods.ofSymbol(string(tab[at : at+n]))})
-		at += n + 1
+		end := at + uint64(n) + 1
+		spans = append(spans, span{addrRange{base + at, base + end}, mods.ofSymbol(string(tab[at : end-1]))})
+		at = end
 	}
 	// pc-value tables and funcdata: where each starts, and whose it is.
 	pcvalueOwner := map[uint64]string{}
@@ -101,8 +102,11 @@ func pclntabSpans(tab []byte, base uint64, gofunc addrRange, mods modules) ([]sp
 		if end > uint64(len(tab)) || nameAt >= cutab {
 			return nil, fmt.Errorf("function %d's record or name lies outside its table", i)
 		}
-		nameLen := uint64(bytes.IndexByte(tab[nameAt:cutab], 0))
-		module := mods.ofSymbol(string(tab[nameAt : nameAt+nameLen]))
+		nameLen := bytes.IndexByte(tab[nameAt:cutab], 0)
+		if nameLen < 0 {
+			return nil, fmt.Errorf("function %d's name runs past the name table", i)
+		}
+		module := mods.ofSymbol(string(tab[nameAt : nameAt+uint64(nameLen)]))
 		spans = append(spans,
 			span{addrRange{base + entry, base + entry + 8}, module},
 			span{addrRange{base + f, base + end}, module})
@@ -122,8 +126,9 @@ func pclntabSpans(tab []byte, base uint64, gofunc addrRange, mods modules) ([]sp
 			}
 		}
 	}
-	// The last function's record ends the function table: the sentinel
-	// entry and anything after it are nobody's.
+	// The pc-value tables end where the function table begins; the
+	// funcdata ends with its symbol. The function table's sentinel entry
+	// and the padding between records are nobody's.
 	spans = append(spans, ownedRuns(pcvalueOwner, pcln, base)...)
 	spans = append(spans, ownedRuns(funcdataOwner, gofunc.end-base, base)...)
 	return mergeSpans(spans), nil

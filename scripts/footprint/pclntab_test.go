@@ -93,6 +93,13 @@ func TestPclntabSpansRefusesWhatItCannotRead(t *testing.T) {
 		{"too short", []byte{0xf1, 0xff, 0xff, 0xff}, inside, "Go 1.20+"},
 		{"tables past its end", header(go120Magic, 1000, 72, 80, 100), inside, "outside"},
 		{"funcdata elsewhere", header(go120Magic, 0, 72, 72, 72), addrRange{0x9000, 0x9100}, "not inside"},
+		{"a name without its end", func() []byte {
+			b := header(go120Magic, 1, 72, 80, 100)
+			binary.LittleEndian.PutUint64(b[pcHeaderCutab:], 80) // names 72-80, no NUL among them
+			copy(b[72:80], "mainmain")
+			binary.LittleEndian.PutUint32(b[100+4:], 20) // the record at 120
+			return b
+		}(), inside, "runs past"},
 		{"a record past its end", func() []byte {
 			b := header(go120Magic, 1, 72, 80, 100)
 			binary.LittleEndian.PutUint32(b[100+4:], 150) // the record at 250 needs 44 bytes
