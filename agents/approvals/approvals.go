@@ -89,6 +89,12 @@ type Engine struct {
 	// not yet taken them up (TakeUp): until it does, the decision carries
 	// that turn as a pending request would (CarryingIn).
 	handed map[string]store.Approval
+	// deciding holds the pending requests whose decision is being made:
+	// from before the store says decided until done has woken their turn
+	// or handed them to Orphan. In between, the drawing of the decision
+	// (Notify) talks to the chat, and a turn run again after a restart
+	// must not take that moment for "nothing carries me" and ask again.
+	deciding map[string]store.Approval
 	// closed stops expiry timers from firing once the service stops;
 	// firing counts the expiries running, which Close waits for.
 	closed  bool
@@ -116,7 +122,7 @@ func New(opt Options) *Engine {
 		opt.Carrier = "this process"
 	}
 	return &Engine{opt: opt, waiters: map[string][]chan store.Approval{}, timers: map[string]func() bool{}, live: map[string]bool{},
-		handed: map[string]store.Approval{}, closing: make(chan struct{})}
+		handed: map[string]store.Approval{}, deciding: map[string]store.Approval{}, closing: make(chan struct{})}
 }
 
 // Request is what the runtime asks to run.
@@ -474,6 +480,16 @@ func (e *Engine) decide(ctx context.Context, id, by string, approve, always, wit
 	} else {
 		always = false
 	}
+	if cur.State == store.ApprovalPending {
+		e.mu.Lock()
+		e.deciding[id] = cur
+		e.mu.Unlock()
+		defer func() {
+			e.mu.Lock()
+			delete(e.deciding, id)
+			e.mu.Unlock()
+		}()
+	}
 	a, err := e.opt.Store.DecideApproval(ctx, id, state, by, always, e.opt.Clock.Now())
 	if err != nil {
 		return a, err
@@ -516,24 +532,28 @@ func (e *Engine) PendingIn(ctx context.Context, chat string) ([]store.Approval, 
 }
 
 // CarryingIn returns the requests that carry a chat's turns: those that
-// wait for a decision, and those decided since that were given to Orphan
-// and whose turn has not taken them up yet. A turn run again after a
-// restart leaves its calls to them: a decision pressed just after the
-// start, before the turn looked, is not asked for a second time.
+// wait for a decision, those being decided, and those decided since that
+// were given to Orphan and whose turn has not taken them up yet. A turn
+// run again after a restart leaves its calls to them: a decision pressed
+// just after the start, before the turn looked, is not asked for a
+// second time. The store is read first: a request it no longer lists as
+// pending is in deciding from before the store changed until it is in
+// handed, so reading the engine's lists after it finds each one.
 func (e *Engine) CarryingIn(ctx context.Context, chat string) ([]store.Approval, error) {
-	e.mu.Lock()
-	var out []store.Approval
-	for _, a := range e.handed {
-		if a.Chat == chat {
-			out = append(out, a)
-		}
-	}
-	e.mu.Unlock()
-	pending, err := e.PendingIn(ctx, chat)
+	out, err := e.PendingIn(ctx, chat)
 	if err != nil {
 		return nil, err
 	}
-	return append(pending, out...), nil
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, list := range []map[string]store.Approval{e.deciding, e.handed} {
+		for _, a := range list {
+			if a.Chat == chat && !slices.ContainsFunc(out, func(o store.Approval) bool { return o.ID == a.ID }) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out, nil
 }
 
 // Revoke withdraws "always for this tool".

@@ -203,3 +203,48 @@ func TestCloseDisarmsExpiryX4(t *testing.T) {
 		t.Errorf("notified %d times; want 1", notified)
 	}
 }
+
+// TestDecisionCarriesItsTurnWhileDrawnC2: a request that outlived a
+// restart carries its chat's turn without a gap while it is decided. The
+// decision is drawn in the chat (Notify) after the store says decided and
+// before the decision is handed to its turn (Orphan); a turn run again
+// after the restart that looks in that moment must still find it, or it
+// asks the owner a second time.
+func TestDecisionCarriesItsTurnWhileDrawnC2(t *testing.T) {
+	e, clk, db, path := setup(t)
+	ctx := context.Background()
+	asked, err := e.Ask(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db2 := open(t, path)
+	var e2 *Engine
+	var whileDrawn, whileHanded []store.Approval
+	e2 = New(Options{Store: db2, Clock: clk, TTL: 10 * time.Minute, Approvers: []string{"telegram:1"},
+		Notify: func(a store.Approval) {
+			if a.State == store.ApprovalApproved {
+				whileDrawn, _ = e2.CarryingIn(ctx, req.Chat)
+			}
+		},
+		Orphan: func(a store.Approval) { whileHanded, _ = e2.CarryingIn(ctx, req.Chat) }})
+	if _, err := e2.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if before, err := e2.CarryingIn(ctx, req.Chat); err != nil || len(before) != 1 || before[0].ID != asked.ID {
+		t.Fatalf("before the decision: %+v %v; want the pending request", before, err)
+	}
+	if _, err := e2.Decide(ctx, asked.ID, "telegram:1", true, false); err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string][]store.Approval{"while drawn": whileDrawn, "while handed on": whileHanded} {
+		if len(got) != 1 || got[0].ID != asked.ID {
+			t.Errorf("%s: carrying %+v; want only request %s", name, got, asked.ID)
+		}
+	}
+	e2.TakeUp(asked.ID)
+	if after, err := e2.CarryingIn(ctx, req.Chat); err != nil || len(after) != 0 {
+		t.Errorf("after its turn took it up: %+v %v; want none", after, err)
+	}
+}
