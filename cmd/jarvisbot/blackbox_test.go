@@ -169,6 +169,13 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 
 				f.Push(fakellm.Step{Text: "It said: survived."})
 				p2 := startProc(t, e, nil, "serve")
+				// A wait that gives up ends the test at once: the runs'
+				// logs are what tell why.
+				t.Cleanup(func() {
+					if t.Failed() {
+						t.Logf("first run:\n%s\nsecond run:\n%s", p.out.String(), p2.out.String())
+					}
+				})
 				waitOutput(t, p2.out, "jarvisbot is ready")
 				tg.Press(42, 42, first.MessageID, first.Buttons[0][0].Data)
 				waitSent(t, tg, "the answer after the restart", func(s []faketelegram.Sent) bool { return hasText(s, 42, "It said: survived.") })
@@ -196,9 +203,6 @@ func TestBlackBoxApprovalAcrossRestartCH2(t *testing.T) {
 				reqs := f.Requests()
 				if !strings.Contains(fmt.Sprint(reqs[len(reqs)-1].Messages), tool.result) {
 					t.Errorf("the tool's output did not reach the model: %+v", reqs[len(reqs)-1].Messages)
-				}
-				if t.Failed() {
-					t.Logf("first run:\n%s\nsecond run:\n%s", p.out.String(), p2.out.String())
 				}
 			})
 		}
