@@ -120,13 +120,6 @@ func serverSpans(out []textSpan, s *Server, tools []*Capability) []textSpan {
 	return out
 }
 
-// enumWords returns the word values of the enums of an input schema's
-// arguments, at any depth: identifiers and codes ("us-east-1", "ASC")
-// are no words and are left out.
-func enumWords(schema json.RawMessage) []string {
-	return slices.DeleteFunc(enumValues(schema), func(v string) bool { return !isPlainWord(v) })
-}
-
 // enumValues returns the enum values of an input schema that are shaped
 // like words (isWordShaped), sorted, for isPlainWord to judge when a gate
 // is built. The two steps are apart because the values are read for

@@ -9,6 +9,14 @@ import (
 	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
+// enumWords is what a gate takes of a schema's enums: the word-shaped
+// values read as the tool list arrives (enumValues), then those the word
+// tables know (isPlainWord), as serverSpans judges them. Identifiers and
+// codes ("us-east-1", "ASC") are no words and are left out.
+func enumWords(schema json.RawMessage) []string {
+	return slices.DeleteFunc(enumValues(schema), func(v string) bool { return !isPlainWord(v) })
+}
+
 // TestEnumWordsC5: the word values of enums at any depth are read, and
 // nothing else is: "enum" as a property's name or as a value, codes and
 // identifiers, values of nested arrays; a broken schema gives none.
