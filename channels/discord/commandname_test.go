@@ -3,6 +3,8 @@ package discord
 import (
 	"strings"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/names"
 )
 
 func TestCommandName(t *testing.T) {
@@ -10,8 +12,8 @@ func TestCommandName(t *testing.T) {
 		"pair": true, "new-chat": true, "agent_2": true, strings.Repeat("a", 32): true,
 		"": false, strings.Repeat("a", 33): false, "Pair": false, "pair me": false, "päir": false, "a.b": false,
 	} {
-		if got := commandName(name); got != want {
-			t.Errorf("commandName(%q) = %v, want %v", name, got, want)
+		if got := names.Command(name, commandPunct); got != want {
+			t.Errorf("names.Command(%q, %q) = %v, want %v", name, commandPunct, got, want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 )
 
 // Discord's limits on buttons.
@@ -170,20 +171,9 @@ func (b *Bot) Typing(ctx context.Context, chat string) error {
 	return nil
 }
 
-// commandName reports a name Discord takes for a slash command: 1 to 32
-// lowercase letters, digits, '-' or '_'. A loop: a regular expression with
-// {1,32} compiled to a 27 KB program at every start.
-func commandName(name string) bool {
-	if name == "" || len(name) > 32 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+// commandPunct is what Discord allows in a command's name besides
+// lowercase letters and digits (names.Command).
+const commandPunct = "-_"
 
 // SetCommands replaces the bot's global slash commands. Each takes one
 // optional text argument, so "/pair 123456" works as typed; Discord may
@@ -192,7 +182,7 @@ func (b *Bot) SetCommands(ctx context.Context, cmds []channels.Command) error {
 	out := make([]*discordgo.ApplicationCommand, 0, len(cmds))
 	for _, c := range cmds {
 		name := strings.ToLower(strings.TrimPrefix(c.Name, "/"))
-		if !commandName(name) {
+		if !names.Command(name, commandPunct) {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "discord: %q is not a valid slash command name: use 1 to 32 lowercase letters, digits, - or _", c.Name)
 		}
 		desc := strings.TrimSpace(c.Description)

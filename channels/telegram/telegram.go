@@ -37,6 +37,7 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/clock"
+	"github.com/jarvisbot/jarvisbot/internal/names"
 	"github.com/jarvisbot/jarvisbot/internal/retry"
 )
 
@@ -547,20 +548,9 @@ func (b *Bot) Typing(ctx context.Context, chat string) error {
 	return nil
 }
 
-// commandName reports a name Telegram takes for a command: 1 to 32
-// lowercase letters, digits or '_'. A loop: a regular expression with
-// {1,32} compiled to a 27 KB program at every start.
-func commandName(name string) bool {
-	if name == "" || len(name) > 32 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+// commandPunct is what Telegram allows in a command's name besides
+// lowercase letters and digits (names.Command).
+const commandPunct = "_"
 
 // SetCommands registers the commands shown in Telegram's "/" menu,
 // replacing the ones before.
@@ -569,7 +559,7 @@ func (b *Bot) SetCommands(ctx context.Context, cmds []channels.Command) error {
 	for _, c := range cmds {
 		name := strings.ToLower(strings.TrimPrefix(c.Name, "/"))
 		desc := strings.TrimSpace(c.Description)
-		if !commandName(name) {
+		if !names.Command(name, commandPunct) {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: command %q: a name is 1-32 letters, digits or _", c.Name)
 		}
 		if desc == "" || utf8.RuneCountInString(desc) > 256 {

@@ -2,10 +2,16 @@
 // commands: agents (A1) and the apps that use the MCP surface (M4). They
 // stay short and plain so that they fit in commands and buttons. The
 // configuration, the store and every command check a name with the same
-// rule, so a name one accepts the others take.
+// rule, so a name one accepts the others take. It also holds the shapes of
+// the names of tool sources (Source) and of chat platforms' commands
+// (Command).
 package names
 
-import "github.com/jarvisbot/jarvisbot"
+import (
+	"strings"
+
+	"github.com/jarvisbot/jarvisbot"
+)
 
 // MaxLen bounds names so they fit in chat commands and buttons.
 const MaxLen = 64
@@ -55,6 +61,27 @@ func Source(name string) bool {
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
 		case i > 0 && (c == '.' || c == '_' || c == '-'):
 		default:
+			return false
+		}
+	}
+	return true
+}
+
+// MaxCommand bounds a chat command's name: Telegram and Discord both take
+// at most 32 characters.
+const MaxCommand = 32
+
+// Command reports whether name can name a command on a chat platform: 1
+// to MaxCommand lowercase letters, digits or bytes of punct, which the
+// platform decides ("_" for Telegram, "-_" for Discord). A loop rather
+// than a regular expression: {1,32} compiled to a 27 KB program that
+// every start paid for.
+func Command(name, punct string) bool {
+	if name == "" || len(name) > MaxCommand {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte(punct, c) >= 0) {
 			return false
 		}
 	}
