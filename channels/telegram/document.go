@@ -45,7 +45,7 @@ func (b *Bot) SendDocument(ctx context.Context, d channels.Document) (string, er
 	if err != nil {
 		return "", jarvisbot.Errorf(appCode(err), "telegram: sending the file %s to %s: %w", d.Name, d.Chat, err)
 	}
-	var msg tgbotapi.Message
+	var msg sent
 	if err := json.Unmarshal(resp.Result, &msg); err != nil {
 		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: sending the file %s to %s: the answer is not a message", d.Name, d.Chat)
 	}

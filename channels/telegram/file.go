@@ -3,8 +3,6 @@ package telegram
 import (
 	"strconv"
 
-	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
-
 	"github.com/jarvisbot/jarvisbot/channels"
 	"github.com/jarvisbot/jarvisbot/internal/sizelimit"
 )
@@ -15,7 +13,7 @@ const maxBotFile = 20 << 20
 // file is the photo or document a message carries (CH4), nil for none.
 // Of a photo's sizes the largest that a bot may download is taken: the
 // model's limit is smaller still, and the desk scales it down.
-func (b *Bot) file(m *tgbotapi.Message) *channels.File {
+func (b *Bot) file(m *message) *channels.File {
 	where := "message " + strconv.Itoa(m.MessageID)
 	if m.Chat != nil {
 		where += " in " + id(m.Chat.ID)
@@ -40,7 +38,7 @@ func (b *Bot) file(m *tgbotapi.Message) *channels.File {
 		return f
 	case m.Document != nil:
 		d := m.Document
-		f := &channels.File{MIME: d.MimeType, Size: int64(d.FileSize), FileName: d.FileName}
+		f := &channels.File{MIME: d.MimeType, Size: d.FileSize, FileName: d.FileName}
 		f.Fetch = b.fetcher(d.FileID, f.Size, "the file of "+where, sizelimit.Limit{What: "a file", Hint: "a smaller one fits"})
 		return f
 	}

@@ -282,7 +282,7 @@ func (b *Bot) pollUpdates(ctx context.Context, h channels.Handler, lost <-chan s
 				b.log.Warn("telegram: skipping an update the library cannot read", "update", u.id, "err", u.err)
 				continue
 			}
-			b.deliver(ctx, h, u.Update)
+			b.deliver(ctx, h, u.update)
 		}
 	}
 }
@@ -290,7 +290,7 @@ func (b *Bot) pollUpdates(ctx context.Context, h channels.Handler, lost <-chan s
 // rawUpdate is one update of a batch, decoded on its own so that one the
 // library cannot read is skipped instead of stalling the offset.
 type rawUpdate struct {
-	tgbotapi.Update
+	update
 	id  int
 	err error
 }
@@ -315,7 +315,7 @@ func (b *Bot) getUpdates(ctx context.Context, offset, timeout int) ([]rawUpdate,
 			continue
 		}
 		u.id = id.UpdateID
-		u.err = json.Unmarshal(raw, &u.Update)
+		u.err = json.Unmarshal(raw, &u.update)
 		out = append(out, u)
 	}
 	return out, nil
@@ -332,7 +332,7 @@ func (b *Bot) confirm(ctx context.Context, offset int) {
 	}
 }
 
-func (b *Bot) deliver(ctx context.Context, h channels.Handler, u tgbotapi.Update) {
+func (b *Bot) deliver(ctx context.Context, h channels.Handler, u update) {
 	defer func() {
 		if r := recover(); r != nil {
 			b.log.Error("telegram: the handler panicked", "update", u.UpdateID, "panic", r, "stack", string(debug.Stack()))
@@ -385,7 +385,7 @@ func (b *Bot) deliver(ctx context.Context, h channels.Handler, u tgbotapi.Update
 
 func id(n int64) string { return Platform + ":" + strconv.FormatInt(n, 10) }
 
-func displayName(u *tgbotapi.User) string {
+func displayName(u *user) string {
 	if name := strings.TrimSpace(u.FirstName + " " + u.LastName); name != "" {
 		return name
 	}
@@ -450,7 +450,7 @@ func (b *Bot) Send(ctx context.Context, m channels.Outgoing) (string, error) {
 	if len(parts) == 0 {
 		return "", jarvisbot.Errorf(jarvisbot.EINVALID, "telegram: nothing to send to %s: the message is empty", m.Chat)
 	}
-	var last tgbotapi.Message
+	var last int
 	for i, part := range parts {
 		cfg := tgbotapi.NewMessage(chat, part)
 		cfg.ParseMode = tgbotapi.ModeHTML
@@ -473,10 +473,11 @@ func (b *Bot) Send(ctx context.Context, m channels.Outgoing) (string, error) {
 			return "", jarvisbot.Errorf(appCode(err), "telegram: sending %s to %s: %w", what, m.Chat, err)
 		}
 	}
-	return strconv.Itoa(last.MessageID), nil
+	return strconv.Itoa(last), nil
 }
 
-func (b *Bot) sendMessage(ctx context.Context, cfg tgbotapi.MessageConfig) (tgbotapi.Message, error) {
+// sendMessage sends one message and returns its id.
+func (b *Bot) sendMessage(ctx context.Context, cfg tgbotapi.MessageConfig) (int, error) {
 	resp, err := b.call(ctx, "sendMessage", cfg)
 	if err != nil && isAPIError(err, http.StatusBadRequest, "can't parse entities") {
 		// Our HTML is wrong somewhere: better plain text than nothing.
@@ -485,13 +486,13 @@ func (b *Bot) sendMessage(ctx context.Context, cfg tgbotapi.MessageConfig) (tgbo
 		resp, err = b.call(ctx, "sendMessage", cfg)
 	}
 	if err != nil {
-		return tgbotapi.Message{}, err
+		return 0, err
 	}
-	var msg tgbotapi.Message
+	var msg sent
 	if err := json.Unmarshal(resp.Result, &msg); err != nil {
-		return msg, &apiError{method: "sendMessage", status: http.StatusOK, desc: "the answer is not a message"}
+		return 0, &apiError{method: "sendMessage", status: http.StatusOK, desc: "the answer is not a message"}
 	}
-	return msg, nil
+	return msg.MessageID, nil
 }
 
 // Edit replaces a message's text and buttons; nil buttons remove them. A

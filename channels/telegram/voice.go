@@ -41,7 +41,7 @@ func fileFormat(endpoint string) string {
 }
 
 // audio is the voice note or audio file a message carries, nil for none.
-func (b *Bot) audio(m *tgbotapi.Message) *channels.Audio {
+func (b *Bot) audio(m *message) *channels.Audio {
 	where := "message " + strconv.Itoa(m.MessageID)
 	if m.Chat != nil {
 		where += " in " + id(m.Chat.ID)
@@ -49,13 +49,13 @@ func (b *Bot) audio(m *tgbotapi.Message) *channels.Audio {
 	switch {
 	case m.Voice != nil:
 		v := m.Voice
-		a := &channels.Audio{Voice: true, MIME: v.MimeType, Duration: time.Duration(v.Duration) * time.Second, Size: int64(v.FileSize)}
+		a := &channels.Audio{Voice: true, MIME: v.MimeType, Duration: time.Duration(v.Duration) * time.Second, Size: v.FileSize}
 		limit := sizelimit.Limit{What: "a voice note", Hint: "a shorter one fits"}
 		a.Fetch = b.fetcher(v.FileID, a.Size, "the voice note of "+where, limit)
 		return a
 	case m.Audio != nil:
 		v := m.Audio
-		a := &channels.Audio{MIME: v.MimeType, Duration: time.Duration(v.Duration) * time.Second, Size: int64(v.FileSize), FileName: v.FileName}
+		a := &channels.Audio{MIME: v.MimeType, Duration: time.Duration(v.Duration) * time.Second, Size: v.FileSize, FileName: v.FileName}
 		limit := sizelimit.Limit{What: "an audio file", Hint: "a shorter one fits"}
 		a.Fetch = b.fetcher(v.FileID, a.Size, "the audio file of "+where, limit)
 		return a
@@ -220,7 +220,7 @@ func (b *Bot) SendVoice(ctx context.Context, v channels.Voice) (string, error) {
 	if err != nil {
 		return "", jarvisbot.Errorf(appCode(err), "telegram: sending a voice note to %s: %w", v.Chat, err)
 	}
-	var msg tgbotapi.Message
+	var msg sent
 	if err := json.Unmarshal(resp.Result, &msg); err != nil {
 		return "", jarvisbot.Errorf(jarvisbot.EUNAVAILABLE, "telegram: sending a voice note to %s: the answer is not a message", v.Chat)
 	}

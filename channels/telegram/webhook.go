@@ -145,7 +145,7 @@ func (b *Bot) webhook(ctx context.Context, h channels.Handler, secret string) ht
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
-		var u tgbotapi.Update
+		var u update
 		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&u); err != nil {
 			http.Error(w, "not an update", http.StatusBadRequest)
 			return
