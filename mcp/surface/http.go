@@ -28,17 +28,41 @@ const refusedKey = "jarvisbot refuses this request: it needs a valid app key in 
 func (s *Server) Handler() http.Handler { return s.httpHandler }
 
 // Shutdown closes the apps' open streams and stops the sweeper of idle
-// sessions' state.
+// sessions' state; a surface no app called has neither. Requests after it
+// are refused (503).
 func (s *Server) Shutdown(ctx context.Context) error {
-	if err := s.http.Shutdown(ctx); err != nil {
+	s.mu.Lock()
+	s.closed = true
+	bt := s.bt
+	s.mu.Unlock()
+	if bt == nil {
+		return nil // no app called: nothing was built
+	}
+	if err := bt.http.Shutdown(ctx); err != nil {
 		return fmt.Errorf("mcp surface: ending the apps' sessions: %w", err)
 	}
 	return nil
 }
 
-// serveHTTP builds the streamable HTTP transport and the handler before it.
-func (s *Server) serveHTTP() {
-	s.http = server.NewStreamableHTTPServer(s.mcp,
+// handleHTTP is the handler before the transport: the key check, the
+// bound on a body, then the transport, built at the first request that
+// gets that far.
+func (s *Server) handleHTTP() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(Path, s.authenticate(limitBody(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bt := s.built()
+		if bt == nil {
+			http.Error(w, "jarvisbot is stopping; try again once it runs\n", http.StatusServiceUnavailable)
+			return
+		}
+		bt.http.ServeHTTP(w, r)
+	}))))
+	return mux
+}
+
+// transport builds the streamable HTTP transport of ms.
+func (s *Server) transport(ms *server.MCPServer) *server.StreamableHTTPServer {
+	return server.NewStreamableHTTPServer(ms,
 		server.WithEndpointPath(Path),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 			if c, ok := CallerFromContext(r.Context()); ok {
@@ -52,9 +76,6 @@ func (s *Server) serveHTTP() {
 		server.WithSessionIdleTTL(s.opt.SessionIdle),
 		server.WithStreamableHTTPLogger(s.log),
 	)
-	mux := http.NewServeMux()
-	mux.Handle(Path, s.authenticate(limitBody(s.http)))
-	s.httpHandler = mux
 }
 
 // maxBody bounds a request's body: mcp-go reads it whole, and an import's

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -42,15 +43,25 @@ type Options struct {
 // Server is jarvisbot's MCP surface for other apps: one mcp-go server with
 // the 24 tools, each allowed to a scope. Safe for concurrent use.
 type Server struct {
-	b     Backend
-	keys  Keys
-	opt   Options
-	log   *slog.Logger
+	b    Backend
+	keys Keys
+	opt  Options
+	log  *slog.Logger
+	// bt is the mcp-go server, its tools and its streamable HTTP
+	// transport, made at the first request with a valid key (built):
+	// serve turns the endpoint on by default and most owners' apps never
+	// call, so until one does the process neither builds the tools'
+	// schemas nor keeps the transport's sweeper of idle sessions.
+	mu          sync.Mutex
+	bt          *built
+	closed      bool // Shutdown ran: nothing is built any more
+	httpHandler http.Handler
+}
+
+type built struct {
 	mcp   *server.MCPServer
 	tools map[string]*tool
-
-	http        *server.StreamableHTTPServer
-	httpHandler http.Handler
+	http  *server.StreamableHTTPServer
 }
 
 // New builds the surface over b, with keys checking every HTTP request.
@@ -69,18 +80,36 @@ func New(b Backend, keys Keys, opt Options) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{b: b, keys: keys, opt: opt, log: log, tools: map[string]*tool{}}
-	s.mcp = server.NewMCPServer("jarvisbot", opt.Version,
+	s := &Server{b: b, keys: keys, opt: opt, log: log}
+	s.httpHandler = s.handleHTTP()
+	return s
+}
+
+// built returns the mcp-go server, its tools and transport, making them
+// at the first call; nil once Shutdown ran before anything needed them.
+func (s *Server) built() *built {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bt == nil && !s.closed {
+		s.bt = s.build()
+	}
+	return s.bt
+}
+
+// build makes the mcp-go server with the tools and its transport.
+func (s *Server) build() *built {
+	bt := &built{tools: map[string]*tool{}}
+	bt.mcp = server.NewMCPServer("jarvisbot", s.opt.Version,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
-		server.WithToolFilter(s.visible),
+		server.WithToolFilter(func(ctx context.Context, tools []mcp.Tool) []mcp.Tool { return visible(ctx, bt.tools, tools) }),
 	)
 	for _, t := range s.catalog() {
-		s.tools[t.def.Name] = t
-		s.mcp.AddTool(t.def, s.handler(t))
+		bt.tools[t.def.Name] = t
+		bt.mcp.AddTool(t.def, s.handler(t))
 	}
-	s.serveHTTP()
-	return s
+	bt.http = s.transport(bt.mcp)
+	return bt
 }
 
 const instructions = "jarvisbot is its owner's personal assistant. These tools show its agents, jobs, " +
@@ -89,9 +118,9 @@ const instructions = "jarvisbot is its owner's personal assistant. These tools s
 	"the owner has been asked; check back with job_get or chat_history."
 
 // MCPServer is the mcp-go server behind the surface, for transports other
-// than Handler's (an in-process client in tests, say). Calls through it
-// need a Caller in their context (ContextWithCaller).
-func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+// than Handler's (an in-process client in tests, say), until Shutdown.
+// Calls through it need a Caller in their context (ContextWithCaller).
+func (s *Server) MCPServer() *server.MCPServer { return s.built().mcp }
 
 // visible is the tool filter: tools/list shows the caller only the tools
 // its scope allows. mcp-go also runs the filter on tools/call, with just
@@ -100,14 +129,14 @@ func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
 // model can read ("needs a key with scope work") instead of a protocol
 // error that says the tool does not exist. The handler's check is the
 // boundary: every tool is registered through handler.
-func (s *Server) visible(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	if len(tools) == 1 && len(s.tools) > 1 {
+func visible(ctx context.Context, defs map[string]*tool, tools []mcp.Tool) []mcp.Tool {
+	if len(tools) == 1 && len(defs) > 1 {
 		return tools
 	}
 	c, _ := CallerFromContext(ctx)
 	out := tools[:0:0]
 	for _, t := range tools {
-		if def, ok := s.tools[t.Name]; ok && c.Scope.Allows(def.scope) {
+		if def, ok := defs[t.Name]; ok && c.Scope.Allows(def.scope) {
 			out = append(out, t)
 		}
 	}

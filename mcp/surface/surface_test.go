@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -394,4 +395,46 @@ func TestAnAppSeesAndChangesOnlyItsOwnJobs(t *testing.T) {
 	if res := call(t, f.connect(t, fullKey), "job_retry", map[string]any{"id": "theirs"}); res.IsError {
 		t.Errorf("a full key retries any job: %s", text(res))
 	}
+}
+
+// TestNothingIsBuiltUntilAnAppWithAKeyCalls: serve turns the endpoint on
+// by default; until an app with a valid key calls, the surface holds no
+// MCP server, tools or transport, and a refused request builds none. A
+// surface stopped before any call has nothing to stop, and refuses what
+// comes after.
+func TestNothingIsBuiltUntilAnAppWithAKeyCalls(t *testing.T) {
+	s := New(newTestBackend(), newTestKeys(testCallers()), Options{Version: "test"})
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	if isBuiltNow(s) {
+		t.Fatal("New built the MCP server before any request")
+	}
+	if resp := post(t, srv.URL+Path, "Bearer not-a-key"); resp.StatusCode != http.StatusUnauthorized || isBuiltNow(s) {
+		t.Fatalf("a refused request: status %d, built %v; want 401 and nothing built", resp.StatusCode, isBuiltNow(s))
+	}
+	if resp := post(t, srv.URL+Path, "Bearer "+readKey); resp.StatusCode != http.StatusOK || !isBuiltNow(s) {
+		t.Fatalf("a request with a key: status %d, built %v; want 200 and the server built", resp.StatusCode, isBuiltNow(s))
+	}
+	if err := s.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+
+	idle := New(newTestBackend(), newTestKeys(testCallers()), Options{Version: "test"})
+	if err := idle.Shutdown(t.Context()); err != nil {
+		t.Fatalf("Shutdown of a surface no app called: %v", err)
+	}
+	stopped := httptest.NewServer(idle.Handler())
+	t.Cleanup(stopped.Close)
+	if resp := post(t, stopped.URL+Path, "Bearer "+readKey); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a request after Shutdown: status %d, want 503", resp.StatusCode)
+	}
+	if isBuiltNow(idle) {
+		t.Error("a request after Shutdown built the MCP server")
+	}
+}
+
+func isBuiltNow(s *Server) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bt != nil
 }
