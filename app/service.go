@@ -194,8 +194,11 @@ type Service struct {
 	servers []mcphost.Server
 	// known are the servers of servers that start on first use (idle).
 	known map[string]bool
-	log   *slog.Logger
-	Warn  io.Writer // where unreadable skills are reported
+	// idleLists are the stored tool lists of the known servers, until
+	// Connect has checked that each holds a tool the catalog takes.
+	idleLists map[string][]byte
+	log       *slog.Logger
+	Warn      io.Writer // where unreadable skills are reported
 	// work is the context of what the service spawns; Close ends it and
 	// waits for wg.
 	work     context.Context
@@ -255,13 +258,16 @@ func (s *Service) Connect(ctx context.Context) {
 			s.log.Warn("MCP server not started", "server", hs.Name, "err", err)
 		}
 	}
-	// Every server is with the host now; the stored lists are read here,
-	// after that. A server left idle on a list that holds no tool the
-	// catalog takes would wait for a call that can never come: it starts
-	// now instead, out of the catalog until it answers, as one with no
-	// list does.
+	// Every server is with the host now; the stored lists are checked
+	// here, after that. A server left idle on a list that holds no tool
+	// the catalog takes would wait for a call that can never come: it
+	// starts now instead, out of the catalog until it answers, as one with
+	// no list does. The check reads the lists without decoding them into
+	// the catalog, which waits for a turn (or /mcp) to need their tools.
+	lists := s.idleLists
+	s.idleLists = nil
 	for _, hs := range s.servers {
-		if !s.known[hs.Name] || s.Catalog.Tools(hs.Name) > 0 {
+		if !s.known[hs.Name] || catalog.StoredListTakesATool(lists[hs.Name]) {
 			continue
 		}
 		delete(s.known, hs.Name)
@@ -453,13 +459,17 @@ func (s *Service) planServers(servers []store.MCPServer) error {
 		// A server whose tools the catalog holds as last listed starts on
 		// first use when servers idle: its tools are offered meanwhile,
 		// and the call that needs one starts it. Whether the list holds a
-		// tool the catalog takes is known once it is read, which Connect
-		// does after the owner can reach jarvisbot: here a list that
-		// names no tool at all is enough to tell.
+		// tool the catalog takes Connect checks after the owner can reach
+		// jarvisbot: here a list that names no tool at all is enough to
+		// tell.
 		if idle && listsTools(srv.Tools) {
 			// It is with the host from the start, so /mcp lists it as soon
 			// as the owner can ask; starting idle runs nothing.
 			s.known[srv.Name] = true
+			if s.idleLists == nil {
+				s.idleLists = map[string][]byte{}
+			}
+			s.idleLists[srv.Name] = srv.Tools
 			if err := s.Host.StartIdle(s.work, hs); err != nil {
 				s.log.Warn("MCP server not started", "server", srv.Name, "err", err)
 			}

@@ -1,0 +1,71 @@
+package catalog
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// takesByDecoding is what StoredListTakesATool must agree with: the list
+// decoded as SetStoredServer's reader decodes it, then AcceptTools.
+func takesByDecoding(raw []byte) bool {
+	var tools []SnapshotTool
+	if json.Unmarshal(raw, &tools) != nil {
+		return false
+	}
+	kept, _ := AcceptTools("s", tools)
+	return len(kept) > 0
+}
+
+// TestStoredListTakesAToolAsDecodingWould: serve decides from this which
+// idle servers start at once (their stored list holds no tool the catalog
+// takes), so it must decide as decoding the list and accepting its tools
+// does, damaged lists included.
+func TestStoredListTakesAToolAsDecodingWould(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		want      bool
+	}{
+		{"a tool", `[{"name":"search","description":"Finds things.","inputSchema":{"type":"object"}}]`, true},
+		{"no schema", `[{"name":"ping"}]`, true},
+		{"empty list", `[]`, false},
+		{"null", `null`, false},
+		{"not JSON", `[{"name":`, false},
+		{"an object, not a list", `{"name":"x"}`, false},
+		{"only names the catalog refuses", `[{"name": "a/b"}, {"name": ""}, {"name":"  "}]`, false},
+		{"a refused name, then a good one", `[{"name": "a/b"}, {"name":"ok"}]`, true},
+		{"schema not an object", `[{"name":"x","inputSchema":[1]}]`, false},
+		{"schema null", `[{"name":"x","inputSchema":null}]`, false},
+		{"schema spaced object", `[{"name":"x","inputSchema":  {"type":"object"}}]`, true},
+		{"description not text", `[{"name":"x","description":7}]`, false},
+		{"title null", `[{"name":"x","title":null}]`, true},
+		{"annotations wrong", `[{"name":"x","annotations":"yes"}]`, false},
+		{"annotation hint wrong", `[{"name":"x","annotations":{"readOnlyHint":"yes"}}]`, false},
+		{"name not text", `[{"name":7}]`, false},
+		{"a tool not an object", `["x"]`, false},
+		{"keys in other case", `[{"NAME":"x","InputSchema":{}}]`, true},
+		{"unknown fields", `[{"name":"x","outputSchema":{"type":"object"},"_meta":{}}]`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := takesByDecoding([]byte(tc.raw)); got != tc.want {
+				t.Fatalf("the table is wrong: decoding says %v", got)
+			}
+			if got := StoredListTakesATool([]byte(tc.raw)); got != tc.want {
+				t.Errorf("StoredListTakesATool(%s) = %v, want %v", tc.raw, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzStoredListTakesATool: on any input, the light reading and decoding
+// agree.
+func FuzzStoredListTakesATool(f *testing.F) {
+	for _, s := range []string{`[{"name":"x"}]`, `[{"name":"x","inputSchema":null}]`, `[{"name":"a","description":1}]`,
+		`[{"name":"x","annotations":{"title":"t"}},{"name":"y","inputSchema":{"a":1}}]`, `[]`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if got, want := StoredListTakesATool(raw), takesByDecoding(raw); got != want {
+			t.Errorf("StoredListTakesATool(%q) = %v, decoding says %v", raw, got, want)
+		}
+	})
+}
