@@ -279,7 +279,7 @@ func (b *Bot) pollUpdates(ctx context.Context, h channels.Handler, lost <-chan s
 			}
 			offset = u.id + 1
 			if u.err != nil {
-				b.log.Warn("telegram: skipping an update the library cannot read", "update", u.id, "err", u.err)
+				b.log.Warn("telegram: skipping an update that cannot be read", "update", u.id, "err", u.err)
 				continue
 			}
 			b.deliver(ctx, h, u.update)
@@ -287,8 +287,8 @@ func (b *Bot) pollUpdates(ctx context.Context, h channels.Handler, lost <-chan s
 	}
 }
 
-// rawUpdate is one update of a batch, decoded on its own so that one the
-// library cannot read is skipped instead of stalling the offset.
+// rawUpdate is one update of a batch, decoded on its own so that one whose
+// fields do not decode is skipped instead of stalling the offset.
 type rawUpdate struct {
 	update
 	id  int
