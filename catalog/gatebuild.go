@@ -78,9 +78,10 @@ func buildGate(v *View) *Gate {
 	}
 	// Some six terms per tool and twenty per server (the extended
 	// catalog's 294 tools make 1,802): room made once instead of over a
-	// dozen doublings of the list and the map.
+	// dozen doublings of the list. The map that finds a server's terms
+	// holds one server's at a time (addServer).
 	n := 6*len(v.caps) + 20*len(v.servers)
-	g.terms, b.byKey = make([]term, 0, n), make(map[termKey]int32, n)
+	g.terms, b.byKey = make([]term, 0, n), map[termKey]int32{}
 	b.srvDF, b.nServers = map[string]*serverCount{}, len(v.servers)
 	for si := range v.servers {
 		b.countServerStems(int32(si), &v.servers[si], tools[v.servers[si].ID])
@@ -103,6 +104,9 @@ func buildGate(v *View) *Gate {
 
 func (b *gateBuilder) addServer(si int32, s Server, tools []*Capability) {
 	lex := b.g.lex
+	// A term belongs to one server: the terms of the last one are not
+	// looked up again, and their room is reused.
+	clear(b.byKey)
 	// Names, in every spelling the owner may use. An id like
 	// "notebooklm-mcp" is also known without its "-mcp".
 	nameWords := map[string]bool{}
@@ -413,16 +417,13 @@ func (b *gateBuilder) index(m map[string][]int32, key string, id int32) {
 // share ("project", "branch" in a large catalog): they cannot tell the
 // servers apart, so alone they must not offer any of them.
 func (b *gateBuilder) demoteShared() {
-	for stem, srv := range b.toolSrv {
-		if len(srv) < 3 {
+	for i := range b.g.terms {
+		t := &b.g.terms[i]
+		if t.kind != EvTool || t.weight <= weightWeak {
 			continue
 		}
-		for si := range srv {
-			if id, ok := b.byKey[termKey{si, stem, EvCard}]; ok {
-				if t := &b.g.terms[id]; t.kind == EvTool && t.weight > weightWeak {
-					t.weight = weightWeak
-				}
-			}
+		if srv := b.toolSrv[t.phrase]; len(srv) >= 3 && srv[t.server] {
+			t.weight = weightWeak
 		}
 	}
 }
