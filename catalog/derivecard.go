@@ -330,20 +330,29 @@ func (b *gateBuilder) countServerStems(si int32, s *Server, tools []*Capability)
 // counted.
 type serverCount struct{ last, n int32 }
 
+// cardCandidate is a word or phrase deriveCard weighs for a server's
+// derived card.
+type cardCandidate struct {
+	byTool toolWeights // source -> best position weight
+	label  string
+	source string
+	best   float64
+	phrase bool
+	head   bool // it heads a noun phrase somewhere, not only modifies one
+}
+
 // deriveCard returns the derived usage card of a server without one,
 // strongest first. own holds the stems its name and tool names already
 // carry.
 func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]bool) []derived {
-	type acc struct {
-		byTool toolWeights // source -> best position weight
-		label  string
-		source string
-		best   float64
-		phrase bool
-		head   bool // it heads a noun phrase somewhere, not only modifies one
+	// One server's candidates at a time, in room the builder keeps from
+	// server to server.
+	if b.cands == nil {
+		b.cands = map[string]int32{}
 	}
-	cands := map[string]*acc{}
-	purposes := func(a *acc) int {
+	clear(b.cands)
+	b.accs = b.accs[:0]
+	purposes := func(a *cardCandidate) int {
 		n := 0
 		for _, tw := range a.byTool {
 			if tw.w >= posPurpose {
@@ -353,11 +362,18 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 		return n
 	}
 	add := func(stem, label, source string, w float64, phrase, head bool) {
-		a := cands[stem]
-		if a == nil {
-			a = &acc{label: label, phrase: phrase}
-			cands[stem] = a
+		i, ok := b.cands[stem]
+		if !ok {
+			i = int32(len(b.accs))
+			b.cands[stem] = i
+			if len(b.accs) < cap(b.accs) {
+				b.accs = b.accs[:i+1]
+				b.accs[i] = cardCandidate{byTool: b.accs[i].byTool[:0], label: label, phrase: phrase}
+			} else {
+				b.accs = append(b.accs, cardCandidate{label: label, phrase: phrase})
+			}
 		}
+		a := &b.accs[i]
 		a.byTool.raise(source, w)
 		if w > a.best {
 			a.best, a.source = w, source
@@ -393,7 +409,8 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 	}
 	n := math.Sqrt(float64(max(len(tools), 1)))
 	var out []derived
-	for stem, a := range cands {
+	for stem, i := range b.cands {
+		a := &b.accs[i]
 		// The instructions speak for the whole server; a tool's text
 		// for one of its tools.
 		sum := 0.0

@@ -38,6 +38,10 @@ type gateBuilder struct {
 	uni, pairs, tools frozen.Postings[int32]
 	// spans is the list serverSpans fills, one server at a time.
 	spans []textSpan
+	// cands and accs are deriveCard's candidates, one server at a time:
+	// a stem's index in accs.
+	cands map[string]int32
+	accs  []cardCandidate
 	// key is the room a tool pair's key is written in (appendPairKey).
 	key []byte
 }
