@@ -314,13 +314,13 @@ func (b *gateBuilder) countServerStems(si int32, s *Server, tools []*Capability)
 			if len(t.Stem) < 3 {
 				continue
 			}
-			c := b.srvDF[t.Stem]
-			if c == nil {
-				c = &serverCount{last: -1}
-				b.srvDF[t.Stem] = c
+			c, ok := b.srvDF[t.Stem]
+			if !ok {
+				c = serverCount{last: -1}
 			}
 			if c.last != si {
 				c.last, c.n = si, c.n+1
+				b.srvDF[t.Stem] = c
 			}
 		}
 	}
@@ -466,9 +466,7 @@ func (b *gateBuilder) specificity(stem string) float64 {
 	}
 	df := 0
 	for w := range strings.FieldsSeq(stem) {
-		if c := b.srvDF[w]; c != nil {
-			df = max(df, int(c.n))
-		}
+		df = max(df, int(b.srvDF[w].n))
 	}
 	df = max(df, 1)
 	return math.Log(float64(b.nServers+1)/float64(df)) / math.Log(float64(b.nServers+1))

@@ -30,7 +30,7 @@ type gateBuilder struct {
 	// srvDF counts, per stem, the servers whose own text (descriptions,
 	// titles, instructions) uses it; nServers is how many servers there
 	// are. A derived card weighs its words by how few servers share them.
-	srvDF    map[string]*serverCount
+	srvDF    map[string]serverCount
 	nServers int
 	// names, uni and pairs collect the gate's postings (Gate), frozen
 	// when it is built; the builder looks names up as it goes.
@@ -86,7 +86,8 @@ func buildGate(v *View) *Gate {
 	// holds one server's at a time (addServer).
 	n := 6*len(v.caps) + 20*len(v.servers)
 	g.terms, b.byKey = make([]term, 0, n), map[termKey]int32{}
-	b.srvDF, b.nServers = map[string]*serverCount{}, len(v.servers)
+	// Some three stems per tool (945 for the extended catalog's 294).
+	b.srvDF, b.nServers = make(map[string]serverCount, 4*len(v.caps)), len(v.servers)
 	for si := range v.servers {
 		b.countServerStems(int32(si), &v.servers[si], tools[v.servers[si].ID])
 	}
