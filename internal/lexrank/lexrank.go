@@ -149,25 +149,33 @@ func New(docs []Doc) *Index {
 	var uni, pairs frozen.Postings[posting]
 	var z words.Tokenizer
 	df := map[string]int{}
+	// Each document's tallies, in maps that the next document reuses.
+	w, pw := map[string]float64{}, map[string]float64{}
+	// trans and para hold the thesaurus's words, each at the best weight
+	// one of the document's words gives it: ten weekdays that all relate
+	// to "day" make "day" no stronger than one does.
+	trans, para := map[string]float64{}, map[string]float64{}
+	names, strong := map[string]bool{}, map[string]int8{}
+	// The time families the document's words name, with the best weight
+	// and how many distinct words of each it has.
+	famW, famN, famSeen := map[int]float64{}, map[int]int{}, map[string]bool{}
+	tf := map[string]int{}
 	for d, doc := range docs {
-		w := map[string]float64{}
-		pw := map[string]float64{}
+		clear(w)
+		clear(pw)
+		clear(trans)
+		clear(para)
+		clear(names)
+		clear(strong)
+		clear(famW)
+		clear(famN)
+		clear(famSeen)
 		ix.caps[d] = float32(doc.ParaphraseCap)
-		// trans and para hold the thesaurus's words, each at the best
-		// weight one of the document's words gives it: ten weekdays that
-		// all relate to "day" make "day" no stronger than one does.
-		trans := map[string]float64{}
-		para := map[string]float64{}
-		names := map[string]bool{}
 		for _, n := range doc.Names {
 			for _, t := range z.Tokenize(n) {
 				names[strings.Clone(t.Stem)] = true
 			}
 		}
-		strong := map[string]int8{}
-		// The time families the document's words name, with the best
-		// weight and how many distinct words of each it has.
-		famW, famN, famSeen := map[int]float64{}, map[int]int{}, map[string]bool{}
 		for _, n := range doc.Names {
 			// A brand named after a time ("Monday") is not what a
 			// message about that day means: its one-word name alone
@@ -179,7 +187,7 @@ func New(docs []Doc) *Index {
 		for _, f := range doc.Fields {
 			// Saturate term frequency within a field: a body that says
 			// "calendar" ten times is not ten times about calendars.
-			tf := map[string]int{}
+			clear(tf)
 			for _, t := range z.Tokenize(f.Text) {
 				if ix.counts(t.Stem) {
 					tf[t.Stem]++
