@@ -367,6 +367,8 @@ func (b *gateBuilder) deriveCard(s *Server, tools []*Capability, own map[string]
 			i = int32(len(b.accs))
 			b.cands[stem] = i
 			if len(b.accs) < cap(b.accs) {
+				// A slot of an earlier server's candidate: its tool
+				// weights' room is reused too.
 				b.accs = b.accs[:i+1]
 				b.accs[i] = cardCandidate{byTool: b.accs[i].byTool[:0], label: label, phrase: phrase}
 			} else {

@@ -44,13 +44,11 @@ type toolHead struct {
 // checkedText takes what a string field takes: a JSON string or null.
 type checkedText struct{}
 
-var stringType = reflect.TypeFor[string]()
-
 func (*checkedText) UnmarshalJSON(b []byte) error {
 	if b[0] == '"' || string(b) == "null" {
 		return nil
 	}
-	return &json.UnmarshalTypeError{Value: "non-string", Type: stringType}
+	return &json.UnmarshalTypeError{Value: "non-string", Type: reflect.TypeFor[string]()}
 }
 
 // schemaHead is what AcceptTools asks of an input schema: whether the tool
