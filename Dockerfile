@@ -16,7 +16,10 @@ COPY . .
 # The release build (scripts/release.sh): CGO_ENABLED=0, a static binary
 # that scratch can run, with the time zone database embedded (timetzdata),
 # which scratch lacks: schedules and the owner's timezone work in any zone.
-RUN bash scripts/release.sh /out/jarvisbot \
+# Its store is SQLite; POSTGRES=1 (deploy/compose.yaml's replicas) builds
+# it with PostgreSQL.
+ARG POSTGRES=
+RUN bash scripts/release.sh ${POSTGRES:+--postgres} /out/jarvisbot \
  && mkdir -p /out/data && chmod 0700 /out/data
 
 FROM scratch

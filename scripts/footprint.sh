@@ -33,12 +33,12 @@ done
 if $modules; then
   symbols=${JARVIS_FOOTPRINT_SYMBOLS:-}
   if [ -z "$symbols" ]; then
-    # scripts/release.sh's build without -ldflags='-s -w': stripping drops
-    # only the symbol table and DWARF, which the linker places after the
-    # loaded sections, so the twin's addresses are the release binary's.
-    # The harness checks that they are, should the two builds drift apart.
+    # scripts/release.sh's build unstripped: stripping drops only the
+    # symbol table and DWARF, which the linker places after the loaded
+    # sections, so the twin's addresses are the release binary's. The
+    # harness checks that they are, should the two builds drift apart.
     symbols="$bin/jarvisbot.sym"
-    CGO_ENABLED=0 go build -trimpath -tags timetzdata -o "$symbols" ./cmd/jarvisbot
+    bash scripts/release.sh --unstripped "$symbols"
   fi
   set -- -symbols "$symbols" "$@"
 fi

@@ -16,6 +16,9 @@ fi
 
 echo "== go vet"
 go vet ./...
+# The release build leaves PostgreSQL out (scripts/release.sh): its files
+# are vetted too.
+go vet -tags nopostgres ./...
 
 echo "== the dashboard's pages are generated from their templates (templ, pinned)"
 # web/PAGE.templ compiles to the committed web/PAGE_templ.go, so building
@@ -63,20 +66,36 @@ go run "$errcheck" -ignoretests -excludeonly -exclude scripts/errcheck-excludes.
 echo "== build without cgo"
 CGO_ENABLED=0 go build -o /dev/null ./cmd/jarvisbot
 
-echo "== the release build stays within its size budget"
+echo "== the release build: within its size budget, and its store SQLite alone"
 # What an owner downloads and what the process maps: the stripped release
 # binary (scripts/release.sh) may not grow past 34 MB. A dependency that
 # would push it over has to earn its weight (README, Figures).
 release=$(mktemp -d)
 bash scripts/release.sh "$release/jarvisbot"
 size=$(stat -c %s "$release/jarvisbot")
-rm -rf "$release"
 budget=34000000
 echo "release binary: $size bytes (budget $budget)"
 if [ "$size" -gt "$budget" ]; then
   echo "FAIL: the release binary is $size bytes, over the $budget-byte budget: see README, Figures, for what each module costs" >&2
-  exit 1
+  rm -rf "$release"; exit 1
 fi
+# Its store is SQLite alone: pgx and River are not in it, and a
+# postgres:// store is refused with the build that has it named.
+if go version -m "$release/jarvisbot" | grep -E 'jackc/pgx|riverqueue/river'; then
+  echo "FAIL: the release binary links PostgreSQL's modules (above); it is built with -tags nopostgres" >&2
+  rm -rf "$release"; exit 1
+fi
+if out=$(HOME="$release" JARVIS_DATA_DIR="$release/data" JARVIS_DATABASE_URL='postgres://jarvis:hunter2@127.0.0.1:1/jarvis' \
+  "$release/jarvisbot" skills list 2>&1); then
+  echo "FAIL: the release binary opened a postgres:// store" >&2; rm -rf "$release"; exit 1
+fi
+case $out in
+*hunter2*) echo "FAIL: the release binary's error shows the URL's password: $out" >&2; rm -rf "$release"; exit 1 ;;
+*"built without PostgreSQL"*"scripts/release.sh --postgres"*) echo "a postgres:// store is refused: $out" ;;
+*) echo "FAIL: the release binary's answer to a postgres:// store does not name the build that has it: $out" >&2; rm -rf "$release"; exit 1 ;;
+esac
+rm -rf "$release"
+go test -count=1 -tags nopostgres -run LeftOut ./store/sqlstore/
 
 echo "== published MCP servers, the MCP conformance suite and the claude and codex CLIs for the tests (npm, pinned, installed once)"
 export JARVIS_NPM_CACHE="${JARVIS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jarvisbot-test/npm}"

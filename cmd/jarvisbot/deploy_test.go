@@ -79,13 +79,13 @@ func TestDockerfileInvariants(t *testing.T) {
 		t.Errorf("the final stage is FROM %s, want scratch", img)
 	}
 	build, final := df[:last[0]], df[last[0]:]
-	for _, want := range []string{"golang:1.26", "scripts/release.sh"} {
+	for _, want := range []string{"golang:1.26", "scripts/release.sh", "ARG POSTGRES", "${POSTGRES:+--postgres}"} {
 		if !strings.Contains(build, want) {
 			t.Errorf("the build stage lacks %q", want)
 		}
 	}
 	release := repoFile(t, "scripts/release.sh")
-	for _, want := range []string{"CGO_ENABLED=0", "timetzdata", "-ldflags='-s -w'", "./cmd/jarvisbot"} {
+	for _, want := range []string{"CGO_ENABLED=0", "timetzdata", "nopostgres", "--postgres", "-ldflags='-s -w'", "./cmd/jarvisbot"} {
 		if !strings.Contains(release, want) {
 			t.Errorf("scripts/release.sh lacks %q", want)
 		}
@@ -135,7 +135,10 @@ func checkCommandLine(t *testing.T, where string, args []string) {
 func TestComposeInvariants(t *testing.T) {
 	var doc struct {
 		Services map[string]struct {
-			Image       string            `yaml:"image"`
+			Image string `yaml:"image"`
+			Build struct {
+				Args map[string]string `yaml:"args"`
+			} `yaml:"build"`
 			Environment map[string]string `yaml:"environment"`
 			Volumes     []string          `yaml:"volumes"`
 		} `yaml:"services"`
@@ -155,6 +158,10 @@ func TestComposeInvariants(t *testing.T) {
 			if k == "JARVIS_DATABASE_URL" && !strings.HasPrefix(v, "postgres://") {
 				t.Errorf("%s: JARVIS_DATABASE_URL %q is not a postgres:// URL", name, v)
 			}
+		}
+		// The release build leaves PostgreSQL out unless asked.
+		if s.Build.Args["POSTGRES"] == "" {
+			t.Errorf("replica %s's image is built without PostgreSQL: set build arg POSTGRES", name)
 		}
 		for _, want := range []string{"JARVIS_DATABASE_URL", "JARVIS_TELEGRAM_WEBHOOK_LISTEN", "JARVIS_TELEGRAM_WEBHOOK_BEHIND_PROXY", "JARVIS_WEB_LISTEN", "JARVIS_WEB_BEHIND_PROXY"} {
 			if _, ok := s.Environment[want]; !ok {

@@ -43,7 +43,7 @@ func checkTwin(stripped, twin string) error {
 		if n := len(differ) - 1; n > 0 {
 			first += fmt.Sprintf(", and %d more sections differ", n)
 		}
-		return fmt.Errorf("%s is not an unstripped twin of %s: %s; build both from the same tree with scripts/release.sh's flags, the twin without -ldflags='-s -w'",
+		return fmt.Errorf("%s is not an unstripped twin of %s: %s; build both from the same tree, the twin with scripts/release.sh --unstripped",
 			twin, stripped, first)
 	}
 	return nil
@@ -108,7 +108,7 @@ func readLayout(twin string, mods modules, fileSize uint64) (layout, error) {
 	}
 	elfSyms, err := f.Symbols()
 	if errors.Is(err, elf.ErrNoSymbols) {
-		return layout{}, fmt.Errorf("%s has no symbol table: build it without -ldflags='-s -w'", twin)
+		return layout{}, fmt.Errorf("%s has no symbol table: build it with scripts/release.sh --unstripped", twin)
 	} else if err != nil {
 		return layout{}, fmt.Errorf("reading the symbol table of %s: %w", twin, err)
 	}
