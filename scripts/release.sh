@@ -15,13 +15,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tags=timetzdata,nopostgres
 ldflags=(-ldflags='-s -w')
-while [ $# -gt 1 ]; do
+usage="usage: scripts/release.sh [--postgres] [--unstripped] OUT"
+while [ $# -gt 0 ]; do
   case $1 in
   --postgres) tags=timetzdata ;;
   --unstripped) ldflags=() ;;
+  -*) echo "scripts/release.sh: unknown flag $1; $usage" >&2; exit 2 ;;
   *) break ;;
   esac
   shift
 done
-out=${1:?usage: scripts/release.sh [--postgres] [--unstripped] OUT}
+out=${1:?$usage}
 CGO_ENABLED=0 go build -trimpath -tags "$tags" "${ldflags[@]}" -o "$out" ./cmd/jarvisbot
