@@ -2,8 +2,10 @@
 // store in two dialects: on one SQLite file in the data directory by
 // default (sqlite.go: the pure-Go modernc.org/sqlite driver, so the binary
 // builds without cgo), or on a PostgreSQL database when several replicas
-// share the store (postgres.go and postgres_locks.go: pgx, and leases as
-// session advisory locks). The queries, one SQL text each, are the
+// share the store (postgres_pgx.go and postgres_locks.go: pgx, and leases
+// as session advisory locks; a build tagged nopostgres, the release
+// build, leaves them out and refuses such a store, postgres_omitted.go).
+// The queries, one SQL text each, are the
 // shared core in the other files; dialect.go says how one text serves
 // both engines and where the code branches.
 //
