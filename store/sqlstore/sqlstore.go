@@ -5,9 +5,9 @@
 // share the store (postgres_pgx.go and postgres_locks.go: pgx, and leases
 // as session advisory locks; a build tagged nopostgres, the release
 // build, leaves them out and refuses such a store, postgres_omitted.go).
-// The queries, one SQL text each, are the
-// shared core in the other files; dialect.go says how one text serves
-// both engines and where the code branches.
+// The queries, one SQL text each, are the shared core in the other
+// files; dialect.go says how one text serves both engines and where the
+// code branches.
 //
 // Open brings the database to the schema this binary knows by applying the
 // numbered migrations embedded from migrations/sqlite or
