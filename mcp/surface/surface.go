@@ -118,9 +118,15 @@ const instructions = "jarvisbot is its owner's personal assistant. These tools s
 	"the owner has been asked; check back with job_get or chat_history."
 
 // MCPServer is the mcp-go server behind the surface, for transports other
-// than Handler's (an in-process client in tests, say), until Shutdown.
-// Calls through it need a Caller in their context (ContextWithCaller).
-func (s *Server) MCPServer() *server.MCPServer { return s.built().mcp }
+// than Handler's (an in-process client in tests, say); nil once Shutdown
+// ran on a surface nothing had called. Calls through it need a Caller in
+// their context (ContextWithCaller).
+func (s *Server) MCPServer() *server.MCPServer {
+	if bt := s.built(); bt != nil {
+		return bt.mcp
+	}
+	return nil
+}
 
 // visible is the tool filter: tools/list shows the caller only the tools
 // its scope allows. mcp-go also runs the filter on tools/call, with just

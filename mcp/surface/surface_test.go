@@ -431,6 +431,9 @@ func TestNothingIsBuiltUntilAnAppWithAKeyCalls(t *testing.T) {
 	if isBuiltNow(idle) {
 		t.Error("a request after Shutdown built the MCP server")
 	}
+	if ms := idle.MCPServer(); ms != nil {
+		t.Error("MCPServer after Shutdown built an MCP server")
+	}
 }
 
 func isBuiltNow(s *Server) bool {
