@@ -86,11 +86,20 @@ func private(abs string) error {
 // connection: WAL lets readers run beside the writer, busy_timeout makes
 // writers queue instead of failing, and _txlock=immediate takes the write
 // lock at BEGIN so two transactions never deadlock upgrading a read lock.
+//
+// cache_size keeps SQLite's own page cache to 64 KiB (about 14 pages)
+// instead of its 2 MB default. The kernel caches the database file
+// already, so a page SQLite keeps is a second copy, and a costly one: the
+// pure-Go SQLite allocates each cached page in an 8 KiB slot, so the
+// default cache grows to ~4 MiB of the process's own memory as history
+// accumulates, never handed back. Measured: one second after a first turn
+// RssAnon fell from 9.2 to 8.8 MiB; a memory search over 10,000 entries
+// takes 0.1 to 2 ms longer, next to a model call of seconds.
 func dsn(abs string) string {
 	// The path is part of a SQLite URI, where '?', '#' and '%' are syntax.
 	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(abs))
 	return "file:" + esc +
-		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-64)&_txlock=immediate"
 }
 
 // tryLeadFile takes the role's file lock if it is free.

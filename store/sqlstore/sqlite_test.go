@@ -200,6 +200,7 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 			{"foreign_keys", "1"},
 			{"busy_timeout", "5000"},
 			{"synchronous", "1"}, // NORMAL
+			{"cache_size", "-64"},
 		} {
 			var got string
 			if err := c.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
