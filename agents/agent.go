@@ -434,7 +434,9 @@ func (r *Runtime) prepare(ctx context.Context, in Input, need []string) (*turnSt
 			}
 		}
 	}
-	st.offered = newOffer(t.Tools)
+	st.offered = newOffer(t.Tools, func(tools []*catalog.Capability) []*catalog.Capability {
+		return r.withSchemas(ctx, st, tools)
+	})
 	r.warm(t.Tools)
 	r.observer().Offered(len(t.Tools))
 	for _, cp := range t.Tools {
@@ -791,28 +793,52 @@ func (r *Runtime) save(ctx context.Context, in Input, m llm.Message) error {
 type offer struct {
 	byWire map[string]*catalog.Capability
 	wire   []llm.Tool
+	// schemas puts in place the input schemas that stored lists keep out
+	// of memory (catalog.View.WithSchemas), for the tools about to be
+	// offered.
+	schemas func([]*catalog.Capability) []*catalog.Capability
 }
 
-func newOffer(tools []*catalog.Capability) *offer {
-	o := &offer{byWire: make(map[string]*catalog.Capability, len(tools)), wire: make([]llm.Tool, 0, len(tools))}
+func newOffer(tools []*catalog.Capability, schemas func([]*catalog.Capability) []*catalog.Capability) *offer {
+	o := &offer{byWire: make(map[string]*catalog.Capability, len(tools)), wire: make([]llm.Tool, 0, len(tools)), schemas: schemas}
 	o.add(tools)
 	return o
 }
 
 // add appends the tools not offered yet, after the others, and returns
-// them.
+// them, their schemas in place: the model is offered them, and a call is
+// checked against them.
 func (o *offer) add(tools []*catalog.Capability) []*catalog.Capability {
 	var added []*catalog.Capability
+	fresh := map[string]bool{}
 	for _, cp := range tools {
 		name := llm.WireName(cp.ID)
-		if _, ok := o.byWire[name]; ok {
+		if _, ok := o.byWire[name]; ok || fresh[name] {
 			continue
 		}
-		o.byWire[name] = cp
-		o.wire = append(o.wire, llm.Tool{Name: name, Description: cp.Description, Schema: cp.InputSchema})
+		fresh[name] = true
 		added = append(added, cp)
 	}
+	if o.schemas != nil {
+		added = o.schemas(added)
+	}
+	for _, cp := range added {
+		name := llm.WireName(cp.ID)
+		o.byWire[name] = cp
+		o.wire = append(o.wire, llm.Tool{Name: name, Description: cp.Description, Schema: cp.InputSchema})
+	}
 	return added
+}
+
+// withSchemas is the turn's plan's View.WithSchemas: a list that cannot
+// be read again leaves its tools offered with a schema that takes any
+// arguments, and says so in the log.
+func (r *Runtime) withSchemas(ctx context.Context, st *turnState, tools []*catalog.Capability) []*catalog.Capability {
+	out, err := st.plan.WithSchemas(ctx, tools)
+	if err != nil {
+		r.log().Warn("tools offered without their input schema", "chat", st.in.Chat, "err", err)
+	}
+	return out
 }
 
 // runCalls runs one step's tool calls: safe and monitor calls at once,

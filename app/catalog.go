@@ -86,7 +86,7 @@ func (a *Env) ExportCatalog(ctx context.Context, cfg config.Config, c *catalog.C
 			return nil, err
 		}
 	}
-	return c.View().Snapshot("MCP servers of the jarvisbot catalog"), nil
+	return c.View().Snapshot(ctx, "MCP servers of the jarvisbot catalog")
 }
 
 // CatalogCard is what the gate of a catalog (a snapshot's, say) knows of

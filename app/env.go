@@ -94,7 +94,10 @@ func (a *Env) openWithCatalog(ctx context.Context, cfg config.Config, beside fun
 		beside(db)
 	}
 	read := &serversRead{DB: db}
-	c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: read})
+	// The store stays open as long as the catalog: schemas are read from it
+	// again, through the store itself rather than read, which holds every
+	// row it listed.
+	c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: read, Reread: db})
 	if err == nil {
 		err = agents.Seed(ctx, db, configuredAgents(cfg), ConfigName(cfg), func() (agents.Focuser, error) { return FocusOn(c.View(), cfg.DataDir), nil })
 	}

@@ -94,12 +94,16 @@ type Capability struct {
 	// build allocated; enumsRead says they were.
 	enums     []string
 	enumsRead bool
+	// shelved is the size of the input schema a stored list keeps out of
+	// memory (shelveSchema): InputSchema is nil until View.WithSchemas
+	// reads it again.
+	shelved int
 }
 
 // SchemaBytes is the size of what offering the capability costs in the
 // request: its name, description and schema.
 func (c *Capability) SchemaBytes() int {
-	return len(c.Name) + len(c.Description) + len(c.InputSchema)
+	return len(c.Name) + len(c.Description) + len(c.InputSchema) + c.shelved
 }
 
 // MCPID returns the capability id of tool on server.

@@ -12,7 +12,9 @@ package catalog
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -53,12 +55,15 @@ type Catalog struct {
 	// stored holds, by server id, the tool lists SetStoredServer left
 	// to read when the server's tools are first needed.
 	stored map[string]func() []SnapshotTool
+	// reread holds, by server id, where a stored list's input schemas are
+	// read again when a tool of it is offered (schemas.go).
+	reread map[string]Reread
 	view   *View // cached until the next change
 }
 
 // New returns an empty catalog.
 func New() *Catalog {
-	return &Catalog{caps: map[string]Capability{}, servers: map[string]Server{}, tiers: map[string]Tier{}, stored: map[string]func() []SnapshotTool{}}
+	return &Catalog{caps: map[string]Capability{}, servers: map[string]Server{}, tiers: map[string]Tier{}, stored: map[string]func() []SnapshotTool{}, reread: map[string]Reread{}}
 }
 
 // Add registers or replaces a capability.
@@ -157,7 +162,7 @@ func (cp *Capability) fillDefaults() {
 func (c *Catalog) putServer(s Server, caps []Capability) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.stored, s.ID) // these tools replace the stored list
+	c.dropStored(s.ID) // these tools replace the stored list
 	c.replaceTools(s.ID, caps)
 	c.servers[s.ID] = s
 	c.view = nil
@@ -171,17 +176,32 @@ func (c *Catalog) putServer(s Server, caps []Capability) {
 // at start, and decoding and checking all their lists (5–10 ms for 300
 // tools) would otherwise stand between the owner and a jarvisbot that
 // hears them; read returns nil for a list that cannot be decoded.
-func (c *Catalog) SetStoredServer(s Server, read func() []SnapshotTool) error {
+//
+// With reread set, the catalog keeps the tools' input schemas out of
+// memory once read and reads them again through reread when a tool is
+// offered (View.WithSchemas); nil keeps them in memory.
+func (c *Catalog) SetStoredServer(s Server, read func() []SnapshotTool, reread Reread) error {
 	if err := ValidServerName(s.ID); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.replaceTools(s.ID, nil)
+	c.dropStored(s.ID)
 	c.servers[s.ID] = s
 	c.stored[s.ID] = read
+	if reread != nil {
+		c.reread[s.ID] = reread
+	}
 	c.view = nil
 	return nil
+}
+
+// dropStored forgets a server's stored list, read or not, when its tools
+// are replaced or it leaves; c.mu is held.
+func (c *Catalog) dropStored(server string) {
+	delete(c.stored, server)
+	delete(c.reread, server)
 }
 
 // readStored turns a server's stored list into its capabilities, if it
@@ -194,7 +214,11 @@ func (c *Catalog) readStored(server string) {
 		return
 	}
 	delete(c.stored, server)
+	_, reread := c.reread[server]
 	for _, cp := range serverCaps(c.servers[server], read()) {
+		if reread {
+			cp.shelveSchema()
+		}
 		c.caps[cp.ID] = cp
 	}
 	c.view = nil
@@ -245,7 +269,7 @@ func (c *Catalog) SetTools(id string, tools []SnapshotTool, connected bool) erro
 		cur.Connected = connected
 		s = cur
 	}
-	delete(c.stored, id) // the live list replaces the stored one
+	c.dropStored(id) // the live list replaces the stored one
 	c.replaceTools(id, caps)
 	c.servers[id] = s
 	c.view = nil
@@ -271,7 +295,7 @@ func (c *Catalog) Tools(server string) int {
 func (c *Catalog) RemoveServer(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.stored, id)
+	c.dropStored(id)
 	c.replaceTools(id, nil)
 	delete(c.servers, id)
 	c.view = nil
@@ -420,6 +444,7 @@ func (c *Catalog) View() *View {
 		caps = append(caps, cp)
 	}
 	c.view = newView(caps, c.serverList())
+	c.view.reread = maps.Clone(c.reread)
 	return c.view
 }
 
@@ -464,6 +489,9 @@ type View struct {
 	// usages says per server what it is for (services.go), worked out
 	// once per view when a prompt first asks.
 	usages func() []string
+	// reread reads a stored list again for the schemas its capabilities
+	// do not hold (schemas.go), by server id.
+	reread map[string]Reread
 }
 
 // newView indexes caps and servers, which come sorted by id (serverList).
@@ -519,8 +547,9 @@ func (v *View) Server(id string) (*Server, bool) {
 func (v *View) Gate() *Gate { return v.gate() }
 
 // Snapshot returns the view's MCP servers and tools in snapshot form, the
-// format `catalog export` writes and `route --catalog` reads.
-func (v *View) Snapshot(about string) *Snapshot {
+// format `catalog export` writes and `route --catalog` reads. The schemas
+// a stored list keeps out of memory are read again for it.
+func (v *View) Snapshot(ctx context.Context, about string) (*Snapshot, error) {
 	s := &Snapshot{Format: SnapshotFormat, About: about, MCPServers: []SnapshotServer{}}
 	for _, srv := range v.servers {
 		if srv.Native {
@@ -528,16 +557,22 @@ func (v *View) Snapshot(about string) *Snapshot {
 		}
 		out := SnapshotServer{Name: srv.ID, Title: srv.Title, Plugin: srv.Plugin, Aliases: srv.Aliases,
 			Card: srv.Card, Instructions: srv.Instructions, Trusted: srv.Trusted, Tools: []SnapshotTool{}}
+		var tools []*Capability
 		for i := range v.caps {
-			cp := &v.caps[i]
-			if cp.Kind != KindMCP || cp.Server != srv.ID {
-				continue
+			if cp := &v.caps[i]; cp.Kind == KindMCP && cp.Server == srv.ID {
+				tools = append(tools, cp)
 			}
+		}
+		tools, err := v.WithSchemas(ctx, tools)
+		if err != nil {
+			return nil, err
+		}
+		for _, cp := range tools {
 			out.Tools = append(out.Tools, SnapshotTool{Name: cp.Tool, Title: cp.title, Description: cp.Description, InputSchema: cp.InputSchema, Annotations: cp.annotations})
 		}
 		s.MCPServers = append(s.MCPServers, out)
 	}
-	return s
+	return s, nil
 }
 
 func (s Server) String() string { return fmt.Sprintf("%s (%s)", s.ID, s.Title) }

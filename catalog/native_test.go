@@ -53,7 +53,7 @@ func TestNativePluginToolsAreGatedLikeAServer(t *testing.T) {
 		t.Errorf("plugin:google-calendar in the block-list did not block its tools: %v", got)
 	}
 
-	for _, s := range v.Snapshot("test").MCPServers {
+	for _, s := range mustSnapshot(t, v).MCPServers {
 		if s.Name == "google-calendar" {
 			t.Error("the snapshot exports a built-in plugin's tools as an MCP server")
 		}

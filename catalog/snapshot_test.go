@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -48,7 +49,7 @@ func TestReadSnapshotRejectsBadInput(t *testing.T) {
 func TestSnapshotRoundTrip(t *testing.T) {
 	v := loadSnapshot(t, "catalog-extended.json").View()
 	var buf bytes.Buffer
-	if err := catalog.WriteSnapshot(&buf, v.Snapshot("test")); err != nil {
+	if err := catalog.WriteSnapshot(&buf, mustSnapshot(t, v)); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := catalog.ReadSnapshot(&buf, "export")
@@ -121,4 +122,15 @@ func TestReadSnapshotTooLargeSizeLimit(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
+}
+
+// mustSnapshot is v's snapshot, failing t if a stored list cannot be read
+// again.
+func mustSnapshot(t *testing.T, v *catalog.View) *catalog.Snapshot {
+	t.Helper()
+	s, err := v.Snapshot(context.Background(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -101,7 +101,7 @@ func TestStoredListReadWhenFirstNeededC1(t *testing.T) {
 			err := c.SetStoredServer(catalog.Server{ID: "gh", Trusted: true, Connected: true}, func() []catalog.SnapshotTool {
 				reads++
 				return tc.list
-			})
+			}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestStoredListReadWhenFirstNeededC1(t *testing.T) {
 // rules SetServer applies, before anything is registered.
 func TestStoredServerNameCheckedC1(t *testing.T) {
 	c := catalog.New()
-	if err := c.SetStoredServer(catalog.Server{ID: "bad/name"}, func() []catalog.SnapshotTool { return nil }); err == nil {
+	if err := c.SetStoredServer(catalog.Server{ID: "bad/name"}, func() []catalog.SnapshotTool { return nil }, nil); err == nil {
 		t.Fatal("a server name with '/' was taken")
 	}
 	if len(c.Servers()) != 0 {

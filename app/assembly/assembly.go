@@ -45,6 +45,16 @@ type Sources struct {
 	Snapshot string
 	// Stored is the owner's store; nil when there is none yet.
 	Stored Stored
+	// Reread, when set, is where the stored MCP servers' input schemas
+	// are read again when a tool is offered, instead of being held in
+	// memory (catalog.Reread): a store that stays open as long as the
+	// catalog is used, as serve's does. nil holds them.
+	Reread StoredServer
+}
+
+// StoredServer reads one stored MCP server.
+type StoredServer interface {
+	MCPServer(ctx context.Context, name string) (store.MCPServer, error)
 }
 
 // Build assembles the catalog: the builtins, the stored CLI tools and MCP
@@ -67,7 +77,7 @@ func Build(ctx context.Context, src Sources) (*catalog.Catalog, error) {
 		return nil, err
 	}
 	if src.Stored != nil {
-		if err := addStored(ctx, c, src.Stored); err != nil {
+		if err := addStored(ctx, c, src.Stored, src.Reread); err != nil {
 			return nil, err
 		}
 	}
@@ -238,7 +248,7 @@ func cardsFromManuals(c *catalog.Catalog, dataDir string) error {
 // catalog's rule, warned about when the server listed it), a cached list
 // that cannot be read counts as no tools until the server is reached again,
 // and an entry the catalog refuses outright is skipped.
-func addStored(ctx context.Context, c *catalog.Catalog, db Stored) error {
+func addStored(ctx context.Context, c *catalog.Catalog, db Stored, again StoredServer) error {
 	list, err := db.MCPServers(ctx)
 	if err != nil {
 		return err
@@ -271,7 +281,7 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored) error {
 		if !s.Enabled {
 			continue
 		}
-		raw := s.Tools
+		raw, name := s.Tools, s.Name
 		read := func() []catalog.SnapshotTool {
 			var tools []catalog.SnapshotTool
 			if json.Unmarshal(raw, &tools) != nil {
@@ -279,10 +289,24 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored) error {
 			}
 			return tools
 		}
+		var reread catalog.Reread
+		if again != nil {
+			reread = func(ctx context.Context) ([]catalog.SnapshotTool, error) {
+				s, err := again.MCPServer(ctx, name)
+				if err != nil {
+					return nil, err
+				}
+				var tools []catalog.SnapshotTool
+				if err := json.Unmarshal(s.Tools, &tools); err != nil {
+					return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "its stored tool list is not a list of tools: %w", err)
+				}
+				return tools, nil
+			}
+		}
 		// Its list is read when its tools are first needed, not at every
 		// command's start. refused: a name `mcp add` would not take; it
 		// stays listed and removable.
-		_ = c.SetStoredServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Instructions: s.Instructions, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, read)
+		_ = c.SetStoredServer(catalog.Server{ID: s.Name, Plugin: s.Plugin, Instructions: s.Instructions, Trusted: s.Trusted, Connected: !attention[s.Plugin]}, read, reread)
 	}
 	return nil
 }

@@ -1,0 +1,119 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/jarvisbot/jarvisbot"
+)
+
+// Reread reads a server's stored tool list again, as SetStoredServer's
+// read did: the store's copy, not the server.
+//
+// A stored list's input schemas are most of its size (190 KB of the 211
+// tools the footprint serves) and are needed only when a tool is offered,
+// before its server answers with its live list; the gate reads each
+// tool's enum words when the list is read (serverCaps). Held, they cost
+// every process their size about twice over, since the collector lets the
+// heap grow to twice what is live, and more the more tools the owner
+// adds: one second after a first turn RssAnon measured 8.6 MiB without
+// them against 8.7 with them (medians of 12 interleaved pairs). Reading
+// them again costs one row of the store per server a turn offers, and the
+// server, started when its tools are offered, replaces the stored list
+// with its live one.
+type Reread func(ctx context.Context) ([]SnapshotTool, error)
+
+// shelveSchema drops the capability's input schema, keeping its size
+// for SchemaBytes, for View.WithSchemas to read again.
+func (cp *Capability) shelveSchema() {
+	cp.shelved = len(cp.InputSchema)
+	cp.InputSchema = nil
+}
+
+// WithSchemas returns caps with every input schema in place: a
+// capability whose schema its stored list keeps out of memory is replaced
+// by a copy that holds the schema read again, one read per server. The
+// others, and caps itself, are returned as they are. A list that cannot
+// be read again, or no longer holds the tool, leaves the copy with the
+// schema of a tool that takes any arguments, so the tool can still be
+// offered (its server checks what it is given), and the error says which.
+func (v *View) WithSchemas(ctx context.Context, caps []*Capability) ([]*Capability, error) {
+	var out []*Capability
+	var errs []error
+	lists := map[string][]SnapshotTool{}
+	for i, cp := range caps {
+		if cp.InputSchema != nil || cp.shelved == 0 {
+			if out != nil {
+				out = append(out, cp)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]*Capability, 0, len(caps)), caps[:i]...)
+		}
+		// A capability of an earlier view whose server has answered since
+		// takes the schema this view holds.
+		if j, ok := v.byID[cp.ID]; ok && v.caps[j].InputSchema != nil {
+			c := *cp
+			c.InputSchema, c.shelved = v.caps[j].InputSchema, 0
+			out = append(out, &c)
+			continue
+		}
+		tools, read := lists[cp.Server]
+		if !read {
+			var err error
+			if tools, err = v.rereadList(ctx, cp.Server); err != nil {
+				errs = append(errs, err)
+			}
+			lists[cp.Server] = tools
+		}
+		c := *cp
+		c.InputSchema, c.shelved = defaultSchema, 0
+		if schema, ok := schemaOf(tools, cp.Tool); ok {
+			c.InputSchema = schema
+		} else if tools != nil {
+			errs = append(errs, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "MCP server %s: its stored tool list no longer holds %s", cp.Server, cp.Tool))
+		}
+		out = append(out, &c)
+	}
+	if out == nil {
+		return caps, nil
+	}
+	return out, errors.Join(errs...)
+}
+
+// rereadList reads a server's stored list again, as the catalog takes it.
+func (v *View) rereadList(ctx context.Context, server string) ([]SnapshotTool, error) {
+	reread := v.reread[server]
+	if reread == nil {
+		return nil, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "MCP server %s: no stored tool list to read its schemas from", server)
+	}
+	tools, err := reread(ctx)
+	if err != nil {
+		return nil, jarvisbot.Errorf(jarvisbot.ErrorCode(err), "MCP server %s: read its stored tool list again for the offered tools' schemas: %w", server, err)
+	}
+	tools, _ = AcceptTools(server, tools)
+	return tools, nil
+}
+
+// schemaOf returns tool's input schema from an accepted list, as
+// serverCaps holds it.
+func schemaOf(tools []SnapshotTool, tool string) (json.RawMessage, bool) {
+	for _, t := range tools {
+		if t.Name != tool {
+			continue
+		}
+		if len(t.InputSchema) == 0 {
+			return defaultSchema, true
+		}
+		return compactValid(t.InputSchema), true
+	}
+	return nil, false
+}
+
+// WithSchemas is View.WithSchemas on the plan's view: the tools a turn
+// offers, their schemas in place.
+func (pl *Plan) WithSchemas(ctx context.Context, caps []*Capability) ([]*Capability, error) {
+	return pl.view.WithSchemas(ctx, caps)
+}
