@@ -50,7 +50,7 @@ type Running struct {
 func rowOf(s store.MCPServer) ServerRow {
 	r := ServerRow{Name: s.Name, Transport: s.Transport, Target: mcphost.Target(s), Enabled: s.Enabled, Trusted: s.Trusted, Problem: mcphost.Trouble(s, true)}
 	var tools []json.RawMessage
-	if json.Unmarshal(s.Tools, &tools) == nil {
+	if json.Unmarshal([]byte(s.Tools), &tools) == nil {
 		r.Tools = len(tools)
 	}
 	return r
@@ -89,9 +89,10 @@ func (in *Installation) check(ctx context.Context, s store.MCPServer, r ServerRo
 		return r, nil
 	}
 	r.Status, r.Tools = "up", len(cn.Tools())
-	s.Tools = mcphost.ToolsJSON(cn.Tools())
+	tools := mcphost.ToolsJSON(cn.Tools())
+	s.Tools = string(tools)
 	cn.Close()
-	if err := in.DB.SetMCPServerTools(ctx, s.Name, s.Tools); err != nil {
+	if err := in.DB.SetMCPServerTools(ctx, s.Name, tools); err != nil {
 		return r, err
 	}
 	r.Problem = mcphost.Trouble(s, true) // the tools listed now replace the cached ones
@@ -185,7 +186,7 @@ func (in *Installation) ShowServer(ctx context.Context, name string) (ServerDeta
 // list cannot be read, and an error says the catalog refuses them.
 func toolsOf(s store.MCPServer) (caps []catalog.Capability, n int, err error) {
 	var tools []catalog.SnapshotTool
-	if err := json.Unmarshal(s.Tools, &tools); err != nil {
+	if err := json.Unmarshal([]byte(s.Tools), &tools); err != nil {
 		return nil, -1, err
 	}
 	c := catalog.New()

@@ -265,7 +265,7 @@ func (in *Installation) cachedTools(ctx context.Context, plugin string) ([]catal
 			continue
 		}
 		var tools []catalog.SnapshotTool
-		if json.Unmarshal(s.Tools, &tools) != nil {
+		if json.Unmarshal([]byte(s.Tools), &tools) != nil {
 			continue // an unreadable cache is listed again when the server connects
 		}
 		if c.SetServer(catalog.Server{ID: s.Name, Plugin: plugin, Trusted: s.Trusted, Connected: true}, tools) != nil {

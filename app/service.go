@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -196,7 +195,7 @@ type Service struct {
 	known map[string]bool
 	// idleLists are the stored tool lists of the known servers, until
 	// Connect has checked that each holds a tool the catalog takes.
-	idleLists map[string][]byte
+	idleLists map[string]string
 	log       *slog.Logger
 	Warn      io.Writer // where unreadable skills are reported
 	// work is the context of what the service spawns; Close ends it and
@@ -467,7 +466,7 @@ func (s *Service) planServers(servers []store.MCPServer) error {
 			// as the owner can ask; starting idle runs nothing.
 			s.known[srv.Name] = true
 			if s.idleLists == nil {
-				s.idleLists = map[string][]byte{}
+				s.idleLists = map[string]string{}
 			}
 			s.idleLists[srv.Name] = srv.Tools
 			if err := s.Host.StartIdle(s.work, hs); err != nil {
@@ -486,12 +485,12 @@ func (s *Service) planServers(servers []store.MCPServer) error {
 
 // listsTools reports whether a stored tool list (valid JSON, as the store
 // keeps it) names at least one tool, without decoding it.
-func listsTools(raw []byte) bool {
-	rest := bytes.TrimLeft(raw, " \t\r\n")
+func listsTools(raw string) bool {
+	rest := strings.TrimLeft(raw, " \t\r\n")
 	if len(rest) == 0 || rest[0] != '[' {
 		return false
 	}
-	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	rest = strings.TrimLeft(rest[1:], " \t\r\n")
 	return len(rest) > 0 && rest[0] != ']'
 }
 

@@ -3,7 +3,11 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"reflect"
+	"strings"
 )
 
 // StoredListTakesATool reports whether a stored tool list (the JSON array
@@ -15,17 +19,67 @@ import (
 // kept their tools on the heap (and made a megabyte of garbage) in a
 // process that may not see a message for hours. The catalog decodes a
 // list when its tools are first needed (SetStoredServer).
-func StoredListTakesATool(raw []byte) bool {
-	var tools []toolHead
-	if json.Unmarshal(raw, &tools) != nil {
-		return false
+//
+// It reads the list a tool at a time from the string the store returned
+// (eachTool), rather than converting it to bytes for json.Unmarshal: that
+// copy, of every list right after start, was most of what the check
+// allocated.
+func StoredListTakesATool(raw string) bool {
+	takes := false
+	err := eachTool(raw, func(t *toolHead) {
+		takes = takes || validToolName(t.Name) == nil && (!t.InputSchema.set || t.InputSchema.object)
+	})
+	return err == nil && takes
+}
+
+// ReadStoredList decodes a stored tool list, the JSON array of
+// SnapshotTools a server last listed, as json.Unmarshal would into a
+// []SnapshotTool, a tool at a time from the string the store returned
+// (eachTool). null is no tools.
+func ReadStoredList(raw string) ([]SnapshotTool, error) {
+	var tools []SnapshotTool
+	err := eachTool(raw, func(t *SnapshotTool) { tools = append(tools, *t) })
+	if err != nil {
+		return nil, err
 	}
-	for _, t := range tools {
-		if validToolName(t.Name) == nil && (!t.InputSchema.set || t.InputSchema.object) {
-			return true
+	return tools, nil
+}
+
+// eachTool decodes the elements of the JSON array raw one by one into T
+// and calls fn with each; it fails where json.Unmarshal of raw into a []T
+// would, and takes null for an empty list. Decoding from a reader a value
+// at a time buffers one tool, where json.Unmarshal needs the whole list
+// as bytes: for the store's strings, a copy of each list.
+func eachTool[T any](raw string, fn func(*T)) error {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		_, err := dec.Token()
+		if err != io.EOF {
+			return errors.New("text after a null tool list")
 		}
+		return nil
 	}
-	return false
+	if tok != json.Delim('[') {
+		return fmt.Errorf("a tool list is a JSON array, not %v", tok)
+	}
+	for dec.More() {
+		var t T
+		if err := dec.Decode(&t); err != nil {
+			return err
+		}
+		fn(&t)
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
+		return fmt.Errorf("a tool list that does not end: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("text after the tool list")
+	}
+	return nil
 }
 
 // toolHead is a SnapshotTool as StoredListTakesATool reads it: every field

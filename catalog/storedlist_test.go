@@ -1,7 +1,10 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -44,12 +47,19 @@ func TestStoredListTakesAToolAsDecodingWould(t *testing.T) {
 		{"a tool not an object", `["x"]`, false},
 		{"keys in other case", `[{"NAME":"x","InputSchema":{}}]`, true},
 		{"unknown fields", `[{"name":"x","outputSchema":{"type":"object"},"_meta":{}}]`, true},
+		{"a good tool, then a broken one", `[{"name":"ok"},{"name":7}]`, false},
+		{"white space after the list", "[{\"name\":\"x\"}] \n", true},
+		{"a second list after it", `[{"name":"x"}] []`, false},
+		{"text after it", `[{"name":"x"}] x`, false},
+		{"a comma before the end", `[{"name":"x"},]`, false},
+		{"no comma between tools", `[{"name":"x"} {"name":"y"}]`, false},
+		{"not closed", `[{"name":"x"}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := takesByDecoding([]byte(tc.raw)); got != tc.want {
 				t.Fatalf("the table is wrong: decoding says %v", got)
 			}
-			if got := StoredListTakesATool([]byte(tc.raw)); got != tc.want {
+			if got := StoredListTakesATool(tc.raw); got != tc.want {
 				t.Errorf("StoredListTakesATool(%s) = %v, want %v", tc.raw, got, tc.want)
 			}
 		})
@@ -64,8 +74,19 @@ func FuzzStoredListTakesATool(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if got, want := StoredListTakesATool(raw), takesByDecoding(raw); got != want {
+		if got, want := StoredListTakesATool(string(raw)), takesByDecoding(raw); got != want {
 			t.Errorf("StoredListTakesATool(%q) = %v, decoding says %v", raw, got, want)
 		}
+		var want []SnapshotTool
+		werr := json.Unmarshal(raw, &want)
+		got, err := ReadStoredList(string(raw))
+		if (err == nil) != (werr == nil) || err == nil && !slices.EqualFunc(got, want, sameTool) {
+			t.Errorf("ReadStoredList(%q) = %+v, %v; json.Unmarshal says %+v, %v", raw, got, err, want, werr)
+		}
 	})
+}
+
+func sameTool(a, b SnapshotTool) bool {
+	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
+		bytes.Equal(a.InputSchema, b.InputSchema) && reflect.DeepEqual(a.Annotations, b.Annotations)
 }

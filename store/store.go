@@ -149,7 +149,7 @@ type MCPServer struct {
 	Plugin    string
 	// Tools is the server's last tools/list, as JSON, for explaining turns
 	// without starting the server.
-	Tools []byte
+	Tools string
 	// Instructions is what the server said at initialize, kept for its
 	// derived usage card when the server is not running (C5).
 	Instructions string

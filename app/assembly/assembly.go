@@ -9,7 +9,6 @@ package assembly
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -283,10 +282,7 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored, again StoredS
 		}
 		raw, name := s.Tools, s.Name
 		read := func() []catalog.SnapshotTool {
-			var tools []catalog.SnapshotTool
-			if json.Unmarshal(raw, &tools) != nil {
-				return nil
-			}
+			tools, _ := catalog.ReadStoredList(raw)
 			return tools
 		}
 		var reread catalog.Reread
@@ -296,8 +292,8 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored, again StoredS
 				if err != nil {
 					return nil, err
 				}
-				var tools []catalog.SnapshotTool
-				if err := json.Unmarshal(s.Tools, &tools); err != nil {
+				tools, err := catalog.ReadStoredList(s.Tools)
+				if err != nil {
 					return nil, jarvisbot.Errorf(jarvisbot.EINVALID, "its stored tool list is not a list of tools: %w", err)
 				}
 				return tools, nil

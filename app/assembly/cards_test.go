@@ -20,7 +20,7 @@ func TestOwnersCardReplacesDerivedC5(t *testing.T) {
 	db := openStore(t, dir)
 	tools, _ := json.Marshal([]map[string]any{{"name": "track_parcel", "description": "Where a parcel is.", "inputSchema": map[string]any{"type": "object"}}})
 	for _, name := range []string{"post", "courier"} {
-		if err := db.AddMCPServer(ctx, store.MCPServer{Name: name, Transport: "stdio", Command: name, Enabled: true, Tools: tools}); err != nil {
+		if err := db.AddMCPServer(ctx, store.MCPServer{Name: name, Transport: "stdio", Command: name, Enabled: true, Tools: string(tools)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.SetMCPCard(ctx, name, []string{"Sendung", "delivery"}); err != nil {

@@ -237,7 +237,7 @@ func (a Adder) try(ctx context.Context, c *Candidate) error {
 	}
 	c.Server.Transport = cn.Transport // after an SSE fallback, remember SSE
 	c.Tools = cn.Tools()
-	c.Server.Tools = ToolsJSON(c.Tools)
+	c.Server.Tools = string(ToolsJSON(c.Tools))
 	c.Server.Instructions = cn.Instructions // the derived card reads them while the server is not running
 	c.Info = cn.Info.Name
 	if cn.Info.Version != "" {

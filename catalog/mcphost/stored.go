@@ -196,7 +196,7 @@ func Trouble(s store.MCPServer, tools bool) string {
 		return ""
 	}
 	var list []catalog.SnapshotTool
-	err := json.Unmarshal(s.Tools, &list)
+	err := json.Unmarshal([]byte(s.Tools), &list)
 	if err == nil {
 		err = catalog.New().SetServer(catalog.Server{ID: s.Name, Trusted: s.Trusted, Connected: true}, list)
 	}

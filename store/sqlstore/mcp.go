@@ -45,16 +45,16 @@ func (db *DB) AddMCPServers(ctx context.Context, list []store.MCPServer) error {
 			}
 		}
 		tools := s.Tools
-		if len(tools) == 0 {
-			tools = []byte("[]")
+		if tools == "" {
+			tools = "[]"
 		}
-		if !json.Valid(tools) {
+		if !json.Valid([]byte(tools)) {
 			return jarvisbot.Errorf(jarvisbot.EINVALID, "tools of MCP server %s are not JSON", s.Name)
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO mcp_servers (`+mcpColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
 			s.Name, s.Transport, s.Command, string(cols[0]), string(cols[1]), s.Cwd, s.URL, string(cols[2]),
-			s.Timeout.Milliseconds(), boolInt(s.Trusted), boolInt(s.Enabled), s.Plugin, string(tools), string(cols[3]), s.Instructions, now, now)
+			s.Timeout.Milliseconds(), boolInt(s.Trusted), boolInt(s.Enabled), s.Plugin, tools, string(cols[3]), s.Instructions, now, now)
 		if err != nil {
 			return jarvisbot.Errorf(jarvisbot.EINTERNAL, "adding MCP server %s to %s: %w", s.Name, db.path, err)
 		}
@@ -117,7 +117,10 @@ func scanMCP(r scanner) (store.MCPServer, error) {
 	}
 	s.Timeout = time.Duration(timeout) * time.Millisecond
 	s.Trusted, s.Enabled = trusted == 1, enabled == 1
-	s.Tools = []byte(tools)
+	// Kept as the string the driver returns: a copy into bytes would
+	// double what every start allocates for the lists (~250 KB for 211
+	// tools), in spans of their own, and leave them resident.
+	s.Tools = tools
 	// A bad time harms nothing; it reads as unknown (zero).
 	s.CreatedAt, _ = parseTime(created)
 	s.UpdatedAt, _ = parseTime(updated)
