@@ -41,7 +41,11 @@ func (cp *Capability) shelveSchema() {
 func (v *View) WithSchemas(ctx context.Context, caps []*Capability) ([]*Capability, error) {
 	var out []*Capability
 	var errs []error
-	lists := map[string][]SnapshotTool{}
+	type list struct {
+		tools []SnapshotTool
+		read  bool // it could be read again
+	}
+	lists := map[string]list{}
 	for i, cp := range caps {
 		if cp.InputSchema != nil || cp.shelved == 0 {
 			if out != nil {
@@ -60,19 +64,20 @@ func (v *View) WithSchemas(ctx context.Context, caps []*Capability) ([]*Capabili
 			out = append(out, &c)
 			continue
 		}
-		tools, read := lists[cp.Server]
-		if !read {
-			var err error
-			if tools, err = v.rereadList(ctx, cp.Server); err != nil {
-				errs = append(errs, err)
+		l, seen := lists[cp.Server]
+		if !seen {
+			tools, err := v.rereadList(ctx, cp.Server)
+			if err != nil {
+				errs = append(errs, err) // once per server
 			}
-			lists[cp.Server] = tools
+			l = list{tools: tools, read: err == nil}
+			lists[cp.Server] = l
 		}
 		c := *cp
 		c.InputSchema, c.shelved = defaultSchema, 0
-		if schema, ok := schemaOf(tools, cp.Tool); ok {
+		if schema, ok := schemaOf(l.tools, cp.Tool); ok {
 			c.InputSchema = schema
-		} else if tools != nil {
+		} else if l.read {
 			errs = append(errs, jarvisbot.Errorf(jarvisbot.ENOTFOUND, "MCP server %s: its stored tool list no longer holds %s", cp.Server, cp.Tool))
 		}
 		out = append(out, &c)

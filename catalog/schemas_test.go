@@ -135,6 +135,7 @@ func TestStoredSchemasUnreadableC1(t *testing.T) {
 	}{
 		{"store fails", func(context.Context) ([]catalog.SnapshotTool, error) { return nil, broken }, jarvisbot.EINTERNAL, "database is closed"},
 		{"tool gone", func(context.Context) ([]catalog.SnapshotTool, error) { return widgetTools()[2:], nil }, jarvisbot.ENOTFOUND, "no longer holds measure_widget"},
+		{"list emptied", func(context.Context) ([]catalog.SnapshotTool, error) { return nil, nil }, jarvisbot.ENOTFOUND, "no longer holds measure_widget"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

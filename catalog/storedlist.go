@@ -73,8 +73,10 @@ func eachTool[T any](raw string, fn func(*T)) error {
 		}
 		fn(&t)
 	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
-		return fmt.Errorf("a tool list that does not end: %v", err)
+	if tok, err := dec.Token(); err != nil {
+		return fmt.Errorf("a tool list that does not end: %w", err)
+	} else if tok != json.Delim(']') {
+		return errors.New("a tool list that does not end")
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("text after the tool list")
