@@ -185,8 +185,8 @@ func (in *Installation) ShowServer(ctx context.Context, name string) (ServerDeta
 // catalog gives them, and how many were listed; n is -1 when the cached
 // list cannot be read, and an error says the catalog refuses them.
 func toolsOf(s store.MCPServer) (caps []catalog.Capability, n int, err error) {
-	var tools []catalog.SnapshotTool
-	if err := json.Unmarshal([]byte(s.Tools), &tools); err != nil {
+	tools, err := catalog.ReadStoredList(s.Tools)
+	if err != nil {
 		return nil, -1, err
 	}
 	c := catalog.New()

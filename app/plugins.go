@@ -264,8 +264,8 @@ func (in *Installation) cachedTools(ctx context.Context, plugin string) ([]catal
 		if s.Plugin != plugin || len(s.Tools) == 0 {
 			continue
 		}
-		var tools []catalog.SnapshotTool
-		if json.Unmarshal([]byte(s.Tools), &tools) != nil {
+		tools, err := catalog.ReadStoredList(s.Tools)
+		if err != nil {
 			continue // an unreadable cache is listed again when the server connects
 		}
 		if c.SetServer(catalog.Server{ID: s.Name, Plugin: plugin, Trusted: s.Trusted, Connected: true}, tools) != nil {

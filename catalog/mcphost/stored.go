@@ -195,8 +195,7 @@ func Trouble(s store.MCPServer, tools bool) string {
 	if !tools {
 		return ""
 	}
-	var list []catalog.SnapshotTool
-	err := json.Unmarshal([]byte(s.Tools), &list)
+	list, err := catalog.ReadStoredList(s.Tools)
 	if err == nil {
 		err = catalog.New().SetServer(catalog.Server{ID: s.Name, Trusted: s.Trusted, Connected: true}, list)
 	}
