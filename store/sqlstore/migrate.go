@@ -12,14 +12,26 @@ import (
 	"github.com/jarvisbot/jarvisbot"
 )
 
-// migration is one numbered schema step.
+// migration is one numbered schema step. Its SQL is read from fsys only
+// when the step is applied: a store already at the latest version, every
+// start but the first after an upgrade, copies none of the files.
 type migration struct {
 	version int
 	name    string
-	sql     string
+	fsys    fs.FS
+	path    string
 }
 
-// loadMigrations reads the dialect's numbered steps from fsys.
+// sql reads the step's statements.
+func (m migration) sql() (string, error) {
+	body, err := fs.ReadFile(m.fsys, m.path)
+	if err != nil {
+		return "", jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading migration %s: %w", m.name, err)
+	}
+	return string(body), nil
+}
+
+// loadMigrations lists the dialect's numbered steps in fsys.
 func loadMigrations(fsys fs.FS, d dialect) ([]migration, error) {
 	names, err := fs.Glob(fsys, "migrations/"+d.String()+"/*.sql")
 	if err != nil {
@@ -38,11 +50,7 @@ func loadMigrations(fsys fs.FS, d dialect) ([]migration, error) {
 			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "migrations %s and %s share version %d", prev, base, v)
 		}
 		seen[v] = base
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, jarvisbot.Errorf(jarvisbot.EINTERNAL, "reading migration %s: %w", base, err)
-		}
-		migs = append(migs, migration{version: v, name: base, sql: string(body)})
+		migs = append(migs, migration{version: v, name: base, fsys: fsys, path: name})
 	}
 	sort.Slice(migs, func(i, j int) bool { return migs[i].version < migs[j].version })
 	return migs, nil
@@ -121,7 +129,11 @@ func (db *DB) apply(ctx context.Context, c *sql.Conn, m migration) error {
 	if done > 0 {
 		return nil // another process applied it first
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+	stmts, err := m.sql()
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, stmts); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINTERNAL, "migration %s failed on %s: %w", m.name, db.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, db.dialect.rebind(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`),

@@ -206,7 +206,7 @@ func TestRecallBackfillA6(t *testing.T) {
 	before := fstest.MapFS{}
 	for _, m := range migs {
 		if m.version < 32 {
-			before["migrations/"+testDialect().String()+"/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+			before["migrations/"+testDialect().String()+"/"+m.name] = migrationFile(t, m)
 		}
 	}
 	path := testTarget(t)

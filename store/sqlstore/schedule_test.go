@@ -94,7 +94,7 @@ func TestScheduleMigrationKeepsRunsSC1(t *testing.T) {
 	before := fstest.MapFS{}
 	for _, m := range migs {
 		if m.version < 11 {
-			before["migrations/"+testDialect().String()+"/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+			before["migrations/"+testDialect().String()+"/"+m.name] = migrationFile(t, m)
 		}
 	}
 	path := testTarget(t)
