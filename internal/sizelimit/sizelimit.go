@@ -85,7 +85,14 @@ func (l Limit) ReadAll(r io.Reader, name string) ([]byte, error) {
 			size = fi.Size()
 		}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, l.Max+1))
+	lr := io.LimitReader(r, l.Max+1)
+	var data []byte
+	var err error
+	if size >= 0 {
+		data, err = readSized(lr, size)
+	} else {
+		data, err = io.ReadAll(lr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +103,27 @@ func (l Limit) ReadAll(r io.Reader, name string) ([]byte, error) {
 		size = -1 // it grew while it was read
 	}
 	return nil, l.fail(name, size)
+}
+
+// readSized reads r to its end into a buffer of the size its Stat gave,
+// plus a byte to see it end: io.ReadAll's doubling would allocate about
+// twice the file, and serve reads its config, skills and manifests at
+// every start. A file that grew since is read on, as io.ReadAll would.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // it grew: let append pick the next size
+		}
+	}
 }
 
 // ReadFile reads the file at path. A regular file over the limit is
