@@ -117,11 +117,6 @@ func From[V any](m map[string][]V) Map[V] {
 	return freeze(sortedKeys(m), n, func(vals []V, k string) []V { return append(vals, m[k]...) })
 }
 
-// FromValues freezes a map of one value per key.
-func FromValues[V any](m map[string]V) Map[V] {
-	return freeze(sortedKeys(m), len(m), func(vals []V, k string) []V { return append(vals, m[k]) })
-}
-
 func sortedKeys[E any](m map[string]E) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -175,17 +170,6 @@ func (m *Map[V]) Get(key string) ([]V, bool) {
 func (m *Map[V]) At(key string) []V {
 	vs, _ := m.Get(key)
 	return vs
-}
-
-// Value returns the first value of key, and whether the key is there: the
-// value of a map frozen with FromValues.
-func (m *Map[V]) Value(key string) (V, bool) {
-	vs, ok := m.Get(key)
-	if !ok || len(vs) == 0 {
-		var zero V
-		return zero, false
-	}
-	return vs[0], true
 }
 
 // Len is how many keys there are.

@@ -40,19 +40,6 @@ func TestMapFindsWhatWasFrozen(t *testing.T) {
 	}
 }
 
-// TestFromValues: a map of one value per key.
-func TestFromValues(t *testing.T) {
-	m := FromValues(map[string]float32{"x": 1.5, "y": 0.1})
-	for k, want := range map[string]float32{"x": 1.5, "y": 0.1} {
-		if got, ok := m.Value(k); !ok || got != want {
-			t.Errorf("Value(%q) = %v, %v; want %v", k, got, ok, want)
-		}
-	}
-	if got, ok := m.Value("z"); ok || got != 0 {
-		t.Errorf("Value(z) = %v, %v; want 0, false", got, ok)
-	}
-}
-
 // TestPostingsFreezeAsFrom: postings filed one by one, repeats included,
 // freeze to the Map that From makes of the same values gathered in a map
 // of slices, each value once per key in the order first filed; no

@@ -101,9 +101,8 @@ type Index struct {
 	// long as its skills do.
 	uni     frozen.Map[posting]
 	pairs   frozen.Map[posting] // "stem stem" phrases
-	idf     frozen.Map[float32]
-	maxLen  int       // longest indexed stem, bounds compound splitting
-	caps    []float32 // per document: Doc.ParaphraseCap, 0 unbounded
+	maxLen  int                 // longest indexed stem, bounds compound splitting
+	caps    []float32           // per document: Doc.ParaphraseCap, 0 unbounded
 	lex     *words.Lexicon
 	scratch sync.Pool
 }
@@ -148,7 +147,6 @@ func New(docs []Doc) *Index {
 	// growing a slice per stem (frozen.Postings).
 	var uni, pairs frozen.Postings[posting]
 	var z words.Tokenizer
-	df := map[string]int{}
 	// Each document's tallies, in maps that the next document reuses.
 	w, pw := map[string]float64{}, map[string]float64{}
 	// trans and para hold the thesaurus's words, each at the best weight
@@ -240,28 +238,19 @@ func New(docs []Doc) *Index {
 		}
 		for stem, v := range w {
 			uni.Add(stem, posting{doc: int32(d), weight: float32(v), strength: strong[stem], head: strong[stem] == strongAlways || heads[stem]})
-			df[stem]++
 			ix.maxLen = max(ix.maxLen, len(stem))
 		}
 		for stem, v := range para {
 			if _, own := w[stem]; !own {
 				uni.Add(stem, posting{doc: int32(d), weight: float32(v), para: true})
-				df[stem]++
 				ix.maxLen = max(ix.maxLen, len(stem))
 			}
 		}
 		for ph, v := range pw {
 			pairs.Add(ph, posting{doc: int32(d), weight: float32(v)})
-			df[ph]++
 		}
 	}
-	idf := make(map[string]float32, len(df))
-	for stem, n := range df {
-		// BM25's idf, floored so a stem every document has still counts a
-		// little.
-		idf[stem] = float32(max(0.1, math.Log(1+(float64(ix.n)-float64(n)+0.5)/(float64(n)+0.5))))
-	}
-	ix.uni, ix.pairs, ix.idf = uni.Freeze(), pairs.Freeze(), frozen.FromValues(idf)
+	ix.uni, ix.pairs = uni.Freeze(), pairs.Freeze()
 	return ix
 }
 
@@ -341,7 +330,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 		}
 		sc.seen[stem] = true
 		if ps, ok := ix.uni.Get(stem); ok {
-			ix.add(sc, stem, ps, matched)
+			ix.add(sc, ix.idf(len(ps)), stem, ps, matched)
 			continue
 		}
 		ix.compound(sc, stem, matched)
@@ -349,7 +338,7 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	for i := 0; i+1 < len(sc.phrase); i++ {
 		sc.buf = append(append(append(sc.buf[:0], sc.phrase[i]...), ' '), sc.phrase[i+1]...)
 		if ps, ok := ix.pairs.Get(string(sc.buf)); ok {
-			ix.add(sc, string(sc.buf), ps, matched)
+			ix.add(sc, ix.idf(len(ps)), string(sc.buf), ps, matched)
 		}
 	}
 	for d, p := range sc.para {
@@ -376,8 +365,19 @@ func (ix *Index) Rank(msg string, out []Hit) []Hit {
 	return out
 }
 
-func (ix *Index) add(sc *scratch, key string, ps []posting, matched []int32) {
-	idf, _ := ix.idf.Value(key)
+// idf is BM25's inverse document frequency of a stem or phrase that docs
+// of the documents hold, floored so that one every document holds still
+// counts a little. A key's postings are its documents, one each (Freeze
+// keeps one posting per document and key), so the index keeps no table of
+// counts or idfs beside them: building one cost a third of what New
+// allocates.
+func (ix *Index) idf(docs int) float32 {
+	n := float64(docs)
+	return float32(max(0.1, math.Log(1+(float64(ix.n)-n+0.5)/(n+0.5))))
+}
+
+// add scores the postings ps of key, whose idf is idf.
+func (ix *Index) add(sc *scratch, idf float32, key string, ps []posting, matched []int32) {
 	strong := strings.IndexByte(key, ' ') >= 0 || ix.lex.Distinctive(key)
 	for _, p := range ps {
 		if p.para {
@@ -420,8 +420,8 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 			}
 			rest := words.Stem(tail[len(link):])
 			if tp, ok := ix.uni.Get(rest); ok {
-				ix.add(sc, head, hp, matched)
-				ix.add(sc, rest, tp, matched)
+				ix.add(sc, ix.idf(len(hp)), head, hp, matched)
+				ix.add(sc, ix.idf(len(tp)), rest, tp, matched)
 				return
 			}
 		}
@@ -446,7 +446,7 @@ func (ix *Index) compound(sc *scratch, stem string, matched []int32) {
 			}
 		}
 		if len(sc.heads) > n {
-			ix.add(sc, string(rest), sc.heads[n:], matched)
+			ix.add(sc, ix.idf(len(ps)), string(rest), sc.heads[n:], matched) // the idf of all its documents
 			sc.heads = sc.heads[:n]
 			return
 		}
