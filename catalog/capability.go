@@ -95,7 +95,7 @@ type Capability struct {
 	enums     []string
 	enumsRead bool
 	// shelved is the size of the input schema a stored list keeps out of
-	// memory (shelveSchema): InputSchema is nil until View.WithSchemas
+	// memory (shelvedCaps): InputSchema is nil until View.WithSchemas
 	// reads it again.
 	shelved int
 }

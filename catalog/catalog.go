@@ -13,6 +13,7 @@ package catalog
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -54,7 +55,7 @@ type Catalog struct {
 	learned map[string][]LearnedWord
 	// stored holds, by server id, the tool lists SetStoredServer left
 	// to read when the server's tools are first needed.
-	stored map[string]func() []SnapshotTool
+	stored map[string]func() string
 	// reread holds, by server id, where a stored list's input schemas are
 	// read again when a tool of it is offered (schemas.go).
 	reread map[string]Reread
@@ -63,7 +64,7 @@ type Catalog struct {
 
 // New returns an empty catalog.
 func New() *Catalog {
-	return &Catalog{caps: map[string]Capability{}, servers: map[string]Server{}, tiers: map[string]Tier{}, stored: map[string]func() []SnapshotTool{}, reread: map[string]Reread{}}
+	return &Catalog{caps: map[string]Capability{}, servers: map[string]Server{}, tiers: map[string]Tier{}, stored: map[string]func() string{}, reread: map[string]Reread{}}
 }
 
 // Add registers or replaces a capability.
@@ -169,18 +170,19 @@ func (c *Catalog) putServer(s Server, caps []Capability) {
 }
 
 // SetStoredServer registers an MCP server with the tool list it had when
-// last seen, as SetServer does, but reads the list (read) only when its
-// tools are first needed: a view, a count of its tools, or a tool added
-// under its name; a list that replaces it (SetServer, SetTools) or the
-// server's removal drops it unread. serve registers every stored server
-// at start, and decoding and checking all their lists (5–10 ms for 300
-// tools) would otherwise stand between the owner and a jarvisbot that
-// hears them; read returns nil for a list that cannot be decoded.
+// last seen, as SetServer does, but reads the list (read, the JSON array
+// of SnapshotTools the store keeps) only when its tools are first needed:
+// a view, a count of its tools, or a tool added under its name; a list
+// that replaces it (SetServer, SetTools) or the server's removal drops it
+// unread. serve registers every stored server at start, and decoding and
+// checking all their lists (5–10 ms for 300 tools) would otherwise stand
+// between the owner and a jarvisbot that hears them. A list that does not
+// decode (ReadStoredList) holds no tools.
 //
 // With reread set, the catalog keeps the tools' input schemas out of
-// memory once read and reads them again through reread when a tool is
+// memory (shelvedCaps) and reads them again through reread when a tool is
 // offered (View.WithSchemas); nil keeps them in memory.
-func (c *Catalog) SetStoredServer(s Server, read func() []SnapshotTool, reread Reread) error {
+func (c *Catalog) SetStoredServer(s Server, read func() string, reread Reread) error {
 	if err := ValidServerName(s.ID); err != nil {
 		return jarvisbot.Errorf(jarvisbot.EINVALID, "%w", err)
 	}
@@ -214,11 +216,14 @@ func (c *Catalog) readStored(server string) {
 		return
 	}
 	delete(c.stored, server)
-	_, reread := c.reread[server]
-	for _, cp := range serverCaps(c.servers[server], read()) {
-		if reread {
-			cp.shelveSchema()
-		}
+	var caps []Capability
+	if _, reread := c.reread[server]; reread {
+		caps = shelvedCaps(c.servers[server], read())
+	} else {
+		tools, _ := ReadStoredList(read())
+		caps = serverCaps(c.servers[server], tools)
+	}
+	for _, cp := range caps {
 		c.caps[cp.ID] = cp
 	}
 	c.view = nil
@@ -328,24 +333,30 @@ func serverCaps(s Server, tools []SnapshotTool) []Capability {
 		if len(t.InputSchema) > 0 {
 			schema = compactValid(t.InputSchema)
 		}
-		caps = append(caps, Capability{
-			ID:          MCPID(s.ID, t.Name),
-			Kind:        KindMCP,
-			Source:      s.ID,
-			Name:        t.Name,
-			Description: t.Description,
-			InputSchema: schema,
-			enums:       validEnumValues(schema),
-			enumsRead:   true,
-			Tier:        toolTier(t.Annotations, s.Trusted),
-			Connected:   s.Connected,
-			Server:      s.ID,
-			Tool:        t.Name,
-			title:       toolTitle(t),
-			annotations: t.Annotations,
-		})
+		caps = append(caps, toolCap(s, &t, schema, validEnumValues(schema)))
 	}
 	return caps
+}
+
+// toolCap is the capability of server s's tool t, whose input schema, as
+// offered, is schema; enums are the words of its enums (validEnumValues).
+func toolCap(s Server, t *SnapshotTool, schema json.RawMessage, enums []string) Capability {
+	return Capability{
+		ID:          MCPID(s.ID, t.Name),
+		Kind:        KindMCP,
+		Source:      s.ID,
+		Name:        t.Name,
+		Description: t.Description,
+		InputSchema: schema,
+		enums:       enums,
+		enumsRead:   true,
+		Tier:        toolTier(t.Annotations, s.Trusted),
+		Connected:   s.Connected,
+		Server:      s.ID,
+		Tool:        t.Name,
+		title:       toolTitle(*t),
+		annotations: t.Annotations,
+	}
 }
 
 func toolTitle(t SnapshotTool) string {

@@ -14,7 +14,7 @@ import (
 // A stored list's input schemas are most of its size (190 KB of the 211
 // tools the footprint serves) and are needed only when a tool is offered,
 // before its server answers with its live list; the gate reads each
-// tool's enum words when the list is read (serverCaps). Held, they cost
+// tool's enum words when the list is read (shelvedCaps). Held, they cost
 // every process their size about twice over, since the collector lets the
 // heap grow to twice what is live, and more the more tools the owner
 // adds: one second after a first turn RssAnon measured 8.6 MiB without
@@ -24,11 +24,69 @@ import (
 // with its live one.
 type Reread func(ctx context.Context) ([]SnapshotTool, error)
 
-// shelveSchema drops the capability's input schema, keeping its size
-// for SchemaBytes, for View.WithSchemas to read again.
-func (cp *Capability) shelveSchema() {
-	cp.shelved = len(cp.InputSchema)
-	cp.InputSchema = nil
+// shelvedCaps are the capabilities serverCaps makes of a stored list
+// (raw, decoded as ReadStoredList decodes it), but without their input
+// schemas, for View.WithSchemas to read again: each schema is summed up
+// as the list is decoded (schemaFacts), and its bytes are never copied,
+// where decoding whole SnapshotTools copied every schema only for the
+// catalog to drop it (~200 KB at the first turn for the footprint's 211
+// tools). A list that does not decode holds no tools, as with
+// ReadStoredList.
+func shelvedCaps(s Server, raw string) []Capability {
+	var caps []Capability
+	var seen map[string]bool
+	err := eachTool(raw, func(t *shelvedTool) {
+		// AcceptTools's rules: a name the catalog takes, an object for a
+		// schema if there is one, and the first listing of a name.
+		if validToolName(t.Name) != nil || t.InputSchema.set && !t.InputSchema.object || seen[t.Name] {
+			return
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[t.Name] = true
+		size := len(defaultSchema)
+		if t.InputSchema.set {
+			size = t.InputSchema.size
+		}
+		cp := toolCap(s, &SnapshotTool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations}, nil, t.InputSchema.enums)
+		cp.shelved = size
+		caps = append(caps, cp)
+	})
+	if err != nil {
+		return nil
+	}
+	return caps
+}
+
+// shelvedTool is a SnapshotTool as shelvedCaps reads it: the same fields,
+// of types that decode as SnapshotTool's do, but the schema summed up.
+type shelvedTool struct {
+	Name        string       `json:"name"`
+	Title       string       `json:"title"`
+	Description string       `json:"description"`
+	InputSchema schemaFacts  `json:"inputSchema"`
+	Annotations *Annotations `json:"annotations"`
+}
+
+// schemaFacts is what the catalog keeps of an input schema it leaves in
+// the store: whether the tool gave one and it is a JSON object
+// (schemaHead), its size once compacted (as offered) and its enums'
+// words. The decoder has checked that it is valid JSON.
+type schemaFacts struct {
+	schemaHead
+	size  int
+	enums []string
+}
+
+func (s *schemaFacts) UnmarshalJSON(b []byte) error {
+	if err := s.schemaHead.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	if s.object {
+		s.size, s.enums = compactLen(b), validEnumValues(b)
+	}
+	return nil
 }
 
 // WithSchemas returns caps with every input schema in place: a

@@ -11,16 +11,22 @@ import (
 	"github.com/jarvisbot/jarvisbot/catalog"
 )
 
-// widgetTools is a stored list whose schemas are spaced, as a server may
+// widgetList is a stored list whose schemas are spaced, as a server may
 // send them: the catalog offers them compacted.
+const widgetList = `[
+	{"name": "measure_widget", "description": "Measure the length of a widget.",
+		"inputSchema": {"type": "object", "properties": {"serial": {"type": "string"}}, "required": ["serial"]}},
+	{"name": "paint_widget", "description": "Paint a widget in a colour.",
+		"inputSchema": {"type": "object", "properties": {"colour": {"enum": ["red", "green"]}}}},
+	{"name": "count_widgets", "description": "Count the widgets."}
+]`
+
 func widgetTools() []catalog.SnapshotTool {
-	return []catalog.SnapshotTool{
-		{Name: "measure_widget", Description: "Measure the length of a widget.",
-			InputSchema: json.RawMessage(`{"type": "object", "properties": {"serial": {"type": "string"}}, "required": ["serial"]}`)},
-		{Name: "paint_widget", Description: "Paint a widget in a colour.",
-			InputSchema: json.RawMessage(`{"type": "object", "properties": {"colour": {"enum": ["red", "green"]}}}`)},
-		{Name: "count_widgets", Description: "Count the widgets."},
+	tools, err := catalog.ReadStoredList(widgetList)
+	if err != nil {
+		panic(err)
 	}
+	return tools
 }
 
 var widgetSchemas = map[string]string{
@@ -37,7 +43,7 @@ func storedWidgets(t *testing.T, reread catalog.Reread) *catalog.Catalog {
 	if err := c.Add(catalog.Capability{ID: "builtin:clock", Description: "Tell the time."}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SetStoredServer(catalog.Server{ID: "widgets", Connected: true}, widgetTools, reread); err != nil {
+	if err := c.SetStoredServer(catalog.Server{ID: "widgets", Connected: true}, func() string { return widgetList }, reread); err != nil {
 		t.Fatal(err)
 	}
 	return c

@@ -236,7 +236,12 @@ func compactValid(raw json.RawMessage) json.RawMessage {
 
 // spaced reports white space outside the strings of valid JSON: what
 // json.Compact would remove.
-func spaced(raw []byte) bool {
+func spaced(raw []byte) bool { return compactLen(raw) < len(raw) }
+
+// compactLen is the length of valid JSON once json.Compact has removed
+// the white space outside its strings.
+func compactLen(raw []byte) int {
+	n := 0
 	in, esc := false, false
 	for _, c := range raw {
 		switch {
@@ -246,9 +251,10 @@ func spaced(raw []byte) bool {
 			esc = true
 		case c == '"':
 			in = !in
-		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return true
+		case !in && isJSONSpace(c):
+			continue
 		}
+		n++
 	}
-	return false
+	return n
 }

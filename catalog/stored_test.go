@@ -1,6 +1,8 @@
 package catalog_test
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -95,43 +97,59 @@ func TestStoredListReadWhenFirstNeededC1(t *testing.T) {
 			do: func(c *catalog.Catalog) error { c.View(); return nil }},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c := catalog.New()
-			reads := 0
-			err := c.SetStoredServer(catalog.Server{ID: "gh", Trusted: true, Connected: true}, func() []catalog.SnapshotTool {
-				reads++
-				return tc.list
-			}, nil)
+		raw := `[{"name":` // a list that does not decode
+		if tc.list != nil {
+			b, err := json.Marshal(tc.list)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := tc.do(c); err != nil {
-				t.Fatal(err)
+			raw = string(b)
+		}
+		// Its schemas held, as commands hold them, and left in the store
+		// for a reread, as serve leaves them.
+		for _, reread := range []catalog.Reread{nil, func(context.Context) ([]catalog.SnapshotTool, error) { return tc.list, nil }} {
+			name := tc.name
+			if reread != nil {
+				name += ", schemas left in the store"
 			}
-			if reads != tc.readsBy {
-				t.Fatalf("the stored list was read %d times, want %d", reads, tc.readsBy)
-			}
-			v := c.View()
-			want := 1
-			if tc.replaced {
-				want = 0
-			}
-			if reads != want {
-				t.Errorf("after a view the stored list was read %d times, want %d", reads, want)
-			}
-			var got []string
-			for _, cp := range v.Capabilities() {
-				if cp.Server == "gh" {
-					got = append(got, cp.Tool)
+			t.Run(name, func(t *testing.T) {
+				c := catalog.New()
+				reads := 0
+				err := c.SetStoredServer(catalog.Server{ID: "gh", Trusted: true, Connected: true}, func() string {
+					reads++
+					return raw
+				}, reread)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if !slices.Equal(got, tc.wantTools) {
-				t.Errorf("tools %q, want %q", got, tc.wantTools)
-			}
-			if tc.check != nil {
-				tc.check(t, v)
-			}
-		})
+				if err := tc.do(c); err != nil {
+					t.Fatal(err)
+				}
+				if reads != tc.readsBy {
+					t.Fatalf("the stored list was read %d times, want %d", reads, tc.readsBy)
+				}
+				v := c.View()
+				want := 1
+				if tc.replaced {
+					want = 0
+				}
+				if reads != want {
+					t.Errorf("after a view the stored list was read %d times, want %d", reads, want)
+				}
+				var got []string
+				for _, cp := range v.Capabilities() {
+					if cp.Server == "gh" {
+						got = append(got, cp.Tool)
+					}
+				}
+				if !slices.Equal(got, tc.wantTools) {
+					t.Errorf("tools %q, want %q", got, tc.wantTools)
+				}
+				if tc.check != nil {
+					tc.check(t, v)
+				}
+			})
+		}
 	}
 }
 
@@ -139,7 +157,7 @@ func TestStoredListReadWhenFirstNeededC1(t *testing.T) {
 // rules SetServer applies, before anything is registered.
 func TestStoredServerNameCheckedC1(t *testing.T) {
 	c := catalog.New()
-	if err := c.SetStoredServer(catalog.Server{ID: "bad/name"}, func() []catalog.SnapshotTool { return nil }, nil); err == nil {
+	if err := c.SetStoredServer(catalog.Server{ID: "bad/name"}, func() string { return "[]" }, nil); err == nil {
 		t.Fatal("a server name with '/' was taken")
 	}
 	if len(c.Servers()) != 0 {

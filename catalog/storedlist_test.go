@@ -3,9 +3,12 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
 // takesByDecoding is what StoredListTakesATool must agree with: the list
@@ -66,6 +69,74 @@ func TestStoredListTakesAToolAsDecodingWould(t *testing.T) {
 	}
 }
 
+// shelvedByDecoding is what shelvedCaps must agree with: the list decoded
+// whole, its tools made capabilities, each schema then dropped for its
+// size.
+func shelvedByDecoding(s Server, raw string) []Capability {
+	tools, err := ReadStoredList(raw)
+	if err != nil {
+		return nil
+	}
+	caps := serverCaps(s, tools)
+	for i := range caps {
+		caps[i].shelved, caps[i].InputSchema = len(caps[i].InputSchema), nil
+	}
+	return caps
+}
+
+func checkShelved(t *testing.T, raw string) {
+	t.Helper()
+	s := Server{ID: "s", Trusted: true, Connected: true}
+	got, want := shelvedCaps(s, raw), shelvedByDecoding(s, raw)
+	if len(got) != len(want) || len(got) > 0 && !reflect.DeepEqual(got, want) {
+		t.Errorf("shelvedCaps(%.200q) =\n%+v\ndecoding whole says\n%+v", raw, got, want)
+	}
+}
+
+// TestShelvedCapsAsDecodingWould: serve reads its stored lists with their
+// schemas left in the store; the tools, their enum words and their
+// schemas' sizes must be what decoding the lists whole gives, on the
+// 294 real tools of the extended snapshot (compact and spaced), and on
+// damaged lists.
+func TestShelvedCapsAsDecodingWould(t *testing.T) {
+	f, err := os.Open(fixtures.Path(t, "catalog-extended.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	snap, err := ReadSnapshot(f, "catalog-extended.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range snap.MCPServers {
+		compact, err := json.Marshal(srv.Tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spaced, err := json.MarshalIndent(srv.Tools, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkShelved(t, string(compact))
+		checkShelved(t, string(spaced))
+	}
+	for _, raw := range []string{
+		`[{"name":"x","inputSchema":{"type":"object","properties":{"mode":{"enum":["fast","slow"]}}}}]`,
+		`[{"name":"x","inputSchema":{ "type" : "object" , "description":"a \" quoted   space"}}]`,
+		`[{"name":"x","inputSchema":{"a":1},"inputSchema":[1]}]`,
+		`[{"name":"x","inputSchema":[1],"inputSchema":{"enum":["a"]}}]`,
+		`[{"name":"x","inputSchema":{"enum":["a"]},"inputSchema":{}}]`,
+		`[{"name":"x"},{"name":"x","inputSchema":{"enum":["b"]}}]`,
+		`[{"name":"x","inputSchema":null},{"name":"x","inputSchema":{"enum":["b"]}}]`,
+		`[{"name":"x","inputSchema":{}}, {"name":"y","inputSchema":"s"}]`,
+		`[{"name":"x","annotations":{"readOnlyHint":true,"title":"T"}}]`,
+		`[{"name":"x","title":"Shown"}]`,
+		`null`, `[]`, `[{"name":`, `[{"name":"x","description":7}]`,
+	} {
+		checkShelved(t, raw)
+	}
+}
+
 // FuzzStoredListTakesATool: on any input, the light reading and decoding
 // agree.
 func FuzzStoredListTakesATool(f *testing.F) {
@@ -83,6 +154,7 @@ func FuzzStoredListTakesATool(f *testing.F) {
 		if (err == nil) != (werr == nil) || err == nil && !slices.EqualFunc(got, want, sameTool) {
 			t.Errorf("ReadStoredList(%q) = %+v, %v; json.Unmarshal says %+v, %v", raw, got, err, want, werr)
 		}
+		checkShelved(t, string(raw))
 	})
 }
 

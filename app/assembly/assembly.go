@@ -281,10 +281,7 @@ func addStored(ctx context.Context, c *catalog.Catalog, db Stored, again StoredS
 			continue
 		}
 		raw, name := s.Tools, s.Name
-		read := func() []catalog.SnapshotTool {
-			tools, _ := catalog.ReadStoredList(raw)
-			return tools
-		}
+		read := func() string { return raw }
 		var reread catalog.Reread
 		if again != nil {
 			reread = func(ctx context.Context) ([]catalog.SnapshotTool, error) {

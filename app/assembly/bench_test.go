@@ -19,8 +19,9 @@ import (
 // (294 tools, testdata/fixtures/catalog-extended.json) as the store keeps
 // them, read from real SQLite. "start" is what serve pays before the
 // owner can reach it: the servers' tool lists are read only when first
-// needed; "tools" adds reading all of them (a view of the catalog), which
-// serve does once it is ready.
+// needed; "tools" adds reading all of them (a view of the catalog), as
+// commands read them, and "tools-shelved" as serve's first turn does,
+// their input schemas left in the store (Sources.Reread).
 func BenchmarkBuildStored(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -48,27 +49,34 @@ func BenchmarkBuildStored(b *testing.B) {
 		tools += len(s.Tools)
 	}
 	cfg := config.Config{DataDir: dir, Path: "bench.yaml"}
+	allTools := func(c *catalog.Catalog) error {
+		if n := len(c.View().Capabilities()); n < tools {
+			return fmt.Errorf("%d capabilities, want at least the %d stored tools", n, tools)
+		}
+		return nil
+	}
 	for _, bc := range []struct {
-		name  string
-		check func(c *catalog.Catalog) error
+		name   string
+		reread bool
+		check  func(c *catalog.Catalog) error
 	}{
-		{"start", func(c *catalog.Catalog) error {
+		{"start", false, func(c *catalog.Catalog) error {
 			if n := len(c.Servers()); n < len(snap.MCPServers) {
 				return fmt.Errorf("%d servers, want at least the %d stored", n, len(snap.MCPServers))
 			}
 			return nil
 		}},
-		{"tools", func(c *catalog.Catalog) error {
-			if n := len(c.View().Capabilities()); n < tools {
-				return fmt.Errorf("%d capabilities, want at least the %d stored tools", n, tools)
-			}
-			return nil
-		}},
+		{"tools", false, allTools},
+		{"tools-shelved", true, allTools},
 	} {
+		src := assembly.Sources{Config: cfg, Stored: db}
+		if bc.reread {
+			src.Reread = db
+		}
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				c, err := assembly.Build(ctx, assembly.Sources{Config: cfg, Stored: db})
+				c, err := assembly.Build(ctx, src)
 				if err != nil {
 					b.Fatal(err)
 				}
