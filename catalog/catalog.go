@@ -216,17 +216,26 @@ func (c *Catalog) readStored(server string) {
 		return
 	}
 	delete(c.stored, server)
-	var caps []Capability
+	c.view = nil
 	if _, reread := c.reread[server]; reread {
-		caps = shelvedCaps(c.servers[server], read())
-	} else {
-		tools, _ := ReadStoredList(read())
-		caps = serverCaps(c.servers[server], tools)
+		// Each tool goes straight into the catalog; a list that turns out
+		// not to decode takes back the ones it gave (it had none before).
+		var added []string
+		err := shelvedCaps(c.servers[server], read(), func(cp Capability) {
+			c.caps[cp.ID] = cp
+			added = append(added, cp.ID)
+		})
+		if err != nil {
+			for _, id := range added {
+				delete(c.caps, id)
+			}
+		}
+		return
 	}
-	for _, cp := range caps {
+	tools, _ := ReadStoredList(read())
+	for _, cp := range serverCaps(c.servers[server], tools) {
 		c.caps[cp.ID] = cp
 	}
-	c.view = nil
 }
 
 // readAllStored reads every stored list not read yet; c.mu is held.

@@ -24,18 +24,18 @@ import (
 // with its live one.
 type Reread func(ctx context.Context) ([]SnapshotTool, error)
 
-// shelvedCaps are the capabilities serverCaps makes of a stored list
-// (raw, decoded as ReadStoredList decodes it), but without their input
-// schemas, for View.WithSchemas to read again: each schema is summed up
-// as the list is decoded (schemaFacts), and its bytes are never copied,
-// where decoding whole SnapshotTools copied every schema only for the
-// catalog to drop it (~200 KB at the first turn for the footprint's 211
-// tools). A list that does not decode holds no tools, as with
-// ReadStoredList.
-func shelvedCaps(s Server, raw string) []Capability {
-	var caps []Capability
+// shelvedCaps gives add, one at a time, the capabilities serverCaps makes
+// of a stored list (raw, decoded as ReadStoredList decodes it), but
+// without their input schemas, for View.WithSchemas to read again: each
+// schema is summed up as the list is decoded (schemaFacts), and its bytes
+// are never copied, where decoding whole SnapshotTools copied every
+// schema only for the catalog to drop it (~200 KB at the first turn for
+// the footprint's 211 tools), and no list of them is built. It returns
+// ReadStoredList's error for a list that does not decode, which holds no
+// tools: the caller takes back what add was given.
+func shelvedCaps(s Server, raw string, add func(Capability)) error {
 	var seen map[string]bool
-	err := eachTool(raw, func(t *shelvedTool) {
+	return eachTool(raw, func(t *shelvedTool) {
 		// AcceptTools's rules: a name the catalog takes, an object for a
 		// schema if there is one, and the first listing of a name.
 		if validToolName(t.Name) != nil || t.InputSchema.set && !t.InputSchema.object || seen[t.Name] {
@@ -51,12 +51,8 @@ func shelvedCaps(s Server, raw string) []Capability {
 		}
 		cp := toolCap(s, &SnapshotTool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations}, nil, t.InputSchema.enums)
 		cp.shelved = size
-		caps = append(caps, cp)
+		add(cp)
 	})
-	if err != nil {
-		return nil
-	}
-	return caps
 }
 
 // shelvedTool is a SnapshotTool as shelvedCaps reads it: the same fields,

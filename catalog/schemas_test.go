@@ -180,3 +180,24 @@ func TestStoredSchemasAfterLiveListC1(t *testing.T) {
 		t.Errorf("schema %s, %v, %d reads; want the live list's", got[0].InputSchema, err, reads)
 	}
 }
+
+// TestStoredSchemasBrokenListC1: a stored list that breaks after good
+// tools holds no tools when its schemas stay in the store, as when they
+// are held: the tools read before the break are taken back.
+func TestStoredSchemasBrokenListC1(t *testing.T) {
+	for _, raw := range []string{`[{"name":"ok_tool"},{"name":7}]`, `[{"name":"ok_tool"},{"name":"two"}`} {
+		c := catalog.New()
+		reread := func(context.Context) ([]catalog.SnapshotTool, error) { return nil, nil }
+		if err := c.SetStoredServer(catalog.Server{ID: "broken", Connected: true}, func() string { return raw }, reread); err != nil {
+			t.Fatal(err)
+		}
+		if n := c.Tools("broken"); n != 0 {
+			t.Errorf("%s: %d tools, want none from a list that does not decode", raw, n)
+		}
+		for _, cp := range c.View().Capabilities() {
+			if cp.Server == "broken" {
+				t.Errorf("%s: %s in the view", raw, cp.ID)
+			}
+		}
+	}
+}

@@ -87,7 +87,11 @@ func shelvedByDecoding(s Server, raw string) []Capability {
 func checkShelved(t *testing.T, raw string) {
 	t.Helper()
 	s := Server{ID: "s", Trusted: true, Connected: true}
-	got, want := shelvedCaps(s, raw), shelvedByDecoding(s, raw)
+	var got []Capability
+	if shelvedCaps(s, raw, func(cp Capability) { got = append(got, cp) }) != nil {
+		got = nil // the catalog takes back what a list that fails gave
+	}
+	want := shelvedByDecoding(s, raw)
 	if len(got) != len(want) || len(got) > 0 && !reflect.DeepEqual(got, want) {
 		t.Errorf("shelvedCaps(%.200q) =\n%+v\ndecoding whole says\n%+v", raw, got, want)
 	}
