@@ -19,18 +19,27 @@ import (
 	"github.com/jarvisbot/jarvisbot/store"
 )
 
-// ScheduledEntries are the enabled skills that carry a schedule. Imported
-// skills never do: the importer drops their schedules (S6).
-func ScheduledEntries(ctx context.Context, cfg config.Config, db interface {
+// scheduleStore is what ScheduledEntries reads of the store.
+type scheduleStore interface {
 	store.SkillSwitches
 	store.Plugins
-}, warn io.Writer) ([]scheduler.Entry, error) {
+}
+
+// ScheduledEntries are the enabled skills that carry a schedule. Imported
+// skills never do: the importer drops their schedules (S6).
+func ScheduledEntries(ctx context.Context, cfg config.Config, db scheduleStore, warn io.Writer) ([]scheduler.Entry, error) {
+	return scheduledEntries(ctx, cfg, db, nil, warn)
+}
+
+// scheduledEntries is ScheduledEntries with the shipped general skills
+// already read (nil reads them from the binary).
+func scheduledEntries(ctx context.Context, cfg config.Config, db scheduleStore, general []*skills.Skill, warn io.Writer) ([]scheduler.Entry, error) {
 	on := map[string]bool{}
 	if err := collection.AddInstalled(ctx, db, on); err != nil {
 		return nil, err
 	}
 	// Plugin manuals carry no schedules: the collection need not be read.
-	list, err := skills.Enabled(ctx, db, skills.Scope{DataDir: cfg.DataDir, Agent: store.DefaultAgent, Connected: on}, warn)
+	list, err := skills.Enabled(ctx, db, skills.Scope{DataDir: cfg.DataDir, Agent: store.DefaultAgent, Connected: on, General: general}, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +280,7 @@ func (s *Service) RunScheduledForApp(ctx context.Context, skill string) (store.R
 // that cannot be read or scheduled are reported to the service's
 // warnings. scheduler.RunError says whether the run succeeded.
 func (s *Session) RunScheduled(ctx context.Context, skill string, deliver func(ctx context.Context, chat, text string) error) (store.Run, error) {
-	entries, err := ScheduledEntries(ctx, s.Config, s.DB, s.Warn)
+	entries, err := s.scheduledEntries(ctx, s.Warn)
 	if err != nil {
 		return store.Run{}, err
 	}

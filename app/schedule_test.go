@@ -52,3 +52,31 @@ func TestScheduleWithoutSchedulerSC1(t *testing.T) {
 		t.Errorf("a background run without a scheduler: %v", err)
 	}
 }
+
+// TestScheduledEntriesShareTheTurnsSkills: serve's schedule is read from
+// the shipped general skills its turns read, so the first turn does not
+// parse them a second time; the entries are those a one-off command reads.
+func TestScheduledEntriesShareTheTurnsSkills(t *testing.T) {
+	ctx := context.Background()
+	in := testInstallation(t, nil)
+	s := &Service{Config: in.Config, DB: in.DB, shipped: &shippedSkills{Config: in.Config, Warn: in.Env.Stderr}}
+	got, err := s.scheduledEntries(ctx, in.Env.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ScheduledEntries(ctx, in.Config, in.DB, in.Env.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || len(got) != len(want) {
+		t.Fatalf("%d entries, want the %d a one-off command reads (and some)", len(got), len(want))
+	}
+	if s.shipped.general == nil {
+		t.Error("the schedule was read without leaving the general skills read for the turns")
+	}
+	for i, e := range got {
+		if e.Skill != want[i].Skill || e.Spec != want[i].Spec {
+			t.Errorf("entry %d is %s (%s), want %s (%s)", i, e.Skill, e.Spec, want[i].Skill, want[i].Spec)
+		}
+	}
+}

@@ -559,6 +559,18 @@ func (a *Env) runtime(ctx context.Context, s *Service, cli map[string]clitool.To
 	}
 }
 
+// scheduledEntries are the service's scheduled skills, read from the
+// shipped general skills the turns read too: read here at start, they
+// are not parsed a second time at the first turn. One that cannot be
+// read is read again from the binary, for skills.Enabled to say why.
+func (s *Service) scheduledEntries(ctx context.Context, warn io.Writer) ([]scheduler.Entry, error) {
+	general, _, err := s.shipped.forTurns()
+	if err != nil {
+		general = nil
+	}
+	return scheduledEntries(ctx, s.Config, s.DB, general, warn)
+}
+
 // skillsFor are the skills an agent's turn may draw on now.
 func (s *Service) skillsFor(ctx context.Context, agentName string) ([]*skills.Skill, error) {
 	on, err := collection.Connected(ctx, s.DB, s.Catalog.View())

@@ -173,7 +173,7 @@ func (s *Session) Close() {
 // messages that waited, the schedule, the apps' jobs and the replicas'
 // shared queue. The channels start with Listen.
 func (s *Session) Start(ctx context.Context, agent string) error {
-	entries, err := ScheduledEntries(ctx, s.Config, s.DB, s.env.Stderr)
+	entries, err := s.scheduledEntries(ctx, s.env.Stderr)
 	if err != nil {
 		return err
 	}
