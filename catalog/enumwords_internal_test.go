@@ -2,11 +2,8 @@ package catalog
 
 import (
 	"encoding/json"
-	"os"
 	"slices"
 	"testing"
-
-	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
 // enumWords is what a gate takes of a schema's enums: the word-shaped
@@ -83,15 +80,7 @@ func enumWordsDecoded(schema json.RawMessage) []string {
 // TestEnumWordsAgreeWithADecode: over the 294 real tools of the extended
 // snapshot, the scan finds exactly the words a full decode does.
 func TestEnumWordsAgreeWithADecode(t *testing.T) {
-	f, err := os.Open(fixtures.Path(t, "catalog-extended.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	snap, err := ReadSnapshot(f, "catalog-extended.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := extendedSnapshot(t)
 	n, with := 0, 0
 	for _, s := range snap.MCPServers {
 		for _, tool := range s.Tools {

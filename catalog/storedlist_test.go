@@ -3,12 +3,9 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"reflect"
 	"slices"
 	"testing"
-
-	"github.com/jarvisbot/jarvisbot/internal/fixtures"
 )
 
 // takesByDecoding is what StoredListTakesATool must agree with: the list
@@ -103,15 +100,7 @@ func checkShelved(t *testing.T, raw string) {
 // 294 real tools of the extended snapshot (compact and spaced), and on
 // damaged lists.
 func TestShelvedCapsAsDecodingWould(t *testing.T) {
-	f, err := os.Open(fixtures.Path(t, "catalog-extended.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	snap, err := ReadSnapshot(f, "catalog-extended.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := extendedSnapshot(t)
 	for _, srv := range snap.MCPServers {
 		compact, err := json.Marshal(srv.Tools)
 		if err != nil {
