@@ -338,13 +338,19 @@ func serverCaps(s Server, tools []SnapshotTool) []Capability {
 	for _, t := range tools {
 		// AcceptTools checked the schema is a valid object: it is not
 		// checked again (this runs for every stored tool at each start).
-		schema := defaultSchema
-		if len(t.InputSchema) > 0 {
-			schema = compactValid(t.InputSchema)
-		}
+		schema := offeredSchema(t.InputSchema)
 		caps = append(caps, toolCap(s, &t, schema, validEnumValues(schema)))
 	}
 	return caps
+}
+
+// offeredSchema is an accepted tool's input schema as the catalog offers
+// it: compacted, or one that takes any arguments when the tool gave none.
+func offeredSchema(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return defaultSchema
+	}
+	return compactValid(raw)
 }
 
 // toolCap is the capability of server s's tool t, whose input schema, as

@@ -36,9 +36,9 @@ type Reread func(ctx context.Context) ([]SnapshotTool, error)
 func shelvedCaps(s Server, raw string, add func(Capability)) error {
 	var seen map[string]bool
 	return eachTool(raw, func(t *shelvedTool) {
-		// AcceptTools's rules: a name the catalog takes, an object for a
-		// schema if there is one, and the first listing of a name.
-		if validToolName(t.Name) != nil || t.InputSchema.set && !t.InputSchema.object || seen[t.Name] {
+		// AcceptTools's rules: the tool itself (takes), and the first
+		// listing of a name.
+		if !t.InputSchema.takes(t.Name) || seen[t.Name] {
 			return
 		}
 		if seen == nil {
@@ -160,13 +160,9 @@ func (v *View) rereadList(ctx context.Context, server string) ([]SnapshotTool, e
 // serverCaps holds it.
 func schemaOf(tools []SnapshotTool, tool string) (json.RawMessage, bool) {
 	for _, t := range tools {
-		if t.Name != tool {
-			continue
+		if t.Name == tool {
+			return offeredSchema(t.InputSchema), true
 		}
-		if len(t.InputSchema) == 0 {
-			return defaultSchema, true
-		}
-		return compactValid(t.InputSchema), true
 	}
 	return nil, false
 }

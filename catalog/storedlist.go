@@ -27,7 +27,7 @@ import (
 func StoredListTakesATool(raw string) bool {
 	takes := false
 	err := eachTool(raw, func(t *toolHead) {
-		takes = takes || validToolName(t.Name) == nil && (!t.InputSchema.set || t.InputSchema.object)
+		takes = takes || t.InputSchema.takes(t.Name)
 	})
 	return err == nil && takes
 }
@@ -111,6 +111,12 @@ func (*checkedText) UnmarshalJSON(b []byte) error {
 // gave one (a json.RawMessage keeps even null), and whether it is a JSON
 // object. The decoder has checked that it is valid JSON.
 type schemaHead struct{ set, object bool }
+
+// takes is checkTool's rule for a tool named name with this schema: a
+// name the catalog takes, and an object for a schema if there is one.
+func (s schemaHead) takes(name string) bool {
+	return validToolName(name) == nil && (!s.set || s.object)
+}
 
 func (s *schemaHead) UnmarshalJSON(b []byte) error {
 	s.set = true
